@@ -1,0 +1,58 @@
+# threadcost: `make paper` runs the study, `make test` checks it.
+# Each target bootstraps what it needs (.venv, compiled kernels) on a fresh clone.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PARAMS ?= params/default.yaml
+# Where `make paper` writes the executed notebooks and the rendered HTML.
+PAPER_DIR ?= build/paper
+NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py
+NATIVE_LIB := threadcost/.native.stamp
+
+.PHONY: help setup native paper test lab clean lint sanitize strip
+
+help:
+	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
+	@echo "make test     the test suite (notebooks with params/quick.yaml)"
+	@echo "make lab      JupyterLab on the notebooks"
+	@echo "make setup    .venv with pinned dependencies + compiled C kernels"
+	@echo "make sanitize C kernels under ASan+UBSan (and TSan)"
+	@echo "make clean    remove build outputs (never data/)"
+
+$(VENV)/.installed: pyproject.toml setup.py
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "threadcost needs Python 3.11+ (set PYTHON=...)")'
+	@command -v cc >/dev/null || { echo "threadcost needs a C compiler (apt-get install build-essential)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@
+
+# Rebuild the kernels in place whenever a C source or header changes.
+$(NATIVE_LIB): $(VENV)/.installed $(NATIVE_SRC)
+	$(BIN)/python native/build_native.py
+	@touch $@
+
+setup: $(VENV)/.installed $(NATIVE_LIB)
+
+native: $(NATIVE_LIB)
+
+paper: setup
+	$(BIN)/python -m threadcost.paper --params $(PARAMS) --out $(PAPER_DIR)
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check threadcost tests native
+
+lab: setup
+	$(BIN)/jupyter lab notebooks
+
+clean:
+	rm -rf build $(PAPER_DIR) threadcost/_native*.so threadcost/_native.c $(NATIVE_LIB) \
+	       .pytest_cache *.egg-info
+
+# Clear outputs from notebooks edited in JupyterLab before committing them.
+strip: setup
+	$(BIN)/python tools/nbtools.py notebooks/*.ipynb

@@ -1,0 +1,130 @@
+/* common.c - helpers shared by every kernel: /proc readers, clock, pinning. */
+#define _GNU_SOURCE
+#include "threadcost.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Read a whole small /proc file into buf without stdio (async-signal-safe,
+ * no allocation, so it may be called between timed regions). */
+static int read_small_file(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    size_t used = 0;
+    while (used + 1 < cap) {
+        ssize_t n = read(fd, buf + used, cap - 1 - used);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            return e;
+        }
+        if (n == 0)
+            break;
+        used += (size_t)n;
+    }
+    buf[used] = '\0';
+    close(fd);
+    return 0;
+}
+
+/* Value of "Key:   123 kB" in text, or -1 when the key is absent. */
+static int64_t field_value(const char *text, const char *key)
+{
+    size_t klen = strlen(key);
+    const char *p = text;
+    while (p && *p) {
+        if (strncmp(p, key, klen) == 0 && p[klen] == ':')
+            return strtoll(p + klen + 1, NULL, 10);
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    return -1;
+}
+
+int tc_read_proc_status(tc_proc_status *out)
+{
+    char buf[8192];
+    if (!out)
+        return TC_EINVAL;
+    if (read_small_file("/proc/self/status", buf, sizeof buf) != 0)
+        return TC_ESYS;
+    out->vsz_kib = field_value(buf, "VmSize");
+    out->rss_kib = field_value(buf, "VmRSS");
+    out->rss_anon_kib = field_value(buf, "RssAnon");
+    out->pte_kib = field_value(buf, "VmPTE");
+    out->stk_kib = field_value(buf, "VmStk");
+    out->threads = field_value(buf, "Threads");
+    return TC_OK;
+}
+
+int tc_read_meminfo(tc_meminfo *out)
+{
+    char buf[8192];
+    if (!out)
+        return TC_EINVAL;
+    if (read_small_file("/proc/meminfo", buf, sizeof buf) != 0)
+        return TC_ESYS;
+    out->mem_available_kib = field_value(buf, "MemAvailable");
+    out->kernel_stack_kib = field_value(buf, "KernelStack");
+    out->page_tables_kib = field_value(buf, "PageTables");
+    out->sunreclaim_kib = field_value(buf, "SUnreclaim");
+    return TC_OK;
+}
+
+int64_t tc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t tc_timer_overhead_ns(int samples)
+{
+    if (samples < 1 || samples > 1000000)
+        return -1;
+    int64_t *d = malloc(sizeof(int64_t) * (size_t)samples);
+    if (!d)
+        return -1;
+    for (int i = 0; i < samples; i++) {
+        int64_t a = tc_now_ns();
+        int64_t b = tc_now_ns();
+        d[i] = b - a;
+    }
+    qsort(d, (size_t)samples, sizeof(int64_t), cmp_i64);
+    int64_t med = d[samples / 2];
+    free(d);
+    return med;
+}
+
+int tc_pin_self(int cpu)
+{
+    cpu_set_t set;
+    if (cpu < 0 || cpu >= CPU_SETSIZE)
+        return EINVAL;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        return errno;
+    return 0;
+}
+
+int tc_current_cpu(void)
+{
+    return sched_getcpu();
+}

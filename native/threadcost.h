@@ -1,0 +1,57 @@
+/*
+ * threadcost.h - the shared contract of every C kernel in native/.
+ *
+ * Rules for kernels (see native/README.md):
+ *   - return a tc_status (0 = TC_OK), fill a caller-owned result struct;
+ *   - never print, exit, abort or leave a thread/child/fd behind;
+ *   - on a system limit, stop, clean up, fill what was measured, set
+ *     `err` (errno) and return TC_ELIMIT so Python can report a partial run.
+ *
+ * Everything between CFFI_BEGIN and CFFI_END is also handed to cffi's cdef()
+ * by native/build_native.py, so keep that region to plain declarations and
+ * integer #defines (no #include, no #if, no function bodies).
+ */
+#ifndef THREADCOST_H
+#define THREADCOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CFFI_BEGIN */
+#define TC_OK 0
+#define TC_EINVAL 1      /* an argument the Python layer should have refused */
+#define TC_ENOMEM 2      /* allocation of the kernel's own bookkeeping failed */
+#define TC_ELIMIT 3      /* a system limit stopped the run; result is partial */
+#define TC_ESYS 4        /* a system call failed; see err */
+#define TC_ETIMEOUT 5    /* a watchdog fired: a partner stopped answering */
+
+/* One reading of /proc/self/status (kB as the kernel reports them). */
+typedef struct {
+    int64_t vsz_kib;      /* VmSize */
+    int64_t rss_kib;      /* VmRSS */
+    int64_t rss_anon_kib; /* RssAnon */
+    int64_t pte_kib;      /* VmPTE: this process's page tables */
+    int64_t stk_kib;      /* VmStk: main thread stack only */
+    int64_t threads;      /* Threads */
+} tc_proc_status;
+
+/* System-wide kernel memory counters from /proc/meminfo, in kB. */
+typedef struct {
+    int64_t mem_available_kib;
+    int64_t kernel_stack_kib;
+    int64_t page_tables_kib;
+    int64_t sunreclaim_kib;
+} tc_meminfo;
+
+int tc_read_proc_status(tc_proc_status *out);
+int tc_read_meminfo(tc_meminfo *out);
+int64_t tc_now_ns(void);
+/* Median cost of one tc_now_ns() call, measured over `samples` back-to-back reads. */
+int64_t tc_timer_overhead_ns(int samples);
+/* Pin the calling thread to one CPU; returns 0 or an errno. */
+int tc_pin_self(int cpu);
+/* CPU the calling thread runs on right now (sched_getcpu), or -1. */
+int tc_current_cpu(void);
+/* CFFI_END */
+
+#endif

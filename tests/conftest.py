@@ -1,0 +1,61 @@
+"""Shared fixtures: isolated data/figures folders, the CLI, papermill runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = REPO / "notebooks"
+QUICK_PARAMS = REPO / "params" / "quick.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_outputs(tmp_path_factory: pytest.TempPathFactory,
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test writes into the repository's data/ or figures/."""
+    base = tmp_path_factory.mktemp("outputs")
+    monkeypatch.setenv("THREADCOST_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("THREADCOST_FIGURES_DIR", str(base / "figures"))
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m threadcost ARGS`` in a fresh process (stdin closed)."""
+    return subprocess.run([sys.executable, "-m", "threadcost", *args], capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                          env=os.environ.copy(), check=False)
+
+
+def cli_json(*args: str, timeout: float = 120) -> tuple[int, dict[str, Any], str]:
+    proc = run_cli(*args, "--json", timeout=timeout)
+    data = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    return proc.returncode, data, proc.stderr
+
+
+def quick_params() -> dict[str, Any]:
+    with open(QUICK_PARAMS) as fh:
+        return yaml.safe_load(fh) or {}
+
+
+def run_notebook(name: str, tmp_path: Path, **overrides: Any) -> tuple[Path, Path]:
+    """Execute notebooks/<name> with params/quick.yaml into tmp_path.
+
+    Returns (executed notebook, data dir). Data and figures go to tmp_path too.
+    """
+    import papermill as pm
+
+    data_dir = tmp_path / "data"
+    figures_dir = tmp_path / "figures"
+    params = {**quick_params(), "data_dir": str(data_dir), "figures_dir": str(figures_dir),
+              **overrides}
+    out = tmp_path / name
+    pm.execute_notebook(str(NOTEBOOKS / name), str(out), parameters=params,
+                        kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=False)
+    return out, data_dir

@@ -1,0 +1,81 @@
+"""Exceptions, and the one place where C status codes become Python errors."""
+
+from __future__ import annotations
+
+import errno as errno_mod
+import os
+from typing import Any
+
+
+class ThreadcostError(Exception):
+    """Base class of every error threadcost raises on purpose."""
+
+
+class ParameterError(ThreadcostError, ValueError):
+    """A parameter was refused before any C ran.
+
+    The message always names the parameter, the value given and what is allowed.
+    """
+
+    def __init__(self, name: str, value: Any, allowed: str) -> None:
+        self.name = name
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"parameter {name!r} = {value!r}: {allowed}")
+
+
+class KernelError(ThreadcostError, RuntimeError):
+    """A C kernel failed for a reason that is not a system limit."""
+
+    def __init__(self, kernel: str, status: int, err: int = 0, detail: str = "") -> None:
+        self.kernel = kernel
+        self.status = status
+        self.errno = err
+        text = f"{kernel} failed: {STATUS_NAMES.get(status, f'status {status}')}"
+        if err:
+            text += f" ({errno_name(err)}: {os.strerror(err)})"
+        if detail:
+            text += f"; {detail}"
+        super().__init__(text)
+
+
+class LimitReached(ThreadcostError):
+    """A system limit cut a run short. ``partial`` holds what was measured."""
+
+    def __init__(self, limit: str, err: int, partial: Any = None, detail: str = "") -> None:
+        self.limit = limit
+        self.errno = err
+        self.partial = partial
+        text = f"system limit reached: {limit}"
+        if err:
+            text += f" ({errno_name(err)}: {os.strerror(err)})"
+        if detail:
+            text += f"; {detail}"
+        super().__init__(text)
+
+
+# Mirrors the TC_* codes of native/threadcost.h (checked in tests/test_native.py).
+TC_OK, TC_EINVAL, TC_ENOMEM, TC_ELIMIT, TC_ESYS, TC_ETIMEOUT = range(6)
+STATUS_NAMES = {
+    TC_OK: "ok",
+    TC_EINVAL: "invalid argument reached C (a validation gap: please report it)",
+    TC_ENOMEM: "out of memory for the kernel's own bookkeeping",
+    TC_ELIMIT: "a system limit stopped the run",
+    TC_ESYS: "a system call failed",
+    TC_ETIMEOUT: "the watchdog fired: a partner stopped answering",
+}
+
+
+def errno_name(err: int) -> str:
+    return errno_mod.errorcode.get(err, f"errno {err}")
+
+
+def check_status(kernel: str, status: int, err: int = 0, detail: str = "") -> None:
+    """Raise KernelError for any status but TC_OK and TC_ELIMIT.
+
+    TC_ELIMIT is left to the caller, which knows which limit applies and owns
+    the partial result.
+    """
+    if status in (TC_OK, TC_ELIMIT):
+        return
+    raise KernelError(kernel, status, err, detail)

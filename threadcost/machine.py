@@ -1,0 +1,184 @@
+"""The machine fingerprint recorded with every result.
+
+A result without the machine it was measured on is folklore; ``fingerprint()``
+gathers what explains the numbers: kernel, CPU, cores and affinity, memory,
+virtualization, libc and compiler, the limits that cap threads, the clock
+source, and the git commit of the code that measured.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sysconfig
+from datetime import UTC, datetime
+from typing import Any
+
+from threadcost import paths, sysinfo
+
+
+def _run(argv: list[str], timeout: float = 5.0) -> str | None:
+    """First line of a command's output, or None (argument lists only, no shell)."""
+    if shutil.which(argv[0]) is None:
+        return None
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (proc.stdout or proc.stderr).strip()
+    return text.splitlines()[0] if text else None
+
+
+def cpu_model() -> str:
+    text = sysinfo.read_text("/proc/cpuinfo") or ""
+    for key in ("model name", "Model", "cpu model", "Hardware"):
+        m = re.search(rf"^{key}\s*:\s*(.+)$", text, re.M)
+        if m:
+            return m.group(1).strip()
+    return platform.processor() or "unknown"
+
+
+def cpu_flags() -> set[str]:
+    text = sysinfo.read_text("/proc/cpuinfo") or ""
+    m = re.search(r"^(flags|Features)\s*:\s*(.+)$", text, re.M)
+    return set(m.group(2).split()) if m else set()
+
+
+def container() -> str:
+    """'none', or the container technology this process runs in (docker, lxc, ...)."""
+    detected = _run(["systemd-detect-virt", "--container"])
+    if detected:
+        return detected
+    if os.path.exists("/.dockerenv"):
+        return "docker"
+    return "none"
+
+
+def virtualization() -> str:
+    """'none' on bare metal, else a hypervisor name (kvm, xen, ...) or 'vm'."""
+    detected = _run(["systemd-detect-virt", "--vm"])
+    if detected and detected != "none":
+        return detected
+    hyper = sysinfo.read_text("/sys/hypervisor/type")
+    if hyper:
+        return hyper
+    vendor = (sysinfo.read_text("/sys/class/dmi/id/sys_vendor") or "").lower()
+    for name in ("qemu", "kvm", "vmware", "microsoft", "xen", "amazon", "google"):
+        if name in vendor:
+            return name
+    if "hypervisor" in cpu_flags():
+        return "vm"
+    return "none"
+
+
+def smt_siblings() -> list[list[int]]:
+    """Groups of logical CPUs that share a core (empty if unknown)."""
+    groups: set[tuple[int, ...]] = set()
+    for cpu in sysinfo.affinity():
+        text = sysinfo.read_text(
+            f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list")
+        if text:
+            groups.add(tuple(_parse_cpu_list(text)))
+    return [list(g) for g in sorted(groups)]
+
+
+def _parse_cpu_list(text: str) -> list[int]:
+    out: list[int] = []
+    for part in text.split(","):
+        if "-" in part:
+            lo, hi = part.split("-")
+            out.extend(range(int(lo), int(hi) + 1))
+        elif part.strip():
+            out.append(int(part))
+    return out
+
+
+def compiler_version() -> str | None:
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return _run([cc, "--version"]) or _run(["cc", "--version"])
+
+
+def git_commit() -> dict[str, Any]:
+    head = _run(["git", "-C", str(paths.REPO_ROOT), "rev-parse", "HEAD"])
+    if head is None or not re.fullmatch(r"[0-9a-f]{40}", head):
+        return {"commit": None, "dirty": None}
+    status = subprocess.run(
+        ["git", "-C", str(paths.REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True, text=True, check=False, timeout=10)
+    return {"commit": head, "dirty": bool(status.stdout.strip())}
+
+
+def limits() -> dict[str, Any]:
+    """The limits that cap threads and memory, as this process sees them."""
+    out: dict[str, Any] = {}
+    for name in ("STACK", "NPROC", "AS", "NOFILE"):
+        soft, hard = sysinfo.rlimit(name)
+        out[f"rlimit_{name.lower()}"] = {"soft": soft, "hard": hard}
+    for key in ("kernel.threads-max", "kernel.pid_max", "vm.max_map_count",
+                "vm.overcommit_memory"):
+        out[key] = sysinfo.sysctl(key)
+    out["cgroup.pids.max"] = sysinfo.cgroup_value("pids.max")
+    out["cgroup.memory.max"] = sysinfo.cgroup_value("memory.max")
+    out["running_as_root"] = sysinfo.is_root()
+    return out
+
+
+def machine_id(fp: dict[str, Any] | None = None) -> str:
+    """A readable, stable name for this kind of machine, used as a data/ folder.
+
+    Built from what shapes the numbers (arch, CPU model, CPU count, memory,
+    virtualization), not the hostname, so identical machines share a folder.
+    """
+    fp = fp or fingerprint(include_git=False)
+    model = re.sub(r"\(r\)|\(tm\)|cpu|processor|@.*$", "", fp["cpu_model"].lower())
+    model = re.sub(r"[^a-z0-9]+", "-", model).strip("-")[:40] or "cpu"
+    mem_gib = round(fp["mem_total_kib"] / 1024 / 1024)
+    return f"{fp['arch']}-{model}-{fp['logical_cpus']}cpu-{mem_gib}g-{fp['virtualization']}"
+
+
+def fingerprint(include_git: bool = True) -> dict[str, Any]:
+    """Everything recorded about the machine with a result (JSON-ready)."""
+    uname = platform.uname()
+    fp: dict[str, Any] = {
+        "hostname": uname.node,
+        "kernel": f"{uname.system} {uname.release}",
+        "kernel_version": uname.version,
+        "arch": uname.machine,
+        "cpu_model": cpu_model(),
+        "logical_cpus": os.cpu_count(),
+        "affinity": sysinfo.affinity(),
+        "smt_siblings": smt_siblings(),
+        "mem_total_kib": sysinfo.meminfo_kib("MemTotal") or 0,
+        "mem_available_kib": sysinfo.mem_available_kib(),
+        "page_size": sysinfo.PAGE_SIZE,
+        "virtualization": virtualization(),
+        "container": container(),
+        "glibc": " ".join(os.confstr("CS_GNU_LIBC_VERSION").split()[1:])
+        if hasattr(os, "confstr") else None,
+        "libpthread": os.confstr("CS_GNU_LIBPTHREAD_VERSION")
+        if hasattr(os, "confstr") else None,
+        "compiler": compiler_version(),
+        "python": platform.python_version(),
+        "clocksource": sysinfo.read_text(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+        "limits": limits(),
+        "time_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    if include_git:
+        fp["git"] = git_commit()
+    return fp
+
+
+def describe(fp: dict[str, Any]) -> str:
+    """The fingerprint in one human sentence (for the machine card)."""
+    virt = fp["virtualization"]
+    where = "bare metal" if virt == "none" else f"a virtual machine ({virt})"
+    if fp.get("container", "none") != "none":
+        where += f", inside a {fp['container']} container"
+    return (f"{fp['cpu_model']}, {fp['logical_cpus']} logical CPUs "
+            f"({len(fp['affinity'])} usable), {fp['mem_total_kib'] / 1024**2:.1f} GiB RAM, "
+            f"{fp['kernel']}, glibc {fp['glibc']}, running on {where}.")

@@ -1,0 +1,63 @@
+"""Distributions and fitted slopes, the way every experiment reports them."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats as sps
+
+PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
+
+
+def distribution(samples: Any) -> dict[str, float]:
+    """min, p50, p90, p99, p999, max, mean and n of a sample (NaN-free)."""
+    arr = np.asarray(samples, dtype=float)
+    arr = arr[np.isfinite(arr)]
+    if arr.size == 0:
+        return {"min": float("nan"), **{k: float("nan") for k in PERCENTILES},
+                "max": float("nan"), "mean": float("nan"), "n": 0}
+    out: dict[str, float] = {"min": float(arr.min())}
+    for key, q in PERCENTILES.items():
+        out[key] = float(np.percentile(arr, q))
+    out["max"] = float(arr.max())
+    out["mean"] = float(arr.mean())
+    out["n"] = int(arr.size)
+    return out
+
+
+@dataclass(frozen=True)
+class LinearFit:
+    """y = slope * x + intercept, fitted by least squares."""
+
+    slope: float
+    intercept: float
+    r2: float
+    slope_ci95_low: float
+    slope_ci95_high: float
+    slope_stderr: float
+    n: int
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+def fit_line(x: Any, y: Any) -> LinearFit:
+    """Least-squares line with R^2 and a 95% confidence interval on the slope."""
+    xs = np.asarray(x, dtype=float)
+    ys = np.asarray(y, dtype=float)
+    if xs.size < 3 or np.ptp(xs) == 0:
+        raise ValueError("a slope needs at least 3 points at 2 or more distinct x values")
+    res = sps.linregress(xs, ys)
+    t = sps.t.ppf(0.975, xs.size - 2)
+    half = float(t * res.stderr)
+    return LinearFit(
+        slope=float(res.slope),
+        intercept=float(res.intercept),
+        r2=float(res.rvalue**2),
+        slope_ci95_low=float(res.slope) - half,
+        slope_ci95_high=float(res.slope) + half,
+        slope_stderr=float(res.stderr),
+        n=int(xs.size),
+    )

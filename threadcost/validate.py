@@ -1,0 +1,142 @@
+"""The one validation layer: every parameter is checked here before any C runs.
+
+Used alike by the Python API, the CLI (which passes strings straight through)
+and papermill parameters. Each check returns the normalised value or raises
+:class:`~threadcost.errors.ParameterError` naming the parameter, the value and
+what is allowed.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from threadcost import sysinfo
+from threadcost.errors import ParameterError
+
+
+def integer(name: str, value: Any, *, minimum: int | None = None,
+            maximum: int | None = None) -> int:
+    """An integer (int, integral float, or a decimal string) within bounds."""
+    parsed: int
+    if isinstance(value, bool):
+        raise ParameterError(name, value, "must be an integer, not a boolean")
+    if isinstance(value, numbers.Integral):
+        parsed = int(value)
+    elif isinstance(value, numbers.Real):
+        if not math.isfinite(float(value)) or float(value) != int(value):
+            raise ParameterError(name, value, "must be a whole number")
+        parsed = int(value)
+    elif isinstance(value, str):
+        try:
+            parsed = int(value.strip().replace("_", ""), 10)
+        except ValueError:
+            raise ParameterError(name, value, _range_text("must be an integer", minimum,
+                                                          maximum)) from None
+    else:
+        raise ParameterError(name, value, f"must be an integer, not {type(value).__name__}")
+    if (minimum is not None and parsed < minimum) or (maximum is not None and parsed > maximum):
+        raise ParameterError(name, value, _range_text("must be an integer", minimum, maximum))
+    return parsed
+
+
+def _range_text(head: str, minimum: int | None, maximum: int | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f"{head} from {minimum:,} to {maximum:,}"
+    if minimum is not None:
+        return f"{head} >= {minimum:,}"
+    if maximum is not None:
+        return f"{head} <= {maximum:,}"
+    return head
+
+
+def integer_list(name: str, value: Any, *, minimum: int | None = None,
+                 maximum: int | None = None, max_items: int = 1000) -> list[int]:
+    """A non-empty list of integers; a string may hold them comma-separated."""
+    items: Sequence[Any]
+    if isinstance(value, str):
+        items = [v for v in value.split(",") if v.strip()]
+    elif isinstance(value, Iterable):
+        items = list(value)
+    else:
+        items = [value]
+    if not items:
+        raise ParameterError(name, value, "must hold at least one integer")
+    if len(items) > max_items:
+        raise ParameterError(name, value, f"must hold at most {max_items} values")
+    out = []
+    for item in items:
+        try:
+            out.append(integer(name, item, minimum=minimum, maximum=maximum))
+        except ParameterError as exc:
+            raise ParameterError(name, value, f"every entry {exc.allowed}") from None
+    return out
+
+
+def choice(name: str, value: Any, allowed: Iterable[str]) -> str:
+    options = list(allowed)
+    if not isinstance(value, str) or value not in options:
+        raise ParameterError(name, value, "must be one of " + ", ".join(options))
+    return value
+
+
+def fraction(name: str, value: Any) -> float:
+    """A number from 0 to 1 inclusive."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | str):
+        raise ParameterError(name, value, "must be a number from 0 to 1")
+    try:
+        parsed = float(value)
+    except ValueError:
+        raise ParameterError(name, value, "must be a number from 0 to 1") from None
+    if not math.isfinite(parsed) or not 0.0 <= parsed <= 1.0:
+        raise ParameterError(name, value, "must be a number from 0 to 1")
+    return parsed
+
+
+def memory_fits(name: str, value: Any, need_kib: int, *, share: float = 0.8) -> None:
+    """Refuse a request for more than ``share`` of MemAvailable right now."""
+    available = sysinfo.mem_available_kib()
+    allowed = int(available * share)
+    if need_kib > allowed:
+        raise ParameterError(
+            name, value,
+            f"needs {need_kib / 1024:,.0f} MiB but only {allowed / 1024:,.0f} MiB "
+            f"({share:.0%} of MemAvailable) may be used on this machine now")
+
+
+def cpus(name: str, value: Any) -> list[int] | None:
+    """A CPU list ("0", "0,1", [0, 1]) inside this process's affinity mask.
+
+    None, "" and "none" mean no pinning.
+    """
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+        return None
+    mask = sysinfo.affinity()
+    listed = integer_list(name, value, minimum=0, maximum=4095)
+    outside = [c for c in listed if c not in mask]
+    if outside:
+        raise ParameterError(
+            name, value,
+            f"CPUs {outside} are outside this process's affinity mask {mask}")
+    return listed
+
+
+def stack_kib(name: str, value: Any, *, allow_default: bool = True) -> int:
+    """A thread or fiber stack size in KiB: 0 for the system default, or a size
+    of at least PTHREAD_STACK_MIN (16 KiB) that is a whole number of pages."""
+    page_kib = sysinfo.PAGE_SIZE // 1024
+    floor = 16
+    minimum = 0 if allow_default else floor
+    size = integer(name, value, minimum=minimum, maximum=1024 * 1024)
+    if size == 0 and allow_default:
+        return 0
+    if size < floor:
+        raise ParameterError(
+            name, value,
+            f"must be 0 (system default) or at least {floor} KiB (PTHREAD_STACK_MIN)")
+    if size % page_kib:
+        raise ParameterError(
+            name, value, f"must be a multiple of the page size ({page_kib} KiB)")
+    return size

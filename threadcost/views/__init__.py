@@ -1,0 +1,1 @@
+"""Figures and widgets, one module per experiment (notebooks call these)."""
