@@ -23,6 +23,9 @@ class ParameterError(ThreadcostError, ValueError):
         self.allowed = allowed
         super().__init__(f"parameter {name!r} = {value!r}: {allowed}")
 
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable across a child process
+        return (type(self), (self.name, self.value, self.allowed))
+
 
 class KernelError(ThreadcostError, RuntimeError):
     """A C kernel failed for a reason that is not a system limit."""
@@ -36,7 +39,11 @@ class KernelError(ThreadcostError, RuntimeError):
             text += f" ({errno_name(err)}: {os.strerror(err)})"
         if detail:
             text += f"; {detail}"
+        self.detail = detail
         super().__init__(text)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.kernel, self.status, self.errno, self.detail))
 
 
 class LimitReached(ThreadcostError):
@@ -51,7 +58,15 @@ class LimitReached(ThreadcostError):
             text += f" ({errno_name(err)}: {os.strerror(err)})"
         if detail:
             text += f"; {detail}"
+        self.detail = detail
         super().__init__(text)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.limit, self.errno, self.partial, self.detail))
+
+
+class RunTimeout(ThreadcostError, TimeoutError):
+    """An isolated run did not finish in time and was killed."""
 
 
 # Mirrors the TC_* codes of native/threadcost.h (checked in tests/test_native.py).
