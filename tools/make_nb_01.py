@@ -56,7 +56,7 @@ for allocator in malloc_allocators:
     results[allocator] = result
     if save:
         path = datastore.save_run(result, data_dir=data_dir, fingerprint=fp)
-        print(f"{allocator}: saved to {path}")
+        print(f"{allocator}: stored as {path.parent.name}/{path.name}")
 """),
     ("md", """
 ## VSZ jumps at allocation, RSS follows the touch
@@ -68,7 +68,7 @@ growth of each counter since before the allocation, in MiB. The dotted diagonal 
     ("code", """
 first = results[malloc_allocators[0]]
 fig = view.curve_figure(first)
-plotting.save_figure(fig, "malloc_touch_curve", figures_dir)
+saved = plotting.save_figure(fig, "malloc_touch_curve", figures_dir)
 """),
     ("code", """
 for allocator, result in results.items():
