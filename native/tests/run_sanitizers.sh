@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Build every native/tests/test_<family>.c against native/common.c and
+# native/<family>.c, and run it:
+#   plain  -O2 with the project's warnings-as-errors and hardening flags
+#          (and under valgrind's memcheck when valgrind is installed),
+#   asan   AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on),
+#   tsan   ThreadSanitizer.
+# A sanitizer the compiler or this machine cannot run is skipped with the
+# reason printed; any failed check, sanitizer report or leak fails the script.
+# Usage: native/tests/run_sanitizers.sh [test_name ...]   (from the repository root)
+set -u
+cd "$(dirname "$0")/../.."
+CC=${CC:-cc}
+OUT=${SANITIZE_OUT:-build/sanitize}
+mkdir -p "$OUT"
+
+STRICT="-O2 -g -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 -fstack-protector-strong -pthread"
+ASAN="-O1 -g -Wall -Wextra -Werror -pthread -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+TSAN="-O1 -g -Wall -Wextra -Werror -pthread -fsanitize=thread -fno-omit-frame-pointer"
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:exitcode=66"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1"
+export LSAN_OPTIONS="exitcode=66"
+
+failed=0
+ran=0
+say() { printf '%s\n' "$*"; }
+
+# Can this compiler build and this machine run a program with these flags?
+probe() {
+    local flags=$1 probe_c="$OUT/probe.c" probe_bin="$OUT/probe-$2"
+    printf '#include <pthread.h>\nstatic void *f(void *a){return a;}\nint main(void){pthread_t t;if(pthread_create(&t,0,f,0))return 1;return pthread_join(t,0);}\n' >"$probe_c"
+    # shellcheck disable=SC2086
+    if ! "$CC" $flags "$probe_c" -o "$probe_bin" 2>"$OUT/probe-$2.log"; then
+        say "SKIP $2: $CC cannot build with '$flags' ($(head -c 200 "$OUT/probe-$2.log" | tr '\n' ' '))"
+        return 1
+    fi
+    if ! "$probe_bin" >"$OUT/probe-$2.log" 2>&1; then
+        say "SKIP $2: a program built with it does not run here ($(head -c 200 "$OUT/probe-$2.log" | tr '\n' ' '))"
+        return 1
+    fi
+    return 0
+}
+
+build_and_run() {  # variant flags test_file
+    local variant=$1 flags=$2 file=$3
+    local name family bin log
+    name=$(basename "$file" .c)
+    family=${name#test_}
+    local sources=(native/common.c)
+    [ "$family" != common ] && sources+=("native/$family.c")
+    for s in "${sources[@]}"; do
+        if [ ! -f "$s" ]; then
+            say "FAIL $variant $name: missing source $s"
+            failed=1
+            return
+        fi
+    done
+    bin="$OUT/$name-$variant"
+    log="$OUT/$name-$variant.log"
+    # shellcheck disable=SC2086
+    if ! "$CC" $flags -Inative "$file" "${sources[@]}" -o "$bin" -lpthread 2>"$log"; then
+        say "FAIL $variant $name: does not compile"
+        cat "$log"
+        failed=1
+        return
+    fi
+    local runner=()
+    if [ "$variant" = valgrind ]; then
+        runner=(valgrind --quiet --error-exitcode=66 --leak-check=full
+                --errors-for-leak-kinds=definite,indirect --child-silent-after-fork=yes)
+    fi
+    ran=$((ran + 1))
+    if timeout 300 "${runner[@]}" "$bin" >"$log" 2>&1; then
+        say "ok   $variant $name ($(tail -n 1 "$log"))"
+    else
+        say "FAIL $variant $name (exit $?):"
+        sed 's/^/    /' "$log" | head -n 80
+        failed=1
+    fi
+}
+
+if [ $# -gt 0 ]; then
+    tests=()
+    for t in "$@"; do tests+=("native/tests/${t%.c}.c"); done
+else
+    tests=(native/tests/test_*.c)
+fi
+
+variants=("plain|$STRICT")
+if command -v valgrind >/dev/null 2>&1; then
+    variants+=("valgrind|$STRICT")
+else
+    say "SKIP valgrind: not installed (ASan's LeakSanitizer still checks leaks)"
+fi
+probe "$ASAN" asan && variants+=("asan|$ASAN")
+probe "$TSAN" tsan && variants+=("tsan|$TSAN")
+
+for v in "${variants[@]}"; do
+    for file in "${tests[@]}"; do
+        build_and_run "${v%%|*}" "${v#*|}" "$file"
+    done
+done
+
+if [ "$failed" -ne 0 ]; then
+    say "sanitize: FAILED"
+    exit 1
+fi
+say "sanitize: $ran runs clean"
