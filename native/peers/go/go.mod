@@ -1,0 +1,3 @@
+module threadcost/peers
+
+go 1.22
