@@ -292,6 +292,7 @@ loop:
 	tick.Stop()
 	wall := time.Since(start)
 	u1, s1, maxrss := rusageUs()
+	end := procStatus()
 	emit(map[string]any{
 		"program":        "sleepers",
 		"go_version":     runtime.Version(),
@@ -310,6 +311,7 @@ loop:
 		"peak_rss_kib":   peakRss,
 		"peak_vsz_kib":   peakVsz,
 		"peak_threads":   peakThreads,
+		"hwm_kib":        end["VmHWM"],
 		"ru_maxrss_kib":  maxrss,
 	})
 }

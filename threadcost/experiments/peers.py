@@ -1,0 +1,293 @@
+"""Go goroutines beside threads and fibers: the Go peers (native/peers/go).
+
+``tcpeers`` is one small Go program, standard library only, built with the Go
+toolchain found on PATH into ``build/peers/tcpeers`` (``make setup`` builds it;
+:func:`ensure_built` rebuilds it here when a source is newer). It prints one
+JSON object per run. Three programs:
+
+- ``pingpong``: two goroutines send a value back and forth over unbuffered
+  channels; one round trip is two goroutine switches (claim C04). Run twice:
+  GOMAXPROCS=1 with the whole process pinned to one CPU, and the runtime
+  default unpinned;
+- ``memory``: N goroutines blocked on a channel; RSS/VSZ per goroutine by slope
+  (claim C11, scaled down from a million);
+- ``sleepers``: N goroutines each sleeping ``period_ms`` at a time (claims
+  C15/C17; :mod:`threadcost.experiments.sleepers` runs it beside C threads).
+
+Without Go every row is reported as not run, with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from threadcost import paths, stats, validate
+from threadcost.errors import KernelError, ParameterError
+from threadcost.results import Result
+
+EXPERIMENT = "peers"
+SOURCE_DIR = paths.REPO_ROOT / "native" / "peers" / "go"
+BUILD_DIR = paths.REPO_ROOT / "build" / "peers"
+BINARY = BUILD_DIR / "tcpeers"
+GO_ABSENT = "Go toolchain not installed (go not on PATH)"
+MAX_ITERATIONS = 10_000_000
+MAX_GOROUTINES = 1_000_000
+# A goroutine starts with a 2 KiB stack; allow 8 KiB each when checking memory.
+GOROUTINE_BUDGET_KIB = 8
+
+
+def go_executable() -> str | None:
+    """The ``go`` command on PATH, or None."""
+    return shutil.which("go")
+
+
+def go_absent_reason() -> str | None:
+    """None when Go can be used, else why not (for ``not_run`` rows)."""
+    return None if go_executable() else GO_ABSENT
+
+
+def _go_env() -> dict[str, str]:
+    """Offline, self-contained builds: no toolchain download, no module proxy,
+    caches under build/ (the user's home may not be writable)."""
+    env = os.environ.copy()
+    env.update({"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0",
+                "GOPROXY": "off", "GOWORK": "off"})
+    env.setdefault("GOCACHE", str(BUILD_DIR / "gocache"))
+    env.setdefault("GOPATH", str(BUILD_DIR / "gopath"))
+    return env
+
+
+def _sources() -> list[Path]:
+    return sorted([*SOURCE_DIR.glob("*.go"), SOURCE_DIR / "go.mod"])
+
+
+def go_version() -> str | None:
+    go = go_executable()
+    if go is None:
+        return None
+    proc = subprocess.run([go, "version"], capture_output=True, text=True, timeout=30,
+                          env=_go_env(), check=False)
+    return proc.stdout.strip() or None
+
+
+def ensure_built(timeout: float = 300.0) -> Path:
+    """Build ``tcpeers`` when it is missing or older than a source; return its path.
+
+    Raises KernelError when Go is absent or the build fails.
+    """
+    go = go_executable()
+    if go is None:
+        raise KernelError("tcpeers build", 4, 0, GO_ABSENT)
+    newest = max(p.stat().st_mtime for p in _sources())
+    if BINARY.is_file() and BINARY.stat().st_mtime >= newest:
+        return BINARY
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tcpeers.", dir=BUILD_DIR)
+    os.close(fd)
+    try:
+        proc = subprocess.run([go, "build", "-trimpath", "-o", tmp, "."], cwd=SOURCE_DIR,
+                              capture_output=True, text=True, timeout=timeout,
+                              env=_go_env(), stdin=subprocess.DEVNULL, check=False)
+        if proc.returncode != 0:
+            raise KernelError("tcpeers build", 4, 0,
+                              (proc.stderr or proc.stdout).strip()[-400:])
+        os.replace(tmp, BINARY)  # atomic: a concurrent run sees old or new, never half
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return BINARY
+
+
+def run_program(args: list[str], timeout: float, env: dict[str, str] | None = None
+                ) -> dict[str, Any]:
+    """Run ``tcpeers ARGS`` and return its JSON (raises KernelError on failure)."""
+    binary = ensure_built()
+    full_env = os.environ.copy()
+    full_env.update(env or {})
+    try:
+        proc = subprocess.run([str(binary), *args], capture_output=True, text=True,
+                              timeout=timeout, env=full_env, stdin=subprocess.DEVNULL,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise KernelError(f"tcpeers {args[0]}", 5, 0,
+                          f"did not finish within {timeout:g} s and was stopped") from None
+    if proc.returncode != 0:
+        raise KernelError(f"tcpeers {args[0]}", 4, 0,
+                          f"exit status {proc.returncode}: {proc.stderr.strip()[-300:]}")
+    try:
+        data = json.loads(proc.stdout)
+    except ValueError as exc:
+        raise KernelError(f"tcpeers {args[0]}", 4, 0, f"output is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise KernelError(f"tcpeers {args[0]}", 4, 0, "output is not a JSON object")
+    return data
+
+
+def sleepers_go(count: int, period_ms: int, duration_ms: int, stagger_ms: int) -> dict[str, Any]:
+    """The goroutine sleepers (parameters already validated by the caller)."""
+    timeout = 120.0 + (duration_ms + stagger_ms) / 1000 * 3
+    return run_program(["sleepers", "-count", str(count), "-period-ms", str(period_ms),
+                        "-duration-ms", str(duration_ms), "-stagger-ms", str(stagger_ms)],
+                       timeout=timeout)
+
+
+def check_params(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = 0,
+                 memory_count: Any = 10_000, memory_points: Any = 11,
+                 sleepers_count: Any = 0, period_ms: Any = 10, duration_ms: Any = 2000,
+                 stagger_ms: Any = 200) -> dict[str, Any]:
+    """Validate and normalise the parameters (raises ParameterError)."""
+    p: dict[str, Any] = {
+        "iterations": validate.integer("iterations", iterations, minimum=1,
+                                       maximum=MAX_ITERATIONS),
+        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
+        "memory_count": validate.integer("memory_count", memory_count, minimum=3,
+                                         maximum=MAX_GOROUTINES),
+        "memory_points": validate.integer("memory_points", memory_points, minimum=3,
+                                          maximum=1000),
+        "sleepers_count": validate.integer("sleepers_count", sleepers_count, minimum=0,
+                                           maximum=MAX_GOROUTINES),
+        "period_ms": validate.integer("period_ms", period_ms, minimum=1, maximum=1000),
+        "duration_ms": validate.integer("duration_ms", duration_ms, minimum=1,
+                                        maximum=600_000),
+        "stagger_ms": validate.integer("stagger_ms", stagger_ms, minimum=0, maximum=10_000),
+    }
+    if p["duration_ms"] < p["period_ms"]:
+        raise ParameterError("duration_ms", duration_ms,
+                             f"must be at least period_ms ({p['period_ms']} ms)")
+    pinned = validate.cpus("cpu", cpu)
+    if pinned is None or len(pinned) != 1:
+        raise ParameterError("cpu", cpu, "must be one CPU of this process's affinity mask "
+                             "(the GOMAXPROCS=1 run is pinned to it)")
+    p["cpu"] = pinned[0]
+    p["memory_points"] = min(p["memory_points"], p["memory_count"] + 1)
+    biggest = max(p["memory_count"], p["sleepers_count"])
+    validate.memory_fits("memory_count", memory_count, biggest * GOROUTINE_BUDGET_KIB)
+    return p
+
+
+def _pingpong(p: dict[str, Any], pinned: bool) -> dict[str, Any]:
+    args = ["pingpong", "-iterations", str(p["iterations"]), "-warmup", str(p["warmup"])]
+    if pinned:
+        args += ["-gomaxprocs", "1", "-cpu", str(p["cpu"])]
+    timeout = 120.0 + p["iterations"] * 2 * 20e-6
+    data = run_program(args, timeout=timeout)
+    samples = np.asarray(data.pop("samples_ns"), dtype=np.int64)
+    iters = int(data["iterations"])
+    batch_rt = data["batch_ns"] / iters
+    return {
+        "mode": "GOMAXPROCS=1, pinned" if pinned else "default GOMAXPROCS, unpinned",
+        "gomaxprocs": data["gomaxprocs"], "affinity": data["affinity"],
+        "round_trip_ns": stats.distribution(samples),
+        "round_trip_p5_p95_ns": [float(np.percentile(samples, 5)),
+                                 float(np.percentile(samples, 95))],
+        "batch_round_trip_ns": batch_rt,
+        "switch_ns_batch": batch_rt / 2,
+        "round_trips_per_s": 1e9 / batch_rt if batch_rt > 0 else None,
+        "timer_overhead_ns": data["timer_overhead_ns"],
+        "samples": samples,
+    }
+
+
+def _memory(p: dict[str, Any]) -> dict[str, Any]:
+    timeout = 120.0 + p["memory_count"] * 50e-6
+    data = run_program(["memory", "-count", str(p["memory_count"]),
+                        "-points", str(p["memory_points"])], timeout=timeout)
+    frame = pd.DataFrame(data["points"])
+    out: dict[str, Any] = {"goroutines": int(data["count"]), "gomaxprocs": data["gomaxprocs"],
+                           "points": data["points"]}
+    for column, key in (("rss_kib", "rss_kib"), ("vsz_kib", "vsz_kib"),
+                        ("stack_inuse_kib", "stack_kib")):
+        fit = stats.fit_line(frame.goroutines, frame[column])
+        out[f"per_goroutine_{key}"] = fit.slope
+        out[f"per_goroutine_{key}_ci95"] = [fit.slope_ci95_low, fit.slope_ci95_high]
+        out[f"per_goroutine_{key}_r2"] = fit.r2
+    return out
+
+
+def not_run_rows(reason: str) -> list[dict[str, Any]]:
+    rows = [("C04", q) for q in ("goroutine_switch_ns", "goroutine_iterations_per_s",
+                                 "gomaxprocs1_pinned_gain")]
+    rows.append(("C11", "per_goroutine_rss_kib"))
+    return [{"claim_id": c, "quantity": q, "published_quantity": q, "not_run": reason}
+            for c, q in rows]
+
+
+def claim_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    pinned, free = summary["channel_pingpong"], summary["channel_pingpong_default"]
+    mem = summary["goroutine_memory"]
+    gain = pinned["round_trips_per_s"] / free["round_trips_per_s"] - 1
+    how = ("two goroutines, unbuffered channels, round trip = 2 switches; "
+           "default GOMAXPROCS, unpinned")
+    return [
+        {"claim_id": "C04", "quantity": "goroutine_switch_ns",
+         "measured": free["round_trip_ns"]["p50"] / 2, "unit": "ns",
+         "ci_low": free["round_trip_p5_p95_ns"][0] / 2,
+         "ci_high": free["round_trip_p5_p95_ns"][1] / 2,
+         "published_quantity": "goroutine_switch_ns",
+         "note": "median round trip / 2 (one time.Now() per sample included; spread p5..p95); "
+                 + how},
+        {"claim_id": "C04", "quantity": "goroutine_iterations_per_s",
+         "measured": free["round_trips_per_s"], "unit": "iterations/s",
+         "published_quantity": "goroutine_iterations_per_s",
+         "note": "round trips per second over a batch with no clock reads; " + how},
+        {"claim_id": "C04", "quantity": "gomaxprocs1_pinned_gain", "measured": gain,
+         "unit": "fraction", "published_quantity": "gomaxprocs1_pinned_gain",
+         "note": "batch rate with GOMAXPROCS=1 pinned to one CPU over the default rate, minus 1"},
+        {"claim_id": "C11", "quantity": "per_goroutine_rss_kib",
+         "measured": mem["per_goroutine_rss_kib"],
+         "ci_low": mem["per_goroutine_rss_kib_ci95"][0],
+         "ci_high": mem["per_goroutine_rss_kib_ci95"][1], "unit": "KiB",
+         "published_quantity": "per_goroutine_rss_kib",
+         "note": f"slope of VmRSS over {mem['goroutines']:,} goroutines blocked on a channel "
+                 f"(C11: max RSS / 1,000,000 sleeping goroutines)"},
+    ]
+
+
+def run(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = 0,
+        memory_count: Any = 10_000, memory_points: Any = 11, sleepers_count: Any = 0,
+        period_ms: Any = 10, duration_ms: Any = 2000, stagger_ms: Any = 200) -> Result:
+    """The Go rows: channel ping-pong (pinned GOMAXPROCS=1 and default), memory
+    per idle goroutine, and (when ``sleepers_count`` > 0) the goroutine sleepers.
+
+    When Go is not on PATH the result is ``summary["skipped"]`` with the reason
+    and every claim row ``not_run``; nothing raises.
+    """
+    p = check_params(iterations, warmup, cpu, memory_count, memory_points, sleepers_count,
+                     period_ms, duration_ms, stagger_ms)
+    reason = go_absent_reason()
+    if reason is not None:
+        summary = {"skipped": reason, "claims": not_run_rows(reason)}
+        return Result(EXPERIMENT, p, summary, {})
+
+    ensure_built()
+    pinned = _pingpong(p, pinned=True)
+    free = _pingpong(p, pinned=False)
+    memory = _memory(p)
+    summary: dict[str, Any] = {
+        "skipped": None,
+        "go_version": go_version(),
+        "channel_pingpong": {k: v for k, v in pinned.items() if k != "samples"},
+        "channel_pingpong_default": {k: v for k, v in free.items() if k != "samples"},
+        "goroutine_memory": memory,
+    }
+    if p["sleepers_count"] > 0:
+        summary["sleepers"] = sleepers_go(p["sleepers_count"], p["period_ms"],
+                                          p["duration_ms"], p["stagger_ms"])
+    summary["claims"] = claim_rows(summary)
+    tables = {
+        "round_trips": pd.concat([
+            pd.DataFrame({"mode": "gomaxprocs1_pinned", "round_trip_ns": pinned["samples"]}),
+            pd.DataFrame({"mode": "default", "round_trip_ns": free["samples"]})],
+            ignore_index=True),
+        "memory_points": pd.DataFrame(memory["points"]),
+    }
+    return Result(EXPERIMENT, p, summary, tables)

@@ -1,0 +1,264 @@
+"""Many tasks that mostly sleep: C threads (unpinned, pinned) against goroutines.
+
+The workload of claims C15 and C17: ``count`` tasks, each first waiting a fixed
+pseudo-random stagger below ``stagger_ms`` (so they do not all wake at once),
+then sleeping ``period_ms`` at a time until it has slept ``duration_ms``. The
+published run used 10,000 tasks x 1000 sleeps of 10 ms; the defaults here keep
+10,000 tasks and 10 ms but sleep only a few seconds.
+
+Variants, each in a process of its own:
+
+- ``threads``: C threads (native/sleepers.c) with the system default stack,
+  placed by the scheduler; in a child process (run_isolated);
+- ``threads_pinned``: the same, thread i pinned to CPU i mod n round-robin;
+- ``goroutines``: the Go peer program (:mod:`threadcost.experiments.peers`).
+
+Memory is the growth of the process's resident set while the tasks run: the
+peak (sampled every period by the main thread, and VmHWM where it can be
+reset) minus the resident set just before the first task started. That growth
+is what the tasks cost; the baseline of a Python child and of a Go binary
+differ, and are shown beside it. CPU is user and system time of the process
+over the run (getrusage).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from threadcost import sysinfo, validate
+from threadcost.errors import ParameterError, check_status
+from threadcost.experiments import peers
+from threadcost.isolate import run_isolated
+from threadcost.native import ffi, lib, proc_status_dict
+from threadcost.results import Result
+
+EXPERIMENT = "sleepers"
+VARIANTS = ("threads", "threads_pinned", "goroutines")
+# Published workload (C15/C17): 10,000 tasks x 1000 sleeps.
+PUBLISHED_TASKS = 10_000
+PUBLISHED_WAKEUPS = 10_000 * 1000
+# Rough resident cost of one idle thread (stack pages, TLS, kernel side), for
+# the memory check before running.
+THREAD_BUDGET_KIB = 64
+
+
+def max_threads() -> int:
+    """Half of what the kernel allows system-wide: other processes need pids too."""
+    limits = [100_000]
+    for key in ("kernel.pid_max", "kernel.threads-max"):
+        value = sysinfo.sysctl(key)
+        if value:
+            limits.append(value // 2)
+    return max(1, min(limits))
+
+
+def check_params(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
+                 stagger_ms: Any = 200, stack_kib: Any = 0,
+                 variants: Any = VARIANTS) -> dict[str, Any]:
+    """Validate and normalise the parameters (raises ParameterError)."""
+    p: dict[str, Any] = {
+        "count": validate.integer("count", count, minimum=1, maximum=max_threads()),
+        "period_ms": validate.integer("period_ms", period_ms, minimum=1, maximum=1000),
+        "duration_ms": validate.integer("duration_ms", duration_ms, minimum=1,
+                                        maximum=600_000),
+        "stagger_ms": validate.integer("stagger_ms", stagger_ms, minimum=0, maximum=10_000),
+        "stack_kib": validate.stack_kib("stack_kib", stack_kib),
+    }
+    if p["duration_ms"] < p["period_ms"]:
+        raise ParameterError("duration_ms", duration_ms,
+                             f"must be at least period_ms ({p['period_ms']} ms)")
+    chosen = [variants] if isinstance(variants, str) else list(variants or [])
+    if not chosen:
+        raise ParameterError("variants", variants, "must name at least one of "
+                             + ", ".join(VARIANTS))
+    for v in chosen:
+        validate.choice("variants", v, VARIANTS)
+    p["variants"] = [v for v in VARIANTS if v in chosen]
+    validate.memory_fits("count", count, p["count"] * THREAD_BUDGET_KIB)
+    return p
+
+
+def _threads_child(count: int, period_ms: int, duration_ms: int, stagger_ms: int,
+                   pinned: bool, stack_kib: int) -> dict[str, Any]:
+    out = ffi.new("tc_sleepers_result *")
+    status = lib.tc_sleepers_run(count, period_ms * 1_000_000, duration_ms * 1_000_000,
+                                 stagger_ms * 1_000_000,
+                                 lib.TC_SLEEPERS_PINNED if pinned else lib.TC_SLEEPERS_UNPINNED,
+                                 stack_kib, out)
+    check_status("tc_sleepers_run", status, out.err)
+    before = proc_status_dict(out.before)
+    return {
+        "status": int(status), "err": int(out.err), "tasks": int(out.started),
+        "finished": int(out.finished), "wakeups": int(out.wakeups),
+        "wall_ns": int(out.wall_ns), "spawn_ns": int(out.spawn_ns),
+        "user_us": int(out.user_us), "sys_us": int(out.sys_us),
+        "rss_before_kib": before["rss_kib"], "vsz_before_kib": before["vsz_kib"],
+        "peak_rss_kib": int(out.peak_rss_kib), "peak_vsz_kib": int(out.peak_vsz_kib),
+        "peak_threads": int(out.peak_threads), "hwm_reset": bool(out.hwm_reset),
+        "cpus": int(out.cpus), "vcsw": int(out.vcsw), "ivcsw": int(out.ivcsw),
+    }
+
+
+def _row(variant: str, raw: dict[str, Any]) -> dict[str, Any]:
+    tasks = max(raw["tasks"], 1)
+    growth = raw["peak_rss_kib"] - raw["rss_before_kib"]
+    vsz_growth = raw["peak_vsz_kib"] - raw["vsz_before_kib"]
+    user_s, sys_s = raw["user_us"] / 1e6, raw["sys_us"] / 1e6
+    return {
+        "variant": variant, "tasks": raw["tasks"], "wakeups": raw["wakeups"],
+        "wall_s": raw["wall_ns"] / 1e9, "spawn_s": raw["spawn_ns"] / 1e9,
+        "user_s": user_s, "sys_s": sys_s, "cpu_s": user_s + sys_s,
+        "cpu_us_per_wakeup": (user_s + sys_s) * 1e6 / raw["wakeups"] if raw["wakeups"] else None,
+        "rss_before_kib": raw["rss_before_kib"], "peak_rss_kib": raw["peak_rss_kib"],
+        "rss_growth_kib": growth, "rss_per_task_kib": growth / tasks,
+        "vsz_growth_kib": vsz_growth, "vsz_per_task_kib": vsz_growth / tasks,
+        "peak_os_threads": raw["peak_threads"], "not_run": None,
+    }
+
+
+def _not_run_row(variant: str, reason: str) -> dict[str, Any]:
+    return {"variant": variant, "not_run": reason}
+
+
+def claim_rows(p: dict[str, Any], rows: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """C15, C17 and the thread side of C10, scaled to the published workloads."""
+    out: list[dict[str, Any]] = []
+    work = (f"{p['count']:,} tasks sleeping {p['period_ms']} ms at a time for "
+            f"{p['duration_ms']:,} ms")
+
+    def measured(variant: str) -> dict[str, Any] | None:
+        row = rows.get(variant)
+        return row if row and not row.get("not_run") else None
+
+    def reason(variant: str) -> str:
+        row = rows.get(variant)
+        if row is None:
+            return f"variant {variant!r} not in this run's variants"
+        return str(row["not_run"])
+
+    def mem_row(claim: str, quantity: str, variant: str) -> dict[str, Any]:
+        row = measured(variant)
+        if row is None:
+            return {"claim_id": claim, "quantity": quantity, "published_quantity": quantity,
+                    "not_run": reason(variant)}
+        scale = PUBLISHED_TASKS / row["tasks"]
+        scaled = f"scaled from {row['tasks']:,} to 10,000 tasks; " if scale != 1 else ""
+        return {"claim_id": claim, "quantity": quantity,
+                "measured": row["rss_growth_kib"] * scale, "unit": "KiB",
+                "published_quantity": quantity,
+                "note": f"growth of peak RSS over the process before its tasks started "
+                        f"(the published figure is the whole max RSS); {scaled}{work}"}
+
+    out.append(mem_row("C15", "thread_max_rss_kib", "threads"))
+    out.append(mem_row("C15", "goroutine_max_rss_kib", "goroutines"))
+    t, g = measured("threads"), measured("goroutines")
+    if t and g and g["rss_per_task_kib"] > 0:
+        out.append({"claim_id": "C15", "quantity": "thread_over_goroutine_ratio",
+                    "measured": t["rss_per_task_kib"] / g["rss_per_task_kib"], "unit": "ratio",
+                    "published_quantity": "thread_over_goroutine_ratio",
+                    "note": "RSS growth per thread / per goroutine; " + work})
+    else:
+        out.append({"claim_id": "C15", "quantity": "thread_over_goroutine_ratio",
+                    "published_quantity": "thread_over_goroutine_ratio",
+                    "not_run": reason("goroutines" if t else "threads")})
+
+    def cpu_rows(variant: str, prefix: str, parts: tuple[str, ...]) -> None:
+        row = measured(variant)
+        for part in parts:
+            quantity = f"{prefix}_{part}_s"
+            if row is None or not row["wakeups"]:
+                out.append({"claim_id": "C17", "quantity": quantity,
+                            "published_quantity": quantity, "not_run": reason(variant)})
+                continue
+            scale = PUBLISHED_WAKEUPS / row["wakeups"]
+            out.append({"claim_id": "C17", "quantity": quantity,
+                        "measured": row[f"{part}_s"] * scale, "unit": "s",
+                        "published_quantity": quantity,
+                        "note": f"process CPU time scaled from {row['wakeups']:,} wake-ups to "
+                                f"10,000,000 (10,000 tasks x 1000 sleeps), assuming a fixed "
+                                f"cost per wake-up; " + work})
+
+    cpu_rows("threads", "threads", ("cpu", "user", "sys"))
+    cpu_rows("goroutines", "goroutines", ("cpu",))
+    cpu_rows("threads_pinned", "threads_pinned", ("cpu", "user", "sys"))
+
+    if t:
+        stack = "the system default stack" if p["stack_kib"] == 0 else \
+            f"{p['stack_kib']} KiB stacks"
+        note = (f"C threads with {stack}, RSS/VSZ growth / threads; C10 used 1,000,000 Rust "
+                f"threads with 2 MiB stacks sleeping 1 s; " + work)
+        out.append({"claim_id": "C10", "quantity": "per_thread_rss_kib",
+                    "measured": t["rss_per_task_kib"], "unit": "KiB",
+                    "published_quantity": "per_thread_rss_kib", "note": note})
+        out.append({"claim_id": "C10", "quantity": "per_thread_vsz_kib",
+                    "measured": t["vsz_per_task_kib"], "unit": "KiB",
+                    "published_quantity": "per_thread_vsz_kib", "note": note})
+    return out
+
+
+def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
+        stagger_ms: Any = 200, stack_kib: Any = 0, variants: Any = VARIANTS,
+        progress: bool = False) -> Result:
+    """Run each variant of the sleepers workload and return one row per variant.
+
+    ``count`` tasks; ``period_ms`` per sleep; ``duration_ms`` of sleep per task;
+    ``stagger_ms`` bound of the start delay; ``stack_kib`` for C threads (0:
+    system default); ``variants`` a subset of ``VARIANTS``. Goroutines are
+    ``not_run`` (with the reason) without Go. A refused pthread_create returns
+    the partial result with ``limit_hit``.
+    """
+    p = check_params(count, period_ms, duration_ms, stagger_ms, stack_kib, variants)
+    timeout = 120.0 + (p["duration_ms"] + p["stagger_ms"]) / 1000 * 3 + p["count"] * 1e-3
+    rows: dict[str, dict[str, Any]] = {}
+    raws: dict[str, dict[str, Any]] = {}
+    limit_hit = None
+    steps = p["variants"]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(steps), desc="sleepers", unit="variant")
+    for variant in steps:
+        if variant == "goroutines":
+            why = peers.go_absent_reason()
+            if why:
+                rows[variant] = _not_run_row(variant, why)
+            else:
+                data = peers.sleepers_go(p["count"], p["period_ms"], p["duration_ms"],
+                                         p["stagger_ms"])
+                peak = max(data["peak_rss_kib"], data.get("hwm_kib") or 0)
+                raw = {"tasks": data["count"], "wakeups": data["wakeups"],
+                       "wall_ns": data["wall_ns"], "spawn_ns": data["spawn_ns"],
+                       "user_us": data["user_us"], "sys_us": data["sys_us"],
+                       "rss_before_kib": data["rss_before_kib"],
+                       "vsz_before_kib": data["vsz_before_kib"], "peak_rss_kib": peak,
+                       "peak_vsz_kib": data["peak_vsz_kib"],
+                       "peak_threads": data["peak_threads"]}
+                raws[variant] = raw
+                rows[variant] = _row(variant, raw)
+        else:
+            raw = run_isolated(_threads_child, {
+                "count": p["count"], "period_ms": p["period_ms"],
+                "duration_ms": p["duration_ms"], "stagger_ms": p["stagger_ms"],
+                "pinned": variant == "threads_pinned", "stack_kib": p["stack_kib"]},
+                timeout=timeout)
+            raws[variant] = raw
+            rows[variant] = _row(variant, raw)
+            if raw["status"] == lib.TC_ELIMIT and limit_hit is None:
+                limit_hit = {"limit": "thread creation refused (pthread_create: threads-max, "
+                                      "pid_max, cgroup pids.max, RLIMIT_NPROC or memory)",
+                             "errno": raw["err"], "variant": variant,
+                             "threads_started": raw["tasks"]}
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    summary: dict[str, Any] = {
+        "variants": rows,
+        "raw": raws,
+        "claims": claim_rows(p, rows),
+    }
+    table = pd.DataFrame([rows[v] for v in p["variants"]])
+    return Result(EXPERIMENT, p, summary, {"variants": table}, limit_hit)
