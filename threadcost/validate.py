@@ -95,6 +95,20 @@ def fraction(name: str, value: Any) -> float:
     return parsed
 
 
+def number(name: str, value: Any, *, minimum: float, maximum: float) -> float:
+    """A finite real number (or a decimal string) from ``minimum`` to ``maximum``."""
+    allowed = f"must be a number from {minimum:g} to {maximum:g}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | str):
+        raise ParameterError(name, value, allowed)
+    try:
+        parsed = float(value)
+    except ValueError:
+        raise ParameterError(name, value, allowed) from None
+    if not math.isfinite(parsed) or not minimum <= parsed <= maximum:
+        raise ParameterError(name, value, allowed)
+    return parsed
+
+
 def memory_fits(name: str, value: Any, need_kib: int, *, share: float = 0.8) -> None:
     """Refuse a request for more than ``share`` of MemAvailable right now."""
     available = sysinfo.mem_available_kib()
