@@ -253,7 +253,7 @@ def claim_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def run(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = 0,
-        memory_count: Any = 10_000, memory_points: Any = 11, sleepers_count: Any = 0,
+        memory_count: Any = 10_000, memory_points: Any = 11, sleepers_count: Any = 10_000,
         period_ms: Any = 10, duration_ms: Any = 2000, stagger_ms: Any = 200) -> Result:
     """The Go rows: channel ping-pong (pinned GOMAXPROCS=1 and default), memory
     per idle goroutine, and (when ``sleepers_count`` > 0) the goroutine sleepers.
