@@ -89,3 +89,44 @@ def cgroup_value(filename: str) -> str | None:
 
 def is_root() -> bool:
     return os.geteuid() == 0
+
+
+def cgroup_v1_value(controller: str, filename: str) -> str | None:
+    """A cgroup v1 control file of this process (``memory``, ``memory.limit_in_bytes``)."""
+    text = read_text("/proc/self/cgroup") or ""
+    for line in text.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) == 3 and controller in parts[1].split(","):
+            base = Path("/sys/fs/cgroup") / controller
+            return read_text(base / parts[2].lstrip("/") / filename) or read_text(
+                base / filename)
+    return None
+
+
+def system_threads() -> int | None:
+    """Scheduling entities (threads) that exist on the system (/proc/loadavg)."""
+    text = read_text("/proc/loadavg")
+    try:
+        return int(text.split()[3].split("/")[1]) if text else None
+    except (IndexError, ValueError):
+        return None
+
+
+def smaps_rollup_kib(key: str = "Rss", pid: int | str = "self") -> int | None:
+    """A field of /proc/<pid>/smaps_rollup in KiB: the kernel walks the page
+    tables to compute it, independently of the VmRSS counters."""
+    text = read_text(f"/proc/{pid}/smaps_rollup") or ""
+    for line in text.splitlines():
+        name, _, rest = line.partition(":")
+        if name == key:
+            return int(rest.split()[0])
+    return None
+
+
+def map_count(pid: int | str = "self") -> int | None:
+    """Memory mappings of a process (what vm.max_map_count caps)."""
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as fh:
+            return sum(1 for _ in fh)
+    except OSError:
+        return None

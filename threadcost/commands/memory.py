@@ -1,0 +1,65 @@
+"""threadcost memory: what N blocked threads cost in virtual, resident and kernel memory."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from threadcost.experiments import thread_memory
+from threadcost.results import Result
+from threadcost.textout import table
+
+NAME = "memory"
+HELP = ("start N threads that sleep, and measure per-thread virtual, resident and "
+        "kernel memory (claims C05, C12, C16)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--threads", default="100,250,500,750,1000",
+                        help="thread counts to measure, comma-separated (1 .. 100000 each; "
+                             "default 100,250,500,750,1000); the per-thread cost is the "
+                             "slope across them")
+    parser.add_argument("--stack-kib", default="0",
+                        help="stack size per thread in KiB: 0 = the system default "
+                             "(RLIMIT_STACK), else >= 16 and a multiple of the page size")
+    parser.add_argument("--touch-kib", default="0",
+                        help="KiB of its own stack each thread writes (default 0); must "
+                             "stay 32 KiB below the stack size")
+    parser.add_argument("--pin", default=None,
+                        help="CPUs to pin the threads to, round-robin (e.g. 0 or 0,1; "
+                             "default: not pinned)")
+    parser.add_argument("--repeats", default="3",
+                        help="runs per thread count, each in a fresh process (1 .. 100, "
+                             "default 3)")
+    parser.add_argument("--address-space-mib", default=None,
+                        help="cap the measuring process's address space (RLIMIT_AS) this "
+                             "many MiB above its baseline, e.g. 3072 to replay a 32-bit "
+                             "machine (default: no cap)")
+
+
+def execute(args: argparse.Namespace) -> Result:
+    return thread_memory.run(thread_counts=args.threads, stack_kib=args.stack_kib,
+                             touch_kib=args.touch_kib, pin=args.pin, repeats=args.repeats,
+                             address_space_mib=args.address_space_mib,
+                             progress=sys.stderr.isatty())
+
+
+def _num(value: object, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def format_text(result: Result) -> str:
+    s = result.summary
+    fits = s["per_thread"]["fit"]
+    rows = []
+    for name in thread_memory.HEADLINE:
+        if name not in fits:
+            continue
+        f = fits[name]
+        ci = ("-" if f["ci95_low"] is None
+              else f"{f['ci95_low']:,.2f} .. {f['ci95_high']:,.2f}")
+        rows.append([name.removesuffix("_kib"), _num(f["per_thread"]), ci,
+                     _num(f["r2"], 4), thread_memory.SERIES[name]])
+    head = (f"{s['runs']} runs, up to {s['max_threads_measured']:,} threads, "
+            f"stacks of {s['stack_kib']:,} KiB + {s['guard_kib']} KiB guard\n")
+    return head + table(["per thread (KiB)", "value", "95% CI", "R^2", "counter"], rows)

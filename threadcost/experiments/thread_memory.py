@@ -1,0 +1,511 @@
+"""Memory per thread: virtual, resident, and the kernel memory RSS hides.
+
+Claims C05, C06, C10, C12 and C16 (C08 is the limits explorer's,
+:mod:`threadcost.experiments.limits`).
+
+Every measurement starts N threads in a fresh child process (a clean baseline:
+glibc caches the stacks of joined threads, so a second run in the same process
+would reuse them; and a limit cannot hurt the caller). Each thread writes
+``touch_kib`` of its own stack, checks in and sleeps on a futex. With all of
+them asleep the C kernel reads the process's counters (/proc/self/status) and
+the system's (/proc/meminfo); Python reads /proc/self/smaps_rollup as an
+independent count of resident pages (the kernel walks the page tables for it).
+The per-thread cost is the slope of each counter against the number of
+threads, fitted over many runs, with R^2 and a 95% interval.
+
+What each counter covers:
+
+- ``vsz_kib``: VmSize, address space reserved (stack + guard page per thread);
+- ``rss_kib``: VmRSS, user pages resident (the stack pages touched);
+- ``rss_rollup_kib``: Rss of smaps_rollup, the same by page walk;
+- ``page_tables_kib``: VmPTE, this process's page tables (per process, exact);
+- ``kernel_stack_kib``: KernelStack of /proc/meminfo, system-wide (noisy);
+- ``slab_kib``: SUnreclaim, system-wide unreclaimable slab (task_struct and
+  friends; noisy);
+- ``kernel_kib``: kernel stack + page tables + slab, what RSS does not show;
+- ``total_kib``: rss + kernel, the true cost of a thread.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from threadcost import sysinfo, validate
+from threadcost.errors import ParameterError, check_status
+from threadcost.results import Result
+
+EXPERIMENT = "thread_memory"
+EXPERIMENT_STACK = "thread_memory_stack"
+EXPERIMENT_TOUCH = "thread_memory_touch"
+MAX_THREADS = 100_000
+MAX_REPEATS = 100
+SAFETY_KIB = 32  # stack a thread keeps untouched for its own frames, TLS and libc
+S2_SWEEP = list(range(100, 1001, 50))  # claim C12's sweep
+DEFAULT_COUNTS = [*S2_SWEEP, 2000, 5000, 10_000]
+DEFAULT_STACK_SIZES = [16, 64, 256, 1024, 2048, 8192, 0]
+DEFAULT_TOUCH_DEPTHS = [0, 16, 64, 128, 256, 400]
+
+SERIES = {
+    "vsz_kib": "virtual size, VmSize (this process)",
+    "rss_kib": "resident set, VmRSS (this process)",
+    "rss_rollup_kib": "resident set by page walk, smaps_rollup Rss (this process)",
+    "page_tables_kib": "page tables, VmPTE (this process)",
+    "kernel_stack_kib": "kernel stacks, KernelStack (system-wide)",
+    "slab_kib": "unreclaimable slab, SUnreclaim (system-wide)",
+    "system_page_tables_kib": "page tables, PageTables (system-wide)",
+    "kernel_kib": "kernel memory: kernel stack + page tables + slab",
+    "total_kib": "true cost: resident set + kernel memory",
+}
+# The per-thread quantities reported first, in this order.
+HEADLINE = ["rss_kib", "vsz_kib", "kernel_stack_kib", "page_tables_kib", "slab_kib",
+            "kernel_kib", "total_kib", "rss_rollup_kib"]
+
+
+# ---------------------------------------------------------------- validation
+
+def check_address_space(name: str, value: Any) -> int | None:
+    """None, or MiB of address space the measuring process may add (RLIMIT_AS)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+        return None
+    return validate.integer(name, value, minimum=1, maximum=1 << 30)
+
+
+def effective_stack_kib(stack_kib: int) -> int:
+    from threadcost.experiments.limits import default_stack_kib
+
+    return stack_kib or default_stack_kib()
+
+
+def check_touch(name: str, value: Any, stack_kib: int, max_threads: int) -> int:
+    """Touch depth: below the stack size minus a safety margin, and N x touch
+    must fit in memory."""
+    touch = validate.integer(name, value, minimum=0, maximum=1024 * 1024)
+    if touch == 0:
+        return 0
+    stack = effective_stack_kib(stack_kib)
+    room = stack - SAFETY_KIB
+    if touch > room:
+        what = "the default stack" if stack_kib == 0 else "a stack"
+        raise ParameterError(
+            name, value,
+            f"must be at most {max(room, 0):,} KiB for {what} of {stack:,} KiB (the "
+            f"stack size minus a {SAFETY_KIB} KiB safety margin), else the thread "
+            "would overflow its stack")
+    page_kib = sysinfo.PAGE_SIZE // 1024
+    validate.memory_fits(name, value, max_threads * (touch + page_kib))
+    return touch
+
+
+def check_params(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0,
+                 pin: Any = None, repeats: Any = 3,
+                 address_space_mib: Any = None) -> dict[str, Any]:
+    """Validate and normalise the sweep's parameters (raises ParameterError)."""
+    counts = validate.integer_list("thread_counts",
+                                   DEFAULT_COUNTS if thread_counts is None else thread_counts,
+                                   minimum=1, maximum=MAX_THREADS)
+    stack = validate.stack_kib("stack_kib", stack_kib)
+    return {
+        "thread_counts": counts,
+        "stack_kib": stack,
+        "touch_kib": check_touch("touch_kib", touch_kib, stack, max(counts)),
+        "pin": validate.cpus("pin", pin),
+        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS),
+        "address_space_mib": check_address_space("address_space_mib", address_space_mib),
+    }
+
+
+# ------------------------------------------------------- one measurement (child)
+
+def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] | None,
+                  address_space_mib: int | None, independent: bool = True) -> dict[str, Any]:
+    """Start ``threads`` threads in *this* process, read every counter while they
+    sleep, join them. Meant to run in a fresh child (see :func:`measure_isolated`).
+
+    Returns the raw readings as a flat dict (KiB, counts, ns); ``limit_hit`` is
+    set when creation stopped at a system limit.
+    """
+    import resource
+
+    from threadcost.experiments import limits
+    from threadcost.native import ffi, lib
+
+    if address_space_mib is not None:
+        vsz = int(_status_field("VmSize"))
+        cap = (vsz + address_space_mib * 1024) * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    cpu_arr = ffi.new("int[]", cpus) if cpus else ffi.NULL
+    out = ffi.new("tc_thread_memory_result *")
+    group = ffi.new("tc_thread_group **")
+    rollup_before = sysinfo.smaps_rollup_kib("Rss") if independent else None
+    status = lib.tc_thread_memory_start(threads, stack_kib, touch_kib, cpu_arr,
+                                        len(cpus or []), group, out)
+    rollup_during = None
+    try:
+        if independent and status == lib.TC_OK:
+            rollup_during = sysinfo.smaps_rollup_kib("Rss")
+    finally:
+        if group[0] != ffi.NULL:
+            lib.tc_thread_memory_stop(group[0], out)
+    if status == lib.TC_EINVAL:
+        raise ParameterError("stack_kib", stack_kib,
+                             "was refused by pthread_attr_setstacksize or leaves no room "
+                             f"for a {touch_kib} KiB touch")
+    check_status("tc_thread_memory", status, out.err)
+
+    def status_of(s: Any) -> dict[str, int]:
+        return {"vsz": s.vsz_kib, "rss": s.rss_kib, "pte": s.pte_kib, "threads": s.threads}
+
+    def mem_of(m: Any) -> dict[str, int]:
+        return {"kstack": m.kernel_stack_kib, "pt": m.page_tables_kib,
+                "slab": m.sunreclaim_kib}
+
+    b, d, a = status_of(out.before), status_of(out.during), status_of(out.after)
+    mb, md, ma = mem_of(out.mem_before), mem_of(out.mem_during), mem_of(out.mem_after)
+    point: dict[str, Any] = {
+        "requested": threads, "started": int(out.started),
+        "stack_bytes": int(out.stack_bytes), "guard_bytes": int(out.guard_bytes),
+        "touch_kib": touch_kib, "too_deep": int(out.too_deep),
+        "vsz_kib": d["vsz"] - b["vsz"], "rss_kib": d["rss"] - b["rss"],
+        "rss_rollup_kib": (rollup_during - rollup_before)
+        if rollup_during is not None and rollup_before is not None else math.nan,
+        "page_tables_kib": d["pte"] - b["pte"],
+        "kernel_stack_kib": md["kstack"] - mb["kstack"],
+        "slab_kib": md["slab"] - mb["slab"],
+        "system_page_tables_kib": md["pt"] - mb["pt"],
+        "threads_before": b["threads"], "threads_during": d["threads"],
+        "threads_after": a["threads"],
+        "rss_after_kib": a["rss"] - b["rss"], "vsz_after_kib": a["vsz"] - b["vsz"],
+        "kernel_stack_after_kib": ma["kstack"] - mb["kstack"],
+        "create_ns": int(out.create_ns), "settle_ns": int(out.settle_ns),
+        "join_ns": int(out.join_ns),
+        "limit_hit": None,
+    }
+    point["kernel_kib"] = (point["kernel_stack_kib"] + point["page_tables_kib"]
+                           + point["slab_kib"])
+    point["total_kib"] = point["rss_kib"] + point["kernel_kib"]
+    if status == lib.TC_ELIMIT:
+        probe = {"maps": int(out.probe.maps), "system_threads": int(out.probe.system_threads),
+                 "vsz_kib": int(out.probe.vsz_kib), "threads": int(out.probe.threads)}
+        hit = limits.explain_failure(int(out.err), probe, int(out.stack_bytes),
+                                     int(out.guard_bytes))
+        hit.update({"threads_started": int(out.started), "threads_requested": threads})
+        point["limit_hit"] = hit
+    return point
+
+
+def _status_field(key: str) -> str:
+    text = sysinfo.read_text("/proc/self/status") or ""
+    for line in text.splitlines():
+        name, _, rest = line.partition(":")
+        if name == key:
+            return rest.split()[0]
+    return "0"
+
+
+def measure_isolated(threads: int, stack_kib: int, touch_kib: int,
+                     cpus: list[int] | None = None, address_space_mib: int | None = None,
+                     independent: bool = True) -> dict[str, Any]:
+    """:func:`measure_point` in a fresh child process with a deadline."""
+    from threadcost.isolate import run_isolated
+
+    return run_isolated(measure_point, {
+        "threads": threads, "stack_kib": stack_kib, "touch_kib": touch_kib, "cpus": cpus,
+        "address_space_mib": address_space_mib, "independent": independent,
+    }, timeout=60.0 + threads / 500)
+
+
+# ------------------------------------------------------------------ analysis
+
+def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, repeats: int,
+                 cap: int | None, progress: bool,
+                 label: str) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+    """Measure each (threads, stack_kib, touch_kib) ``repeats`` times, repeats
+    interleaved (all configs once, then again) so slow drift in the system-wide
+    counters spreads over every point. Stops at the first limit."""
+    from tqdm.auto import tqdm
+
+    rows: list[dict[str, Any]] = []
+    limit_hit = None
+    total = len(configs) * repeats
+    with tqdm(total=total, desc=label, unit="run", disable=not progress, leave=False) as bar:
+        for rep in range(repeats):
+            for index, (threads, stack, touch) in enumerate(configs):
+                point = measure_isolated(threads, stack, touch, cpus, cap)
+                hit = point.pop("limit_hit")
+                rows.append({"config": index, "repeat": rep, "threads": threads,
+                             "stack_kib": stack,
+                             **point, "limited": hit is not None})
+                bar.update(1)
+                if hit is not None:
+                    limit_hit = hit
+                    break
+            if limit_hit is not None:
+                break
+    return pd.DataFrame(rows), limit_hit
+
+
+def fit_series(points: pd.DataFrame, x: str = "started") -> dict[str, dict[str, Any]]:
+    """Per-thread slope of every counter against the threads actually started
+    (a run cut short by a limit still measured the threads it started).
+
+    With fewer than 3 runs or a single thread count there is no line to fit:
+    the per-thread value is then the median of delta / threads, marked so.
+    """
+    from threadcost import stats  # imported here: scipy is slow to load in each child
+
+    ok = points
+    fits: dict[str, dict[str, Any]] = {}
+    for name in SERIES:
+        data = ok[[x, name]].dropna()
+        if data.empty:
+            continue
+        if len(data) >= 3 and data[x].nunique() >= 2:
+            f = stats.fit_line(data[x], data[name])
+            fits[name] = {"per_thread": f.slope, "ci95_low": f.slope_ci95_low,
+                          "ci95_high": f.slope_ci95_high, "r2": f.r2,
+                          "intercept_kib": f.intercept, "n": f.n, "method": "slope"}
+        else:
+            ratio = (data[name] / data[x]).astype(float)
+            fits[name] = {"per_thread": float(ratio.median()), "ci95_low": None,
+                          "ci95_high": None, "r2": None, "intercept_kib": None,
+                          "n": len(data), "method": "delta / threads"}
+    return fits
+
+
+def _per_thread(fits: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {name: fits[name]["per_thread"] for name in HEADLINE if name in fits}
+    out["fit"] = fits
+    return out
+
+
+def _at(points: pd.DataFrame, threads: int, column: str) -> float | None:
+    rows = points[points.started == threads]
+    return float(rows[column].median()) if not rows.empty else None
+
+
+def _fit_ci(fit: dict[str, Any]) -> tuple[Any, Any]:
+    return fit.get("ci95_low"), fit.get("ci95_high")
+
+
+def sweep_claims(p: dict[str, Any], points: pd.DataFrame,
+                 fits: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Claim rows C05, C12 and C16 from a thread-count sweep."""
+    stack = p["stack_kib"]
+    stack_note = "" if stack == 0 else f"; stacks of {stack:,} KiB, not the default"
+    touch_note = "" if p["touch_kib"] == 0 else f"; threads touched {p['touch_kib']} KiB"
+    extra = stack_note + touch_note
+    rows: list[dict[str, Any]] = []
+
+    def row(claim: str, quantity: str, value: float | None, ci: tuple[Any, Any], unit: str,
+            note: str) -> None:
+        if value is None or not math.isfinite(value):
+            rows.append({"claim_id": claim, "quantity": quantity, "unit": unit,
+                         "published_quantity": quantity,
+                         "not_run": "no complete run to measure it"})
+            return
+        rows.append({"claim_id": claim, "quantity": quantity, "measured": float(value),
+                     "ci_low": ci[0], "ci_high": ci[1], "unit": unit,
+                     "published_quantity": quantity, "note": note + extra})
+
+    def fitted(name: str) -> dict[str, Any]:
+        return fits.get(name, {"per_thread": None})
+
+    def fit_note(f: dict[str, Any], what: str) -> str:
+        if f.get("method") != "slope":
+            return f"{what}: delta / threads (no fit)"
+        return f"{what}: slope over {f['n']} runs, R^2 = {f['r2']:.4f}"
+
+    # C12: the S2 sweep range when it was run, else the whole sweep
+    s2 = points[(points.threads >= 100) & (points.threads <= 1000)]
+    s2_fits = fit_series(s2) if len(s2) >= 3 and s2.threads.nunique() >= 2 else fits
+    where = "100..1000 threads" if s2_fits is not fits else "the whole sweep"
+    for quantity, name in (("per_thread_rss_kib", "rss_kib"),
+                           ("per_thread_vsz_kib", "vsz_kib"),
+                           ("per_thread_kernel_kib", "kernel_kib")):
+        f = s2_fits.get(name, {"per_thread": None})
+        row("C12", quantity, f["per_thread"], _fit_ci(f), "KiB",
+            fit_note(f, f"{SERIES[name]} over {where}"))
+
+    # C05 and C16: 10,000 threads with default stacks
+    n = 10_000
+    for claim, quantity, name, per_quantity in (
+            ("C05", "total_vsz_kib", "vsz_kib", None),
+            ("C05", "total_rss_kib", "rss_kib", "per_thread_rss_kib"),
+            ("C16", "page_tables_kib", "page_tables_kib", "per_thread_page_tables_kib")):
+        measured = _at(points, n, name)
+        f = fitted(name)
+        if measured is not None:
+            row(claim, quantity, measured, (None, None), "KiB",
+                f"{SERIES[name]}: change with {n:,} threads running (median of runs)")
+        elif f["per_thread"] is not None:
+            row(claim, quantity, f["per_thread"] * n,
+                tuple(None if v is None else v * n for v in _fit_ci(f)), "KiB",
+                f"scaled to {n:,} threads from the per-thread slope "
+                f"(largest run {int(points.threads.max()):,} threads)")
+        if per_quantity:
+            row(claim, per_quantity, f["per_thread"], _fit_ci(f), "KiB",
+                fit_note(f, SERIES[name]))
+    return rows
+
+
+def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: Any = None,
+        repeats: Any = 3, address_space_mib: Any = None, progress: bool = False) -> Result:
+    """Sweep thread counts; per-thread VSZ, RSS and kernel memory by slope.
+
+    ``thread_counts`` defaults to claim C12's sweep (100..1000 step 50) plus
+    2,000, 5,000 and 10,000. ``stack_kib`` 0 is the system default;
+    ``touch_kib`` is how much of its stack each thread writes; ``pin`` a CPU
+    list (threads pinned round-robin); ``repeats`` runs per count, each in a
+    fresh process; ``address_space_mib`` caps the measuring process's address
+    space (RLIMIT_AS) that far above its baseline, e.g. to replay a 32-bit
+    machine's 3 GiB. A limit stops the sweep: the result is partial and
+    ``limit_hit`` names the limit.
+    """
+    p = check_params(thread_counts, stack_kib, touch_kib, pin, repeats, address_space_mib)
+    configs = [(n, p["stack_kib"], p["touch_kib"]) for n in p["thread_counts"]]
+    points, limit_hit = _measure_all(configs, p["pin"], p["repeats"],
+                                     p["address_space_mib"], progress, "threads")
+    from threadcost import stats
+
+    fits = fit_series(points)
+    last = points.iloc[-1]
+    summary: dict[str, Any] = {
+        "per_thread": _per_thread(fits),
+        "threads_started": int(last.started),
+        "threads_requested": int(last.requested),
+        "stack_kib": int(last.stack_bytes) // 1024,
+        "guard_kib": int(last.guard_bytes) // 1024,
+        "max_threads_measured": int(points.started.max()),
+        "runs": len(points),
+        "threads_left_behind": int((points.threads_after - points.threads_before).max()),
+        "create_us_per_thread": stats.distribution(
+            points.create_ns / points.started.clip(lower=1) / 1e3),
+        "counters": SERIES,
+    }
+    summary["claims"] = sweep_claims(p, points, fits)
+    return Result(EXPERIMENT, p, summary, {"points": points}, _limit(limit_hit))
+
+
+def _limit(hit: dict[str, Any] | None) -> dict[str, Any] | None:
+    if hit is None:
+        return None
+    return {k: hit[k] for k in ("limit", "errno", "errno_name", "detail", "threads_started",
+                                "threads_requested")}
+
+
+def _grid(name: str, key: str, values: list[int], threads: int,
+          make: Callable[[int], tuple[int, int, int]], cpus: list[int] | None, repeats: int,
+          progress: bool) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any] | None]:
+    points, limit_hit = _measure_all([make(v) for v in values], cpus, repeats, None,
+                                     progress, name)
+    points[key] = [values[i] for i in points.config]
+    ok = points[~points.limited]
+    rows = []
+    for value, group in ok.groupby(key, sort=False):
+        per = {c: group[c] / group.started for c in SERIES}
+        rows.append({key: value, "stack_used_kib": int(group.stack_bytes.iloc[0]) // 1024,
+                     "runs": len(group),
+                     **{f"{c}_per_thread": float(np.median(per[c])) for c in SERIES},
+                     **{f"{c}_per_thread_min": float(np.min(per[c])) for c in SERIES},
+                     **{f"{c}_per_thread_max": float(np.max(per[c])) for c in SERIES}})
+    return points, pd.DataFrame(rows), limit_hit
+
+
+def check_grid(name: str, values: Any, default: list[int]) -> list[int]:
+    return validate.integer_list(name, default if values is None else values, minimum=0,
+                                 maximum=1024 * 1024, max_items=64)
+
+
+def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any = 0,
+               pin: Any = None, repeats: Any = 3, progress: bool = False) -> Result:
+    """Per-thread VSZ and RSS for each stack size (0 = the default): VSZ follows
+    the stack size, RSS does not. Claim C10 (Rust's 2 MiB stacks) when 2048 is
+    in the grid."""
+    n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
+    sizes = check_grid("stack_sizes_kib", stack_sizes_kib, DEFAULT_STACK_SIZES)
+    sizes = [validate.stack_kib("stack_sizes_kib", s) for s in sizes]
+    touch = validate.integer("touch_kib", touch_kib, minimum=0, maximum=1024 * 1024)
+    for s in sizes:
+        check_touch("touch_kib", touch, s, n)
+    cpus = validate.cpus("pin", pin)
+    reps = validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
+    p = {"stack_sizes_kib": sizes, "threads": n, "touch_kib": touch, "pin": cpus,
+         "repeats": reps}
+    points, table, hit = _grid("stack sizes", "stack_kib_asked", sizes, n,
+                               lambda s: (n, s, touch), cpus, reps, progress)
+    summary: dict[str, Any] = {"per_stack_size": table.to_dict(orient="records")}
+    summary["claims"] = c10_claims(table, n)
+    return Result(EXPERIMENT_STACK, p, summary, {"points": points, "per_stack_size": table},
+                  _limit(hit))
+
+
+def c10_claims(table: pd.DataFrame, threads: int) -> list[dict[str, Any]]:
+    rows = table[table.stack_kib_asked == 2048] if not table.empty else table
+    if rows.empty:
+        return [{"claim_id": "C10", "quantity": q, "unit": "KiB", "published_quantity": q,
+                 "not_run": "the stack grid did not include Rust's 2048 KiB stacks"}
+                for q in ("per_thread_rss_kib", "per_thread_vsz_kib")]
+    r = rows.iloc[0]
+    note = (f"{threads:,} C threads with 2 MiB stacks (Rust's default), not one million: "
+            "per-thread change, median of runs")
+    return [{"claim_id": "C10", "quantity": q, "measured": float(r[f"{c}_per_thread"]),
+             "ci_low": float(r[f"{c}_per_thread_min"]),
+             "ci_high": float(r[f"{c}_per_thread_max"]), "unit": "KiB",
+             "published_quantity": q, "note": note + "; interval: min..max of runs"}
+            for q, c in (("per_thread_rss_kib", "rss_kib"), ("per_thread_vsz_kib", "vsz_kib"))]
+
+
+def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any = 0,
+               pin: Any = None, repeats: Any = 3, progress: bool = False) -> Result:
+    """Per-thread RSS for each stack touch depth: RSS follows the depth touched.
+    Claim C06 (400 KiB per thread) when 400 is in the grid."""
+    n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
+    stack = validate.stack_kib("stack_kib", stack_kib)
+    depths = check_grid("touch_depths_kib", touch_depths_kib, DEFAULT_TOUCH_DEPTHS)
+    depths = [check_touch("touch_depths_kib", d, stack, n) for d in depths]
+    cpus = validate.cpus("pin", pin)
+    reps = validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
+    p = {"touch_depths_kib": depths, "threads": n, "stack_kib": stack, "pin": cpus,
+         "repeats": reps}
+    points, table, hit = _grid("touch depths", "touch_kib_asked", depths, n,
+                               lambda t: (n, stack, t), cpus, reps, progress)
+    from threadcost import stats
+
+    ok = points[~points.limited]
+    fit = None
+    if len(ok) >= 3 and ok.touch_kib.nunique() >= 2:
+        f = stats.fit_line(ok.touch_kib, ok.rss_kib / ok.started)
+        fit = {"rss_per_touched_kib": f.slope, "ci95_low": f.slope_ci95_low,
+               "ci95_high": f.slope_ci95_high, "r2": f.r2, "untouched_kib": f.intercept}
+    summary: dict[str, Any] = {"per_touch_depth": table.to_dict(orient="records"),
+                               "rss_vs_touch_fit": fit}
+    summary["claims"] = c06_claims(table, n, stack)
+    return Result(EXPERIMENT_TOUCH, p, summary, {"points": points, "per_touch_depth": table},
+                  _limit(hit))
+
+
+def c06_claims(table: pd.DataFrame, threads: int, stack_kib: int) -> list[dict[str, Any]]:
+    rows = table[table.touch_kib_asked == 400] if not table.empty else table
+    if rows.empty:
+        return [{"claim_id": "C06", "quantity": q, "unit": "KiB", "published_quantity": q,
+                 "not_run": "the touch grid did not include C06's 400 KiB"}
+                for q in ("per_thread_rss_kib", "total_rss_kib")]
+    r = rows.iloc[0]
+    per, lo, hi = (float(r[f"rss_kib_per_thread{s}"]) for s in ("", "_min", "_max"))
+    stack = "" if stack_kib == 0 else f", {stack_kib:,} KiB stacks"
+    note = f"{threads:,} threads each writing 400 KiB of stack{stack}; VmRSS change"
+    return [
+        {"claim_id": "C06", "quantity": "per_thread_rss_kib", "measured": per, "ci_low": lo,
+         "ci_high": hi, "unit": "KiB", "published_quantity": "per_thread_rss_kib",
+         "note": note + " per thread (median; interval min..max of runs)"},
+        {"claim_id": "C06", "quantity": "total_rss_kib", "measured": per * 10_000,
+         "ci_low": lo * 10_000, "ci_high": hi * 10_000, "unit": "KiB",
+         "published_quantity": "total_rss_kib",
+         "note": note + f", scaled from {threads:,} to 10,000 threads"},
+    ]
