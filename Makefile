@@ -33,9 +33,23 @@ $(NATIVE_LIB): $(VENV)/.installed $(NATIVE_SRC)
 	$(BIN)/python native/build_native.py
 	@touch $@
 
-setup: $(VENV)/.installed $(NATIVE_LIB)
+# Small static helpers of 03_launch, built from native/ subfolders (outside the
+# extension's native/*.c glob): the program posix_spawn starts, and the small
+# clean process launches are timed from (launch.py also builds them if missing).
+LAUNCH_TOOLS := build/native/spawn_target build/native/launch_driver
 
-native: $(NATIVE_LIB)
+build/native/spawn_target: native/spawn_target/spawn_target.c
+	@mkdir -p $(@D)
+	cc -O2 -Wall -Wextra -Werror -static -o $@ $< || cc -O2 -Wall -Wextra -Werror -o $@ $<
+
+build/native/launch_driver: native/launch_driver/launch_driver.c native/launch.c native/common.c native/tc_launch.h native/threadcost.h
+	@mkdir -p $(@D)
+	cc -O2 -Wall -Wextra -Werror -pthread -Inative -static -o $@ $(filter %.c,$^) || \
+	  cc -O2 -Wall -Wextra -Werror -pthread -Inative -o $@ $(filter %.c,$^)
+
+setup: $(VENV)/.installed $(NATIVE_LIB) $(LAUNCH_TOOLS)
+
+native: $(NATIVE_LIB) $(LAUNCH_TOOLS)
 
 paper: setup
 	$(BIN)/python -m threadcost.paper --params $(PARAMS) --out $(PAPER_DIR)

@@ -1,0 +1,75 @@
+/* launch_driver.c - runs one tc_launch_series in a small, clean process.
+ *
+ * fork() copies the parent's page tables, so timing it from a Python process
+ * (tens of MiB of interpreter, numpy, pandas) measures Python, not a launch.
+ * threadcost/experiments/launch.py starts this static program instead, with
+ *
+ *   launch_driver KIND ITERATIONS WARMUP STACK_KIB PARENT_TOUCH_KIB PAUSE_NS SPAWN_PATH
+ *
+ * and reads back, on stdout, seven int64 (status, err, warmup_done, done,
+ * touched_kib, rss_before_touch_kib, rss_after_touch_kib) followed by the
+ * warm-up samples and the timed samples, four int64 each (tc_launch_sample).
+ * Exit status 2: bad arguments; 1: out of memory or stdout failed; 0 otherwise
+ * (the kernel's own status, e.g. TC_ELIMIT, is in the first field).
+ * Built by the Makefile (or on first use by launch.py) into build/native/.
+ */
+#include "tc_launch.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static int parse(const char *text, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || *end || end == text || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int write_all(const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(STDOUT_FILENO, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int64_t kind, iterations, warmup, stack_kib, touch_kib, pause_ns;
+    if (argc != 8 || parse(argv[1], 0, 4, &kind) || parse(argv[2], 1, 10000000, &iterations) ||
+        parse(argv[3], 0, 1000000, &warmup) || parse(argv[4], 0, 1 << 30, &stack_kib) ||
+        parse(argv[5], 0, INT64_C(1) << 40, &touch_kib) ||
+        parse(argv[6], 0, INT64_C(1) << 40, &pause_ns))
+        return 2;
+    tc_launch_sample *first = calloc((size_t)(warmup > 0 ? warmup : 1), sizeof *first);
+    tc_launch_sample *samples = calloc((size_t)iterations, sizeof *samples);
+    if (!first || !samples) {
+        free(first);
+        free(samples);
+        return 1;
+    }
+    tc_launch_result r = {0};
+    int status = tc_launch_series((int)kind, (int)iterations, (int)warmup, stack_kib,
+                                  touch_kib, pause_ns, argv[7], first, samples, &r);
+    int64_t head[7] = {status, r.err, r.warmup_done, r.done, r.touched_kib,
+                       r.rss_before_touch_kib, r.rss_after_touch_kib};
+    int bad = write_all(head, sizeof head) ||
+              write_all(first, sizeof *first * (size_t)r.warmup_done) ||
+              write_all(samples, sizeof *samples * (size_t)r.done);
+    free(first);
+    free(samples);
+    return bad ? 1 : 0;
+}
