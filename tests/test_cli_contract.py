@@ -9,13 +9,18 @@ becomes a real check as soon as it lands.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import resource
+import subprocess
+import sys
 
 import pytest
 
-from tests.conftest import run_cli
-from threadcost.cli import command_modules
+from tests.conftest import REPO
+from threadcost.cli import command_modules, main
 
 AVAILABLE = set(command_modules())
 
@@ -25,8 +30,8 @@ BAD_INPUT = [
     (["switch", "--iterations", "-5"], "iterations"),
     (["switch", "--mechanism", "smoke-signals"], "mechanism"),
     (["switch", "--placement", "sideways"], "placement"),
-    (["memory", "--threads", "-1"], "threads"),
-    (["memory", "--threads", "abc"], "threads"),
+    (["memory", "--threads", "-1"], "thread"),
+    (["memory", "--threads", "abc"], "thread"),
     (["memory", "--threads", "10", "--stack-kib", "1"], "stack"),
     (["memory", "--threads", "10", "--stack-kib", "64", "--touch-kib", "128"], "touch"),
     (["memory", "--threads", "100", "--touch-kib", "999999999"], "touch"),
@@ -42,32 +47,66 @@ def _needs(command: str) -> None:
                     f"(available: {', '.join(sorted(AVAILABLE))})")
 
 
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, tuple[int, str, str]]:
+    """Every available bad-input command, started at once (each a fresh
+    `python -m threadcost`), so the module waits for the slowest, not the sum."""
+    procs = {}
+    for argv, _ in BAD_INPUT:
+        if argv[0] in AVAILABLE:
+            procs[" ".join(argv)] = subprocess.Popen(
+                [sys.executable, "-m", "threadcost", *argv], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                env=os.environ.copy())
+    results = {}
+    for key, proc in procs.items():
+        try:
+            out, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            err += "\n(killed: no answer within 120 s)"
+        results[key] = (proc.returncode, out, err)
+    return results
+
+
 @pytest.mark.parametrize("argv, word", BAD_INPUT, ids=[" ".join(a) for a, _ in BAD_INPUT])
-def test_bad_input_exits_2_with_one_line(argv: list[str], word: str) -> None:
+def test_bad_input_exits_2_with_one_line(argv: list[str], word: str,
+                                         outcomes: dict[str, tuple[int, str, str]]) -> None:
     _needs(argv[0])
-    proc = run_cli(*argv, timeout=60)
-    assert proc.returncode == 2, (proc.returncode, proc.stdout[-500:], proc.stderr[-2000:])
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
+    code, stdout, stderr = outcomes[" ".join(argv)]
+    assert code == 2, (code, stdout[-500:], stderr[-2000:])
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
     assert word in lines[0].lower(), lines[0]
-    assert proc.stdout == ""
+    assert stdout == ""
+
+
+def _inside(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize("command", sorted(AVAILABLE))
 def test_help_documents_every_option(command: str) -> None:
-    proc = run_cli(command, "--help", timeout=60)
-    assert proc.returncode == 0
-    assert "usage:" in proc.stdout and "--json" in proc.stdout
-    assert proc.stderr == ""
+    code, out, err = _inside([command, "--help"])
+    assert code == 0
+    assert "usage:" in out and "--json" in out
+    assert err == ""
 
 
 @pytest.mark.parametrize("command", sorted(AVAILABLE))
 def test_unknown_option_exits_2(command: str) -> None:
-    proc = run_cli(command, "--no-such-option", "1", timeout=60)
-    assert proc.returncode == 2
-    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
+    code, out, err = _inside([command, "--no-such-option", "1"])
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err and out == ""
 
 
 def _as_limit_then_cli(cap: int) -> None:
@@ -84,11 +123,6 @@ def test_thread_limit_exits_3_quickly_naming_the_limit() -> None:
     isolated child is gone when the CLI returns).
     """
     _needs("memory")
-    import subprocess
-    import sys
-
-    from tests.conftest import REPO
-
     cap = 3 << 30  # Python + numpy/pandas fit; 1,000 x 8 MiB stacks do not
     # "within seconds": the timeout is a hang guard with a noisy machine's slack,
     # not a speed measurement
