@@ -1,0 +1,523 @@
+"""Threads vs processes vs fibers vs goroutines: the one table, figures, widget.
+
+Notebook 05 calls these. The kernel-task rows (thread, process) come from the
+experiments of notebooks 02-04 (:mod:`threadcost.experiments.context_switch`,
+:mod:`threadcost.experiments.thread_memory`, :mod:`threadcost.experiments.launch`)
+run here, in the same session, so every number of the table comes from one
+run on this machine. When one of those experiments is not available, its rows
+say why instead of holding a number.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from threadcost import claims
+from threadcost.results import Result
+
+TASK_COLORS = {"OS thread": "#0173b2", "OS process": "#de8f05", "C fiber": "#029e73",
+               "goroutine": "#cc78bc"}
+OWN_CLAIMS = ("C04", "C10", "C11", "C15", "C17")
+
+
+# ------------------------------------------------------------ rows of the table
+
+def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
+         batch_round_trip_ns: float | None = None, rss_kib: float | None = None,
+         vsz_kib: float | None = None, kernel_kib: float | None = None,
+         create_ns: float | None = None, switch_how: str = "", memory_how: str = "",
+         missing: str | None = None) -> dict[str, Any]:
+    rt = round_trip or {}
+    return {
+        "task": task, "kind": kind,
+        "round_trip_p50_ns": rt.get("p50"), "round_trip_p99_ns": rt.get("p99"),
+        "round_trip_min_ns": rt.get("min"),
+        "switch_ns": rt["p50"] / 2 if rt.get("p50") is not None else None,
+        "batch_round_trip_ns": batch_round_trip_ns,
+        "rss_per_task_kib": rss_kib, "vsz_per_task_kib": vsz_kib,
+        "kernel_per_task_kib": kernel_kib, "create_ns": create_ns,
+        "switch_how": switch_how, "memory_how": memory_how, "missing": missing,
+    }
+
+
+def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
+    """One row per fiber implementation (memory: the first touch depth)."""
+    rows = []
+    for impl, result in results.items():
+        s = result.summary
+        pf = s["per_fiber"] or {}
+        name = "C fiber, hand-written switch" if impl == "asm" else "C fiber, ucontext"
+        if impl == "asm" and not s["asm_native"]:
+            name = "C fiber, asm requested (ucontext fallback)"
+        rows.append(_row(
+            name, "C fiber", round_trip=s["round_trip_ns"],
+            batch_round_trip_ns=s["batch_round_trip_ns"], rss_kib=pf.get("rss_kib"),
+            vsz_kib=pf.get("vsz_kib"), kernel_kib=None,
+            create_ns=s["create_ns"]["p50"],
+            switch_how="A->B->A on one thread pinned to one CPU",
+            memory_how=f"slope over {pf.get('fibers', 0):,} idle fibers, "
+                       f"{result.params['stack_kib']} KiB stacks, "
+                       f"{pf.get('touch_kib', 0)} KiB touched; kernel side: one VMA pair, "
+                       f"no kernel task"))
+    return rows
+
+
+def goroutine_rows(result: Result) -> list[dict[str, Any]]:
+    s = result.summary
+    if s.get("skipped"):
+        return [_row("goroutine", "goroutine", missing=s["skipped"])]
+    mem = s["goroutine_memory"]
+    rows = []
+    for key, name in (("channel_pingpong", "goroutine, GOMAXPROCS=1 pinned"),
+                      ("channel_pingpong_default", "goroutine, default GOMAXPROCS")):
+        m = s[key]
+        rows.append(_row(
+            name, "goroutine", round_trip=m["round_trip_ns"],
+            batch_round_trip_ns=m["batch_round_trip_ns"],
+            rss_kib=mem["per_goroutine_rss_kib"], vsz_kib=mem["per_goroutine_vsz_kib"],
+            switch_how="channel send + receive, unbuffered, " + m["mode"],
+            memory_how=f"slope over {mem['goroutines']:,} goroutines blocked on a channel"))
+    return rows
+
+
+def _try_import(name: str) -> tuple[Any, str | None]:
+    try:
+        return importlib.import_module(f"threadcost.experiments.{name}"), None
+    except ImportError as exc:
+        return None, (f"threadcost.experiments.{name} is not available in this checkout "
+                      f"({exc.__class__.__name__}: {exc})")
+
+
+def _dist_of(summary: Any, *keys: str) -> dict[str, float] | None:
+    """The first distribution-like dict found under one of ``keys`` (nested)."""
+    if not isinstance(summary, dict):
+        return None
+    for key in keys:
+        value = summary.get(key)
+        if isinstance(value, dict) and "p50" in value:
+            return value
+    return None
+
+
+def kernel_task_results(cpu: int | None, switch_iterations: int, thread_counts: list[int],
+                        launch_iterations: int) -> tuple[dict[str, Result], dict[str, str]]:
+    """Run the kernel-task experiments of notebooks 02-04 for the comparison.
+
+    Returns (results by name, reason by name for each one that could not run).
+    Names: ``switch_thread``, ``switch_process`` (futex ping-pong on one CPU),
+    ``thread_memory``, ``launch``.
+    """
+    results: dict[str, Result] = {}
+    missing: dict[str, str] = {}
+    pin = [cpu] if cpu is not None else None
+
+    module, why = _try_import("context_switch")
+    for name, peer in (("switch_thread", "thread"), ("switch_process", "process")):
+        if module is None:
+            missing[name] = str(why)
+            continue
+        try:
+            results[name] = _run_switch(module, peer, cpu, switch_iterations)
+        except Exception as exc:  # another issue's API: report, do not crash the notebook
+            missing[name] = f"context_switch.run failed here: {exc}"
+
+    module, why = _try_import("thread_memory")
+    if module is None:
+        missing["thread_memory"] = str(why)
+    else:
+        try:
+            results["thread_memory"] = module.run(thread_counts=thread_counts, repeats=1)
+        except Exception as exc:
+            missing["thread_memory"] = f"thread_memory.run failed here: {exc}"
+
+    module, why = _try_import("launch")
+    if module is None:
+        missing["launch"] = str(why)
+    else:
+        try:
+            results["launch"] = module.run(kinds="thread", iterations=launch_iterations,
+                                           pin=pin)
+        except Exception as exc:
+            missing["launch"] = f"launch.run failed here: {exc}"
+    return results, missing
+
+
+def _run_switch(module: Any, peer: str, cpu: int | None, iterations: int) -> Result:
+    """The futex ping-pong between two threads (or a thread and a forked process),
+    both pinned to one CPU, in a child process (notebook 04's experiment)."""
+    return module.run(mechanism="futex", placement="same-cpu",
+                      tasks="threads" if peer == "thread" else "processes",
+                      iterations=iterations, warmup=max(iterations // 10, 100),
+                      baselines=False, isolated=True)
+
+
+def kernel_task_rows(results: dict[str, Result], missing: dict[str, str]
+                     ) -> list[dict[str, Any]]:
+    """Thread and process rows from the other notebooks' experiments."""
+    mem = results.get("thread_memory")
+    per_thread = (mem.summary.get("per_thread") or {}) if mem else {}
+    launch = results.get("launch")
+    create = _dist_of(launch.summary, "create_ns") if launch else None
+    rows = []
+    for name, task, kind in (("switch_thread", "OS thread, futex, same CPU", "OS thread"),
+                             ("switch_process", "OS process, futex, same CPU", "OS process")):
+        result = results.get(name)
+        rt = _switch_distribution(result) if result else None
+        reason = missing.get(name) if result is None else (
+            None if rt else "the context-switch result has no round-trip distribution")
+        is_thread = kind == "OS thread"
+        whole = result.summary.get("whole_run_mean_ns") if result else None
+        rows.append(_row(
+            task, kind, round_trip=rt, batch_round_trip_ns=whole,
+            rss_kib=per_thread.get("rss_kib") if is_thread else None,
+            vsz_kib=per_thread.get("vsz_kib") if is_thread else None,
+            kernel_kib=per_thread.get("kernel_kib") if is_thread else None,
+            create_ns=create["p50"] if (is_thread and create) else None,
+            switch_how="futex wait/wake ping-pong, both pinned to one CPU",
+            memory_how=("slope over idle threads (notebook 02)" if is_thread and per_thread
+                        else (missing.get("thread_memory", "") if is_thread
+                              else "not measured per process here (see notebook 03)")),
+            missing=reason))
+    return rows
+
+
+def _switch_distribution(result: Result) -> dict[str, float] | None:
+    s = result.summary
+    found = _dist_of(s, "round_trip_ns")
+    if found:
+        return found
+    for value in s.values():  # e.g. a list of series, one per mechanism
+        if isinstance(value, list):
+            for item in value:
+                got = _dist_of(item, "round_trip_ns")
+                if got:
+                    return got
+        got = _dist_of(value, "round_trip_ns") if isinstance(value, dict) else None
+        if got:
+            return got
+    return None
+
+
+def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The one table: switch time and memory per task, readable units."""
+    frame = pd.DataFrame(rows)
+    out = pd.DataFrame({
+        "task": frame.task,
+        "round trip p50 (ns)": frame.round_trip_p50_ns,
+        "round trip p99 (ns)": frame.round_trip_p99_ns,
+        "per switch, p50/2 (ns)": frame.switch_ns,
+        "RSS per task (KiB)": frame.rss_per_task_kib,
+        "VSZ per task (KiB)": frame.vsz_per_task_kib,
+        "kernel memory per task (KiB)": frame.kernel_per_task_kib,
+        "create p50 (ns)": frame.create_ns,
+        "not measured because": frame.missing.fillna(""),
+    }).set_index("task")
+    return out.astype({c: float for c in out.columns if c != "not measured because"})
+
+
+# ---------------------------------------------------------------------- figures
+
+def _color(kind: str) -> str:
+    return TASK_COLORS.get(kind, "grey")
+
+
+def switch_figure(rows: list[dict[str, Any]]) -> plt.Figure:
+    """Round-trip time per task kind: p50 bar, whisker from min to p99 (log scale)."""
+    frame = pd.DataFrame(rows)
+    frame = frame[frame.round_trip_p50_ns.notna()].iloc[::-1]
+    fig, ax = plt.subplots(figsize=(7.5, 0.55 * max(len(frame), 2) + 1.4))
+    y = np.arange(len(frame))
+    p50 = frame.round_trip_p50_ns.to_numpy(float)
+    lo = p50 - frame.round_trip_min_ns.to_numpy(float)
+    hi = frame.round_trip_p99_ns.to_numpy(float) - p50
+    ax.barh(y, p50, color=[_color(k) for k in frame.kind], alpha=0.85)
+    ax.errorbar(p50, y, xerr=[lo, hi], fmt="none", ecolor="black", capsize=3, lw=1)
+    for yi, v in zip(y, p50, strict=True):
+        ax.text(v * 1.15, yi + 0.18, f"{v:,.0f} ns", va="center", fontsize=9)
+    ax.set_yticks(y, frame.task)
+    ax.set_xscale("log")
+    ax.set(xlabel="round trip A->B->A, two switches (ns, log scale; bar p50, whisker min..p99)",
+           title="Switch time: kernel tasks vs user-space tasks")
+    return fig
+
+
+def memory_figure(rows: list[dict[str, Any]]) -> plt.Figure:
+    """Resident, virtual and kernel memory per task (KiB, log scale)."""
+    frame = pd.DataFrame(rows)
+    frame = frame[frame.rss_per_task_kib.notna()].drop_duplicates("kind").iloc[::-1]
+    fig, ax = plt.subplots(figsize=(7.5, 0.8 * max(len(frame), 2) + 1.4))
+    y = np.arange(len(frame))
+    h = 0.27
+    series = [("rss_per_task_kib", "resident (RSS)", 0.95),
+              ("vsz_per_task_kib", "virtual (VSZ)", 0.45),
+              ("kernel_per_task_kib", "kernel memory (not in RSS)", 0.7)]
+    for i, (col, label, alpha) in enumerate(series):
+        vals = frame[col].to_numpy(float)
+        shown = np.where(vals > 0, vals, np.nan)
+        ax.barh(y + (1 - i) * h, shown, height=h, label=label, alpha=alpha,
+                color=["#0173b2", "#949494", "#d55e00"][i])
+        for yi, v in zip(y + (1 - i) * h, shown, strict=True):
+            if np.isfinite(v):
+                ax.text(v * 1.1, yi, f"{v:,.1f}", va="center", fontsize=8)
+    labels = [t.split(",")[0] for t in frame.task]
+    ax.set_yticks(y, labels)
+    ax.set_xscale("log")
+    ax.set(xlabel="per task (KiB, log scale; slope over many idle tasks)",
+           title="Memory per task")
+    left, right = ax.get_xlim()
+    ax.set_xlim(left, right * 4)  # room for the value labels
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=8,
+              frameon=False)
+    return fig
+
+
+def fiber_memory_figure(results: dict[str, Result]) -> plt.Figure:
+    """Per-fiber RSS (slope, 95% CI) against how much of its stack each fiber wrote."""
+    fig, ax = plt.subplots()
+    for impl, result in results.items():
+        table = result.tables["per_fiber"]
+        yerr = [table.rss_kib - table.rss_ci95_low, table.rss_ci95_high - table.rss_kib]
+        ax.errorbar(table.touch_kib, table.rss_kib, yerr=yerr, marker="o", capsize=3,
+                    label=f"{impl}: RSS per fiber")
+    first = next(iter(results.values())).tables["per_fiber"]
+    x = np.array([0, first.touch_kib.max()])
+    ax.plot(x, x, ls=":", color="grey", label="1 KiB per KiB touched")
+    stack = next(iter(results.values())).params["stack_kib"]
+    ax.set(xlabel="stack each idle fiber has written (KiB)",
+           ylabel="resident memory per fiber (KiB)",
+           title=f"Fibers with {stack} KiB stacks: RSS follows the touch")
+    ax.legend(loc="upper left")
+    return fig
+
+
+def creation_figure(results: dict[str, Result], launch: Result | None) -> plt.Figure:
+    """Distribution (ECDF) of fiber creation and first switch vs thread creation."""
+    fig, ax = plt.subplots()
+    for impl, result in results.items():
+        c = result.tables["creation"]
+        first = c[c.touch_kib == c.touch_kib.min()]
+        for col, what in (("create_ns", "create (mmap + guard + context)"),
+                          ("start_ns", "first switch in and back")):
+            v = np.sort(first[col].to_numpy(float))
+            if v.size:
+                ax.plot(v, np.arange(1, v.size + 1) / v.size, label=f"fiber {impl}: {what}")
+    if launch is not None:
+        frame = launch.tables.get("samples")
+        if frame is not None and "create_ns" in frame:
+            v = np.sort(frame[(frame.kind == "thread") & (frame.phase == "steady")]
+                        .create_ns.dropna().to_numpy(float))
+            if v.size:
+                ax.plot(v, np.arange(1, v.size + 1) / v.size, color="black", lw=2,
+                        label="thread: pthread_create (notebook 03)")
+    ax.set_xscale("log")
+    ax.set(xlabel="time per task (ns, log scale)", ylabel="share of tasks at or below",
+           title="Creating a task")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8,
+              frameon=False)
+    return fig
+
+
+def sleepers_table(result: Result) -> pd.DataFrame:
+    rows = []
+    for variant, row in result.summary["variants"].items():
+        if row.get("not_run"):
+            rows.append({"variant": variant, "not run because": row["not_run"]})
+            continue
+        rows.append({
+            "variant": variant, "tasks": row["tasks"], "wake-ups": row["wakeups"],
+            "RSS before (MiB)": row["rss_before_kib"] / 1024,
+            "RSS growth (MiB)": row["rss_growth_kib"] / 1024,
+            "RSS per task (KiB)": row["rss_per_task_kib"],
+            "VSZ per task (KiB)": row["vsz_per_task_kib"],
+            "user (s)": row["user_s"], "sys (s)": row["sys_s"],
+            "CPU per wake-up (us)": row["cpu_us_per_wakeup"],
+            "wall (s)": row["wall_s"], "OS threads at peak": row["peak_os_threads"],
+            "not run because": "",
+        })
+    return pd.DataFrame(rows).set_index("variant")
+
+
+def sleepers_figure(result: Result) -> plt.Figure:
+    """RSS growth per task and CPU time (user + sys) per wake-up, per variant."""
+    table = sleepers_table(result)
+    table = table[table["not run because"] == ""]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
+    names = list(table.index)
+    x = np.arange(len(names))
+    a.bar(x, table["RSS per task (KiB)"], color="#0173b2")
+    for xi, v in zip(x, table["RSS per task (KiB)"], strict=True):
+        a.text(xi, v, f"{v:,.1f}", ha="center", va="bottom", fontsize=9)
+    a.set_xticks(x, names, rotation=15)
+    a.set(ylabel="peak RSS growth per task (KiB)", title="Memory per sleeping task")
+    per = 1e6 / table["wake-ups"].astype(float)
+    user = table["user (s)"] * per
+    sys_ = table["sys (s)"] * per
+    b.bar(x, user, label="user", color="#029e73")
+    b.bar(x, sys_, bottom=user, label="system", color="#d55e00")
+    b.set_xticks(x, names, rotation=15)
+    b.set(ylabel="CPU time per wake-up (us)", title="CPU per wake-up")
+    b.legend()
+    p = result.params
+    fig.suptitle(f"{p['count']:,} tasks, each sleeping {p['period_ms']} ms at a time for "
+                 f"{p['duration_ms']:,} ms", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------- claims
+
+def claims_table(results: list[Result]) -> pd.DataFrame:
+    """This notebook's claim rows beside the published values, with the ratio."""
+    pub = claims.values()
+    rows = []
+    for result in results:
+        for row in result.summary.get("claims", []):
+            match = pub[(pub.claim_id == row["claim_id"])
+                        & (pub.quantity == row.get("published_quantity"))]
+            published = float(match.iloc[0]["value"]) if not match.empty else None
+            measured = row.get("measured")
+            ratio = (measured / published if measured is not None and published
+                     else None)
+            rows.append({"claim": row["claim_id"], "quantity": row["quantity"],
+                         "published": published, "this machine": measured,
+                         "unit": row.get("unit", ""),
+                         "this / published": ratio,
+                         "note": (f"not run: {row['not_run']}" if row.get("not_run")
+                                  else row.get("note", ""))})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------- sentences for the prose
+
+def fiber_switch_text(result: Result) -> str:
+    s = result.summary
+    d = s["round_trip_ns"]
+    return (f"**{s['impl']}** ({s['impl_description']}): round trip p50 **{d['p50']:,.0f} ns** "
+            f"(min {d['min']:,.0f}, p90 {d['p90']:,.0f}, p99 {d['p99']:,.0f}, max {d['max']:,.0f}; "
+            f"{d['n']:,} round trips, each including one clock read of about "
+            f"{s['timer_overhead_ns']} ns). Without clock reads: "
+            f"{s['batch_round_trip_ns']:,.1f} ns per round trip, i.e. "
+            f"**{s['switch_ns_batch']:,.1f} ns per switch**.")
+
+
+def fiber_memory_text(results: dict[str, Result]) -> str:
+    impl, result = next(iter(results.items()))
+    rows = result.summary["per_fiber_by_touch"]
+    lo, hi = rows[0], rows[-1]
+    if lo["rss_kib"] is None:
+        return "Too few readings for a per-fiber slope."
+    return (f"With `{impl}`, a fiber that has touched {lo['touch_kib']} KiB of its stack costs "
+            f"**{lo['rss_kib']:,.2f} KiB** of resident memory (95% CI {lo['rss_ci95'][0]:,.2f} "
+            f"to {lo['rss_ci95'][1]:,.2f}, R² {lo['rss_r2']:.4f}): its first stack page plus "
+            f"its share of the fiber records (each holds a ~1 KiB `ucontext_t`). At "
+            f"{hi['touch_kib']} KiB touched it costs {hi['rss_kib']:,.2f} KiB. Virtual size "
+            f"grows {lo['vsz_kib']:,.0f} KiB per fiber whatever the touch: the whole stack and "
+            f"its guard page are reserved. Resident memory is what a fiber has used, not what "
+            f"it was given.")
+
+
+def goroutine_text(result: Result) -> str:
+    g = result.summary
+    if g.get("skipped"):
+        return (f"**Goroutine rows not run here:** {g['skipped']}. Install Go (for example "
+                f"conda-forge `go`, as `environment.yml` does) and rerun.")
+    a, b = g["channel_pingpong"], g["channel_pingpong_default"]
+    m = g["goroutine_memory"]
+    ci = m["per_goroutine_rss_kib_ci95"]
+    return (f"{g['go_version']}. Round trip p50: **{a['round_trip_ns']['p50']:,.0f} ns** "
+            f"({a['mode']}) and **{b['round_trip_ns']['p50']:,.0f} ns** ({b['mode']}); over a "
+            f"batch without clock reads {a['round_trips_per_s']:,.0f} and "
+            f"{b['round_trips_per_s']:,.0f} round trips per second. An idle goroutine costs "
+            f"**{m['per_goroutine_rss_kib']:,.2f} KiB** resident (95% CI {ci[0]:,.2f} to "
+            f"{ci[1]:,.2f}), of which the runtime counts {m['per_goroutine_stack_kib']:,.2f} KiB "
+            f"as stack.")
+
+
+def missing_text(missing: dict[str, str]) -> str:
+    if not missing:
+        return "All kernel-task experiments ran; every row of the table below is measured."
+    return "**Rows missing from the table, and why:**\n\n" + "\n".join(
+        f"- `{name}`: {why}" for name, why in missing.items())
+
+
+def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
+    by = {r["task"]: r for r in rows}
+    asm = next((r for t, r in by.items() if "hand-written" in t), None)
+    thread = next((r for t, r in by.items() if t.startswith("OS thread")), None)
+    if not asm or not thread or asm["round_trip_p50_ns"] is None \
+            or thread["round_trip_p50_ns"] is None:
+        return ("The thread/fiber switch ratio needs both rows; see the missing rows above "
+                "for the reason.")
+    ratio = thread["round_trip_p50_ns"] / asm["round_trip_p50_ns"]
+    return (f"On this machine a thread round trip through the kernel (futex, same CPU) takes "
+            f"**{ratio:,.0f}x** as long as a hand-written fiber round trip "
+            f"({thread['round_trip_p50_ns']:,.0f} ns vs {asm['round_trip_p50_ns']:,.0f} ns, "
+            f"medians, each including one clock read).")
+
+
+def sleepers_text(result: Result) -> str:
+    v = result.summary["variants"]
+    t, go = v.get("threads") or {}, v.get("goroutines") or {}
+    if not t or t.get("not_run"):
+        return "The C-thread sleepers are not in this run."
+    text = (f"A sleeping thread grew the resident set by **{t['rss_per_task_kib']:,.1f} KiB** "
+            f"and reserved {t['vsz_per_task_kib']:,.0f} KiB of address space (its stack); it "
+            f"also holds kernel memory RSS does not show (see the table above). Per wake-up "
+            f"the threads spent {t['cpu_us_per_wakeup']:,.1f} us of CPU")
+    pinned = v.get("threads_pinned") or {}
+    if pinned and not pinned.get("not_run"):
+        text += f", pinned round-robin {pinned['cpu_us_per_wakeup']:,.1f} us"
+    if go and not go.get("not_run") and go["rss_per_task_kib"] > 0:
+        text += (f". A sleeping goroutine grew it by **{go['rss_per_task_kib']:,.1f} KiB** "
+                 f"({t['rss_per_task_kib'] / go['rss_per_task_kib']:,.1f}x less than a thread) "
+                 f"and cost {go['cpu_us_per_wakeup']:,.1f} us of CPU per wake-up.")
+    else:
+        text += f". Goroutines: {go.get('not_run', 'not in this run')}."
+    return text
+
+
+def save_runs(results: list[Result], save: bool, data_dir: Any,
+              fingerprint: dict[str, Any]) -> str:
+    """Store every run (when ``save``) and say where."""
+    from threadcost import datastore
+
+    if not save:
+        return "Not saved (save = False)."
+    paths_ = [datastore.save_run(r, data_dir=data_dir, fingerprint=fingerprint)
+              for r in results]
+    return f"Saved {len(paths_)} runs under `{paths_[0].parent}`." if paths_ else ""
+
+
+# ----------------------------------------------------------------------- widget
+
+def compare_widget(rows: list[dict[str, Any]]) -> Any:
+    """Pick any two tasks; see their switch time and memory side by side, with ratios."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    frame = pd.DataFrame(rows).set_index("task")
+    names = list(frame.index)
+    left = w.Dropdown(options=names, value=names[0], description="task A")
+    right = w.Dropdown(options=names, value=names[-1], description="task B")
+    metrics = {"round trip p50 (ns)": "round_trip_p50_ns",
+               "round trip p99 (ns)": "round_trip_p99_ns",
+               "RSS per task (KiB)": "rss_per_task_kib",
+               "VSZ per task (KiB)": "vsz_per_task_kib",
+               "kernel memory per task (KiB)": "kernel_per_task_kib",
+               "create p50 (ns)": "create_ns"}
+
+    def show(a: str, b: str) -> None:
+        out = []
+        for label, col in metrics.items():
+            va, vb = frame.at[a, col], frame.at[b, col]
+            ok = pd.notna(va) and pd.notna(vb) and vb
+            out.append({"quantity": label, "A": va, "B": vb,
+                        "A / B": float(va) / float(vb) if ok else np.nan})
+        display(pd.DataFrame(out).set_index("quantity").round(2))
+
+    return w.interactive(show, a=left, b=right)
