@@ -145,10 +145,39 @@ def _late_entries() -> list[Entry]:
             "duration_ms": st.integers(3, 10), "stagger_ms": st.integers(0, 2),
             "stack_kib": st.sampled_from([0, 64]),
             "variants": st.sampled_from(["threads", "threads_pinned", ["threads"]])}))
+    with contextlib.suppress(ImportError):
+        from threadcost.experiments import context_switch
+
+        out.append(Entry(context_switch.run, {
+            "mechanism": st.sampled_from(["pipe", "condvar", "futex", "eventfd"]),
+            "placement": st.sampled_from(["same-cpu", "cross-cpu", "unpinned"]),
+            "tasks": st.sampled_from(["threads", "processes"]),
+            "iterations": st.integers(1, 200), "warmup": st.integers(0, 20),
+            "working_set_kib": st.sampled_from([0, 4]), "message_bytes": st.just(1),
+            "timeout_s": st.sampled_from([5, 10.0])}, fixed={"baselines": False}))
+    with contextlib.suppress(ImportError):
+        from threadcost.experiments import echo
+
+        out.append(Entry(echo.run, {
+            "placements": st.sampled_from(["same-cpu", ["unpinned"]]),
+            "iterations": st.integers(1, 200), "message_bytes": st.integers(1, 64),
+            "repeats": st.integers(1, 2), "warmup": st.integers(0, 20),
+            "timeout_s": st.sampled_from([5, 10.0])}))
     return out
 
 
 ENTRIES = _entries()
+
+
+def _entry_params() -> list[Any]:
+    return [pytest.param(e, id=e.name, marks=pytest.mark.xfail(
+                reason=_entry_bug(e.name), strict=False)) if _entry_bug(e.name)
+            else pytest.param(e, id=e.name) for e in ENTRIES]
+
+
+def _entry_bug(name: str) -> str | None:
+    return {"echo.run": "echo.check_params(placements=0) raises TypeError ('int' object "
+                        "is not iterable) instead of ParameterError"}.get(name)
 
 
 def _call(entry: Entry, kwargs: dict[str, Any]) -> None:
@@ -172,7 +201,7 @@ def _kwargs(entry: Entry) -> st.SearchStrategy[dict[str, Any]]:
                                   for name, cheap in entry.cheap.items()})
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", _entry_params())
 def test_entry_point_runs_or_refuses(entry: Entry) -> None:
     @RUNS
     @given(kwargs=_kwargs(entry))
@@ -182,7 +211,7 @@ def test_entry_point_runs_or_refuses(entry: Entry) -> None:
     prop()
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
+@pytest.mark.parametrize("entry", _entry_params())
 def test_one_hostile_parameter_is_refused_by_name(entry: Entry) -> None:
     """All cheap but one hostile: the error names exactly that parameter (or the
     call runs, when the hostile value happens to be acceptable, e.g. 0)."""
@@ -220,6 +249,9 @@ def _experiment_modules() -> list[Any]:
 KNOWN_BUGS = {
     "threadcost.experiments.sleepers":
         "sleepers.check_params(variants=-1) raises TypeError ('int' object is not "
+        "iterable) instead of ParameterError",
+    "threadcost.experiments.echo":
+        "echo.check_params(placements=0) raises TypeError ('int' object is not "
         "iterable) instead of ParameterError",
 }
 
