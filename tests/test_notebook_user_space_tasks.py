@@ -1,0 +1,41 @@
+"""Notebook 05 under quick parameters: it runs, stores its runs and its figures."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.conftest import quick_params, run_notebook
+from threadcost import datastore
+
+pytestmark = pytest.mark.notebook
+
+FIGURES = ["tasks_switch_time", "tasks_memory_per_task", "tasks_sleepers",
+           "tasks_fiber_memory", "tasks_creation"]
+
+
+def test_notebook_records_fibers_peers_sleepers_and_figures(tmp_path) -> None:
+    out, data_dir = run_notebook("05_user_space_tasks.ipynb", tmp_path)
+    q = quick_params()
+    runs = datastore.list_runs("fibers", data_dir=data_dir)
+    assert sorted(r.meta["params"]["impl"] for r in runs) == sorted(q["tasks_fiber_impls"])
+    for run in runs:
+        assert len(run.table("round_trips")) == q["tasks_switch_iterations"]
+        assert list(run.table("per_fiber").touch_kib) == q["tasks_touch_kib"]
+    go_run = datastore.latest_run("peers", data_dir=data_dir)
+    assert go_run is not None
+    if shutil.which("go") is None:
+        assert go_run.meta["summary"]["skipped"]
+    else:
+        assert go_run.meta["summary"]["skipped"] is None
+    sleep_run = datastore.latest_run("sleepers", data_dir=data_dir)
+    assert sleep_run is not None
+    claim_ids = {c["claim_id"] for c in sleep_run.meta["summary"]["claims"]}
+    assert {"C15", "C17", "C10"} <= claim_ids
+    # the kernel-task runs of notebooks 02-04 are used, not stored again here
+    assert datastore.list_runs("thread_memory", data_dir=data_dir) == []
+    for stem in FIGURES:
+        for ext in ("svg", "png"):
+            assert (tmp_path / "figures" / f"{stem}.{ext}").is_file(), stem
+    assert "Traceback" not in out.read_text()
