@@ -1,0 +1,281 @@
+"""Figures, tables and the explorer of notebook 02 (memory per thread)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from threadcost import claims
+from threadcost.experiments import thread_memory
+from threadcost.results import Result
+
+KIB_PER_MIB = 1024
+# The parts of a thread's true cost, bottom to top of the stacked bar.
+PARTS = [("rss_kib", "user stack pages (VmRSS)"),
+         ("kernel_stack_kib", "kernel stack (KernelStack)"),
+         ("page_tables_kib", "page tables (VmPTE)"),
+         ("slab_kib", "kernel objects (SUnreclaim slab)")]
+
+
+def _fit(result: Result, name: str) -> dict[str, Any]:
+    return result.summary["per_thread"]["fit"][name]
+
+
+def _fit_label(f: dict[str, Any], unit: str = "KiB") -> str:
+    if f["method"] != "slope":
+        return f"{f['per_thread']:,.1f} {unit}/thread (delta / N)"
+    half = (f["ci95_high"] - f["ci95_low"]) / 2
+    return f"slope {f['per_thread']:,.2f} ± {half:,.2f} {unit}/thread, R² = {f['r2']:.4f}"
+
+
+def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
+    """VSZ (left) and RSS (right) growth against the threads started, each run a
+    dot, with the fitted line. Growth is this process's, from before the first
+    thread to all threads asleep."""
+    pts = result.tables["points"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
+    x = pts.started
+    xs = np.linspace(0, float(x.max()), 50)
+    for ax, name, label, scale, unit in (
+            (left, "vsz_kib", "virtual size (VmSize)", KIB_PER_MIB * 1024, "GiB"),
+            (right, "rss_kib", "resident set (VmRSS)", KIB_PER_MIB, "MiB")):
+        f = _fit(result, name)
+        ax.plot(x, pts[name] / scale, "o", ms=4, alpha=0.6, label=f"{label}, each run")
+        intercept = f["intercept_kib"] or 0.0
+        ax.plot(xs, (f["per_thread"] * xs + intercept) / scale, "-", lw=1.5,
+                label=_fit_label(f))
+        ax.set(xlabel="threads running (all asleep)",
+               ylabel=f"growth of {label} ({unit})")
+        ax.legend(loc="upper left", fontsize=9)
+    if "rss_rollup_kib" in pts and pts.rss_rollup_kib.notna().any():
+        right.plot(x, pts.rss_rollup_kib / KIB_PER_MIB, "x", ms=5, color="grey",
+                   label="same, counted by page walk (smaps_rollup)")
+        right.legend(loc="upper left", fontsize=9)
+    if log_virtual:
+        left.set_yscale("log")
+    stack = result.summary["stack_kib"]
+    left.set_title(f"Virtual: a {stack:,} KiB stack reserved per thread")
+    right.set_title("Resident: only the pages the thread wrote")
+    fig.tight_layout()
+    return fig
+
+
+def per_thread_table(result: Result) -> pd.DataFrame:
+    """Every counter's per-thread slope with its 95% interval and R^2."""
+    rows = []
+    for name in [*thread_memory.HEADLINE, "system_page_tables_kib"]:
+        f = result.summary["per_thread"]["fit"].get(name)
+        if f is None:
+            continue
+        rows.append({"counter": thread_memory.SERIES[name],
+                     "KiB per thread": f["per_thread"],
+                     "95% CI low": f["ci95_low"], "95% CI high": f["ci95_high"],
+                     "R²": f["r2"], "runs": f["n"], "method": f["method"]})
+    return pd.DataFrame(rows).set_index("counter")
+
+
+def _published_bars() -> list[tuple[str, dict[str, float]]]:
+    """Published per-thread costs that can be drawn as bars (KiB)."""
+    v = claims.values().set_index(["claim_id", "quantity"])["value"]
+    out = []
+    try:
+        out.append(("C12 published (S2)", {"rss_kib": v[("C12", "per_thread_rss_kib")],
+                                           "kernel_kib": v[("C12", "per_thread_kernel_kib")]}))
+        out.append(("C16 published (S4)\npage tables only",
+                    {"page_tables_kib": v[("C16", "per_thread_page_tables_kib")]}))
+    except KeyError:
+        pass
+    return out
+
+
+def breakdown_figure(result: Result, with_published: bool = True) -> plt.Figure:
+    """A stacked bar of one thread's true cost on this machine (user RSS and each
+    kernel part, KiB per thread from the slopes), beside published numbers."""
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fits = result.summary["per_thread"]["fit"]
+    bars: list[tuple[str, dict[str, float]]] = [
+        ("this machine", {name: fits[name]["per_thread"] for name, _ in PARTS})]
+    if with_published:
+        bars += _published_bars()
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.9 * len(bars)))
+    labels_done: set[str] = set()
+    for i, (_label, parts) in enumerate(reversed(bars)):
+        left = 0.0
+        for j, (name, text) in enumerate([*PARTS, ("kernel_kib", "kernel, not split")]):
+            value = parts.get(name)
+            if value is None:
+                continue
+            value = max(value, 0.0)
+            hatch = "//" if name == "kernel_kib" else None
+            ax.barh(i, value, left=left, color=colours[j % len(colours)], hatch=hatch,
+                    edgecolor="white", label=None if text in labels_done else text)
+            labels_done.add(text)
+            if value >= 3:
+                ax.text(left + value / 2, i, f"{value:.1f}", ha="center", va="center",
+                        fontsize=9, color="white")
+            left += value
+        ax.text(left + 0.5, i, f"{left:.1f} KiB", va="center", fontsize=10)
+    ax.set_yticks(range(len(bars)), [b[0] for b in reversed(bars)])
+    total = fits["total_kib"]
+    ax.set(xlabel="memory per thread (KiB), including the kernel's",
+           title=f"One idle thread costs about {total['per_thread']:.0f} KiB, "
+                 f"{fits['rss_kib']['per_thread']:.0f} of them visible in RSS")
+    ax.set_xlim(0, ax.get_xlim()[1] * 1.15)
+    handles, names = ax.get_legend_handles_labels()
+    order = [t for _, t in PARTS] + ["kernel, not split"]
+    pairs = sorted(zip(names, handles, strict=True), key=lambda p: order.index(p[0]))
+    ax.legend([h for _, h in pairs], [n for n, _ in pairs], loc="upper center",
+              bbox_to_anchor=(0.5, -0.35 if len(bars) > 2 else -0.5), ncol=3, fontsize=9,
+              frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def touch_figure(result: Result) -> plt.Figure:
+    """Resident set per thread against the depth of stack each thread wrote,
+    with the published C06 point (its total / 10,000)."""
+    pts = result.tables["points"]
+    per = pts.rss_kib / pts.started
+    fig, ax = plt.subplots()
+    ax.plot(pts.touch_kib, per, "o", ms=5, alpha=0.7, label="this machine, each run (VmRSS)")
+    if pts.rss_rollup_kib.notna().any():
+        ax.plot(pts.touch_kib, pts.rss_rollup_kib / pts.started, "x", color="grey",
+                label="same, by page walk (smaps_rollup)")
+    fit = result.summary.get("rss_vs_touch_fit")
+    top = float(pts.touch_kib.max())
+    if fit:
+        xs = np.array([0.0, top])
+        ax.plot(xs, fit["rss_per_touched_kib"] * xs + fit["untouched_kib"], "-", lw=1,
+                label=f"fit: {fit['rss_per_touched_kib']:.3f} KiB per KiB touched "
+                      f"+ {fit['untouched_kib']:.1f} KiB, R² = {fit['r2']:.4f}")
+    try:
+        c06 = claims.value("C06", "per_thread_rss_kib")
+        ax.plot([400], [c06], "D", color="C3", ms=8, label="C06 published (S0): 2.6 GiB / 10,000")
+    except KeyError:
+        pass
+    ax.plot([0, top], [0, top], ":", color="grey", label="1 KiB resident per KiB touched")
+    ax.set(xlabel="stack written by each thread (KiB)",
+           ylabel="resident set growth per thread (KiB)",
+           title=f"RSS follows the touched depth ({result.params['threads']:,} threads)")
+    ax.legend(loc="upper left", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def stack_figure(result: Result) -> plt.Figure:
+    """Per-thread VSZ and RSS for each stack size (log-log): VSZ follows the
+    stack size, RSS does not."""
+    table = result.tables["per_stack_size"].sort_values("stack_used_kib")
+    fig, ax = plt.subplots()
+    x = table.stack_used_kib
+    ax.plot(x, table.vsz_kib_per_thread, "o-", label="virtual size per thread (VmSize)")
+    ax.plot(x, table.rss_kib_per_thread, "s-", label="resident set per thread (VmRSS)")
+    ax.plot(x, table.kernel_kib_per_thread, "^-",
+            label="kernel memory per thread (stack + page tables + slab)")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(list(x), [f"{v:,}" for v in x])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+    ax.set_yscale("log")
+    ax.set(xlabel="stack size of each thread (KiB, log)", ylabel="KiB per thread (log)",
+           title=f"Stack size moves VSZ, not RSS ({result.params['threads']:,} threads)")
+    ax.legend(loc="upper left", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def claims_table(*results: Result) -> pd.DataFrame:
+    """Every claim row of these runs beside its published value, with the ratio."""
+    pub = claims.values().set_index(["claim_id", "quantity"])
+    rows = []
+    for result in results:
+        for c in result.summary.get("claims", []):
+            key = (c["claim_id"], c.get("published_quantity") or c["quantity"])
+            published = float(pub.loc[key, "value"]) if key in pub.index else math.nan
+            measured = c.get("measured", math.nan)
+            rows.append({
+                "claim": c["claim_id"], "quantity": c["quantity"],
+                "published": published, "this machine": measured,
+                "ratio (this / published)": measured / published
+                if published and not math.isnan(published) and measured == measured
+                else math.nan,
+                "unit": c["unit"], "how": c.get("note") or c.get("not_run", ""),
+            })
+    return pd.DataFrame(rows)
+
+
+def claims_figure(table: pd.DataFrame) -> plt.Figure:
+    """Ratio of this machine's number to the published one, per claim quantity
+    (log axis; 1 = the same)."""
+    data = table.dropna(subset=["ratio (this / published)"]).reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(8, 0.9 + 0.42 * max(len(data), 1)))
+    labels = [f"{r.claim} {r.quantity}" for r in data.itertuples()]
+    ratios = data["ratio (this / published)"].to_numpy(dtype=float)
+    ys = np.arange(len(data))
+    colours = ["C2" if 0.5 <= r <= 2 else "C3" for r in ratios]
+    ax.hlines(ys, 1.0, ratios, color=colours, lw=2)
+    ax.scatter(ratios, ys, color=colours, s=40, zorder=3)
+    for y, r in zip(ys, ratios, strict=True):
+        ax.text(r * (1.12 if r >= 1 else 1 / 1.12), y, f"{r:.2f}x", va="center",
+                ha="left" if r >= 1 else "right", fontsize=9)
+    ax.axvline(1.0, color="black", lw=1)
+    ax.axvspan(0.5, 2.0, color="C2", alpha=0.08)
+    ax.set_xscale("log")
+    lo = min(0.25, float(ratios.min()) / 2) if len(ratios) else 0.25
+    hi = max(4.0, float(ratios.max()) * 2) if len(ratios) else 4.0
+    ax.set_xlim(lo, hi)
+    ticks = [t for t in (0.01, 0.1, 0.25, 0.5, 1, 2, 4, 10, 100) if lo <= t <= hi]
+    ax.set_xticks(ticks, [f"{t:g}x" for t in ticks])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+    ax.set_yticks(ys, labels)
+    ax.set_ylim(len(data) - 0.5, -0.5)
+    ax.set(xlabel="this machine / published (log; shaded: within 2x)",
+           title="Published memory claims beside this machine")
+    fig.tight_layout()
+    return fig
+
+
+def limits_frame(result: Result) -> pd.DataFrame:
+    """The limits table, readable (None shown as '-')."""
+    table = pd.DataFrame(result.summary["limits"])
+    table["threads_allowed"] = table.threads_allowed.map(
+        lambda v: "-" if v is None or v != v else f"{int(v):,}")
+    table["value"] = table.value.map(
+        lambda v: "unlimited" if v is None or v != v else f"{v:,}" if isinstance(v, int) else v)
+    return table.set_index("limit")[["value", "unit", "threads_allowed", "applies", "note"]]
+
+
+def explorer(threads: int = 1000, stack_kib: int = 0, touch_kib: int = 0) -> Any:
+    """Sliders for thread count, stack size and touch depth: each change
+    measures 4 thread counts up to the chosen one (one fresh process each) and
+    redraws the virtual-vs-resident curves and the per-thread stacked bar."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    sizes = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
+    n = w.IntSlider(value=threads, min=40, max=10_000, step=40, description="threads",
+                    continuous_update=False)
+    stack = w.SelectionSlider(options=[("default", 0)] + [(f"{s:,} KiB", s) for s in sizes],
+                              value=stack_kib if stack_kib in sizes else 0,
+                              description="stack", continuous_update=False)
+    touch = w.IntSlider(value=touch_kib, min=0, max=1024, step=16, description="touch KiB",
+                        continuous_update=False)
+
+    def draw(threads: int, stack_kib: int, touch_kib: int) -> None:
+        room = thread_memory.effective_stack_kib(stack_kib) - thread_memory.SAFETY_KIB
+        if touch_kib > room:
+            touch_kib = max(room - room % 4, 0)
+            display(f"touch reduced to {touch_kib} KiB: the stack leaves no more room")
+        counts = sorted({max(threads * k // 4, 1) for k in (1, 2, 3, 4)})
+        result = thread_memory.run(thread_counts=counts, stack_kib=stack_kib,
+                                   touch_kib=touch_kib, repeats=1)
+        figures = [vs_threads_figure(result, log_virtual=True),
+                   breakdown_figure(result, with_published=False)]
+        plt.show()
+        for fig in figures:
+            plt.close(fig)
+
+    return w.interactive(draw, threads=n, stack_kib=stack, touch_kib=touch)
