@@ -5,10 +5,13 @@
  * threadcost/experiments/launch.py starts this static program instead, with
  *
  *   launch_driver KIND ITERATIONS WARMUP STACK_KIB PARENT_TOUCH_KIB PAUSE_NS SPAWN_PATH
+ *                 [BASELINE_ITERATIONS]
  *
  * and reads back, on stdout, seven int64 (status, err, warmup_done, done,
  * touched_kib, rss_before_touch_kib, rss_after_touch_kib) followed by the
  * warm-up samples and the timed samples, four int64 each (tc_launch_sample).
+ * With BASELINE_ITERATIONS > 0, three more int64 follow (status, err, total_ns)
+ * of tc_launch_plain_loop, run in the same process right after the series.
  * Exit status 2: bad arguments; 1: out of memory or stdout failed; 0 otherwise
  * (the kernel's own status, e.g. TC_ELIMIT, is in the first field).
  * Built by the Makefile (or on first use by launch.py) into build/native/.
@@ -48,8 +51,8 @@ static int write_all(const void *buf, size_t len)
 
 int main(int argc, char **argv)
 {
-    int64_t kind, iterations, warmup, stack_kib, touch_kib, pause_ns;
-    if (argc != 8 || parse(argv[1], 0, 4, &kind) || parse(argv[2], 1, 10000000, &iterations) ||
+    int64_t kind, iterations, warmup, stack_kib, touch_kib, pause_ns, baseline = 0;
+    if ((argc != 8 && argc != 9) || (argc == 9 && parse(argv[8], 0, 10000000, &baseline)) || parse(argv[1], 0, 4, &kind) || parse(argv[2], 1, 10000000, &iterations) ||
         parse(argv[3], 0, 1000000, &warmup) || parse(argv[4], 0, 1 << 30, &stack_kib) ||
         parse(argv[5], 0, INT64_C(1) << 40, &touch_kib) ||
         parse(argv[6], 0, INT64_C(1) << 40, &pause_ns))
@@ -69,6 +72,15 @@ int main(int argc, char **argv)
     int bad = write_all(head, sizeof head) ||
               write_all(first, sizeof *first * (size_t)r.warmup_done) ||
               write_all(samples, sizeof *samples * (size_t)r.done);
+    if (!bad && baseline > 0) {
+        int64_t total = 0;
+        int err = 0;
+        int64_t tail[3];
+        tail[0] = tc_launch_plain_loop((int)baseline, &total, &err);
+        tail[1] = err;
+        tail[2] = total;
+        bad = write_all(tail, sizeof tail);
+    }
     free(first);
     free(samples);
     return bad ? 1 : 0;

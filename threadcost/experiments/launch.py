@@ -184,10 +184,11 @@ def _samples(arr: Any, n: int) -> dict[str, np.ndarray]:
 
 def _series_in_driver(driver: str, kind: str, iterations: int, warmup: int,
                       stack_kib: int, parent_touch_mib: int, pause_us: int,
-                      spawn_path: str, timeout: float) -> tuple[list[int], np.ndarray,
-                                                                np.ndarray]:
+                      spawn_path: str, timeout: float, baseline_iterations: int = 0,
+                      ) -> tuple[list[int], np.ndarray, np.ndarray, list[int]]:
     args = [driver, str(KINDS[kind]), str(iterations), str(warmup), str(stack_kib),
-            str(parent_touch_mib * 1024), str(pause_us * 1000), spawn_path or "-"]
+            str(parent_touch_mib * 1024), str(pause_us * 1000), spawn_path or "-",
+            str(baseline_iterations)]
     proc = subprocess.run(args, capture_output=True, stdin=subprocess.DEVNULL,
                           timeout=timeout, check=False)
     if proc.returncode != 0:
@@ -196,10 +197,12 @@ def _series_in_driver(driver: str, kind: str, iterations: int, warmup: int,
     raw = np.frombuffer(proc.stdout, dtype=np.int64)
     head = [int(v) for v in raw[:HEADER_FIELDS]]
     warm_done, done = head[2], head[3]
-    body = raw[HEADER_FIELDS:].reshape(-1, 4)
-    if len(body) != warm_done + done:
-        raise KernelError("launch_driver", lib.TC_ESYS, 0, "short output")
-    return head, body[:warm_done], body[warm_done:]
+    end = HEADER_FIELDS + 4 * (warm_done + done)
+    tail = [int(v) for v in raw[end:]]
+    if len(raw) < end or len(tail) != (3 if baseline_iterations else 0):
+        raise KernelError("launch_driver", lib.TC_ESYS, 0, "output of unexpected length")
+    body = raw[HEADER_FIELDS:end].reshape(-1, 4)
+    return head, body[:warm_done], body[warm_done:], tail
 
 
 def _columns(raw: np.ndarray) -> dict[str, np.ndarray]:
@@ -209,20 +212,27 @@ def _columns(raw: np.ndarray) -> dict[str, np.ndarray]:
 
 def series_task(kind: str, iterations: int, warmup: int, stack_kib: int,
                 parent_touch_mib: int, pause_us: int, spawn_path: str,
-                pin: list[int] | None, parent: str = "small",
-                timeout: float = 600.0) -> dict[str, Any]:
+                pin: list[int] | None, parent: str = "small", timeout: float = 600.0,
+                baseline_iterations: int = 0) -> dict[str, Any]:
     """One series of launches of one kind (child side).
 
     parent "small": in launch_driver, a small static C process, so fork copies
     only what that process holds; "python": right here, in this Python process.
+    With baseline_iterations > 0 (driver only), the plain create+join loop runs
+    in the same process right after the series.
     """
+    baseline: dict[str, Any] | None = None
     _pin(pin)
     driver = build_tool("launch_driver") if parent == "small" else None
     if driver is not None:
-        head, first, steady = _series_in_driver(str(driver), kind, iterations, warmup,
-                                                stack_kib, parent_touch_mib, pause_us,
-                                                spawn_path, timeout)
+        head, first, steady, tail = _series_in_driver(
+            str(driver), kind, iterations, warmup, stack_kib, parent_touch_mib, pause_us,
+            spawn_path, timeout, baseline_iterations)
         check_status("tc_launch_series", head[0], head[1], f"kind {kind}")
+        if tail:
+            check_status("tc_launch_plain_loop", tail[0], tail[1])
+            baseline = {"status": tail[0], "err": tail[1], "iterations": baseline_iterations,
+                        "total_ns": tail[2], "where": "launch_driver, after the series"}
         status, err, touched, rss0, rss1 = head[0], head[1], head[4], head[5], head[6]
         first_cols, steady_cols = _columns(first), _columns(steady)
         where = "launch_driver (small static C process)"
@@ -244,7 +254,7 @@ def series_task(kind: str, iterations: int, warmup: int, stack_kib: int,
     return {"status": int(status), "err": int(err), "first": first_cols,
             "steady": steady_cols, "touched_kib": int(touched),
             "rss_growth_kib": int(rss1 - rss0), "parent_rss_kib": int(rss1),
-            "parent": where, "cpu": int(lib.tc_current_cpu())}
+            "parent": where, "cpu": int(lib.tc_current_cpu()), "baseline": baseline}
 
 
 def timer_task(pin: list[int] | None) -> int:
@@ -262,7 +272,7 @@ def baseline_task(iterations: int, pin: list[int] | None) -> dict[str, Any]:
     status = lib.tc_launch_plain_loop(iterations, total, err)
     check_status("tc_launch_plain_loop", status, err[0])
     return {"status": int(status), "err": int(err[0]), "iterations": iterations,
-            "total_ns": int(total[0])}
+            "total_ns": int(total[0]), "where": "a Python child process"}
 
 
 def burst_task(n: int, repeats: int, stack_kib: int,
@@ -306,9 +316,12 @@ def _timeout(launches: int, mib: int = 0) -> float:
 
 
 def _progress(total: int, enabled: bool) -> Any:
-    from tqdm.auto import tqdm
+    """A text progress bar on stderr: it also reads right in a notebook run by papermill."""
+    import sys
 
-    return tqdm(total=total, desc="launch", unit="task", disable=not enabled, leave=False)
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="launch", unit="task", disable=not enabled, file=sys.stderr)
 
 
 def _limit(kind: str, err: int) -> dict[str, Any]:
@@ -352,15 +365,18 @@ def run(kinds: Any = "thread", iterations: Any = 1000, warmup: Any = 20, stack_k
         ("timer", timer_task, {"pin": p["pin"]}, 60.0)]
     deadline = _timeout(p["iterations"] + p["warmup"], max(p["parent_touch_mib"])) + \
         (p["iterations"] + p["warmup"]) * p["pause_us"] / 1e6
+    in_driver = p["baseline"] and p["parent"] == "small" and build_tool("launch_driver")
     for mib in p["parent_touch_mib"]:
         for kind in p["kinds"]:
+            with_baseline = in_driver and kind == "thread" and mib == min(p["parent_touch_mib"])
             tasks.append((f"series:{kind}:{mib}", series_task, {
                 "kind": kind, "iterations": p["iterations"], "warmup": p["warmup"],
                 "stack_kib": p["stack_kib"], "parent_touch_mib": mib,
                 "pause_us": p["pause_us"], "spawn_path": spawn_path, "pin": p["pin"],
-                "parent": p["parent"], "timeout": deadline},
+                "parent": p["parent"], "timeout": deadline,
+                "baseline_iterations": p["iterations"] if with_baseline else 0},
                 deadline + 10.0))
-    if p["baseline"] and "thread" in p["kinds"]:
+    if p["baseline"] and "thread" in p["kinds"] and not in_driver:
         tasks.append(("baseline", baseline_task,
                       {"iterations": p["iterations"], "pin": p["pin"]},
                       _timeout(p["iterations"])))
@@ -465,12 +481,13 @@ def _assemble(p: dict[str, Any], outputs: dict[str, Any], spawn_path: str,
         med = thread0["lifecycle_ns"]["p50"]
         summary["timer_overhead_share_of_median"] = (
             2 * summary["timer_overhead_ns"] / med if med and med > 0 else None)
-    if "baseline" in outputs:
-        b = outputs["baseline"]
+    series0 = outputs.get(f"series:thread:{min(p['parent_touch_mib'])}") or {}
+    b = outputs.get("baseline") or series0.get("baseline")
+    if b:
         mean = b["total_ns"] / b["iterations"]
         summary["baseline"] = {
             "what": "plain pthread_create(NULL attr) + pthread_join loop, timed as a whole",
-            "iterations": b["iterations"], "mean_ns": mean,
+            "where": b["where"], "iterations": b["iterations"], "mean_ns": mean,
             "series_mean_lifecycle_ns": thread0["lifecycle_ns"]["mean"] if thread0 else None,
             "ratio_series_to_baseline": (thread0["lifecycle_ns"]["mean"] / mean
                                          if thread0 and mean > 0 else None)}
@@ -479,6 +496,7 @@ def _assemble(p: dict[str, Any], outputs: dict[str, Any], spawn_path: str,
         pd.DataFrame(columns=["kind", "parent_touch_mib", "phase", "index", *METRICS]),
         "distributions": pd.DataFrame(dist_rows),
     }
+    summary["memory_fit"] = _memory_fits(tables["samples"])
     _assemble_burst(outputs, summary, tables)
     if "memcpy" in outputs:
         summary["memcpy"] = {"bytes": p["memcpy_kib"] * 1024,
@@ -487,6 +505,20 @@ def _assemble(p: dict[str, Any], outputs: dict[str, Any], spawn_path: str,
                                          "ns": outputs["memcpy"]})
     summary["claims"] = claim_rows(p, summary, outputs)
     return summary, tables
+
+
+def _memory_fits(samples: pd.DataFrame) -> dict[str, Any]:
+    """Per kind, create time (ns) fitted against parent memory (MiB), every
+    steady sample a point: the slope is ns per MiB the parent holds."""
+    from threadcost import stats
+
+    fits: dict[str, Any] = {}
+    steady = samples[samples.phase == "steady"]
+    for kind, group in steady.groupby("kind"):
+        if group.parent_touch_mib.nunique() >= 2 and len(group) >= 3:
+            fits[str(kind)] = stats.fit_line(group.parent_touch_mib,
+                                             group.create_ns).as_dict()
+    return fits
 
 
 def _find(series: list[dict[str, Any]], kind: str, mib: int) -> dict[str, Any] | None:
@@ -615,7 +647,7 @@ def _burst_claim_rows(p: dict[str, Any], summary: dict[str, Any]) -> list[dict[s
                      "measured": m, "ci_low": lo, "ci_high": hi, "unit": "s",
                      "published_quantity": quantity, "note": note})
     m, lo, hi = mean("wall_ns", 1e-9)
-    rows.append({"claim_id": "C11", "quantity": "thread_burst_wall_s_scaled",
+    rows.append({"claim_id": "C11", "quantity": "thread_burst_wall_s_scaled_vs_goroutines",
                  "measured": m, "ci_low": lo, "ci_high": hi, "unit": "s",
                  "published_quantity": None,
                  "note": "OS threads on this machine, for contrast with C11's goroutines "

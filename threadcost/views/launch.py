@@ -1,0 +1,427 @@
+"""Figures, tables and the interactive explorer of the launch experiment (C09, C10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from threadcost import claims
+from threadcost.results import Result
+
+KIND_LABELS = {
+    "thread": "thread (pthread_create)",
+    "fork": "fork",
+    "vfork": "vfork",
+    "posix_spawn": "posix_spawn (tiny static binary)",
+    "clone": "clone(CLONE_VM|CLONE_VFORK)",
+}
+METRIC_LABELS = {
+    "lifecycle_ns": "whole short life: create + join",
+    "create_ns": "create call, until it returns in the parent",
+    "first_run_ns": "create called -> child's first instruction",
+    "join_ns": "join / waitpid after create returned",
+}
+
+
+def _steady(result: Result) -> pd.DataFrame:
+    samples = result.tables["samples"]
+    return samples[samples.phase == "steady"]
+
+
+def distribution_table(result: Result, metric: str = "lifecycle_ns") -> pd.DataFrame:
+    """min, p50, p90, p99, max and mean of one metric, in microseconds, per series."""
+    d = result.tables["distributions"]
+    d = d[(d.metric == metric) & (d.phase == "steady")]
+    out = d.set_index(["kind", "parent_touch_mib"])[["min", "p50", "p90", "p99", "max",
+                                                     "mean"]] / 1000
+    out["n"] = d.set_index(["kind", "parent_touch_mib"])["n"].astype(int)
+    out.columns = [f"{c} (us)" if c != "n" else c for c in out.columns]
+    return out
+
+
+def phases_table(result: Result) -> pd.DataFrame:
+    """Per kind at the smallest parent memory: the very first launch, the other
+    warm-up launches and the steady state (lifecycle, microseconds)."""
+    mib = min(result.params["parent_touch_mib"])
+    rows = []
+    for e in result.summary["series"]:
+        if e["parent_touch_mib"] != mib:
+            continue
+        first = e["first_launches_lifecycle_ns"]
+        rows.append({"kind": e["kind"],
+                     "very first launch (us)": (e["very_first_lifecycle_ns"] or np.nan) / 1000,
+                     "warm-up launches, p50 (us)": first["p50"] / 1000,
+                     "steady state, p50 (us)": e["lifecycle_ns"]["p50"] / 1000,
+                     "steady state, p99 (us)": e["lifecycle_ns"]["p99"] / 1000})
+    return pd.DataFrame(rows).set_index("kind")
+
+
+def distributions_figure(result: Result, metric: str = "lifecycle_ns",
+                         parent_mib: int | None = None,
+                         kinds: list[str] | None = None) -> plt.Figure:
+    """ECDF of one metric per kind (log time axis), at one parent memory size."""
+    samples = _steady(result)
+    mib = min(result.params["parent_touch_mib"]) if parent_mib is None else parent_mib
+    kinds = kinds or list(result.params["kinds"])
+    fig, ax = plt.subplots()
+    for kind in kinds:
+        sel = samples[(samples.kind == kind) & (samples.parent_touch_mib == mib)][metric]
+        values = np.sort(sel.dropna().to_numpy(dtype=float)) / 1000
+        values = values[values > 0]
+        if values.size == 0:
+            continue
+        ax.step(values, np.arange(1, values.size + 1) / values.size, where="post",
+                label=KIND_LABELS.get(kind, kind), lw=2)
+    ax.set_xscale("log")
+    ax.set(xlabel=f"time per launch (us, log scale): {METRIC_LABELS[metric]}",
+           ylabel="share of launches at or below",
+           title=f"Launch time, one per launch, parent holding {mib} MiB")
+    ax.legend(loc="lower right", fontsize="small")
+    return fig
+
+
+def histogram_figure(result: Result, metric: str = "lifecycle_ns",
+                     parent_mib: int | None = None,
+                     kinds: list[str] | None = None) -> plt.Figure:
+    """Histograms of one metric per kind on log-spaced bins."""
+    samples = _steady(result)
+    mib = min(result.params["parent_touch_mib"]) if parent_mib is None else parent_mib
+    kinds = kinds or list(result.params["kinds"])
+    sel = samples[(samples.parent_touch_mib == mib) & samples.kind.isin(kinds)]
+    values = sel[metric].dropna().to_numpy(dtype=float) / 1000
+    values = values[values > 0]
+    fig, ax = plt.subplots()
+    if values.size:
+        bins = np.logspace(np.log10(values.min()), np.log10(values.max()), 60)
+        for kind in kinds:
+            v = sel[sel.kind == kind][metric].dropna().to_numpy(dtype=float) / 1000
+            v = v[v > 0]
+            if v.size:
+                ax.hist(v, bins=bins, histtype="step", lw=2, label=KIND_LABELS.get(kind, kind))
+    ax.set_xscale("log")
+    ax.set(xlabel=f"time per launch (us, log scale): {METRIC_LABELS[metric]}",
+           ylabel="launches per bin", title=f"Launch time histogram, parent holding {mib} MiB")
+    ax.legend(loc="upper right", fontsize="small")
+    return fig
+
+
+def memory_figure(result: Result, metric: str = "create_ns") -> plt.Figure:
+    """Median time per launch (bars: p10..p90 not kept, so p50 to p90) vs parent memory."""
+    d = result.tables["distributions"]
+    d = d[(d.metric == metric) & (d.phase == "steady")]
+    fig, ax = plt.subplots()
+    for kind in result.params["kinds"]:
+        k = d[d.kind == kind].sort_values("parent_touch_mib")
+        if k.empty:
+            continue
+        x = k.parent_touch_mib.to_numpy(dtype=float)
+        p50 = k.p50.to_numpy(dtype=float) / 1000
+        p90 = k.p90.to_numpy(dtype=float) / 1000
+        ax.errorbar(x, p50, yerr=[np.zeros_like(p50), p90 - p50], marker="o", capsize=3,
+                    lw=2, label=KIND_LABELS.get(kind, kind))
+    ax.set_yscale("log")
+    mems = sorted(result.params["parent_touch_mib"])
+    if len(mems) > 1 and mems[-1] / max(mems[1], 1) > 8:
+        ax.set_xscale("symlog", linthresh=max(mems[1], 1))
+    ax.set_xticks(mems)
+    ax.set_xticklabels([str(m) for m in mems])
+    ax.set(xlabel="memory the parent holds, every page written (MiB)",
+           ylabel="time per launch (us, log): p50, bar to p90",
+           title=f"Launch vs parent memory ({METRIC_LABELS[metric].split(',')[0]})")
+    ax.legend(fontsize="small", loc="upper left")
+    return fig
+
+
+def burst_figure(result: Result) -> plt.Figure:
+    """Left: time to create all N threads (all alive at once) vs N, with the
+    fitted line. Right: mean time per create vs N, first burst vs later ones."""
+    b = result.tables["burst"]
+    b = b[b.created == b.n]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    first, later = b[b.repeat == 0], b[b.repeat > 0]
+    left.plot(b.n, b.create_total_ns / 1e6, "o", label="create all N (each burst)")
+    left.plot(b.n, b.wall_ns / 1e6, "s", mfc="none", label="create all + release + join all")
+    fit = result.summary.get("burst_fit", {}).get("create_total_ns")
+    if fit:
+        xs = np.array([b.n.min(), b.n.max()], dtype=float)
+        left.plot(xs, (fit["slope"] * xs + fit["intercept"]) / 1e6, ls="--", color="grey",
+                  label=f"fit: {fit['slope'] / 1000:.1f} us per create, R$^2$ {fit['r2']:.3f}")
+    left.set(xlabel="threads alive at once (N)", ylabel="time for the whole burst (ms)",
+             title="Burst: time grows with N")
+    left.legend(fontsize="small", loc="upper left")
+    right.plot(first.n, first.create_mean_ns / 1000, "o-", label="first burst (fresh stacks)")
+    if not later.empty:
+        agg = later.groupby("n").create_mean_ns.mean()
+        right.plot(agg.index, agg.to_numpy() / 1000, "s--",
+                   label="later bursts (glibc may reuse cached stacks)")
+    serial = _serial_thread_create(result)
+    if serial is not None:
+        right.axhline(serial / 1000, color="grey", ls=":",
+                      label="one at a time (serial create, mean)")
+    right.set_xscale("log")
+    right.set(xlabel="threads alive at once (N, log)", ylabel="mean time per create (us)",
+              title="Per-thread create time")
+    right.set_ylim(bottom=0)
+    right.legend(fontsize="small", loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def _serial_thread_create(result: Result) -> float | None:
+    for e in result.summary["series"]:
+        if e["kind"] == "thread" and e["parent_touch_mib"] == min(
+                result.params["parent_touch_mib"]):
+            return float(e["create_ns"]["mean"])
+    return None
+
+
+def c09_table(result: Result) -> pd.DataFrame:
+    """C09's published numbers beside this run's (microseconds)."""
+    pub = claims.values_for("C09").set_index("quantity")
+    rows = []
+    for row in result.summary["claims"]:
+        if row["claim_id"] != "C09" or row.get("published_quantity") not in pub.index:
+            continue
+        q = row["published_quantity"]
+        measured = row.get("measured")
+        rows.append({"quantity": q,
+                     "published (us)": pub.loc[q, "value"] / 1000,
+                     "this machine, mean (us)": measured / 1000 if measured is not None
+                     else np.nan,
+                     "this machine, p5..p95 (us)": (
+                         f"{row['ci_low'] / 1000:,.1f} .. {row['ci_high'] / 1000:,.1f}"
+                         if row.get("ci_low") is not None else row.get("not_run", "")),
+                     "ratio (here / published)": (measured / pub.loc[q, "value"]
+                                                  if measured is not None else np.nan)})
+    return pd.DataFrame(rows).set_index("quantity")
+
+
+def c09_figure(result: Result) -> plt.Figure:
+    """C09's published launch times beside this machine's, as bars (log scale)."""
+    t = c09_table(result)
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    x = np.arange(len(t))
+    ax.bar(x - 0.2, t["published (us)"], width=0.4, label="published (C09, S0-code)")
+    ax.bar(x + 0.2, t["this machine, mean (us)"], width=0.4, label="this machine")
+    ax.set_xticks(x)
+    labels = [q.replace("_launch_ns", "").replace("fork_", "fork ").replace("_ns", "")
+              .replace("mb", " MB").replace("memcpy_64kib", "memcpy 64 KiB") for q in t.index]
+    ax.set_xticklabels(labels, rotation=20, ha="right")
+    ax.set_yscale("log")
+    ax.set(ylabel="time per launch or copy (us, log)",
+           title="C09: create-call time, published vs this machine")
+    ax.legend(fontsize="small", loc="upper left")
+    return fig
+
+
+def explorer(result: Result) -> Any:
+    """Pick kinds, parent memory, metric and plot type; the figure redraws from the
+    measured samples (no rerun)."""
+    import ipywidgets as w
+
+    kinds = w.SelectMultiple(options=list(result.params["kinds"]),
+                             value=tuple(result.params["kinds"]), description="kinds",
+                             rows=min(5, len(result.params["kinds"])))
+    mib = w.Dropdown(options=list(result.params["parent_touch_mib"]),
+                     description="parent MiB")
+    metric = w.Dropdown(options=[(METRIC_LABELS[m], m) for m in METRIC_LABELS],
+                        value="lifecycle_ns", description="time")
+    plot = w.ToggleButtons(options=["ECDF", "histogram"], description="plot")
+
+    def draw(kinds: tuple[str, ...], mib: int, metric: str, plot: str) -> None:
+        chosen = list(kinds) or list(result.params["kinds"])
+        maker = distributions_figure if plot == "ECDF" else histogram_figure
+        fig = maker(result, metric=metric, parent_mib=mib, kinds=chosen)
+        plt.show()
+        plt.close(fig)
+
+    return w.interactive(draw, kinds=kinds, mib=mib, metric=metric, plot=plot)
+
+
+# ---------------------------------------------------------------- prose from the data
+# Every sentence that quotes a number is built here from the result it describes.
+
+def _us(ns: float | None, digits: int = 1) -> str:
+    if ns is None or ns != ns:
+        return "n/a"
+    return f"{ns / 1000:,.{digits}f} µs"
+
+
+def _series(result: Result, kind: str, mib: int | None = None) -> dict[str, Any] | None:
+    mib = min(result.params["parent_touch_mib"]) if mib is None else mib
+    for e in result.summary["series"]:
+        if e["kind"] == kind and e["parent_touch_mib"] == mib:
+            return e
+    return None
+
+
+def checks_text(result: Result) -> str:
+    s = result.summary
+    lines = [f"- The clock costs **{s['timer_overhead_ns']} ns** per read (median of "
+             "100,001 back-to-back reads, this run)."]
+    share = s.get("timer_overhead_share_of_median")
+    if share is not None:
+        lines.append(f"- Two reads bracket each timed interval: {share:.2%} of the median "
+                     "thread lifecycle.")
+    b = s.get("baseline")
+    if b and b.get("series_mean_lifecycle_ns"):
+        ratio = b["ratio_series_to_baseline"]
+        agree = "within 20%" if abs(ratio - 1) <= 0.2 else "not within 20%"
+        lines.append(
+            f"- Plain create+join loop ({b['iterations']:,} threads, default attributes, in "
+            f"{b.get('where', 'a child process')}): **{_us(b['mean_ns'])}** per thread on "
+            f"average; the per-launch series averaged "
+            f"**{_us(b['series_mean_lifecycle_ns'])}**, a ratio of {ratio:.2f} ({agree}). "
+            "Means are pulled by the rare slow launches of a busy machine; medians are in "
+            "the tables below.")
+    return "\n".join(lines)
+
+
+def kinds_text(result: Result) -> str:
+    thread = _series(result, "thread")
+    if thread is None:
+        return "No thread series in this run."
+    t = thread["lifecycle_ns"]["p50"]
+    parts = [f"A thread's whole short life took **{_us(t)}** at the median (create call "
+             f"{_us(thread['create_ns']['p50'])}, first instruction after "
+             f"{_us(thread['first_run_ns']['p50'])})."]
+    for kind in result.params["kinds"]:
+        e = _series(result, kind)
+        if kind == "thread" or e is None:
+            continue
+        v = e["lifecycle_ns"]["p50"]
+        parts.append(f"{KIND_LABELS[kind]}: {_us(v)}, {v / t:.1f}x the thread.")
+    return " ".join(parts)
+
+
+def first_launch_text(result: Result) -> str:
+    thread = _series(result, "thread")
+    if thread is None or thread["very_first_lifecycle_ns"] is None:
+        return "No warm-up launches were kept (launch_warmup = 0)."
+    first = thread["very_first_lifecycle_ns"]
+    steady = thread["lifecycle_ns"]["p50"]
+    return (f"The very first thread of its process took {_us(first)}, "
+            f"{first / steady:.1f}x the steady median of {_us(steady)}: the first launch "
+            "maps a fresh stack (and warms caches and the kernel's paths); later ones reuse "
+            "the cached stack. One launch is one sample, so this is an indication, not a "
+            "distribution.")
+
+
+def memory_fit_table(result: Result) -> pd.DataFrame:
+    """Per kind: create time against parent memory, least squares over every sample."""
+    rows = []
+    for kind, fit in result.summary.get("memory_fit", {}).items():
+        rows.append({"kind": kind, "slope (µs per MiB)": fit["slope"] / 1000,
+                     "95% CI low": fit["slope_ci95_low"] / 1000,
+                     "95% CI high": fit["slope_ci95_high"] / 1000,
+                     "intercept (µs)": fit["intercept"] / 1000, "R²": fit["r2"],
+                     "samples": fit["n"]})
+    return pd.DataFrame(rows).set_index("kind") if rows else pd.DataFrame()
+
+
+def memory_text(result: Result) -> str:
+    fits = result.summary.get("memory_fit", {})
+    if "fork" not in fits:
+        return "Fork was not measured at two or more parent memory sizes in this run."
+    f = fits["fork"]
+    text = (f"Each MiB the parent holds adds **{f['slope'] / 1000:.2f} µs** (95% CI "
+            f"{f['slope_ci95_low'] / 1000:.2f} to {f['slope_ci95_high'] / 1000:.2f}) to the "
+            f"fork call (R² {f['r2']:.2f} over {f['n']:,} launches; R² is low when launch "
+            "noise is large next to the trend).")
+    if "thread" in fits:
+        t = fits["thread"]
+        text += (f" For a thread the slope is {t['slope']:.1f} ns per MiB (95% CI "
+                 f"{t['slope_ci95_low']:.1f} to {t['slope_ci95_high']:.1f}): flat.")
+    return text
+
+
+def python_parent_text(result: Result, python_run: Result) -> str:
+    here = _series(result, "fork", 0) or _series(result, "fork")
+    py = python_run.summary["series"][0]
+    parts = [f"Forked from a Python process (resident {py['parent_rss_kib'] / 1024:,.0f} "
+             f"MiB), the fork call took **{_us(py['create_ns']['p50'])}** at the median "
+             f"({py['n']:,} launches)"]
+    if here:
+        parts.append(f", against {_us(here['create_ns']['p50'])} from the small driver "
+                     f"(resident {here['parent_rss_kib'] / 1024:,.1f} MiB, "
+                     f"{here['parent_touch_mib']} MiB extra), "
+                     f"{py['create_ns']['p50'] / here['create_ns']['p50']:.0f}x as long")
+    return "".join(parts) + ". Fork from a large process measures that process."
+
+
+def burst_table(result: Result) -> pd.DataFrame:
+    b = result.tables["burst"].copy()
+    out = pd.DataFrame({
+        "N": b.n, "burst": b.repeat + 1, "created": b.created,
+        "create p50 (µs)": b.create_p50_ns / 1000, "create p99 (µs)": b.create_p99_ns / 1000,
+        "create all (ms)": b.create_total_ns / 1e6, "join all (ms)": b.join_total_ns / 1e6,
+        "user (ms)": b.user_us / 1000, "sys (ms)": b.sys_us / 1000,
+        "threads alive": b.threads_alive, "VSZ growth (MiB)": b.vsz_delta_kib / 1024,
+        "RSS growth (MiB)": b.rss_delta_kib / 1024})
+    return out.set_index(["N", "burst"])
+
+
+def burst_text(result: Result) -> str:
+    fit = result.summary.get("burst_fit", {})
+    if "create_total_ns" not in fit:
+        return "Too few complete bursts for a fitted slope."
+    c, w = fit["create_total_ns"], fit.get("wall_ns")
+    text = (f"Creating N threads that stay alive costs **{c['slope'] / 1000:.1f} µs per "
+            f"thread** (slope; 95% CI {c['slope_ci95_low'] / 1000:.1f} to "
+            f"{c['slope_ci95_high'] / 1000:.1f}, R² {c['r2']:.3f}, {c['n']} bursts)")
+    if w:
+        text += (f"; with the release and the joins, **{w['slope'] / 1000:.1f} µs per "
+                 f"thread** (95% CI {w['slope_ci95_low'] / 1000:.1f} to "
+                 f"{w['slope_ci95_high'] / 1000:.1f})")
+    serial = _serial_thread_create(result)
+    if serial:
+        text += (f". One at a time, with each thread joined before the next, a create took "
+                 f"{_us(serial)} on average: a burst needs a fresh stack (mmap, guard page) "
+                 "and a new kernel task for every thread, and the process's memory map "
+                 "grows with each")
+    return text + "."
+
+
+def c10_table(result: Result) -> pd.DataFrame:
+    """The burst, scaled to a million threads, beside C10 (threads) and C11 (goroutines)."""
+    pub10 = claims.values_for("C10").set_index("quantity")["value"]
+    pub11 = claims.values_for("C11").set_index("quantity")["value"]
+    rows = {r["quantity"]: r for r in result.summary["claims"]
+            if r["claim_id"] == "C10" and "measured" in r}
+    out = []
+    for q in ("wall_s", "user_s", "sys_s"):
+        r = rows.get(f"thread_burst_{q}_scaled")
+        out.append({"quantity": q.replace("_s", " (s)"),
+                    "this machine, threads, scaled to 1e6": r["measured"] if r else np.nan,
+                    "C10: 1e6 Rust threads (S1)": pub10.get(q, np.nan),
+                    "C11: 1e6 goroutines (S1)": pub11.get(q, np.nan)})
+    note = next((r["note"] for r in rows.values()), "")
+    table = pd.DataFrame(out).set_index("quantity").round(2)
+    table.attrs["note"] = note
+    return table
+
+
+def conclusion_text(result: Result) -> str:
+    thread = _series(result, "thread")
+    fork = _series(result, "fork")
+    if thread is None:
+        return "No thread series in this run."
+    text = (f"On this machine a thread's create call took {_us(thread['create_ns']['p50'])} "
+            f"and its whole empty life {_us(thread['lifecycle_ns']['p50'])} (medians), "
+            "flat in the parent's memory")
+    if fork is not None:
+        text += (f"; a fork from a small parent took {_us(fork['create_ns']['p50'])} for the "
+                 f"call and {_us(fork['lifecycle_ns']['p50'])} for the whole life")
+        fit = result.summary.get("memory_fit", {}).get("fork")
+        if fit:
+            text += f", plus {fit['slope'] / 1000:.2f} µs per MiB the parent holds"
+    if "memcpy" in result.summary:
+        m = result.summary["memcpy"]
+        text += (f". For scale, copying {m['bytes'] // 1024} KiB with memcpy took "
+                 f"{_us(m['ns']['p50'], 2)}")
+    return text + (". vfork, clone(CLONE_VM) and posix_spawn avoid copying the page tables; "
+                   "posix_spawn pays for an execve instead. The next notebook measures "
+                   "switching between threads that already exist.")
