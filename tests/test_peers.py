@@ -100,14 +100,26 @@ def test_peers_cli_json() -> None:
 @pytest.mark.parametrize("args, word", [
     (["--iterations", "0"], "iterations"),
     (["--period-ms", "10", "--duration-ms", "5"], "duration_ms"),
-    (["--cpu", "none"], "cpu"),
-    (["--memory-count", "lots"], "memory_count"),
 ])
 def test_peers_bad_input_exits_2(args: list[str], word: str) -> None:
     proc = run_cli("peers", *args)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and word in lines[0]
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"cpu": None}, "cpu"),
+    ({"cpu": 4096}, "cpu"),
+    ({"memory_count": "lots"}, "memory_count"),
+    ({"memory_count": 2}, "memory_count"),
+    ({"warmup": -1}, "warmup"),
+    ({"sleepers_count": -1}, "sleepers_count"),
+])
+def test_peers_bad_parameters(kwargs: dict, name: str) -> None:
+    with pytest.raises(ParameterError) as info:
+        peers.run(**kwargs)
+    assert info.value.name == name
 
 
 # ------------------------------------------------------------------- sleepers
