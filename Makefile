@@ -10,7 +10,7 @@ PAPER_DIR ?= build/paper
 NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py
 NATIVE_LIB := threadcost/.native.stamp
 
-.PHONY: help setup native paper test lab clean lint sanitize strip
+.PHONY: help setup native paper test lab clean lint sanitize strip peers
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
@@ -47,7 +47,26 @@ build/native/launch_driver: native/launch_driver/launch_driver.c native/launch.c
 	cc -O2 -Wall -Wextra -Werror -pthread -Inative -static -o $@ $(filter %.c,$^) || \
 	  cc -O2 -Wall -Wextra -Werror -pthread -Inative -o $@ $(filter %.c,$^)
 
-setup: $(VENV)/.installed $(NATIVE_LIB) $(LAUNCH_TOOLS)
+# The Go peers of 05_user_space_tasks (the goroutine rows), built when `go` is on
+# PATH; without Go a note says so and those rows read "not run" (peers.py also
+# builds on demand). Offline: no toolchain download, no module proxy.
+PEERS_SRC := $(wildcard native/peers/go/*.go) native/peers/go/go.mod
+PEERS_BIN := build/peers/tcpeers
+GO_ENV := GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPROXY=off GOWORK=off CGO_ENABLED=0 \
+          GOCACHE=$(CURDIR)/build/peers/gocache GOPATH=$(CURDIR)/build/peers/gopath
+
+peers:
+	@if command -v go >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory -q $(PEERS_BIN) || $(MAKE) --no-print-directory $(PEERS_BIN); \
+	else \
+	  echo "note: Go is not on PATH: skipping the Go peers; the goroutine rows of notebook 05 will read 'not run' (install Go, e.g. conda-forge go)"; \
+	fi
+
+$(PEERS_BIN): $(PEERS_SRC)
+	@mkdir -p $(@D)
+	cd native/peers/go && env $(GO_ENV) go build -trimpath -o $(CURDIR)/$@ .
+
+setup: $(VENV)/.installed $(NATIVE_LIB) $(LAUNCH_TOOLS) peers
 
 native: $(NATIVE_LIB) $(LAUNCH_TOOLS)
 
