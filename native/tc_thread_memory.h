@@ -27,6 +27,7 @@ typedef struct {
     int64_t create_ns;       /* wall time of the creation loop */
     int64_t settle_ns;       /* from the last create until every thread checked in */
     int64_t join_ns;         /* release + join of every thread */
+    int64_t ballast;         /* idle threads started first to drain glibc's stack cache */
     int too_deep;            /* threads that refused to touch: not enough stack room */
     int err;                 /* errno of the failed call (limit or system error) */
     tc_limit_probe probe;    /* filled when a limit stopped creation */
@@ -46,10 +47,14 @@ int64_t tc_default_stack_bytes(void);
  * ncpus is 0) pins thread i to cpus[i % ncpus] and the caller to cpus[0].
  * When every started thread has checked in, the "during" counters are read.
  *
+ * Before the first reading, idle "ballast" threads take every stack glibc has
+ * cached that would fit (see `ballast`), so each measured thread maps a new one.
+ *
  * TC_OK or TC_ELIMIT (creation failed with EAGAIN/ENOMEM: `started` threads
  * run, `err` and `probe` say why): *group is set and the caller MUST call
- * tc_thread_memory_stop. Any other status: nothing is left running and
- * *group is NULL. TC_ETIMEOUT: threads did not check in within the deadline.
+ * tc_thread_memory_stop, unless the limit hit the ballast already (*group is
+ * NULL, started 0). Any other status: nothing is left running and *group is
+ * NULL. TC_ETIMEOUT: threads did not check in within the deadline.
  */
 int tc_thread_memory_start(int64_t threads, int64_t stack_kib, int64_t touch_kib,
                            const int *cpus, int ncpus, tc_thread_group **group,

@@ -28,8 +28,12 @@
 #define CHECKIN_BASE_NS (20LL * 1000000000LL)
 #define CHECKIN_PER_THREAD_NS (2LL * 1000000LL)
 
+/* At most this many idle threads are started to drain glibc's stack cache. */
+#define BALLAST_MAX 1024
+
 struct tc_thread_group {
     pthread_t *ids;
+    struct tc_thread_group *ballast;  /* idle threads holding formerly cached stacks */
     int64_t started;
     size_t touch_bytes;
     size_t stack_bytes;
@@ -145,13 +149,15 @@ int64_t tc_default_stack_bytes(void)
     return (int64_t)size;
 }
 
-/* Wake every thread, join them all, free the group. */
+/* Wake every thread, join them all, free the group (and its ballast). */
 static void release_and_join(struct tc_thread_group *g)
 {
     atomic_store(&g->release, 1);
     futex(&g->release, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
     for (int64_t i = 0; i < g->started; i++)
         pthread_join(g->ids[i], NULL);
+    if (g->ballast)
+        release_and_join(g->ballast);
     free(g->ids);
     free(g);
 }
@@ -170,6 +176,33 @@ static int wait_checkins(struct tc_thread_group *g, int64_t want)
         struct timespec ts = {0, left > 100000000 ? 100000000 : (long)left};
         futex(&g->running, FUTEX_WAIT_PRIVATE, seen, &ts);
     }
+}
+
+/*
+ * glibc keeps the stacks of finished threads in a cache, and a forked child
+ * inherits its parent's other threads' stacks there (the forkserver that runs
+ * our measurements has a few, from numpy's thread pool). A measured thread that
+ * reused one would add no virtual size and already-resident pages. So before
+ * the first reading, start idle threads with the same attributes until one of
+ * them needs a fresh mapping (VmSize grows): every fitting cached stack is then
+ * held by this ballast and the measured threads all get new stacks.
+ */
+static int drain_stack_cache(struct tc_thread_group *b, const pthread_attr_t *attr)
+{
+    while (b->started < BALLAST_MAX) {
+        tc_proc_status s0, s1;
+        memset(&s0, 0, sizeof s0);
+        memset(&s1, 0, sizeof s1);
+        tc_read_proc_status(&s0);
+        int rc = pthread_create(&b->ids[b->started], attr, worker, b);
+        if (rc != 0)
+            return rc;
+        b->started++;
+        tc_read_proc_status(&s1);
+        if (s1.vsz_kib > s0.vsz_kib)
+            break;
+    }
+    return wait_checkins(b, b->started) == TC_OK ? 0 : ETIMEDOUT;
 }
 
 static int make_attr(pthread_attr_t *attr, int64_t stack_kib, tc_thread_memory_result *out)
@@ -228,19 +261,41 @@ int tc_thread_memory_start(int64_t threads, int64_t stack_kib, int64_t touch_kib
     /* Bookkeeping is allocated and touched before the first reading, so it
      * does not count as the threads' memory. */
     struct tc_thread_group *g = calloc(1, sizeof *g);
+    struct tc_thread_group *b = calloc(1, sizeof *b);
     pthread_t *ids = g ? calloc((size_t)threads, sizeof *ids) : NULL;
-    if (!ids) {
+    pthread_t *bids = b ? calloc(BALLAST_MAX, sizeof *bids) : NULL;
+    if (!ids || !bids) {
+        free(ids);
+        free(bids);
         free(g);
+        free(b);
         pthread_attr_destroy(&attr);
         return TC_ENOMEM;
     }
     g->ids = ids;
+    b->ids = bids;
+    b->page = (size_t)sysconf(_SC_PAGESIZE);
+    atomic_init(&b->running, 0);
+    atomic_init(&b->release, 0);
+    atomic_init(&b->too_deep, 0);
+    g->ballast = b;
     g->touch_bytes = (size_t)out->touch_bytes;
     g->stack_bytes = (size_t)out->stack_bytes;
     g->page = (size_t)sysconf(_SC_PAGESIZE);
     atomic_init(&g->running, 0);
     atomic_init(&g->release, 0);
     atomic_init(&g->too_deep, 0);
+
+    rc = drain_stack_cache(b, &attr);
+    out->ballast = b->started;
+    if (rc != 0) {  /* no room for even the ballast: nothing is left running */
+        out->err = rc;
+        if (rc == EAGAIN || rc == ENOMEM)
+            probe_limit(&out->probe);
+        pthread_attr_destroy(&attr);
+        release_and_join(g);
+        return rc == EAGAIN || rc == ENOMEM ? TC_ELIMIT : TC_ESYS;
+    }
 
     tc_read_proc_status(&out->before);
     tc_read_meminfo(&out->mem_before);

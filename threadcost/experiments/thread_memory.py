@@ -171,6 +171,7 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
         "requested": threads, "started": int(out.started),
         "stack_bytes": int(out.stack_bytes), "guard_bytes": int(out.guard_bytes),
         "touch_kib": touch_kib, "too_deep": int(out.too_deep),
+        "cached_stacks_held": int(out.ballast),
         "vsz_kib": d["vsz"] - b["vsz"], "rss_kib": d["rss"] - b["rss"],
         "rss_rollup_kib": (rollup_during - rollup_before)
         if rollup_during is not None and rollup_before is not None else math.nan,
@@ -383,7 +384,8 @@ def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: 
         "guard_kib": int(last.guard_bytes) // 1024,
         "max_threads_measured": int(points.started.max()),
         "runs": len(points),
-        "threads_left_behind": int((points.threads_after - points.threads_before).max()),
+        "threads_left_behind": int((points.threads_after - points.threads_before
+                                    + points.cached_stacks_held).max()),
         "create_us_per_thread": stats.distribution(
             points.create_ns / points.started.clip(lower=1) / 1e3),
         "counters": SERIES,

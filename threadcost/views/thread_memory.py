@@ -279,3 +279,87 @@ def explorer(threads: int = 1000, stack_kib: int = 0, touch_kib: int = 0) -> Any
             plt.close(fig)
 
     return w.interactive(draw, threads=n, stack_kib=stack, touch_kib=touch)
+
+
+def sweep_text(result: Result) -> str:
+    """The sweep's headline in one paragraph (numbers from the result)."""
+    fits = result.summary["per_thread"]["fit"]
+    s = result.summary
+
+    def v(name: str) -> float:
+        return float(fits[name]["per_thread"])
+
+    rss, rollup = v("rss_kib"), fits.get("rss_rollup_kib", {}).get("per_thread")
+    agree = ("" if rollup is None or rollup != rollup else
+             f" Counting resident pages by walking the page tables (smaps_rollup) gives "
+             f"**{rollup:.2f} KiB** per thread, {100 * (rollup - rss) / rss:+.2f}% from VmRSS.")
+    return (
+        f"Over {s['runs']} runs of up to {s['max_threads_measured']:,} threads with "
+        f"{s['stack_kib']:,} KiB stacks, each extra thread added **{v('vsz_kib'):,.1f} KiB** "
+        f"of virtual size (the stack plus a {s['guard_kib']} KiB guard page) but only "
+        f"**{rss:.2f} KiB** of resident set (R² = {fits['rss_kib']['r2']:.4f}).{agree} "
+        f"The kernel spent another **{v('kernel_kib'):.1f} KiB** per thread that no RSS "
+        f"shows: {v('kernel_stack_kib'):.1f} KiB of kernel stack, "
+        f"{v('page_tables_kib'):.2f} KiB of page tables and {v('slab_kib'):.1f} KiB of slab "
+        f"objects. The true cost of one idle thread here is therefore about "
+        f"**{v('total_kib'):.1f} KiB** (95% CI {fits['total_kib']['ci95_low'] or 0:.1f} .. "
+        f"{fits['total_kib']['ci95_high'] or 0:.1f}), "
+        f"{v('total_kib') / rss:.1f} times what RSS suggests. Creating a thread took a "
+        f"median {s['create_us_per_thread']['p50']:.1f} µs; "
+        f"{s['threads_left_behind']} threads were left behind after joining.")
+
+
+def touch_text(result: Result) -> str:
+    """C06 against this machine, from the touch grid."""
+    table = result.tables["per_touch_depth"]
+    fit = result.summary.get("rss_vs_touch_fit")
+    deepest = table.loc[table.touch_kib_asked.idxmax()]
+    depth = int(deepest.touch_kib_asked)
+    rss, rollup = float(deepest.rss_kib_per_thread), float(deepest.rss_rollup_kib_per_thread)
+    slope = "" if not fit else (
+        f"Each KiB written adds {fit['rss_per_touched_kib']:.3f} KiB of RSS "
+        f"(R² = {fit['r2']:.5f}) on top of {fit['untouched_kib']:.1f} KiB for an "
+        "untouched thread. ")
+    return (
+        f"{slope}With {depth} KiB written, a thread's RSS grew by **{rss:.1f} KiB** "
+        f"(page walk: {rollup:.1f} KiB), so {result.params['threads']:,} such threads "
+        f"would hold {rss * 10_000 / 1024**2:.2f} GiB at 10,000 threads.")
+
+
+def keep(result: Result | None, save: bool, data_dir: Any = None,
+         fingerprint: dict[str, Any] | None = None) -> None:
+    """Store ``result`` when ``save`` (saying where), and say if a limit cut it
+    short. None (a run that was not made) is ignored."""
+    from IPython.display import Markdown, display
+
+    from threadcost import datastore
+
+    if result is None:
+        return
+    if save:
+        path = datastore.save_run(result, data_dir=data_dir, fingerprint=fingerprint)
+        print(f"{result.experiment}: saved to {path}")
+    hit = result.limit_hit
+    if hit:
+        display(Markdown(
+            f"**A system limit cut this run short:** `{hit['limit']}` ({hit['errno_name']}) "
+            f"after {hit.get('threads_started', 0):,} threads; what follows is partial."))
+
+
+def limits_text(result: Result) -> str:
+    b = result.summary["binding"]
+    if not b:
+        return "No limit caps the number of threads here."
+    return (f"With {result.summary['stack_kib']:,} KiB stacks, **{b['limit']}** binds "
+            f"first: about **{b['threads_allowed']:,}** more threads ({b['note']}). This is "
+            "computed from the limits, not by starting that many threads.")
+
+
+def spawn_text(result: Result | None) -> str:
+    if result is None:
+        return ("The spawn-until-failure run is off (`memory_spawn_until_failure = False`): "
+                "it would take process ids from everything else on this machine.")
+    s = result.summary
+    stopped = s["limit_hit"]["limit"] if s["limit_hit"] else "nothing (its bound was reached)"
+    return (f"Spawning until failure started **{s['started']:,}** threads with "
+            f"{s['stack_kib']:,} KiB stacks; stopped by: **{stopped}**.")
