@@ -112,23 +112,22 @@ def memory_figure(result: Result, metric: str = "create_ns") -> plt.Figure:
     """Median time per launch (bars: p10..p90 not kept, so p50 to p90) vs parent memory."""
     d = result.tables["distributions"]
     d = d[(d.metric == metric) & (d.phase == "steady")]
+    mems = sorted(result.params["parent_touch_mib"])
+    where = {m: i for i, m in enumerate(mems)}  # evenly spaced: sizes span 0 .. 64+ MiB
     fig, ax = plt.subplots()
     for kind in result.params["kinds"]:
         k = d[d.kind == kind].sort_values("parent_touch_mib")
         if k.empty:
             continue
-        x = k.parent_touch_mib.to_numpy(dtype=float)
+        x = np.array([where[int(m)] for m in k.parent_touch_mib], dtype=float)
         p50 = k.p50.to_numpy(dtype=float) / 1000
         p90 = k.p90.to_numpy(dtype=float) / 1000
         ax.errorbar(x, p50, yerr=[np.zeros_like(p50), p90 - p50], marker="o", capsize=3,
                     lw=2, label=KIND_LABELS.get(kind, kind))
     ax.set_yscale("log")
-    mems = sorted(result.params["parent_touch_mib"])
-    if len(mems) > 1 and mems[-1] / max(mems[1], 1) > 8:
-        ax.set_xscale("symlog", linthresh=max(mems[1], 1))
-    ax.set_xticks(mems)
+    ax.set_xticks(range(len(mems)))
     ax.set_xticklabels([str(m) for m in mems])
-    ax.set(xlabel="memory the parent holds, every page written (MiB)",
+    ax.set(xlabel="memory the parent holds, every page written (MiB; ticks evenly spaced)",
            ylabel="time per launch (us, log): p50, bar to p90",
            title=f"Launch vs parent memory ({METRIC_LABELS[metric].split(',')[0]})")
     ax.legend(fontsize="small", loc="upper left")
@@ -149,6 +148,7 @@ def burst_figure(result: Result) -> plt.Figure:
         xs = np.array([b.n.min(), b.n.max()], dtype=float)
         left.plot(xs, (fit["slope"] * xs + fit["intercept"]) / 1e6, ls="--", color="grey",
                   label=f"fit: {fit['slope'] / 1000:.1f} us per create, R$^2$ {fit['r2']:.3f}")
+    left.set_ylim(0, float(b.wall_ns.max()) / 1e6 * 1.5)
     left.set(xlabel="threads alive at once (N)", ylabel="time for the whole burst (ms)",
              title="Burst: time grows with N")
     left.legend(fontsize="small", loc="upper left")
@@ -164,8 +164,9 @@ def burst_figure(result: Result) -> plt.Figure:
     right.set_xscale("log")
     right.set(xlabel="threads alive at once (N, log)", ylabel="mean time per create (us)",
               title="Per-thread create time")
-    right.set_ylim(bottom=0)
-    right.legend(fontsize="small", loc="lower right")
+    top = max(float(b.create_mean_ns.max()) / 1000, serial / 1000 if serial else 0.0)
+    right.set_ylim(0, top * 1.6)
+    right.legend(fontsize="small", loc="upper left")
     fig.tight_layout()
     return fig
 
