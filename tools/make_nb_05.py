@@ -159,9 +159,7 @@ saved = plotting.save_figure(fig, "tasks_memory_per_task", figures_dir)
 display(Markdown(view.switch_ratio_text(rows)))
 """),
     ("code", """
-display(Markdown("**Creating a task** (p50): fiber creation maps a stack, sets its guard "
-                 "page and prepares a context; its first switch in includes the first "
-                 "touch of its stack (page faults)."))
+display(Markdown(view.creation_text(fiber_results, kernel_results.get("launch"))))
 fig = view.creation_figure(fiber_results, kernel_results.get("launch"))
 saved = plotting.save_figure(fig, "tasks_creation", figures_dir)
 """),

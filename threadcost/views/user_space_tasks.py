@@ -438,6 +438,25 @@ def goroutine_text(result: Result) -> str:
             f"as stack.")
 
 
+def creation_text(results: dict[str, Result], launch: Result | None) -> str:
+    parts = []
+    for impl, result in results.items():
+        first = result.summary["per_fiber_by_touch"][0]
+        parts.append(f"a `{impl}` fiber takes **{first['create_ns']['p50']:,.0f} ns** to create "
+                     f"(map its stack, set the guard page, prepare the context) and "
+                     f"{first['start_ns']['p50']:,.0f} ns for its first switch in and back "
+                     f"(with {first['touch_kib']} KiB of stack touched)")
+    text = "Medians: " + "; ".join(parts)
+    create = _dist_of(launch.summary, "create_ns") if launch else None
+    if create:
+        text += (f"; `pthread_create` takes **{create['p50']:,.0f} ns** (notebook 03's kernel, "
+                 f"glibc may reuse a cached stack).")
+    else:
+        text += "; the thread launch experiment did not run here (see the missing rows)."
+    return text + (" Creating a fiber is mostly the `mmap` and `mprotect` of its stack: the "
+                   "same system calls a thread's stack needs, without the `clone`.")
+
+
 def missing_text(missing: dict[str, str]) -> str:
     if not missing:
         return "All kernel-task experiments ran; every row of the table below is measured."
