@@ -1,0 +1,252 @@
+"""Figures, tables and the explorer of the context-switch and echo experiments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from threadcost import claims
+from threadcost.experiments import context_switch as cs
+from threadcost.results import Result
+
+US = 1e-3  # ns -> µs
+TASK_STYLE = {"threads": "-", "processes": "--"}
+MECH_ORDER = list(cs.MECHANISMS)
+CLAIM_IDS = ("C01", "C02", "C03", "C13", "C14")
+
+
+def _colors() -> dict[str, Any]:
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return {m: cycle[i % len(cycle)] for i, m in enumerate(MECH_ORDER)}
+
+
+def distributions_figure(sweep_result: Result) -> plt.Figure:
+    """ECDF of the round trip per mechanism (colour) and task kind (line style),
+    one panel per placement, log time axis."""
+    q = sweep_result.tables["quantiles"]
+    places = [p for p in cs.PLACEMENTS if p in set(q.placement)]
+    fig, axes = plt.subplots(1, len(places), figsize=(4.2 * len(places), 4.2), sharey=True,
+                             squeeze=False)
+    colors = _colors()
+    body = q[q["quantile"] <= 0.999]
+    x_lo, x_hi = body.round_trip_ns.min() * US * 0.8, body.round_trip_ns.max() * US * 1.5
+    for ax, place in zip(axes[0], places, strict=True):
+        sub = q[q.placement == place]
+        for (mech, kind), g in sub.groupby(["mechanism", "tasks"], sort=False):
+            ax.plot(g.round_trip_ns * US, g["quantile"], color=colors[mech],
+                    ls=TASK_STYLE[kind], lw=1.6, label=f"{mech}, {kind}")
+        ax.set_xscale("log")
+        ax.set(title=place, xlabel="round trip (µs, log scale)")
+        ax.set_xlim(x_lo, x_hi)
+        ax.set_ylim(0, 1.0)
+    axes[0][0].set_ylabel("share of round trips at or below")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, frameon=False,
+               bbox_to_anchor=(0.5, -0.12))
+    fig.suptitle("Ping-pong round trip (two hops) per mechanism and placement; the axis "
+                 "ends past the largest p99.9 (maxima in the table)", fontweight="bold")
+    fig.tight_layout()
+    return fig
+
+
+def percentiles_table(sweep_result: Result) -> pd.DataFrame:
+    """Per configuration: round trip percentiles, measured switches per round trip,
+    per-switch median, in µs."""
+    c = sweep_result.tables["configs"]
+    out = pd.DataFrame({
+        "placement": c.placement, "mechanism": c.mechanism, "tasks": c.tasks,
+        "round trip p50 (µs)": c.round_trip_p50_ns * US,
+        "p90": c.round_trip_p90_ns * US, "p99": c.round_trip_p99_ns * US,
+        "max": c.round_trip_max_ns * US,
+        "switches / round trip": c.switches_per_round_trip,
+        "per switch p50 (µs)": c.switch_p50_ns * US,
+        "CPUs seen": c.cpus_seen,
+    })
+    return out.set_index(["placement", "mechanism", "tasks"]).round(2)
+
+
+def baselines_table(sweep_result: Result) -> pd.DataFrame:
+    """Baselines per placement (ns per operation)."""
+    b = sweep_result.tables["baselines"]
+    if b.empty:
+        return b
+    out = b[["placement", "baseline", "min", "p50", "p90", "p99", "max"]].copy()
+    return out.set_index(["placement", "baseline"]).round(1)
+
+
+def unpinned_split_figure(result: Result) -> plt.Figure:
+    """Histogram (log bins) of an unpinned run's round trips, split by whether
+    both sides ran on the same CPU for that round trip: the source of bimodality."""
+    s = result.tables["samples"]
+    together = s.cpu_a == s.cpu_b
+    rt = s.round_trip_ns.to_numpy(dtype=float) * US
+    lo, hi = max(rt.min(), 1e-3), rt.max()
+    bins = np.geomspace(lo, hi * 1.001, 80)
+    fig, ax = plt.subplots()
+    for mask, label in ((together, "both sides on the same CPU"),
+                        (~together, "sides on different CPUs")):
+        if mask.any():
+            ax.hist(rt[mask.to_numpy()], bins=bins, alpha=0.65,
+                    label=f"{label} ({mask.mean():.0%})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    p = result.params
+    ax.set(xlabel="round trip (µs, log scale)", ylabel="round trips (log scale)",
+           title=f"Unpinned {p['mechanism']} ping-pong ({p['tasks']}): where each round "
+                 "trip ran")
+    ax.legend(loc="upper right")
+    return fig
+
+
+def working_set_figure(ws_result: Result) -> plt.Figure:
+    """Left: round trip minus the two warm touches vs working set per side.
+    Right: system CPU time per round trip (both sides). Threads vs processes."""
+    pts = ws_result.tables["points"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (kind, g) in enumerate(pts.groupby("tasks", sort=False)):
+        g = g.sort_values("working_set_kib")
+        x = g.working_set_kib.clip(lower=1)
+        color = cycle[i % len(cycle)]
+        left.plot(x, g.round_trip_minus_touch_p50_ns * US, marker="o", ls=TASK_STYLE[kind],
+                  color=color, label=f"{kind}: round trip - 2 x touch (p50)")
+        left.plot(x, g.round_trip_p50_ns * US, marker=".", ls=":", alpha=0.6, color=color,
+                  label=f"{kind}: round trip as measured (p50)")
+        right.plot(x, g.sys_ns_per_round_trip * US, marker="o", ls=TASK_STYLE[kind],
+                   color=color, label=kind)
+    for ax in (left, right):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("working set written per side per hop (KiB, log; 0 drawn at 1)")
+    left.set_yscale("log")
+    left.set(ylabel="µs per round trip (log scale)",
+             title="Cost beyond touching the working set")
+    right.set(ylabel="system CPU µs per round trip (both sides)",
+              title="Kernel time (getrusage)")
+    left.legend(fontsize=8, loc="upper left")
+    right.legend(loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def working_set_table(ws_result: Result) -> pd.DataFrame:
+    pts = ws_result.tables["points"]
+    out = pd.DataFrame({
+        "working set (KiB)": pts.working_set_kib, "tasks": pts.tasks,
+        "round trips": pts.iterations,
+        "round trip p50 (µs)": pts.round_trip_p50_ns * US,
+        "touch once p50 (µs)": pts.touch_p50_ns * US,
+        "round trip - 2 touches (µs)": pts.round_trip_minus_touch_p50_ns * US,
+        "switches / round trip": pts.switches_per_round_trip,
+        "sys µs / round trip": pts.sys_ns_per_round_trip * US,
+        "user µs / round trip": pts.user_ns_per_round_trip * US,
+    })
+    return out.set_index(["working set (KiB)", "tasks"]).round(2)
+
+
+def echo_figure(echo_result: Result) -> plt.Figure:
+    """Echo iterations per second per placement (median, whiskers: slowest and
+    fastest run) with C03's published rates as lines."""
+    places = echo_result.summary["placements"]
+    names = list(places)
+    med = [places[n]["rate_per_s"]["p50"] for n in names]
+    lo = [m - places[n]["rate_per_s"]["min"] for n, m in zip(names, med, strict=True)]
+    hi = [places[n]["rate_per_s"]["max"] - m for n, m in zip(names, med, strict=True)]
+    fig, ax = plt.subplots()
+    ax.bar(names, np.array(med) / 1e3, yerr=[np.array(lo) / 1e3, np.array(hi) / 1e3],
+           capsize=6, color="#4c72b0", label="this machine (median of runs)")
+    pub = claims.values_for("C03").set_index("quantity")["value"]
+    ax.axhline(pub["echo_pinned_per_s"] / 1e3, color="#dd8452", ls="--",
+               label="C03 published: pinned")
+    ax.axhline(pub["echo_unpinned_per_s"] / 1e3, color="#55a868", ls=":",
+               label="C03 published: unpinned")
+    ax.set(ylabel="thousand echoes per second", xlabel="placement of the two threads",
+           title="Pipe echo rate (one echo = two hops, two switches)")
+    ax.legend(loc="center right", fontsize=9)
+    return fig
+
+
+def claims_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """This run's claim rows beside the published values (ratio = here / published)."""
+    pub = claims.values()
+    out = []
+    for row in rows:
+        if row.get("not_run"):
+            out.append({"claim": row["claim_id"], "quantity": "-", "published": None,
+                        "this machine": None, "unit": "", "ratio": None,
+                        "how": f"not run here: {row['not_run']}"})
+            continue
+        q = row.get("published_quantity")
+        match = pub[(pub.claim_id == row["claim_id"]) & (pub.quantity == q)]
+        value = float(match.value.iloc[0]) if len(match) else None
+        measured = row.get("measured")
+        out.append({"claim": row["claim_id"], "quantity": row["quantity"],
+                    "published": value, "this machine": measured, "unit": row["unit"],
+                    "ratio": measured / value if value and measured else None,
+                    "how": row["note"]})
+    return pd.DataFrame(out)
+
+
+def claims_figure(rows: list[dict[str, Any]]) -> plt.Figure:
+    """Measured / published per claim row (log scale); 1 = as published."""
+    table = claims_table(rows).dropna(subset=["ratio"])
+    fig, ax = plt.subplots(figsize=(7.5, 0.45 * max(len(table), 3) + 1.4))
+    labels = [f"{c}: {q}" for c, q in zip(table.claim, table.quantity, strict=True)]
+    y = np.arange(len(table))
+    ax.barh(y, table.ratio, color="#4c72b0")
+    ax.axvspan(1 / 1.5, 1.5, color="grey", alpha=0.15, label="within 1.5x of published")
+    ax.axvline(1.0, color="black", lw=1)
+    ax.set_xscale("log")
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set(xlabel="this machine / published (log scale; >1: larger here)",
+           title="C01, C02, C03, C13, C14 beside this machine")
+    ax.legend(loc="lower right", fontsize=9)
+    return fig
+
+
+def explorer(results: dict[tuple[str, str, str], Result] | None = None,
+             iterations: int = 5000) -> Any:
+    """Choose mechanism, placement and task kind: the round-trip ECDF and the
+    percentiles redraw. Configurations measured by the notebook are shown as
+    measured; any other is measured now with ``iterations`` round trips."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    cache = dict(results or {})
+    mech = w.Dropdown(options=MECH_ORDER, value="pipe", description="mechanism")
+    place = w.Dropdown(options=[p for p in cs.PLACEMENTS], value="same-cpu",
+                       description="placement")
+    kind = w.ToggleButtons(options=list(cs.TASKS), value="threads", description="tasks")
+
+    def draw(mechanism: str, placement: str, tasks: str) -> None:
+        key = (mechanism, placement, tasks)
+        try:
+            if key not in cache:
+                cache[key] = cs.run(mechanism, placement, tasks, iterations,
+                                    iterations // 10, baselines=False)
+        except ValueError as exc:  # ParameterError: a placement this machine lacks
+            display(str(exc))
+            return
+        r = cache[key]
+        rt = np.sort(r.tables["samples"].round_trip_ns.to_numpy(dtype=float)) * US
+        fig, ax = plt.subplots(figsize=(6.5, 3.6))
+        ax.plot(rt, np.arange(1, rt.size + 1) / rt.size, lw=1.8)
+        ax.set_xscale("log")
+        ax.set(xlabel="round trip (µs, log scale)", ylabel="share at or below",
+               title=f"{mechanism}, {placement}, {tasks}: {rt.size:,} round trips")
+        plt.show()
+        plt.close(fig)
+        s = r.summary
+        rows = {name: {k: s[name][k] * US for k in ("min", "p50", "p90", "p99", "p999",
+                                                     "max")}
+                for name in ("round_trip_ns", "switch_ns") if s[name]["n"]}
+        table = pd.DataFrame(rows).T.round(2)
+        table.index = ["round trip (µs)", "per switch (µs)"][:len(table)]
+        display(table)
+        display(f"switches per round trip (measured): {s['switches_per_round_trip']:.2f}; "
+                f"CPUs seen: {s['cpus_seen']}")
+
+    return w.interactive(draw, mechanism=mech, placement=place, tasks=kind)
