@@ -47,9 +47,17 @@ class Run:
         if name not in self.meta.get("tables", []):
             raise DataError(f"{self.path}: no table {name!r} (has {self.meta.get('tables')})")
         try:
-            return pd.read_csv(path)
+            frame = pd.read_csv(path)
         except (OSError, ValueError) as exc:
             raise DataError(f"{path}: cannot read CSV: {exc}") from exc
+        schema = self.meta.get("table_schema", {}).get(name)
+        if schema is not None:  # runs saved before table_schema existed have none
+            columns = [str(c) for c in frame.columns]
+            if columns != schema["columns"] or len(frame) != schema["rows"]:
+                raise DataError(f"{path}: {len(frame)} rows, columns {columns}; meta.json "
+                                f"says {schema['rows']} rows, columns {schema['columns']} "
+                                "(truncated or edited?)")
+        return frame
 
 
 def _fsync_write(path: Path, data: bytes) -> None:
@@ -98,6 +106,9 @@ def save_run(result: Result, data_dir: str | Path | None = None,
             "summary": result.summary,
             "limit_hit": result.limit_hit,
             "tables": names,
+            "table_schema": {name: {"rows": len(frame),
+                                    "columns": [str(c) for c in frame.columns]}
+                             for name, frame in result.tables.items()},
             "machine": fp,
             "complete": True,
         }
