@@ -147,6 +147,17 @@ def test_c_thread_sleepers_unpinned_and_pinned() -> None:
             ("C17", "threads_pinned_sys_s"), ("C10", "per_thread_rss_kib")} <= quantities
 
 
+def test_a_refused_thread_is_a_partial_result_naming_the_limit() -> None:
+    # 300 threads with 8 MiB stacks need 2.4 GiB of address space; allow 256 MiB
+    r = sleepers.run(count=300, period_ms=10, duration_ms=20, stagger_ms=0, stack_kib=8192,
+                     variants=["threads"], address_space_mib=256)
+    assert r.limit_hit is not None
+    assert "thread creation refused" in r.limit_hit["limit"]
+    row = r.summary["variants"]["threads"]
+    assert 0 < row["tasks"] < 300
+    assert row["wakeups"] == row["tasks"] * 2  # the threads that did start ran to the end
+
+
 @pytest.mark.parametrize("kwargs, name", [
     ({"count": 0}, "count"),
     ({"count": 10**7}, "count"),
@@ -156,6 +167,7 @@ def test_c_thread_sleepers_unpinned_and_pinned() -> None:
     ({"variants": ["fibers"]}, "variants"),
     ({"variants": []}, "variants"),
     ({"stack_kib": 3}, "stack_kib"),
+    ({"address_space_mib": 1}, "address_space_mib"),
 ])
 def test_sleepers_bad_parameters(kwargs: dict, name: str) -> None:
     with pytest.raises(ParameterError) as info:

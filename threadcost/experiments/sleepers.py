@@ -56,7 +56,7 @@ def max_threads() -> int:
 
 def check_params(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
                  stagger_ms: Any = 200, stack_kib: Any = 0,
-                 variants: Any = VARIANTS) -> dict[str, Any]:
+                 variants: Any = VARIANTS, address_space_mib: Any = None) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError)."""
     p: dict[str, Any] = {
         "count": validate.integer("count", count, minimum=1, maximum=max_threads()),
@@ -76,12 +76,22 @@ def check_params(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 20
     for v in chosen:
         validate.choice("variants", v, VARIANTS)
     p["variants"] = [v for v in VARIANTS if v in chosen]
+    p["address_space_mib"] = None if address_space_mib is None else validate.integer(
+        "address_space_mib", address_space_mib, minimum=16, maximum=1 << 30)
     validate.memory_fits("count", count, p["count"] * THREAD_BUDGET_KIB)
     return p
 
 
 def _threads_child(count: int, period_ms: int, duration_ms: int, stagger_ms: int,
-                   pinned: bool, stack_kib: int) -> dict[str, Any]:
+                   pinned: bool, stack_kib: int,
+                   address_space_mib: int | None = None) -> dict[str, Any]:
+    if address_space_mib is not None:  # cap the address space this far above now
+        import resource
+
+        status_now = ffi.new("tc_proc_status *")
+        lib.tc_read_proc_status(status_now)
+        cap = (int(status_now.vsz_kib) + address_space_mib * 1024) * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (cap, resource.getrlimit(resource.RLIMIT_AS)[1]))
     out = ffi.new("tc_sleepers_result *")
     status = lib.tc_sleepers_run(count, period_ms * 1_000_000, duration_ms * 1_000_000,
                                  stagger_ms * 1_000_000,
@@ -200,16 +210,19 @@ def claim_rows(p: dict[str, Any], rows: dict[str, dict[str, Any]]) -> list[dict[
 
 def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
         stagger_ms: Any = 200, stack_kib: Any = 0, variants: Any = VARIANTS,
-        progress: bool = False) -> Result:
+        progress: bool = False, address_space_mib: Any = None) -> Result:
     """Run each variant of the sleepers workload and return one row per variant.
 
     ``count`` tasks; ``period_ms`` per sleep; ``duration_ms`` of sleep per task;
     ``stagger_ms`` bound of the start delay; ``stack_kib`` for C threads (0:
-    system default); ``variants`` a subset of ``VARIANTS``. Goroutines are
+    system default); ``variants`` a subset of ``VARIANTS``; ``address_space_mib``
+    caps the C-thread processes' address space (RLIMIT_AS) that far above their
+    size before starting threads, to show a limit being hit. Goroutines are
     ``not_run`` (with the reason) without Go. A refused pthread_create returns
     the partial result with ``limit_hit``.
     """
-    p = check_params(count, period_ms, duration_ms, stagger_ms, stack_kib, variants)
+    p = check_params(count, period_ms, duration_ms, stagger_ms, stack_kib, variants,
+                     address_space_mib)
     timeout = 120.0 + (p["duration_ms"] + p["stagger_ms"]) / 1000 * 3 + p["count"] * 1e-3
     rows: dict[str, dict[str, Any]] = {}
     raws: dict[str, dict[str, Any]] = {}
@@ -242,7 +255,8 @@ def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
             raw = run_isolated(_threads_child, {
                 "count": p["count"], "period_ms": p["period_ms"],
                 "duration_ms": p["duration_ms"], "stagger_ms": p["stagger_ms"],
-                "pinned": variant == "threads_pinned", "stack_kib": p["stack_kib"]},
+                "pinned": variant == "threads_pinned", "stack_kib": p["stack_kib"],
+                "address_space_mib": p["address_space_mib"]},
                 timeout=timeout)
             raws[variant] = raw
             rows[variant] = _row(variant, raw)
