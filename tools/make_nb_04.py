@@ -122,6 +122,19 @@ if head is not None:
         f"with the write and read around it, costs **{s['switch_ns']['p50'] / 1000:.2f} µs**."))
 """),
     ("md", """
+### Are there really two switches per round trip?
+
+Usually, but not always, and this is why they are counted. With a condition
+variable, the woken thread must also take the mutex, which the thread that
+signalled it may still hold: it sleeps once more, an extra switch. Across CPUs a
+side may find the token already there and never sleep: fewer switches. Involuntary
+switches (another task, from this study or anyone else's, preempting a side) add
+to the count too.
+"""),
+    ("code", """
+display(Markdown(view.switch_count_text(sweep)))
+"""),
+    ("md", """
 ## Baselines: what a hop costs without a switch
 
 Measured in the same run on the same CPU as side A. `self_hop_<mechanism>` is one
@@ -164,7 +177,7 @@ if unpinned is not None:
     plotting.save_figure(fig, "switch_unpinned_split", figures_dir)
     s = unpinned.summary
     same, diff = s.get("round_trip_ns_same_cpu"), s.get("round_trip_ns_different_cpus")
-    text = (f"Unpinned, both threads shared a CPU for **{s['same_cpu_share']:.0%}** of the "
+    text = (f"Unpinned, both threads shared a CPU for **{s['same_cpu_share']:.1%}** of the "
             f"{s['completed']:,} round trips")
     if same and same["n"]:
         text += f" (median {same['p50'] / 1000:.2f} µs)"

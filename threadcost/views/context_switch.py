@@ -68,6 +68,20 @@ def percentiles_table(sweep_result: Result) -> pd.DataFrame:
     return out.set_index(["placement", "mechanism", "tasks"]).round(2)
 
 
+def switch_count_text(sweep_result: Result, tolerance: float = 0.1) -> str:
+    """Markdown naming the configurations whose measured switches per round trip
+    differ from 2 by more than ``tolerance`` (generated from the data)."""
+    c = sweep_result.tables["configs"]
+    odd = c[(c.switches_per_round_trip - 2).abs() > tolerance]
+    if odd.empty:
+        return (f"Every configuration counted 2 switches per round trip (within "
+                f"{tolerance:g}), so per switch is half a round trip throughout.")
+    items = ", ".join(f"{r.mechanism}/{r.placement}/{r.tasks} "
+                      f"**{r.switches_per_round_trip:.2f}**" for r in odd.itertuples())
+    return (f"Configurations that did not count 2 switches per round trip (by more than "
+            f"{tolerance:g}): {items}. Their per-switch times divide by the count measured.")
+
+
 def baselines_table(sweep_result: Result) -> pd.DataFrame:
     """Baselines per placement (ns per operation)."""
     b = sweep_result.tables["baselines"]
@@ -90,7 +104,7 @@ def unpinned_split_figure(result: Result) -> plt.Figure:
                         (~together, "sides on different CPUs")):
         if mask.any():
             ax.hist(rt[mask.to_numpy()], bins=bins, alpha=0.65,
-                    label=f"{label} ({mask.mean():.0%})")
+                    label=f"{label} ({mask.mean():.1%})")
     ax.set_xscale("log")
     ax.set_yscale("log")
     p = result.params
