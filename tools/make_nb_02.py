@@ -80,7 +80,7 @@ sweep = thread_memory.run(thread_counts=memory_thread_counts, stack_kib=memory_s
                           progress=True)
 view.keep(sweep, save, data_dir, fp)
 fig = view.vs_threads_figure(sweep)
-plotting.save_figure(fig, "thread_memory_vs_threads", figures_dir)
+plotting.save_figure(fig, "thread_memory_vs_threads", figures_dir);
 """),
     ("code", """
 display(Markdown(view.sweep_text(sweep)))
@@ -108,7 +108,7 @@ figure (C16).
 """),
     ("code", """
 fig = view.breakdown_figure(sweep)
-plotting.save_figure(fig, "thread_memory_breakdown", figures_dir)
+plotting.save_figure(fig, "thread_memory_breakdown", figures_dir);
 """),
     ("md", """
 ## Stack size moves virtual memory, not resident memory
@@ -122,7 +122,7 @@ stacks = thread_memory.stack_grid(stack_sizes_kib=memory_stack_sizes_kib,
                                   repeats=memory_grid_repeats, progress=True)
 view.keep(stacks, save, data_dir, fp)
 fig = view.stack_figure(stacks)
-plotting.save_figure(fig, "thread_memory_stack", figures_dir)
+plotting.save_figure(fig, "thread_memory_stack", figures_dir);
 display(stacks.tables["per_stack_size"][["stack_kib_asked", "stack_used_kib", "vsz_kib_per_thread",
                                          "rss_kib_per_thread", "page_tables_kib_per_thread",
                                          "kernel_kib_per_thread"]].round(2))
@@ -145,7 +145,7 @@ touch = thread_memory.touch_grid(touch_depths_kib=memory_touch_depths_kib,
                                  repeats=memory_grid_repeats, progress=True)
 view.keep(touch, save, data_dir, fp)
 fig = view.touch_figure(touch)
-plotting.save_figure(fig, "thread_memory_touch", figures_dir)
+plotting.save_figure(fig, "thread_memory_touch", figures_dir);
 display(Markdown(view.touch_text(touch)))
 """),
     ("md", """
@@ -189,7 +189,7 @@ table = view.claims_table(*runs)
 display(table.style.format({"published": "{:,.2f}", "this machine": "{:,.2f}",
                             "ratio (this / published)": "{:.2f}"}).hide(axis="index"))
 fig = view.claims_figure(table)
-plotting.save_figure(fig, "thread_memory_claims", figures_dir)
+plotting.save_figure(fig, "thread_memory_claims", figures_dir);
 """),
     ("md", """
 ## Explore
