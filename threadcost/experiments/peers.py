@@ -112,6 +112,8 @@ def run_program(args: list[str], timeout: float, env: dict[str, str] | None = No
     """Run ``tcpeers ARGS`` and return its JSON (raises KernelError on failure)."""
     binary = ensure_built()
     full_env = os.environ.copy()
+    for name in ("GOMAXPROCS", "GOGC", "GODEBUG", "GOMEMLIMIT"):  # the runtime's defaults
+        full_env.pop(name, None)
     full_env.update(env or {})
     try:
         proc = subprocess.run([str(binary), *args], capture_output=True, text=True,
