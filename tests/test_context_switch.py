@@ -217,9 +217,15 @@ def test_working_set_sweep_reports_c13_and_c14() -> None:
     assert set(points.tasks) == {"threads", "processes"}
     ids = [row["claim_id"] for row in r.summary["claims"]]
     assert ids.count("C13") == 1 and ids.count("C14") == 2
-    c14 = next(row for row in r.summary["claims"]
-               if row.get("published_quantity") == "process_over_thread_sys_ratio")
-    assert "64 KiB" in c14["note"]
+    c14 = [row for row in r.summary["claims"] if row["claim_id"] == "C14"]
+    sys_row = next(row for row in c14 if row.get("quantity") !=
+                   "process_over_thread_round_trip_ratio_ws")
+    # system time of so short a run may be below getrusage's resolution: said, not faked
+    if sys_row.get("not_run"):
+        assert "resolution" in sys_row["not_run"]
+    else:
+        assert sys_row["published_quantity"] == "process_over_thread_sys_ratio"
+        assert "64 KiB" in sys_row["note"] and sys_row["measured"] > 0
 
 
 def test_echo_rates_and_claim_rows() -> None:
