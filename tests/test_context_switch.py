@@ -291,12 +291,11 @@ def test_cli_switch_json_shape() -> None:
     assert data["limit_hit"] is None
 
 
-def test_cli_echo_json_and_text() -> None:
+def test_cli_echo_json() -> None:
     code, data, _ = cli_json("echo", "--iterations", "1000", "--repeats", "1")
     assert code == 0
     assert set(data["placements"]) == {"same-cpu", "unpinned"}
-    proc = run_cli("echo", "--iterations", "500", "--repeats", "1", "--placement", "same-cpu")
-    assert proc.returncode == 0 and "iterations/s" in proc.stdout
+    assert {row["claim_id"] for row in data["claims"]} == {"C03"}
 
 
 @pytest.mark.parametrize("args, word", [
