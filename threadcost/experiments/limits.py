@@ -86,8 +86,8 @@ def limits_table(stack_kib: int = 0, touch_kib: int = 0,
 
 def limit_rows(stack_kib: int = 0, touch_kib: int = 0,
                per_thread_kib: float | None = None) -> list[dict[str, Any]]:
-    """One row per limit: its value, and how many more threads a fresh process
-    with this stack size could start before it bites (None: no cap).
+    """One row per limit: its value, and how many more threads this process
+    could start with this stack size before it bites (None: no cap).
 
     ``per_thread_kib`` is the resident cost of one thread (user RSS + kernel);
     ``touch_kib`` is added to it. Without a measurement a nominal
