@@ -328,6 +328,9 @@ def assemble(p: dict[str, Any], raw: dict[str, Any], base: dict[str, np.ndarray]
         if per_sample:
             summary["round_trip_ns_same_cpu"] = stats.distribution(rt[together])
             summary["round_trip_ns_different_cpus"] = stats.distribution(rt[~together])
+    if per_sample and per_switch_ok:
+        lo, hi = median_ci95(rt / spr)
+        summary["switch_ns_p50_ci95"] = [lo, hi]
     summary["baselines"] = {name: stats.distribution(v) for name, v in base.items()}
     summary.update(_derived(p, summary, base, record_cpus))
     summary["claims"] = claim_rows(p, summary)
@@ -347,6 +350,19 @@ def assemble(p: dict[str, Any], raw: dict[str, Any], base: dict[str, np.ndarray]
         limit_hit = {"limit": "a system limit " + (STEPS.get(raw["where"]) or ""),
                      "errno": raw["err"]}
     return Result(EXPERIMENT, params, summary, tables, limit_hit)
+
+
+def median_ci95(samples: np.ndarray) -> tuple[float, float]:
+    """A distribution-free 95% interval of the median: the order statistics at
+    n/2 -+ 1.96 sqrt(n)/2 (normal approximation of the binomial)."""
+    x = np.sort(np.asarray(samples, dtype=float))
+    n = x.size
+    if n == 0:
+        return float("nan"), float("nan")
+    half = 1.96 * math.sqrt(n) / 2
+    lo = max(0, math.floor(n / 2 - half))
+    hi = min(n - 1, math.ceil(n / 2 + half))
+    return float(x[lo]), float(x[hi])
 
 
 def _pinning_verified(p: dict[str, Any], cpus_a: list[int], cpus_b: list[int]) -> bool | None:
@@ -394,8 +410,8 @@ def claim_rows(p: dict[str, Any], s: dict[str, Any]) -> list[dict[str, Any]]:
 
     C01/C02 give time per switch as half a round trip of two threads. Here the
     switches per round trip are counted (getrusage), and the per-switch time is
-    the median round trip divided by that count; the interval is p10..p90 of
-    the per-switch samples' round trips likewise divided.
+    the median round trip divided by that count, with a 95% interval of that
+    median (order statistics).
     """
     if (p["tasks"] != "threads" or p["mechanism"] not in CLAIM_MECHANISMS
             or p["working_set_kib"] != 0 or p["message_bytes"] != 1):
@@ -406,14 +422,45 @@ def claim_rows(p: dict[str, Any], s: dict[str, Any]) -> list[dict[str, Any]]:
     if claim is None or not sw["n"]:
         return []
     claim_id, quantity = claim
+    ci = s.get("switch_ns_p50_ci95") or [None, None]
     where = "both threads pinned to one CPU" if claim_id == "C01" else "threads unpinned"
     return [{"claim_id": claim_id, "quantity": f"{quantity}_{p['mechanism']}",
-             "measured": sw["p50"], "ci_low": None, "ci_high": None, "unit": "ns",
+             "measured": sw["p50"], "ci_low": ci[0], "ci_high": ci[1], "unit": "ns",
              "published_quantity": quantity,
              "note": (f"per switch: median round trip / {s['switches_per_round_trip']:.2f} "
                       f"switches per round trip counted by getrusage; {p['mechanism']} "
                       f"ping-pong, {where}; round trip p50 {s['round_trip_ns']['p50']:,.0f} ns "
                       f"over {s['completed']:,} round trips")}]
+
+
+def targets(headline: Result, perf: Result | None = None,
+            timing: Result | None = None) -> pd.DataFrame:
+    """The issue's benchmark targets, measured: each with its value and whether it was met.
+
+    ``headline`` is a same-cpu pipe run of threads with baselines.
+    """
+    s = headline.summary
+    rows = []
+    share = s.get("instrumentation_share")
+    if share is not None:
+        rows.append({"target": "timer (and CPU notes) per sample <= 2% of a same-cpu round trip",
+                     "measured": f"{share:.2%}", "met": share <= 0.02})
+    rate = s["completed"] / (s["total_ns"] / 1e9) if s["total_ns"] else float("nan")
+    rows.append({"target": "100,000 same-cpu round trips with per-sample timing in < 2 s",
+                 "measured": f"{100_000 / rate:.2f} s at this run's rate",
+                 "met": 100_000 / rate < 2.0})
+    if perf is not None and perf.summary.get("perf_available"):
+        r = perf.summary["ratio_ours_over_perf"]
+        rows.append({"target": "pipe round trip within +-15% of perf bench sched pipe -T",
+                     "measured": f"ratio {r:.3f}", "met": abs(r - 1) <= 0.15})
+    elif perf is not None:
+        rows.append({"target": "pipe round trip within +-15% of perf bench sched pipe -T",
+                     "measured": f"not run: {perf.summary.get('reason')}", "met": None})
+    if timing is not None:
+        r = timing.summary["ratio"]
+        rows.append({"target": "per-sample mean and whole-run mean agree within 5%",
+                     "measured": f"ratio {r:.3f}", "met": abs(r - 1) <= 0.05})
+    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------- studies
@@ -647,7 +694,8 @@ def perf_bench_pipe(loops: int, cpu: int, timeout_s: float = 60.0) -> dict[str, 
 def perf_cross_check(rounds: int = 5, iterations: int = 20_000,
                      placement: str = "same-cpu") -> Result:
     """This kernel's pipe round trip (threads) beside ``perf bench sched pipe -T``,
-    measured alternately with the same placement; the ratio of their means.
+    measured alternately with the same placement; the ratio of their mean round
+    trips (each tool's median over the rounds, so one disturbed round does not decide).
 
     perf's "usecs/op" is one loop, in which each thread writes and reads once:
     one round trip, like ours. Our side is timed without per-sample stamps
@@ -673,7 +721,7 @@ def perf_cross_check(rounds: int = 5, iterations: int = 20_000,
     summary: dict[str, Any] = {"perf_available": reason is None, "reason": reason,
                                "placement": placement, "cpu": cpu}
     if reason is None:
-        means = frame.groupby("tool").round_trip_ns.mean()
+        means = frame.groupby("tool").round_trip_ns.median()  # robust to a disturbed round
         summary["perf_mean_ns"] = float(means["perf bench sched pipe -T"])
         summary["ours_mean_ns"] = float(means["threadcost (whole-run mean)"])
         summary["ratio_ours_over_perf"] = summary["ours_mean_ns"] / summary["perf_mean_ns"]
@@ -697,8 +745,8 @@ def timing_check(rounds: int = 3, iterations: int = 20_000, mechanism: str = "pi
                          else s["whole_run_mean_ns"],
                          "whole_run_mean_ns": s["whole_run_mean_ns"]})
     frame = pd.DataFrame(rows)
-    stamped = frame[frame.per_sample].mean_ns.mean()
-    bare = frame[~frame.per_sample].mean_ns.mean()
+    stamped = frame[frame.per_sample].mean_ns.median()  # median over rounds of each mean
+    bare = frame[~frame.per_sample].mean_ns.median()
     summary = {"per_sample_mean_ns": float(stamped), "whole_run_mean_ns": float(bare),
                "ratio": float(stamped / bare)}
     params = {"rounds": n_rounds, "iterations": iterations, "mechanism": mechanism,
