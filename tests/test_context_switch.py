@@ -321,3 +321,21 @@ def test_cli_cross_cpu_with_one_cpu_allowed_exits_2() -> None:
                           timeout=60, check=False, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2
     assert "2 CPUs" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_median_interval_brackets_the_median() -> None:
+    import numpy as np
+
+    x = np.random.default_rng(1).lognormal(size=1001)
+    lo, hi = cs.median_ci95(x)
+    assert lo <= float(np.median(x)) <= hi
+    assert lo > x.min() and hi < x.max()
+
+
+def test_targets_table_names_each_target() -> None:
+    head = cs.run("pipe", "same-cpu", "threads", 1000, 100, baseline_scale=0.05)
+    table = cs.targets(head)
+    assert len(table) == 2
+    assert set(table.columns) == {"target", "measured", "met"}
+    lo, hi = head.summary["switch_ns_p50_ci95"]
+    assert lo <= head.summary["switch_ns"]["p50"] <= hi
