@@ -28,7 +28,7 @@ sleeping thread, S1).
 """),
     ("params", """
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
-tasks_cpu = 0                        # CPU every switch benchmark is pinned to
+tasks_cpu = "auto"                   # CPU of the fiber/goroutine switches ("auto": first usable)
 tasks_switch_iterations = 200_000    # timed round trips per fiber implementation
 tasks_warmup = 20_000                # untimed round trips before timing
 tasks_fiber_impls = ["asm", "ucontext"]  # hand-written switch and glibc swapcontext

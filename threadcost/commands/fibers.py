@@ -30,8 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--impl", default="asm",
                         help="asm (hand-written register switch, x86-64; default) or ucontext "
                              "(makecontext/swapcontext)")
-    parser.add_argument("--cpu", default="0",
-                        help="CPU to pin the measuring thread to, or 'none' (default 0)")
+    parser.add_argument("--cpu", default="auto",
+                        help="CPU to pin the measuring thread to, 'auto' (the first CPU this "
+                             "process may use; default) or 'none'")
     parser.add_argument("--points", default="11",
                         help="readings of /proc/self/status per memory run (3 .. 1000; "
                              "default 11)")

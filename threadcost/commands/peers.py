@@ -18,8 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="timed channel round trips per mode (default 100000)")
     parser.add_argument("--warmup", default="10000",
                         help="untimed round trips first (default 10000)")
-    parser.add_argument("--cpu", default="0",
-                        help="CPU the GOMAXPROCS=1 run is pinned to (default 0)")
+    parser.add_argument("--cpu", default="auto",
+                        help="CPU the GOMAXPROCS=1 run is pinned to, or 'auto' (the first CPU "
+                             "this process may use; default)")
     parser.add_argument("--memory-count", default="10000",
                         help="idle goroutines for the memory slope (default 10000)")
     parser.add_argument("--memory-points", default="11",

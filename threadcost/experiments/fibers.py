@@ -67,7 +67,7 @@ def max_fibers() -> int:
 
 def check_params(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib: Any = 64,
                  touch_kib: Any = 0, impl: Any = "asm", warmup: Any = 10_000,
-                 cpu: Any = 0, points: Any = 11) -> dict[str, Any]:
+                 cpu: Any = "auto", points: Any = 11) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError)."""
     p: dict[str, Any] = {
         "switch_iterations": validate.integer("switch_iterations", switch_iterations,
@@ -89,15 +89,27 @@ def check_params(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib:
                 f"the whole stack would hit its guard page)")
     p["touch_kib"] = touches
     p["points"] = min(p["points"], p["count"] + 1)
-    pinned = validate.cpus("cpu", cpu)
-    if pinned is not None and len(pinned) != 1:
-        raise ParameterError("cpu", cpu, "must be one CPU (or None for no pinning)")
-    p["cpu"] = pinned[0] if pinned else None
+    p["cpu"] = one_cpu("cpu", cpu, allow_none=True)
     # each fiber: its stack's touched pages plus a page of frames, a page of
     # page tables at worst; the virtual reservation is overcommitted
     need = p["count"] * (max(touches) + 8)
     validate.memory_fits("count", count, need)
     return p
+
+
+def one_cpu(name: str, value: Any, *, allow_none: bool) -> int | None:
+    """One CPU of this process's affinity mask; "auto" is the first of them;
+    None/"none" means no pinning when ``allow_none``."""
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        return sysinfo.affinity()[0]
+    pinned = validate.cpus(name, value)
+    if pinned is None and allow_none:
+        return None
+    if pinned is None or len(pinned) != 1:
+        raise ParameterError(name, value, "must be one CPU of this process's affinity mask "
+                             f"{sysinfo.affinity()}, or 'auto' (the first of them)"
+                             + (", or None (no pinning)" if allow_none else ""))
+    return pinned[0]
 
 
 def _as_array(buf: Any, n: int) -> np.ndarray:
@@ -169,14 +181,15 @@ def _timeout(p: dict[str, Any]) -> float:
 
 
 def run(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib: Any = 64,
-        touch_kib: Any = 0, impl: Any = "asm", warmup: Any = 10_000, cpu: Any = 0,
+        touch_kib: Any = 0, impl: Any = "asm", warmup: Any = 10_000, cpu: Any = "auto",
         points: Any = 11) -> Result:
     """Fiber switch, memory and creation for one implementation.
 
     ``switch_iterations`` timed round trips (after ``warmup``) between two
     fibers with ``stack_kib`` KiB stacks; ``count`` idle fibers per depth in
     ``touch_kib`` (an int or a list), with /proc/self/status read ``points``
-    times; everything pinned to CPU ``cpu`` (None: not pinned) in a child
+    times; everything pinned to CPU ``cpu`` ("auto": the first CPU this process
+    may use; None: not pinned) in a child
     process. Times are ns; ``round_trip_ns`` includes one clock read
     (``timer_overhead_ns`` measures it); ``batch_round_trip_ns`` has none.
     """

@@ -32,6 +32,7 @@ import pandas as pd
 
 from threadcost import paths, stats, validate
 from threadcost.errors import KernelError, ParameterError
+from threadcost.experiments.fibers import one_cpu
 from threadcost.results import Result
 
 EXPERIMENT = "peers"
@@ -142,7 +143,7 @@ def sleepers_go(count: int, period_ms: int, duration_ms: int, stagger_ms: int) -
                        timeout=timeout)
 
 
-def check_params(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = 0,
+def check_params(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = "auto",
                  memory_count: Any = 10_000, memory_points: Any = 11,
                  sleepers_count: Any = 0, period_ms: Any = 10, duration_ms: Any = 2000,
                  stagger_ms: Any = 200) -> dict[str, Any]:
@@ -165,11 +166,7 @@ def check_params(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = 0,
     if p["duration_ms"] < p["period_ms"]:
         raise ParameterError("duration_ms", duration_ms,
                              f"must be at least period_ms ({p['period_ms']} ms)")
-    pinned = validate.cpus("cpu", cpu)
-    if pinned is None or len(pinned) != 1:
-        raise ParameterError("cpu", cpu, "must be one CPU of this process's affinity mask "
-                             "(the GOMAXPROCS=1 run is pinned to it)")
-    p["cpu"] = pinned[0]
+    p["cpu"] = one_cpu("cpu", cpu, allow_none=False)  # the GOMAXPROCS=1 run's CPU
     p["memory_points"] = min(p["memory_points"], p["memory_count"] + 1)
     biggest = max(p["memory_count"], p["sleepers_count"])
     validate.memory_fits("memory_count", memory_count, biggest * GOROUTINE_BUDGET_KIB)
@@ -254,7 +251,7 @@ def claim_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def run(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = 0,
+def run(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = "auto",
         memory_count: Any = 10_000, memory_points: Any = 11, sleepers_count: Any = 10_000,
         period_ms: Any = 10, duration_ms: Any = 2000, stagger_ms: Any = 200) -> Result:
     """The Go rows: channel ping-pong (pinned GOMAXPROCS=1 and default), memory
