@@ -23,17 +23,21 @@ static void test_refuses_bad_arguments(void)
     CHECK(tc_thread_memory_stop(NULL, &out) == TC_EINVAL, "stop NULL group");
 }
 
+/* The kernel may start idle "ballast" threads before its first reading (to
+ * drain glibc's stack cache), so `before` and `during` include them; what
+ * must hold is: 16 more threads during, and this process's count back after. */
 static void run_sixteen(void)
 {
     tc_thread_memory_result out;
+    int64_t threads_before_call = tc_held_now().threads;
     int st = tc_thread_memory_run(16, 0, 16, NULL, 0, &out);
     CHECK(st == TC_OK, "status %d err %d", st, out.err);
     CHECK(out.requested == 16 && out.started == 16, "started %lld of %lld",
           (long long)out.started, (long long)out.requested);
     CHECK(out.during.threads >= out.before.threads + 16, "threads during %lld before %lld",
           (long long)out.during.threads, (long long)out.before.threads);
-    CHECK(out.after.threads == out.before.threads, "threads after %lld before %lld",
-          (long long)out.after.threads, (long long)out.before.threads);
+    CHECK(out.after.threads == threads_before_call, "threads after %lld, before the call %lld",
+          (long long)out.after.threads, (long long)threads_before_call);
     CHECK(out.too_deep == 0, "too_deep %d", out.too_deep);
 }
 
@@ -67,7 +71,7 @@ static void test_start_then_stop(void)
     if (!g)
         return;
     tc_held during = tc_held_now();
-    CHECK(during.threads == before.threads + 10, "threads while started %d, before %d",
+    CHECK(during.threads >= before.threads + 10, "threads while started %d, before %d",
           during.threads, before.threads);
     CHECK(tc_thread_memory_stop(g, &out) == TC_OK, "stop failed");
     CHECK_NOTHING_HELD(before);
