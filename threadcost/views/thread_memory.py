@@ -154,7 +154,8 @@ def touch_figure(result: Result) -> plt.Figure:
                       f"+ {fit['untouched_kib']:.1f} KiB, R² = {fit['r2']:.4f}")
     try:
         c06 = claims.value("C06", "per_thread_rss_kib")
-        ax.plot([400], [c06], "D", color="C3", ms=8, label="C06 published (S0): 2.6 GiB / 10,000")
+        ax.plot([400], [c06], "D", color="C3", ms=8,
+                label=f"C06 published (S0): {c06:,.1f} KiB per thread")
     except KeyError:
         pass
     ax.plot([0, top], [0, top], ":", color="grey", label="1 KiB resident per KiB touched")
