@@ -146,6 +146,11 @@ rows = (view.kernel_task_rows(kernel_results, kernel_missing)
         + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result))
 table = view.comparison_table(rows)
 display(table.round(1))
+display(Markdown("Round-trip distributions (ns), one clock read included in each sample. "
+                 "The mean of a run timed as a whole: for fibers and goroutines a second "
+                 "batch without clock reads, for threads and processes the sampled run's "
+                 "total over its round trips."))
+display(view.switch_distribution_table(rows).round(1))
 """),
     ("code", """
 fig = view.switch_figure(rows)

@@ -42,6 +42,7 @@ def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
         "rss_per_task_kib": rss_kib, "vsz_per_task_kib": vsz_kib,
         "kernel_per_task_kib": kernel_kib, "create_ns": create_ns,
         "switch_how": switch_how, "memory_how": memory_how, "missing": missing,
+        "round_trip": dict(rt),
     }
 
 
@@ -218,6 +219,21 @@ def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "not measured because": frame.missing.fillna(""),
     }).set_index("task")
     return out.astype({c: float for c in out.columns if c != "not measured because"})
+
+
+def switch_distribution_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Round-trip distribution of every task kind (ns), with how it was measured."""
+    out = []
+    for row in rows:
+        d = row.get("round_trip") or {}
+        if not d:
+            continue
+        out.append({"task": row["task"],
+                    **{k: d.get(k) for k in ("min", "p50", "p90", "p99", "max")},
+                    "round trips": d.get("n"),
+                    "mean, run timed whole": row.get("batch_round_trip_ns"),
+                    "how": row["switch_how"]})
+    return pd.DataFrame(out).set_index("task")
 
 
 # ---------------------------------------------------------------------- figures
