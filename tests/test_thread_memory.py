@@ -166,3 +166,20 @@ def test_touch_deeper_than_the_stack_says_why() -> None:
 def test_touch_beyond_memory_names_memavailable() -> None:
     with pytest.raises(ParameterError, match="MemAvailable"):
         tm.run(thread_counts=[90_000], touch_kib=8000)
+
+
+def test_rss_read_from_outside_by_pmap_agrees_with_vmrss() -> None:
+    import shutil
+
+    if shutil.which("pmap") is None:
+        pytest.skip("pmap (procps) is not installed")
+    r = tm.run(thread_counts=[100, 300, 500], repeats=1, pmap=True)
+    fits = r.summary["per_thread"]["fit"]
+    rss, outside = fits["rss_kib"]["per_thread"], fits["rss_pmap_kib"]["per_thread"]
+    assert abs(outside - rss) <= 0.02 * rss + 0.1
+
+
+def test_pmap_must_be_a_boolean() -> None:
+    with pytest.raises(ParameterError) as info:
+        tm.run(thread_counts=[10], pmap="yes")
+    assert info.value.name == "pmap"

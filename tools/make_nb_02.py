@@ -20,7 +20,8 @@ busy waiting). When all of them sleep, the kernel reads this process's counters
 from `/proc/self/status` (VmSize, VmRSS, VmPTE) and the system-wide counters from
 `/proc/meminfo` (KernelStack, PageTables, SUnreclaim); Python also reads
 `/proc/self/smaps_rollup`, an independent count of resident pages made by walking
-the page tables. Then every thread is released and joined. Every measurement runs
+the page tables, and (with `memory_pmap`) runs `pmap -x` to read the same process
+from outside. Then every thread is released and joined. Every measurement runs
 in a **fresh child process**: its baseline is clean (glibc caches the stacks of
 joined threads, so a second run in the same process would reuse them), and a
 system limit cannot hurt this notebook's kernel; and because a forked child
@@ -44,6 +45,7 @@ memory_stack_size_kib = 0       # stack per thread (KiB) in the sweep; 0 = defau
 memory_touch_kib = 0            # KiB of its own stack each thread writes in the sweep (0 = idle)
 memory_pin = None               # CPUs to pin threads to round-robin, e.g. [0] or "0,1"; None: no
 memory_repeats = 3              # runs per sweep point, each in a fresh process
+memory_pmap = True              # also read each sweep run's RSS from outside with pmap -x
 memory_grid_threads = 1000      # N for the stack-size and touch-depth grids
 memory_stack_sizes_kib = [16, 64, 256, 1024, 2048, 8192, 0]  # stack grid (KiB; 0 = default)
 memory_touch_depths_kib = [0, 16, 64, 128, 256, 400]         # touch grid (KiB written per thread)
@@ -77,7 +79,7 @@ the cost **per thread**. Virtual size is in GiB, resident set in MiB.
     ("code", """
 sweep = thread_memory.run(thread_counts=memory_thread_counts, stack_kib=memory_stack_size_kib,
                           touch_kib=memory_touch_kib, pin=memory_pin, repeats=memory_repeats,
-                          progress=True)
+                          pmap=memory_pmap, progress=True)
 view.keep(sweep, save, data_dir, fp)
 fig = view.vs_threads_figure(sweep)
 plotting.save_figure(fig, "thread_memory_vs_threads", figures_dir);

@@ -35,12 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cap the measuring process's address space (RLIMIT_AS) this "
                              "many MiB above its baseline, e.g. 3072 to replay a 32-bit "
                              "machine (default: no cap)")
+    parser.add_argument("--pmap", action="store_true",
+                        help="also read each run's RSS from outside with pmap -x (slower)")
 
 
 def execute(args: argparse.Namespace) -> Result:
     return thread_memory.run(thread_counts=args.threads, stack_kib=args.stack_kib,
                              touch_kib=args.touch_kib, pin=args.pin, repeats=args.repeats,
-                             address_space_mib=args.address_space_mib,
+                             address_space_mib=args.address_space_mib, pmap=args.pmap,
                              progress=sys.stderr.isatty())
 
 

@@ -54,6 +54,7 @@ SERIES = {
     "vsz_kib": "virtual size, VmSize (this process)",
     "rss_kib": "resident set, VmRSS (this process)",
     "rss_rollup_kib": "resident set by page walk, smaps_rollup Rss (this process)",
+    "rss_pmap_kib": "resident set read from outside, pmap -x total (this process)",
     "page_tables_kib": "page tables, VmPTE (this process)",
     "kernel_stack_kib": "kernel stacks, KernelStack (system-wide)",
     "slab_kib": "unreclaimable slab, SUnreclaim (system-wide)",
@@ -63,7 +64,7 @@ SERIES = {
 }
 # The per-thread quantities reported first, in this order.
 HEADLINE = ["rss_kib", "vsz_kib", "kernel_stack_kib", "page_tables_kib", "slab_kib",
-            "kernel_kib", "total_kib", "rss_rollup_kib"]
+            "kernel_kib", "total_kib", "rss_rollup_kib", "rss_pmap_kib"]
 
 
 # ---------------------------------------------------------------- validation
@@ -121,8 +122,28 @@ def check_params(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any =
 
 # ------------------------------------------------------- one measurement (child)
 
+def pmap_rss_kib(pid: int) -> int | None:
+    """Total RSS of a process as ``pmap -x`` reads it from outside, or None."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pmap") is None:
+        return None
+    try:
+        proc = subprocess.run(["pmap", "-x", str(pid)], capture_output=True, text=True,
+                              timeout=60, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in reversed(proc.stdout.splitlines()):
+        fields = line.split()
+        if fields[:2] == ["total", "kB"] and len(fields) >= 4:
+            return int(fields[3])
+    return None
+
+
 def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] | None,
-                  address_space_mib: int | None, independent: bool = True) -> dict[str, Any]:
+                  address_space_mib: int | None, independent: bool = True,
+                  pmap: bool = False) -> dict[str, Any]:
     """Start ``threads`` threads in *this* process, read every counter while they
     sleep, join them. Meant to run in a fresh child (see :func:`measure_isolated`).
 
@@ -142,13 +163,18 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     cpu_arr = ffi.new("int[]", cpus) if cpus else ffi.NULL
     out = ffi.new("tc_thread_memory_result *")
     group = ffi.new("tc_thread_group **")
+    import os
+
+    pmap_before = pmap_rss_kib(os.getpid()) if pmap else None
     rollup_before = sysinfo.smaps_rollup_kib("Rss") if independent else None
     status = lib.tc_thread_memory_start(threads, stack_kib, touch_kib, cpu_arr,
                                         len(cpus or []), group, out)
-    rollup_during = None
+    rollup_during = pmap_during = None
     try:
         if independent and status == lib.TC_OK:
             rollup_during = sysinfo.smaps_rollup_kib("Rss")
+        if pmap and pmap_before is not None and status == lib.TC_OK:
+            pmap_during = pmap_rss_kib(os.getpid())
     finally:
         if group[0] != ffi.NULL:
             lib.tc_thread_memory_stop(group[0], out)
@@ -175,6 +201,8 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
         "vsz_kib": d["vsz"] - b["vsz"], "rss_kib": d["rss"] - b["rss"],
         "rss_rollup_kib": (rollup_during - rollup_before)
         if rollup_during is not None and rollup_before is not None else math.nan,
+        "rss_pmap_kib": (pmap_during - pmap_before)
+        if pmap_during is not None and pmap_before is not None else math.nan,
         "page_tables_kib": d["pte"] - b["pte"],
         "kernel_stack_kib": md["kstack"] - mb["kstack"],
         "slab_kib": md["slab"] - mb["slab"],
@@ -211,21 +239,21 @@ def _status_field(key: str) -> str:
 
 def measure_isolated(threads: int, stack_kib: int, touch_kib: int,
                      cpus: list[int] | None = None, address_space_mib: int | None = None,
-                     independent: bool = True) -> dict[str, Any]:
+                     independent: bool = True, pmap: bool = False) -> dict[str, Any]:
     """:func:`measure_point` in a fresh child process with a deadline."""
     from threadcost.isolate import run_isolated
 
     return run_isolated(measure_point, {
         "threads": threads, "stack_kib": stack_kib, "touch_kib": touch_kib, "cpus": cpus,
-        "address_space_mib": address_space_mib, "independent": independent,
+        "address_space_mib": address_space_mib, "independent": independent, "pmap": pmap,
     }, timeout=60.0 + threads / 500)
 
 
 # ------------------------------------------------------------------ analysis
 
 def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, repeats: int,
-                 cap: int | None, progress: bool,
-                 label: str) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+                 cap: int | None, progress: bool, label: str,
+                 pmap: bool = False) -> tuple[pd.DataFrame, dict[str, Any] | None]:
     """Measure each (threads, stack_kib, touch_kib) ``repeats`` times, repeats
     interleaved (all configs once, then again) so slow drift in the system-wide
     counters spreads over every point. Stops at the first limit."""
@@ -237,7 +265,7 @@ def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, re
     with tqdm(total=total, desc=label, unit="run", disable=not progress, leave=False) as bar:
         for rep in range(repeats):
             for index, (threads, stack, touch) in enumerate(configs):
-                point = measure_isolated(threads, stack, touch, cpus, cap)
+                point = measure_isolated(threads, stack, touch, cpus, cap, pmap=pmap)
                 hit = point.pop("limit_hit")
                 rows.append({"config": index, "repeat": rep, "threads": threads,
                              "stack_kib": stack,
@@ -356,7 +384,8 @@ def sweep_claims(p: dict[str, Any], points: pd.DataFrame,
 
 
 def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: Any = None,
-        repeats: Any = 3, address_space_mib: Any = None, progress: bool = False) -> Result:
+        repeats: Any = 3, address_space_mib: Any = None, pmap: Any = False,
+        progress: bool = False) -> Result:
     """Sweep thread counts; per-thread VSZ, RSS and kernel memory by slope.
 
     ``thread_counts`` defaults to claim C12's sweep (100..1000 step 50) plus
@@ -365,13 +394,15 @@ def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: 
     list (threads pinned round-robin); ``repeats`` runs per count, each in a
     fresh process; ``address_space_mib`` caps the measuring process's address
     space (RLIMIT_AS) that far above its baseline, e.g. to replay a 32-bit
-    machine's 3 GiB. A limit stops the sweep: the result is partial and
-    ``limit_hit`` names the limit.
+    machine's 3 GiB; ``pmap`` also reads each run's RSS from outside with
+    ``pmap -x`` (slower; ignored when pmap is not installed). A limit stops the
+    sweep: the result is partial and ``limit_hit`` names the limit.
     """
     p = check_params(thread_counts, stack_kib, touch_kib, pin, repeats, address_space_mib)
+    p["pmap"] = _flag(pmap)
     configs = [(n, p["stack_kib"], p["touch_kib"]) for n in p["thread_counts"]]
     points, limit_hit = _measure_all(configs, p["pin"], p["repeats"],
-                                     p["address_space_mib"], progress, "threads")
+                                     p["address_space_mib"], progress, "threads", p["pmap"])
     from threadcost import stats
 
     fits = fit_series(points)
@@ -392,6 +423,12 @@ def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: 
     }
     summary["claims"] = sweep_claims(p, points, fits)
     return Result(EXPERIMENT, p, summary, {"points": points}, _limit(limit_hit))
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ParameterError("pmap", value, "must be True or False")
 
 
 def _limit(hit: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -54,7 +54,10 @@ def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
     if "rss_rollup_kib" in pts and pts.rss_rollup_kib.notna().any():
         right.plot(x, pts.rss_rollup_kib / KIB_PER_MIB, "x", ms=5, color="grey",
                    label="same, counted by page walk (smaps_rollup)")
-        right.legend(loc="upper left", fontsize=9)
+    if "rss_pmap_kib" in pts and pts.rss_pmap_kib.notna().any():
+        right.plot(x, pts.rss_pmap_kib / KIB_PER_MIB, "+", ms=7, color="black",
+                   label="same, read from outside (pmap -x)")
+    right.legend(loc="upper left", fontsize=9)
     if log_virtual:
         left.set_yscale("log")
     stack = result.summary["stack_kib"]
@@ -294,6 +297,10 @@ def sweep_text(result: Result) -> str:
     agree = ("" if rollup is None or rollup != rollup else
              f" Counting resident pages by walking the page tables (smaps_rollup) gives "
              f"**{rollup:.2f} KiB** per thread, {100 * (rollup - rss) / rss:+.2f}% from VmRSS.")
+    pmap = fits.get("rss_pmap_kib", {}).get("per_thread")
+    if pmap is not None and pmap == pmap:
+        agree += (f" Read from outside the process with `pmap -x`: **{pmap:.2f} KiB** per "
+                  f"thread ({100 * (pmap - rss) / rss:+.2f}%).")
     return (
         f"Over {s['runs']} runs of up to {s['max_threads_measured']:,} threads with "
         f"{s['stack_kib']:,} KiB stacks, each extra thread added **{v('vsz_kib'):,.1f} KiB** "
