@@ -95,7 +95,10 @@ What each counter covers, per thread:
 
 - **user stack pages** (VmRSS): the pages of its stack the thread has written;
   even an idle thread writes a couple (its first frames, and the glibc thread
-  descriptor and TLS that live at the top of the stack);
+  descriptor and TLS that live at the top of the stack). With many thousands of
+  threads the slope can creep a little above that: glibc also keeps a small
+  per-thread table on the heap, which stays invisible while it fits in heap
+  pages that were already resident;
 - **kernel stack** (KernelStack): every thread has its own stack inside the
   kernel, 16 KiB on x86-64, never counted in any process's RSS;
 - **page tables** (VmPTE): the stack mapping needs its own page-table page once

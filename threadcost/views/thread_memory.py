@@ -29,7 +29,8 @@ def _fit_label(f: dict[str, Any], unit: str = "KiB") -> str:
     if f["method"] != "slope":
         return f"{f['per_thread']:,.1f} {unit}/thread (delta / N)"
     half = (f["ci95_high"] - f["ci95_low"]) / 2
-    return f"slope {f['per_thread']:,.2f} ± {half:,.2f} {unit}/thread, R² = {f['r2']:.4f}"
+    return (f"slope {f['per_thread']:,.2f} {unit}/thread (95% CI ±{half:,.2f}), "
+            f"R² = {f['r2']:.4f}")
 
 
 def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
@@ -61,7 +62,7 @@ def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
     if log_virtual:
         left.set_yscale("log")
     stack = result.summary["stack_kib"]
-    left.set_title(f"Virtual: a {stack:,} KiB stack reserved per thread")
+    left.set_title(f"Virtual: each thread reserves a {stack:,} KiB stack")
     right.set_title("Resident: only the pages the thread wrote")
     fig.tight_layout()
     return fig
