@@ -96,7 +96,7 @@ static void stall(int mechanism, int tasks)
     tc_switch_result out;
     tc_switch_config c = config(mechanism, tasks);
     c.test_stall_after = 50;
-    c.timeout_ms = 200;
+    c.timeout_ms = 50;
     int st = tc_switch_pingpong(&c, rt, ca, cb, &out);
     CHECK(st == TC_ETIMEOUT && out.timed_out == 1, "%s/%s: status %d timed_out %d",
           mech_name[mechanism], task_name[tasks], st, out.timed_out);
