@@ -145,7 +145,7 @@ def test_a_memory_limit_is_reported_not_crashed() -> None:
                               "working_set_kib": 512 * 1024, "baselines": False},
                      rlimits={resource.RLIMIT_AS: (limit, limit)}, timeout=60)
     assert r.limit_hit is not None
-    assert "limit" in r.limit_hit["limit"]
+    assert "RLIMIT_AS" in r.limit_hit["limit"]
     assert r.limit_hit["errno"] != 0
     assert r.summary["completed"] == 0
 
@@ -339,3 +339,20 @@ def test_targets_table_names_each_target() -> None:
     assert set(table.columns) == {"target", "measured", "met"}
     lo, hi = head.summary["switch_ns_p50_ci95"]
     assert lo <= head.summary["switch_ns"]["p50"] <= hi
+
+
+def test_cli_limit_exits_3_and_names_it() -> None:
+    code = ("import resource, sys\n"
+            "import threadcost.cli as cli\n"
+            "from threadcost.experiments import context_switch\n"
+            "vsz = next(int(l.split()[1]) for l in open('/proc/self/status') "
+            "if l.startswith('VmSize'))\n"
+            "cap = (vsz + 200 * 1024) * 1024\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (cap, cap))\n"
+            "sys.exit(cli.main(['switch', '--working-set-kib', '524288', '--iterations', '100',"
+            " '--no-baselines', '--json']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 3, proc.stderr
+    assert "system limit reached: memory" in proc.stderr
+    assert '"limit_hit": {' in proc.stdout

@@ -69,6 +69,14 @@ STEPS = {
     lib.TC_SW_STEP_PINGPONG: "during the ping-pong",
     lib.TC_SW_STEP_PIN: "pinning (sched_setaffinity)",
 }
+# What a TC_ELIMIT at each step ran into.
+LIMITS = {
+    lib.TC_SW_STEP_SETUP: "file descriptors or memory while creating pipes, eventfds or shared "
+                          "memory (RLIMIT_NOFILE, RLIMIT_AS)",
+    lib.TC_SW_STEP_SPAWN: "threads or processes while starting the partner (RLIMIT_NPROC, the "
+                          "pids cgroup, or memory for its stack: RLIMIT_AS)",
+    lib.TC_SW_STEP_WORKSET: "memory while mapping a working set (RLIMIT_AS, overcommit or RAM)",
+}
 # C01/C02 were published for pipe and condvar ping-pong between two threads.
 CLAIM_MECHANISMS = ("pipe", "condvar")
 
@@ -347,8 +355,7 @@ def assemble(p: dict[str, Any], raw: dict[str, Any], base: dict[str, np.ndarray]
     params = {**p, "per_sample": per_sample, "record_cpus": record_cpus}
     limit_hit = None
     if raw["status"] == lib.TC_ELIMIT:
-        limit_hit = {"limit": "a system limit " + (STEPS.get(raw["where"]) or ""),
-                     "errno": raw["err"]}
+        limit_hit = {"limit": LIMITS.get(raw["where"], "a system limit"), "errno": raw["err"]}
     return Result(EXPERIMENT, params, summary, tables, limit_hit)
 
 
