@@ -19,6 +19,8 @@ typedef struct {
     tc_meminfo mem_before;   /* system-wide, same three moments */
     tc_meminfo mem_during;
     tc_meminfo mem_after;
+    int64_t rollup_before_kib; /* Rss of /proc/self/smaps_rollup (page walk), with `before` */
+    int64_t rollup_during_kib; /* the same, with `during` */
     int64_t requested;       /* threads asked for */
     int64_t started;         /* threads pthread_create accepted */
     int64_t stack_bytes;     /* stack size each thread got (attribute value) */

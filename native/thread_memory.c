@@ -111,6 +111,31 @@ static int64_t count_lines(const char *path)
     return lines;
 }
 
+/* Rss of /proc/self/smaps_rollup in kB (the kernel walks the page tables for
+ * it, independently of the VmRSS counters), or -1. Fixed buffer, no malloc. */
+static int64_t rollup_rss_kib(void)
+{
+    char buf[4096];
+    int fd = open("/proc/self/smaps_rollup", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t used = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + used, sizeof buf - 1 - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+        if (used >= sizeof buf - 1)
+            break;
+    }
+    close(fd);
+    buf[used] = '\0';
+    const char *p = strstr(buf, "\nRss:");
+    return p ? strtoll(p + 5, NULL, 10) : -1;
+}
+
 /* 4th field of /proc/loadavg is "runnable/existing" scheduling entities. */
 static int64_t system_threads(void)
 {
@@ -299,6 +324,7 @@ int tc_thread_memory_start(int64_t threads, int64_t stack_kib, int64_t touch_kib
 
     tc_read_proc_status(&out->before);
     tc_read_meminfo(&out->mem_before);
+    out->rollup_before_kib = rollup_rss_kib();
 
     int status = TC_OK;
     int64_t t0 = tc_now_ns();
@@ -340,6 +366,7 @@ int tc_thread_memory_start(int64_t threads, int64_t stack_kib, int64_t touch_kib
     if (status == TC_OK || status == TC_ELIMIT) {
         tc_read_proc_status(&out->during);
         tc_read_meminfo(&out->mem_during);
+        out->rollup_during_kib = rollup_rss_kib();
         *group = g;
         return status;
     }

@@ -18,10 +18,11 @@ machine.
 optionally writes part of its own stack, checks in, and sleeps on a futex (no
 busy waiting). When all of them sleep, the kernel reads this process's counters
 from `/proc/self/status` (VmSize, VmRSS, VmPTE) and the system-wide counters from
-`/proc/meminfo` (KernelStack, PageTables, SUnreclaim); Python also reads
+`/proc/meminfo` (KernelStack, PageTables, SUnreclaim), and
 `/proc/self/smaps_rollup`, an independent count of resident pages made by walking
-the page tables, and (with `memory_pmap`) runs `pmap -x` to read the same process
-from outside. Then every thread is released and joined. Every measurement runs
+the page tables; with `memory_pmap`, `pmap -x` also reads the same process from
+outside (its readings bracket a little more than the threads, so compare its
+slope, not single differences). Then every thread is released and joined. Every measurement runs
 in a **fresh child process**: its baseline is clean (glibc caches the stacks of
 joined threads, so a second run in the same process would reuse them), and a
 system limit cannot hurt this notebook's kernel; and because a forked child

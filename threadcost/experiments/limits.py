@@ -345,8 +345,7 @@ def _spawn_child(max_threads: int, stack_kib: int,
                  address_space_mib: int | None) -> dict[str, Any]:
     from threadcost.experiments import thread_memory
 
-    return thread_memory.measure_point(max_threads, stack_kib, 0, None, address_space_mib,
-                                       independent=False)
+    return thread_memory.measure_point(max_threads, stack_kib, 0, None, address_space_mib)
 
 
 def spawn_until_failure(max_threads: Any = 40_000, stack_kib: Any = 0,

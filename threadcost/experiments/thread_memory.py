@@ -8,8 +8,9 @@ glibc caches the stacks of joined threads, so a second run in the same process
 would reuse them; and a limit cannot hurt the caller). Each thread writes
 ``touch_kib`` of its own stack, checks in and sleeps on a futex. With all of
 them asleep the C kernel reads the process's counters (/proc/self/status) and
-the system's (/proc/meminfo); Python reads /proc/self/smaps_rollup as an
-independent count of resident pages (the kernel walks the page tables for it).
+the system's (/proc/meminfo), and /proc/self/smaps_rollup, an independent
+count of resident pages (the kernel walks the page tables for it); optionally
+``pmap -x`` reads the process from outside.
 The per-thread cost is the slope of each counter against the number of
 threads, fitted over many runs, with R^2 and a 95% interval.
 
@@ -142,8 +143,7 @@ def pmap_rss_kib(pid: int) -> int | None:
 
 
 def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] | None,
-                  address_space_mib: int | None, independent: bool = True,
-                  pmap: bool = False) -> dict[str, Any]:
+                  address_space_mib: int | None, pmap: bool = False) -> dict[str, Any]:
     """Start ``threads`` threads in *this* process, read every counter while they
     sleep, join them. Meant to run in a fresh child (see :func:`measure_isolated`).
 
@@ -166,13 +166,10 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     import os
 
     pmap_before = pmap_rss_kib(os.getpid()) if pmap else None
-    rollup_before = sysinfo.smaps_rollup_kib("Rss") if independent else None
     status = lib.tc_thread_memory_start(threads, stack_kib, touch_kib, cpu_arr,
                                         len(cpus or []), group, out)
-    rollup_during = pmap_during = None
+    pmap_during = None
     try:
-        if independent and status == lib.TC_OK:
-            rollup_during = sysinfo.smaps_rollup_kib("Rss")
         if pmap and pmap_before is not None and status == lib.TC_OK:
             pmap_during = pmap_rss_kib(os.getpid())
     finally:
@@ -199,8 +196,8 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
         "touch_kib": touch_kib, "too_deep": int(out.too_deep),
         "cached_stacks_held": int(out.ballast),
         "vsz_kib": d["vsz"] - b["vsz"], "rss_kib": d["rss"] - b["rss"],
-        "rss_rollup_kib": (rollup_during - rollup_before)
-        if rollup_during is not None and rollup_before is not None else math.nan,
+        "rss_rollup_kib": (out.rollup_during_kib - out.rollup_before_kib)
+        if out.rollup_during_kib > 0 and out.rollup_before_kib > 0 else math.nan,
         "rss_pmap_kib": (pmap_during - pmap_before)
         if pmap_during is not None and pmap_before is not None else math.nan,
         "page_tables_kib": d["pte"] - b["pte"],
@@ -239,13 +236,13 @@ def _status_field(key: str) -> str:
 
 def measure_isolated(threads: int, stack_kib: int, touch_kib: int,
                      cpus: list[int] | None = None, address_space_mib: int | None = None,
-                     independent: bool = True, pmap: bool = False) -> dict[str, Any]:
+                     pmap: bool = False) -> dict[str, Any]:
     """:func:`measure_point` in a fresh child process with a deadline."""
     from threadcost.isolate import run_isolated
 
     return run_isolated(measure_point, {
         "threads": threads, "stack_kib": stack_kib, "touch_kib": touch_kib, "cpus": cpus,
-        "address_space_mib": address_space_mib, "independent": independent, "pmap": pmap,
+        "address_space_mib": address_space_mib, "pmap": pmap,
     }, timeout=60.0 + threads / 500)
 
 
@@ -375,7 +372,7 @@ def sweep_claims(p: dict[str, Any], points: pd.DataFrame,
         elif f["per_thread"] is not None:
             row(claim, quantity, f["per_thread"] * n,
                 tuple(None if v is None else v * n for v in _fit_ci(f)), "KiB",
-                f"scaled to {n:,} threads from the per-thread slope "
+                f"scaled to {n:,} threads from the per-thread value "
                 f"(largest run {int(points.threads.max()):,} threads)")
         if per_quantity:
             row(claim, per_quantity, f["per_thread"], _fit_ci(f), "KiB",
