@@ -654,7 +654,8 @@ def ws_claim_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
                      "unit": "ratio", "published_quantity": "process_over_thread_sys_ratio",
                      "note": f"system CPU time per round trip (getrusage, both sides), "
                              f"processes / threads, pipe ping-pong on one CPU with {w} KiB "
-                             f"written per side per hop{scaled}"})
+                             f"written per side per hop{scaled}; getrusage CPU times may be "
+                             "sampled at the scheduler tick, so short points are coarse"})
     else:
         rows.append({"claim_id": "C14", "not_run": (
             f"getrusage reported no system time for a side at {w} KiB: the points were too "
