@@ -105,10 +105,8 @@ def test_processes_leave_nothing_behind() -> None:
             cs.run(mech, "same-cpu", "processes", 300, 30, working_set_kib=16,
                    baselines=False)
 
-    problems = leakcheck.check(once, warmup=1, repeat=2)
-    assert problems == []
-    assert leakcheck.snapshot().children == {} or all(
-        "forkserver" in v or "python" in v for v in leakcheck.snapshot().children.values())
+    # no thread, fd, child (running or zombie) or mapping may stay behind
+    assert leakcheck.check(once, warmup=1, repeat=2) == []
 
 
 @pytest.mark.parametrize("mechanism", list(cs.MECHANISMS))
