@@ -38,7 +38,7 @@ threads vs processes on one core, without and with an 8 MB working set).
     ("params", """
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
 switch_mechanisms = ["pipe", "condvar", "futex", "eventfd"]  # token paths to compare
-switch_placements = ["same-cpu", "cross-cpu", "unpinned"]     # add "smt-siblings" on SMT machines
+switch_placements = ["same-cpu", "cross-cpu", "smt-siblings", "unpinned"]  # skipped if absent
 switch_tasks = ["threads", "processes"]    # what the two sides are
 switch_iterations = 20000                  # timed round trips per configuration
 switch_warmup = 2000                       # untimed round trips before each
