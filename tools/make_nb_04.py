@@ -89,9 +89,8 @@ skipped, with the reason.
 sweep, each = cs.sweep(switch_mechanisms, switch_placements, switch_tasks,
                        switch_iterations, switch_warmup, baseline_scale=switch_baseline_scale)
 keep(sweep)
-for row in sweep.summary["skipped"]:
-    display(Markdown(f"*Skipped* {row['placement']} / {row['mechanism']} / {row['tasks']}: "
-                     f"{row['reason']}"))
+if sweep.summary["skipped"]:
+    display(Markdown(view.skipped_text(sweep)))
 """),
     ("md", """
 ## Distributions
@@ -316,9 +315,11 @@ if cross is not None:
 pts = ws.tables["points"]
 big = pts[pts.working_set_kib == pts.working_set_kib.max()]
 for row in big.itertuples():
+    extra = row.round_trip_minus_touch_p50_ns / 1000
     text += (f"With {row.working_set_kib:,} KiB written per side per hop, {row.tasks} needed "
-             f"{row.round_trip_minus_touch_p50_ns / 1000:,.1f} µs per round trip beyond the "
-             f"touching itself. ")
+             + (f"{extra:,.1f} µs per round trip beyond the touching itself. " if extra > 0 else
+                f"no measurable time beyond the touching itself (the difference, {extra:,.1f} µs, "
+                f"is below the noise of timing the touch alone). "))
 display(Markdown(text + "The direct cost of a switch is small; what a switch does to the "
                  "caches, and where the scheduler puts the two tasks, can cost more. Notebook 5 "
                  "sets these kernel switches beside user-space switches (fibers and goroutines)."))

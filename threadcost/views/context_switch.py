@@ -68,6 +68,15 @@ def percentiles_table(sweep_result: Result) -> pd.DataFrame:
     return out.set_index(["placement", "mechanism", "tasks"]).round(2)
 
 
+def skipped_text(sweep_result: Result) -> str:
+    """One line per placement the machine could not provide, with the reason."""
+    by_place: dict[str, str] = {}
+    for row in sweep_result.summary["skipped"]:
+        by_place.setdefault(row["placement"], row["reason"])
+    return "\n".join(f"- *Skipped* `{place}` (every mechanism and task kind): {reason}."
+                     for place, reason in by_place.items())
+
+
 def switch_count_text(sweep_result: Result, tolerance: float = 0.1) -> str:
     """Markdown naming the configurations whose measured switches per round trip
     differ from 2 by more than ``tolerance`` (generated from the data)."""
