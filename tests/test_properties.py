@@ -32,9 +32,11 @@ from threadcost import LimitReached, ParameterError, Result, experiments
 from threadcost.cli import EXIT_BAD_INPUT, build_parser, command_modules, main
 
 HANG_GUARD_S = 240
-RUNS = settings(max_examples=8, deadline=None, derandomize=True,
+# derandomize: the same examples on every run (a failure reproduces); no
+# database: nothing is written into the repository.
+RUNS = settings(max_examples=8, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-CHECKS = settings(max_examples=60, deadline=None, derandomize=True,
+CHECKS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                   suppress_health_check=[HealthCheck.too_slow])
 
 
