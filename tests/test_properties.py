@@ -249,9 +249,6 @@ def _experiment_modules() -> list[Any]:
 
 # Bugs found by this suite in other engineers' modules: kept visible, CI green.
 KNOWN_BUGS = {
-    "threadcost.experiments.sleepers":
-        "sleepers.check_params(variants=-1) raises TypeError ('int' object is not "
-        "iterable) instead of ParameterError",
     "threadcost.experiments.echo":
         "echo.check_params(placements=0) raises TypeError ('int' object is not "
         "iterable) instead of ParameterError",
