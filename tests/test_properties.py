@@ -288,6 +288,16 @@ def test_check_params_accepts_or_names_the_parameter(module: Any) -> None:
 
 # ------------------------------------------------------------ the CLI, inside
 
+# Values no option may accept: digit-free text, numbers out of every range,
+# non-finite or unparsable numbers, and shell metacharacters (never run).
+CLI_JUNK = st.one_of(
+    NO_DIGITS.map(lambda s: "@" + s),
+    st.sampled_from(["-5", "-1", "nan", "inf", "-inf", "1e99", "1.5e400", "0x1f", "9" * 30,
+                     "-" + "9" * 30, "1,,", ",", "$(id)", "`id`", "; ls", "a b", "\u202e1",
+                     "'", '"']),
+)
+
+
 def _options(command: str) -> list[str]:
     sub = build_parser(command_modules())._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
     return [a.option_strings[-1] for a in sub._actions
@@ -302,8 +312,8 @@ def test_cli_refuses_junk_in_one_line(command: str) -> None:
         pytest.skip(f"{command} takes no valued option")
 
     @CHECKS
-    @given(picks=st.lists(st.tuples(st.sampled_from(options), NO_DIGITS.map(lambda s: "@" + s)),
-                          min_size=1, max_size=3))
+    @given(picks=st.lists(st.tuples(st.sampled_from(options), CLI_JUNK), min_size=1,
+                          max_size=3))
     def prop(picks: list[tuple[str, str]]) -> None:
         argv = [command]
         for option, junk in picks:

@@ -141,3 +141,31 @@ def test_runs_without_root(argv: list[str], tmp_path: Path) -> None:
                           preexec_fn=preexec, check=False)
     assert "CapEff 0000000000000000" in proc.stderr, proc.stderr[-500:]
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_shell_metacharacters_in_options_never_run(tmp_path: Path) -> None:
+    """Every option of every command given a command substitution: refused
+    (exit 2), and nothing was executed."""
+    import contextlib
+    import io
+
+    from threadcost.cli import build_parser, command_modules, main
+
+    marker = tmp_path / "executed"
+    payloads = [f"$(touch {marker})", f"`touch {marker}`", f"; touch {marker}",
+                f"| touch {marker}"]
+    parser = build_parser(command_modules())
+    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for name, sub in commands.items():
+        for action in sub._actions:
+            if not action.option_strings or action.nargs == 0 or action.dest == "help":
+                continue
+            for payload in payloads:
+                err = io.StringIO()
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+                    try:
+                        code = main([name, action.option_strings[-1], payload])
+                    except SystemExit as exc:
+                        code = exc.code
+                assert code == 2, (name, action.option_strings, payload, err.getvalue())
+    assert not marker.exists()
