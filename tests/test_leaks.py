@@ -71,6 +71,14 @@ def _entries() -> list[tuple[str, Callable[[], Any]]]:
     except ImportError:
         pass
     try:
+        from threadcost.experiments import peers
+
+        # the Go program runs as a subprocess (skipped inside when Go is absent)
+        found.append(("peers.run", lambda: peers.run(
+            iterations=100, warmup=10, memory_count=10, memory_points=3, sleepers_count=0)))
+    except ImportError:
+        pass
+    try:
         from threadcost.experiments import echo
 
         found.append(("echo.run", lambda: echo.run(placements="unpinned", iterations=100,
