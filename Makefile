@@ -79,9 +79,9 @@ test: setup
 lint: setup
 	$(BIN)/ruff check threadcost tests native
 
-# The C kernels called directly by native/tests/test_<family>.c, built plain
-# (and under valgrind), with ASan+UBSan (LeakSanitizer on) and with TSan; a
-# sanitizer this machine cannot run is skipped with the reason printed.
+# The C kernels called directly by native/tests/test_<family>.c, built plain,
+# with ASan+UBSan (LeakSanitizer on) and with TSan (SANITIZE_VALGRIND=1 adds
+# valgrind); a sanitizer this machine cannot run is skipped with the reason printed.
 # `make test` runs it too (tests/test_sanitizers.py).
 sanitize:
 	native/tests/run_sanitizers.sh

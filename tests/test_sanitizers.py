@@ -1,9 +1,11 @@
 """`make sanitize`, run by `make test`: every C kernel family called directly by
-its harness in native/tests/, built plain, under valgrind, ASan+UBSan
-(LeakSanitizer on) and TSan. Any failed check, sanitizer report or leak fails."""
+its harness in native/tests/, built plain, with ASan+UBSan (LeakSanitizer on)
+and with TSan (valgrind too when SANITIZE_VALGRIND=1 is set). Any failed check,
+sanitizer report or leak fails."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -28,7 +30,8 @@ def test_kernels_are_clean_under_the_sanitizers(tmp_path: Path) -> None:
     proc = subprocess.run(["bash", str(SCRIPT)], cwd=REPO, capture_output=True, text=True,
                           timeout=480, check=False, env={
                               "PATH": "/usr/local/bin:/usr/bin:/bin",
-                              "SANITIZE_OUT": str(tmp_path)})
+                              "SANITIZE_OUT": str(tmp_path),
+                              "SANITIZE_VALGRIND": os.environ.get("SANITIZE_VALGRIND", "0")})
     report = proc.stdout + proc.stderr
     print(report)  # shown by pytest -rA, and on failure
     assert proc.returncode == 0, report

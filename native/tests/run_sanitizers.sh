@@ -2,7 +2,7 @@
 # Build every native/tests/test_<family>.c against native/common.c and
 # native/<family>.c, and run it:
 #   plain  -O2 with the project's warnings-as-errors and hardening flags
-#          (and under valgrind's memcheck when valgrind is installed),
+#          (and, with SANITIZE_VALGRIND=1, the same build under valgrind's memcheck),
 #   asan   AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer on),
 #   tsan   ThreadSanitizer.
 # A sanitizer the compiler or this machine cannot run is skipped with the
@@ -92,7 +92,9 @@ else
 fi
 
 variants=("plain|$STRICT")
-if command -v valgrind >/dev/null 2>&1; then
+if [ "${SANITIZE_VALGRIND:-0}" != 1 ]; then
+    say "SKIP valgrind: opt-in (SANITIZE_VALGRIND=1 make sanitize); ASan's LeakSanitizer checks leaks"
+elif command -v valgrind >/dev/null 2>&1; then
     variants+=("valgrind|$STRICT")
 else
     say "SKIP valgrind: not installed (ASan's LeakSanitizer still checks leaks)"
