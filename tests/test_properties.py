@@ -178,8 +178,7 @@ def _entry_params() -> list[Any]:
 
 
 def _entry_bug(name: str) -> str | None:
-    return {"echo.run": "echo.check_params(placements=0) raises TypeError ('int' object "
-                        "is not iterable) instead of ParameterError"}.get(name)
+    return {}.get(name)
 
 
 def _call(entry: Entry, kwargs: dict[str, Any]) -> None:
@@ -248,11 +247,7 @@ def _experiment_modules() -> list[Any]:
 
 
 # Bugs found by this suite in other engineers' modules: kept visible, CI green.
-KNOWN_BUGS = {
-    "threadcost.experiments.echo":
-        "echo.check_params(placements=0) raises TypeError ('int' object is not "
-        "iterable) instead of ParameterError",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _with_known_bugs(mods: list[Any]) -> list[Any]:

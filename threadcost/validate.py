@@ -82,6 +82,30 @@ def choice(name: str, value: Any, allowed: Iterable[str]) -> str:
     return value
 
 
+def choice_list(name: str, value: Any, allowed: Iterable[str]) -> list[str]:
+    """A non-empty list of choices, without repeats, in the order given.
+
+    Accepts a list/tuple/set or a comma-separated string ("pipe,futex").
+    """
+    options = list(allowed)
+    items: list[Any]
+    if isinstance(value, str):
+        items = [v.strip() for v in value.split(",") if v.strip()]
+    elif isinstance(value, list | tuple | set | frozenset):
+        items = list(value)
+    else:
+        raise ParameterError(name, value, "must be a list of " + ", ".join(options))
+    if not items:
+        raise ParameterError(name, value, "must name at least one of " + ", ".join(options))
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str) or item not in options:
+            raise ParameterError(name, value, "every entry must be one of " + ", ".join(options))
+        if item not in out:
+            out.append(item)
+    return out
+
+
 def fraction(name: str, value: Any) -> float:
     """A number from 0 to 1 inclusive."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real | str):

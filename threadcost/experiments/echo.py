@@ -9,14 +9,12 @@ second, per placement: pinned to one CPU, on two CPUs, or unpinned.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from threadcost import stats, validate
-from threadcost.errors import ParameterError
 from threadcost.experiments import context_switch as cs
 from threadcost.results import Result
 
@@ -28,18 +26,10 @@ def check_params(placements: Any = DEFAULT_PLACEMENTS, iterations: Any = 50_000,
                  message_bytes: Any = 16, repeats: Any = 5, warmup: Any = 2_000,
                  timeout_s: Any = 10.0) -> dict[str, Any]:
     """Validate and normalise the parameters of :func:`run` (raises ParameterError)."""
-    places: Sequence[Any]
-    if isinstance(placements, str):
-        places = [x.strip() for x in placements.split(",") if x.strip()]
-    else:
-        places = list(placements)
-    if not places:
-        raise ParameterError("placements", placements,
-                                      "must name at least one of " + ", ".join(cs.PLACEMENTS))
-    chosen = [validate.choice("placements", x, cs.PLACEMENTS) for x in places]
+    chosen = validate.choice_list("placements", placements, cs.PLACEMENTS)
     checked = [cs.check_params("pipe", x, "threads", iterations, warmup, 0, message_bytes,
                                timeout_s) for x in chosen]
-    return {"placements": list(dict.fromkeys(chosen)),
+    return {"placements": chosen,
             "iterations": checked[0]["iterations"], "warmup": checked[0]["warmup"],
             "message_bytes": checked[0]["message_bytes"],
             "repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),

@@ -22,7 +22,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,23 +69,7 @@ HEADER_FIELDS = 7  # int64 fields before the samples in launch_driver's output
 # ---------------------------------------------------------------- parameters
 
 def _kinds(value: Any) -> list[str]:
-    items: list[Any]
-    if isinstance(value, str):
-        items = [v.strip() for v in value.split(",") if v.strip()]
-    elif isinstance(value, Iterable):
-        items = list(value)
-    else:
-        items = [value]
-    if not items:
-        raise ParameterError("kinds", value, "must name at least one of " + ", ".join(KINDS))
-    out: list[str] = []
-    for item in items:
-        if not isinstance(item, str) or item not in KINDS:
-            raise ParameterError("kinds", value, "every entry must be one of "
-                                 + ", ".join(KINDS))
-        if item not in out:
-            out.append(item)
-    return out
+    return validate.choice_list("kinds", value, KINDS)
 
 
 def _optional_sizes(name: str, value: Any, maximum: int) -> list[int]:

@@ -69,18 +69,7 @@ def check_params(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 20
     if p["duration_ms"] < p["period_ms"]:
         raise ParameterError("duration_ms", duration_ms,
                              f"must be at least period_ms ({p['period_ms']} ms)")
-    if isinstance(variants, str):
-        chosen = [v.strip() for v in variants.split(",") if v.strip()]
-    elif isinstance(variants, list | tuple | set | frozenset):
-        chosen = list(variants)
-    else:
-        raise ParameterError("variants", variants, "must be a list of "
-                             + ", ".join(VARIANTS))
-    if not chosen:
-        raise ParameterError("variants", variants, "must name at least one of "
-                             + ", ".join(VARIANTS))
-    for v in chosen:
-        validate.choice("variants", v, VARIANTS)
+    chosen = validate.choice_list("variants", variants, VARIANTS)
     p["variants"] = [v for v in VARIANTS if v in chosen]
     p["address_space_mib"] = None if address_space_mib is None else validate.integer(
         "address_space_mib", address_space_mib, minimum=16, maximum=1 << 30)
