@@ -6,7 +6,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0, "p999": 99.9}
 
@@ -45,6 +44,8 @@ class LinearFit:
 
 def fit_line(x: Any, y: Any) -> LinearFit:
     """Least-squares line with R^2 and a 95% confidence interval on the slope."""
+    from scipy import stats as sps  # lazy: keeps CLI start-up fast
+
     xs = np.asarray(x, dtype=float)
     ys = np.asarray(y, dtype=float)
     if xs.size < 3 or np.ptp(xs) == 0:
