@@ -305,7 +305,8 @@ def _progress(total: int, enabled: bool) -> Any:
 
     from tqdm import tqdm
 
-    return tqdm(total=total, desc="launch", unit="task", disable=not enabled, file=sys.stderr)
+    return tqdm(total=total, desc="launch", unit="task", disable=not enabled, file=sys.stderr,
+                mininterval=2.0)
 
 
 def _limit(kind: str, err: int) -> dict[str, Any]:

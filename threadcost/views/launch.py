@@ -330,8 +330,9 @@ def memory_text(result: Result) -> str:
     f = fits["fork"]
     text = (f"Each MiB the parent holds adds **{f['slope'] / 1000:.2f} µs** (95% CI "
             f"{f['slope_ci95_low'] / 1000:.2f} to {f['slope_ci95_high'] / 1000:.2f}) to the "
-            f"fork call (R² {f['r2']:.2f} over {f['n']:,} launches; R² is low when launch "
-            "noise is large next to the trend).")
+            f"fork call (R² {f['r2']:.2f} over {f['n']:,} launches")
+    text += ("; a low R² means launch noise is large next to the trend)." if f["r2"] < 0.8
+             else ").")
     if "thread" in fits:
         t = fits["thread"]
         text += (f" For a thread the slope is {t['slope']:.1f} ns per MiB (95% CI "
