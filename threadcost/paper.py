@@ -3,10 +3,16 @@
 Steps: read a papermill parameter set (``params/default.yaml``); run each
 notebook in ``notebooks/`` through papermill (experiment notebooks in name
 order, then the ones marked ``"threadcost": {"summary": true}`` in their
-metadata, which read the runs the others stored); render each executed
-notebook to HTML with code hidden by tags; write an index page. Outputs go to
-``<out>/notebooks/*.ipynb`` and ``<out>/html/*.html``; data to data/ and
+metadata, which read the runs the others stored), with a progress bar per
+notebook; render each executed notebook to HTML (code folded, figures embedded,
+widget state drawn by the vendored widget manager); write an index page.
+Outputs go to ``<out>/notebooks/*.ipynb`` and ``<out>/html/`` (open
+``index.html`` from the file system, no network needed); data to data/ and
 figures to figures/ (or the ``THREADCOST_*_DIR`` overrides).
+
+A notebook that fails is still rendered (with its error) and named at the end;
+the summary notebooks then show its claims as "not run here". The exit status
+is 1 when any notebook failed.
 """
 
 from __future__ import annotations
@@ -22,70 +28,56 @@ from typing import Any
 import nbformat
 import yaml
 
-from threadcost import paths
-from threadcost.render import render_index, render_notebook
+from threadcost import machine, paths
+from threadcost.render import Page, copy_vendor, nav_html, read_page, render_index, render_notebook
 
 NOTEBOOKS_DIR = paths.REPO_ROOT / "notebooks"
+HEADLINE_FIGURE = "summary_headline"
 
 
 def load_params(path: str | Path) -> dict[str, Any]:
-    with open(path) as fh:
-        params = yaml.safe_load(fh) or {}
+    try:
+        with open(path) as fh:
+            params = yaml.safe_load(fh) or {}
+    except OSError as exc:
+        raise SystemExit(f"{path}: cannot read the parameter set: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise SystemExit(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(params, dict):
         raise SystemExit(f"{path}: expected a mapping of parameter names to values")
     return params
 
 
+def is_summary(path: Path) -> bool:
+    meta = nbformat.read(str(path), as_version=4).metadata.get("threadcost", {})
+    return bool(meta.get("summary"))
+
+
 def notebook_order(directory: Path = NOTEBOOKS_DIR) -> list[Path]:
     """Experiment notebooks by name, then summary notebooks by name."""
     books = sorted(directory.glob("[0-9][0-9]_*.ipynb"))
-
-    def is_summary(p: Path) -> bool:
-        meta = nbformat.read(str(p), as_version=4).metadata.get("threadcost", {})
-        return bool(meta.get("summary"))
-
     return [p for p in books if not is_summary(p)] + [p for p in books if is_summary(p)]
 
 
+def reading_order(books: list[Path]) -> list[Path]:
+    """The order of the paper: by name (00 introduction first, claims last)."""
+    return sorted(books, key=lambda p: p.name)
+
+
 def run_notebook(source: Path, target: Path, params: dict[str, Any]) -> None:
+    """Execute one notebook with papermill (a tqdm bar over its cells)."""
     import papermill as pm
 
     pm.execute_notebook(
         str(source), str(target), parameters=params, kernel_name="python3",
-        cwd=str(source.parent), progress_bar=True, request_save_on_cell_execute=False,
-        log_output=False,
+        cwd=str(source.parent), progress_bar={"desc": source.stem, "unit": "cell",
+                                              "leave": True},
+        request_save_on_cell_execute=False, log_output=False,
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m threadcost.paper", description=__doc__)
-    parser.add_argument("--params", default="params/default.yaml",
-                        help="papermill parameter set (YAML)")
-    parser.add_argument("--out", default="build/paper", help="output folder")
-    parser.add_argument("--only", nargs="*", default=None,
-                        help="run only notebooks whose names start with these prefixes")
-    args = parser.parse_args(argv)
-
-    params = load_params(args.params)
-    out = Path(args.out).resolve()
-    staging = out.with_name(out.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "notebooks").mkdir(parents=True)
-    (staging / "html").mkdir(parents=True)
-
-    books = notebook_order()
-    if args.only:
-        books = [b for b in books if any(b.name.startswith(p) for p in args.only)]
-    started = time.monotonic()
-    rendered: list[Path] = []
-    for i, book in enumerate(books, 1):
-        print(f"[{i}/{len(books)}] {book.name}", flush=True)
-        executed = staging / "notebooks" / book.name
-        run_notebook(book, executed, params)
-        rendered.append(render_notebook(executed, staging / "html"))
-    render_index(rendered, staging / "html", params_name=args.params)
-
-    # Swap the finished paper into place; a failed run above leaves the old one intact.
+def _swap_into_place(staging: Path, out: Path) -> None:
+    """Replace ``out`` by ``staging``; a failed run before this leaves the old paper."""
     if out.exists():
         old = out.with_name(out.name + ".old")
         shutil.rmtree(old, ignore_errors=True)
@@ -95,12 +87,84 @@ def main(argv: list[str] | None = None) -> int:
     else:
         os.rename(staging, out)
 
+
+def _copy_headline(html_dir: Path) -> list[str]:
+    """Put the headline figure beside the index, when the summary produced it."""
+    src = paths.figures_dir() / f"{HEADLINE_FIGURE}.png"
+    if not src.is_file():
+        return []
+    (html_dir / "figures").mkdir(exist_ok=True)
+    shutil.copy2(src, html_dir / "figures" / src.name)
+    return [f"figures/{src.name}"]
+
+
+def build(params_path: str, out: Path, only: list[str] | None = None) -> tuple[Path, list[str]]:
+    """Run and render; return (the html index, names of notebooks that failed)."""
+    params = load_params(params_path)
+    staging = out.with_name(out.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "notebooks").mkdir(parents=True)
+    html_dir = staging / "html"
+    html_dir.mkdir(parents=True)
+    copy_vendor(html_dir)
+
+    books = notebook_order()
+    if only:
+        books = [b for b in books if any(b.name.startswith(p) for p in only)]
+    if not books:
+        raise SystemExit(f"no notebook matches --only {' '.join(only or [])}")
+    failed: list[str] = []
+    for i, book in enumerate(books, 1):
+        print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
+        try:
+            run_notebook(book, staging / "notebooks" / book.name, params)
+        except Exception as exc:  # a failed notebook is rendered with its error
+            failed.append(book.name)
+            first = str(exc).strip().splitlines()
+            print(f"  {book.name} failed: {first[0] if first else type(exc).__name__}",
+                  file=sys.stderr, flush=True)
+
+    ordered = [staging / "notebooks" / b.name for b in reading_order(books)]
+    ordered = [p for p in ordered if p.is_file()]
+    stems = [p.stem for p in ordered]
+    pages: list[Page] = []
+    for i, executed in enumerate(ordered):
+        target = render_notebook(executed, html_dir, nav=nav_html(stems, i))
+        pages.append(read_page(target, ok=executed.name not in failed))
+    figures = _copy_headline(html_dir)
+    render_index(pages, html_dir, params_name=str(params_path),
+                 machine_text=machine.describe(machine.fingerprint(include_git=False)),
+                 figures=figures)
+    _swap_into_place(staging, out)
+    return out / "html" / "index.html", failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m threadcost.paper", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--params", default="params/default.yaml",
+                        help="papermill parameter set, YAML (default: %(default)s; "
+                             "params/quick.yaml runs in about a minute)")
+    parser.add_argument("--out", default="build/paper",
+                        help="output folder for notebooks/ and html/ (default: %(default)s)")
+    parser.add_argument("--only", nargs="*", default=None, metavar="PREFIX",
+                        help="run only notebooks whose names start with these prefixes, "
+                             "e.g. --only 01 00 06")
+    args = parser.parse_args(argv)
+
+    started = time.monotonic()
+    index, failed = build(args.params, Path(args.out).resolve(), args.only)
     elapsed = time.monotonic() - started
-    print(f"\nPaper ready in {elapsed:,.0f} s:")
-    print(f"  HTML:      {out / 'html' / 'index.html'}")
+    out = index.parent.parent
+    print(f"\nPaper ready in {elapsed:,.0f} s. Open in a browser (works offline):")
+    print(f"  {index}")
     print(f"  notebooks: {out / 'notebooks'}")
     print(f"  data:      {paths.data_dir()}")
     print(f"  figures:   {paths.figures_dir()}")
+    if failed:
+        print(f"\n{len(failed)} notebook(s) failed and show their error: {', '.join(failed)}",
+              file=sys.stderr)
+        return 1
     return 0
 
 

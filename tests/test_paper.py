@@ -1,0 +1,70 @@
+"""The paper under quick parameters: renders offline, lists every claim, draws the headline."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from threadcost import datastore
+from threadcost.render import remote_references
+
+pytestmark = pytest.mark.notebook
+
+REPO = Path(__file__).resolve().parent.parent
+ALL_IDS = [f"C{i:02d}" for i in range(1, 18)]
+
+
+@pytest.fixture(scope="module")
+def paper(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Notebooks 01, 00 and 06 (the two summary notebooks read only 01's run)."""
+    base = tmp_path_factory.mktemp("paper")
+    env = {**os.environ, "THREADCOST_DATA_DIR": str(base / "data"),
+           "THREADCOST_FIGURES_DIR": str(base / "figures")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "threadcost.paper", "--params", "params/quick.yaml",
+         "--out", str(base / "paper"), "--only", "01", "00", "06"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+        stdin=subprocess.DEVNULL, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "index.html" in proc.stdout
+    return {"html": base / "paper" / "html", "data": base / "data",
+            "figures": base / "figures"}
+
+
+def test_index_links_every_rendered_notebook(paper: dict[str, Path]) -> None:
+    index = (paper["html"] / "index.html").read_text()
+    for page in ("00_introduction.html", "01_malloc_touch.html", "06_claims.html"):
+        assert (paper["html"] / page).is_file()
+        assert page in index
+
+
+def test_claims_table_holds_all_17_ids_with_a_verdict(paper: dict[str, Path]) -> None:
+    text = (paper["html"] / "06_claims.html").read_text()
+    plain = re.sub(r"<[^>]+>", " ", text)
+    for claim_id in ALL_IDS:
+        assert claim_id in plain, claim_id
+    # only 01 ran: C07 is judged, every other claim says why it was not run
+    assert "not run here" in plain
+    assert re.search(r"reproduced|same order|differs", plain)
+
+
+def test_no_rendered_page_loads_scripts_or_styles_from_the_network(
+        paper: dict[str, Path]) -> None:
+    for page in paper["html"].glob("*.html"):
+        assert remote_references(page.read_text()) == [], page.name
+
+
+def test_code_is_hidden_by_default(paper: dict[str, Path]) -> None:
+    text = (paper["html"] / "01_malloc_touch.html").read_text()
+    assert "malloc_touch.run(" not in re.sub(r"<details.*?</details>", "", text, flags=re.S)
+
+
+def test_headline_figure_and_run_data_exist(paper: dict[str, Path]) -> None:
+    assert (paper["figures"] / "summary_headline.png").is_file()
+    assert (paper["figures"] / "summary_headline.svg").is_file()
+    assert datastore.list_runs("malloc_touch", data_dir=paper["data"])
