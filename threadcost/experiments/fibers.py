@@ -180,6 +180,39 @@ def _timeout(p: dict[str, Any]) -> float:
     return 60.0 + 3 * work
 
 
+def headline_rows(p: dict[str, Any], summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The fiber's cells of the paper's headline figure (see threadcost.views.summary).
+
+    Only the hand-written switch speaks for "a fiber" there (it is what fiber
+    libraries use); a ucontext run reports no headline rows.
+    """
+    rows: list[dict[str, Any]] = []
+    if p["impl"] != "asm" or not summary.get("asm_native"):
+        return rows
+    rt = summary["round_trip_ns"]
+    if rt.get("n"):
+        rows.append({"task": "fiber", "metric": "switch_ns", "value": rt["p50"] / 2,
+                     "ci_low": rt["min"] / 2, "ci_high": rt["p90"] / 2,
+                     "note": f"{p['impl']} switch: median round trip / 2 (two switches per "
+                             "round trip, clock reads included); interval min..p90"})
+    per = summary.get("per_fiber")
+    if per and per.get("rss_kib") is not None:
+        lo, hi = per["rss_ci95"] or (None, None)
+        rows.append({"task": "fiber", "metric": "rss_kib", "value": per["rss_kib"],
+                     "ci_low": lo, "ci_high": hi,
+                     "note": f"slope of RSS over fiber count, {per['touch_kib']} KiB of stack "
+                             "touched; a fiber has no kernel task, only its stack mapping"})
+        create, start = per["create_ns"], per["start_ns"]
+        if create.get("n") and start.get("n"):
+            rows.append({"task": "fiber", "metric": "launch_ns",
+                         "value": create["p50"] + start["p50"],
+                         "ci_low": create["min"] + start["min"],
+                         "ci_high": create["p90"] + start["p90"],
+                         "note": "median create (mmap'd stack with guard page + context "
+                                 "set-up) + median first switch into it"})
+    return rows
+
+
 def run(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib: Any = 64,
         touch_kib: Any = 0, impl: Any = "asm", warmup: Any = 10_000, cpu: Any = "auto",
         points: Any = 11) -> Result:
@@ -243,6 +276,7 @@ def run(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib: Any = 64
         if creation_rows else np.zeros(0)
     summary["create_ns"] = stats.distribution(all_create)
     summary["claims"] = []  # fibers are this project's own baseline: no published claim
+    summary["headline"] = headline_rows(p, summary)
     tables = {
         "round_trips": pd.DataFrame({"round_trip_ns": samples}),
         "memory_points": pd.DataFrame(point_rows),
