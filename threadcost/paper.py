@@ -68,8 +68,11 @@ def run_notebook(source: Path, target: Path, params: dict[str, Any]) -> None:
     """Execute one notebook with papermill (a tqdm bar over its cells)."""
     import papermill as pm
 
+    # A parameter set is shared by every notebook; each gets the names it declares.
+    declared = set(pm.inspect_notebook(str(source)))
+    mine = {k: v for k, v in params.items() if k in declared}
     pm.execute_notebook(
-        str(source), str(target), parameters=params, kernel_name="python3",
+        str(source), str(target), parameters=mine, kernel_name="python3",
         cwd=str(source.parent), progress_bar={"desc": source.stem, "unit": "cell",
                                               "leave": True},
         request_save_on_cell_execute=False, log_output=False,
