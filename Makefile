@@ -10,7 +10,7 @@ PAPER_DIR ?= build/paper
 NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py
 NATIVE_LIB := threadcost/.native.stamp
 
-.PHONY: help setup native paper test lab clean lint sanitize strip peers
+.PHONY: help setup native paper test lab clean lint sanitize strip peers browser-deps reference
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
@@ -73,7 +73,7 @@ native: $(NATIVE_LIB) $(LAUNCH_TOOLS)
 paper: setup
 	$(BIN)/python -m threadcost.paper --params $(PARAMS) --out $(PAPER_DIR)
 
-test: setup
+test: setup browser-deps
 	$(BIN)/python -m pytest
 
 lint: setup
@@ -96,3 +96,13 @@ clean:
 # Clear outputs from notebooks edited in JupyterLab before committing them.
 strip: setup
 	$(BIN)/python tools/nbtools.py notebooks/*.ipynb
+
+# Debian's Chromium for the browser tests (tests/browser). A no-op when it is
+# installed; without root or apt-get the browser tests skip, saying why.
+browser-deps:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  echo "browser-deps: installing chromium with apt-get"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	    || echo "browser-deps: chromium could not be installed; browser tests will skip"; \
+	else echo "browser-deps: no chromium and no apt-get as root; browser tests will skip"; fi

@@ -1,0 +1,56 @@
+"""Notebooks for the browser tests: found in notebooks/, prepared with quick parameters.
+
+``prepare`` lets papermill inject ``params/quick.yaml`` (plus the data and
+figures folders) as an ``injected-parameters`` cell without executing anything;
+the copy is what the browser opens and runs, like a reader who set the
+parameters cell by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+QUICK_PARAMS = REPO / "params" / "quick.yaml"
+
+
+def _is_summary(path: Path) -> bool:
+    try:
+        meta = nbformat.read(str(path), as_version=4).metadata.get("threadcost", {})
+    except Exception:  # a notebook being written right now: order it with the others
+        return False
+    return bool(meta.get("summary"))
+
+
+def discover() -> list[Path]:
+    """Every notebook in notebooks/, experiments by name first, then the summaries.
+
+    Summaries (00, 06) read the runs the experiment notebooks stored, so they go last,
+    as in ``make paper``.
+    """
+    books = sorted(NOTEBOOKS.glob("*.ipynb"))
+    return [b for b in books if not _is_summary(b)] + [b for b in books if _is_summary(b)]
+
+
+def quick_params() -> dict[str, Any]:
+    with open(QUICK_PARAMS) as fh:
+        return yaml.safe_load(fh) or {}
+
+
+def prepare(source: Path, target_dir: Path, data_dir: Path, figures_dir: Path) -> Path:
+    """Copy ``source`` into ``target_dir`` with the quick parameters injected (not run)."""
+    import papermill as pm
+
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target = target_dir / source.name
+    params = {**quick_params(), "data_dir": str(data_dir), "figures_dir": str(figures_dir)}
+    declared = set(pm.inspect_notebook(str(source)))
+    params = {k: v for k, v in params.items() if k in declared}
+    pm.execute_notebook(str(source), str(target), parameters=params, prepare_only=True,
+                        kernel_name="python3", progress_bar=False, log_output=False)
+    return target

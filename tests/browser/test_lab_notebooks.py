@@ -1,0 +1,132 @@
+"""Every notebook in JupyterLab, as a reader uses it: Run All, then move each widget.
+
+For each notebook (prepared with params/quick.yaml): open it, run all cells from
+the Run menu, wait until every code cell has run, check that no cell raised,
+then change each slider (through its editable readout) and each dropdown and
+check that the output the widget drives changed. A screenshot per notebook goes
+to build/test-screenshots/.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.prepare import discover
+
+NOTEBOOKS = [p.name for p in discover()]
+RUN_TIMEOUT_MS = 240_000
+WIDGET_TIMEOUT_MS = 120_000
+
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in view
+ALL_RAN = """() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  if (!panel) return false;
+  const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
+  return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+}"""
+
+# What a widget drives: the images and text of the Output widget in its cell.
+OUTPUT_OF = """(control) => {
+  const cell = control.closest('.jp-CodeCell');
+  const out = [...cell.querySelectorAll('.widget-output')];
+  return out.map(o => [...o.querySelectorAll('img')].map(i => i.src.length + ':' +
+                        i.src.slice(-200)).join('|') + '#' + o.innerText).join('//');
+}"""
+
+
+def _open_and_run(page: Any, url: str, name: str) -> None:
+    # ?reset: a fresh workspace, so no tab of an earlier test is restored beside it
+    page.goto(f"{url}/lab/tree/{name}?reset", wait_until="domcontentloaded")
+    page.wait_for_selector(f"{PANEL} .jp-CodeCell", timeout=90_000)
+    # a fresh workspace may ask which kernel to start: take the notebook's own
+    accept = page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept")
+    try:
+        accept.wait_for(state="visible", timeout=8_000)
+        accept.click()
+    except Exception:  # no dialog: the kernel started by itself
+        pass
+    # the kernel must be up before Run All, else the first cells queue oddly
+    page.wait_for_selector(f"{PANEL} .jp-Notebook-ExecutionIndicator[data-status='idle']",
+                           timeout=90_000)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-content .lm-Menu-itemLabel").get_by_text(
+        "Run All Cells", exact=True).click()
+    page.wait_for_function(ALL_RAN, timeout=RUN_TIMEOUT_MS, polling=1000)
+
+
+def _errors(page: Any) -> list[str]:
+    texts = page.locator(f"{PANEL} .jp-OutputArea-output").all_inner_texts()
+    return [t[:600] for t in texts if "Traceback (most recent call last)" in t
+            or "Error Traceback" in t]
+
+
+def _change_slider(page: Any, slider: Any) -> str:
+    readout = slider.locator(".widget-readout")
+    before = readout.inner_text().strip()
+    handle = slider.locator(".noUi-handle").first
+    handle.focus()
+    handle.press("ArrowRight")
+    page.wait_for_timeout(300)
+    if readout.inner_text().strip() == before:  # already at the right end
+        handle.press("ArrowLeft")
+        handle.press("ArrowLeft")
+    return f"slider {slider.locator('.widget-label').inner_text().strip()!r} " \
+           f"{before} -> {readout.inner_text().strip()}"
+
+
+def _change_dropdown(dropdown: Any) -> str:
+    select = dropdown.locator("select")
+    options = select.locator("option").all_inner_texts()
+    current = select.input_value()
+    values = select.evaluate("s => [...s.options].map(o => o.value)")
+    other = next(v for v in values if v != current)
+    select.select_option(other)
+    return f"dropdown {dropdown.locator('.widget-label').inner_text().strip()!r} " \
+           f"{options[values.index(current)]} -> {options[values.index(other)]}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_runs_and_widgets_redraw(name: str, lab: Any, browser: Any,
+                                          screenshots: Path) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    shot = screenshots / f"lab_{Path(name).stem}.png"
+    try:
+        _open_and_run(page, lab.url, name)
+        assert not _errors(page), f"{name}: a cell raised:\n{_errors(page)[0]}"
+
+        controls = page.locator(f"{PANEL} .widget-slider, {PANEL} .widget-dropdown")
+        changed: list[str] = []
+        for i in range(controls.count()):
+            control = controls.nth(i)
+            control.scroll_into_view_if_needed()
+            before = control.evaluate(OUTPUT_OF)
+            classes = control.get_attribute("class") or ""
+            what = (_change_slider(page, control) if "widget-slider" in classes
+                    else _change_dropdown(control))
+            try:
+                page.wait_for_function(
+                    f"([el, before]) => ({OUTPUT_OF})(el) !== before && "
+                    "!el.closest('.jp-CodeCell').querySelector('.jp-InputArea-prompt')"
+                    ".textContent.includes('*')",
+                    arg=[control.element_handle(), before], timeout=WIDGET_TIMEOUT_MS,
+                    polling=500)
+            except Exception as exc:
+                page.screenshot(path=str(shot))
+                raise AssertionError(f"{name}: after {what}, the plot output did not "
+                                     f"change (screenshot: {shot})") from exc
+            changed.append(what)
+        if controls.count():
+            controls.first.scroll_into_view_if_needed()
+            page.mouse.wheel(0, 250)
+            page.wait_for_timeout(500)
+        page.screenshot(path=str(shot))
+        print(f"{name}: {len(changed)} widget(s) changed: {changed}; screenshot {shot}")
+    except Exception:
+        page.screenshot(path=str(shot))
+        raise
+    finally:
+        context.close()
