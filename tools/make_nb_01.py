@@ -97,7 +97,7 @@ table divides each change by the size allocated or touched: a ratio of 1.0 means
 "all of it". Published values come from `data/published/values.csv`.
 """),
     ("code", """
-display(view.c07_comparison(first).round(3))
+display(view.c07_comparison(first))
 """),
     ("md", """
 ## Explore
