@@ -48,7 +48,7 @@ details.tc-code[open] > summary { color: #555; }
 .jp-RenderedHTMLCommon thead th { border-bottom: 2px solid #444; background: #f4f4f4; }
 .jp-RenderedHTMLCommon tbody tr:nth-child(odd) { background: #fafafa; }
 .jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { padding: 3px 8px;
-  vertical-align: top; }
+  vertical-align: top; text-align: left; }
 .jp-RenderedImage img { max-width: 100%; height: auto; }
 nav.tc-nav { max-width: 60rem; margin: 0 auto; padding: .6rem 1.5rem; font-size: 13px;
   font-family: var(--jp-ui-font-family); border-bottom: 1px solid #eee; }
@@ -94,7 +94,6 @@ def _exporter() -> HTMLExporter:
     exporter.require_js_url = REQUIRE_JS
     exporter.widget_renderer_url = WIDGET_JS
     exporter.mathjax_url = ""
-    exporter.exclude_anchor_links = True
     remover = TagRemovePreprocessor(remove_input_tags={HIDE_TAG},
                                     remove_cell_tags={"remove_cell"})
     remover.enabled = True

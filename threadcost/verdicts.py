@@ -128,6 +128,8 @@ def judge(measured: float | None, published: float | None, unit: str,
     factor = ratio if ratio >= 1 else 1 / ratio
     digits = 2 if factor < 2 else 1 if factor < 100 else 0
     way = f"{factor:.{digits}f}x {bigger if ratio >= 1 else smaller} here"
+    if factor < 1.01:
+        way = "the same here (within 1%)"
     vm = (f" (this machine is a virtual machine: {virtualization})"
           if virtualization not in ("none", "", None) and dim == "time" and ratio > 1 else "")
     if in_range:
