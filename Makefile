@@ -106,3 +106,11 @@ browser-deps:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 	    || echo "browser-deps: chromium could not be installed; browser tests will skip"; \
 	else echo "browser-deps: no chromium and no apt-get as root; browser tests will skip"; fi
+
+# Keep the last rendered paper as this machine kind's committed reference
+# rendering: reference/<machine-id>/index.html (run `make paper` first).
+reference: setup
+	@test -f $(PAPER_DIR)/html/index.html || { echo "reference: run 'make paper' first"; exit 1; }
+	@mid=$$($(BIN)/python -c 'from threadcost import machine; print(machine.machine_id())') && \
+	  rm -rf reference/$$mid && mkdir -p reference && cp -r $(PAPER_DIR)/html reference/$$mid && \
+	  echo "reference rendering: reference/$$mid/index.html"

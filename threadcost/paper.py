@@ -64,6 +64,11 @@ def reading_order(books: list[Path]) -> list[Path]:
     return sorted(books, key=lambda p: p.name)
 
 
+# No cell of the study takes minutes with the shipped parameter sets; a cell that
+# does is stuck, and the notebook fails with its error instead of hanging `make paper`.
+CELL_TIMEOUT_S = 900
+
+
 def run_notebook(source: Path, target: Path, params: dict[str, Any]) -> None:
     """Execute one notebook with papermill (a tqdm bar over its cells)."""
     import papermill as pm
@@ -76,6 +81,7 @@ def run_notebook(source: Path, target: Path, params: dict[str, Any]) -> None:
         cwd=str(source.parent), progress_bar={"desc": source.stem, "unit": "cell",
                                               "leave": True},
         request_save_on_cell_execute=False, log_output=False,
+        execution_timeout=CELL_TIMEOUT_S,
     )
 
 

@@ -19,7 +19,8 @@ import pytest
 from tests.browser.lab_server import LabServer
 from tests.browser.prepare import REPO, discover, prepare
 
-CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/lib/chromium/chromium",
+# The real binary first: Debian's /usr/bin/chromium is a shell wrapper around it.
+CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium",
                        "/usr/bin/chromium-browser")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",

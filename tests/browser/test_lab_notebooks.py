@@ -25,6 +25,9 @@ ALL_RAN = """() => {
   const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
   if (!panel) return false;
   const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
+  // a cell that raised stops Run All: report it now rather than wait for the timeout
+  const busy = prompts.some(p => p.textContent.includes('*'));
+  if (!busy && panel.innerText.includes('Traceback (most recent call last)')) return true;
   return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
 }"""
 
