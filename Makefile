@@ -10,7 +10,7 @@ PAPER_DIR ?= build/paper
 NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py
 NATIVE_LIB := threadcost/.native.stamp
 
-.PHONY: help setup native paper test lab clean lint sanitize strip peers browser-deps reference
+.PHONY: help setup native paper test lab clean lint sanitize peers browser-deps reference
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
@@ -86,16 +86,19 @@ lint: setup
 sanitize:
 	native/tests/run_sanitizers.sh
 
-lab: setup
+# notebooks/*.py are the notebooks (jupytext py:percent): JupyterLab opens them as
+# notebooks by default and saves back to them, without outputs.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+$(LAB_SETTINGS): $(VENV)/.installed
+	@mkdir -p $(@D)
+	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' > $@
+
+lab: setup $(LAB_SETTINGS)
 	$(BIN)/jupyter lab notebooks
 
 clean:
 	rm -rf build $(PAPER_DIR) threadcost/_native*.so threadcost/_native.c $(NATIVE_LIB) \
 	       .pytest_cache *.egg-info
-
-# Clear outputs from notebooks edited in JupyterLab before committing them.
-strip: setup
-	$(BIN)/python tools/nbtools.py notebooks/*.ipynb
 
 # Debian's Chromium for the browser tests (tests/browser). A no-op when it is
 # installed; without root or apt-get the browser tests skip, saying why.

@@ -55,7 +55,11 @@ def run_notebook(name: str, tmp_path: Path, **overrides: Any) -> tuple[Path, Pat
     figures_dir = tmp_path / "figures"
     params = {**quick_params(), "data_dir": str(data_dir), "figures_dir": str(figures_dir),
               **overrides}
-    out = tmp_path / name
-    pm.execute_notebook(str(NOTEBOOKS / name), str(out), parameters=params,
+    from threadcost import notebook_sources
+
+    source = notebook_sources.write_ipynb(notebook_sources.source_for(name),
+                                          tmp_path / "source")
+    out = tmp_path / source.name
+    pm.execute_notebook(str(source), str(out), parameters=params,
                         kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=False)
     return out, data_dir

@@ -6,7 +6,6 @@ import re
 import tomllib
 from pathlib import Path
 
-import nbformat
 import yaml
 
 from threadcost import errors
@@ -39,11 +38,15 @@ def test_every_dependency_is_pinned() -> None:
         assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][0-9A-Za-z.]*", dep), dep
 
 
-def test_source_notebooks_have_no_outputs_and_a_parameters_cell() -> None:
-    books = sorted((REPO / "notebooks").glob("*.ipynb"))
+def test_notebooks_have_one_source_each_with_a_parameters_cell() -> None:
+    from threadcost import notebook_sources
+
+    assert not list((REPO / "notebooks").glob("*.ipynb")), "notebooks are py:percent sources"
+    assert not list((REPO / "tools").glob("make_nb_*.py")), "no generated notebook sources"
+    books = notebook_sources.sources()
     assert books
     for book in books:
-        nb = nbformat.read(str(book), as_version=4)
+        nb = notebook_sources.read(book)
         for cell in nb.cells:
             if cell.cell_type == "code":
                 assert not cell.outputs, f"{book.name}: committed with outputs"
@@ -62,3 +65,16 @@ def test_binder_post_build_is_strict() -> None:
     text = (REPO / "binder" / "postBuild").read_text()
     assert "set -e" in text
     assert "build-essential" in (REPO / "binder" / "apt.txt").read_text()
+
+
+def test_editing_the_py_source_changes_the_notebook(tmp_path: Path) -> None:
+    from threadcost import notebook_sources
+
+    source = notebook_sources.source_for("01_malloc_touch")
+    edited = tmp_path / source.name
+    edited.write_text(source.read_text().replace("malloc_points = 41", "malloc_points = 7"))
+    nb = notebook_sources.read(edited)
+    params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assert "malloc_points = 7" in params.source
+    target = notebook_sources.write_ipynb(edited, tmp_path / "out")
+    assert target.suffix == ".ipynb" and "malloc_points = 7" in target.read_text()

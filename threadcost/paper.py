@@ -25,13 +25,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import yaml
 
-from threadcost import machine, paths
+from threadcost import machine, notebook_sources, paths
 from threadcost.render import Page, copy_vendor, nav_html, read_page, render_index, render_notebook
 
-NOTEBOOKS_DIR = paths.REPO_ROOT / "notebooks"
+NOTEBOOKS_DIR = notebook_sources.NOTEBOOKS_DIR
 HEADLINE_FIGURE = "summary_headline"
 
 
@@ -48,15 +47,11 @@ def load_params(path: str | Path) -> dict[str, Any]:
     return params
 
 
-def is_summary(path: Path) -> bool:
-    meta = nbformat.read(str(path), as_version=4).metadata.get("threadcost", {})
-    return bool(meta.get("summary"))
-
-
 def notebook_order(directory: Path = NOTEBOOKS_DIR) -> list[Path]:
-    """Experiment notebooks by name, then summary notebooks by name."""
-    books = sorted(directory.glob("[0-9][0-9]_*.ipynb"))
-    return [p for p in books if not is_summary(p)] + [p for p in books if is_summary(p)]
+    """Experiment notebooks' sources by name, then summary notebooks' by name."""
+    books = notebook_sources.sources(directory)
+    summary = {p for p in books if notebook_sources.is_summary(p)}
+    return [p for p in books if p not in summary] + [p for p in books if p in summary]
 
 
 def reading_order(books: list[Path]) -> list[Path]:
@@ -78,7 +73,7 @@ def run_notebook(source: Path, target: Path, params: dict[str, Any]) -> None:
     mine = {k: v for k, v in params.items() if k in declared}
     pm.execute_notebook(
         str(source), str(target), parameters=mine, kernel_name="python3",
-        cwd=str(source.parent), progress_bar={"desc": source.stem, "unit": "cell",
+        cwd=str(NOTEBOOKS_DIR), progress_bar={"desc": source.stem, "unit": "cell",
                                               "leave": True},
         request_save_on_cell_execute=False, log_output=False,
         execution_timeout=CELL_TIMEOUT_S,
@@ -126,14 +121,15 @@ def build(params_path: str, out: Path, only: list[str] | None = None) -> tuple[P
     for i, book in enumerate(books, 1):
         print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
         try:
-            run_notebook(book, staging / "notebooks" / book.name, params)
+            source = notebook_sources.write_ipynb(book, staging / "sources")
+            run_notebook(source, staging / "notebooks" / source.name, params)
         except Exception as exc:  # a failed notebook is rendered with its error
             failed.append(book.name)
             first = str(exc).strip().splitlines()
             print(f"  {book.name} failed: {first[0] if first else type(exc).__name__}",
                   file=sys.stderr, flush=True)
 
-    ordered = [staging / "notebooks" / b.name for b in reading_order(books)]
+    ordered = [staging / "notebooks" / f"{b.stem}.ipynb" for b in reading_order(books)]
     ordered = [p for p in ordered if p.is_file()]
     stems = [p.stem for p in ordered]
     pages: list[Page] = []

@@ -11,20 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 QUICK_PARAMS = REPO / "params" / "quick.yaml"
-
-
-def _is_summary(path: Path) -> bool:
-    try:
-        meta = nbformat.read(str(path), as_version=4).metadata.get("threadcost", {})
-    except Exception:  # a notebook being written right now: order it with the others
-        return False
-    return bool(meta.get("summary"))
 
 
 def discover() -> list[Path]:
@@ -33,8 +24,9 @@ def discover() -> list[Path]:
     Summaries (00, 06) read the runs the experiment notebooks stored, so they go last,
     as in ``make paper``.
     """
-    books = sorted(NOTEBOOKS.glob("*.ipynb"))
-    return [b for b in books if not _is_summary(b)] + [b for b in books if _is_summary(b)]
+    from threadcost.paper import notebook_order
+
+    return notebook_order(NOTEBOOKS)
 
 
 def quick_params() -> dict[str, Any]:
@@ -47,7 +39,10 @@ def prepare(source: Path, target_dir: Path, data_dir: Path, figures_dir: Path) -
     import papermill as pm
 
     target_dir.mkdir(parents=True, exist_ok=True)
-    target = target_dir / source.name
+    from threadcost import notebook_sources
+
+    target = target_dir / f"{source.stem}.ipynb"
+    source = notebook_sources.write_ipynb(source, target_dir.parent / "sources")
     params = {**quick_params(), "data_dir": str(data_dir), "figures_dir": str(figures_dir)}
     declared = set(pm.inspect_notebook(str(source)))
     params = {k: v for k, v in params.items() if k in declared}

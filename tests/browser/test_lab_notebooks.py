@@ -16,7 +16,7 @@ import pytest
 
 from tests.browser.prepare import discover
 
-NOTEBOOKS = [p.name for p in discover()]
+NOTEBOOKS = [f"{p.stem}.ipynb" for p in discover()]
 RUN_TIMEOUT_MS = 240_000
 WIDGET_TIMEOUT_MS = 120_000
 

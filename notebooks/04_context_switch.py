@@ -1,41 +1,46 @@
-"""Writes notebooks/04_context_switch.ipynb (the source of that notebook)."""
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   threadcost:
+#     summary: false
+# ---
 
-from nbtools import write_notebook
+# %% [markdown]
+# # 4. What does a context switch cost?
+#
+# Two tasks pass a token back and forth. Side A hands it to side B and waits; B
+# wakes, hands it back and waits; A wakes. That is one **round trip**: two hops,
+# and normally two context switches (each side leaves the CPU once while it
+# waits). We time every round trip, so what comes out is a distribution, not a
+# single average.
+#
+# What varies:
+#
+# - **mechanism**: how the token travels: a pipe each way (1 byte), a mutex with a
+#   condition variable, a bare futex word per side, an eventfd each way;
+# - **placement**: both tasks pinned to one CPU (`same-cpu`: every hop is a real
+#   switch on that CPU), pinned to two CPUs (`cross-cpu`: each side sleeps and is
+#   woken by the other CPU), or left to the scheduler (`unpinned`). Pinning is set
+#   inside the C kernel with `sched_setaffinity` and checked with `sched_getcpu`
+#   on every round trip;
+# - **tasks**: two threads of one process, or a thread and a forked child process
+#   (whose switches change the address space).
+#
+# The **number of switches** is not assumed: both sides read `getrusage` around
+# the timed region, and the time per switch is the round trip divided by the
+# switches counted per round trip. Baselines measured in the same run show what a
+# hop costs without any switch (one task doing the same calls alone), an empty
+# system call, an uncontended lock, and the timer itself.
+#
+# Published claims checked here: **C01** (S0: 1.2 to 1.5 µs per switch, two threads
+# pinned to one core), **C02** (S0: about 2.2 µs unpinned), **C03** (S0: pipe echo at
+# about 400,000 iterations/s pinned, about half unpinned), **C13** and **C14** (S3:
+# threads vs processes on one core, without and with an 8 MB working set).
 
-CELLS = [
-    ("md", """
-# 4. What does a context switch cost?
-
-Two tasks pass a token back and forth. Side A hands it to side B and waits; B
-wakes, hands it back and waits; A wakes. That is one **round trip**: two hops,
-and normally two context switches (each side leaves the CPU once while it
-waits). We time every round trip, so what comes out is a distribution, not a
-single average.
-
-What varies:
-
-- **mechanism**: how the token travels: a pipe each way (1 byte), a mutex with a
-  condition variable, a bare futex word per side, an eventfd each way;
-- **placement**: both tasks pinned to one CPU (`same-cpu`: every hop is a real
-  switch on that CPU), pinned to two CPUs (`cross-cpu`: each side sleeps and is
-  woken by the other CPU), or left to the scheduler (`unpinned`). Pinning is set
-  inside the C kernel with `sched_setaffinity` and checked with `sched_getcpu`
-  on every round trip;
-- **tasks**: two threads of one process, or a thread and a forked child process
-  (whose switches change the address space).
-
-The **number of switches** is not assumed: both sides read `getrusage` around
-the timed region, and the time per switch is the round trip divided by the
-switches counted per round trip. Baselines measured in the same run show what a
-hop costs without any switch (one task doing the same calls alone), an empty
-system call, an uncontended lock, and the timer itself.
-
-Published claims checked here: **C01** (S0: 1.2 to 1.5 µs per switch, two threads
-pinned to one core), **C02** (S0: about 2.2 µs unpinned), **C03** (S0: pipe echo at
-about 400,000 iterations/s pinned, about half unpinned), **C13** and **C14** (S3:
-threads vs processes on one core, without and with an 8 MB working set).
-"""),
-    ("params", """
+# %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
 switch_mechanisms = ["pipe", "condvar", "futex", "eventfd"]  # token paths to compare
 switch_placements = ["same-cpu", "cross-cpu", "smt-siblings", "unpinned"]  # skipped if absent
@@ -55,8 +60,8 @@ switch_timing_rounds = 3                   # per-sample stamps vs whole-run timi
 data_dir = None                            # None: data/ (or $THREADCOST_DATA_DIR)
 figures_dir = None                         # None: figures/ (or $THREADCOST_FIGURES_DIR)
 save = True                                # store results under data/<machine>/<run>/
-"""),
-    ("code", """
+
+# %%
 from IPython.display import Markdown, display
 
 from threadcost import datastore, machine, plotting
@@ -75,41 +80,42 @@ def keep(result):
     if save:
         path = datastore.save_run(result, data_dir=data_dir, fingerprint=fp)
         print(f"saved {result.experiment} to {path.name}")
-"""),
-    ("md", """
-## Measure every mechanism, placement and task kind
 
-Each configuration runs its warm-up, then its timed round trips, in threads
-created by the kernel (the notebook's own thread is only the watchdog: if a
-partner stops answering, the run ends with an error instead of hanging).
-Placements this machine cannot provide (two CPUs, SMT siblings) are listed as
-skipped, with the reason.
-"""),
-    ("code", """
+
+# %% [markdown]
+# ## Measure every mechanism, placement and task kind
+#
+# Each configuration runs its warm-up, then its timed round trips, in threads
+# created by the kernel (the notebook's own thread is only the watchdog: if a
+# partner stops answering, the run ends with an error instead of hanging).
+# Placements this machine cannot provide (two CPUs, SMT siblings) are listed as
+# skipped, with the reason.
+
+# %%
 sweep, each = cs.sweep(switch_mechanisms, switch_placements, switch_tasks,
                        switch_iterations, switch_warmup, baseline_scale=switch_baseline_scale)
 keep(sweep)
 if sweep.summary["skipped"]:
     display(Markdown(view.skipped_text(sweep)))
-"""),
-    ("md", """
-## Distributions
 
-Each curve is the empirical distribution (ECDF) of one configuration's round
-trips: read across at 0.5 for the median, at 0.99 for the 99th percentile. The
-time axis is logarithmic, because the tail (a round trip that waited for
-another process, an interrupt, a migration) is orders of magnitude longer than
-the body. Colour is the mechanism, solid lines are threads and dashed lines are
-processes. Every time is **per round trip** (two hops).
-"""),
-    ("code", """
+# %% [markdown]
+# ## Distributions
+#
+# Each curve is the empirical distribution (ECDF) of one configuration's round
+# trips: read across at 0.5 for the median, at 0.99 for the 99th percentile. The
+# time axis is logarithmic, because the tail (a round trip that waited for
+# another process, an interrupt, a migration) is orders of magnitude longer than
+# the body. Colour is the mechanism, solid lines are threads and dashed lines are
+# processes. Every time is **per round trip** (two hops).
+
+# %%
 fig = view.distributions_figure(sweep)
 plotting.save_figure(fig, "switch_distributions", figures_dir)
-"""),
-    ("code", """
+
+# %%
 display(view.percentiles_table(sweep))
-"""),
-    ("code", """
+
+# %%
 head = each.get(("pipe", "same-cpu", "threads"))
 if head is not None:
     s = head.summary
@@ -119,32 +125,32 @@ if head is not None:
         f"(p99 {s['round_trip_ns']['p99'] / 1000:.2f} µs, n = {s['completed']:,}). getrusage "
         f"counted **{s['switches_per_round_trip']:.3f} switches per round trip**, so one switch, "
         f"with the write and read around it, costs **{s['switch_ns']['p50'] / 1000:.2f} µs**."))
-"""),
-    ("md", """
-### Are there really two switches per round trip?
 
-Usually, but not always, and this is why they are counted. With a condition
-variable, the woken thread must also take the mutex, which the thread that
-signalled it may still hold: it sleeps once more, an extra switch. Across CPUs a
-side may find the token already there and never sleep: fewer switches. Involuntary
-switches (another task, from this study or anyone else's, preempting a side) add
-to the count too.
-"""),
-    ("code", """
+# %% [markdown]
+# ### Are there really two switches per round trip?
+#
+# Usually, but not always, and this is why they are counted. With a condition
+# variable, the woken thread must also take the mutex, which the thread that
+# signalled it may still hold: it sleeps once more, an extra switch. Across CPUs a
+# side may find the token already there and never sleep: fewer switches. Involuntary
+# switches (another task, from this study or anyone else's, preempting a side) add
+# to the count too.
+
+# %%
 display(Markdown(view.switch_count_text(sweep)))
-"""),
-    ("md", """
-## Baselines: what a hop costs without a switch
 
-Measured in the same run on the same CPU as side A. `self_hop_<mechanism>` is one
-task doing a hop's calls on its own objects (write then read its own pipe; wake a
-futex nobody waits on, then wait on a word that already changed; signal a
-condition variable nobody waits on). All numbers are **ns per operation**.
-"""),
-    ("code", """
+# %% [markdown]
+# ## Baselines: what a hop costs without a switch
+#
+# Measured in the same run on the same CPU as side A. `self_hop_<mechanism>` is one
+# task doing a hop's calls on its own objects (write then read its own pipe; wake a
+# futex nobody waits on, then wait on a word that already changed; signal a
+# condition variable nobody waits on). All numbers are **ns per operation**.
+
+# %%
 display(view.baselines_table(sweep))
-"""),
-    ("code", """
+
+# %%
 # the headline configuration once more, now with its own baselines on its CPU
 head_full = cs.run("pipe", "same-cpu", "threads", switch_iterations, switch_warmup,
                    baseline_scale=switch_baseline_scale)
@@ -159,17 +165,17 @@ display(Markdown(
     f"{s['baselines']['empty_syscall']['p50']:,.0f} ns here. The timer and the CPU notes add "
     f"about {s['instrumentation_ns_per_sample']:.0f} ns per round trip "
     f"({100 * s['instrumentation_share']:.2f}% of the median)."))
-"""),
-    ("md", """
-## Unpinned: which CPU did each round trip use?
 
-Unpinned, the scheduler may keep both tasks on one CPU (a cheap wake-up on the
-same runqueue) or spread them over two (a wake-up by inter-processor interrupt, with
-the other CPU possibly idle and asleep). Both sides note their CPU on every
-round trip, so the unpinned distribution can be split into the two cases. Two
-humps in the histogram are this choice, not noise.
-"""),
-    ("code", """
+# %% [markdown]
+# ## Unpinned: which CPU did each round trip use?
+#
+# Unpinned, the scheduler may keep both tasks on one CPU (a cheap wake-up on the
+# same runqueue) or spread them over two (a wake-up by inter-processor interrupt, with
+# the other CPU possibly idle and asleep). Both sides note their CPU on every
+# round trip, so the unpinned distribution can be split into the two cases. Two
+# humps in the histogram are this choice, not noise.
+
+# %%
 unpinned = each.get(("pipe", "unpinned", "threads"))
 if unpinned is not None:
     fig = view.unpinned_split_figure(unpinned)
@@ -183,43 +189,43 @@ if unpinned is not None:
     if diff and diff["n"]:
         text += f"; on different CPUs the median was {diff['p50'] / 1000:.2f} µs"
     display(Markdown(text + "."))
-"""),
-    ("md", """
-## Threads vs processes with a working set (C13, C14)
 
-A switch between two threads keeps the address space; a switch between two
-processes changes it (a new page-table root; with PCID the TLB entries may
-survive, tagged). Cache and TLB effects show up only when the tasks have memory to
-lose, so here each side writes W KiB of its own memory (one word per 64-byte line)
-on every hop, pinned to one CPU, with the lmbench `lat_ctx -s` idea. The warm cost of
-writing W once, measured alone, is subtracted twice per round trip: what is left is
-the switches plus the cache and TLB misses the other task caused.
-"""),
-    ("code", """
+# %% [markdown]
+# ## Threads vs processes with a working set (C13, C14)
+#
+# A switch between two threads keeps the address space; a switch between two
+# processes changes it (a new page-table root; with PCID the TLB entries may
+# survive, tagged). Cache and TLB effects show up only when the tasks have memory to
+# lose, so here each side writes W KiB of its own memory (one word per 64-byte line)
+# on every hop, pinned to one CPU, with the lmbench `lat_ctx -s` idea. The warm cost of
+# writing W once, measured alone, is subtracted twice per round trip: what is left is
+# the switches plus the cache and TLB misses the other task caused.
+
+# %%
 ws = cs.working_set_sweep(switch_working_sets_kib, switch_tasks, iterations=switch_ws_iterations,
                           seconds_per_point=switch_ws_seconds_per_point)
 keep(ws)
 fig = view.working_set_figure(ws)
 plotting.save_figure(fig, "switch_working_set", figures_dir)
 display(view.working_set_table(ws))
-"""),
-    ("code", """
+
+# %%
 for row in ws.summary["claims"]:
     if not row.get("not_run"):
         display(Markdown(f"**{row['claim_id']}** `{row['quantity']}` = "
                          f"**{row['measured']:.2f}** ({row['note']})."))
     else:
         display(Markdown(f"**{row['claim_id']}**: not run here ({row['not_run']})."))
-"""),
-    ("md", """
-## Echo rate (C03)
 
-S0's second benchmark writes a short message into one pipe and reads it back from
-another, with a thread echoing between them; its rate is iterations per second.
-Each run is timed as a whole, like the original; runs alternate between
-placements so that background load hits both alike.
-"""),
-    ("code", """
+# %% [markdown]
+# ## Echo rate (C03)
+#
+# S0's second benchmark writes a short message into one pipe and reads it back from
+# another, with a thread echoing between them; its rate is iterations per second.
+# Each run is timed as a whole, like the original; runs alternate between
+# placements so that background load hits both alike.
+
+# %%
 echo_result = echo.run(["same-cpu", "unpinned"] + (["cross-cpu"] if "cross-cpu" in switch_placements
                                                     and len(fp["affinity"]) > 1 else []),
                        switch_echo_iterations, switch_echo_message_bytes, switch_echo_repeats)
@@ -232,17 +238,17 @@ display(Markdown(
     f"iterations/s** (median of {switch_echo_repeats} runs), unpinned at "
     f"**{e['placements']['unpinned']['rate_per_s']['p50']:,.0f}**: unpinned / pinned = "
     f"**{e['unpinned_over_pinned']:.2f}** (S0 saw about 0.5)."))
-"""),
-    ("md", """
-## Cross-checks: `perf bench sched pipe`, and the cost of timing every round trip
 
-`perf bench sched pipe -T` is the kernel developers' own pipe ping-pong between two
-threads; one of its "ops" is one round trip. It runs here pinned to the same CPU as
-our same-cpu runs, alternating with our kernel timed as a whole. Then our kernel
-runs with and without per-round-trip stamps, alternately, to show that stamping
-every sample does not change the answer.
-"""),
-    ("code", """
+# %% [markdown]
+# ## Cross-checks: `perf bench sched pipe`, and the cost of timing every round trip
+#
+# `perf bench sched pipe -T` is the kernel developers' own pipe ping-pong between two
+# threads; one of its "ops" is one round trip. It runs here pinned to the same CPU as
+# our same-cpu runs, alternating with our kernel timed as a whole. Then our kernel
+# runs with and without per-round-trip stamps, alternately, to show that stamping
+# every sample does not change the answer.
+
+# %%
 perf = cs.perf_cross_check(switch_perf_rounds, switch_perf_iterations, "same-cpu")
 keep(perf)
 p = perf.summary
@@ -262,47 +268,47 @@ display(Markdown(
     f"With a stamp per round trip the mean (median over rounds) was "
     f"{t['per_sample_mean_ns']:,.0f} ns; timed only as "
     f"a whole, {t['whole_run_mean_ns']:,.0f} ns: ratio **{t['ratio']:.3f}**."))
-"""),
-    ("md", """
-The benchmark targets this kernel was built to meet, as measured in this run (a target
-missed on a busy or virtual machine is shown as missed, not hidden):
-"""),
-    ("code", """
-display(cs.targets(head_full, perf, timing).style.hide(axis="index"))
-"""),
-    ("md", """
-## The claims beside this machine
 
-C01 and C02 quote time **per switch**, which S0 took to be half a round trip. Our
-per-switch figure divides by the switches actually counted (see above): where 2 were
-counted the two readings agree; where more were counted (condition variables) ours is
-the smaller. A ratio above 1 means slower (or larger) here.
-The paper's claims notebook gives the verdicts; the published numbers come from
-`data/published/values.csv`.
-"""),
-    ("code", """
+# %% [markdown]
+# The benchmark targets this kernel was built to meet, as measured in this run (a target
+# missed on a busy or virtual machine is shown as missed, not hidden):
+
+# %%
+display(cs.targets(head_full, perf, timing).style.hide(axis="index"))
+
+# %% [markdown]
+# ## The claims beside this machine
+#
+# C01 and C02 quote time **per switch**, which S0 took to be half a round trip. Our
+# per-switch figure divides by the switches actually counted (see above): where 2 were
+# counted the two readings agree; where more were counted (condition variables) ours is
+# the smaller. A ratio above 1 means slower (or larger) here.
+# The paper's claims notebook gives the verdicts; the published numbers come from
+# `data/published/values.csv`.
+
+# %%
 rows = sweep.summary["claims"] + ws.summary["claims"] + echo_result.summary["claims"]
 fig = view.claims_figure(rows)
 plotting.save_figure(fig, "switch_claims", figures_dir)
 table = view.claims_table(rows)
 display(table.style.format({"published": "{:,.4g}", "this machine": "{:,.4g}",
                             "ratio": "{:.2f}"}, na_rep="-").hide(axis="index"))
-"""),
-    ("md", """
-## Explore
 
-Choose a mechanism, a placement and threads or processes: the distribution and its
-percentiles redraw. Configurations measured above are shown as measured; others
-are measured on the spot. (Interactive in JupyterLab; the rendered paper shows
-the widget as executed.)
-"""),
-    ("code", """
+# %% [markdown]
+# ## Explore
+#
+# Choose a mechanism, a placement and threads or processes: the distribution and its
+# percentiles redraw. Configurations measured above are shown as measured; others
+# are measured on the spot. (Interactive in JupyterLab; the rendered paper shows
+# the widget as executed.)
+
+# %%
 view.explorer(each, iterations=min(switch_iterations, 5000))
-"""),
-    ("md", """
-## What this means
-"""),
-    ("code", """
+
+# %% [markdown]
+# ## What this means
+
+# %%
 s = head_full.summary
 text = (f"On this machine a switch between two threads sharing a CPU cost "
         f"**{s['switch_ns']['p50'] / 1000:.2f} µs** with the pipe calls around it, and about "
@@ -323,8 +329,3 @@ for row in big.itertuples():
 display(Markdown(text + "The direct cost of a switch is small; what a switch does to the "
                  "caches, and where the scheduler puts the two tasks, can cost more. Notebook 5 "
                  "sets these kernel switches beside user-space switches (fibers and goroutines)."))
-"""),
-]
-
-if __name__ == "__main__":
-    write_notebook("notebooks/04_context_switch.ipynb", CELLS)

@@ -1,0 +1,107 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   threadcost:
+#     summary: true
+# ---
+
+# %% [markdown]
+# # What does a thread cost?
+#
+# Ask how expensive a thread is and you will hear "8 MiB of stack", "8 KiB", "a few
+# microseconds to start", "a context switch is slow, use goroutines". Each of these
+# numbers was measured once, on someone's machine, by some method, and then repeated
+# for years. This study measures them again **on this machine**, with the method in
+# view, and sets each one beside the published claim it comes from.
+#
+# A thread costs in two currencies:
+#
+# - **time**: to launch it (create, first run, join) and to switch to it (the kernel
+#   stops one thread and runs another);
+# - **space**: the address space reserved for it (virtual), the part of it backed by
+#   physical memory (resident), and the kernel's own memory for it (kernel stack,
+#   task structures, page tables), which no per-process counter shows.
+#
+# Each cost is set against the alternatives: a **process** (fork), a **fiber**
+# (a user-space context switched by C code), and a **goroutine** (Go's scheduler).
+
+# %% tags=["parameters"]
+# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+intro_machine_id = None   # machine folder under data/ to summarise; None: this machine
+intro_show_published = True  # draw the published numbers (black ticks) on the headline figure
+data_dir = None           # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir = None        # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save = True               # save the headline figure under figures/
+
+# %%
+from IPython.display import Markdown, display
+
+from threadcost import discussion, machine, plotting
+from threadcost.views import summary
+
+plotting.use_paper_theme()
+fp = machine.fingerprint()
+mid = intro_machine_id or machine.machine_id(fp)
+
+# %% [markdown]
+# ## The machine
+#
+# Every number below depends on the machine it was measured on. This is the machine of
+# this run, as recorded with every result (`meta.json` of each run folder). The limits
+# matter as much as the hardware: they decide how many threads one can start at all.
+
+# %%
+display(Markdown(f"**{machine.describe(fp)}** Data folder: `{mid}`."))
+display(summary.machine_card(fp))
+ceiling, limit_name = summary.thread_ceiling(fp)
+if ceiling is not None:
+    display(Markdown(
+        f"The tightest limit on the number of threads here is **{limit_name} = "
+        f"{ceiling:,}** (a kernel setting, not memory)."))
+if fp["virtualization"] != "none":
+    display(Markdown(
+        f"This is a **virtual machine ({fp['virtualization']})**: a virtual CPU can be "
+        "descheduled by the hypervisor at any moment, so timings carry the host's noise, "
+        "and the cross-CPU numbers (unpinned switches) are the ones most affected."))
+
+# %% [markdown]
+# ## The cost of one task, on this machine
+#
+# Each bar is a number measured by this study's runs on this machine; the black ticks
+# are the published numbers for the same cell (from `data/published/`). Launch is the
+# time to create a task, let it run, and wait for it to finish; a context switch is one
+# hand-over from one task to another (half a ping-pong round trip), with both tasks
+# pinned to one CPU; memory is per idle task, split into the resident part and the
+# kernel-side part that RSS does not show. A cell whose experiment has no stored run
+# says "not measured here".
+
+# %%
+values = summary.headline_values(data_dir, mid)
+published = summary.published_headline() if intro_show_published else None
+fig = summary.headline_figure(values, published)
+if save:
+    plotting.save_figure(fig, "summary_headline", figures_dir)
+
+# %%
+display(Markdown(discussion.cost_sentence(values)))
+display(Markdown("The same numbers as a table (brackets: the interval the experiment "
+                 "reported):"))
+display(summary.headline_table(values))
+
+# %% [markdown]
+# ## How to read the rest
+#
+# | notebook | what it measures | claims |
+# |---|---|---|
+# | 1. malloc and touch | virtual vs resident memory of one allocation | C07 |
+# | 2. thread memory | virtual, resident and kernel memory of idle threads | C05, C06, C08, C10, C12, C16 |
+# | 3. launch | thread create vs fork, vfork, posix_spawn | C09 |
+# | 4. context switch | pipe, condvar, futex, eventfd; threads vs processes; pinned or not | C01, C02, C03, C13, C14 |
+# | 5. user-space tasks | C fibers and Go goroutines against threads | C04, C11, C15, C17 |
+# | 6. claims | every published claim beside this machine, with a verdict | C01..C17 |
+#
+# Code is folded under each result in the rendered paper; the notebooks run unchanged
+# in JupyterLab (`make lab`), where the sliders rerun the C kernels.

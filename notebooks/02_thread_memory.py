@@ -1,0 +1,222 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   threadcost:
+#     summary: false
+# ---
+
+# %% [markdown]
+# # 2. What does a thread cost in memory?
+#
+# "A thread costs 8 MiB" and "a thread costs 8 KiB" are both printed by honest
+# tools: the first is the **virtual** size a thread's stack reserves, the second
+# the **resident** pages it has actually written (notebook 1). Neither counts the
+# memory the kernel spends on the thread: its kernel stack, the page tables that
+# map its user stack, and the kernel objects that describe it (`task_struct` and
+# friends, in the slab allocator). This notebook measures all three, on this
+# machine.
+#
+# **Method.** A C kernel (`native/thread_memory.c`) starts *N* threads. Each
+# optionally writes part of its own stack, checks in, and sleeps on a futex (no
+# busy waiting). When all of them sleep, the kernel reads this process's counters
+# from `/proc/self/status` (VmSize, VmRSS, VmPTE) and the system-wide counters from
+# `/proc/meminfo` (KernelStack, PageTables, SUnreclaim), and
+# `/proc/self/smaps_rollup`, an independent count of resident pages made by walking
+# the page tables; with `memory_pmap`, `pmap -x` also reads the same process from
+# outside (its readings bracket a little more than the threads, so compare its
+# slope, not single differences). Then every thread is released and joined. Every measurement runs
+# in a **fresh child process**: its baseline is clean (glibc caches the stacks of
+# joined threads, so a second run in the same process would reuse them), and a
+# system limit cannot hurt this notebook's kernel; and because a forked child
+# inherits its parent's cached thread stacks, a few idle threads first take every
+# cached stack that would fit, before the first reading. The cost of one thread is the
+# **slope** of each counter against *N*, fitted over all runs, with R² and a 95%
+# confidence interval. The system-wide counters also move with everything else the
+# machine does, which is why we repeat and regress rather than trust one
+# difference.
+#
+# Published claims checked here: **C05** and **C06** (S0: 10,000 idle threads; 10,000
+# threads using 400 KiB of stack), **C08** (S0: about 32K threads per process),
+# **C10** (S1: a million Rust threads), **C12** (S2: the 100..1000-thread slope) and
+# **C16** (S4: page tables of 10,000 threads).
+
+# %% tags=["parameters"]
+# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+# N for each sweep point: C12's 100..1000 step 50, then up to C05's 10,000
+memory_thread_counts = [*range(100, 1001, 50), 2000, 5000, 10000]
+memory_stack_size_kib = 0       # stack per thread (KiB) in the sweep; 0 = default (RLIMIT_STACK)
+memory_touch_kib = 0            # KiB of its own stack each thread writes in the sweep (0 = idle)
+memory_pin = None               # CPUs to pin threads to round-robin, e.g. [0] or "0,1"; None: no
+memory_repeats = 3              # runs per sweep point, each in a fresh process
+memory_pmap = True              # also read each sweep run's RSS from outside with pmap -x
+memory_grid_threads = 1000      # N for the stack-size and touch-depth grids
+memory_stack_sizes_kib = [16, 64, 256, 1024, 2048, 8192, 0]  # stack grid (KiB; 0 = default)
+memory_touch_depths_kib = [0, 16, 64, 128, 256, 400]         # touch grid (KiB written per thread)
+memory_grid_repeats = 3         # runs per grid point
+memory_spawn_until_failure = False  # opt-in: start threads until a limit stops them (uses up
+                                    # process ids of the whole machine while it runs)
+memory_spawn_max = 40000        # bound for that run (at most 100,000)
+data_dir = None                 # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir = None              # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save = True                     # store results under data/<machine>/<run>/
+
+# %%
+from IPython.display import Markdown, display
+
+from threadcost import machine, plotting
+from threadcost.experiments import limits, thread_memory
+from threadcost.views import thread_memory as view
+
+plotting.use_paper_theme()
+fp = machine.fingerprint()
+display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+
+# %% [markdown]
+# ## Sweep: memory against the number of threads
+#
+# Each dot is one run: the growth of a counter from before the first thread started
+# to the moment all threads sleep. The line is the least-squares fit; its slope is
+# the cost **per thread**. Virtual size is in GiB, resident set in MiB.
+
+# %%
+sweep = thread_memory.run(thread_counts=memory_thread_counts, stack_kib=memory_stack_size_kib,
+                          touch_kib=memory_touch_kib, pin=memory_pin, repeats=memory_repeats,
+                          pmap=memory_pmap, progress=True)
+view.keep(sweep, save, data_dir, fp)
+fig = view.vs_threads_figure(sweep)
+plotting.save_figure(fig, "thread_memory_vs_threads", figures_dir);
+
+# %%
+display(Markdown(view.sweep_text(sweep)))
+display(view.per_thread_table(sweep).round(4))
+
+# %% [markdown]
+# ## What RSS hides
+#
+# What each counter covers, per thread:
+#
+# - **user stack pages** (VmRSS): the pages of its stack the thread has written;
+#   even an idle thread writes a couple (its first frames, and the glibc thread
+#   descriptor and TLS that live at the top of the stack). With many thousands of
+#   threads the slope can creep a little above that: glibc also keeps a small
+#   per-thread table on the heap, which stays invisible while it fits in heap
+#   pages that were already resident;
+# - **kernel stack** (KernelStack): every thread has its own stack inside the
+#   kernel, 16 KiB on x86-64, never counted in any process's RSS;
+# - **page tables** (VmPTE): the stack mapping needs its own page-table page once
+#   touched (4 KiB maps 2 MiB), again outside RSS;
+# - **kernel objects** (SUnreclaim): `task_struct`, signal and pid structures and the
+#   like, allocated from the kernel's slab caches.
+#
+# The kernel stack and slab counters are system-wide: anything else the machine did
+# during a run moves them too, which shows as a lower R² and a wider interval. The
+# published bars are S2's estimate (C12, kernel part not split) and S4's page-table
+# figure (C16).
+
+# %%
+fig = view.breakdown_figure(sweep)
+plotting.save_figure(fig, "thread_memory_breakdown", figures_dir);
+
+# %% [markdown]
+# ## Stack size moves virtual memory, not resident memory
+#
+# The same measurement for several stack sizes (`pthread_attr_setstacksize`, and the
+# default). Values are per thread (the growth divided by *N*, median of runs).
+
+# %%
+stacks = thread_memory.stack_grid(stack_sizes_kib=memory_stack_sizes_kib,
+                                  threads=memory_grid_threads, pin=memory_pin,
+                                  repeats=memory_grid_repeats, progress=True)
+view.keep(stacks, save, data_dir, fp)
+fig = view.stack_figure(stacks)
+plotting.save_figure(fig, "thread_memory_stack", figures_dir);
+display(stacks.tables["per_stack_size"][["stack_kib_asked", "stack_used_kib", "vsz_kib_per_thread",
+                                         "rss_kib_per_thread", "page_tables_kib_per_thread",
+                                         "kernel_kib_per_thread"]].round(2))
+
+# %% [markdown]
+# ## Touching the stack: RSS follows the depth written
+#
+# Now every thread writes part of its own stack (one byte per page, top down, as a
+# deep call chain would) before it sleeps. C06 reported that 10,000 threads using
+# 400 KiB each showed about 2.6 GiB of RSS instead of the 4 GiB one would expect.
+# S0's footnote puts that down to the kernel only approximating RSS. A likely
+# mechanism: kernels of that era batched each thread's RSS counter updates and
+# folded them into the process total only now and then, so threads that touch pages
+# and then sleep can leave updates unreported. Reading the same pages by page walk
+# (smaps_rollup) tells whether this kernel's VmRSS undercounts.
+
+# %%
+touch = thread_memory.touch_grid(touch_depths_kib=memory_touch_depths_kib,
+                                 threads=memory_grid_threads, pin=memory_pin,
+                                 repeats=memory_grid_repeats, progress=True)
+view.keep(touch, save, data_dir, fp)
+fig = view.touch_figure(touch)
+plotting.save_figure(fig, "thread_memory_touch", figures_dir);
+display(Markdown(view.touch_text(touch)))
+
+# %% [markdown]
+# ## Limits: how many threads could one process start here?
+#
+# C08 found about 32K threads per process, "a kernel limit, not memory". Several
+# limits cap the count; the table gives each one's value and how many more threads
+# a fresh process could start before it bites, for the default stack and this
+# machine's measured per-thread memory cost. `RLIMIT_NPROC` is not enforced for
+# root. S1 needed `vm.max_map_count` and `kernel.threads-max` raised for a million
+# threads (C10); the second table shows what a million would need here (and
+# `kernel.pid_max` too: every thread takes a process id).
+
+# %%
+cost = sweep.summary["per_thread"].get("total_kib")
+caps = limits.run(stack_kib=memory_stack_size_kib, touch_kib=memory_touch_kib,
+                  per_thread_kib=cost)
+view.keep(caps, save, data_dir, fp)
+display(view.limits_frame(caps))
+display(Markdown(view.limits_text(caps)))
+display(caps.tables["advice"])
+
+# %%
+spawned = (limits.spawn_until_failure(max_threads=memory_spawn_max,
+                                      stack_kib=memory_stack_size_kib)
+           if memory_spawn_until_failure else None)
+view.keep(spawned, save, data_dir, fp)
+display(Markdown(view.spawn_text(spawned)))
+
+# %% [markdown]
+# ## The published claims beside this machine
+#
+# Published values come from `data/published/values.csv`. Where this run measured a
+# different size than the claim (fewer threads, another stack size), the `how`
+# column says how the number was measured or scaled. The figure shows the ratio
+# this machine / published on a log axis.
+
+# %%
+runs = [sweep, stacks, touch, caps] + ([spawned] if spawned is not None else [])
+table = view.claims_table(*runs)
+display(table.style.format({"published": "{:,.2f}", "this machine": "{:,.2f}",
+                            "ratio (this / published)": "{:.2f}"}).hide(axis="index"))
+fig = view.claims_figure(table)
+plotting.save_figure(fig, "thread_memory_claims", figures_dir);
+
+# %% [markdown]
+# ## Explore
+#
+# Pick a thread count, a stack size and a touch depth: the kernel measures four
+# thread counts up to the one chosen (one fresh process each) and redraws the
+# virtual-vs-resident curves (virtual on a log axis) and the per-thread cost.
+# (Interactive in JupyterLab; the rendered paper shows the widget as executed.)
+
+# %%
+view.explorer(threads=min(memory_grid_threads, 2000))
+
+# %% [markdown]
+# ## What this means
+#
+# A thread's virtual size is what its stack reserves: cheap on 64-bit Linux until a
+# limit counts it (RLIMIT_AS, strict overcommit, or the mappings counted by
+# `vm.max_map_count`). Its resident cost is what it writes to its stack, plus a
+# kernel cost RSS never shows, which for an idle thread is larger than the RSS
+# itself. Notebook 5 sets these numbers against user-space tasks.

@@ -1,0 +1,228 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   threadcost:
+#     summary: false
+# ---
+
+# %% [markdown]
+# # 3. Launch: how long does it take to start a thread, and a process?
+#
+# A thread is "cheap to start" and a process "expensive": by how much, on this machine?
+# This notebook starts short-lived threads and processes thousands of times and keeps
+# **every** launch as a sample, so we see distributions, not one average.
+#
+# For each launch a C kernel (`native/launch.c`) reads `CLOCK_MONOTONIC` (through the
+# vDSO) just before the create call (t0) and reports, in nanoseconds after t0:
+#
+# | time | what it covers |
+# |---|---|
+# | **create** | until the create call returns in the parent (`pthread_create`, `fork`, ...) |
+# | **first run** | until the child's first instruction: the child reads the clock itself |
+# | **join** | from the create's return until `pthread_join` / `waitpid` returns |
+# | **lifecycle** | create + join: the whole life of a child that does nothing |
+#
+# Kinds: **thread** (`pthread_create` + `pthread_join`), **fork** (child `_exit(0)`,
+# parent `waitpid`), **vfork**, **clone** with `CLONE_VM|CLONE_VFORK` (the two share
+# the parent's memory and suspend it until the child exits, so their *create* already
+# includes the child's whole run), and **posix_spawn** of a tiny static program that
+# reads the clock and exits (glibc's posix_spawn itself uses `CLONE_VM|CLONE_VFORK`,
+# then `execve`). The parent holds some memory with every page written, since a
+# `fork` has to copy the page tables of all of it.
+#
+# Launches are timed from `launch_driver`, a small static C process (a few hundred KiB
+# resident), not from this Jupyter kernel: a fork from a Python process copies the
+# page tables of the interpreter and its libraries, and forking a big multi-threaded
+# process is risky. Each measurement runs in its own child process with a deadline.
+#
+# Published claims checked here: **C09** (S0-code: thread launch about 5 to 5.5 µs,
+# fork launch 22 to 67 µs growing with the parent's memory, a 64 KiB memcpy about 3 µs)
+# and the time side of **C10**/**C11** (S1: a million threads started in 38.55 s wall;
+# a million goroutines in 2.44 s), scaled down to bursts this machine can hold.
+
+# %% tags=["parameters"]
+# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+launch_kinds = ["thread", "fork", "vfork", "posix_spawn", "clone"]  # what to launch
+launch_iterations = 600             # timed launches per kind and parent memory size
+launch_warmup = 20                  # launches before timing, kept apart as "first launches"
+launch_stack_kib = 0                # thread stack size in KiB; 0 = the default (ulimit -s)
+launch_pin = "0"                    # CPUs to pin the measuring process to; None: not pinned
+launch_parent_touch_mib = [0, 2, 4, 8, 64]  # MiB the parent holds, all pages written
+launch_burst_sizes = [100, 250, 500, 1000, 2000]  # threads alive at once (<= 10,000)
+launch_burst_repeats = 3            # bursts per size (the first one needs fresh stacks)
+launch_memcpy_kib = 64              # memcpy yardstick size (C09: 64 KiB); 0 skips it
+launch_python_parent_iterations = 200  # forks from a Python process, for contrast; 0 skips it
+data_dir = None                     # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir = None                  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save = True                         # store results under data/<machine>/<run>/
+
+# %%
+from IPython.display import Markdown, display
+
+from threadcost import datastore, machine, plotting
+from threadcost.experiments import launch
+from threadcost.views import launch as view
+
+plotting.use_paper_theme()
+fp = machine.fingerprint()
+display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+
+# %% [markdown]
+# ## Measure
+#
+# One series per kind and parent memory size, a plain create+join loop as a baseline,
+# the bursts and the memcpy yardstick. The progress bar counts measuring tasks.
+
+# %%
+result = launch.run(
+    kinds=launch_kinds, iterations=launch_iterations, warmup=launch_warmup,
+    stack_kib=launch_stack_kib, pin=launch_pin, parent_touch_mib=launch_parent_touch_mib,
+    burst_sizes=launch_burst_sizes, burst_repeats=launch_burst_repeats,
+    memcpy_kib=launch_memcpy_kib, progress=True)
+if result.limit_hit:
+    display(Markdown(f"**A system limit stopped the run:** {result.limit_hit}. "
+                     "What follows is the partial result."))
+if save:
+    print(f"saved to {datastore.save_run(result, data_dir=data_dir, fingerprint=fp)}")
+
+# %% [markdown]
+# ## Is the clock fast enough, and do we agree with the obvious loop?
+#
+# Each launch reads the clock a few times. The clock's own cost per read, measured in
+# this run, should be a small share of a launch. And the means should match a plain
+# `pthread_create` + `pthread_join` loop written the obvious way (default attributes,
+# timed as a whole, no per-launch bookkeeping), measured in the same run.
+
+# %%
+display(Markdown(view.checks_text(result)))
+
+# %% [markdown]
+# ## Threads against processes
+#
+# Each curve is an ECDF: for a time on the x axis (log scale), the share of launches
+# that took at most that long. One sample per launch, the parent holding no extra
+# memory. Further right is slower; a long flat tail means rare slow launches
+# (preemption, interrupts, other programs on the machine).
+
+# %%
+fig = view.distributions_figure(result, metric="lifecycle_ns")
+plotting.save_figure(fig, "launch_distributions", figures_dir)
+
+# %%
+fig = view.distributions_figure(result, metric="create_ns")
+plotting.save_figure(fig, "launch_create_distributions", figures_dir)
+
+# %%
+mib0 = min(launch_parent_touch_mib)
+for metric in launch.METRICS:
+    display(Markdown(f"**{view.METRIC_LABELS[metric]}** (µs per launch, parent holding "
+                     f"{mib0} MiB)"))
+    table = view.distribution_table(result, metric)
+    display(table[table.index.get_level_values("parent_touch_mib") == mib0].round(1))
+
+# %%
+display(Markdown(view.kinds_text(result)))
+
+# %% [markdown]
+# ## First launches and glibc's stack cache
+#
+# glibc keeps the stacks of joined threads in a cache (up to 40 MiB by default) and
+# hands them to the next `pthread_create`, so only the first launch of a process pays
+# for a fresh `mmap` of a stack and its guard page. The warm-up launches are kept:
+# the table shows the very first launch of each series, the other warm-up launches and
+# the steady state.
+
+# %%
+display(view.phases_table(result).round(1))
+display(Markdown(view.first_launch_text(result)))
+
+# %% [markdown]
+# ## Launch time against the parent's memory
+#
+# A `fork` copies the parent's page tables (one entry per 4 KiB page here: the kernel
+# allocates the parent's memory with transparent huge pages switched off for it), and
+# its exit tears the copy down. A thread shares them, and vfork, clone(CLONE_VM) and
+# posix_spawn borrow them. Points are medians of the create time; bars reach the 90th
+# percentile; the x axis is the memory the parent held, every page written.
+
+# %%
+fig = view.memory_figure(result, metric="create_ns")
+plotting.save_figure(fig, "launch_vs_parent_memory", figures_dir)
+display(view.memory_fit_table(result).round(3))
+display(Markdown(view.memory_text(result)))
+
+# %% [markdown]
+# ### Why the parent must be small
+#
+# The same fork, from a Python process (one of this notebook's measuring children,
+# with numpy and pandas loaded) instead of the small C driver. Not stored; shown to
+# explain why every other number here comes from the small parent.
+
+# %%
+if launch_python_parent_iterations:
+    py = launch.run(kinds="fork", iterations=launch_python_parent_iterations,
+                    warmup=min(launch_warmup, launch_python_parent_iterations),
+                    pin=launch_pin, parent_touch_mib=0, memcpy_kib=0, baseline=False,
+                    parent="python")
+    display(Markdown(view.python_parent_text(result, py)))
+
+# %% [markdown]
+# ## Many threads alive at once: the burst
+#
+# C10 started a million threads that all slept for a second. A scaled-down version:
+# start N threads that each block until all N exist (so all are alive at once), timing
+# every `pthread_create`, then release them and join them all. The first burst of a
+# process needs a fresh stack per thread; later bursts may find some in glibc's cache.
+# Left: the time to create all N, and the whole burst, against N, with a least-squares
+# line (its slope is the cost per thread). Right: the mean time per create.
+
+# %%
+if "burst" in result.tables:
+    fig = view.burst_figure(result)
+    plotting.save_figure(fig, "launch_burst", figures_dir)
+    display(view.burst_table(result).round(1))
+    display(Markdown(view.burst_text(result)))
+
+# %% [markdown]
+# ## Claim C09 beside this machine
+#
+# S0-code timed the create call alone (`pthread_create` or `fork` returning in the
+# parent; the join was timed apart) and averaged 10,000 launches; its "MB" is 10^6
+# bytes, ours MiB. So the comparison uses the **mean create time**. The interval is
+# the 5th to 95th percentile of this machine's launches. Published values come from
+# `data/published/values.csv`.
+
+# %%
+display(view.c09_table(result).round(2))
+fig = view.c09_figure(result)
+plotting.save_figure(fig, "launch_c09", figures_dir)
+
+# %% [markdown]
+# ## C10 and C11: a million launches, scaled
+#
+# The burst of the largest N, scaled linearly to a million threads, beside S1's
+# million Rust threads (C10) and million goroutines (C11). A linear scale-up is an
+# assumption: S1 needed raised kernel limits and its threads slept for a second, and
+# goroutines are measured for real in notebook 5.
+
+# %%
+display(view.c10_table(result))
+
+# %% [markdown]
+# ## Explore
+#
+# Pick kinds, the parent's memory, which time to show and the plot type; the figure
+# redraws from the samples measured above. (Interactive in JupyterLab; the rendered
+# paper shows its state as executed.)
+
+# %%
+view.explorer(result)
+
+# %% [markdown]
+# ## What this means
+
+# %%
+display(Markdown(view.conclusion_text(result)))

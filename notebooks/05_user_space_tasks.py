@@ -1,0 +1,250 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+#   threadcost:
+#     summary: false
+# ---
+
+# %% [markdown]
+# # 5. Threads vs processes vs fibers vs goroutines
+#
+# A kernel thread is scheduled by the kernel: every switch between two threads goes
+# through a system call or an interrupt, the scheduler, and a return to user space;
+# every thread owns a kernel stack and kernel bookkeeping besides its user stack.
+# A **user-space task** (a C fiber, a goroutine) is switched by ordinary code in the
+# process: save a few registers, swap the stack pointer, jump. This notebook sets
+# the two side by side on this machine, in one run:
+#
+# - **C fibers** on small `mmap`'d stacks, each with a `PROT_NONE` guard page below
+#   it, switched either by glibc's `swapcontext` or by a dozen hand-written x86-64
+#   instructions (`native/fibers.c`);
+# - **goroutines**, measured by a small Go program (`native/peers/go`) when Go is
+#   installed;
+# - **threads and processes**, measured by the experiments of notebooks 2-4, called
+#   again here so that the table comes from the same session.
+#
+# Published claims checked here: **C04** (goroutine ping-pong, S0), **C11**
+# (memory per goroutine, S1), **C15** and **C17** (10,000 sleeping threads vs
+# goroutines: memory and CPU, S4), and the thread side of **C10** (memory per
+# sleeping thread, S1).
+
+# %% tags=["parameters"]
+# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+tasks_cpu = "auto"                   # CPU of the fiber/goroutine switches ("auto": first usable)
+tasks_switch_iterations = 200_000    # timed round trips per fiber implementation
+tasks_warmup = 20_000                # untimed round trips before timing
+tasks_fiber_impls = ["asm", "ucontext"]  # hand-written switch and glibc swapcontext
+tasks_fiber_count = 2000             # idle fibers per memory run (RSS/VSZ by slope)
+tasks_fiber_stack_kib = 64           # stack of each fiber, KiB (plus a guard page)
+tasks_touch_kib = [0, 4, 8, 16, 32, 48]  # KiB of its stack each idle fiber writes
+tasks_memory_points = 11             # /proc/self/status readings per memory run
+tasks_go_iterations = 200_000        # timed goroutine round trips per mode
+tasks_goroutines = 10_000            # idle goroutines for the memory slope
+tasks_sleepers = 10_000              # sleeping tasks (threads / goroutines), C15 used 10,000
+tasks_sleep_period_ms = 10           # each sleep, ms (C15: 10 ms)
+tasks_sleep_duration_ms = 2000       # total sleep of each task, ms (C15: 10 s)
+tasks_sleep_stagger_ms = 200         # start delays spread below this, ms (C15: 200 ms)
+tasks_thread_counts = [100, 500, 1000, 2000]  # thread counts for the per-thread memory slope
+tasks_kernel_switch_iterations = 50_000  # thread/process round trips (futex, same CPU)
+tasks_launch_iterations = 2000       # thread launches for the creation comparison
+data_dir = None                      # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir = None                   # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save = True                          # store results under data/<machine>/<run>/
+
+# %%
+from IPython.display import Markdown, display
+
+from threadcost import machine, plotting
+from threadcost.experiments import fibers, peers, sleepers
+from threadcost.views import user_space_tasks as view
+
+plotting.use_paper_theme()
+fp = machine.fingerprint()
+display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+
+# %% [markdown]
+# ## C fibers: switch, memory, creation
+#
+# Two fibers, A and B, on one thread pinned to one CPU: A switches to B, B switches
+# straight back. One **round trip is two switches**. After a warm-up, each round
+# trip is timed with one clock read (its cost, measured first, is shown beside it);
+# a second batch without clock reads gives the mean. Then `count` fibers are created
+# one by one, each writes a given depth of its own stack and parks; `/proc/self/status`
+# is read along the way and the **per-fiber** RSS and VSZ are the slopes.
+#
+# Why `swapcontext` is slower: a `ucontext_t` includes the signal mask, and
+# `swapcontext` saves and restores it with the `rt_sigprocmask` **system call**, so
+# every switch enters the kernel (no scheduling happens there, but the trip in and
+# out is most of the cost). The hand-written switch only pushes the six registers the
+# calling convention says a function must preserve, plus the SSE/x87 control words,
+# swaps the stack pointer and pops the other fiber's registers: no system call at all.
+
+# %%
+fiber_results = {
+    impl: fibers.run(switch_iterations=tasks_switch_iterations, warmup=tasks_warmup,
+                     count=tasks_fiber_count, stack_kib=tasks_fiber_stack_kib,
+                     touch_kib=tasks_touch_kib, impl=impl, cpu=tasks_cpu,
+                     points=tasks_memory_points)
+    for impl in tasks_fiber_impls
+}
+for result in fiber_results.values():
+    display(Markdown(view.fiber_switch_text(result)))
+
+# %%
+fig = view.fiber_memory_figure(fiber_results)
+saved = plotting.save_figure(fig, "tasks_fiber_memory", figures_dir)
+
+# %%
+display(Markdown(view.fiber_memory_text(fiber_results)))
+
+# %% [markdown]
+# The guard page is what keeps a small stack honest: a fiber that recursed past its
+# stack would write into the `PROT_NONE` page and die with `SIGSEGV` instead of
+# silently corrupting the neighbouring fiber's stack. The parameters never let a fiber
+# get there (touch depth must leave 12 KiB of the stack free for its own frames and a
+# signal frame); all of this runs in a child process, so even a fault would not reach
+# this notebook's kernel.
+
+# %% [markdown]
+# ## Goroutines
+#
+# The Go peer program runs a channel ping-pong between two goroutines (one round trip
+# = two goroutine switches) twice: with `GOMAXPROCS=1` and the whole process pinned to
+# one CPU, and with the runtime's defaults. It then starts goroutines that block on a
+# channel and reads the resident set along the way.
+
+# %%
+go_result = peers.run(iterations=tasks_go_iterations, warmup=tasks_warmup, cpu=tasks_cpu,
+                      memory_count=tasks_goroutines, memory_points=tasks_memory_points,
+                      sleepers_count=0)
+display(Markdown(view.goroutine_text(go_result)))
+
+# %% [markdown]
+# ## Threads and processes, in the same session
+#
+# The kernel-task rows come from the experiments of notebooks 2-4, called here with
+# small parameters: a futex ping-pong between two threads (and between a thread and a
+# forked process) both pinned to the same CPU; memory per idle thread by slope over
+# thread counts, including the kernel-side memory (kernel stacks, page tables, slab)
+# that RSS does not show; and `pthread_create` times.
+
+# %%
+kernel_results, kernel_missing = view.kernel_task_results(
+    cpu=tasks_cpu, switch_iterations=tasks_kernel_switch_iterations,
+    thread_counts=tasks_thread_counts, launch_iterations=tasks_launch_iterations)
+display(Markdown(view.missing_text(kernel_missing)))
+
+# %% [markdown]
+# ## The table: switch time and memory per task
+#
+# Switch times are **per round trip** (two switches: there and back), p50 with p99;
+# the "per switch" column halves the median. Memory is **per task**, the slope over
+# many idle tasks; "kernel memory" is what the kernel holds for each thread outside
+# the process's RSS (user-space tasks have none of their own: they live inside one
+# thread). Each row says how it was measured; a row without numbers says why.
+
+# %%
+rows = (view.kernel_task_rows(kernel_results, kernel_missing)
+        + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result))
+table = view.comparison_table(rows)
+display(table.round(1))
+display(Markdown("Round-trip distributions (ns), one clock read included in each sample. "
+                 "The mean of a run timed as a whole: for fibers and goroutines a second "
+                 "batch without clock reads, for threads and processes the sampled run's "
+                 "total over its round trips."))
+display(view.switch_distribution_table(rows).round(1))
+
+# %%
+fig = view.switch_figure(rows)
+saved = plotting.save_figure(fig, "tasks_switch_time", figures_dir)
+
+# %%
+fig = view.memory_figure(rows)
+saved = plotting.save_figure(fig, "tasks_memory_per_task", figures_dir)
+
+# %%
+display(Markdown(view.switch_ratio_text(rows)))
+
+# %%
+display(Markdown(view.creation_text(fiber_results, kernel_results.get("launch"))))
+fig = view.creation_figure(fiber_results, kernel_results.get("launch"))
+saved = plotting.save_figure(fig, "tasks_creation", figures_dir)
+
+# %% [markdown]
+# ## 10,000 sleepers: memory and CPU of many mostly idle tasks (C15, C17)
+#
+# Each task waits a fixed pseudo-random delay (so they do not wake together), then
+# sleeps `period` at a time until it has slept `duration`. Three variants, each in a
+# fresh process: C threads placed by the scheduler, C threads pinned round-robin to the
+# CPUs, and goroutines. Memory is the **growth** of the process's peak resident set over
+# its size just before the tasks started (sampled every period, and the kernel's
+# high-water mark); CPU is the process's user and system time over the run.
+
+# %%
+sleep_result = sleepers.run(
+    count=tasks_sleepers, period_ms=tasks_sleep_period_ms, duration_ms=tasks_sleep_duration_ms,
+    stagger_ms=tasks_sleep_stagger_ms, progress=True)
+display(view.sleepers_table(sleep_result).round(2))
+
+# %%
+fig = view.sleepers_figure(sleep_result)
+saved = plotting.save_figure(fig, "tasks_sleepers", figures_dir)
+
+# %%
+display(Markdown(view.sleepers_text(sleep_result)))
+
+# %% [markdown]
+# ## The claims beside this machine
+#
+# Published values come from `data/published/values.csv`. Measured values are scaled
+# to the published workload where the note says so (for example, CPU time per wake-up
+# times 10 million wake-ups). A ratio near 1 means the claim holds here.
+
+# %%
+claim_rows = view.claims_table([go_result, sleep_result])
+display(claim_rows.style.format({"published": "{:,.3g}", "this machine": "{:,.3g}",
+                                 "this / published": "{:,.2f}"}, na_rep="-"))
+
+# %% [markdown]
+# ## Compare any two
+#
+# Pick two rows of the table; the widget shows their numbers side by side and the
+# ratio A / B. (Interactive in JupyterLab; in the rendered paper it shows its
+# initial state.)
+
+# %%
+view.compare_widget(rows)
+
+# %% [markdown]
+# ## What user-space tasks give up
+#
+# The numbers above are the price list; this is what the cheaper tasks do not buy:
+#
+# - **No preemption of their own.** A fiber runs until it switches away; one that
+#   loops forever starves the others on its thread. Go's runtime preempts goroutines
+#   (since Go 1.14, with signals), which is part of what its scheduler costs.
+# - **A blocking system call blocks the carrier.** A fiber that calls `read` on a slow
+#   socket stops every fiber on that thread. Goroutines avoid it by pairing the
+#   scheduler with non-blocking I/O (netpoller) and handing blocked threads off, which
+#   is the real reason they scale to many connections, not their size alone.
+# - **Parallelism comes from threads anyway.** Fibers on one thread use one CPU; Go
+#   multiplexes goroutines over `GOMAXPROCS` threads.
+# - **Small stacks need care.** A fixed fiber stack must be sized for the deepest call
+#   chain (the guard page turns an overflow into a crash, not a corruption). Go grows
+#   stacks by copying, which needs compiler support that C does not have.
+# - **Tools know threads.** Debuggers, profilers, `top` and thread-local storage all
+#   see kernel threads; user-space tasks are invisible to them without extra support.
+#
+# Kernel threads are not as heavy as their 8 MiB virtual stacks suggest: what they
+# really cost is the kernel switch (hundreds of nanoseconds to microseconds) and some
+# kernel memory per thread. Whether that matters depends on how much work a task does
+# between switches.
+
+# %%
+# the kernel-task runs are not stored again: notebooks 02-04 store their own, and
+# the claims paper reads the latest run of each experiment
+runs = [*fiber_results.values(), go_result, sleep_result]
+display(Markdown(view.save_runs(runs, save, data_dir, fp)))
