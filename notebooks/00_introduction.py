@@ -30,11 +30,13 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
-intro_machine_id = None   # machine folder under data/ to summarise; None: this machine
-intro_show_published = True  # draw the published numbers (black ticks) on the headline figure
-data_dir = None           # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir = None        # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save = True               # save the headline figure under figures/
+from typing import Optional  # papermill reads these annotations, not "X | None"
+
+intro_machine_id: Optional[str] = None  # machine folder under data/ to summarise, None: this machine
+intro_show_published: bool = True  # draw the published numbers (black ticks) on the headline figure
+data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save: bool = True  # save the headline figure under figures/
 
 # %%
 from IPython.display import Markdown, display

@@ -29,12 +29,14 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
-malloc_mib = 400                    # MiB to allocate (C07 used 400)
-malloc_allocators = ["malloc", "mmap"]  # allocators to compare
-malloc_points = 41                  # readings taken while touching
-data_dir = None                     # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir = None                  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save = True                         # store results under data/<machine>/<run>/
+from typing import Optional  # papermill reads these annotations, not "X | None"
+
+malloc_mib: int = 400  # MiB to allocate (C07 used 400)
+malloc_allocators: list[str] = ["malloc", "mmap"]  # allocators to compare
+malloc_points: int = 41  # readings taken while touching
+data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save: bool = True  # store results under data/<machine>/<run>/
 
 # %%
 from IPython.display import Markdown, display

@@ -45,23 +45,25 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+from typing import Optional, Union  # papermill reads these annotations, not "X | None"
+
 # N for each sweep point: C12's 100..1000 step 50, then up to C05's 10,000
-memory_thread_counts = [*range(100, 1001, 50), 2000, 5000, 10000]
-memory_stack_size_kib = 0       # stack per thread (KiB) in the sweep; 0 = default (RLIMIT_STACK)
-memory_touch_kib = 0            # KiB of its own stack each thread writes in the sweep (0 = idle)
-memory_pin = None               # CPUs to pin threads to round-robin, e.g. [0] or "0,1"; None: no
-memory_repeats = 3              # runs per sweep point, each in a fresh process
-memory_pmap = True              # also read each sweep run's RSS from outside with pmap -x
-memory_grid_threads = 1000      # N for the stack-size and touch-depth grids
-memory_stack_sizes_kib = [16, 64, 256, 1024, 2048, 8192, 0]  # stack grid (KiB; 0 = default)
-memory_touch_depths_kib = [0, 16, 64, 128, 256, 400]         # touch grid (KiB written per thread)
-memory_grid_repeats = 3         # runs per grid point
-memory_spawn_until_failure = False  # opt-in: start threads until a limit stops them (uses up
+memory_thread_counts: list[int] = [*range(100, 1001, 50), 2000, 5000, 10000]
+memory_stack_size_kib: int = 0  # stack per thread (KiB) in the sweep, 0 for the default (RLIMIT_STACK)
+memory_touch_kib: int = 0  # KiB of its own stack each thread writes in the sweep (0: idle)
+memory_pin: Union[list[int], str, None] = None  # CPUs to pin threads to round-robin, e.g. [0] or "0,1", None: no
+memory_repeats: int = 3  # runs per sweep point, each in a fresh process
+memory_pmap: bool = True  # also read each sweep run's RSS from outside with pmap -x
+memory_grid_threads: int = 1000  # N for the stack-size and touch-depth grids
+memory_stack_sizes_kib: list[int] = [16, 64, 256, 1024, 2048, 8192, 0]  # stack grid (KiB, 0 for the default)
+memory_touch_depths_kib: list[int] = [0, 16, 64, 128, 256, 400]  # touch grid (KiB written per thread)
+memory_grid_repeats: int = 3  # runs per grid point
+memory_spawn_until_failure: bool = False  # opt-in: start threads until a limit stops them (uses up
                                     # process ids of the whole machine while it runs)
-memory_spawn_max = 40000        # bound for that run (at most 100,000)
-data_dir = None                 # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir = None              # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save = True                     # store results under data/<machine>/<run>/
+memory_spawn_max: int = 40000  # bound for that run (at most 100,000)
+data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save: bool = True  # store results under data/<machine>/<run>/
 
 # %%
 from IPython.display import Markdown, display

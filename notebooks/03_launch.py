@@ -45,19 +45,21 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
-launch_kinds = ["thread", "fork", "vfork", "posix_spawn", "clone"]  # what to launch
-launch_iterations = 600             # timed launches per kind and parent memory size
-launch_warmup = 20                  # launches before timing, kept apart as "first launches"
-launch_stack_kib = 0                # thread stack size in KiB; 0 = the default (ulimit -s)
-launch_pin = "0"                    # CPUs to pin the measuring process to; None: not pinned
-launch_parent_touch_mib = [0, 2, 4, 8, 64]  # MiB the parent holds, all pages written
-launch_burst_sizes = [100, 250, 500, 1000, 2000]  # threads alive at once (<= 10,000)
-launch_burst_repeats = 3            # bursts per size (the first one needs fresh stacks)
-launch_memcpy_kib = 64              # memcpy yardstick size (C09: 64 KiB); 0 skips it
-launch_python_parent_iterations = 200  # forks from a Python process, for contrast; 0 skips it
-data_dir = None                     # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir = None                  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save = True                         # store results under data/<machine>/<run>/
+from typing import Optional  # papermill reads these annotations, not "X | None"
+
+launch_kinds: list[str] = ["thread", "fork", "vfork", "posix_spawn", "clone"]  # what to launch
+launch_iterations: int = 600  # timed launches per kind and parent memory size
+launch_warmup: int = 20  # launches before timing, kept apart as "first launches"
+launch_stack_kib: int = 0  # thread stack size in KiB, 0 for the default (ulimit -s)
+launch_pin: Optional[str] = "0"  # CPUs to pin the measuring process to, None: not pinned
+launch_parent_touch_mib: list[int] = [0, 2, 4, 8, 64]  # MiB the parent holds, all pages written
+launch_burst_sizes: list[int] = [100, 250, 500, 1000, 2000]  # threads alive at once (at most 10,000)
+launch_burst_repeats: int = 3  # bursts per size (the first one needs fresh stacks)
+launch_memcpy_kib: int = 64  # memcpy yardstick size (C09: 64 KiB), 0 skips it
+launch_python_parent_iterations: int = 200  # forks from a Python process, for contrast, 0 skips it
+data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save: bool = True  # store results under data/<machine>/<run>/
 
 # %%
 from IPython.display import Markdown, display

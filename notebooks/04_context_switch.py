@@ -42,24 +42,26 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
-switch_mechanisms = ["pipe", "condvar", "futex", "eventfd"]  # token paths to compare
-switch_placements = ["same-cpu", "cross-cpu", "smt-siblings", "unpinned"]  # skipped if absent
-switch_tasks = ["threads", "processes"]    # what the two sides are
-switch_iterations = 20000                  # timed round trips per configuration
-switch_warmup = 2000                       # untimed round trips before each
-switch_baseline_scale = 1.0                # share of the default baseline batches (quick: less)
-switch_working_sets_kib = [0, 64, 512, 4096, 8192, 32768]  # KiB written per side per hop
-switch_ws_seconds_per_point = 0.5          # about this long per working-set point
-switch_ws_iterations = 20000               # upper bound on round trips per point
-switch_echo_iterations = 20000             # echoes per run (C03)
-switch_echo_repeats = 5                    # runs per placement, alternating
-switch_echo_message_bytes = 16             # bytes per echoed message
-switch_perf_rounds = 3                     # perf bench vs threadcost, alternating rounds
-switch_perf_iterations = 30000             # round trips per round, for both tools
-switch_timing_rounds = 3                   # per-sample stamps vs whole-run timing rounds
-data_dir = None                            # None: data/ (or $THREADCOST_DATA_DIR)
-figures_dir = None                         # None: figures/ (or $THREADCOST_FIGURES_DIR)
-save = True                                # store results under data/<machine>/<run>/
+from typing import Optional  # papermill reads these annotations, not "X | None"
+
+switch_mechanisms: list[str] = ["pipe", "condvar", "futex", "eventfd"]  # token paths to compare
+switch_placements: list[str] = ["same-cpu", "cross-cpu", "smt-siblings", "unpinned"]  # skipped if absent
+switch_tasks: list[str] = ["threads", "processes"]  # what the two sides are
+switch_iterations: int = 20000  # timed round trips per configuration
+switch_warmup: int = 2000  # untimed round trips before each
+switch_baseline_scale: float = 1.0  # share of the default baseline batches (quick: less)
+switch_working_sets_kib: list[int] = [0, 64, 512, 4096, 8192, 32768]  # KiB written per side per hop
+switch_ws_seconds_per_point: float = 0.5  # about this long per working-set point
+switch_ws_iterations: int = 20000  # upper bound on round trips per point
+switch_echo_iterations: int = 20000  # echoes per run (C03)
+switch_echo_repeats: int = 5  # runs per placement, alternating
+switch_echo_message_bytes: int = 16  # bytes per echoed message
+switch_perf_rounds: int = 3  # perf bench vs threadcost, alternating rounds
+switch_perf_iterations: int = 30000  # round trips per round, for both tools
+switch_timing_rounds: int = 3  # per-sample stamps vs whole-run timing rounds
+data_dir: Optional[str] = None  # None: data/ (or $THREADCOST_DATA_DIR)
+figures_dir: Optional[str] = None  # None: figures/ (or $THREADCOST_FIGURES_DIR)
+save: bool = True  # store results under data/<machine>/<run>/
 
 # %%
 from IPython.display import Markdown, display

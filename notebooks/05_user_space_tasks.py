@@ -33,26 +33,28 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
-tasks_cpu = "auto"                   # CPU of the fiber/goroutine switches ("auto": first usable)
-tasks_switch_iterations = 200_000    # timed round trips per fiber implementation
-tasks_warmup = 20_000                # untimed round trips before timing
-tasks_fiber_impls = ["asm", "ucontext"]  # hand-written switch and glibc swapcontext
-tasks_fiber_count = 2000             # idle fibers per memory run (RSS/VSZ by slope)
-tasks_fiber_stack_kib = 64           # stack of each fiber, KiB (plus a guard page)
-tasks_touch_kib = [0, 4, 8, 16, 32, 48]  # KiB of its stack each idle fiber writes
-tasks_memory_points = 11             # /proc/self/status readings per memory run
-tasks_go_iterations = 200_000        # timed goroutine round trips per mode
-tasks_goroutines = 10_000            # idle goroutines for the memory slope
-tasks_sleepers = 10_000              # sleeping tasks (threads / goroutines), C15 used 10,000
-tasks_sleep_period_ms = 10           # each sleep, ms (C15: 10 ms)
-tasks_sleep_duration_ms = 2000       # total sleep of each task, ms (C15: 10 s)
-tasks_sleep_stagger_ms = 200         # start delays spread below this, ms (C15: 200 ms)
-tasks_thread_counts = [100, 500, 1000, 2000]  # thread counts for the per-thread memory slope
-tasks_kernel_switch_iterations = 50_000  # thread/process round trips (futex, same CPU)
-tasks_launch_iterations = 2000       # thread launches for the creation comparison
-data_dir = None                      # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir = None                   # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save = True                          # store results under data/<machine>/<run>/
+from typing import Optional, Union  # papermill reads these annotations, not "X | None"
+
+tasks_cpu: Union[int, str] = "auto"  # CPU of the fiber/goroutine switches ("auto": first usable)
+tasks_switch_iterations: int = 200_000  # timed round trips per fiber implementation
+tasks_warmup: int = 20_000  # untimed round trips before timing
+tasks_fiber_impls: list[str] = ["asm", "ucontext"]  # hand-written switch and glibc swapcontext
+tasks_fiber_count: int = 2000  # idle fibers per memory run (RSS/VSZ by slope)
+tasks_fiber_stack_kib: int = 64  # stack of each fiber, KiB (plus a guard page)
+tasks_touch_kib: list[int] = [0, 4, 8, 16, 32, 48]  # KiB of its stack each idle fiber writes
+tasks_memory_points: int = 11  # /proc/self/status readings per memory run
+tasks_go_iterations: int = 200_000  # timed goroutine round trips per mode
+tasks_goroutines: int = 10_000  # idle goroutines for the memory slope
+tasks_sleepers: int = 10_000  # sleeping tasks (threads / goroutines), C15 used 10,000
+tasks_sleep_period_ms: int = 10  # each sleep, ms (C15: 10 ms)
+tasks_sleep_duration_ms: int = 2000  # total sleep of each task, ms (C15: 10 s)
+tasks_sleep_stagger_ms: int = 200  # start delays spread below this, ms (C15: 200 ms)
+tasks_thread_counts: list[int] = [100, 500, 1000, 2000]  # thread counts for the per-thread memory slope
+tasks_kernel_switch_iterations: int = 50_000  # thread/process round trips (futex, same CPU)
+tasks_launch_iterations: int = 2000  # thread launches for the creation comparison
+data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save: bool = True  # store results under data/<machine>/<run>/
 
 # %%
 from IPython.display import Markdown, display

@@ -22,11 +22,13 @@
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
-claims_machine_id = None          # machine folder under data/ to judge; None: this machine
-claims_include_reference = True   # compare with the committed reference runs (reference/)
-data_dir = None                   # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir = None                # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save = True                       # save the figures under figures/
+from typing import Optional  # papermill reads these annotations, not "X | None"
+
+claims_machine_id: Optional[str] = None  # machine folder under data/ to judge, None: this machine
+claims_include_reference: bool = True  # compare with the committed reference runs (reference/)
+data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save: bool = True  # save the figures under figures/
 
 # %%
 
