@@ -10,26 +10,63 @@ PAPER_DIR ?= build/paper
 NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py
 NATIVE_LIB := threadcost/.native.stamp
 
-.PHONY: help setup native paper test lab clean lint sanitize peers browser-deps reference
+.PHONY: help setup native kernels paper test lab clean lint sanitize peers browser-deps reference \
+        lock environments dist
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
 	@echo "make test     the test suite (notebooks with params/quick.yaml)"
 	@echo "make lab      JupyterLab on the notebooks"
-	@echo "make setup    .venv with pinned dependencies + compiled C kernels"
+	@echo "make setup    .venv with the locked dependencies, test tools included, + compiled C kernels"
 	@echo "make sanitize C kernels under ASan+UBSan (and TSan)"
+	@echo "make lock     recompile the lock (requirements/*.txt) from pyproject.toml"
+	@echo "make dist     build the sdist and the wheel into dist/"
 	@echo "make clean    remove build outputs (never data/)"
 
-$(VENV)/.installed: pyproject.toml setup.py
+# Dependencies: pyproject.toml lists compatible ranges; requirements/*.txt lock the
+# exact tested set (`make lock`). `make paper` and `make lab` install the
+# runtime + [notebooks] lock only; `make test` adds [test] and [browser].
+LOCK_PAPER := requirements/paper.txt
+LOCK_TEST  := requirements/test.txt
+
+$(VENV)/.created:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "threadcost needs Python 3.11+ (set PYTHON=...)")'
 	@command -v cc >/dev/null || { echo "threadcost needs a C compiler (apt-get install build-essential)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $@
 
+# The study's environment: the locked runtime + notebooks set, then threadcost
+# itself (editable; its build compiles the kernels).
+$(VENV)/.installed-paper: $(VENV)/.created $(LOCK_PAPER) pyproject.toml setup.py
+	$(BIN)/python -m pip install --quiet -r $(LOCK_PAPER)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	@touch $@
+
+# The test environment: the above plus the locked test and browser tools.
+$(VENV)/.installed-test: $(VENV)/.installed-paper $(LOCK_TEST)
+	$(BIN)/python -m pip install --quiet -r $(LOCK_TEST)
+	@touch $@
+
+# Recompile the lock after editing pyproject.toml's lists. uv keeps every pin
+# already in the lock that still fits (so the tested versions stay); pass
+# UPGRADE=1 to move to the newest versions the ranges allow. paper.txt is
+# compiled within test.txt, so the two never disagree on a version.
+UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11.5 --quiet \
+             $(if $(UPGRADE),--upgrade)
+lock: $(VENV)/.created
+	$(BIN)/python -m pip install --quiet 'uv>=0.13,<0.14'
+	$(UV_COMPILE) --extra notebooks --extra test --extra browser -o $(LOCK_TEST)
+	$(UV_COMPILE) --extra notebooks -c $(LOCK_TEST) -o $(LOCK_PAPER)
+	$(MAKE) --no-print-directory environments
+
+# environment.yml and binder/environment.yml: conda-forge's Python and compiler
+# plus the pip lock of the study (tests/test_repository.py checks they match).
+environments:
+	$(PYTHON) tools/environments.py
+
 # Rebuild the kernels in place whenever a C source or header changes.
-$(NATIVE_LIB): $(VENV)/.installed $(NATIVE_SRC)
+$(NATIVE_LIB): $(VENV)/.installed-paper $(NATIVE_SRC)
 	$(BIN)/python native/build_native.py
 	@touch $@
 
@@ -66,11 +103,15 @@ $(PEERS_BIN): $(PEERS_SRC)
 	@mkdir -p $(@D)
 	cd native/peers/go && env $(GO_ENV) go build -trimpath -o $(CURDIR)/$@ .
 
-setup: $(VENV)/.installed $(NATIVE_LIB) $(LAUNCH_TOOLS) peers
+# The compiled kernels, the launch helpers and (with Go) the peers.
+kernels: $(NATIVE_LIB) $(LAUNCH_TOOLS) peers
+
+# A developer's setup: the test environment and the kernels.
+setup: $(VENV)/.installed-test kernels
 
 native: $(NATIVE_LIB) $(LAUNCH_TOOLS)
 
-paper: setup
+paper: $(VENV)/.installed-paper kernels
 	$(BIN)/python -m threadcost.paper --params $(PARAMS) --out $(PAPER_DIR)
 
 test: setup browser-deps
@@ -89,15 +130,21 @@ sanitize:
 # notebooks/*.py are the notebooks (jupytext py:percent): JupyterLab opens them as
 # notebooks by default and saves back to them, without outputs.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
-$(LAB_SETTINGS): $(VENV)/.installed
+$(LAB_SETTINGS): $(VENV)/.installed-paper
 	@mkdir -p $(@D)
 	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' > $@
 
-lab: setup $(LAB_SETTINGS)
+lab: $(VENV)/.installed-paper kernels $(LAB_SETTINGS)
 	$(BIN)/jupyter lab notebooks
 
+# The sdist, and the wheel built from it (so a file the sdist lacks fails here).
+dist: $(VENV)/.created
+	rm -rf dist
+	$(BIN)/python -m pip install --quiet 'build>=1.6,<2'
+	$(BIN)/python -m build --outdir dist .
+
 clean:
-	rm -rf build $(PAPER_DIR) threadcost/_native*.so threadcost/_native.c $(NATIVE_LIB) \
+	rm -rf build dist $(PAPER_DIR) threadcost/_native*.so threadcost/_native.c $(NATIVE_LIB) \
 	       .pytest_cache *.egg-info
 
 # Debian's Chromium for the browser tests (tests/browser). A no-op when it is
@@ -112,7 +159,7 @@ browser-deps:
 
 # Keep the last rendered paper as this machine kind's committed reference
 # rendering: reference/<machine-id>/index.html (run `make paper` first).
-reference: setup
+reference: $(VENV)/.installed-paper
 	@test -f $(PAPER_DIR)/html/index.html || { echo "reference: run 'make paper' first"; exit 1; }
 	@mid=$$($(BIN)/python -c 'from threadcost import machine; print(machine.machine_id())') && \
 	  rm -rf reference/$$mid && mkdir -p reference && cp -r $(PAPER_DIR)/html reference/$$mid && \

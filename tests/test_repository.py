@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import re
+import ast
+import importlib.util
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from threadcost import errors
 from threadcost.native import lib
@@ -14,28 +19,98 @@ from threadcost.native import lib
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _pyproject_deps() -> dict[str, str]:
-    meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    deps = meta["dependencies"] + meta["optional-dependencies"]["test"]
-    return dict(d.split("==") for d in deps)
+def _project() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 
 
-def _conda_pip_deps(path: Path) -> dict[str, str]:
-    env = yaml.safe_load(path.read_text())
+def _name(requirement: str) -> str:
+    return canonicalize_name(Requirement(requirement).name)
+
+
+def _lock(name: str) -> dict[str, str]:
+    """requirements/<name>.txt as {canonical name: pinned version}."""
+    pins = {}
+    for line in (REPO / "requirements" / name).read_text().splitlines():
+        if line and not line[0].isspace() and not line.startswith("#"):
+            req = Requirement(line)
+            (spec,) = req.specifier
+            assert spec.operator == "==", line
+            pins[canonicalize_name(req.name)] = spec.version
+    return pins
+
+
+# The CLI and the library import only these (views, the paper and the notebook
+# tooling are the [notebooks] extra's): a module -> distribution map of them.
+RUNTIME = {"cffi": "cffi", "numpy": "numpy", "pandas": "pandas", "scipy": "scipy",
+           "yaml": "pyyaml", "tqdm": "tqdm"}
+NOTEBOOK_ONLY = ("views", "plotting.py", "render.py", "paper.py", "notebook_sources.py")
+
+
+def test_runtime_dependencies_are_what_the_library_imports() -> None:
+    deps = {_name(d) for d in _project()["dependencies"]}
+    assert deps == set(RUNTIME.values())
+    stdlib = sys.stdlib_module_names
+    for path in sorted((REPO / "threadcost").rglob("*.py")):
+        rel = path.relative_to(REPO / "threadcost")
+        if rel.parts[0] in NOTEBOOK_ONLY:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0
+                     and node.module else [])
+            for name in names:
+                top = name.split(".")[0]
+                if top in stdlib or top == "threadcost":
+                    continue
+                assert top in RUNTIME, (f"threadcost/{rel} imports {top}, which is not a runtime "
+                                        "dependency in pyproject.toml")
+
+
+def test_every_dependency_is_a_compatible_range() -> None:
+    meta = _project()
+    lists = {"dependencies": meta["dependencies"], **meta["optional-dependencies"]}
+    assert set(meta["optional-dependencies"]) >= {"notebooks", "test", "browser"}
+    for where, deps in lists.items():
+        for dep in deps:
+            ops = {s.operator for s in Requirement(dep).specifier}
+            assert ops == {">=", "<"}, f"{where}: {dep} (want a range: >=tested,<next major)"
+
+
+def test_the_lock_holds_every_dependency_within_its_range() -> None:
+    meta = _project()
+    extras = meta["optional-dependencies"]
+    paper, test = _lock("paper.txt"), _lock("test.txt")
+    for dep in meta["dependencies"] + extras["notebooks"] + extras["test"] + extras["browser"]:
+        req = Requirement(dep)
+        assert req.specifier.contains(test[_name(dep)]), (dep, test[_name(dep)])
+    for dep in meta["dependencies"] + extras["notebooks"]:
+        assert paper[_name(dep)] == test[_name(dep)], dep
+    # `make paper` / `make lab` / Binder install no test or browser tools
+    for tool in ("pytest", "pytest-timeout", "hypothesis", "ruff", "playwright"):
+        assert tool in test and tool not in paper, f"{tool}: test lock only"
+    # the two locks never disagree on a version
+    assert {k: v for k, v in test.items() if k in paper} == paper
+
+
+def test_conda_and_binder_environments_are_generated_from_the_lock() -> None:
+    spec = importlib.util.spec_from_file_location("environments", REPO / "tools/environments.py")
+    assert spec and spec.loader
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    for path, intro in tool.TARGETS.items():
+        assert path.read_text() == tool.render(intro), f"{path.name}: run `make environments`"
+    env = yaml.safe_load((REPO / "binder" / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    return dict(p.split("==") for p in pip if "==" in p)
+    assert {canonicalize_name(Requirement(p).name): Requirement(p).specifier
+            for p in pip}.keys() == _lock("paper.txt").keys()
 
 
-def test_dependencies_agree_across_pyproject_environment_and_binder() -> None:
-    expected = _pyproject_deps()
-    assert _conda_pip_deps(REPO / "environment.yml") == expected
-    assert _conda_pip_deps(REPO / "binder" / "environment.yml") == expected
-
-
-def test_every_dependency_is_pinned() -> None:
-    meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    for dep in meta["dependencies"] + meta["optional-dependencies"]["test"]:
-        assert re.fullmatch(r"[A-Za-z0-9_.\-]+==[0-9][0-9A-Za-z.]*", dep), dep
+def test_make_paper_installs_no_test_or_browser_tools() -> None:
+    """`make -n -B paper` lists every command the target would run from scratch."""
+    proc = subprocess.run(["make", "-n", "-B", "paper"], cwd=REPO, capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert "requirements/paper.txt" in proc.stdout
+    assert "requirements/test.txt" not in proc.stdout and "[test]" not in proc.stdout
 
 
 def test_notebooks_have_one_source_each_with_a_parameters_cell() -> None:
@@ -72,7 +147,8 @@ def test_editing_the_py_source_changes_the_notebook(tmp_path: Path) -> None:
 
     source = notebook_sources.source_for("01_malloc_touch")
     edited = tmp_path / source.name
-    edited.write_text(source.read_text().replace("malloc_points: int = 41", "malloc_points: int = 7"))
+    text = source.read_text()
+    edited.write_text(text.replace("malloc_points: int = 41", "malloc_points: int = 7"))
     nb = notebook_sources.read(edited)
     params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
     assert "malloc_points: int = 7" in params.source
