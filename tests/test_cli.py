@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import importlib
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import cli_json, run_cli
@@ -63,3 +73,127 @@ def test_python_m_and_help() -> None:
     proc = run_cli("--help")
     assert proc.returncode == 0
     assert "malloc-touch" in proc.stdout
+
+
+# ------------------------------------------------ start-up, choices, pipes, progress
+
+def test_version() -> None:
+    import threadcost
+
+    proc = run_cli("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"threadcost {threadcost.__version__}"
+
+
+LIGHT_CHECK = """
+import sys
+import threadcost
+light = sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "pandas", "scipy"))
+from threadcost import cli
+cli.build_parser(cli.command_modules())
+heavy = sorted(m for m in sys.modules
+               if m.split(".")[0] in ("numpy", "pandas", "scipy", "matplotlib", "cffi")
+               or m.startswith(("threadcost.experiments", "threadcost._native")))
+print(light, heavy)
+"""
+
+
+def test_import_and_help_load_no_experiment_numpy_or_pandas() -> None:
+    """`threadcost --help` stays instant: neither `import threadcost` nor building the
+    parser (every command module) may load an experiment, numpy, pandas or scipy."""
+    proc = subprocess.run([sys.executable, "-c", LIGHT_CHECK], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert proc.stdout.strip() == "[] []", proc.stdout
+
+
+def _enumerated() -> list[tuple[str, argparse.Action]]:
+    from threadcost.cli import build_parser, command_modules
+
+    sub = build_parser(command_modules())._subparsers._group_actions[0]  # type: ignore[union-attr]
+    return [(name, action) for name, parser in sub.choices.items()  # type: ignore[union-attr]
+            for action in parser._actions if hasattr(action, "choices_source")]
+
+
+@pytest.mark.parametrize("command, action", _enumerated(),
+                         ids=[f"{c} {a.option_strings[-1]}" for c, a in _enumerated()])
+def test_enumerated_options_list_the_experiments_choices(command: str,
+                                                         action: argparse.Action) -> None:
+    """The choices --help lists are the ones the experiment accepts."""
+    module, attribute = action.choices_source.split(":")  # type: ignore[attr-defined]
+    listed = action.listed_choices  # type: ignore[attr-defined]
+    assert set(listed) == set(getattr(importlib.import_module(module), attribute))
+    code, out, _ = _help(command)
+    assert code == 0 and "{" + ",".join(listed) + "}" in out
+
+
+def test_every_known_enumerated_option_shows_its_choices() -> None:
+    shown = {(c, a.option_strings[-1]) for c, a in _enumerated()}
+    assert shown >= {("switch", "--mechanism"), ("switch", "--placement"),
+                     ("echo", "--placement"), ("fibers", "--impl"), ("launch", "--kind"),
+                     ("malloc-touch", "--allocator")}
+
+
+def _help(command: str) -> tuple[int, str, str]:
+    from threadcost.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([command, "--help"])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_a_closed_pipe_exits_quietly(as_json: bool) -> None:
+    """`threadcost ... | head -c 10`: the reader is gone before the result is written."""
+    argv = [sys.executable, "-m", "threadcost", "malloc-touch", "--mib", "8"]
+    proc = subprocess.Popen(argv + (["--json"] if as_json else []), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    proc.stdout.close()  # like `head` that has read what it wanted
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141, err.decode()
+    assert err.decode() == ""
+
+
+def test_a_closed_pipe_still_saves(tmp_path, monkeypatch) -> None:
+    data = tmp_path / "data"
+    monkeypatch.setenv("THREADCOST_DATA_DIR", str(data))
+    proc = subprocess.Popen([sys.executable, "-m", "threadcost", "malloc-touch", "--mib", "8",
+                             "--json", "--save"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=os.environ.copy())
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and "Traceback" not in err.decode()
+    assert len(list(data.glob("*/*/meta.json"))) == 1
+
+
+def test_status_line_on_a_terminal_only(monkeypatch) -> None:
+    """Long commands get a tqdm line on stderr (elapsed time), cleared at the end;
+    with progress off (stderr not a terminal) nothing is written."""
+    from threadcost import cli
+
+    monkeypatch.setattr(cli, "PROGRESS_DELAY_S", 0.05)
+    for enabled in (True, False):
+        err = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", err)
+        with cli.status_line("threadcost demo", enabled):
+            time.sleep(0.5)
+        text = err.getvalue()
+        if enabled:
+            assert "threadcost demo: running, 00:00 elapsed" in text
+            assert text.endswith("\r")  # the line is cleared before the result prints
+        else:
+            assert text == ""
+
+
+def test_commands_without_their_own_bar_get_the_status_line() -> None:
+    from threadcost.cli import command_modules
+
+    own = {n for n, m in command_modules().items() if getattr(m, "PROGRESS", False)}
+    assert own == {"launch", "memory"}
+    for name in own:
+        assert "args.progress" in Path(command_modules()[name].__file__ or "").read_text()

@@ -1,24 +1,38 @@
-"""The ``threadcost`` command line: ``threadcost <experiment> [options] [--json]``.
+"""The ``threadcost`` command line: ``threadcost <command> [options] [--json]``.
 
 Exit codes: 0 success; 2 bad input (one line on stderr naming the parameter,
 the value and what is allowed, no traceback); 3 a system limit cut the run
-short (the partial result is still printed and the limit is named on stderr).
+short (the partial result is still printed and the limit is named on stderr);
+141 (128 + SIGPIPE) when the reader of stdout went away (``| head``), quietly.
+
+Commands are the modules of :mod:`threadcost.commands` (see its docstring for
+what one defines); building the parser imports only them, never an experiment,
+numpy or pandas, so ``threadcost --help`` answers at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import pkgutil
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from types import ModuleType
 from typing import NoReturn
 
-from threadcost import commands
+from threadcost import __version__, commands
+from threadcost.commands._options import HelpFormatter
 from threadcost.errors import KernelError, LimitReached, ParameterError
 from threadcost.results import Result
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_LIMIT = 0, 1, 2, 3
+EXIT_BROKEN_PIPE = 141
+# A command quiet for this long gets a status line on stderr (a TTY only).
+PROGRESS_DELAY_S = 2.0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,8 +43,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def command_modules() -> dict[str, ModuleType]:
+    """Every command module, by command name (modules named ``_*`` are helpers)."""
     found: dict[str, ModuleType] = {}
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         if hasattr(module, "NAME") and hasattr(module, "execute"):
             found[module.NAME] = module
@@ -40,11 +57,13 @@ def command_modules() -> dict[str, ModuleType]:
 def build_parser(modules: dict[str, ModuleType]) -> argparse.ArgumentParser:
     parser = _Parser(prog="threadcost",
                      description="What does a thread cost on this machine? "
-                                 "Each subcommand runs one experiment.")
-    sub = parser.add_subparsers(dest="command", metavar="<experiment>", parser_class=_Parser)
+                                 "Each command runs one experiment.")
+    parser.add_argument("--version", action="version", version=f"threadcost {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="<command>", parser_class=_Parser)
     sub.required = True
     for name, module in modules.items():
-        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP,
+                           formatter_class=HelpFormatter)
         module.add_arguments(p)
         p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
         if getattr(module, "SAVES", True):
@@ -56,11 +75,63 @@ def build_parser(modules: dict[str, ModuleType]) -> argparse.ArgumentParser:
 
 def emit(result: Result, module: ModuleType, as_json: bool) -> None:
     if as_json:
-        print(result.to_json())
+        text = result.to_json()
     elif hasattr(module, "format_text"):
-        print(module.format_text(result))
+        text = module.format_text(result)
     else:
-        print(result.to_json(indent=2))
+        text = result.to_json(indent=2)
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _stdout_gone() -> None:
+    """The reader closed the pipe: point stdout at /dev/null so the interpreter's
+    final flush does not raise again, and say nothing."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+@contextlib.contextmanager
+def status_line(desc: str, enabled: bool) -> Iterator[None]:
+    """A tqdm line on stderr, from ``PROGRESS_DELAY_S`` on, with the time elapsed.
+
+    For commands whose experiment draws no bar of its own (it measures inside
+    one C call or a child process, so there is no fraction done to show). A
+    helper thread wakes once a second to redraw it; nothing runs when disabled.
+    """
+    if not enabled:
+        yield
+        return
+    from tqdm import tqdm
+
+    stop = threading.Event()
+    started = time.time()  # tqdm's clock
+
+    def show() -> None:
+        if stop.wait(PROGRESS_DELAY_S):
+            return  # done before the delay: nothing is drawn
+        with tqdm(desc=desc, total=None, file=sys.stderr, leave=False,
+                  bar_format="{desc}: running, {elapsed} elapsed") as bar:
+            bar.start_t = started  # the command's time, not the line's
+            while not stop.wait(1.0):
+                bar.refresh()
+
+    thread = threading.Thread(target=show, name="threadcost-status", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()  # the line is cleared before the result is printed
+
+
+def _run(module: ModuleType, args: argparse.Namespace) -> Result:
+    if getattr(module, "PROGRESS", False):  # the experiment draws its own bar
+        return module.execute(args)
+    with status_line(f"threadcost {args.command}", args.progress):
+        return module.execute(args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,24 +139,36 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(modules).parse_args(argv)
     module = modules[args.command]
     prog = f"threadcost {args.command}"
+    # Progress goes to stderr, on a terminal only (never into a pipe, a log or a test).
+    args.progress = sys.stderr.isatty()
     try:
-        result = module.execute(args)
+        result = _run(module, args)
     except ParameterError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except LimitReached as exc:
+        code = EXIT_LIMIT
         if isinstance(exc.partial, Result):
-            emit(exc.partial, module, args.json)
+            try:
+                emit(exc.partial, module, args.json)
+            except BrokenPipeError:
+                _stdout_gone()
+                code = EXIT_BROKEN_PIPE
         print(f"{prog}: {exc}", file=sys.stderr)
-        return EXIT_LIMIT
+        return code
     except KernelError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
-    emit(result, module, args.json)
-    if getattr(args, "save", False):
+    code = EXIT_OK
+    try:
+        emit(result, module, args.json)
+    except BrokenPipeError:
+        _stdout_gone()
+        code = EXIT_BROKEN_PIPE
+    if getattr(args, "save", False):  # saved even when nobody read stdout to the end
         from threadcost.datastore import save_run
 
         path = save_run(result)
@@ -94,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         limit = result.limit_hit.get("limit")
         print(f"{prog}: system limit reached: {limit} (partial result)", file=sys.stderr)
         return EXIT_LIMIT
-    return EXIT_OK
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

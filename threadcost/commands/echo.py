@@ -3,31 +3,31 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from threadcost.experiments import echo
-from threadcost.results import Result
+from threadcost.commands import _options as opt
 from threadcost.textout import table
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "echo"
 HELP = "echo a short message through two pipes and a second thread: iterations/s (claim C03)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--placement", default="same-cpu,unpinned",
-                        help="comma-separated: same-cpu, cross-cpu, smt-siblings, unpinned "
-                             "(default same-cpu,unpinned)")
-    parser.add_argument("--iterations", default="50000",
-                        help="echoes per run, 1 .. 10,000,000 (default 50,000)")
-    parser.add_argument("--message-bytes", default="16",
-                        help="bytes per message, 1 .. 4096 (default 16)")
-    parser.add_argument("--repeats", default="5",
-                        help="runs per placement, alternating, 1 .. 1000 (default 5)")
-    parser.add_argument("--warmup", default="2000", help="untimed echoes per run (default 2,000)")
-    parser.add_argument("--timeout", default="10",
-                        help="watchdog: seconds without progress before the run is stopped")
+    opt.choice(parser, "--placement", opt.PLACEMENTS, "same-cpu,unpinned",
+               "where the two threads run", source=opt.PLACEMENTS_SOURCE, several=True)
+    opt.iterations(parser, "50000", "echoes per run")
+    opt.message_bytes(parser, "16", "bytes per message")
+    opt.repeats(parser, "5", "runs per placement, alternating, 1 .. 1000")
+    opt.warmup(parser, "2000", "untimed echoes per run")
+    opt.timeout(parser, "10", "progress")
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost.experiments import echo
+
     return echo.run(placements=args.placement, iterations=args.iterations,
                     message_bytes=args.message_bytes, repeats=args.repeats,
                     warmup=args.warmup, timeout_s=args.timeout)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from threadcost.experiments import fibers
-from threadcost.results import Result
+from threadcost.commands import _options as opt
 from threadcost.textout import table
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "fibers"
 HELP = ("two C fibers ping-pong on one pinned thread (ucontext or a hand-written switch); "
@@ -14,31 +17,25 @@ HELP = ("two C fibers ping-pong on one pinned thread (ucontext or a hand-written
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--switch-iterations", default="100000",
-                        help="timed round trips A->B->A (1 .. 10,000,000; default 100000)")
-    parser.add_argument("--warmup", default="10000",
-                        help="untimed round trips before timing (default 10000)")
-    parser.add_argument("--count", default="1000",
-                        help="idle fibers for the memory slope (3 .. about vm.max_map_count/2; "
-                             "default 1000)")
-    parser.add_argument("--stack-kib", default="64",
-                        help="stack of each fiber in KiB, a multiple of the page size, >= 16 "
-                             "(a PROT_NONE guard page is added below it; default 64)")
-    parser.add_argument("--touch-kib", default="0",
-                        help="KiB of its stack each idle fiber writes, or a comma list "
-                             f"(0 .. stack-kib - {fibers.RESERVE_KIB}; default 0)")
-    parser.add_argument("--impl", default="asm",
-                        help="asm (hand-written register switch, x86-64; default) or ucontext "
-                             "(makecontext/swapcontext)")
-    parser.add_argument("--cpu", default="auto",
-                        help="CPU to pin the measuring thread to, 'auto' (the first CPU this "
-                             "process may use; default) or 'none'")
-    parser.add_argument("--points", default="11",
-                        help="readings of /proc/self/status per memory run (3 .. 1000; "
-                             "default 11)")
+    opt.iterations(parser, "100000", "timed round trips A->B->A",
+                   flag="--switch-iterations")
+    opt.warmup(parser, "10000")
+    opt.value(parser, "--count", "1000",
+              "idle fibers for the memory slope (3 .. about vm.max_map_count/2)")
+    opt.stack_kib(parser, "64", "stack of each fiber in KiB (a PROT_NONE guard page is "
+                                "added below it)")
+    opt.touch_kib(parser, "KiB of its stack each idle fiber writes, or a comma list "
+                          "(0 .. stack-kib - the fiber's reserve)")
+    opt.choice(parser, "--impl", ("asm", "ucontext"), "asm",
+               "asm: a hand-written register switch (x86-64); ucontext: "
+               "makecontext/swapcontext", source="threadcost.experiments.fibers:IMPLS")
+    opt.cpu(parser, "the measuring thread", none=True)
+    opt.points(parser, "11", "readings of /proc/self/status per memory run (3 .. 1000)")
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost.experiments import fibers
+
     return fibers.run(switch_iterations=args.switch_iterations, count=args.count,
                       stack_kib=args.stack_kib, touch_kib=args.touch_kib, impl=args.impl,
                       warmup=args.warmup, cpu=args.cpu, points=args.points)

@@ -3,54 +3,48 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from threadcost.experiments import launch
-from threadcost.results import Result
+from threadcost.commands import _options as opt
 from threadcost.textout import table
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "launch"
 HELP = ("start a thread (or fork/vfork/posix_spawn/clone a process) N times and report "
         "create, first-run, join and lifecycle times as distributions (claim C09)")
+PROGRESS = True  # execute() passes args.progress on: the experiment draws its own bar
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--iterations", default="1000",
-                        help="timed launches per kind and memory size (1 .. 1,000,000; "
-                             "default 1000)")
-    parser.add_argument("--warmup", default="20",
-                        help="launches before timing, reported apart as the first "
-                             "launches (default 20)")
-    parser.add_argument("--kind", default="thread",
-                        help="thread (default), fork, vfork, posix_spawn or clone; "
-                             "several comma-separated")
-    parser.add_argument("--stack-kib", default="0",
-                        help="thread stack size in KiB, a multiple of the page size "
-                             ">= 16; 0 = the default (ulimit -s)")
-    parser.add_argument("--pin", default=None,
-                        help="CPUs to pin the measuring process to, e.g. 0 or 0,1 "
-                             "(default: not pinned)")
-    parser.add_argument("--parent-touch-mib", default="0",
-                        help="MiB of memory the parent holds, every page written "
-                             "(default 0; several comma-separated)")
-    parser.add_argument("--pause-us", default="0",
-                        help="sleep between create and join, outside the timing "
-                             "(default 0)")
-    parser.add_argument("--burst", default="",
-                        help="also start bursts of N threads all alive at once, e.g. "
-                             "100,1000 (at most 10,000; default none)")
-    parser.add_argument("--burst-repeats", default="3", help="bursts per N (default 3)")
-    parser.add_argument("--memcpy-kib", default="64",
-                        help="size of the memcpy yardstick in KiB (default 64; 0 skips it)")
-    parser.add_argument("--no-baseline", action="store_true",
-                        help="skip the plain create+join loop baseline")
+    opt.iterations(parser, "1000", "timed launches per kind and memory size",
+                   maximum="1,000,000")
+    opt.warmup(parser, "20", "launches before timing, reported apart as the first launches")
+    opt.choice(parser, "--kind", ("thread", "fork", "vfork", "posix_spawn", "clone"), "thread",
+               "what is launched", source="threadcost.experiments.launch:KINDS", several=True)
+    opt.stack_kib(parser, what="thread stack size in KiB")
+    opt.pin(parser, "the measuring process")
+    opt.value(parser, "--parent-touch-mib", "0",
+              "MiB of memory the parent holds, every page written; several comma-separated")
+    opt.value(parser, "--pause-us", "0", "sleep between create and join, outside the timing")
+    opt.value(parser, "--burst", "",
+              "also start bursts of N threads all alive at once, e.g. 100,1000 "
+              "(at most 10,000; default: none)")
+    opt.value(parser, "--burst-repeats", "3", "bursts per N")
+    opt.value(parser, "--memcpy-kib", "64", "size of the memcpy yardstick in KiB (0 skips it)")
+    opt.switch(parser, "--no-baseline", "skip the plain create+join loop baseline")
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost.experiments import launch
+
     return launch.run(kinds=args.kind, iterations=args.iterations, warmup=args.warmup,
                       stack_kib=args.stack_kib, pin=args.pin,
                       parent_touch_mib=args.parent_touch_mib, pause_us=args.pause_us,
                       burst_sizes=args.burst, burst_repeats=args.burst_repeats,
-                      memcpy_kib=args.memcpy_kib, baseline=not args.no_baseline)
+                      memcpy_kib=args.memcpy_kib, baseline=not args.no_baseline,
+                      progress=args.progress)
 
 
 def _us(ns: float | None) -> str:
@@ -58,10 +52,12 @@ def _us(ns: float | None) -> str:
 
 
 def format_text(result: Result) -> str:
+    from threadcost.experiments.launch import METRICS
+
     s = result.summary
     rows = []
     for e in s["series"]:
-        for metric in launch.METRICS:
+        for metric in METRICS:
             d = e[metric]
             rows.append([e["kind"], e["parent_touch_mib"], metric.removesuffix("_ns"),
                          _us(d["min"]), _us(d["p50"]), _us(d["p90"]), _us(d["p99"]),

@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from threadcost.experiments import limits
-from threadcost.results import Result
+from threadcost.commands import _options as opt
 from threadcost.textout import table
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "limits"
 HELP = "show every limit on the number of threads one process can start, and which binds first"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--stack-kib", default="0",
-                        help="stack size to compute the limits for (0 = the system default)")
-    parser.add_argument("--touch-kib", default="0",
-                        help="KiB of stack each thread would write (adds to its memory cost)")
-    parser.add_argument("--target-threads", default="1000000",
-                        help="thread count to advise sysctls for (default 1000000, claim C10)")
+    opt.value(parser, "--stack-kib", "0",
+              "stack size to compute the limits for (0 = the system default)")
+    opt.touch_kib(parser, "KiB of stack each thread would write (adds to its memory cost)")
+    opt.value(parser, "--target-threads", "1000000",
+              "thread count to advise sysctls for (claim C10)")
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost.experiments import limits
+
     return limits.run(stack_kib=args.stack_kib, touch_kib=args.touch_kib,
                       target_threads=args.target_threads)
 

@@ -3,47 +3,42 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from typing import TYPE_CHECKING
 
-from threadcost.experiments import thread_memory
-from threadcost.results import Result
+from threadcost.commands import _options as opt
 from threadcost.textout import table
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "memory"
 HELP = ("start N threads that sleep, and measure per-thread virtual, resident and "
         "kernel memory (claims C05, C12, C16)")
+PROGRESS = True  # execute() passes args.progress on: the experiment draws its own bar
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--threads", default="100,250,500,750,1000",
-                        help="thread counts to measure, comma-separated (1 .. 100000 each; "
-                             "default 100,250,500,750,1000); the per-thread cost is the "
-                             "slope across them")
-    parser.add_argument("--stack-kib", default="0",
-                        help="stack size per thread in KiB: 0 = the system default "
-                             "(RLIMIT_STACK), else >= 16 and a multiple of the page size")
-    parser.add_argument("--touch-kib", default="0",
-                        help="KiB of its own stack each thread writes (default 0); must "
-                             "stay 32 KiB below the stack size")
-    parser.add_argument("--pin", default=None,
-                        help="CPUs to pin the threads to, round-robin (e.g. 0 or 0,1; "
-                             "default: not pinned)")
-    parser.add_argument("--repeats", default="3",
-                        help="runs per thread count, each in a fresh process (1 .. 100, "
-                             "default 3)")
-    parser.add_argument("--address-space-mib", default=None,
-                        help="cap the measuring process's address space (RLIMIT_AS) this "
-                             "many MiB above its baseline, e.g. 3072 to replay a 32-bit "
-                             "machine (default: no cap)")
-    parser.add_argument("--pmap", action="store_true",
-                        help="also read each run's RSS from outside with pmap -x (slower)")
+    opt.value(parser, "--threads", "100,250,500,750,1000",
+              "thread counts to measure, comma-separated (1 .. 100000 each); the per-thread "
+              "cost is the slope across them")
+    opt.stack_kib(parser)
+    opt.touch_kib(parser, "KiB of its own stack each thread writes; must stay 32 KiB below "
+                          "the stack size")
+    opt.pin(parser, "the threads (round-robin)")
+    opt.repeats(parser, "3", "runs per thread count, each in a fresh process (1 .. 100)")
+    opt.value(parser, "--address-space-mib", None,
+              "cap the measuring process's address space (RLIMIT_AS) this many MiB above "
+              "its baseline, e.g. 3072 to replay a 32-bit machine (default: no cap)")
+    opt.switch(parser, "--pmap", "also read each run's RSS from outside with pmap -x (slower)")
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost.experiments import thread_memory
+
     return thread_memory.run(thread_counts=args.threads, stack_kib=args.stack_kib,
                              touch_kib=args.touch_kib, pin=args.pin, repeats=args.repeats,
                              address_space_mib=args.address_space_mib, pmap=args.pmap,
-                             progress=sys.stderr.isatty())
+                             progress=args.progress)
 
 
 def _num(value: object, digits: int = 2) -> str:
@@ -51,6 +46,8 @@ def _num(value: object, digits: int = 2) -> str:
 
 
 def format_text(result: Result) -> str:
+    from threadcost.experiments import thread_memory
+
     s = result.summary
     fits = s["per_thread"]["fit"]
     rows = []

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from threadcost.experiments import peers
-from threadcost.results import Result
+from threadcost.commands import _options as opt
 from threadcost.textout import table
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "peers"
 HELP = ("goroutines measured by a small Go program (needs go on PATH; "
@@ -14,27 +17,21 @@ HELP = ("goroutines measured by a small Go program (needs go on PATH; "
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--iterations", default="100000",
-                        help="timed channel round trips per mode (default 100000)")
-    parser.add_argument("--warmup", default="10000",
-                        help="untimed round trips first (default 10000)")
-    parser.add_argument("--cpu", default="auto",
-                        help="CPU the GOMAXPROCS=1 run is pinned to, or 'auto' (the first CPU "
-                             "this process may use; default)")
-    parser.add_argument("--memory-count", default="10000",
-                        help="idle goroutines for the memory slope (default 10000)")
-    parser.add_argument("--memory-points", default="11",
-                        help="readings of /proc/self/status while starting them (default 11)")
-    parser.add_argument("--sleepers-count", default="10000",
-                        help="sleeping goroutines, 0 to skip (default 10000)")
-    parser.add_argument("--period-ms", default="10", help="each sleep, ms (default 10)")
-    parser.add_argument("--duration-ms", default="2000",
-                        help="total sleep per goroutine, ms (default 2000)")
-    parser.add_argument("--stagger-ms", default="200",
-                        help="start delays spread below this, ms (default 200)")
+    opt.iterations(parser, "100000", "timed channel round trips per mode")
+    opt.warmup(parser, "10000")
+    opt.cpu(parser, "the GOMAXPROCS=1 run")
+    opt.value(parser, "--memory-count", "10000", "idle goroutines for the memory slope")
+    opt.points(parser, "11", "readings of /proc/self/status while starting them",
+               flag="--memory-points")
+    opt.value(parser, "--sleepers-count", "10000", "sleeping goroutines, 0 to skip")
+    opt.value(parser, "--period-ms", "10", "each sleep, ms")
+    opt.value(parser, "--duration-ms", "2000", "total sleep per goroutine, ms")
+    opt.value(parser, "--stagger-ms", "200", "start delays spread below this, ms")
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost.experiments import peers
+
     return peers.run(iterations=args.iterations, warmup=args.warmup, cpu=args.cpu,
                      memory_count=args.memory_count, memory_points=args.memory_points,
                      sleepers_count=args.sleepers_count, period_ms=args.period_ms,

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from threadcost.experiments import context_switch
-from threadcost.results import Result
+from threadcost.commands import _options as opt
 from threadcost.textout import table
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "switch"
 HELP = ("ping-pong a token between two threads or processes and time every round trip "
@@ -14,31 +17,29 @@ HELP = ("ping-pong a token between two threads or processes and time every round
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mechanism", default="pipe",
-                        help="how the token travels: pipe (default), condvar, futex, eventfd")
-    parser.add_argument("--placement", default="same-cpu",
-                        help="same-cpu (default: both pinned to one CPU), cross-cpu (two "
-                             "CPUs; needs 2 in the affinity mask), smt-siblings (two "
-                             "hardware threads of one core), unpinned")
-    parser.add_argument("--processes", action="store_true",
-                        help="a forked child process as the partner instead of a thread")
-    parser.add_argument("--working-set-kib", default="0",
-                        help="KiB each side writes of its own memory per hop (default 0; "
-                             "both sides together must fit in 80%% of MemAvailable)")
-    parser.add_argument("--iterations", default="20000",
-                        help="timed round trips, 1 .. 10,000,000 (default 20,000)")
-    parser.add_argument("--warmup", default="2000",
-                        help="untimed round trips before timing (default 2,000)")
-    parser.add_argument("--message-bytes", default="1",
-                        help="pipe only: bytes per hop, 1 .. 4096 (default 1)")
-    parser.add_argument("--timeout", default="10",
-                        help="watchdog: seconds without a completed round trip before the "
-                             "run is stopped with an error (default 10)")
-    parser.add_argument("--no-baselines", action="store_true",
-                        help="skip the baselines (timer, empty syscall, lock, hop alone)")
+    opt.choice(parser, "--mechanism", ("pipe", "condvar", "futex", "eventfd"), "pipe",
+               "how the token travels",
+               source="threadcost.experiments.context_switch:MECHANISMS")
+    opt.choice(parser, "--placement", opt.PLACEMENTS, "same-cpu",
+               "same-cpu: both pinned to one CPU; cross-cpu: two CPUs (needs 2 in the "
+               "affinity mask); smt-siblings: two hardware threads of one core; unpinned",
+               source=opt.PLACEMENTS_SOURCE)
+    opt.switch(parser, "--processes",
+               "a forked child process as the partner instead of a thread")
+    opt.value(parser, "--working-set-kib", "0",
+              "KiB each side writes of its own memory per hop (both sides together must fit "
+              "in 80%% of MemAvailable)")
+    opt.iterations(parser, "20000", "timed round trips")
+    opt.warmup(parser, "2000")
+    opt.message_bytes(parser, "1", "pipe only: bytes per hop")
+    opt.timeout(parser, "10", "a completed round trip")
+    opt.switch(parser, "--no-baselines",
+               "skip the baselines (timer, empty syscall, lock, hop alone)")
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost.experiments import context_switch
+
     return context_switch.run(
         mechanism=args.mechanism, placement=args.placement,
         tasks="processes" if args.processes else "threads", iterations=args.iterations,

@@ -1,0 +1,119 @@
+"""Options the subcommands share, declared once.
+
+Values stay text: the experiment's ``check_params`` parses and validates them,
+so a refusal reads the same from the CLI, the API and a notebook. The help
+formatter appends each option's default, so help strings do not repeat it.
+
+An enumerated option names the tuple or mapping it is drawn from (``source``,
+``"module:ATTRIBUTE"``); ``tests/test_cli.py`` checks every such list against its
+source, so ``--help`` can list the choices without importing the experiment
+(which would load numpy and the C kernels and slow ``threadcost --help``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+# The choices an experiment's validation accepts, repeated here for --help and
+# checked against the experiment by the tests.
+PLACEMENTS = ("same-cpu", "cross-cpu", "smt-siblings", "unpinned")
+PLACEMENTS_SOURCE = "threadcost.experiments.context_switch:PLACEMENTS"
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Appends ``(default: X)`` to an option's help unless it has none to show."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if ("%(default)" in text or default in (None, False, "", argparse.SUPPRESS)
+                or not action.option_strings):
+            return text
+        return f"{text} (default: {_readable(default)})"
+
+
+def _readable(value: object) -> str:
+    text = str(value).replace("%", "%%")
+    return f"{int(text):,}" if text.isdigit() and len(text) > 4 else text
+
+
+def value(parser: argparse.ArgumentParser, flag: str, default: str | None, help: str,
+          *, required: bool = False, metavar: str | None = None) -> argparse.Action:
+    """An option taking one value, kept as text for the experiment to validate."""
+    if required:
+        return parser.add_argument(flag, required=True, help=help, metavar=metavar)
+    return parser.add_argument(flag, default=default, help=help, metavar=metavar)
+
+
+def switch(parser: argparse.ArgumentParser, flag: str, help: str) -> argparse.Action:
+    """An on/off flag (off by default)."""
+    return parser.add_argument(flag, action="store_true", help=help)
+
+
+def choice(parser: argparse.ArgumentParser, flag: str, choices: Sequence[str], default: str,
+           help: str, *, source: str, several: bool = False) -> argparse.Action:
+    """An enumerated option; ``several``: a comma-separated list of the choices.
+
+    ``--help`` shows the choices as the metavar (``{pipe,condvar}``), the
+    experiment validates (same message as its API), and ``source`` names the
+    experiment's own list for the test that keeps the two equal.
+    """
+    metavar = "{" + ",".join(choices) + "}" + ("[,...]" if several else "")
+    action = parser.add_argument(flag, default=default, metavar=metavar,
+                                 help=help + ("; several comma-separated" if several else ""))
+    action.choices_source = source  # type: ignore[attr-defined]
+    action.listed_choices = tuple(choices)  # type: ignore[attr-defined]
+    return action
+
+
+# ------------------------------------------------------------ the common ones
+
+def iterations(parser: argparse.ArgumentParser, default: str, what: str,
+               maximum: str = "10,000,000", flag: str = "--iterations") -> argparse.Action:
+    return value(parser, flag, default, f"{what}, 1 .. {maximum}")
+
+
+def warmup(parser: argparse.ArgumentParser, default: str,
+           what: str = "untimed round trips before timing") -> argparse.Action:
+    return value(parser, "--warmup", default, what)
+
+
+def repeats(parser: argparse.ArgumentParser, default: str, what: str) -> argparse.Action:
+    return value(parser, "--repeats", default, what)
+
+
+def pin(parser: argparse.ArgumentParser, what: str) -> argparse.Action:
+    return value(parser, "--pin", None,
+                 f"CPUs to pin {what} to, e.g. 0 or 0,1 (default: not pinned)")
+
+
+def cpu(parser: argparse.ArgumentParser, what: str, none: bool = False) -> argparse.Action:
+    extra = ", 'none'" if none else ""
+    return value(parser, "--cpu", "auto",
+                 f"CPU to pin {what} to, or 'auto' (the first CPU this process may use){extra}")
+
+
+def stack_kib(parser: argparse.ArgumentParser, default: str = "0",
+              what: str = "stack size per thread in KiB") -> argparse.Action:
+    rule = "0 = the system default (RLIMIT_STACK), else " if default == "0" else ""
+    return value(parser, "--stack-kib", default,
+                 f"{what}: {rule}>= 16 and a multiple of the page size")
+
+
+def touch_kib(parser: argparse.ArgumentParser, what: str) -> argparse.Action:
+    return value(parser, "--touch-kib", "0", what)
+
+
+def message_bytes(parser: argparse.ArgumentParser, default: str, what: str) -> argparse.Action:
+    return value(parser, "--message-bytes", default, f"{what}, 1 .. 4096")
+
+
+def timeout(parser: argparse.ArgumentParser, default: str, what: str) -> argparse.Action:
+    return value(parser, "--timeout", default,
+                 f"watchdog: seconds without {what} before the run is stopped with an error")
+
+
+def points(parser: argparse.ArgumentParser, default: str, what: str,
+           flag: str = "--points") -> argparse.Action:
+    return value(parser, flag, default, what)
