@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pandas as pd
@@ -64,3 +65,76 @@ def test_meta_is_plain_json(tmp_path) -> None:
     meta = json.loads((path / "meta.json").read_text())
     assert meta["complete"] is True
     assert "git" in meta["machine"]
+
+
+# ------------------------------------------------ compressed tables, across runs
+
+def _big() -> Result:
+    n = 60_000  # well over GZIP_ABOVE_BYTES as CSV
+    return Result("samples", {"n": n}, {},
+                  {"round_trips": pd.DataFrame({"i": range(n), "ns": [1000.5 + i % 7
+                                                                    for i in range(n)]}),
+                   "points": pd.DataFrame({"x": [1, 2]})})
+
+
+def test_large_tables_are_stored_gzipped_and_read_back(tmp_path) -> None:
+    path = datastore.save_run(_big(), data_dir=tmp_path)
+    assert (path / "round_trips.csv.gz").is_file() and not (path / "round_trips.csv").exists()
+    assert (path / "points.csv").is_file()  # small tables stay plain text
+    with gzip.open(path / "round_trips.csv.gz", "rt") as fh:
+        assert fh.readline().strip() == "i,ns"
+    table = datastore.load_run(path).table("round_trips")
+    assert len(table) == 60_000 and table["ns"].iloc[8] == 1001.5
+    assert pd.read_csv(path / "round_trips.csv.gz").equals(table)  # pandas' own reading
+
+
+def test_a_truncated_gzip_table_is_named(tmp_path) -> None:
+    path = datastore.save_run(_big(), data_dir=tmp_path)
+    gz = path / "round_trips.csv.gz"
+    gz.write_bytes(gz.read_bytes()[: gz.stat().st_size // 2])
+    with pytest.raises(datastore.DataError, match=r"round_trips\.csv\.gz"):
+        datastore.load_run(path).table("round_trips")
+
+
+def _fingerprint(cpu_model: str) -> dict:
+    from threadcost import machine
+
+    return {**machine.fingerprint(include_git=False), "cpu_model": cpu_model}
+
+
+def test_load_table_across_runs_and_machines(tmp_path) -> None:
+    a, b = _fingerprint("Alpha CPU"), _fingerprint("Beta CPU")
+    first = datastore.save_run(_result(), data_dir=tmp_path, fingerprint=a)
+    datastore.save_run(_result(), data_dir=tmp_path, fingerprint=b)
+    datastore.save_run(_result(), data_dir=tmp_path, fingerprint=b)
+    datastore.save_run(Result("other", {}, {}, {"other": pd.DataFrame({"z": [0]})}),
+                       data_dir=tmp_path, fingerprint=a)
+    frame = datastore.load_table("points", data_dir=tmp_path)
+    assert list(frame.columns[:4]) == ["machine_id", "run_id", "experiment", "created_utc"]
+    assert len(frame) == 9 and frame["run_id"].nunique() == 3
+    assert frame["machine_id"].nunique() == 2 and set(frame["experiment"]) == {"demo"}
+    assert str(frame["created_utc"].dtype).startswith("datetime64")
+    assert list(frame.groupby("run_id")["y"].sum()) == [12.0, 12.0, 12.0]
+    one = datastore.load_table("points", machines=first.parent.name, data_dir=tmp_path)
+    assert set(one["run_id"]) == {first.name}
+    both = datastore.load_table("points", machines=[first.parent.name, "nope"],
+                                experiment="demo", data_dir=tmp_path)
+    assert len(both) == 3
+    with pytest.raises(datastore.DataError, match=r"'missing'.*tables there: other, points"):
+        datastore.load_table("missing", data_dir=tmp_path)
+
+
+def test_runs_frame_has_one_row_per_run_with_the_fingerprint_flattened(tmp_path) -> None:
+    a, b = _fingerprint("Alpha CPU"), _fingerprint("Beta CPU")
+    datastore.save_run(_result(), data_dir=tmp_path, fingerprint=a)
+    datastore.save_run(_big(), data_dir=tmp_path, fingerprint=b)
+    runs = datastore.runs_frame(data_dir=tmp_path)
+    assert len(runs) == 2 and runs["run_id"].is_unique
+    assert set(runs["cpu_model"]) == {"Alpha CPU", "Beta CPU"}
+    assert {"machine_id", "experiment", "created_utc", "kernel", "logical_cpus",
+            "tables"} <= set(runs.columns)
+    assert any(c.startswith("limits.") for c in runs.columns)  # nested keys flattened
+    assert not any(isinstance(v, dict | list) for v in runs.iloc[0])
+    assert list(datastore.runs_frame(experiment="samples", data_dir=tmp_path)["tables"]) == [
+        "round_trips,points"]
+    assert datastore.runs_frame(data_dir=tmp_path / "empty").empty

@@ -154,3 +154,23 @@ def test_editing_the_py_source_changes_the_notebook(tmp_path: Path) -> None:
     assert "malloc_points: int = 7" in params.source
     target = notebook_sources.write_ipynb(edited, tmp_path / "out")
     assert target.suffix == ".ipynb" and "malloc_points: int = 7" in target.read_text()
+
+
+def test_no_data_file_exceeds_2_mib() -> None:
+    """Raw-sample tables are stored as .csv.gz (threadcost.datastore); every file
+    under data/ stays small enough for git."""
+    big = [(str(p.relative_to(REPO)), p.stat().st_size) for p in (REPO / "data").rglob("*")
+           if p.is_file() and p.stat().st_size > 2 * 1024 * 1024]
+    assert not big, big
+
+
+def test_every_committed_run_loads() -> None:
+    from threadcost import datastore
+
+    runs = datastore.list_runs(data_dir=REPO / "data")
+    dirs = [p for m in (REPO / "data").iterdir() if m.is_dir() and m.name != "published"
+            for p in m.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    assert len(runs) == len(dirs)
+    peers = [r for r in runs if r.experiment == "peers"]
+    for run in peers:
+        assert len(run.table("round_trips")) == run.meta["table_schema"]["round_trips"]["rows"]

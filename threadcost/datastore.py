@@ -6,15 +6,25 @@ Guarantees:
   one step: a run killed midway leaves nothing that looks complete;
 - run ids are unique (UTC time + experiment + random suffix) and an existing
   folder is never overwritten;
-- ``load_run`` validates what it reads and names the bad file.
+- ``load_run`` validates what it reads and names the bad file;
+- large tables (raw samples: more than ``GZIP_ABOVE_BYTES`` as CSV) are stored
+  gzip-compressed as ``<table>.csv.gz``, which pandas reads as it reads a
+  ``.csv``; reading accepts either, so older runs load unchanged.
+
+Across runs and machines: :func:`load_table` gives one long DataFrame of a table
+from every run that has it, with ``machine_id``, ``run_id``, ``experiment`` and
+``created_utc`` columns; :func:`runs_frame` gives one row per run with its
+machine fingerprint flattened into columns.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import secrets
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +37,9 @@ from threadcost.results import Result, _json_safe
 
 SCHEMA_VERSION = 1
 META = "meta.json"
+# A table whose CSV text is larger than this is stored as <table>.csv.gz.
+GZIP_ABOVE_BYTES = 256 * 1024
+TABLE_SUFFIXES = (".csv", ".csv.gz")
 
 
 class DataError(Exception):
@@ -43,12 +56,12 @@ class Run:
         return str(self.meta["experiment"])
 
     def table(self, name: str) -> pd.DataFrame:
-        path = self.path / f"{name}.csv"
+        path = table_path(self.path, name)
         if name not in self.meta.get("tables", []):
             raise DataError(f"{self.path}: no table {name!r} (has {self.meta.get('tables')})")
         try:
             frame = pd.read_csv(path)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError) as exc:  # EOFError: a truncated .gz
             raise DataError(f"{path}: cannot read CSV: {exc}") from exc
         schema = self.meta.get("table_schema", {}).get(name)
         if schema is not None:  # runs saved before table_schema existed have none
@@ -58,6 +71,27 @@ class Run:
                                 f"says {schema['rows']} rows, columns {schema['columns']} "
                                 "(truncated or edited?)")
         return frame
+
+
+def table_path(run_dir: Path, name: str) -> Path:
+    """The file holding table ``name``: ``name.csv`` or ``name.csv.gz`` (the
+    existing one; ``name.csv`` when neither exists, for the error message)."""
+    for suffix in TABLE_SUFFIXES:
+        path = run_dir / f"{name}{suffix}"
+        if path.is_file():
+            return path
+    return run_dir / f"{name}.csv"
+
+
+def encode_table(frame: pd.DataFrame) -> tuple[str, bytes]:
+    """(file suffix, bytes) of a table: CSV text, gzip-compressed when large.
+
+    The gzip stream carries no time stamp, so the same table gives the same bytes.
+    """
+    text = frame.to_csv(index=False).encode()
+    if len(text) > GZIP_ABOVE_BYTES:
+        return ".csv.gz", gzip.compress(text, compresslevel=9, mtime=0)
+    return ".csv", text
 
 
 def _fsync_write(path: Path, data: bytes) -> None:
@@ -94,7 +128,8 @@ def save_run(result: Result, data_dir: str | Path | None = None,
     try:
         names = []
         for name, frame in result.tables.items():
-            _fsync_write(staging / f"{name}.csv", frame.to_csv(index=False).encode())
+            suffix, data = encode_table(frame)
+            _fsync_write(staging / f"{name}{suffix}", data)
             names.append(name)
         meta = {
             "schema_version": SCHEMA_VERSION,
@@ -145,8 +180,9 @@ def load_run(path: str | Path) -> Run:
     if meta["complete"] is not True:
         raise DataError(f"{meta_path}: run is not marked complete")
     for name in meta["tables"]:
-        if not (path / f"{name}.csv").is_file():
-            raise DataError(f"{path / (name + '.csv')}: listed in meta.json but missing")
+        if not table_path(path, name).is_file():
+            raise DataError(f"{path / (name + '.csv')}: listed in meta.json but missing "
+                            "(nor is there a .csv.gz)")
     return Run(path=path, meta=meta)
 
 
@@ -179,3 +215,88 @@ def latest_run(experiment: str, data_dir: str | Path | None = None,
                machine_id: str | None = None) -> Run | None:
     runs = list_runs(experiment, data_dir, machine_id)
     return runs[-1] if runs else None
+
+
+def _machine_filter(machines: str | Iterable[str] | None) -> set[str] | None:
+    if machines is None:
+        return None
+    return {machines} if isinstance(machines, str) else set(machines)
+
+
+def _runs(experiment: str | None, machines: str | Iterable[str] | None,
+          data_dir: str | Path | None) -> list[Run]:
+    wanted = _machine_filter(machines)
+    return [r for r in list_runs(experiment, data_dir)
+            if wanted is None or r.path.parent.name in wanted]
+
+
+def load_table(name: str, experiment: str | None = None,
+               machines: str | Iterable[str] | None = None,
+               data_dir: str | Path | None = None) -> pd.DataFrame:
+    """Table ``name`` of every complete run that has it, as one long DataFrame.
+
+    ``experiment`` keeps the runs of one experiment; ``machines`` (a machine id
+    or several) the runs of those machines; ``data_dir`` defaults to data/ (or
+    ``THREADCOST_DATA_DIR``). The first columns say where each row comes from:
+    ``machine_id``, ``run_id``, ``experiment`` and ``created_utc`` (oldest run
+    first). A run whose file is damaged raises :class:`DataError` naming it.
+
+    >>> load_table("round_trips", experiment="context_switch")  # doctest: +SKIP
+    """
+    runs = [r for r in _runs(experiment, machines, data_dir) if name in r.meta["tables"]]
+    if not runs:
+        have = sorted({t for r in _runs(experiment, machines, data_dir)
+                       for t in r.meta["tables"]})
+        where = Path(data_dir) if data_dir is not None else paths.data_dir()
+        raise DataError(f"no run in {where} has a table {name!r}"
+                        + (f" for experiment {experiment!r}" if experiment else "")
+                        + (f" on machines {sorted(_machine_filter(machines) or [])}"
+                           if machines is not None else "")
+                        + f" (tables there: {', '.join(have) or 'none'})")
+    frames = []
+    for run in runs:
+        frame = run.table(name)
+        origin = {"machine_id": run.path.parent.name, "run_id": run.meta["run_id"],
+                  "experiment": run.experiment, "created_utc": run.meta.get("created_utc")}
+        for i, (column, value) in enumerate(origin.items()):
+            frame.insert(i, column, value)
+        frames.append(frame)
+    out = pd.concat(frames, ignore_index=True)
+    out["created_utc"] = pd.to_datetime(out["created_utc"], utc=True)
+    return out
+
+
+def runs_frame(experiment: str | None = None, machines: str | Iterable[str] | None = None,
+               data_dir: str | Path | None = None) -> pd.DataFrame:
+    """One row per complete run: where and when it ran, its tables, and the
+    machine fingerprint flattened (``kernel``, ``cpu_model``, ``limits.nofile_soft``,
+    ``git.commit`` ...; lists become comma-separated text)."""
+    rows = []
+    for run in _runs(experiment, machines, data_dir):
+        row: dict[str, Any] = {"machine_id": run.path.parent.name,
+                               "run_id": run.meta["run_id"], "experiment": run.experiment,
+                               "created_utc": run.meta.get("created_utc"),
+                               "tables": ",".join(run.meta["tables"]),
+                               "partial": run.meta.get("limit_hit") is not None,
+                               "path": str(run.path)}
+        for key, value in _flatten(run.meta.get("machine", {})).items():
+            row.setdefault(key, value)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=None if rows else
+                         ["machine_id", "run_id", "experiment", "created_utc", "tables",
+                          "partial", "path"])
+    frame["created_utc"] = pd.to_datetime(frame["created_utc"], utc=True)
+    return frame
+
+
+def _flatten(value: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = f"{prefix}{key}"
+        if isinstance(item, dict):
+            out.update(_flatten(item, f"{name}."))
+        elif isinstance(item, list | tuple):
+            out[name] = ",".join(str(v) for v in item)
+        else:
+            out[name] = item
+    return out
