@@ -197,3 +197,17 @@ def test_commands_without_their_own_bar_get_the_status_line() -> None:
     assert own == {"launch", "memory"}
     for name in own:
         assert "args.progress" in Path(command_modules()[name].__file__ or "").read_text()
+
+
+@pytest.mark.parametrize("command", ["launch", "peers"])
+def test_commands_needing_the_checkout_say_so_when_installed_from_a_wheel(
+        command: str, monkeypatch) -> None:
+    from threadcost import cli, paths
+
+    monkeypatch.setattr(paths, "in_checkout", lambda: False)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main([command, "--iterations", "5"])
+    assert code == cli.EXIT_ERROR and out.getvalue() == ""
+    lines = err.getvalue().strip().splitlines()
+    assert len(lines) == 1 and "checkout" in lines[0] and "make setup" in lines[0]

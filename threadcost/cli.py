@@ -26,7 +26,7 @@ from typing import NoReturn
 
 from threadcost import __version__, commands
 from threadcost.commands._options import HelpFormatter
-from threadcost.errors import KernelError, LimitReached, ParameterError
+from threadcost.errors import KernelError, LimitReached, ParameterError, ThreadcostError
 from threadcost.results import Result
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_LIMIT = 0, 1, 2, 3
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                 code = EXIT_BROKEN_PIPE
         print(f"{prog}: {exc}", file=sys.stderr)
         return code
-    except KernelError as exc:
+    except (KernelError, ThreadcostError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:

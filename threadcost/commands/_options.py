@@ -67,6 +67,18 @@ def choice(parser: argparse.ArgumentParser, flag: str, choices: Sequence[str], d
     return action
 
 
+def needs_checkout(command: str, what: str) -> None:
+    """Refuse, in one line, a command that builds helpers from the repository's
+    sources when threadcost was installed from a wheel (no checkout around it)."""
+    from threadcost import paths
+    from threadcost.errors import ThreadcostError
+
+    if not paths.in_checkout():
+        raise ThreadcostError(f"{command} builds {what} from native/ of a threadcost checkout, "
+                              "and this installation has none: clone the repository and run "
+                              "`make setup`, then use its .venv/bin/threadcost")
+
+
 # ------------------------------------------------------------ the common ones
 
 def iterations(parser: argparse.ArgumentParser, default: str, what: str,

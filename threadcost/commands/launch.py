@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
+    opt.needs_checkout("launch", "its launch driver and spawn target")
     from threadcost.experiments import launch
 
     return launch.run(kinds=args.kind, iterations=args.iterations, warmup=args.warmup,

@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
+    opt.needs_checkout("peers", "its Go program")
     from threadcost.experiments import peers
 
     return peers.run(iterations=args.iterations, warmup=args.warmup, cpu=args.cpu,
