@@ -118,7 +118,7 @@ test: setup browser-deps
 	$(BIN)/python -m pytest
 
 lint: setup
-	$(BIN)/ruff check threadcost tests native
+	$(BIN)/ruff check threadcost tests native notebooks tools
 
 # The C kernels called directly by native/tests/test_<family>.c, built plain,
 # with ASan+UBSan (LeakSanitizer on) and with TSan (SANITIZE_VALGRIND=1 adds

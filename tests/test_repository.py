@@ -174,3 +174,14 @@ def test_every_committed_run_loads() -> None:
     peers = [r for r in runs if r.experiment == "peers"]
     for run in peers:
         assert len(run.table("round_trips")) == run.meta["table_schema"]["round_trips"]["rows"]
+
+
+def test_license_and_citation() -> None:
+    import threadcost
+
+    assert (REPO / "LICENSE").read_text().startswith("MIT License")
+    assert _project()["license"] == "MIT"
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0" and cff["license"] == "MIT"
+    assert str(cff["version"]) == threadcost.__version__
+    assert cff["title"] and cff["authors"] and cff["message"]
