@@ -51,7 +51,8 @@ $(VENV)/.installed-test: $(VENV)/.installed-paper $(LOCK_TEST)
 # Recompile the lock after editing pyproject.toml's lists. uv keeps every pin
 # already in the lock that still fits (so the tested versions stay); pass
 # UPGRADE=1 to move to the newest versions the ranges allow. paper.txt is
-# compiled within test.txt, so the two never disagree on a version.
+# compiled within test.txt, so the two never disagree on a version. The lock is
+# universal (any OS, Python 3.11.5 and later: a locked dependency needs 3.11.5).
 UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11.5 --quiet \
              $(if $(UPGRADE),--upgrade)
 lock: $(VENV)/.created
