@@ -9,6 +9,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -105,9 +106,10 @@ def test_conda_and_binder_environments_are_generated_from_the_lock() -> None:
             for p in pip}.keys() == _lock("paper.txt").keys()
 
 
-def test_make_paper_installs_no_test_or_browser_tools() -> None:
-    """`make -n -B paper` lists every command the target would run from scratch."""
-    proc = subprocess.run(["make", "-n", "-B", "paper"], cwd=REPO, capture_output=True,
+@pytest.mark.parametrize("target", ["paper", "lab"])
+def test_make_paper_and_lab_install_no_test_or_browser_tools(target: str) -> None:
+    """`make -n -B <target>` lists every command the target would run from scratch."""
+    proc = subprocess.run(["make", "-n", "-B", target], cwd=REPO, capture_output=True,
                           text=True, timeout=60, check=True)
     assert "requirements/paper.txt" in proc.stdout
     assert "requirements/test.txt" not in proc.stdout and "[test]" not in proc.stdout
