@@ -36,6 +36,8 @@ typedef struct {
     int64_t iterations;       /* timed trips */
     int64_t warmup;           /* untimed trips first */
     int stack_kib;            /* task thread stack, KiB (0: the system default) */
+    int raise_hard_nofile;    /* 1: short of fds, a privileged process also raises
+                                 RLIMIT_NOFILE's hard limit (see below); 0: only the soft */
     int timeout_ms;           /* watchdog: no trip completed for this long ends the run */
     int64_t test_stall_after; /* test hook: the middle task stops passing the byte after
                                  this many trips (warm-up included); -1: never */
@@ -65,10 +67,12 @@ typedef struct {
 } tc_brigade_result;
 
 /*
- * Raise RLIMIT_NOFILE's soft limit to its hard limit (never above what the
- * kernel's fs.nr_open allows); fills the resulting limits. Returns 0 or an errno.
+ * Raise RLIMIT_NOFILE's soft limit to its hard limit (never above fs.nr_open);
+ * when that is still below `need` fds, a privileged process also raises the
+ * hard limit to `need` (capped at fs.nr_open). Fills the resulting limits.
+ * Returns 0 or an errno.
  */
-int tc_brigade_raise_nofile(int64_t *soft, int64_t *hard);
+int tc_brigade_raise_nofile(int64_t need, int64_t *soft, int64_t *hard);
 
 /*
  * Build a brigade of cfg->tasks tasks of cfg->kind, pass cfg->warmup untimed
