@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -74,6 +75,20 @@ static int64_t rusage_switches(int64_t *invol)
     }
     *invol = ru.ru_nivcsw;
     return ru.ru_nvcsw;
+}
+
+/* Open fds of this process (entries of /proc/self/fd but the one reading it). */
+static int64_t count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int64_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n - 1;
 }
 
 static int limit_of(int err, int fds_step)
@@ -249,6 +264,7 @@ static void *driver_thread(void *p)
         if (t == cfg->warmup) {
             tc_read_proc_status(&out->ready);
             tc_read_meminfo(&out->mem_ready);
+            out->fds_ready = count_fds();
             vol0 = rusage_switches(&invol0);
             t_start = tc_now_ns();
         }
@@ -472,6 +488,7 @@ int tc_brigade_run(const tc_brigade_config *cfg, int64_t *trip_ns, tc_brigade_re
     tc_brigade_raise_nofile(need, &out->nofile_soft, &out->nofile_hard);
     tc_read_proc_status(&out->before);
     tc_read_meminfo(&out->mem_before);
+    out->fds_before = count_fds();
 
     brigade b;
     memset(&b, 0, sizeof b);

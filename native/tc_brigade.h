@@ -55,6 +55,8 @@ typedef struct {
     int64_t nofile_hard;
     tc_proc_status before;    /* /proc/self/status before any pipe or task existed */
     tc_proc_status ready;     /* ... with every task up and the warm-up done */
+    int64_t fds_before;       /* open fds of the process at the same two moments */
+    int64_t fds_ready;
     tc_meminfo mem_before;    /* /proc/meminfo at the same two moments */
     tc_meminfo mem_ready;
     int64_t voluntary;        /* context switches of the whole process, timed trips */

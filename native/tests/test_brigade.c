@@ -67,6 +67,9 @@ static void brigade(int kind, int tasks, int pinned)
     if (kind == TC_BR_THREAD)
         CHECK(out.ready.threads >= out.before.threads + tasks, "%s: threads %lld -> %lld",
               kind_name[kind], (long long)out.before.threads, (long long)out.ready.threads);
+    CHECK(out.fds_ready == out.fds_before + 2 * (tasks + 1) + (kind == TC_BR_EPOLL),
+          "%s x%d: fds %lld -> %lld", kind_name[kind], tasks, (long long)out.fds_before,
+          (long long)out.fds_ready);
     for (int i = 0; i < N && st == TC_OK; i++)
         CHECK(trips[i] > 0, "%s: trip %d = %lld ns", kind_name[kind], i, (long long)trips[i]);
     if (pinned && st == TC_OK)
