@@ -84,7 +84,7 @@ REFERENCE_BINARY = paths.REPO_ROOT / "build" / "native" / "brigade_ref"
 def check_params(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS,
                  placement: Any = PLACEMENTS, iterations: Any = 1000, warmup: Any = 100,
                  repeats: Any = 1, cpu: Any = "auto", stack_kib: Any = 256,
-                 timeout_s: Any = 10) -> dict[str, Any]:
+                 timeout_s: Any = 10, max_fds: Any = None) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError)."""
     task_list = validate.integer_list("tasks", tasks, minimum=1, maximum=MAX_TASKS,
                                       max_items=64)
@@ -98,6 +98,8 @@ def check_params(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS,
         "repeats": validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS),
         "stack_kib": validate.stack_kib("stack_kib", stack_kib),
         "timeout_s": validate.number("timeout_s", timeout_s, minimum=0.05, maximum=3600),
+        "max_fds": None if max_fds is None else validate.integer(
+            "max_fds", max_fds, minimum=16, maximum=_nofile_hard()),
     }
     biggest = max(p["tasks"])
     hops = (p["iterations"] + p["warmup"]) * (biggest + 1)
@@ -112,6 +114,13 @@ def check_params(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS,
         _check_thread_headroom(tasks, biggest)
     validate.memory_fits("tasks", tasks, biggest * TASK_BUDGET_KIB)
     return p
+
+
+def _nofile_hard() -> int:
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return hard if hard != resource.RLIM_INFINITY else 1 << 20
 
 
 def _check_thread_headroom(value: Any, biggest: int) -> None:
@@ -146,14 +155,15 @@ def _kernel_kib(m: Any) -> int:
 
 
 def _c_child(kind: int, tasks: int, cpu: int, iterations: int, warmup: int, stack_kib: int,
-             timeout_ms: int, stall_after: int = -1) -> dict[str, Any]:
+             timeout_ms: int, stall_after: int = -1, raise_hard: int = 1) -> dict[str, Any]:
     """Child side: one C brigade; the process's threads and fds before, at the
     brigade's height and after it returned."""
     threads_before, fds_before = _count("/proc/self/task"), _count("/proc/self/fd") - 1
     cfg = ffi.new("tc_brigade_config *")
     cfg.kind, cfg.tasks, cfg.cpu = kind, tasks, cpu
     cfg.iterations, cfg.warmup, cfg.stack_kib = iterations, warmup, stack_kib
-    cfg.raise_hard_nofile, cfg.timeout_ms, cfg.test_stall_after = 1, timeout_ms, stall_after
+    cfg.raise_hard_nofile, cfg.timeout_ms = raise_hard, timeout_ms
+    cfg.test_stall_after = stall_after
     trips = ffi.new("int64_t[]", iterations)
     out = ffi.new("tc_brigade_result *")
     status = lib.tc_brigade_run(cfg, trips, out)
@@ -186,8 +196,9 @@ def _run_c(kind: str, tasks: int, cpu: int | None, p: dict[str, Any],
     raw = run_isolated(_c_child, {
         "kind": C_KINDS[kind], "tasks": tasks, "cpu": -1 if cpu is None else cpu,
         "iterations": p["iterations"], "warmup": p["warmup"], "stack_kib": p["stack_kib"],
-        "timeout_ms": int(p["timeout_s"] * 1000), "stall_after": stall_after},
-        timeout=deadline)
+        "timeout_ms": int(p["timeout_s"] * 1000), "stall_after": stall_after,
+        "raise_hard": 0 if p["max_fds"] else 1},
+        timeout=deadline, rlimits=_fd_rlimits(p["max_fds"]))
     if raw["status"] == lib.TC_ETIMEOUT:
         raise KernelError("tc_brigade_run", lib.TC_ETIMEOUT, 0,
                           f"{kind} brigade of {tasks:,} tasks: no trip completed for "
@@ -211,6 +222,12 @@ def _run_c(kind: str, tasks: int, cpu: int | None, p: dict[str, Any],
     }
 
 
+def _fd_rlimits(max_fds: int | None) -> dict[int, tuple[int, int]] | None:
+    import resource
+
+    return {resource.RLIMIT_NOFILE: (max_fds, max_fds)} if max_fds else None
+
+
 def _run_go(tasks: int, cpu: int | None, p: dict[str, Any],
             stall_after: int = -1) -> dict[str, Any]:
     args = ["brigade", "-tasks", str(tasks), "-iterations", str(p["iterations"]),
@@ -218,6 +235,8 @@ def _run_go(tasks: int, cpu: int | None, p: dict[str, Any],
             "-stall-after", str(stall_after)]
     if cpu is not None:
         args += ["-cpu", str(cpu)]
+    if p["max_fds"]:
+        args += ["-max-fds", str(p["max_fds"])]
     hops = (p["iterations"] + p["warmup"]) * (tasks + 1)
     data = peers.run_program(args, timeout=60.0 + tasks * 1e-3 + hops * 50e-6 + p["timeout_s"])
     if data.get("timed_out"):
@@ -354,7 +373,7 @@ def _results(p: dict[str, Any], runs: pd.DataFrame, trips: pd.DataFrame,
 
 def run(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS, placement: Any = PLACEMENTS,
         iterations: Any = 1000, warmup: Any = 100, repeats: Any = 1, cpu: Any = "auto",
-        stack_kib: Any = 256, timeout_s: Any = 10,
+        stack_kib: Any = 256, timeout_s: Any = 10, max_fds: Any = None,
         progress: Callable[[str], None] | bool | None = None) -> Result:
     """Every kind at every N and placement, ``repeats`` times, interleaved.
 
@@ -362,13 +381,15 @@ def run(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS, placement: Any = PL
     ``placement``: of ``PLACEMENTS``; ``iterations`` timed trips after
     ``warmup`` untimed ones per run; ``cpu``: the CPU of ``same-cpu`` ("auto":
     the first usable); ``stack_kib``: task thread stacks (0: system default);
-    ``timeout_s``: the watchdog (no trip for this long ends a run). Repeats are
+    ``timeout_s``: the watchdog (no trip for this long ends a run); ``max_fds``
+    caps RLIMIT_NOFILE of every measuring process (soft and hard), to show a
+    limit being hit (None: raise the soft limit to the hard one). Repeats are
     interleaved: each repeat runs every (placement, N) with the kinds in a
     rotated order. ``progress``: True for a tqdm bar, or a callable given one
     line per run.
     """
     p = check_params(tasks, kinds, placement, iterations, warmup, repeats, cpu, stack_kib,
-                     timeout_s)
+                     timeout_s, max_fds)
     not_run: dict[str, str] = {}
     if "goroutine" in p["kinds"]:
         why = peers.go_absent_reason()

@@ -81,7 +81,7 @@ def memory_figure(result: Result) -> plt.Figure:
     ax.bar(x - 0.2, rss, width=0.4, color="#0072B2", label="resident (RSS) per task")
     ax.bar(x + 0.2, kern, width=0.4, color="#E69F00",
            label="kernel side per task (stacks, page tables, slab)")
-    for i, k in enumerate(kinds):
+    for i in range(len(kinds)):
         if math.isnan(kern[i]):
             ax.text(x[i] + 0.2, 0.1, "not\nmeasured", ha="center", va="bottom",
                     fontsize="x-small")

@@ -33,6 +33,7 @@ func brigade(args []string) {
 	cpu := fs.Int("cpu", -1, "pin the process to this CPU (-1: no pinning)")
 	timeoutMs := fs.Int("timeout-ms", 10000, "no trip for this long ends the run")
 	stallAfter := fs.Int("stall-after", -1, "test hook: the middle goroutine stops after this many trips")
+	maxFds := fs.Int("max-fds", 0, "cap RLIMIT_NOFILE (soft and hard) at this many fds first (0: raise it)")
 	_ = fs.Parse(args)
 	if *tasks < 1 || *iterations < 1 || *warmup < 0 || *timeoutMs < 1 {
 		fail("brigade: tasks >= 1, iterations >= 1, warmup >= 0, timeout-ms >= 1 required")
@@ -50,7 +51,12 @@ func brigade(args []string) {
 	// short, a privileged process may raise the hard limit too.
 	var nofile syscall.Rlimit
 	need := uint64(2*n + 64)
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile) == nil && nofile.Cur < need {
+	if *maxFds > 0 {
+		cap := uint64(*maxFds)
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: cap, Max: cap}); err != nil {
+			fail("brigade: cannot cap RLIMIT_NOFILE at %d: %v", cap, err)
+		}
+	} else if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile) == nil && nofile.Cur < need {
 		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: need, Max: max(need, nofile.Max)})
 	}
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile) == nil {
