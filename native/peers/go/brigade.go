@@ -136,7 +136,10 @@ func brigade(args []string) {
 	var ready map[string]int64
 	var totalNs int64
 	done := make(chan error, 1)
+	var driver sync.WaitGroup
+	driver.Add(1)
 	go func() {
+		defer driver.Done()
 		buf := make([]byte, 1)
 		var start time.Time
 		total := *warmup + *iterations
@@ -196,9 +199,7 @@ wait:
 	stop.Store(true)
 	closeAll() // every Read parked in the poller returns an error: the goroutines end
 	wg.Wait()
-	if timedOut {
-		<-done // the driver's Read on a closed pipe returned too
-	}
+	driver.Wait() // the driver's Read on a closed pipe returned too
 	out["timed_out"] = timedOut
 	if runErr != nil && !timedOut {
 		fail("brigade: trip failed: %v", runErr)
