@@ -19,6 +19,7 @@ LABELS = {"thread": "threads (blocking read)", "epoll": "epoll loop, one thread"
 STYLE = {"thread": ("#0072B2", "o", "-"), "epoll": ("#009E73", "s", "-"),
          "goroutine": ("#D55E00", "^", "-"), "one-thread": ("#555555", "", "--")}
 PLACEMENT_TITLES = {"same-cpu": "every task on one CPU", "unpinned": "unpinned"}
+PLACEMENT_HEADS = {"same-cpu": "Every task on one CPU", "unpinned": "Unpinned"}
 
 
 def _frame(result: Result) -> pd.DataFrame:
@@ -34,8 +35,16 @@ def _frame(result: Result) -> pd.DataFrame:
                                        "max", "mean", "net"])
 
 
+def _plain(value: float, _pos: Any = None) -> str:
+    """Tick labels as plain numbers (1,000 and 0.2, never 1e3)."""
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
+
+
 def per_hop_figure(result: Result) -> plt.Figure:
-    """Per-hop p50 vs N (log axis), one panel per placement; bars span min..p99."""
+    """Per-hop p50 vs N, both axes logarithmic, one panel per placement; bars
+    span min..p99 over every timed trip."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     frame = _frame(result)
     placements = [p for p in result.params["placement"] if p in set(frame.placement)] or \
         list(result.params["placement"])
@@ -53,13 +62,19 @@ def per_hop_figure(result: Result) -> plt.Figure:
                         color=color, marker=marker or None, linestyle=line, capsize=3,
                         linewidth=2 if kind != BASELINE else 1.5, label=LABELS.get(kind, kind))
         ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(_plain))
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(_plain))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("tasks in the brigade, N (log scale)")
         ax.set_title(PLACEMENT_TITLES.get(placement, placement))
-        ax.set_ylim(bottom=0)
-    axes[0][0].set_ylabel("time per hop, µs (p50; bar: min to p99)")
-    axes[0][-1].legend(loc="upper left", fontsize="small")
+    axes[0][0].set_ylabel("time per hop, µs, log scale\n(p50; bar: min to p99)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4),
+               fontsize="small", bbox_to_anchor=(0.5, -0.02))
     fig.suptitle("A byte passed along N tasks by pipes: time per hop")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
 
 
@@ -146,6 +161,10 @@ def _ci(lo: Any, hi: Any) -> str:
     return f"{lo:,.2f} to {hi:,.2f}"
 
 
+def _x(lo: float, hi: float) -> str:
+    return f"{lo:,.1f}x" if f"{lo:,.1f}" == f"{hi:,.1f}" else f"{lo:,.1f}x to {hi:,.1f}x"
+
+
 def _net(frame: pd.DataFrame, kind: str, placement: str) -> pd.Series:
     sub = frame[(frame.kind == kind) & (frame.placement == placement)]
     return sub.set_index("tasks").net.dropna()
@@ -165,7 +184,7 @@ def answer_text(result: Result) -> str:
         thread = _net(frame, "thread", placement)
         if thread.empty:
             continue
-        where = PLACEMENT_TITLES.get(placement, placement)
+        where = PLACEMENT_HEADS.get(placement, placement)
         sentences = []
         for kind in ("goroutine", "epoll"):
             other = _net(frame, kind, placement)
@@ -174,16 +193,19 @@ def answer_text(result: Result) -> str:
                 continue
             ratios = (thread[common] / other[common].clip(lower=1.0)).astype(float)
             lo, hi = float(ratios.min()), float(ratios.max())
-            verb = ("keep their advantage" if lo > 1.25 else
-                    "lose their advantage" if hi < 1.25 else "keep it only in part")
-            label = "goroutines" if kind == "goroutine" else "the epoll loop"
+            label, verb_s = (("goroutines", "keep") if kind == "goroutine"
+                             else ("the epoll loop", "keeps"))
+            verb = (f"{verb_s} the advantage" if lo > 1.25 else
+                    "loses it" if hi < 1.25 and kind == "epoll" else
+                    "lose it" if hi < 1.25 else f"{verb_s} it only in part")
             sentences.append(
-                f"{label} {verb}: a thread hop costs {lo:,.1f}x to {hi:,.1f}x "
-                f"{label}' net cost over N = {int(common.min()):,} to {int(common.max()):,} "
-                f"(thread net {thread[common].min():,.0f} to {thread[common].max():,.0f} ns, "
-                f"{label} {other[common].min():,.0f} to {other[common].max():,.0f} ns per hop)")
+                f"{label} {verb}: the net cost of a thread hop is {_x(lo, hi)} that of "
+                f"{label} over N = {int(common.min()):,} to {int(common.max()):,} "
+                f"(threads {thread[common].min():,.0f} to {thread[common].max():,.0f} ns, "
+                f"{label} {other[common].min():,.0f} to {other[common].max():,.0f} ns net "
+                "per hop)")
         if sentences:
-            parts.append(f"**{where.capitalize()}:** " + "; ".join(sentences) + ".")
+            parts.append(f"**{where}:** " + "; ".join(sentences) + ".")
     trend = []
     placement = "same-cpu" if "same-cpu" in set(frame.placement) else frame.placement.iloc[0]
     for kind in result.params["kinds"]:
@@ -196,10 +218,10 @@ def answer_text(result: Result) -> str:
                      f"{b.p50:,.0f} ns at N = {int(b.tasks):,} ({change:+.0f}%)")
     if trend:
         parts.append(f"**How it changes with N** ({PLACEMENT_TITLES.get(placement, placement)},"
-                     " p50 per hop): " + "; ".join(trend) + ". A growing cost with N is what "
-                     "a cache-resident working set turning into a cache-missing one looks like: "
-                     "every task's stack, its pipe and its kernel bookkeeping are touched once "
-                     "per trip, so a longer brigade touches more memory between two visits.")
+                     " p50 per hop): " + "; ".join(trend) + ". Every task's stack, pipe and "
+                     "kernel bookkeeping are touched once per trip, so a longer brigade touches "
+                     "more memory between two visits to the same task; a cost that grows with N "
+                     "is consistent with that (cache misses were not counted here).")
     limits = result.summary.get("limits") or []
     for lim in limits:
         parts.append(f"The {lim['kind']} kind ({lim['placement']}) stopped at N = "
