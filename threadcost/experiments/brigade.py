@@ -449,6 +449,7 @@ def run(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS, placement: Any = PL
     results = _results(p, runs, trips, memory, not_run, limits)
     limit_hit = next(iter(limits.values()), None)
     summary: dict[str, Any] = {
+        "headline_io": headline_rows(results),
         "results": results,
         "memory": memory,
         "not_run": not_run,
@@ -474,6 +475,22 @@ def run(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS, placement: Any = PL
     tables = {"runs": runs, "trips": trips, "per_hop": per_hop_table(results),
               "memory": mem_frame}
     return Result(EXPERIMENT, p, summary, tables, limit_hit)
+
+
+def headline_rows(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A panel for the paper's headline: net cost per hop of each kind, same-cpu,
+    at the largest N that every measured kind reached."""
+    rows = [r for r in results if r["placement"] == "same-cpu" and r.get("per_hop_ns")]
+    kinds = {r["kind"] for r in rows}
+    sizes = [n for n in sorted({r["tasks"] for r in rows})
+             if {r["kind"] for r in rows if r["tasks"] == n} == kinds]
+    if not sizes:
+        return []
+    n = sizes[-1]
+    return [{"task": r["kind"], "metric": "io_hop_net_ns", "value": r["net_per_hop_ns"],
+             "p50_ns": r["per_hop_ns"]["p50"], "tasks": n, "placement": "same-cpu",
+             "note": f"p50 per hop minus the {BASELINE} p50, {n:,} tasks on one CPU"}
+            for r in rows if r["tasks"] == n]
 
 
 _EMPTY_RAW: dict[str, Any] = {

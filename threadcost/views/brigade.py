@@ -18,6 +18,8 @@ LABELS = {"thread": "threads (blocking read)", "epoll": "epoll loop, one thread"
           "goroutine": "goroutines (Go poller)"}
 STYLE = {"thread": ("#0072B2", "o", "-"), "epoll": ("#009E73", "s", "-"),
          "goroutine": ("#D55E00", "^", "-"), "one-thread": ("#555555", "", "--")}
+SHORT = {"thread": "threads", "epoll": "epoll loop", "one-thread": "one thread\n(baseline)",
+         "goroutine": "goroutines"}
 PLACEMENT_TITLES = {"same-cpu": "every task on one CPU", "unpinned": "unpinned"}
 PLACEMENT_HEADS = {"same-cpu": "Every task on one CPU", "unpinned": "Unpinned"}
 
@@ -93,19 +95,36 @@ def memory_figure(result: Result) -> plt.Figure:
     x = np.arange(len(kinds))
     rss = [_num(mem.loc[k, "rss_per_task_kib"]) for k in kinds]
     kern = [_num(mem.loc[k, "kernel_per_task_kib"]) for k in kinds]
-    ax.bar(x - 0.2, rss, width=0.4, color="#0072B2", label="resident (RSS) per task")
-    ax.bar(x + 0.2, kern, width=0.4, color="#E69F00",
-           label="kernel side per task (stacks, page tables, slab)")
+    bars = [ax.bar(x - 0.2, rss, width=0.4, color="#0072B2", yerr=_ci_err(mem, kinds, "rss"),
+                   capsize=3, label="resident (RSS) per task"),
+            ax.bar(x + 0.2, kern, width=0.4, color="#E69F00",
+                   yerr=_ci_err(mem, kinds, "kernel"), capsize=3,
+                   label="kernel side per task (kernel stacks, page tables, slab)")]
+    for b in bars:
+        ax.bar_label(b, labels=["" if math.isnan(v.get_height()) else
+                                f"{v.get_height():,.1f}" for v in b],
+                     padding=2, fontsize="x-small")
     for i in range(len(kinds)):
         if math.isnan(kern[i]):
             ax.text(x[i] + 0.2, 0.1, "not\nmeasured", ha="center", va="bottom",
                     fontsize="x-small")
-    ax.set_xticks(x, [LABELS.get(k, k).split(" (")[0] for k in kinds])
+    ax.set_xticks(x, [SHORT.get(k, k) for k in kinds])
     ax.set_ylabel("KiB per task (slope over N)")
     ax.set_title(f"Memory per task in the brigade ({PLACEMENT_TITLES.get(placement, placement)})")
     ax.legend(fontsize="small")
     fig.tight_layout()
     return fig
+
+
+def _ci_err(mem: pd.DataFrame, kinds: list[str], what: str) -> np.ndarray:
+    """Asymmetric error bars from a slope's 95% CI (0 where there is none)."""
+    out = np.zeros((2, len(kinds)))
+    for i, k in enumerate(kinds):
+        mid = _num(mem.loc[k, f"{what}_per_task_kib"])
+        lo, hi = _num(mem.loc[k, f"{what}_ci95_low"]), _num(mem.loc[k, f"{what}_ci95_high"])
+        if not any(math.isnan(v) for v in (mid, lo, hi)):
+            out[:, i] = [max(mid - lo, 0.0), max(hi - mid, 0.0)]
+    return out
 
 
 def _num(v: Any) -> float:
