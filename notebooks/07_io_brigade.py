@@ -51,7 +51,7 @@
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
 from typing import Optional, Union  # papermill reads these annotations, not "X | None"
 
-brigade_tasks: list[int] = [2, 10, 100, 1000]  # brigade sizes N (a task needs 2 fds)
+brigade_tasks: list[int] = [2, 10, 100, 500, 1000]  # brigade sizes N (S5 used 500; a task needs 2 fds)
 brigade_kinds: list[str] = ["thread", "epoll", "one-thread", "goroutine"]  # kinds to run
 brigade_placements: list[str] = ["same-cpu", "unpinned"]  # placements to run
 brigade_iterations: int = 500  # timed trips per run
