@@ -134,7 +134,8 @@ display(view.memory_table(result))
 # separate, minimal C program (`native/brigade_reference/brigade_ref.c`: no
 # per-trip clock reads, no watchdog, the process pinned with `sched_setaffinity`)
 # runs the 100-thread brigade and its one-thread baseline on the same CPU, in
-# rounds alternating with this project's kernel. Both report the mean time per hop.
+# rounds alternating with this project's kernel. Both report the median trip divided
+# by the hops per trip; the table shows the median over the rounds.
 
 # %%
 if brigade_reference_rounds > 0:

@@ -266,7 +266,7 @@ def reference_text(check: dict[str, Any], low: float = 0.67, high: float = 1.5) 
     ok = all(low <= r <= high for r in check["ratio"].values())
     ratios = ", ".join(f"{k} {v:.2f}" for k, v in check["ratio"].items())
     return (f"Medians of {check['rounds']} alternating rounds, {check['tasks']:,} tasks pinned "
-            f"to CPU {check['cpu']}, {check['iterations']:,} trips each (mean per hop). "
+            f"to CPU {check['cpu']}, {check['iterations']:,} trips each (median trip / hops). "
             f"Kernel / reference: {ratios}: "
             + ("both inside" if ok else "**not** both inside")
             + f" [{low}, {high}].")
