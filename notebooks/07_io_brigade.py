@@ -54,8 +54,8 @@ from typing import Optional, Union  # papermill reads these annotations, not "X 
 brigade_tasks: list[int] = [2, 10, 100, 500, 1000]  # brigade sizes N (S5 used 500; a task needs 2 fds)
 brigade_kinds: list[str] = ["thread", "epoll", "one-thread", "goroutine"]  # kinds to run
 brigade_placements: list[str] = ["same-cpu", "unpinned"]  # placements to run
-brigade_iterations: int = 500  # timed trips per run
-brigade_warmup: int = 50  # untimed trips before timing
+brigade_iterations: int = 300  # timed trips per run
+brigade_warmup: int = 30  # untimed trips before timing
 brigade_repeats: int = 5  # independent runs per condition, interleaved
 brigade_cpu: Union[int, str] = "auto"  # CPU of same-cpu runs ("auto": the first usable)
 brigade_stack_kib: int = 256  # stack of each task thread, KiB (0: system default)
@@ -115,12 +115,12 @@ display(view.per_hop_table(result))
 # Each run starts in a fresh process. Its resident set (VmRSS) is read before any
 # pipe or task exists and again after the warm-up, when every task has run; the
 # memory per task is the **slope** of that growth over N (with its 95% confidence
-# interval and R²). For the C kinds the kernel side is the growth of the kernel's
-# own memory (kernel stacks, page tables, unreclaimable slab, from `/proc/meminfo`):
-# it is system-wide, so other work on the machine adds noise, and it includes the
-# pipes themselves for every kind, so the thread's own kernel cost is its slope
-# minus the one-thread slope. A goroutine's stack lives in the Go heap and shows in
-# RSS; the Go runtime's kernel side is not measured.
+# interval and R²). The kernel side is the growth of the kernel's own memory over
+# the same interval (kernel stacks, page tables, unreclaimable slab, from
+# `/proc/meminfo`): it is system-wide, so other work on the machine adds noise, and
+# it includes the pipes themselves for every kind, so a thread's own kernel cost is
+# its slope minus the one-thread slope. A goroutine's stack lives in the Go heap
+# and shows in RSS.
 
 # %%
 fig = view.memory_figure(result)

@@ -23,9 +23,10 @@ the scheduler.
 Per-hop time = (trip time - one clock read) / (N+1), a distribution over the
 timed trips of every repeat. Memory per task = the slope over N of the growth
 of VmRSS from before the brigade existed to after its warm-up (each run in a
-fresh process); for the C kinds also the kernel side: growth of KernelStack +
+fresh process); also the kernel side: growth of KernelStack +
 PageTables + SUnreclaim (/proc/meminfo, system-wide, so noisy on a busy
-machine), which includes the pipes themselves for every kind.
+machine), which includes the pipes themselves for every kind (the goroutine
+kind reads the same counters from Go).
 
 Every C run is a fresh child process with a deadline (:mod:`threadcost.isolate`)
 and a watchdog inside the kernel; the goroutine run is a subprocess with a
@@ -245,6 +246,9 @@ def _run_go(tasks: int, cpu: int | None, p: dict[str, Any],
                           f"{p['timeout_s']:g} s")
     limit = GO_LIMITS.get(data["limit"]) if data.get("limit") else None
     rss_ready = data.get("rss_ready_kib")
+    kern_before, kern_ready = data.get("kernel_before_kib"), data.get("kernel_ready_kib")
+    if kern_before is None or kern_ready is None or min(kern_before, kern_ready) < 0:
+        kern_before = kern_ready = None
     return {
         "limit": limit, "errno": int(data.get("errno") or 0),
         "trip_ns": np.asarray(data.get("samples_ns", []), dtype=np.int64),
@@ -255,7 +259,7 @@ def _run_go(tasks: int, cpu: int | None, p: dict[str, Any],
         "bytes_wrong": int(data.get("bytes_wrong", 0)),
         "rss_before_kib": int(data["rss_before_kib"]),
         "rss_ready_kib": int(rss_ready) if rss_ready is not None else None,
-        "kernel_before_kib": None, "kernel_ready_kib": None,
+        "kernel_before_kib": kern_before, "kernel_ready_kib": kern_ready,
         "tasks_before": int(data["goroutines_before"]),
         "tasks_height": int(data.get("goroutines_ready", 0)),
         "tasks_after": int(data.get("goroutines_after", data["goroutines_before"])),
@@ -465,7 +469,7 @@ def run(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS, placement: Any = PL
             "rss_per_task_kib": "slope over tasks of VmRSS growth from before the brigade "
                                 "to after its warm-up, one fresh process per run",
             "kernel_per_task_kib": "slope over tasks of the growth of KernelStack + "
-                                   "PageTables + SUnreclaim (system-wide), C kinds only",
+                                   "PageTables + SUnreclaim (system-wide; pipes included)",
         },
     }
     mem_frame = pd.DataFrame(memory, columns=[

@@ -11,6 +11,8 @@ import (
 	"flag"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -23,6 +25,28 @@ func countFds() int {
 		return -1
 	}
 	return len(entries) - 1 // the directory's own fd
+}
+
+// kernelKib is KernelStack + PageTables + SUnreclaim from /proc/meminfo (kB,
+// system-wide): the kernel's own memory that no process's RSS shows.
+func kernelKib() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return -1
+	}
+	var total int64
+	for _, line := range strings.Split(string(data), "\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || (name != "KernelStack" && name != "PageTables" && name != "SUnreclaim") {
+			continue
+		}
+		if fields := strings.Fields(rest); len(fields) > 0 {
+			if v, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
+				total += v
+			}
+		}
+	}
+	return total
 }
 
 func brigade(args []string) {
@@ -69,6 +93,7 @@ func brigade(args []string) {
 	out["vsz_before_kib"] = before["VmSize"]
 	out["goroutines_before"] = runtime.NumGoroutine()
 	out["fds_before"] = countFds()
+	out["kernel_before_kib"] = kernelKib()
 
 	readers := make([]*os.File, 0, n+1)
 	writers := make([]*os.File, 0, n+1)
@@ -146,6 +171,7 @@ func brigade(args []string) {
 		for t := 0; t < total; t++ {
 			if t == *warmup {
 				ready = procStatus()
+				out["kernel_ready_kib"] = kernelKib()
 				out["goroutines_ready"] = runtime.NumGoroutine()
 				out["fds_ready"] = countFds()
 				start = time.Now()
