@@ -142,6 +142,17 @@ def test_cli_json_contract() -> None:
         assert isinstance(row["rss_per_task_kib"], float)
 
 
+def test_cli_names_a_limit_and_exits_3_with_the_partial_result() -> None:
+    code, data, err = cli_json("brigade", "--tasks", "2,100", "--kinds", "thread,one-thread",
+                               "--placement", "same-cpu", "--iterations", "30",
+                               "--max-fds", "100", timeout=300)
+    assert code == 3
+    assert "RLIMIT_NOFILE" in err
+    rows = {(r["kind"], r["tasks"]): r for r in data["results"]}
+    assert rows[("thread", 2)]["per_hop_ns"] is not None
+    assert "RLIMIT_NOFILE" in rows[("thread", 100)]["limit_hit"]["limit"]
+
+
 @pytest.mark.parametrize("args,param", [
     (["--tasks", "0"], "tasks"), (["--kinds", "thread,green"], "kinds"),
     (["--placement", "somewhere"], "placement"), (["--iterations", "many"], "iterations")])

@@ -40,6 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", default="10",
                         help="watchdog: seconds without a completed trip before a run is "
                              "stopped with an error (default 10)")
+    parser.add_argument("--max-fds", default=None,
+                        help="cap RLIMIT_NOFILE (soft and hard) of the measuring processes at "
+                             "this many fds, to see a limit stop a run (default: raise the "
+                             "soft limit to the hard one)")
     parser.add_argument("--progress", action="store_true",
                         help="one line per run on stderr")
 
@@ -51,7 +55,7 @@ def execute(args: argparse.Namespace) -> Result:
     return brigade.run(tasks=args.tasks, kinds=args.kinds, placement=args.placement,
                        iterations=args.iterations, warmup=args.warmup, repeats=args.repeats,
                        cpu=args.cpu, stack_kib=args.stack_kib, timeout_s=args.timeout,
-                       progress=say if args.progress else None)
+                       max_fds=args.max_fds, progress=say if args.progress else None)
 
 
 def _num(value: float | None, digits: int = 0) -> str:
