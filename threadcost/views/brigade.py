@@ -54,12 +54,14 @@ def per_hop_figure(result: Result) -> plt.Figure:
                              sharey=True, squeeze=False)
     for ax, placement in zip(axes[0], placements, strict=True):
         sub = frame[frame.placement == placement]
-        for kind in result.params["kinds"]:
+        kinds = list(result.params["kinds"])
+        for i, kind in enumerate(kinds):
             k = sub[sub.kind == kind].sort_values("tasks")
             if k.empty:
                 continue
             color, marker, line = STYLE.get(kind, ("#000000", "o", "-"))
-            ax.errorbar(k.tasks, k.p50 / 1000, yerr=[(k.p50 - k["min"]) / 1000,
+            dodge = 1.07 ** (i - (len(kinds) - 1) / 2)  # keeps the bars apart on a log axis
+            ax.errorbar(k.tasks * dodge, k.p50 / 1000, yerr=[(k.p50 - k["min"]) / 1000,
                                                      (k.p99 - k.p50) / 1000],
                         color=color, marker=marker or None, linestyle=line, capsize=3,
                         linewidth=2 if kind != BASELINE else 1.5, label=LABELS.get(kind, kind))
