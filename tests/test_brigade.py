@@ -173,3 +173,16 @@ def test_agrees_with_a_minimal_c_reference() -> None:
     check = brigade.reference_check(tasks=100, iterations=1000, warmup=100, rounds=7)
     for kind, ratio in check["ratio"].items():
         assert 0.67 <= ratio <= 1.5, (kind, check["median_per_hop_ns"])
+
+
+def test_without_go_the_goroutine_kind_is_not_run_with_the_reason(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(brigade.peers, "go_executable", lambda: None)
+    r = brigade.run(tasks=[2, 5], kinds=["goroutine", "one-thread"], placement=["unpinned"],
+                    iterations=20, warmup=2)
+    assert "Go" in r.summary["not_run"]["goroutine"]
+    for row in r.summary["results"]:
+        if row["kind"] == "goroutine":
+            assert row["per_hop_ns"] is None and "Go" in row["not_run"]
+        else:
+            assert row["per_hop_ns"] is not None
