@@ -8,7 +8,7 @@ import pytest
 from threadcost import claims, datastore, verdicts
 from threadcost.experiments import malloc_touch
 
-ALL_IDS = [f"C{i:02d}" for i in range(1, 18)]
+ALL_IDS = [f"C{i:02d}" for i in range(1, 24)]  # C18-C23: the I/O brigade (notebook 07)
 
 
 @pytest.mark.parametrize("measured, published, cls", [

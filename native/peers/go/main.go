@@ -327,6 +327,8 @@ func main() {
 		memory(os.Args[2:])
 	case "sleepers":
 		sleepers(os.Args[2:])
+	case "brigade":
+		brigade(os.Args[2:])
 	default:
 		fail("unknown program %q (pingpong, memory, sleepers)", os.Args[1])
 	}
