@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from threadcost.experiments import brigade
-from threadcost.results import Result
+from threadcost.commands import _options as opt
 from threadcost.textout import table
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "brigade"
 HELP = ("pass a byte along N tasks joined by N+1 pipes (threads, an epoll loop, one thread, "
@@ -15,40 +18,30 @@ HELP = ("pass a byte along N tasks joined by N+1 pipes (threads, an epoll loop, 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tasks", default="2,10,100,1000",
-                        help=f"brigade sizes, a comma list, 1 .. {brigade.MAX_TASKS:,} "
-                             "(default 2,10,100,1000; a task needs 2 fds)")
-    parser.add_argument("--kinds", default=",".join(brigade.KINDS),
-                        help="a comma list of " + ", ".join(brigade.KINDS)
-                             + " (default: all; one-thread is the baseline of the net cost)")
-    parser.add_argument("--placement", default=",".join(brigade.PLACEMENTS),
-                        help="same-cpu (every thread on one CPU; Go with GOMAXPROCS=1), "
-                             "unpinned, or both as a comma list (default both)")
-    parser.add_argument("--iterations", default="1000",
-                        help=f"timed trips per run, 1 .. {brigade.MAX_ITERATIONS:,} "
-                             "(default 1,000)")
-    parser.add_argument("--warmup", default="100",
-                        help="untimed trips before timing (default 100)")
-    parser.add_argument("--repeats", default="1",
-                        help=f"independent runs of each condition, interleaved, 1 .. "
-                             f"{brigade.MAX_REPEATS} (default 1)")
-    parser.add_argument("--cpu", default="auto",
-                        help="the CPU of same-cpu runs ('auto': the first usable; default)")
-    parser.add_argument("--stack-kib", default="256",
-                        help="stack of each task thread in KiB (0: system default; "
-                             "default 256)")
-    parser.add_argument("--timeout", default="10",
-                        help="watchdog: seconds without a completed trip before a run is "
-                             "stopped with an error (default 10)")
-    parser.add_argument("--max-fds", default=None,
-                        help="cap RLIMIT_NOFILE (soft and hard) of the measuring processes at "
-                             "this many fds, to see a limit stop a run (default: raise the "
-                             "soft limit to the hard one)")
-    parser.add_argument("--progress", action="store_true",
-                        help="one line per run on stderr")
+    opt.value(parser, "--tasks", "2,10,100,1000",
+              "brigade sizes, a comma list of 1 .. 10,000 (a task needs 2 fds)")
+    opt.choice(parser, "--kinds", ("thread", "epoll", "one-thread", "goroutine"),
+               "thread,epoll,one-thread,goroutine",
+               "what passes the byte (one-thread is the baseline of the net cost)",
+               source="threadcost.experiments.brigade:KINDS", several=True)
+    opt.choice(parser, "--placement", ("same-cpu", "unpinned"), "same-cpu,unpinned",
+               "same-cpu: every thread on one CPU (Go with GOMAXPROCS=1); unpinned",
+               source="threadcost.experiments.brigade:PLACEMENTS", several=True)
+    opt.iterations(parser, "1000", "timed trips per run", maximum="1,000,000")
+    opt.warmup(parser, "100")
+    opt.repeats(parser, "1", "independent runs of each condition, interleaved, 1 .. 50")
+    opt.value(parser, "--cpu", "auto", "the CPU of same-cpu runs ('auto': the first usable)")
+    opt.value(parser, "--stack-kib", "256", "stack of each task thread in KiB (0: system default)")
+    opt.timeout(parser, "10", "a completed trip")
+    opt.value(parser, "--max-fds", None,
+              "cap RLIMIT_NOFILE (soft and hard) of the measuring processes at this many fds, "
+              "to see a limit stop a run (default: raise the soft limit to the hard one)")
+    opt.switch(parser, "--progress", "one line per run on stderr")
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost.experiments import brigade
+
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
