@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                "same-cpu: every thread on one CPU (Go with GOMAXPROCS=1); unpinned",
                source="threadcost.experiments.brigade:PLACEMENTS", several=True)
     opt.iterations(parser, "1000", "timed trips per run", maximum="1,000,000")
-    opt.warmup(parser, "100")
+    opt.warmup(parser, "100", "untimed trips before timing")
     opt.repeats(parser, "1", "independent runs of each condition, interleaved, 1 .. 50")
     opt.value(parser, "--cpu", "auto", "the CPU of same-cpu runs ('auto': the first usable)")
     opt.value(parser, "--stack-kib", "256", "stack of each task thread in KiB (0: system default)")
