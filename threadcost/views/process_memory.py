@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter
 
 from threadcost.results import Result
 
@@ -66,15 +67,17 @@ def side_by_side_figure(threads: Result, processes: Result) -> plt.Figure:
         lo = sub["95% CI low"].astype(float).to_numpy()
         hi = sub["95% CI high"].astype(float).to_numpy()
         ok = np.isfinite(val) & (val > 0)
-        err = np.vstack([np.where(np.isfinite(lo), val - np.maximum(lo, val * 1e-3), 0),
+        err = np.vstack([np.where(np.isfinite(lo), val - np.maximum(lo, val * 0.1), 0),
                          np.where(np.isfinite(hi), hi - val, 0)])
         ax.errorbar(val[ok], y[ok], xerr=err[:, ok], fmt=marker, color=color, capsize=3,
                     label=f"per idle {kind}")
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
     ax.set_yticks(range(len(labels)), labels)
     ax.invert_yaxis()
-    ax.set_xlabel("KiB per idle task (slope over runs, 95% interval; log scale)")
-    ax.legend(loc="lower right", frameon=False)
+    ax.set_xlabel("KiB per idle task (slope over runs, 95% interval cut at a tenth; "
+                  "log scale)")
+    fig.legend(loc="lower center", ncol=2, frameon=False, bbox_to_anchor=(0.5, -0.06))
     ax.set_title("An idle thread beside an idle forked process", fontweight="bold")
     fig.tight_layout()
     return fig
