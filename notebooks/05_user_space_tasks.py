@@ -52,6 +52,9 @@ tasks_sleep_stagger_ms: int = 200  # start delays spread below this, ms (C15: 20
 tasks_thread_counts: list[int] = [100, 500, 1000, 2000]  # thread counts for the per-thread memory slope
 tasks_kernel_switch_iterations: int = 50_000  # thread/process round trips (futex, same CPU)
 tasks_launch_iterations: int = 2000  # thread launches for the creation comparison
+tasks_go_launch_iterations: int = 20_000  # goroutine launches (go, first run, wg.Done, Wait)
+tasks_go_pinning_repeats: int = 7  # C04: pinned/default pairs, alternating
+tasks_go_pinning_iterations: int = 200_000  # round trips per C04 run
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
@@ -61,6 +64,7 @@ from IPython.display import Markdown, display
 
 from threadcost import machine, plotting
 from threadcost.experiments import fibers, peers, sleepers
+from threadcost.views import goroutines as go_view
 from threadcost.views import user_space_tasks as view
 
 plotting.use_paper_theme()
@@ -123,6 +127,31 @@ go_result = peers.run(iterations=tasks_go_iterations, warmup=tasks_warmup, cpu=t
                       memory_count=tasks_goroutines, memory_points=tasks_memory_points,
                       sleepers_count=0)
 display(Markdown(view.goroutine_text(go_result)))
+
+# %% [markdown]
+# ### Goroutine launch, and C04's pinning gain in repeated pairs
+#
+# A goroutine's whole life, one at a time: the `go` statement, its first run, its
+# `wg.Done()`, and the `wg.Wait()` that sees it, with `GOMAXPROCS=1` and the process
+# pinned to one CPU (as notebook 3 pins its thread launches). Each launch is timed (one
+# clock read included), and a second batch is timed as a whole. Then C04's question,
+# "does `GOMAXPROCS=1` plus pinning help?", as pairs of ping-pong runs, pinned and
+# default in alternating order; the gain is pinned rate / default rate - 1 for each
+# pair, with a 95% interval over the pairs.
+
+# %%
+go_launch = peers.launch_run(iterations=tasks_go_launch_iterations, warmup=tasks_warmup // 10,
+                             cpu=tasks_cpu)
+go_pinning = peers.pinning_run(repeats=tasks_go_pinning_repeats,
+                               iterations=tasks_go_pinning_iterations,
+                               warmup=tasks_warmup, cpu=tasks_cpu)
+if go_launch.summary["skipped"]:
+    display(Markdown(f"**Goroutine launch and C04 pairs not run:** {go_launch.summary['skipped']}."))
+else:
+    display(Markdown(go_view.launch_text(go_launch, go_pinning)))
+    display(go_pinning.tables["gain"].style.format(
+        {"gain_mean": "{:+.1%}", "ci95_low": "{:+.1%}", "ci95_high": "{:+.1%}",
+         "ci95_half_width": "{:.1%}"}).hide(axis="index"))
 
 # %% [markdown]
 # ## Threads and processes, in the same session
@@ -248,5 +277,5 @@ view.compare_widget(rows)
 # %%
 # the kernel-task runs are not stored again: notebooks 02-04 store their own, and
 # the claims paper reads the latest run of each experiment
-runs = [*fiber_results.values(), go_result, sleep_result]
+runs = [*fiber_results.values(), go_result, go_launch, go_pinning, sleep_result]
 display(Markdown(view.save_runs(runs, save, data_dir, fp)))

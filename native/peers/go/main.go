@@ -316,9 +316,65 @@ loop:
 	})
 }
 
+// launch times a goroutine's whole life: go statement, first run, wg.Done, and
+// the Wait that sees it, one goroutine at a time, per sample and as a batch.
+func launch(args []string) {
+	fs := flag.NewFlagSet("launch", flag.ExitOnError)
+	iterations := fs.Int("iterations", 10000, "timed launches")
+	warmup := fs.Int("warmup", 1000, "untimed launches first")
+	gomaxprocs := fs.Int("gomaxprocs", 0, "GOMAXPROCS (0: the runtime default)")
+	cpu := fs.Int("cpu", -1, "pin the process to this CPU (-1: no pinning)")
+	_ = fs.Parse(args)
+	if *iterations < 1 || *warmup < 0 || *gomaxprocs < 0 {
+		fail("launch: iterations >= 1, warmup >= 0, gomaxprocs >= 0 required")
+	}
+	pinProcess(*cpu)
+	if *gomaxprocs > 0 {
+		runtime.GOMAXPROCS(*gomaxprocs)
+	}
+	timer := timerOverheadNs()
+	var wg sync.WaitGroup
+	var ran atomic.Int64
+	one := func() {
+		wg.Add(1)
+		go func() {
+			ran.Add(1)
+			wg.Done()
+		}()
+		wg.Wait()
+	}
+	for i := 0; i < *warmup; i++ {
+		one()
+	}
+	samples := make([]int64, *iterations)
+	for i := range samples {
+		t0 := time.Now()
+		one()
+		samples[i] = int64(time.Since(t0))
+	}
+	start := time.Now()
+	for i := 0; i < *iterations; i++ {
+		one()
+	}
+	batch := int64(time.Since(start))
+	emit(map[string]any{
+		"program":           "launch",
+		"go_version":        runtime.Version(),
+		"gomaxprocs":        runtime.GOMAXPROCS(0),
+		"affinity":          affinity(),
+		"pinned_cpu":        *cpu,
+		"iterations":        *iterations,
+		"warmup":            *warmup,
+		"launched":          ran.Load(),
+		"timer_overhead_ns": timer,
+		"batch_ns":          batch,
+		"samples_ns":        samples,
+	})
+}
+
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: tcpeers pingpong|memory|sleepers [flags]")
+		fail("usage: tcpeers pingpong|memory|sleepers|launch [flags]")
 	}
 	switch os.Args[1] {
 	case "pingpong":
@@ -327,7 +383,9 @@ func main() {
 		memory(os.Args[2:])
 	case "sleepers":
 		sleepers(os.Args[2:])
+	case "launch":
+		launch(os.Args[2:])
 	default:
-		fail("unknown program %q (pingpong, memory, sleepers)", os.Args[1])
+		fail("unknown program %q (pingpong, memory, sleepers, launch)", os.Args[1])
 	}
 }
