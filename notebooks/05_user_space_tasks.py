@@ -52,6 +52,8 @@ tasks_sleep_stagger_ms: int = 200  # start delays spread below this, ms (C15: 20
 tasks_thread_counts: list[int] = [100, 500, 1000, 2000]  # thread counts for the per-thread memory slope
 tasks_kernel_switch_iterations: int = 50_000  # thread/process round trips (futex, same CPU)
 tasks_launch_iterations: int = 2000  # thread launches for the creation comparison
+tasks_sleep_counts: list[int] = [300, 1000, 3000, 10_000]  # sleeper counts of the sweep
+tasks_sleep_sweep_duration_ms: int = 1000  # total sleep of each task in the sweep, ms
 tasks_go_launch_iterations: int = 20_000  # goroutine launches (go, first run, wg.Done, Wait)
 tasks_go_pinning_repeats: int = 7  # C04: pinned/default pairs, alternating
 tasks_go_pinning_iterations: int = 200_000  # round trips per C04 run
@@ -65,6 +67,7 @@ from IPython.display import Markdown, display
 from threadcost import machine, plotting
 from threadcost.experiments import fibers, peers, sleepers
 from threadcost.views import goroutines as go_view
+from threadcost.views import sleepers_sweep as sweep_view
 from threadcost.views import user_space_tasks as view
 
 plotting.use_paper_theme()
@@ -212,7 +215,8 @@ saved = plotting.save_figure(fig, "tasks_creation", figures_dir)
 # fresh process: C threads placed by the scheduler, C threads pinned round-robin to the
 # CPUs, and goroutines. Memory is the **growth** of the process's peak resident set over
 # its size just before the tasks started (sampled every period, and the kernel's
-# high-water mark); CPU is the process's user and system time over the run.
+# high-water mark); CPU is the process's user and system time from the moment every
+# task exists (they wait at a gate while the others are created) to the last one's end.
 
 # %%
 sleep_result = sleepers.run(
@@ -226,6 +230,29 @@ saved = plotting.save_figure(fig, "tasks_sleepers", figures_dir)
 
 # %%
 display(Markdown(view.sleepers_text(sleep_result)))
+
+# %% [markdown]
+# ### From a few hundred to 10,000 sleepers: where the machine saturates
+#
+# One count says little on a small machine: 10,000 tasks waking every 10 ms ask for
+# a million wake-ups a second, and if the CPUs cannot keep up, the run stretches and
+# the cost per wake-up changes with it. So the same workload runs at several counts,
+# every variant at each, with all tasks created before the clock starts. What is
+# compared is the **CPU per wake-up** (user and system) and the **resident memory per
+# task**; points where the CPUs were at least 80% busy, or the run fell more than 25%
+# behind its schedule, are drawn hollow: claims about the cost of a wake-up are read
+# from the filled points.
+
+# %%
+sweep_result = sleepers.sweep(counts=tasks_sleep_counts, period_ms=tasks_sleep_period_ms,
+                              duration_ms=tasks_sleep_sweep_duration_ms,
+                              stagger_ms=tasks_sleep_stagger_ms)
+fig = sweep_view.figure(sweep_result)
+saved = plotting.save_figure(fig, "tasks_sleepers_sweep", figures_dir)
+
+# %%
+display(Markdown(sweep_view.text(sweep_result)))
+display(sweep_view.table(sweep_result).style.format(precision=2, na_rep="-"))
 
 # %% [markdown]
 # ## The claims beside this machine
@@ -277,5 +304,6 @@ view.compare_widget(rows)
 # %%
 # the kernel-task runs are not stored again: notebooks 02-04 store their own, and
 # the claims paper reads the latest run of each experiment
-runs = [*fiber_results.values(), go_result, go_launch, go_pinning, sleep_result]
+runs = [*fiber_results.values(), go_result, go_launch, go_pinning, sleep_result,
+        sweep_result]
 display(Markdown(view.save_runs(runs, save, data_dir, fp)))

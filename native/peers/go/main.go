@@ -254,14 +254,15 @@ func sleepers(args []string) {
 	period := time.Duration(*periodMs) * time.Millisecond
 	each := *durationMs / *periodMs
 	before := procStatus()
-	u0, s0, _ := rusageUs()
-	start := time.Now()
+	spawnStart := time.Now()
 	var wakeups atomic.Int64
 	var wg sync.WaitGroup
+	gate := make(chan struct{})
 	for i := 0; i < *count; i++ {
 		wg.Add(1)
 		go func(index uint32) {
 			defer wg.Done()
+			<-gate // timing starts once every goroutine exists
 			if *staggerMs > 0 {
 				h := uint64(index*2654435761) % uint64(*staggerMs*1000)
 				time.Sleep(time.Duration(h) * time.Microsecond)
@@ -272,7 +273,10 @@ func sleepers(args []string) {
 			wakeups.Add(int64(each))
 		}(uint32(i))
 	}
-	spawn := time.Since(start)
+	spawn := time.Since(spawnStart)
+	u0, s0, _ := rusageUs()
+	start := time.Now()
+	close(gate)
 	var peakRss, peakVsz, peakThreads int64
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
