@@ -186,10 +186,12 @@ int tc_sleepers_run(int64_t count, int64_t period_ns, int64_t duration_ns,
     __atomic_store_n(&plan->gate, 1, __ATOMIC_RELEASE);
     syscall(SYS_futex, &plan->gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 
-    /* sample memory while they run; the sampler itself sleeps a period too */
+    /* sample memory while they run, every period (at most every 10 ms, so a
+     * long period does not leave the caller asleep long after the last thread) */
+    int64_t sample_ns = period_ns < 10000000 ? period_ns : 10000000;
     while (__atomic_load_n(&plan->finished, __ATOMIC_ACQUIRE) < started) {
         sample(out);
-        sleep_ns(period_ns);
+        sleep_ns(sample_ns);
     }
     for (int64_t i = 0; i < started; i++)
         pthread_join(tids[i], NULL);

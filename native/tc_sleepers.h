@@ -34,7 +34,7 @@ typedef struct {
  * sleeps a pseudo-random stagger below `stagger_ns` (so they do
  * not all wake together), then sleeps `period_ns` at a time until it has
  * slept `duration_ns` in total (duration_ns / period_ns wake-ups). The calling
- * thread samples /proc/self/status every `period_ns` while they run and
+ * thread samples /proc/self/status every `period_ns` (at most 10 ms) while they run and
  * joins them all. A refused pthread_create stops creating, lets the threads
  * already started finish, and returns TC_ELIMIT.
  */

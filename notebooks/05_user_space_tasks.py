@@ -54,6 +54,8 @@ tasks_kernel_switch_iterations: int = 50_000  # thread/process round trips (fute
 tasks_launch_iterations: int = 2000  # thread launches for the creation comparison
 tasks_sleep_counts: list[int] = [300, 1000, 3000, 10_000]  # sleeper counts of the sweep
 tasks_sleep_sweep_duration_ms: int = 1000  # total sleep of each task in the sweep, ms
+tasks_c11_goroutines: int = 1_000_000  # C11: goroutines sleeping at once (S1: 1,000,000)
+tasks_c11_sleep_ms: int = 1000  # how long each sleeps, ms (S1: 1 s)
 tasks_go_launch_iterations: int = 20_000  # goroutine launches (go, first run, wg.Done, Wait)
 tasks_go_pinning_repeats: int = 7  # C04: pinned/default pairs, alternating
 tasks_go_pinning_iterations: int = 200_000  # round trips per C04 run
@@ -65,8 +67,9 @@ save: bool = True  # store results under data/<machine>/<run>/
 from IPython.display import Markdown, display
 
 from threadcost import machine, plotting
-from threadcost.experiments import fibers, peers, sleepers
+from threadcost.experiments import fibers, million, peers, sleepers
 from threadcost.views import goroutines as go_view
+from threadcost.views import million as million_view
 from threadcost.views import sleepers_sweep as sweep_view
 from threadcost.views import user_space_tasks as view
 
@@ -255,6 +258,20 @@ display(Markdown(sweep_view.text(sweep_result)))
 display(sweep_view.table(sweep_result).style.format(precision=2, na_rep="-"))
 
 # %% [markdown]
+# ### One million goroutines (C11)
+#
+# S1's goroutine program as S1 ran it: start `tasks_c11_goroutines` goroutines that each
+# sleep one second, wait for all, and measure the program from outside the way
+# `/usr/bin/time` does (wall clock, and user, system and max RSS from `wait4`). It runs
+# only when MemAvailable is at least twice what it should need; otherwise it says so.
+
+# %%
+c11 = million.goroutines(count=tasks_c11_goroutines, sleep_ms=tasks_c11_sleep_ms)
+display(Markdown(million_view.goroutines_text(c11)))
+if not c11.summary.get("skipped"):
+    display(million_view.goroutines_table(c11).style.format(precision=2).hide(axis="index"))
+
+# %% [markdown]
 # ## The claims beside this machine
 #
 # Published values come from `data/published/values.csv`. Measured values are scaled
@@ -305,5 +322,5 @@ view.compare_widget(rows)
 # the kernel-task runs are not stored again: notebooks 02-04 store their own, and
 # the claims paper reads the latest run of each experiment
 runs = [*fiber_results.values(), go_result, go_launch, go_pinning, sleep_result,
-        sweep_result]
+        sweep_result, c11]
 display(Markdown(view.save_runs(runs, save, data_dir, fp)))

@@ -376,9 +376,48 @@ func launch(args []string) {
 	})
 }
 
+// million is S1's goroutine program (claim C11): start count goroutines that
+// each sleep, and wait for them all. It is timed from outside, like
+// /usr/bin/time (wait4's rusage), so it prints only how many ran.
+func million(args []string) {
+	fs := flag.NewFlagSet("million", flag.ExitOnError)
+	count := fs.Int("count", 1000000, "goroutines")
+	sleepMs := fs.Int("sleep-ms", 1000, "how long each sleeps (ms)")
+	_ = fs.Parse(args)
+	if *count < 1 || *sleepMs < 0 {
+		fail("million: count >= 1, sleep-ms >= 0 required")
+	}
+	var wg sync.WaitGroup
+	var done atomic.Int64
+	d := time.Duration(*sleepMs) * time.Millisecond
+	start := time.Now()
+	for i := 0; i < *count; i++ {
+		wg.Add(1)
+		go func() {
+			time.Sleep(d)
+			done.Add(1)
+			wg.Done()
+		}()
+	}
+	spawn := time.Since(start)
+	// how many were still asleep when the last one started: all of them
+	// coexist only if starting them took less than one sleep
+	aliveAtSpawnEnd := int64(*count) - done.Load()
+	wg.Wait()
+	emit(map[string]any{
+		"program":            "million",
+		"go_version":         runtime.Version(),
+		"gomaxprocs":         runtime.GOMAXPROCS(0),
+		"count":              *count,
+		"finished":           done.Load(),
+		"spawn_ns":           int64(spawn),
+		"alive_at_spawn_end": aliveAtSpawnEnd,
+	})
+}
+
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: tcpeers pingpong|memory|sleepers|launch [flags]")
+		fail("usage: tcpeers pingpong|memory|sleepers|launch|million [flags]")
 	}
 	switch os.Args[1] {
 	case "pingpong":
@@ -389,7 +428,9 @@ func main() {
 		sleepers(os.Args[2:])
 	case "launch":
 		launch(os.Args[2:])
+	case "million":
+		million(os.Args[2:])
 	default:
-		fail("unknown program %q (pingpong, memory, sleepers, launch)", os.Args[1])
+		fail("unknown program %q (pingpong, memory, sleepers, launch, million)", os.Args[1])
 	}
 }
