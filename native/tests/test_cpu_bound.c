@@ -3,6 +3,7 @@
 #include "../tc_cpu_bound.h"
 
 #include <sched.h>
+#include <sys/resource.h>
 
 static int first_cpu(void)
 {
@@ -75,10 +76,35 @@ static void test_deadline_stops_the_tasks(void)
     CHECK_HELD(before, 0);
 }
 
+/* A working set the address-space limit refuses: TC_ELIMIT with ENOMEM, and every
+ * task still stopped. Run in a child so the limit stays there; skipped under the
+ * sanitizers, whose shadow memory needs an unlimited address space. */
+static void test_refused_working_set_is_a_limit(void)
+{
+    if (TC_UNDER_SANITIZER)
+        return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit lim = {(rlim_t)1 << 30, (rlim_t)1 << 30};
+        if (setrlimit(RLIMIT_AS, &lim) != 0)
+            _exit(3);
+        tc_cpu_task t[2];
+        tc_cpu_bound_result out;
+        /* 2 GiB per task cannot fit under a 1 GiB address space */
+        int st = tc_cpu_bound_run(TC_CPU_BOUND_THREADS, 2, first_cpu(), 100, (int64_t)1 << 28,
+                                  10LL * 1000000000, t, &out);
+        _exit(st == TC_ELIMIT && out.err == ENOMEM && out.stopped == out.started ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/wait");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_threads_and_processes);
     RUN(test_deadline_stops_the_tasks);
+    RUN(test_refused_working_set_is_a_limit);
     return tc_summary("cpu_bound");
 }

@@ -281,7 +281,7 @@ LATE_FACTOR = 1.25  # or: the run took this much longer than its sleeps
 
 
 def sweep(counts: Any = (300, 1000, 3000, 10_000), variants: Any = VARIANTS,
-          period_ms: Any = 10, duration_ms: Any = 1000, stagger_ms: Any = 100,
+          period_ms: Any = 10, duration_ms: Any = 500, stagger_ms: Any = 100,
           repeats: Any = 1, progress: bool = False) -> Result:
     """The sleepers workload at several task counts, every variant at every count
     (variants alternate within a count; counts ascend, repeats interleaved).
