@@ -75,8 +75,8 @@ if fp["virtualization"] != "none":
 # definition per column, the same for every row:
 #
 # - **launch** is a task's whole life, one at a time: create it, let it run, wait for
-#   it to finish (join, waitpid, `wg.Wait`). A fiber's teardown is not timed, so its
-#   cell is marked partial;
+#   it to finish (join, waitpid, `wg.Wait`), and free what it held (for a fiber:
+#   unmap its stack);
 # - **a context switch** is one hand-over between two tasks on the same CPU: threads
 #   and processes through a futex (the round trip divided by the switches counted),
 #   fibers and goroutines (`GOMAXPROCS=1`) pinned and timed in batches, so no clock
