@@ -155,9 +155,7 @@ if go_launch.summary["skipped"]:
     display(Markdown(f"**Goroutine launch and C04 pairs not run:** {go_launch.summary['skipped']}."))
 else:
     display(Markdown(go_view.launch_text(go_launch, go_pinning)))
-    display(go_pinning.tables["gain"].style.format(
-        {"gain_mean": "{:+.1%}", "ci95_low": "{:+.1%}", "ci95_high": "{:+.1%}",
-         "ci95_half_width": "{:.1%}"}).hide(axis="index"))
+    display(go_view.gain_table(go_pinning))
 
 # %% [markdown]
 # ## Threads and processes, in the same session
@@ -262,14 +260,17 @@ display(sweep_view.table(sweep_result).style.format(precision=2, na_rep="-"))
 #
 # S1's goroutine program as S1 ran it: start `tasks_c11_goroutines` goroutines that each
 # sleep one second, wait for all, and measure the program from outside the way
-# `/usr/bin/time` does (wall clock, and user, system and max RSS from `wait4`). It runs
-# only when MemAvailable is at least twice what it should need; otherwise it says so.
+# `/usr/bin/time` does (wall clock, and user, system and max RSS from `wait4`). If
+# starting them takes longer than one sleep, the first end before the last start, so
+# a second run holds every goroutine until all exist: its max RSS is that of all of
+# them asleep at once. It runs only when MemAvailable is at least twice what it should
+# need; otherwise it says so.
 
 # %%
 c11 = million.goroutines(count=tasks_c11_goroutines, sleep_ms=tasks_c11_sleep_ms)
 display(Markdown(million_view.goroutines_text(c11)))
 if not c11.summary.get("skipped"):
-    display(million_view.goroutines_table(c11).style.format(precision=2).hide(axis="index"))
+    display(million_view.goroutines_table(c11).style.format(precision=2))
 
 # %% [markdown]
 # ## The claims beside this machine

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from threadcost.results import Result
 
 
@@ -25,3 +27,15 @@ def launch_text(launch: Result, pinning: Result) -> str:
                 text += (f"The {row['basis']} interval is wider than ±5%: this machine's "
                          f"noise does not resolve a 10% gain that way. ")
     return text
+
+
+def gain_table(pinning: Result) -> pd.DataFrame:
+    """C04's pinning gain per basis, with its 95% interval, readable."""
+    g = pinning.tables["gain"]
+    return pd.DataFrame({
+        "measured by": g["basis"], "pairs": g["pairs"],
+        "gain (pinned / default - 1)": g["gain_mean"].map(lambda v: f"{v:+.1%}"),
+        "95% interval": [f"{lo:+.1%} to {hi:+.1%}" for lo, hi in
+                         zip(g["ci95_low"], g["ci95_high"], strict=True)],
+        "interval within ±5%": g["resolves_5_percent"].map({True: "yes", False: "no"}),
+    }).set_index("measured by")

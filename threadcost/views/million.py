@@ -11,26 +11,32 @@ def goroutines_text(result: Result) -> str:
     s = result.summary
     if s.get("skipped"):
         return f"**C11 not run here:** {s['skipped']}."
-    text = (f"{s['count']:,} goroutines each sleeping {result.params['sleep_ms']:,} ms, "
-            f"measured like `/usr/bin/time`: **{s['wall_s']:.2f} s** wall, "
-            f"{s['user_s']:.2f} s user, {s['sys_s']:.2f} s system, max RSS "
-            f"**{s['max_rss_kib'] / 1024:,.0f} MiB** ({s['max_rss_kib_per_goroutine']:.2f} KiB "
-            f"per goroutine). Starting them took {s['spawn_s']:.2f} s; ")
-    if s["all_asleep_at_once"]:
-        text += "all of them were asleep at once."
-    else:
-        text += (f"only {s['alive_at_spawn_end']:,} were still asleep when the last one "
-                 "started (the first had woken and ended), so the max RSS is that of fewer "
-                 "goroutines at once than the count says.")
-    return text
+    parts = []
+    for variant, r in s["variants"].items():
+        head = ("S1's program" if variant == "as_published" else
+                "Held until all existed, then asleep together")
+        text = (f"{head}: {r['count']:,} goroutines each sleeping "
+                f"{result.params['sleep_ms']:,} ms took **{r['wall_s']:.2f} s** wall, "
+                f"{r['user_s']:.2f} s user, {r['sys_s']:.2f} s system, max RSS "
+                f"**{r['max_rss_kib'] / 1024:,.0f} MiB** ({r['max_rss_kib_per_goroutine']:.2f} "
+                f"KiB per goroutine); starting them took {r['spawn_s']:.2f} s")
+        if r["alive_at_spawn_end"] < r["count"]:
+            text += (f", and only {r['alive_at_spawn_end']:,} were still asleep when the last "
+                     "one started, so its max RSS is that of fewer goroutines at once")
+        parts.append(text + ".")
+    return " ".join(parts)
 
 
 def goroutines_table(result: Result) -> pd.DataFrame:
-    return result.tables["run"].rename(columns={
-        "count": "goroutines", "alive_at_spawn_end": "asleep when the last started",
+    t = result.tables["runs"].drop(columns=["gomaxprocs", "finished"])
+    t["variant"] = t["variant"].map({"as_published": "S1's program",
+                                     "all_at_once": "all asleep at once"})
+    return t.rename(columns={
+        "variant": "run", "count": "goroutines",
+        "alive_at_spawn_end": "asleep when the last started",
         "spawn_s": "start all (s)", "wall_s": "wall (s)", "user_s": "user (s)",
         "sys_s": "system (s)", "max_rss_kib": "max RSS (KiB)",
-        "max_rss_kib_per_goroutine": "max RSS per goroutine (KiB)"})
+        "max_rss_kib_per_goroutine": "max RSS per goroutine (KiB)"}).set_index("run")
 
 
 def threads_text(result: Result) -> str:

@@ -383,6 +383,7 @@ func million(args []string) {
 	fs := flag.NewFlagSet("million", flag.ExitOnError)
 	count := fs.Int("count", 1000000, "goroutines")
 	sleepMs := fs.Int("sleep-ms", 1000, "how long each sleeps (ms)")
+	gated := fs.Bool("gate", false, "each waits until all exist, then sleeps (all asleep at once)")
 	_ = fs.Parse(args)
 	if *count < 1 || *sleepMs < 0 {
 		fail("million: count >= 1, sleep-ms >= 0 required")
@@ -390,10 +391,15 @@ func million(args []string) {
 	var wg sync.WaitGroup
 	var done atomic.Int64
 	d := time.Duration(*sleepMs) * time.Millisecond
+	gate := make(chan struct{})
+	if !*gated {
+		close(gate)
+	}
 	start := time.Now()
 	for i := 0; i < *count; i++ {
 		wg.Add(1)
 		go func() {
+			<-gate
 			time.Sleep(d)
 			done.Add(1)
 			wg.Done()
@@ -403,6 +409,9 @@ func million(args []string) {
 	// how many were still asleep when the last one started: all of them
 	// coexist only if starting them took less than one sleep
 	aliveAtSpawnEnd := int64(*count) - done.Load()
+	if *gated {
+		close(gate)
+	}
 	wg.Wait()
 	emit(map[string]any{
 		"program":            "million",
