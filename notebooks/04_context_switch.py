@@ -357,6 +357,7 @@ for row in big.itertuples():
              + (f"{extra:,.1f} µs per round trip beyond the touching itself. " if extra > 0 else
                 f"no measurable time beyond the touching itself (the difference, {extra:,.1f} µs, "
                 f"is below the noise of timing the touch alone). "))
+text += cpu_view.conclusion_text(cpu) + " "
 display(Markdown(text + "The direct cost of a switch is small; what a switch does to the "
                  "caches, and where the scheduler puts the two tasks, can cost more. Notebook 5 "
                  "sets these kernel switches beside user-space switches (fibers and goroutines)."))

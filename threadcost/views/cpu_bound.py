@@ -112,3 +112,21 @@ def summary_text(result: Result) -> str:
                      f"loops {ratio(ws, 'sys_s')}, system over the whole run "
                      f"{ratio(ws, 'whole_sys_s')}.")
     return " ".join(parts)
+
+
+def conclusion_text(result: Result) -> str:
+    """One sentence on S3's comparison: the wall-time ratio per working set."""
+    r = result.tables.get("ratios")
+    if r is None or r.empty:
+        return ""
+    wall = r[r.quantity == "wall_s"].set_index("working_set")
+    parts = []
+    for ws in result.params["working_sets"]:
+        if ws in wall.index and pd.notna(wall.loc[ws, "ratio"]):
+            label = "no working set" if ws == "none" else _ws_label(result, ws)
+            parts.append(f"**{wall.loc[ws, 'ratio']:.3f}x** with {label}")
+    if not parts:
+        return ""
+    return (f"As processes rather than threads, {result.params['tasks']} CPU-bound tasks "
+            f"sharing one CPU took " + " and ".join(parts) + " the wall time (S3's "
+            "experiment, above).")
