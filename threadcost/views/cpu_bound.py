@@ -124,9 +124,8 @@ def conclusion_text(result: Result) -> str:
     for ws in result.params["working_sets"]:
         if ws in wall.index and pd.notna(wall.loc[ws, "ratio"]):
             label = "no working set" if ws == "none" else _ws_label(result, ws)
-            parts.append(f"**{wall.loc[ws, 'ratio']:.3f}x** with {label}")
+            parts.append(f"**{wall.loc[ws, 'ratio']:.3f}** with {label}")
     if not parts:
         return ""
-    return (f"As processes rather than threads, {result.params['tasks']} CPU-bound tasks "
-            f"sharing one CPU took " + " and ".join(parts) + " the wall time (S3's "
-            "experiment, above).")
+    return (f"The wall time of processes over threads ({result.params['tasks']} CPU-bound "
+            "tasks sharing one CPU, S3's experiment above) was " + " and ".join(parts) + ".")
