@@ -73,7 +73,9 @@ static int64_t thread_cpu_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int perf_open(uint32_t type, uint64_t config, int *err)
+/* Count user and kernel mode; where perf_event_paranoid forbids counting the
+ * kernel (EACCES/EPERM), count user mode only and say so in *user_only. */
+static int perf_open(uint32_t type, uint64_t config, int *err, int *user_only)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -83,6 +85,12 @@ static int perf_open(uint32_t type, uint64_t config, int *err)
     a.disabled = 1;
     a.exclude_hv = 1;
     int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+        a.exclude_kernel = 1;
+        fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd >= 0 && user_only)
+            *user_only = 1;
+    }
     *err = fd < 0 ? errno : 0;
     return fd;
 }
@@ -145,8 +153,9 @@ static void task_body(shared_state *sh, int index, int is_thread)
     fd_tlb = perf_open(PERF_TYPE_HW_CACHE,
                        PERF_COUNT_HW_CACHE_DTLB | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
                            (PERF_COUNT_HW_CACHE_RESULT_MISS << 16),
-                       &t->dtlb_errno);
-    fd_cs = perf_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, &t->switches_errno);
+                       &t->dtlb_errno, &t->dtlb_user_only);
+    fd_cs = perf_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, &t->switches_errno,
+                      NULL);
 
     bump(&sh->ready);
     while (!__atomic_load_n(&sh->gate, __ATOMIC_ACQUIRE))

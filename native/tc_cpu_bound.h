@@ -24,6 +24,7 @@ typedef struct {
     int64_t primes;          /* the answer, so the work cannot be optimised away */
     int dtlb_errno;          /* errno of perf_event_open for each counter, 0 if it opened */
     int switches_errno;
+    int dtlb_user_only;      /* 1: perf allowed user-mode counting only (perf_event_paranoid) */
     int cpu;                 /* CPU it ran on at the end (sched_getcpu) */
     int err;                 /* errno if its working set could not be mapped or pinned */
     int completed;           /* 1 if it ran its whole loop */

@@ -71,7 +71,7 @@ def test_ratio_table_pairs_each_repeat(result: Result) -> None:
 def test_perf_counters_are_there_or_say_why(result: Result) -> None:
     runs = result.tables["runs"]
     note = result.summary["perf"]["dtlb_misses"]
-    if note == "available":
+    if note.startswith("available"):
         assert runs["dtlb_misses"].notna().all()
     else:
         assert note.startswith("not available here")

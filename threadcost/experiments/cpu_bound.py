@@ -105,7 +105,7 @@ def _one_run(mode: int, tasks: int, cpu: int, limit: int, ws_ints: int,
     check_status("tc_cpu_bound_run", status, out.err)
     names = ("end_ns", "cpu_ns", "user_us", "sys_us", "vcsw", "ivcsw", "life_user_us",
              "life_sys_us", "dtlb_misses", "perf_switches", "primes", "dtlb_errno",
-             "switches_errno", "cpu", "completed", "err")
+             "switches_errno", "dtlb_user_only", "cpu", "completed", "err")
     return {
         "status": int(status), "err": int(out.err), "started": int(out.started),
         "stopped": int(out.stopped), "wall_ns": int(out.wall_ns),
@@ -178,6 +178,7 @@ def run(tasks: Any = S3_TASKS, limit: Any = 12_000, ws_limit: Any = 1000,
     run_rows: list[dict[str, Any]] = []
     perf_errnos: dict[str, int] = {}
     limit_hit: dict[str, Any] | None = None
+    user_only = False
     for order, (rep, ws, mode) in enumerate(plan):
         n_ints = p["ws_ints"] if ws == "own" else 0
         lim = p["ws_limit"] if ws == "own" else p["limit"]
@@ -196,6 +197,7 @@ def run(tasks: Any = S3_TASKS, limit: Any = 12_000, ws_limit: Any = 1000,
         per_task = []
         for i, t in enumerate(raw["tasks"]):
             perf_errnos.setdefault("dtlb_misses", t["dtlb_errno"])
+            user_only = user_only or bool(t["dtlb_user_only"])
             perf_errnos.setdefault("perf_switches", t["switches_errno"])
             per_task.append({
                 "repeat": rep, "order": order, "mode": mode, "working_set": ws,
@@ -256,6 +258,9 @@ def run(tasks: Any = S3_TASKS, limit: Any = 12_000, ws_limit: Any = 1000,
         if any(not f.empty for f in ratio_frames) else pd.DataFrame(
             columns=["working_set", "quantity", "n", "ratio", "ci95_low", "ci95_high"])
     perf = {k: _perf_note(v) for k, v in perf_errnos.items()}
+    if user_only and perf.get("dtlb_misses") == "available":
+        perf["dtlb_misses"] = ("available, user mode only (kernel.perf_event_paranoid "
+                               "forbids counting the kernel)")
     summary: dict[str, Any] = {
         "cpu": p["cpu"], "perf": perf,
         "thp": sysinfo.read_text("/sys/kernel/mm/transparent_hugepage/enabled"),
