@@ -436,8 +436,10 @@ int tc_fiber_memory(int impl, int64_t count, int64_t stack_kib, int64_t touch_ki
     }
     out->created = made;
     out->points_filled = filled;
+    int64_t f0 = tc_now_ns();
     for (int64_t i = 0; i < made; i++)
         fiber_destroy(&fibers[i + 1]);
+    out->free_ns = tc_now_ns() - f0;
     free(fibers);
     tc_read_proc_status(&out->after_free);
     return status;

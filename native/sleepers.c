@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 typedef struct {
@@ -22,6 +25,7 @@ typedef struct {
     int64_t stagger_ns;
     int64_t wakeups;    /* atomically added by each thread at its end */
     int64_t finished;
+    int gate;           /* 0 until every thread is created: timing starts there */
 } sleep_plan;
 
 typedef struct {
@@ -40,6 +44,8 @@ static void *sleeper(void *p)
 {
     sleeper_arg *a = p;
     sleep_plan *plan = a->plan;
+    while (!__atomic_load_n(&plan->gate, __ATOMIC_ACQUIRE))
+        syscall(SYS_futex, &plan->gate, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
     if (plan->stagger_ns > 0) {
         /* a multiplicative hash of the index: a fixed, spread-out delay */
         uint64_t h = (uint64_t)(a->index * 2654435761u) % (uint64_t)plan->stagger_ns;
@@ -151,8 +157,7 @@ int tc_sleepers_run(int64_t count, int64_t period_ns, int64_t duration_ns,
     out->peak_rss_kib = out->before.rss_kib;
     out->peak_vsz_kib = out->before.vsz_kib;
     struct rusage ru0, ru1;
-    getrusage(RUSAGE_SELF, &ru0);
-    int64_t t0 = tc_now_ns();
+    int64_t t_spawn = tc_now_ns();
 
     int status = TC_OK;
     int64_t started = 0;
@@ -172,14 +177,21 @@ int tc_sleepers_run(int64_t count, int64_t period_ns, int64_t duration_ns,
             break;
         }
     }
-    out->spawn_ns = tc_now_ns() - t0;
     pthread_attr_destroy(&attr);
     out->started = started;
+    /* every thread exists (and waits at the gate): the timed run starts now */
+    getrusage(RUSAGE_SELF, &ru0);
+    int64_t t0 = tc_now_ns();
+    out->spawn_ns = t0 - t_spawn;
+    __atomic_store_n(&plan->gate, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &plan->gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 
-    /* sample memory while they run; the sampler itself sleeps a period too */
+    /* sample memory while they run, every period (at most every 10 ms, so a
+     * long period does not leave the caller asleep long after the last thread) */
+    int64_t sample_ns = period_ns < 10000000 ? period_ns : 10000000;
     while (__atomic_load_n(&plan->finished, __ATOMIC_ACQUIRE) < started) {
         sample(out);
-        sleep_ns(period_ns);
+        sleep_ns(sample_ns);
     }
     for (int64_t i = 0; i < started; i++)
         pthread_join(tids[i], NULL);

@@ -47,6 +47,7 @@ typedef struct {
     int points_filled;       /* entries of `points` written */
     tc_proc_status before;
     tc_proc_status after_free;
+    int64_t free_ns;         /* unmapping every created fiber (its stack), all together */
     int err;                 /* errno of the mmap/mprotect that failed (TC_ELIMIT) */
 } tc_fiber_memory_result;
 
@@ -57,7 +58,8 @@ typedef struct {
  * create_ns[i] is the time to map the stack, set the guard and prepare the
  * context; start_ns[i] is the first switch in, the touch and the switch back.
  * /proc/self/status is read at `npoints` evenly spaced fiber counts (0 and
- * `count` included). Everything is unmapped before returning.
+ * `count` included). Everything is unmapped before returning; free_ns is the
+ * time that took (free_ns / created: the end of a fiber's life).
  */
 int tc_fiber_memory(int impl, int64_t count, int64_t stack_kib, int64_t touch_kib,
                     int npoints, tc_fiber_mem_point *points,

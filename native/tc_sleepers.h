@@ -11,9 +11,9 @@ typedef struct {
     int64_t started;          /* threads created */
     int64_t finished;         /* threads that ran all their wake-ups */
     int64_t wakeups;          /* sleeps completed, all threads together */
-    int64_t wall_ns;          /* first create to last join */
+    int64_t wall_ns;          /* gate (every thread created) to last join */
     int64_t spawn_ns;         /* time to create all threads */
-    int64_t user_us;          /* getrusage(RUSAGE_SELF) change over the run */
+    int64_t user_us;          /* getrusage(RUSAGE_SELF) change from the gate to the last join */
     int64_t sys_us;
     int64_t vcsw;             /* voluntary / involuntary context switches (same) */
     int64_t ivcsw;
@@ -29,10 +29,12 @@ typedef struct {
 
 /*
  * Start `count` threads with `stack_kib` KiB stacks (0: the system default).
- * Thread i first sleeps a pseudo-random stagger below `stagger_ns` (so they do
+ * Every thread waits at a gate until all are created; timing (wall, rusage)
+ * starts when the gate opens, so creating them is not in it. Thread i first
+ * sleeps a pseudo-random stagger below `stagger_ns` (so they do
  * not all wake together), then sleeps `period_ns` at a time until it has
  * slept `duration_ns` in total (duration_ns / period_ns wake-ups). The calling
- * thread samples /proc/self/status every `period_ns` while they run and
+ * thread samples /proc/self/status every `period_ns` (at most 10 ms) while they run and
  * joins them all. A refused pthread_create stops creating, lets the threads
  * already started finish, and returns TC_ELIMIT.
  */

@@ -33,7 +33,6 @@
 from typing import Optional  # papermill reads these annotations, not "X | None"
 
 intro_machine_id: Optional[str] = None  # machine folder under data/ to summarise, None: this machine
-intro_show_published: bool = True  # draw the published numbers (black ticks) on the headline figure
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # save the headline figure under figures/
@@ -41,8 +40,8 @@ save: bool = True  # save the headline figure under figures/
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import discussion, machine, plotting
-from threadcost.views import summary
+from threadcost import machine, plotting
+from threadcost.views import headline, summary
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()
@@ -72,26 +71,33 @@ if fp["virtualization"] != "none":
 # %% [markdown]
 # ## The cost of one task, on this machine
 #
-# Each bar is a number measured by this study's runs on this machine; the black ticks
-# are the published numbers for the same cell (from `data/published/`). Launch is the
-# time to create a task, let it run, and wait for it to finish; a context switch is one
-# hand-over from one task to another (half a ping-pong round trip), with both tasks
-# pinned to one CPU; memory is per idle task, split into the resident part and the
-# kernel-side part that RSS does not show. A cell whose experiment has no stored run
-# says "not measured here".
+# Each dot is a number measured by this study's runs on this machine, with one
+# definition per column, the same for every row:
+#
+# - **launch** is a task's whole life, one at a time: create it, let it run, wait for
+#   it to finish (join, waitpid, `wg.Wait`), and free what it held (for a fiber:
+#   unmap its stack);
+# - **a context switch** is one hand-over between two tasks on the same CPU: threads
+#   and processes through a futex (the round trip divided by the switches counted),
+#   fibers and goroutines (`GOMAXPROCS=1`) pinned and timed in batches, so no clock
+#   read is inside;
+# - **memory** is per idle task, resident plus the kernel side that RSS does not show
+#   (kernel stack, page tables, kernel objects), from slopes over many task counts.
+#
+# A cell whose experiment has no stored run says which one would fill it. The notes
+# under the table say what each number is and which run it comes from.
 
 # %%
-values = summary.headline_values(data_dir, mid)
-published = summary.published_headline() if intro_show_published else None
-fig = summary.headline_figure(values, published)
+values = headline.cells(data_dir, mid)
+fig = headline.figure(values)
 if save:
     plotting.save_figure(fig, "summary_headline", figures_dir)
 
 # %%
-display(Markdown(discussion.cost_sentence(values)))
-display(Markdown("The same numbers as a table (brackets: the interval the experiment "
-                 "reported):"))
-display(summary.headline_table(values))
+display(Markdown(headline.sentence(values)))
+display(Markdown("The same numbers as a table (brackets: the interval drawn):"))
+display(headline.table(values))
+display(headline.notes(values))
 
 # %% [markdown]
 # ## How to read the rest

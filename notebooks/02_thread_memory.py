@@ -61,6 +61,11 @@ memory_grid_repeats: int = 3  # runs per grid point
 memory_spawn_until_failure: bool = False  # opt-in: start threads until a limit stops them (uses up
                                     # process ids of the whole machine while it runs)
 memory_spawn_max: int = 40000  # bound for that run (at most 100,000)
+memory_c10_cap: int = 8000  # most threads the C10 run may start (never near pid_max)
+memory_c10_sleep_ms: int = 1000  # how long each C10 thread sleeps (S1: 1 s)
+memory_process_counts: list[int] = [50, 100, 150, 200, 250, 300]  # idle forked children per run
+memory_process_touch_kib: int = 0  # KiB of fresh memory each child writes before sleeping
+memory_process_repeats: int = 3  # runs per count, counts interleaved
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
@@ -69,7 +74,9 @@ save: bool = True  # store results under data/<machine>/<run>/
 from IPython.display import Markdown, display
 
 from threadcost import machine, plotting
-from threadcost.experiments import limits, thread_memory
+from threadcost.experiments import limits, million, process_memory, thread_memory
+from threadcost.views import million as million_view
+from threadcost.views import process_memory as process_view
 from threadcost.views import thread_memory as view
 
 plotting.use_paper_theme()
@@ -121,6 +128,30 @@ display(view.per_thread_table(sweep).round(4))
 # %%
 fig = view.breakdown_figure(sweep)
 plotting.save_figure(fig, "thread_memory_breakdown", figures_dir);
+
+# %% [markdown]
+# ## An idle thread beside an idle process
+#
+# The same question for processes: a fresh measuring process forks *N* children that
+# only sleep (`native/process_memory.c`), for several *N*, each run in a process of
+# its own. With all of them asleep we read each child's `/proc/<pid>/smaps_rollup`
+# (USS = Private_Clean + Private_Dirty: the pages only that child holds; PSS) and its
+# VmPTE, and the system's kernel stack and slab counters (read before the children's
+# files, since reading them allocates kernel memory of its own). Per idle process is
+# the slope over *N*, with its 95% interval, exactly as per thread above. A thread's
+# user pages are its stack pages (RSS growth of its process); a process's are its
+# USS.
+
+# %%
+procs = process_memory.run(counts=memory_process_counts, touch_kib=memory_process_touch_kib,
+                           repeats=memory_process_repeats)
+view.keep(procs, save, data_dir, fp)
+fig = process_view.side_by_side_figure(sweep, procs)
+plotting.save_figure(fig, "thread_vs_process_memory", figures_dir);
+
+# %%
+display(Markdown(process_view.process_text(procs)))
+display(process_view.side_by_side_table(sweep, procs).style.format(precision=1, na_rep="-"))
 
 # %% [markdown]
 # ## Stack size moves virtual memory, not resident memory
@@ -186,6 +217,23 @@ spawned = (limits.spawn_until_failure(max_threads=memory_spawn_max,
            if memory_spawn_until_failure else None)
 view.keep(spawned, save, data_dir, fp)
 display(Markdown(view.spawn_text(spawned)))
+
+# %% [markdown]
+# ## C10 at the largest thread count this machine allows
+#
+# S1 started one million Rust threads (2 MiB stacks) that each sleep one second. Here
+# the same program runs at the largest count that stays clear of this machine's
+# limits (`kernel.pid_max` is shared with everything else running, so a reserve is
+# kept) and of the `memory_c10_cap` parameter, measured over the whole create, sleep
+# and join. Figures for one million are computed from it by scaling and are
+# labelled so; they are not measurements.
+
+# %%
+c10 = million.threads(cap=memory_c10_cap, stack_kib=2048, sleep_ms=memory_c10_sleep_ms)
+view.keep(c10, save, data_dir, fp)
+display(Markdown(million_view.threads_text(c10)))
+display(million_view.scaled_table(c10).style.format(
+    {"value for 1,000,000 threads": "{:,.1f}"}))
 
 # %% [markdown]
 # ## The published claims beside this machine

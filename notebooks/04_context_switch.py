@@ -38,7 +38,8 @@
 # Published claims checked here: **C01** (S0: 1.2 to 1.5 µs per switch, two threads
 # pinned to one core), **C02** (S0: about 2.2 µs unpinned), **C03** (S0: pipe echo at
 # about 400,000 iterations/s pinned, about half unpinned), **C13** and **C14** (S3:
-# threads vs processes on one core, without and with an 8 MB working set).
+# five CPU-bound tasks on one core as threads vs processes, without and with an 8 MB
+# working set each, replicated as S3 ran it).
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
@@ -59,6 +60,11 @@ switch_echo_message_bytes: int = 16  # bytes per echoed message
 switch_perf_rounds: int = 3  # perf bench vs threadcost, alternating rounds
 switch_perf_iterations: int = 30000  # round trips per round, for both tools
 switch_timing_rounds: int = 3  # per-sample stamps vs whole-run timing rounds
+cpu_bound_tasks: int = 5  # CPU-bound tasks sharing one CPU (S3: 5)
+cpu_bound_limit: int = 12000  # prime-count limit without a working set (S3: 30000)
+cpu_bound_ws_limit: int = 1000  # outer iterations when each task writes its working set
+cpu_bound_ws_ints: int = 1000000  # 64-bit integers per task (S3: 1M, 8 MB)
+cpu_bound_repeats: int = 5  # runs per condition, threads and processes alternating
 data_dir: Optional[str] = None  # None: data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
@@ -68,8 +74,9 @@ from IPython.display import Markdown, display
 
 from threadcost import datastore, machine, plotting
 from threadcost.experiments import context_switch as cs
-from threadcost.experiments import echo
+from threadcost.experiments import cpu_bound, echo
 from threadcost.views import context_switch as view
+from threadcost.views import cpu_bound as cpu_view
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()
@@ -193,7 +200,37 @@ if unpinned is not None:
     display(Markdown(text + "."))
 
 # %% [markdown]
-# ## Threads vs processes with a working set (C13, C14)
+# ## Threads vs processes running CPU-bound work (C13, C14)
+#
+# S3's own experiment, replicated: five tasks that count primes the naive way, all
+# pinned to one CPU, run as five threads of one process and as five processes. In
+# the second condition each task also writes every integer of its own array (S3: one
+# million integers, 8 MB) at the start of every outer iteration, so each switch
+# hands the CPU to a task whose memory is not in the caches and, between processes,
+# not in the TLB either. Every task first faults its array in and waits at a start
+# gate; the clock starts when the gate opens. Per task we read its own user and
+# system time (`getrusage(RUSAGE_THREAD)`, the same call for a thread and for a
+# process's single thread), its CPU clock, and, where `perf_event_open` is allowed,
+# its dTLB load misses and context switches. The whole-run system time is what
+# `time` would print (the process plus its children, fork and exit included).
+# Threads and processes alternate run by run, each run in a fresh child process.
+# Loop sizes are smaller than S3's (its LIMIT of 30,000 ran for minutes): the
+# parameters above say how large.
+
+# %%
+cpu = cpu_bound.run(tasks=cpu_bound_tasks, limit=cpu_bound_limit, ws_limit=cpu_bound_ws_limit,
+                    ws_ints=cpu_bound_ws_ints, repeats=cpu_bound_repeats)
+keep(cpu)
+fig = cpu_view.totals_figure(cpu)
+plotting.save_figure(fig, "cpu_bound_totals", figures_dir)
+
+# %%
+display(cpu_view.totals_table(cpu).style.format(precision=3, na_rep="-"))
+display(cpu_view.ratios_table(cpu).style.format({"processes / threads": "{:.3f}"}, na_rep="-"))
+display(Markdown(cpu_view.summary_text(cpu) + " " + cpu_view.perf_text(cpu)))
+
+# %% [markdown]
+# ## A working set in the ping-pong
 #
 # A switch between two threads keeps the address space; a switch between two
 # processes changes it (a new page-table root; with PCID the TLB entries may
@@ -210,14 +247,6 @@ keep(ws)
 fig = view.working_set_figure(ws)
 plotting.save_figure(fig, "switch_working_set", figures_dir)
 display(view.working_set_table(ws))
-
-# %%
-for row in ws.summary["claims"]:
-    if not row.get("not_run"):
-        display(Markdown(f"**{row['claim_id']}** `{row['quantity']}` = "
-                         f"**{row['measured']:.2f}** ({row['note']})."))
-    else:
-        display(Markdown(f"**{row['claim_id']}**: not run here ({row['not_run']})."))
 
 # %% [markdown]
 # ## Echo rate (C03)
@@ -328,6 +357,7 @@ for row in big.itertuples():
              + (f"{extra:,.1f} µs per round trip beyond the touching itself. " if extra > 0 else
                 f"no measurable time beyond the touching itself (the difference, {extra:,.1f} µs, "
                 f"is below the noise of timing the touch alone). "))
+text += cpu_view.conclusion_text(cpu) + " "
 display(Markdown(text + "The direct cost of a switch is small; what a switch does to the "
                  "caches, and where the scheduler puts the two tasks, can cost more. Notebook 5 "
                  "sets these kernel switches beside user-space switches (fibers and goroutines)."))

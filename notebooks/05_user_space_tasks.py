@@ -52,6 +52,13 @@ tasks_sleep_stagger_ms: int = 200  # start delays spread below this, ms (C15: 20
 tasks_thread_counts: list[int] = [100, 500, 1000, 2000]  # thread counts for the per-thread memory slope
 tasks_kernel_switch_iterations: int = 50_000  # thread/process round trips (futex, same CPU)
 tasks_launch_iterations: int = 2000  # thread launches for the creation comparison
+tasks_sleep_counts: list[int] = [300, 1000, 3000, 10_000]  # sleeper counts of the sweep
+tasks_sleep_sweep_duration_ms: int = 500  # total sleep of each task in the sweep, ms
+tasks_c11_goroutines: int = 1_000_000  # C11: goroutines sleeping at once (S1: 1,000,000)
+tasks_c11_sleep_ms: int = 1000  # how long each sleeps, ms (S1: 1 s)
+tasks_go_launch_iterations: int = 20_000  # goroutine launches (go, first run, wg.Done, Wait)
+tasks_go_pinning_repeats: int = 7  # C04: pinned/default pairs, alternating
+tasks_go_pinning_iterations: int = 200_000  # round trips per C04 run
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
@@ -60,7 +67,10 @@ save: bool = True  # store results under data/<machine>/<run>/
 from IPython.display import Markdown, display
 
 from threadcost import machine, plotting
-from threadcost.experiments import fibers, peers, sleepers
+from threadcost.experiments import fibers, million, peers, sleepers
+from threadcost.views import goroutines as go_view
+from threadcost.views import million as million_view
+from threadcost.views import sleepers_sweep as sweep_view
 from threadcost.views import user_space_tasks as view
 
 plotting.use_paper_theme()
@@ -125,6 +135,29 @@ go_result = peers.run(iterations=tasks_go_iterations, warmup=tasks_warmup, cpu=t
 display(Markdown(view.goroutine_text(go_result)))
 
 # %% [markdown]
+# ### Goroutine launch, and C04's pinning gain in repeated pairs
+#
+# A goroutine's whole life, one at a time: the `go` statement, its first run, its
+# `wg.Done()`, and the `wg.Wait()` that sees it, with `GOMAXPROCS=1` and the process
+# pinned to one CPU (as notebook 3 pins its thread launches). Each launch is timed (one
+# clock read included), and a second batch is timed as a whole. Then C04's question,
+# "does `GOMAXPROCS=1` plus pinning help?", as pairs of ping-pong runs, pinned and
+# default in alternating order; the gain is pinned rate / default rate - 1 for each
+# pair, with a 95% interval over the pairs.
+
+# %%
+go_launch = peers.launch_run(iterations=tasks_go_launch_iterations, warmup=tasks_warmup // 10,
+                             cpu=tasks_cpu)
+go_pinning = peers.pinning_run(repeats=tasks_go_pinning_repeats,
+                               iterations=tasks_go_pinning_iterations,
+                               warmup=tasks_warmup, cpu=tasks_cpu)
+if go_launch.summary["skipped"]:
+    display(Markdown(f"**Goroutine launch and C04 pairs not run:** {go_launch.summary['skipped']}."))
+else:
+    display(Markdown(go_view.launch_text(go_launch, go_pinning)))
+    display(go_view.gain_table(go_pinning))
+
+# %% [markdown]
 # ## Threads and processes, in the same session
 #
 # The kernel-task rows come from the experiments of notebooks 2-4, called here with
@@ -183,7 +216,8 @@ saved = plotting.save_figure(fig, "tasks_creation", figures_dir)
 # fresh process: C threads placed by the scheduler, C threads pinned round-robin to the
 # CPUs, and goroutines. Memory is the **growth** of the process's peak resident set over
 # its size just before the tasks started (sampled every period, and the kernel's
-# high-water mark); CPU is the process's user and system time over the run.
+# high-water mark); CPU is the process's user and system time from the moment every
+# task exists (they wait at a gate while the others are created) to the last one's end.
 
 # %%
 sleep_result = sleepers.run(
@@ -197,6 +231,46 @@ saved = plotting.save_figure(fig, "tasks_sleepers", figures_dir)
 
 # %%
 display(Markdown(view.sleepers_text(sleep_result)))
+
+# %% [markdown]
+# ### From a few hundred to 10,000 sleepers: where the machine saturates
+#
+# One count says little on a small machine: 10,000 tasks waking every 10 ms ask for
+# a million wake-ups a second, and if the CPUs cannot keep up, the run stretches and
+# the cost per wake-up changes with it. So the same workload runs at several counts,
+# every variant at each, with all tasks created before the clock starts. What is
+# compared is the **CPU per wake-up** (user and system) and the **resident memory per
+# task**; points where the CPUs were at least 80% busy, or the run fell more than 25%
+# behind its schedule, are drawn hollow: claims about the cost of a wake-up are read
+# from the filled points.
+
+# %%
+sweep_result = sleepers.sweep(counts=tasks_sleep_counts, period_ms=tasks_sleep_period_ms,
+                              duration_ms=tasks_sleep_sweep_duration_ms,
+                              stagger_ms=tasks_sleep_stagger_ms)
+fig = sweep_view.figure(sweep_result)
+saved = plotting.save_figure(fig, "tasks_sleepers_sweep", figures_dir)
+
+# %%
+display(Markdown(sweep_view.text(sweep_result)))
+display(sweep_view.table(sweep_result).style.format(precision=2, na_rep="-"))
+
+# %% [markdown]
+# ### One million goroutines (C11)
+#
+# S1's goroutine program as S1 ran it: start `tasks_c11_goroutines` goroutines that each
+# sleep one second, wait for all, and measure the program from outside the way
+# `/usr/bin/time` does (wall clock, and user, system and max RSS from `wait4`). If
+# starting them takes longer than one sleep, the first end before the last start, so
+# a second run holds every goroutine until all exist: its max RSS is that of all of
+# them asleep at once. It runs only when MemAvailable is at least twice what it should
+# need; otherwise it says so.
+
+# %%
+c11 = million.goroutines(count=tasks_c11_goroutines, sleep_ms=tasks_c11_sleep_ms)
+display(Markdown(million_view.goroutines_text(c11)))
+if not c11.summary.get("skipped"):
+    display(million_view.goroutines_table(c11).style.format(precision=2))
 
 # %% [markdown]
 # ## The claims beside this machine
@@ -248,5 +322,6 @@ view.compare_widget(rows)
 # %%
 # the kernel-task runs are not stored again: notebooks 02-04 store their own, and
 # the claims paper reads the latest run of each experiment
-runs = [*fiber_results.values(), go_result, sleep_result]
+runs = [*fiber_results.values(), go_result, go_launch, go_pinning, sleep_result,
+        sweep_result, c11]
 display(Markdown(view.save_runs(runs, save, data_dir, fp)))

@@ -10,7 +10,7 @@ from threadcost import datastore
 pytestmark = pytest.mark.notebook
 
 FIGURES = ("switch_distributions", "switch_unpinned_split", "switch_working_set",
-           "switch_echo_rate", "switch_claims")
+           "switch_echo_rate", "switch_claims", "cpu_bound_totals")
 
 
 def test_notebook_records_its_distributions(tmp_path) -> None:
@@ -28,6 +28,11 @@ def test_notebook_records_its_distributions(tmp_path) -> None:
     assert set(zip(quantiles.mechanism, quantiles.placement, quantiles.tasks,
                    strict=True)) == ran
     assert {"C01", "C02"} <= {row["claim_id"] for row in sweep.meta["summary"]["claims"]}
+    (cpu,) = datastore.list_runs("cpu_bound", data_dir=data_dir)
+    runs = cpu.table("runs")
+    assert len(runs) == q["cpu_bound_repeats"] * 2 * 2
+    assert (runs.tasks_stopped == runs.tasks_started).all()
+    assert (runs.tasks_started == q["cpu_bound_tasks"]).all()
     for experiment in ("context_switch_working_set", "echo", "context_switch_perf_check",
                        "context_switch_timing_check"):
         assert len(datastore.list_runs(experiment, data_dir=data_dir)) == 1, experiment

@@ -10,7 +10,7 @@ from threadcost import datastore
 pytestmark = pytest.mark.notebook
 
 FIGURES = ["thread_memory_vs_threads", "thread_memory_breakdown", "thread_memory_stack",
-           "thread_memory_touch", "thread_memory_claims"]
+           "thread_memory_touch", "thread_memory_claims", "thread_vs_process_memory"]
 
 
 def test_notebook_records_the_fit_grids_limits_and_figures(tmp_path) -> None:
@@ -24,6 +24,10 @@ def test_notebook_records_the_fit_grids_limits_and_figures(tmp_path) -> None:
     assert fit["method"] == "slope" and 0.0 <= fit["r2"] <= 1.0
     points = sweeps[0].table("points")
     assert len(points) == len(q["memory_thread_counts"]) * q["memory_repeats"]
+    (procs,) = datastore.list_runs("process_memory", data_dir=data_dir)
+    pts = procs.table("points")
+    assert len(pts) == len(q["memory_process_counts"]) * q["memory_process_repeats"]
+    assert (pts.stopped == pts.started).all()
     for experiment in ("thread_memory_stack", "thread_memory_touch", "thread_limits"):
         assert len(datastore.list_runs(experiment, data_dir=data_dir)) == 1
     claims = {c["claim_id"] for run in datastore.list_runs(data_dir=data_dir)

@@ -290,3 +290,98 @@ def run(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = "auto",
         "memory_points": pd.DataFrame(memory["points"]),
     }
     return Result(EXPERIMENT, p, summary, tables)
+
+
+# --- goroutine launch and C04's pinning gain, each an experiment of its own ---------
+
+LAUNCH_EXPERIMENT = "goroutine_launch"
+PINNING_EXPERIMENT = "goroutine_pinning"
+
+
+def _not_run_result(experiment: str, p: dict[str, Any], reason: str) -> Result:
+    return Result(experiment, p, {"skipped": reason}, {})
+
+
+def launch_run(iterations: Any = 20_000, warmup: Any = 2_000, cpu: Any = "auto") -> Result:
+    """A goroutine's whole life, one at a time: ``go`` statement, first run,
+    ``wg.Done()``, and the ``wg.Wait()`` that sees it, with GOMAXPROCS=1 and the
+    process pinned to ``cpu`` (as the thread launch of notebook 03 is pinned).
+
+    ``launch_ns``: the distribution of per-launch samples (each includes one
+    clock read, ``timer_overhead_ns``); ``batch_launch_ns``: a second batch of
+    ``iterations`` launches timed as a whole, divided by their number (no
+    clock read per launch). Without Go, ``summary["skipped"]`` says why.
+    """
+    p = {"iterations": validate.integer("iterations", iterations, minimum=1,
+                                        maximum=MAX_ITERATIONS),
+         "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
+         "cpu": one_cpu("cpu", cpu, allow_none=False)}
+    reason = go_absent_reason()
+    if reason is not None:
+        return _not_run_result(LAUNCH_EXPERIMENT, p, reason)
+    ensure_built()
+    data = run_program(["launch", "-iterations", str(p["iterations"]), "-warmup",
+                        str(p["warmup"]), "-gomaxprocs", "1", "-cpu", str(p["cpu"])],
+                       timeout=120.0 + p["iterations"] * 3 * 20e-6)
+    samples = np.asarray(data.pop("samples_ns"), dtype=np.int64)
+    summary = {
+        "skipped": None, "go_version": data["go_version"], "gomaxprocs": data["gomaxprocs"],
+        "affinity": data["affinity"], "launched": int(data["launched"]),
+        "expected_launches": p["warmup"] + 2 * p["iterations"],
+        "launch_ns": stats.distribution(samples),
+        "batch_launch_ns": data["batch_ns"] / p["iterations"],
+        "timer_overhead_ns": data["timer_overhead_ns"],
+    }
+    return Result(LAUNCH_EXPERIMENT, p, summary,
+                  {"samples": pd.DataFrame({"launch_ns": samples})})
+
+
+def pinning_run(repeats: Any = 7, iterations: Any = 200_000, warmup: Any = 20_000,
+                cpu: Any = "auto") -> Result:
+    """C04's pinning gain: the channel ping-pong with GOMAXPROCS=1 pinned to
+    ``cpu`` vs the runtime's defaults, ``repeats`` pairs run alternately (the
+    order flips every pair). Each run's rate comes from its batch (no clock
+    reads); the gain of a pair is pinned rate / default rate - 1, and the table
+    ``gain`` gives the mean gain with a 95% t-interval over the pairs."""
+    p = {"repeats": validate.integer("repeats", repeats, minimum=2, maximum=1000),
+         "iterations": validate.integer("iterations", iterations, minimum=1000,
+                                        maximum=MAX_ITERATIONS),
+         "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
+         "cpu": one_cpu("cpu", cpu, allow_none=False)}
+    reason = go_absent_reason()
+    if reason is not None:
+        return _not_run_result(PINNING_EXPERIMENT, p, reason)
+    ensure_built()
+    rows = []
+    for rep in range(p["repeats"]):
+        order = (True, False) if rep % 2 == 0 else (False, True)
+        for pinned in order:
+            r = _pingpong(p, pinned=pinned)
+            rows.append({"repeat": rep, "mode": "gomaxprocs1_pinned" if pinned else "default",
+                         "gomaxprocs": r["gomaxprocs"],
+                         "batch_round_trip_ns": r["batch_round_trip_ns"],
+                         "round_trips_per_s": r["round_trips_per_s"],
+                         "switch_ns_batch": r["switch_ns_batch"],
+                         "round_trip_p50_ns": r["round_trip_ns"]["p50"]})
+    runs = pd.DataFrame(rows)
+    runs["median_rate_per_s"] = 1e9 / runs["round_trip_p50_ns"]
+    from scipy import stats as sps
+
+    gain_rows = []
+    for basis, column in (("batch", "round_trips_per_s"), ("median sample", "median_rate_per_s")):
+        wide = runs.pivot(index="repeat", columns="mode", values=column)
+        gains = (wide["gomaxprocs1_pinned"] / wide["default"] - 1).to_numpy(dtype=float)
+        mean = float(gains.mean())
+        half = float(sps.t.ppf(0.975, gains.size - 1) * gains.std(ddof=1)
+                     / np.sqrt(gains.size))
+        gain_rows.append({"basis": basis, "pairs": int(gains.size), "gain_mean": mean,
+                          "ci95_low": mean - half, "ci95_high": mean + half,
+                          "ci95_half_width": half, "resolves_5_percent": bool(half < 0.05)})
+    gain = pd.DataFrame(gain_rows)
+    summary = {"skipped": None, "gain": gain.iloc[0].to_dict(),
+               "gain_median_sample": gain.iloc[1].to_dict(),
+               "pinned_switch_ns_batch": float(runs[runs["mode"] == "gomaxprocs1_pinned"]
+                                               ["switch_ns_batch"].median()),
+               "default_switch_ns_batch": float(runs[runs["mode"] == "default"]
+                                                ["switch_ns_batch"].median())}
+    return Result(PINNING_EXPERIMENT, p, summary, {"runs": runs, "gain": gain})

@@ -271,3 +271,100 @@ def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
     }
     table = pd.DataFrame([rows[v] for v in p["variants"]])
     return Result(EXPERIMENT, p, summary, {"variants": table}, limit_hit)
+
+
+# --- the sweep over counts (C15/C17 in the unsaturated range) ------------------------
+
+SWEEP_EXPERIMENT = "sleepers_sweep"
+SATURATION_SHARE = 0.8  # CPU busy share of the usable CPUs from which a point is saturated
+LATE_FACTOR = 1.25  # or: the run took this much longer than its sleeps
+
+
+def sweep(counts: Any = (300, 1000, 3000, 10_000), variants: Any = VARIANTS,
+          period_ms: Any = 10, duration_ms: Any = 500, stagger_ms: Any = 100,
+          repeats: Any = 1, progress: bool = False) -> Result:
+    """The sleepers workload at several task counts, every variant at every count
+    (variants alternate within a count; counts ascend, repeats interleaved).
+
+    Every task is created before timing starts (a gate in the C kernel and the Go
+    peer). Per point: CPU per wake-up (user and system), peak RSS growth per task,
+    and how busy the CPUs were: ``cpu_busy`` = CPU seconds / wall seconds, and
+    ``saturated`` when that reaches 80% of the usable CPUs or the run took more
+    than 1.25x its planned sleeping time. Goroutine points read "not run" (with
+    the reason) without Go.
+    """
+    p = check_params(max(validate.integer_list("counts", counts, minimum=1,
+                                               maximum=max_threads())),
+                     period_ms, duration_ms, stagger_ms, 0, variants)
+    p["counts"] = sorted(set(validate.integer_list("counts", counts, minimum=1,
+                                                   maximum=max_threads())))
+    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
+    del p["count"]
+    cpus = len(sysinfo.affinity())
+    planned_s = (p["duration_ms"] + p["stagger_ms"]) / 1000
+    plan = [(rep, n, v) for rep in range(p["repeats"]) for n in p["counts"]
+            for v in (p["variants"] if rep % 2 == 0 else list(reversed(p["variants"])))]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(plan), desc="sleepers sweep", unit="run")
+    rows: list[dict[str, Any]] = []
+    limit_hit = None
+    go_reason = peers.go_absent_reason()
+    for rep, n, variant in plan:
+        base = {"repeat": rep, "count": n, "variant": variant, "cpus": cpus,
+                "planned_s": planned_s}
+        if variant == "goroutines":
+            if go_reason:
+                rows.append({**base, "not_run": go_reason})
+                if bar is not None:
+                    bar.update(1)
+                continue
+            data = peers.sleepers_go(n, p["period_ms"], p["duration_ms"], p["stagger_ms"])
+            raw = {"tasks": data["count"], "wakeups": data["wakeups"],
+                   "wall_ns": data["wall_ns"], "spawn_ns": data["spawn_ns"],
+                   "user_us": data["user_us"], "sys_us": data["sys_us"],
+                   "rss_before_kib": data["rss_before_kib"],
+                   "vsz_before_kib": data["vsz_before_kib"],
+                   "peak_rss_kib": max(data["peak_rss_kib"], data.get("hwm_kib") or 0),
+                   "peak_vsz_kib": data["peak_vsz_kib"], "peak_threads": data["peak_threads"]}
+            status = 0
+        else:
+            timeout = 120.0 + planned_s * 3 + n * 2e-3
+            raw = run_isolated(_threads_child, {
+                "count": n, "period_ms": p["period_ms"], "duration_ms": p["duration_ms"],
+                "stagger_ms": p["stagger_ms"], "pinned": variant == "threads_pinned",
+                "stack_kib": 0}, timeout=timeout)
+            status = raw["status"]
+        row = {**base, **_row(variant, raw)}
+        wakeups = max(raw["wakeups"], 1)
+        row["user_us_per_wakeup"] = raw["user_us"] / wakeups
+        row["sys_us_per_wakeup"] = raw["sys_us"] / wakeups
+        row["cpu_busy"] = row["cpu_s"] / row["wall_s"] if row["wall_s"] > 0 else None
+        row["cpu_bound"] = bool((row["cpu_busy"] or 0) >= SATURATION_SHARE * cpus)
+        row["late"] = bool(row["wall_s"] > LATE_FACTOR * planned_s)
+        row["saturated"] = row["cpu_bound"] or row["late"]
+        rows.append(row)
+        if bar is not None:
+            bar.update(1)
+        if status == lib.TC_ELIMIT:
+            limit_hit = {"limit": "thread creation refused (pthread_create: threads-max, "
+                                  "pid_max, cgroup pids.max or memory)",
+                         "errno": raw["err"], "variant": variant, "count": n,
+                         "threads_started": raw["tasks"]}
+            break
+    if bar is not None:
+        bar.close()
+    points = pd.DataFrame(rows)
+    measured = points[points["not_run"].isna()] if "not_run" in points else points
+    first_saturated = {}
+    for variant, grp in measured.groupby("variant"):
+        sat = grp[grp["saturated"]]
+        first_saturated[variant] = int(sat["count"].min()) if not sat.empty else None
+    summary: dict[str, Any] = {
+        "cpus": cpus, "planned_s": planned_s, "first_saturated_count": first_saturated,
+        "tasks_started": int(measured["tasks"].sum()) if not measured.empty else 0,
+        "not_run": {r["variant"]: r["not_run"] for r in rows if r.get("not_run")},
+    }
+    return Result(SWEEP_EXPERIMENT, p, summary, {"points": points}, limit_hit)

@@ -254,14 +254,15 @@ func sleepers(args []string) {
 	period := time.Duration(*periodMs) * time.Millisecond
 	each := *durationMs / *periodMs
 	before := procStatus()
-	u0, s0, _ := rusageUs()
-	start := time.Now()
+	spawnStart := time.Now()
 	var wakeups atomic.Int64
 	var wg sync.WaitGroup
+	gate := make(chan struct{})
 	for i := 0; i < *count; i++ {
 		wg.Add(1)
 		go func(index uint32) {
 			defer wg.Done()
+			<-gate // timing starts once every goroutine exists
 			if *staggerMs > 0 {
 				h := uint64(index*2654435761) % uint64(*staggerMs*1000)
 				time.Sleep(time.Duration(h) * time.Microsecond)
@@ -272,7 +273,10 @@ func sleepers(args []string) {
 			wakeups.Add(int64(each))
 		}(uint32(i))
 	}
-	spawn := time.Since(start)
+	spawn := time.Since(spawnStart)
+	u0, s0, _ := rusageUs()
+	start := time.Now()
+	close(gate)
 	var peakRss, peakVsz, peakThreads int64
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
@@ -316,9 +320,113 @@ loop:
 	})
 }
 
+// launch times a goroutine's whole life: go statement, first run, wg.Done, and
+// the Wait that sees it, one goroutine at a time, per sample and as a batch.
+func launch(args []string) {
+	fs := flag.NewFlagSet("launch", flag.ExitOnError)
+	iterations := fs.Int("iterations", 10000, "timed launches")
+	warmup := fs.Int("warmup", 1000, "untimed launches first")
+	gomaxprocs := fs.Int("gomaxprocs", 0, "GOMAXPROCS (0: the runtime default)")
+	cpu := fs.Int("cpu", -1, "pin the process to this CPU (-1: no pinning)")
+	_ = fs.Parse(args)
+	if *iterations < 1 || *warmup < 0 || *gomaxprocs < 0 {
+		fail("launch: iterations >= 1, warmup >= 0, gomaxprocs >= 0 required")
+	}
+	pinProcess(*cpu)
+	if *gomaxprocs > 0 {
+		runtime.GOMAXPROCS(*gomaxprocs)
+	}
+	timer := timerOverheadNs()
+	var wg sync.WaitGroup
+	var ran atomic.Int64
+	one := func() {
+		wg.Add(1)
+		go func() {
+			ran.Add(1)
+			wg.Done()
+		}()
+		wg.Wait()
+	}
+	for i := 0; i < *warmup; i++ {
+		one()
+	}
+	samples := make([]int64, *iterations)
+	for i := range samples {
+		t0 := time.Now()
+		one()
+		samples[i] = int64(time.Since(t0))
+	}
+	start := time.Now()
+	for i := 0; i < *iterations; i++ {
+		one()
+	}
+	batch := int64(time.Since(start))
+	emit(map[string]any{
+		"program":           "launch",
+		"go_version":        runtime.Version(),
+		"gomaxprocs":        runtime.GOMAXPROCS(0),
+		"affinity":          affinity(),
+		"pinned_cpu":        *cpu,
+		"iterations":        *iterations,
+		"warmup":            *warmup,
+		"launched":          ran.Load(),
+		"timer_overhead_ns": timer,
+		"batch_ns":          batch,
+		"samples_ns":        samples,
+	})
+}
+
+// million is S1's goroutine program (claim C11): start count goroutines that
+// each sleep, and wait for them all. It is timed from outside, like
+// /usr/bin/time (wait4's rusage), so it prints only how many ran.
+func million(args []string) {
+	fs := flag.NewFlagSet("million", flag.ExitOnError)
+	count := fs.Int("count", 1000000, "goroutines")
+	sleepMs := fs.Int("sleep-ms", 1000, "how long each sleeps (ms)")
+	gated := fs.Bool("gate", false, "each waits until all exist, then sleeps (all asleep at once)")
+	_ = fs.Parse(args)
+	if *count < 1 || *sleepMs < 0 {
+		fail("million: count >= 1, sleep-ms >= 0 required")
+	}
+	var wg sync.WaitGroup
+	var done atomic.Int64
+	d := time.Duration(*sleepMs) * time.Millisecond
+	gate := make(chan struct{})
+	if !*gated {
+		close(gate)
+	}
+	start := time.Now()
+	for i := 0; i < *count; i++ {
+		wg.Add(1)
+		go func() {
+			<-gate
+			time.Sleep(d)
+			done.Add(1)
+			wg.Done()
+		}()
+	}
+	spawn := time.Since(start)
+	// how many were still asleep when the last one started: all of them
+	// coexist only if starting them took less than one sleep
+	aliveAtSpawnEnd := int64(*count) - done.Load()
+	if *gated {
+		close(gate)
+	}
+	wg.Wait()
+	emit(map[string]any{
+		"program":            "million",
+		"go_version":         runtime.Version(),
+		"gomaxprocs":         runtime.GOMAXPROCS(0),
+		"count":              *count,
+		"finished":           done.Load(),
+		"spawn_ns":           int64(spawn),
+		"alive_at_spawn_end": aliveAtSpawnEnd,
+	})
+}
+
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: tcpeers pingpong|memory|sleepers [flags]")
+		fail("usage: tcpeers pingpong|memory|sleepers|launch|million [flags]")
 	}
 	switch os.Args[1] {
 	case "pingpong":
@@ -329,7 +437,11 @@ func main() {
 		sleepers(os.Args[2:])
 	case "brigade":
 		brigade(os.Args[2:])
+	case "launch":
+		launch(os.Args[2:])
+	case "million":
+		million(os.Args[2:])
 	default:
-		fail("unknown program %q (pingpong, memory, sleepers)", os.Args[1])
+		fail("unknown program %q (pingpong, memory, sleepers, brigade, launch, million)", os.Args[1])
 	}
 }

@@ -1,0 +1,106 @@
+"""S3's CPU-bound tasks (C13/C14): invariants of every run, bad input, nothing left behind."""
+
+from __future__ import annotations
+
+import pytest
+
+from threadcost import ParameterError, isolate, leakcheck, sysinfo
+from threadcost.experiments import cpu_bound
+from threadcost.results import Result
+
+# S3's loop counts the primes up to LIMIT (a mathematical fact, not a measurement)
+PRIMES_UP_TO = {600: 109, 1000: 168}
+# getrusage and the thread CPU clock read a few microseconds apart; allow 5 ms
+# per task of accounting slack on top of the physical bound.
+SLACK_S = 0.005
+
+
+@pytest.fixture(scope="module")
+def result() -> Result:
+    return cpu_bound.run(tasks=3, limit=1000, ws_limit=20, ws_ints=65_536, repeats=2)
+
+
+def test_every_task_started_stopped_and_completed(result: Result) -> None:
+    runs = result.tables["runs"]
+    assert len(runs) == 2 * 2 * 2  # repeats x working sets x modes
+    assert (runs["tasks_started"] == 3).all()
+    assert (runs["tasks_stopped"] == runs["tasks_started"]).all()
+    assert (runs["tasks_completed"] == 3).all()
+    tasks = result.tables["tasks"]
+    assert len(tasks) == 3 * len(runs)
+    assert tasks["completed"].all()
+    expected = tasks["limit"].map(lambda lim: PRIMES_UP_TO.get(lim))
+    assert (tasks["primes"][expected.notna()] == expected.dropna()).all()
+    assert result.summary["tasks_started"] == result.summary["tasks_stopped"] == 24
+
+
+def test_alternates_threads_and_processes(result: Result) -> None:
+    runs = result.tables["runs"].sort_values("order")
+    assert list(runs["mode"]) == ["threads", "processes"] * 4
+
+
+def test_all_tasks_ran_on_the_one_cpu(result: Result) -> None:
+    cpu = result.params["cpu"]
+    assert cpu in sysinfo.affinity()
+    assert (result.tables["tasks"]["cpu"] == cpu).all()
+
+
+def test_cpu_time_fits_in_wall_time_on_one_cpu(result: Result) -> None:
+    """Tasks pinned to one CPU cannot use more CPU time than the wall time of
+    that CPU (other programs on it only make the CPU time smaller)."""
+    runs = result.tables["runs"]
+    n = runs["tasks_started"]
+    assert (runs["cpu_s"] <= runs["wall_s"] * 1 + SLACK_S * n).all()
+    assert (runs["user_s"] + runs["sys_s"] <= runs["wall_s"] + SLACK_S * n).all()
+    tasks = result.tables["tasks"]
+    assert (tasks["cpu_s"] > 0).all()
+    assert (tasks["cpu_s"] <= tasks["wall_s"] + SLACK_S).all()
+    # the run's wall is the last task's end
+    last = tasks.groupby("order")["wall_s"].max().sort_index()
+    assert (abs(last.to_numpy() - runs.sort_values("order")["wall_s"].to_numpy()) < 1e-6).all()
+
+
+def test_ratio_table_pairs_each_repeat(result: Result) -> None:
+    ratios = result.tables["ratios"]
+    wall = ratios[ratios.quantity == "wall_s"]
+    assert set(wall["working_set"]) == {"none", "own"}
+    assert (wall["n"] == 2).all()
+    assert (wall["ci95_low"] <= wall["ratio"]).all() and (wall["ratio"] <= wall["ci95_high"]).all()
+
+
+def test_perf_counters_are_there_or_say_why(result: Result) -> None:
+    runs = result.tables["runs"]
+    note = result.summary["perf"]["dtlb_misses"]
+    if note.startswith("available"):
+        assert runs["dtlb_misses"].notna().all()
+    else:
+        assert note.startswith("not available here")
+        assert runs["dtlb_misses"].isna().all()
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"tasks": 0}, "tasks"),
+    ({"tasks": 65}, "tasks"),
+    ({"limit": 2}, "limit"),
+    ({"ws_ints": 0}, "ws_ints"),
+    ({"working_sets": "big"}, "working_sets"),
+    ({"modes": "fibers"}, "modes"),
+    ({"repeats": 0}, "repeats"),
+    ({"cpu": 4095}, "cpu"),
+    ({"run_timeout_s": 0}, "run_timeout_s"),
+    ({"ws_ints": 1 << 27, "tasks": 64}, "ws_ints"),
+])
+def test_bad_parameters_are_refused_by_name(kwargs: dict[str, object], name: str) -> None:
+    with pytest.raises(ParameterError) as info:
+        cpu_bound.check_params(**kwargs)
+    assert info.value.name == name
+
+
+def test_nothing_left_behind() -> None:
+    def call() -> object:
+        return cpu_bound.run(tasks=2, limit=300, ws_limit=5, ws_ints=4096, repeats=1)
+
+    with isolate.inline():
+        problems = leakcheck.check(call, warmup=1, repeat=2)
+    assert not problems, problems
+    assert not leakcheck.check(call, warmup=1, repeat=1)

@@ -1,0 +1,37 @@
+"""threadcost process-memory: what an idle forked process holds, user and kernel side."""
+
+from __future__ import annotations
+
+import argparse
+
+from threadcost.experiments import process_memory
+from threadcost.results import Result
+from threadcost.textout import table
+
+NAME = "process-memory"
+HELP = ("memory per idle forked process: USS, PSS, page tables, kernel stack and slab, "
+        "by slope over child counts")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--counts", default="50,100,150,200,250,300",
+                        help="comma-separated numbers of idle children per run "
+                             "(default 50,100,150,200,250,300)")
+    parser.add_argument("--touch-kib", default="0",
+                        help="KiB of fresh memory each child writes before sleeping (default 0)")
+    parser.add_argument("--repeats", default="3", help="runs per count, 1 .. 100 (default 3)")
+
+
+def execute(args: argparse.Namespace) -> Result:
+    return process_memory.run(counts=args.counts, touch_kib=args.touch_kib,
+                              repeats=args.repeats)
+
+
+def format_text(result: Result) -> str:
+    rows = []
+    for name, f in result.summary["fits"].items():
+        ci = ("-" if f.get("ci95_low") is None
+              else f"{f['ci95_low']:,.1f} to {f['ci95_high']:,.1f}")
+        r2 = "-" if f.get("r2") is None else f"{f['r2']:.4f}"
+        rows.append([process_memory.SERIES[name], f"{f['per_process_kib']:,.1f}", ci, r2])
+    return table(["counter", "KiB per idle process", "95% interval", "R²"], rows)

@@ -1,0 +1,131 @@
+"""Figure, tables and text of S3's CPU-bound experiment (C13, C14)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from threadcost.results import Result
+
+WS_LABEL = {"none": "no working set", "own": "own working set"}
+PANELS = (("wall_s", "wall (s)"), ("user_s", "user (s, all tasks)"),
+          ("sys_s", "system (s, all tasks)"))
+MODE_MARK = {"threads": "o", "processes": "s"}
+
+
+def _ws_label(result: Result, ws: str) -> str:
+    if ws == "own":
+        return f"{result.params['ws_ints'] * 8 / 1e6:,.1f} MB each"
+    return WS_LABEL[ws]
+
+
+def totals_figure(result: Result) -> plt.Figure:
+    """Wall, user and system time of each run (dots, one per repeat; bar: the
+    median), threads vs processes, per working-set condition; rows share one axis."""
+    runs = result.tables["runs"]
+    rows = [(ws, mode) for ws in result.params["working_sets"] for mode in result.params["modes"]]
+    labels = [f"{mode}, {_ws_label(result, ws)}" for ws, mode in rows]
+    fig, axes = plt.subplots(1, len(PANELS), figsize=(11, 1.0 + 0.55 * len(rows)), sharey=True)
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, (col, title) in zip(axes, PANELS, strict=True):
+        for y, (ws, mode) in enumerate(rows):
+            vals = runs[(runs.working_set == ws) & (runs["mode"] == mode)][col].to_numpy()
+            color = cycle[0] if mode == "threads" else cycle[1]
+            ax.scatter(vals, np.full(vals.size, y), marker=MODE_MARK[mode], color=color,
+                       alpha=0.6, s=28)
+            if vals.size:
+                med = float(np.median(vals))
+                ax.plot([med, med], [y - 0.3, y + 0.3], color="black", lw=2)
+        ax.set_xlabel(title)
+        ax.set_xlim(left=0)
+    axes[0].set_yticks(range(len(rows)), labels)
+    axes[0].invert_yaxis()
+    fig.suptitle(f"{result.params['tasks']} CPU-bound tasks on CPU {result.params['cpu']}: "
+                 f"each run a dot, the median a bar ({result.params['repeats']} repeats)",
+                 fontweight="bold")
+    fig.tight_layout()
+    return fig
+
+
+def totals_table(result: Result) -> pd.DataFrame:
+    """Median over repeats of each run's totals, per condition."""
+    t = result.tables["totals"]
+    out = pd.DataFrame({
+        "working set": [_ws_label(result, w) for w in t.working_set],
+        "tasks as": t["mode"],
+        "runs": t["repeats"],
+        "wall (s)": t.wall_s_median,
+        "user (s)": t.user_s_median,
+        "system (s)": t.sys_s_median,
+        "system, whole run (s)": t.whole_sys_s_median,
+        "switches": t.switches_median,
+        "dTLB load misses (millions)": t.dtlb_misses_median / 1e6,
+    })
+    return out.set_index(["working set", "tasks as"])
+
+
+def ratios_table(result: Result) -> pd.DataFrame:
+    """processes / threads per quantity: geometric mean of the per-repeat ratios,
+    95% interval."""
+    r = result.tables["ratios"]
+    names = {"wall_s": "wall", "user_s": "user", "sys_s": "system (loops)",
+             "cpu_s": "CPU clock", "whole_user_s": "user, whole run",
+             "whole_sys_s": "system, whole run", "dtlb_misses": "dTLB load misses",
+             "switches": "context switches"}
+    out = pd.DataFrame({
+        "working set": [_ws_label(result, w) for w in r.working_set],
+        "quantity": r.quantity.map(names),
+        "pairs": r.n,
+        "processes / threads": r.ratio,
+        "95% interval": [f"{lo:.3f} to {hi:.3f}" if pd.notna(lo) else "-"
+                         for lo, hi in zip(r.ci95_low, r.ci95_high, strict=True)],
+    })
+    return out.set_index(["working set", "quantity"])
+
+
+def perf_text(result: Result) -> str:
+    perf = result.summary["perf"]
+    parts = []
+    for key, label in (("dtlb_misses", "dTLB load misses"),
+                       ("perf_switches", "context switches (perf)")):
+        note = perf.get(key, "not measured")
+        parts.append(f"{label}: {note}")
+    return "Hardware and software counters: " + "; ".join(parts) + "."
+
+
+def summary_text(result: Result) -> str:
+    r = result.tables["ratios"]
+
+    def ratio(ws: str, q: str) -> str:
+        row = r[(r.working_set == ws) & (r.quantity == q)]
+        if row.empty or pd.isna(row.ratio.iloc[0]):
+            return "not measurable (a zero in a run)"
+        lo, hi = row.ci95_low.iloc[0], row.ci95_high.iloc[0]
+        ci = f" (95% interval {lo:.3f} to {hi:.3f})" if pd.notna(lo) else ""
+        return f"**{row.ratio.iloc[0]:.3f}**{ci}"
+
+    parts = []
+    for ws in result.params["working_sets"]:
+        parts.append(f"With {_ws_label(result, ws)}, processes / threads: wall "
+                     f"{ratio(ws, 'wall_s')}, user {ratio(ws, 'user_s')}, system in the "
+                     f"loops {ratio(ws, 'sys_s')}, system over the whole run "
+                     f"{ratio(ws, 'whole_sys_s')}.")
+    return " ".join(parts)
+
+
+def conclusion_text(result: Result) -> str:
+    """One sentence on S3's comparison: the wall-time ratio per working set."""
+    r = result.tables.get("ratios")
+    if r is None or r.empty:
+        return ""
+    wall = r[r.quantity == "wall_s"].set_index("working_set")
+    parts = []
+    for ws in result.params["working_sets"]:
+        if ws in wall.index and pd.notna(wall.loc[ws, "ratio"]):
+            label = "no working set" if ws == "none" else _ws_label(result, ws)
+            parts.append(f"**{wall.loc[ws, 'ratio']:.3f}** with {label}")
+    if not parts:
+        return ""
+    return (f"The wall time of processes over threads ({result.params['tasks']} CPU-bound "
+            "tasks sharing one CPU, S3's experiment above) was " + " and ".join(parts) + ".")

@@ -1,0 +1,58 @@
+"""Tables and text of S1's one-million-task runs (C10, C11)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from threadcost.results import Result
+
+
+def goroutines_text(result: Result) -> str:
+    s = result.summary
+    if s.get("skipped"):
+        return f"**C11 not run here:** {s['skipped']}."
+    parts = []
+    for variant, r in s["variants"].items():
+        head = ("S1's program" if variant == "as_published" else
+                "Held until all existed, then asleep together")
+        text = (f"{head}: {r['count']:,} goroutines each sleeping "
+                f"{result.params['sleep_ms']:,} ms took **{r['wall_s']:.2f} s** wall, "
+                f"{r['user_s']:.2f} s user, {r['sys_s']:.2f} s system, max RSS "
+                f"**{r['max_rss_kib'] / 1024:,.0f} MiB** ({r['max_rss_kib_per_goroutine']:.2f} "
+                f"KiB per goroutine); starting them took {r['spawn_s']:.2f} s")
+        if r["alive_at_spawn_end"] < r["count"]:
+            text += (f", and only {r['alive_at_spawn_end']:,} were still asleep when the last "
+                     "one started, so its max RSS is that of fewer goroutines at once")
+        parts.append(text + ".")
+    return " ".join(parts)
+
+
+def goroutines_table(result: Result) -> pd.DataFrame:
+    t = result.tables["runs"].drop(columns=["gomaxprocs", "finished"])
+    t["variant"] = t["variant"].map({"as_published": "S1's program",
+                                     "all_at_once": "all asleep at once"})
+    return t.rename(columns={
+        "variant": "run", "count": "goroutines",
+        "alive_at_spawn_end": "asleep when the last started",
+        "spawn_s": "start all (s)", "wall_s": "wall (s)", "user_s": "user (s)",
+        "sys_s": "system (s)", "max_rss_kib": "max RSS (KiB)",
+        "max_rss_kib_per_goroutine": "max RSS per goroutine (KiB)"}).set_index("run")
+
+
+def threads_text(result: Result) -> str:
+    m = result.summary["measured"]
+    p = result.params
+    return (f"The largest count tried here was **{p['count']:,} threads** "
+            f"(set by {result.summary['count_bound']}), each with a "
+            f"{p['stack_kib']:,} KiB stack, sleeping {p['sleep_ms']:,} ms: "
+            f"{m['wall_s']:.2f} s wall (starting them: {m['spawn_s']:.2f} s), "
+            f"{m['user_s']:.2f} s user, {m['sys_s']:.2f} s system; resident growth "
+            f"{m['rss_kib_per_thread']:.1f} KiB and virtual growth "
+            f"{m['vsz_kib_per_thread']:,.0f} KiB per thread. The one-million figures below "
+            "are **computed** from these by scaling, not measured.")
+
+
+def scaled_table(result: Result) -> pd.DataFrame:
+    t = result.tables["scaled"].copy()
+    t.columns = ["quantity", "value for 1,000,000 threads", "unit", "how"]
+    return t.set_index("quantity")

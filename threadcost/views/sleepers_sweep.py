@@ -1,0 +1,77 @@
+"""Figure and table of the sleepers sweep (C15/C17 at counts from hundreds to 10,000)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.ticker import FuncFormatter
+
+from threadcost.results import Result
+
+STYLE = {"threads": ("o", "-"), "threads_pinned": ("s", "--"), "goroutines": ("^", ":")}
+
+
+def figure(result: Result) -> plt.Figure:
+    """CPU µs per wake-up (user + system, and the system part), and resident KiB per
+    task, against the task count; hollow markers: saturated points (CPUs busy or the
+    run behind schedule). getrusage splits CPU time into user and system by
+    scheduler ticks, so the split is coarser than the total."""
+    pts = result.tables["points"]
+    if "not_run" in pts:
+        pts = pts[pts["not_run"].isna()]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharex=True)
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    pts = pts.assign(cpu_us_per_wakeup=pts.user_us_per_wakeup + pts.sys_us_per_wakeup)
+    panels = (("cpu_us_per_wakeup", "CPU µs per wake-up (user + system)"),
+              ("sys_us_per_wakeup", "of which system µs"),
+              ("rss_per_task_kib", "peak RSS growth per task (KiB)"))
+    for ax, (col, label) in zip(axes, panels, strict=True):
+        for i, (variant, (marker, ls)) in enumerate(STYLE.items()):
+            g = pts[pts.variant == variant].groupby("count").agg(
+                value=(col, "median"), saturated=("saturated", "any")).reset_index()
+            if g.empty:
+                continue
+            ax.plot(g["count"], g["value"], ls=ls, color=cycle[i], label=variant)
+            for sat, fill in ((False, cycle[i]), (True, "white")):
+                sub = g[g.saturated == sat]
+                ax.scatter(sub["count"], sub["value"], marker=marker, s=45,
+                           facecolors=fill, edgecolors=cycle[i], zorder=3)
+        ax.set_xscale("log")
+        ax.set_xticks(sorted(pts["count"].unique()))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+        ax.set(xlabel="tasks (log scale)", ylabel=label)
+        ax.set_ylim(bottom=0)
+    axes[0].legend(frameon=False, fontsize=9)
+    fig.suptitle("Sleeping tasks: CPU per wake-up and memory per task\n(hollow: saturated, "
+                 "the CPUs at least 80% busy or the run behind schedule)", fontweight="bold")
+    fig.tight_layout()
+    return fig
+
+
+def table(result: Result) -> pd.DataFrame:
+    pts = result.tables["points"]
+    if "not_run" in pts:
+        pts = pts[pts["not_run"].isna()]
+    out = pd.DataFrame({
+        "tasks": pts["count"], "variant": pts.variant, "wake-ups": pts.wakeups,
+        "spawn (s)": pts.spawn_s, "wall (s)": pts.wall_s,
+        "CPU µs / wake-up": pts.user_us_per_wakeup + pts.sys_us_per_wakeup,
+        "user µs / wake-up": pts.user_us_per_wakeup, "sys µs / wake-up": pts.sys_us_per_wakeup,
+        "CPUs busy": pts.cpu_busy, "RSS KiB / task": pts.rss_per_task_kib,
+        "saturated": pts.saturated.map({True: "yes", False: "no"}),
+    })
+    return out.set_index(["tasks", "variant"])
+
+
+def text(result: Result) -> str:
+    s = result.summary
+    parts = [f"This machine has {s['cpus']} usable CPUs; a point counts as saturated when its "
+             f"tasks kept them at least 80% busy or the run took more than 1.25x its "
+             f"{s['planned_s']:.1f} s of planned sleeping."]
+    for variant, count in s["first_saturated_count"].items():
+        parts.append(f"{variant}: " + (f"saturated from {count:,} tasks." if count else
+                                       "never saturated in this sweep."))
+    for variant, reason in s["not_run"].items():
+        parts.append(f"{variant} not run: {reason}.")
+    return " ".join(parts)
