@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from threadcost.experiments import cpu_bound
-from threadcost.results import Result
+from threadcost.commands import _options as opt
 from threadcost.textout import table
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "cpu-bound"
 HELP = ("CPU-bound tasks sharing one CPU as threads vs processes, with and without a "
@@ -14,26 +17,24 @@ HELP = ("CPU-bound tasks sharing one CPU as threads vs processes, with and witho
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tasks", default="5", help="tasks, 1 .. 64 (default 5, as S3)")
-    parser.add_argument("--limit", default="12000",
-                        help="prime-count limit without a working set (S3: 30,000; "
-                             "default 12,000)")
-    parser.add_argument("--ws-limit", default="1000",
-                        help="outer iterations with the working set (default 1,000)")
-    parser.add_argument("--ws-ints", default="1000000",
-                        help="64-bit integers each task writes per outer iteration "
-                             "(default 1,000,000: S3's 8 MB)")
-    parser.add_argument("--working-sets", default="none,own",
-                        help="comma-separated: none, own (default none,own)")
-    parser.add_argument("--modes", default="threads,processes",
-                        help="comma-separated: threads, processes (default both)")
-    parser.add_argument("--repeats", default="5",
-                        help="runs per condition, alternating, 1 .. 1000 (default 5)")
-    parser.add_argument("--cpu", default="auto",
-                        help="the CPU every task is pinned to (default auto: the last usable)")
+    opt.value(parser, "--tasks", "5", "tasks, 1 .. 64 (S3: 5)")
+    opt.value(parser, "--limit", "12000", "prime-count limit without a working set (S3: 30,000)")
+    opt.value(parser, "--ws-limit", "1000", "outer iterations with the working set")
+    opt.value(parser, "--ws-ints", "1000000",
+              "64-bit integers each task writes per outer iteration (1,000,000: S3's 8 MB)")
+    opt.choice(parser, "--working-sets", ("none", "own"), "none,own",
+               "none: no memory of its own; own: each task writes its own array",
+               source="threadcost.experiments.cpu_bound:WORKING_SETS", several=True)
+    opt.choice(parser, "--modes", ("threads", "processes"), "threads,processes",
+               "the tasks as threads of one process or as processes",
+               source="threadcost.experiments.cpu_bound:MODES", several=True)
+    opt.repeats(parser, "5", "runs per condition, alternating, 1 .. 1000")
+    opt.value(parser, "--cpu", "auto", "the CPU every task is pinned to (auto: the last usable)")
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost.experiments import cpu_bound
+
     return cpu_bound.run(tasks=args.tasks, limit=args.limit, ws_limit=args.ws_limit,
                          ws_ints=args.ws_ints, working_sets=args.working_sets,
                          modes=args.modes, repeats=args.repeats, cpu=args.cpu)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from threadcost.experiments import process_memory
-from threadcost.results import Result
+from threadcost.commands import _options as opt
 from threadcost.textout import table
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "process-memory"
 HELP = ("memory per idle forked process: USS, PSS, page tables, kernel stack and slab, "
@@ -14,20 +17,22 @@ HELP = ("memory per idle forked process: USS, PSS, page tables, kernel stack and
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--counts", default="50,100,150,200,250,300",
-                        help="comma-separated numbers of idle children per run "
-                             "(default 50,100,150,200,250,300)")
-    parser.add_argument("--touch-kib", default="0",
-                        help="KiB of fresh memory each child writes before sleeping (default 0)")
-    parser.add_argument("--repeats", default="3", help="runs per count, 1 .. 100 (default 3)")
+    opt.value(parser, "--counts", "50,100,150,200,250,300",
+              "comma-separated numbers of idle children per run")
+    opt.value(parser, "--touch-kib", "0", "KiB of fresh memory each child writes before sleeping")
+    opt.repeats(parser, "3", "runs per count, 1 .. 100")
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost.experiments import process_memory
+
     return process_memory.run(counts=args.counts, touch_kib=args.touch_kib,
                               repeats=args.repeats)
 
 
 def format_text(result: Result) -> str:
+    from threadcost.experiments import process_memory
+
     rows = []
     for name, f in result.summary["fits"].items():
         ci = ("-" if f.get("ci95_low") is None

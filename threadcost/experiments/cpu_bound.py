@@ -48,6 +48,7 @@ from threadcost.results import Result
 
 EXPERIMENT = "cpu_bound"
 MODES = {"threads": lib.TC_CPU_BOUND_THREADS, "processes": lib.TC_CPU_BOUND_PROCESSES}
+WORKING_SETS = ("none", "own")  # no memory of its own / its own array per task
 MAX_TASKS = int(lib.TC_CPU_BOUND_MAX_TASKS)
 S3_TASKS = 5
 S3_LIMIT = 30_000
@@ -68,7 +69,7 @@ def _cpu(value: Any) -> int:
 
 
 def check_params(tasks: Any = S3_TASKS, limit: Any = 12_000, ws_limit: Any = 1000,
-                 ws_ints: Any = S3_WS_INTS, working_sets: Any = ("none", "own"),
+                 ws_ints: Any = S3_WS_INTS, working_sets: Any = WORKING_SETS,
                  modes: Any = tuple(MODES), repeats: Any = 5, cpu: Any = "auto",
                  run_timeout_s: Any = 120) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError)."""
@@ -77,9 +78,9 @@ def check_params(tasks: Any = S3_TASKS, limit: Any = 12_000, ws_limit: Any = 100
         "limit": validate.integer("limit", limit, minimum=3, maximum=1_000_000),
         "ws_limit": validate.integer("ws_limit", ws_limit, minimum=3, maximum=1_000_000),
         "ws_ints": validate.integer("ws_ints", ws_ints, minimum=1, maximum=1 << 27),
-        "working_sets": [w for w in ("none", "own")
+        "working_sets": [w for w in WORKING_SETS
                          if w in validate.choice_list("working_sets", working_sets,
-                                                      ("none", "own"))],
+                                                      WORKING_SETS)],
         "modes": [m for m in MODES if m in validate.choice_list("modes", modes, MODES)],
         "repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),
         "cpu": _cpu(cpu),
@@ -154,7 +155,7 @@ def paired_ratios(runs: pd.DataFrame, quantity: str,
 
 
 def run(tasks: Any = S3_TASKS, limit: Any = 12_000, ws_limit: Any = 1000,
-        ws_ints: Any = S3_WS_INTS, working_sets: Any = ("none", "own"),
+        ws_ints: Any = S3_WS_INTS, working_sets: Any = WORKING_SETS,
         modes: Any = tuple(MODES), repeats: Any = 5, cpu: Any = "auto",
         run_timeout_s: Any = 120, progress: bool = False) -> Result:
     """S3's threads-vs-processes run on one CPU, ``repeats`` times per condition.
