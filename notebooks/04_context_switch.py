@@ -62,6 +62,7 @@ switch_timing_rounds: int = 3  # per-sample stamps vs whole-run timing rounds
 data_dir: Optional[str] = None  # None: data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+interactive: bool = True  # live widgets that re-measure (JupyterLab), False: static charts of this run (paper)
 
 # %%
 from IPython.display import Markdown, display
@@ -300,12 +301,17 @@ display(table.style.format({"published": "{:,.4g}", "this machine": "{:,.4g}",
 # ## Explore
 #
 # Choose a mechanism, a placement and threads or processes: the distribution and its
-# percentiles redraw. Configurations measured above are shown as measured; others
-# are measured on the spot. (Interactive in JupyterLab; the rendered paper shows
-# the widget as executed.)
+# percentiles redraw. In JupyterLab, configurations measured above are shown as
+# measured and others are measured on the spot; in the rendered paper the chart
+# switches between the configurations this run measured (`make lab` measures others).
 
 # %%
-view.explorer(each, iterations=min(switch_iterations, 5000))
+if interactive:
+    display(view.explorer(each, iterations=min(switch_iterations, 5000)))
+else:
+    from threadcost.views import charts, context_switch_chart
+
+    charts.show(context_switch_chart.chart(sweep))
 
 # %% [markdown]
 # ## What this means
