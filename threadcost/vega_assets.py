@@ -23,6 +23,14 @@ BUNDLES = tuple(f"{name}.min.js" for name in VERSIONS)  # load order matters
 VENDOR_DIR = paths.REPO_ROOT / "vendor" / "vega"
 STATIC = "_static"
 CHART_CLASS = "tc-vega"  # the class of every chart's <div> (render looks for it)
+# The controls under each chart, in the page's type and with room to click.
+CONTROLS_CSS = (
+    ".tc-vega { margin: .8em 0 1.2em; }"
+    " .tc-vega .vega-bindings { font: 13px system-ui, -apple-system, 'Segoe UI', sans-serif;"
+    " margin-top: .4em; display: flex; flex-wrap: wrap; gap: .3em 1.4em; }"
+    " .tc-vega .vega-bind-name { margin-right: .4em; color: #333; }"
+    " .tc-vega .vega-bind input[type=range] { vertical-align: middle; width: 12em; }"
+    " .tc-vega .vega-bind-radio label { margin-right: .6em; }")
 
 
 def copy_bundles(html_dir: Path, vendor_dir: Path = VENDOR_DIR) -> Path:
@@ -45,7 +53,8 @@ def head_html(static: str = STATIC) -> str:
     load and restored after.
     """
     tags = "\n".join(f'<script src="{static}/vega/{b}"></script>' for b in BUNDLES)
-    return ("<script>window.__tcDefine = window.define; window.define = undefined;</script>\n"
+    return (f"<style>{CONTROLS_CSS}</style>\n"
+            "<script>window.__tcDefine = window.define; window.define = undefined;</script>\n"
             f"{tags}\n"
             "<script>window.define = window.__tcDefine;</script>\n")
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -24,11 +23,12 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from threadcost import vega_assets
+from threadcost import progress, vega_assets
 
 WIDTH = 560
 HEIGHT = 300
-EMBED_OPTIONS = {"renderer": "svg", "actions": False}
+# The spec's "$schema" (a URL) is dropped, so the mode is given here.
+EMBED_OPTIONS = {"mode": "vega-lite", "renderer": "svg", "actions": False}
 _ids = itertools.count(1)
 _inlined = False  # bundles already sent to this kernel's front end
 
@@ -106,14 +106,11 @@ def finish(chart: Any) -> Any:
             .configure_view(stroke=None))
 
 
-def _live_kernel() -> bool:
-    """A kernel started by a Jupyter server (JupyterLab), not by papermill/nbclient."""
-    return "JPY_SESSION_NAME" in os.environ
-
-
 def to_html(chart: Any, inline_bundles: bool = False) -> str:
     """The chart as a ``<div>`` and the script that embeds it (Vega-Lite spec inline)."""
-    spec = json.dumps(chart.to_dict(), separators=(",", ":")).replace("</", "<\\/")
+    spec_dict = chart.to_dict()
+    spec_dict.pop("$schema", None)
+    spec = json.dumps(spec_dict, separators=(",", ":")).replace("</", "<\\/")
     cid = f"tc-vega-{next(_ids)}"
     options = json.dumps(EMBED_OPTIONS)
     script = (
@@ -139,7 +136,7 @@ def show(chart: Any, inline_bundles: bool | None = None) -> None:
 
     global _inlined
     if inline_bundles is None:
-        inline_bundles = _live_kernel() and not _inlined
+        inline_bundles = progress.live_kernel() and not _inlined
     if inline_bundles:
         _inlined = True
     display({"text/html": to_html(chart, inline_bundles=inline_bundles)}, raw=True)
