@@ -2,8 +2,9 @@
 
 For each notebook (prepared with params/quick.yaml): open it, run all cells from
 the Run menu, wait until every code cell has run, check that no cell raised,
-then change each slider (through its editable readout) and each dropdown and
-check that the output the widget drives changed. A screenshot per notebook goes
+then change each slider (through its editable readout) and each dropdown (and
+press Run where the explorer measures on demand) and check that the output the
+widget drives changed. A screenshot per notebook goes
 to build/test-screenshots/.
 """
 
@@ -37,6 +38,15 @@ OUTPUT_OF = """(control) => {
   const out = [...cell.querySelectorAll('.widget-output')];
   return out.map(o => [...o.querySelectorAll('img')].map(i => i.src.length + ':' +
                         i.src.slice(-200)).join('|') + '#' + o.innerText).join('//');
+}"""
+
+
+# A heavy explorer measures only on its Run button (interact_manual): press it.
+PRESS_RUN = """(control) => {
+  const box = control.closest('.widget-interact');
+  const run = box && [...box.querySelectorAll('button')].find(b => b.textContent.trim() === 'Run');
+  if (run) run.click();
+  return Boolean(run);
 }"""
 
 
@@ -110,6 +120,8 @@ def test_notebook_runs_and_widgets_redraw(name: str, lab: Any, browser: Any,
             classes = control.get_attribute("class") or ""
             what = (_change_slider(page, control) if "widget-slider" in classes
                     else _change_dropdown(control))
+            if control.evaluate(PRESS_RUN):
+                what += " (then Run)"
             try:
                 page.wait_for_function(
                     f"([el, before]) => ({OUTPUT_OF})(el) !== before && "
