@@ -53,7 +53,8 @@ def chart(grid: Result) -> Any:
                       legend=alt.Legend(orient="bottom", columns=3))
     base = alt.Chart(charts.csv_data(data)).transform_filter(at)
     totals = base.mark_line(point=True, strokeWidth=2).encode(
-        x=alt.X("threads:Q", title="threads alive at once"),
+        x=alt.X("threads:Q", title="threads alive at once",
+                scale=alt.Scale(domain=[0, counts[-1]])),
         y=alt.Y("mib:Q", scale=alt.Scale(type="log"),
                 title="growth of the process (MiB, log scale)"),
         color=color,
@@ -61,10 +62,19 @@ def chart(grid: Result) -> Any:
                  alt.Tooltip("mib:Q", title="MiB", format=",.1f")])
     rule = (alt.Chart(alt.Data(values=[{"t": 0}])).transform_calculate(chosen="threads")
             .mark_rule(color="#555", strokeDash=[4, 3]).encode(x="chosen:Q"))
-    left = alt.layer(totals, rule).properties(
-        width=300, height=240, title={"text": {"expr": "'Totals, stack ' + "
-                                              "(stack_kib == 0 ? 'default' : stack_kib + ' KiB')"
-                                              " + ', ' + touch_kib + ' KiB touched'"}})
+    missing = "''"
+    for s in grid.summary.get("skipped", []):
+        missing = (f"(stack_kib == {int(s['stack_kib'])} && touch_kib == {int(s['touch_kib'])})"
+                   f" ? {charts.js('not measured: ' + s['reason'])} : ({missing})")
+    note = (alt.Chart(alt.Data(values=[{"t": 0}])).transform_calculate(note=missing)
+            .transform_filter("datum.note != ''")
+            .mark_text(color="#b00020", fontSize=12, align="center")
+            .encode(text="note:N", x=alt.value(150), y=alt.value(120)))
+    left = alt.layer(totals, rule, note).properties(
+        width=300, height=240,
+        title={"text": {"expr": "'Totals, stack ' + "
+                                "(stack_kib == 0 ? 'default' : stack_kib + ' KiB')"
+                                " + ', ' + touch_kib + ' KiB touched'"}})
     per_y = alt.Y("series:N", title=None, sort=list(SERIES.values()))
     per_x = alt.X("per_thread_kib:Q", scale=alt.Scale(type="log", domain=[1, 20000]),
                   title="KiB per thread (growth / threads, log scale)")
