@@ -29,6 +29,7 @@ WIDTH = 560
 HEIGHT = 300
 # The spec's "$schema" (a URL) is dropped, so the mode is given here.
 EMBED_OPTIONS = {"mode": "vega-lite", "renderer": "svg", "actions": False}
+TAIL_SHARES = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
 _ids = itertools.count(1)
 _inlined = False  # bundles already sent to this kernel's front end
 
@@ -63,13 +64,13 @@ def csv_data(frame: pd.DataFrame, digits: int = 4) -> alt.InlineData:
 
 
 def ecdf_points(values: Iterable[float], points: int = 60) -> pd.DataFrame:
-    """An ECDF reduced to ``points`` quantiles (value, share at or below), min and
-    max included: enough to draw the curve, a fixed size whatever n was."""
+    """An ECDF reduced to ``points`` evenly spaced quantiles plus the tail (p90 to
+    p99.9), min and max included: the curve's shape at a fixed size whatever n was."""
     v = np.sort(np.asarray(list(values), dtype=float))
     v = v[np.isfinite(v)]
     if v.size == 0:
         return pd.DataFrame({"value": [], "share": []})
-    shares = np.linspace(0.0, 1.0, min(points, v.size) + 1)[1:]
+    shares = np.union1d(np.linspace(0.0, 1.0, min(points, v.size) + 1)[1:], TAIL_SHARES)
     idx = np.clip(np.ceil(shares * v.size).astype(int) - 1, 0, v.size - 1)
     out = pd.DataFrame({"value": v[idx], "share": (idx + 1) / v.size})
     first = pd.DataFrame({"value": [v[0]], "share": [1 / v.size]})
