@@ -37,7 +37,7 @@ malloc_points: int = 41  # readings taken while touching
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
-interactive: bool = True  # live widgets that re-measure (JupyterLab), False: static charts of this run (paper)
+interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display

@@ -64,7 +64,7 @@ memory_spawn_max: int = 40000  # bound for that run (at most 100,000)
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
-interactive: bool = True  # live widgets that re-measure (JupyterLab), False: static charts of this run (paper)
+interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display

@@ -62,7 +62,7 @@ switch_timing_rounds: int = 3  # per-sample stamps vs whole-run timing rounds
 data_dir: Optional[str] = None  # None: data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
-interactive: bool = True  # live widgets that re-measure (JupyterLab), False: static charts of this run (paper)
+interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
