@@ -136,10 +136,10 @@ MOVE = """([c, i]) => {
   const bind = document.querySelectorAll('.tc-vega')[c].querySelectorAll('.vega-bind')[i];
   const select = bind.querySelector('select');
   if (select) {
-    const before = select.value;
+    const before = select.options[select.selectedIndex].text;
     select.selectedIndex = (select.selectedIndex + 1) % select.options.length;
     select.dispatchEvent(new Event('change', {bubbles: true}));
-    return before + ' -> ' + select.value;
+    return before + ' -> ' + select.options[select.selectedIndex].text;
   }
   const range = bind.querySelector('input[type=range]');
   if (range) {
