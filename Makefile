@@ -19,6 +19,7 @@ help:
 	@echo "make setup    .venv with pinned dependencies + compiled C kernels"
 	@echo "make sanitize C kernels under ASan+UBSan (and TSan)"
 	@echo "make clean    remove build outputs (never data/)"
+	@echo "make vendor   refresh vendor/vega from npm (pinned versions; rewrites vendor/SHA256SUMS)"
 
 $(VENV)/.installed: pyproject.toml setup.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "threadcost needs Python 3.11+ (set PYTHON=...)")'

@@ -145,3 +145,44 @@ def test_notebook_runs_and_widgets_redraw(name: str, lab: Any, browser: Any,
         raise
     finally:
         context.close()
+
+
+STATIC_CHART_CELL = """\
+from threadcost.experiments import explorer_grids
+from threadcost.views import charts, malloc_touch_chart
+
+grid = explorer_grids.malloc_touch_grid(sizes_mib=[8, 16], allocators=["malloc"], points=5)
+charts.show(malloc_touch_chart.chart(grid))
+"""
+
+
+def test_the_papers_chart_also_works_in_the_lab(lab: Any, browser: Any,
+                                                screenshots: Path) -> None:
+    """The chart code of the paper (interactive=False), run in a live JupyterLab
+    kernel: the vendored bundles come inline, the chart draws and its controls work."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(STATIC_CHART_CELL)]
+    nbformat.write(nb, lab.root / "static_chart.ipynb")
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    shot = screenshots / "lab_static_chart.png"
+    try:
+        _open_and_run(page, lab.url, "static_chart.ipynb")
+        assert not _errors(page), _errors(page)[0]
+        svg = page.locator(f"{PANEL} .tc-vega svg").first
+        svg.wait_for(timeout=WIDGET_TIMEOUT_MS)
+        before = svg.inner_html()
+        page.locator(f"{PANEL} .tc-vega select").first.select_option(index=1)
+        page.wait_for_function(
+            "(before) => document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) "
+            ".tc-vega svg').innerHTML !== before", arg=before, timeout=10_000)
+        page.screenshot(path=str(shot))
+    except Exception:
+        page.screenshot(path=str(shot))
+        raise
+    finally:
+        context.close()
