@@ -65,7 +65,8 @@ def inline_html(vendor_dir: Path = VENDOR_DIR) -> str:
     body = "\n".join(
         "<script>" + (vendor_dir / b).read_text(encoding="utf-8").replace("</script", "<\\/script")
         + "</script>" for b in BUNDLES)
-    return ("<script>window.__tcDefine = window.define; window.define = undefined;</script>\n"
+    return (f"<style>{CONTROLS_CSS}</style>\n"
+            "<script>window.__tcDefine = window.define; window.define = undefined;</script>\n"
             f"{body}\n<script>window.define = window.__tcDefine;</script>\n")
 
 

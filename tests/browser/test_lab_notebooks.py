@@ -176,7 +176,7 @@ def test_the_papers_chart_also_works_in_the_lab(lab: Any, browser: Any,
         svg = page.locator(f"{PANEL} .tc-vega svg").first
         svg.wait_for(timeout=WIDGET_TIMEOUT_MS)
         before = svg.inner_html()
-        page.locator(f"{PANEL} .tc-vega select").first.select_option(index=1)
+        page.locator(f"{PANEL} .tc-vega select").first.select_option(index=0)  # 8 MiB
         page.wait_for_function(
             "(before) => document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) "
             ".tc-vega svg').innerHTML !== before", arg=before, timeout=10_000)
