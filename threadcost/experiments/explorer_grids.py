@@ -19,8 +19,8 @@ from threadcost.results import Result
 
 MALLOC_SIZES_MIB = (16, 64, 256)
 MALLOC_POINTS = 21  # readings while touching: every 5% of the buffer
-THREAD_STACKS_KIB = (64, 256, 0)  # 0: the default stack (RLIMIT_STACK)
-THREAD_TOUCH_KIB = (0, 16, 200)
+THREAD_STACKS_KIB = (64, 256, 2048, 0)  # 0: the default stack (RLIMIT_STACK)
+THREAD_TOUCH_KIB = (0, 16, 64, 200)
 MAX_GRID_THREADS = 2000
 
 
