@@ -213,7 +213,8 @@ plotting.save_figure(fig, "thread_memory_claims", figures_dir);
 # In JupyterLab each press of **Run** measures at the values chosen (up to 10,000
 # threads). In the rendered paper the chart moves between the points of a small grid
 # that this run measured: four thread counts for each stack size and touch depth
-# (`make lab` re-measures at any value).
+# (`make lab` re-measures at any value). A second chart switches between the stack-size
+# and touch-depth grids measured above.
 
 # %%
 if interactive:
@@ -227,6 +228,7 @@ else:
     if save:
         datastore.save_run(grid, data_dir=data_dir, fingerprint=fp)
     charts.show(thread_memory_chart.chart(grid))
+    charts.show(thread_memory_chart.grids_chart(stacks, touch))
 
 # %% [markdown]
 # ## What this means

@@ -103,3 +103,15 @@ def test_ecdf_points_keep_min_max_and_size() -> None:
     assert e.share.iloc[-1] == 1.0
     assert len(e) <= 51 + len(charts.TAIL_SHARES)
     assert e.share.is_monotonic_increasing and e.value.is_monotonic_increasing
+
+
+def test_stack_and_touch_grids_chart() -> None:
+    from threadcost.experiments import thread_memory
+
+    stacks = thread_memory.stack_grid(stack_sizes_kib=[64, 0], threads=8, repeats=1)
+    touch = thread_memory.touch_grid(touch_depths_kib=[0, 16], threads=8, repeats=1)
+    data = thread_memory_chart.grids_frame(stacks, touch)
+    assert set(data.grid) == {"stack size", "touch depth"}
+    assert len(data) == 2 * 3 * 2  # two grids x three memories x two settings
+    assert (data[data.series == "virtual (VSZ)"].kib > 0).all()
+    _check(thread_memory_chart.grids_chart(stacks, touch), expected=2)

@@ -94,3 +94,56 @@ def chart(grid: Result) -> Any:
             subtitle="four thread counts for each stack size and touch depth, one fresh "
                      "process each (make lab re-measures at any value)"))
     return charts.finish(top)
+
+
+GRID_SERIES = {"vsz_kib_per_thread": "virtual (VSZ)", "rss_kib_per_thread": "resident (RSS)",
+               "kernel_kib_per_thread": "kernel (stacks, page tables, slab)"}
+
+
+def grids_frame(stacks: Result, touch: Result) -> pd.DataFrame:
+    """The stored stack-size and touch-depth grids, per thread (KiB), long format."""
+    parts = []
+    s = stacks.tables["per_stack_size"]
+    parts.append(pd.DataFrame({
+        "grid": "stack size", "order": s.stack_used_kib.astype(float),
+        "setting": [f"{int(u):,} KiB" + (" (default)" if a == 0 else "")
+                    for a, u in zip(s.stack_kib_asked, s.stack_used_kib, strict=True)],
+        **{k: s[k] for k in GRID_SERIES}}))
+    t = touch.tables["per_touch_depth"]
+    parts.append(pd.DataFrame({
+        "grid": "touch depth", "order": t.touch_kib_asked.astype(float),
+        "setting": [f"{int(d):,} KiB" for d in t.touch_kib_asked],
+        **{k: t[k] for k in GRID_SERIES}}))
+    wide = pd.concat(parts, ignore_index=True)
+    long = wide.melt(id_vars=["grid", "order", "setting"], value_vars=list(GRID_SERIES),
+                     var_name="series", value_name="kib")
+    long["series"] = long.series.map(GRID_SERIES)
+    return long.dropna(subset=["kib"])
+
+
+def grids_chart(stacks: Result, touch: Result) -> Any:
+    """A radio for the grid (stack size or touch depth), a select for what to show."""
+    data = grids_frame(stacks, touch)
+    names = list(GRID_SERIES.values())
+    grid = alt.param(name="grid", value="stack size",
+                     bind=alt.binding_radio(options=["stack size", "touch depth"],
+                                            name="grid "))
+    series = alt.param(name="series", value="all",
+                       bind=alt.binding_select(options=["all", *names], name="memory "))
+    keep = "datum.grid == grid && (series == 'all' || datum.series == series)"
+    chart = alt.Chart(charts.csv_data(data)).transform_filter(keep).mark_line(
+        point=alt.OverlayMarkDef(size=40), strokeWidth=2).encode(
+        x=alt.X("setting:N", sort=alt.EncodingSortField("order"),
+                title=None, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("kib:Q", scale=alt.Scale(type="log"), title="KiB per thread (log scale)"),
+        color=alt.Color("series:N", sort=names, scale=alt.Scale(domain=names), title=None,
+                        legend=alt.Legend(orient="bottom", columns=3)),
+        tooltip=[alt.Tooltip("setting:N"), alt.Tooltip("series:N"),
+                 alt.Tooltip("kib:Q", title="KiB per thread", format=",.1f")])
+    n = int(stacks.params.get("threads", 0) or 0)
+    title = alt.TitleParams(
+        text={"expr": "'Per-thread memory across the ' + grid + ' grid'"},
+        subtitle=f"the grids measured above ({n:,} threads per run; x: the stack size each "
+                 "thread got, or the KiB of its stack each thread wrote)")
+    return charts.finish(chart.add_params(grid, series).properties(
+        width=charts.WIDTH, height=260, title=title))
