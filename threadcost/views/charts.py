@@ -142,11 +142,3 @@ def show(chart: Any, inline_bundles: bool | None = None) -> None:
         _inlined = True
     display({"text/html": to_html(chart, inline_bundles=inline_bundles)}, raw=True)
 
-
-def select(name: str, options: list[Any], labels: list[str] | None = None,
-           value: Any = None, radio: bool = False) -> Any:
-    """A parameter bound to a drop-down (or radio buttons) with a readable name."""
-    binder = alt.binding_radio if radio else alt.binding_select
-    return alt.param(value=options[0] if value is None else value,
-                     bind=binder(options=options, labels=labels or [str(o) for o in options],
-                                 name=f"{name} "))
