@@ -11,7 +11,7 @@ NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py
 NATIVE_LIB := threadcost/.native.stamp
 
 .PHONY: help setup native kernels paper test lab clean lint sanitize peers browser-deps reference \
-        lock environments dist
+        lock environments dist vendor
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
@@ -22,6 +22,7 @@ help:
 	@echo "make lock     recompile the lock (requirements/*.txt) from pyproject.toml"
 	@echo "make dist     build the sdist and the wheel into dist/"
 	@echo "make clean    remove build outputs (never data/)"
+	@echo "make vendor   refresh vendor/vega from npm (pinned versions; rewrites vendor/SHA256SUMS)"
 
 # Dependencies: pyproject.toml lists compatible ranges; requirements/*.txt lock the
 # exact tested set (`make lock`). `make paper` and `make lab` install the
@@ -165,3 +166,21 @@ reference: $(VENV)/.installed-paper
 	@mid=$$($(BIN)/python -c 'from threadcost import machine; print(machine.machine_id())') && \
 	  rm -rf reference/$$mid && mkdir -p reference && cp -r $(PAPER_DIR)/html reference/$$mid && \
 	  echo "reference rendering: reference/$$mid/index.html"
+
+# The Vega bundles of the paper's charts (vendor/vega/), from npm at the versions
+# Altair expects (threadcost/vega_assets.py pins the same ones; tests check the
+# files against vendor/SHA256SUMS). Run by a maintainer to refresh; needs npm.
+VEGA_PKGS := vega@6.4.0 vega-lite@6.4.1 vega-embed@7.3.0
+vendor:
+	@command -v npm >/dev/null || { echo "vendor: needs npm (apt-get install npm)"; exit 1; }
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; mkdir -p vendor/vega; \
+	for spec in $(VEGA_PKGS); do \
+	  name=$${spec%@*}; ver=$${spec##*@}; \
+	  (cd "$$tmp" && npm pack --silent "$$spec" >/dev/null && mkdir -p "$$name" && \
+	   tar xzf "$$name-$$ver.tgz" -C "$$name" package/build/$$name.min.js package/LICENSE); \
+	  cp "$$tmp/$$name/package/build/$$name.min.js" vendor/vega/; \
+	  cp "$$tmp/$$name/package/LICENSE" vendor/vega/LICENSE-$$name; \
+	  echo "vendor: $$spec -> vendor/vega/$$name.min.js"; \
+	done; \
+	(cd vendor && find vega requirejs -type f | LC_ALL=C sort | xargs sha256sum) > vendor/SHA256SUMS; \
+	echo "vendor: wrote vendor/SHA256SUMS"

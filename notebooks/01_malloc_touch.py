@@ -37,6 +37,7 @@ malloc_points: int = 41  # readings taken while touching
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
@@ -109,12 +110,22 @@ display(view.c07_comparison(first))
 # %% [markdown]
 # ## Explore
 #
-# Change the size, the allocator or the share of pages touched; the kernel reruns and
-# the curve redraws. (Interactive in JupyterLab; in the rendered paper the widget shows
-# its state as executed.)
+# Change the size, the allocator or the share of pages touched; the curve redraws.
+# In JupyterLab the kernel reruns at any value you pick; in the
+# rendered paper the chart moves between the points of a small grid that this run
+# measured (`make lab` re-measures at any value).
 
 # %%
-view.explorer(default_mib=min(malloc_mib, 256))
+if interactive:
+    display(view.explorer(default_mib=min(malloc_mib, 256)))
+else:
+    from threadcost.experiments import explorer_grids
+    from threadcost.views import charts, malloc_touch_chart
+
+    grid = explorer_grids.malloc_touch_grid(allocators=malloc_allocators)
+    if save:
+        datastore.save_run(grid, data_dir=data_dir, fingerprint=fp)
+    charts.show(malloc_touch_chart.chart(grid))
 
 # %% [markdown]
 # ## What this means for threads

@@ -69,6 +69,7 @@ memory_process_repeats: int = 3  # runs per count, counts interleaved
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
@@ -257,10 +258,25 @@ plotting.save_figure(fig, "thread_memory_claims", figures_dir);
 # Pick a thread count, a stack size and a touch depth: the kernel measures four
 # thread counts up to the one chosen (one fresh process each) and redraws the
 # virtual-vs-resident curves (virtual on a log axis) and the per-thread cost.
-# (Interactive in JupyterLab; the rendered paper shows the widget as executed.)
+# In JupyterLab each press of **Run** measures at the values chosen (up to 10,000
+# threads). In the rendered paper the chart moves between the points of a small grid
+# that this run measured: four thread counts for each stack size and touch depth
+# (`make lab` re-measures at any value). A second chart switches between the stack-size
+# and touch-depth grids measured above.
 
 # %%
-view.explorer(threads=min(memory_grid_threads, 2000))
+if interactive:
+    display(view.explorer(threads=min(memory_grid_threads, 2000)))
+else:
+    from threadcost import datastore
+    from threadcost.experiments import explorer_grids
+    from threadcost.views import charts, thread_memory_chart
+
+    grid = explorer_grids.thread_memory_grid(threads=min(memory_grid_threads, 2000))
+    if save:
+        datastore.save_run(grid, data_dir=data_dir, fingerprint=fp)
+    charts.show(thread_memory_chart.chart(grid))
+    charts.show(thread_memory_chart.grids_chart(stacks, touch))
 
 # %% [markdown]
 # ## What this means

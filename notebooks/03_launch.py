@@ -60,6 +60,7 @@ launch_python_parent_iterations: int = 200  # forks from a Python process, for c
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
@@ -217,11 +218,16 @@ display(view.c10_table(result))
 # ## Explore
 #
 # Pick kinds, the parent's memory, which time to show and the plot type; the figure
-# redraws from the samples measured above. (Interactive in JupyterLab; the rendered
-# paper shows its state as executed.)
+# redraws from the samples measured above, in JupyterLab and in the rendered paper
+# alike (nothing is re-measured).
 
 # %%
-view.explorer(result)
+if interactive:
+    display(view.explorer(result))
+else:
+    from threadcost.views import charts, launch_chart
+
+    charts.show(launch_chart.chart(result))
 
 # %% [markdown]
 # ## What this means

@@ -68,6 +68,7 @@ cpu_bound_repeats: int = 5  # runs per condition, threads and processes alternat
 data_dir: Optional[str] = None  # None: data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
@@ -329,12 +330,17 @@ display(table.style.format({"published": "{:,.4g}", "this machine": "{:,.4g}",
 # ## Explore
 #
 # Choose a mechanism, a placement and threads or processes: the distribution and its
-# percentiles redraw. Configurations measured above are shown as measured; others
-# are measured on the spot. (Interactive in JupyterLab; the rendered paper shows
-# the widget as executed.)
+# percentiles redraw. In JupyterLab, configurations measured above are shown as
+# measured and others are measured on the spot; in the rendered paper the chart
+# switches between the configurations this run measured (`make lab` measures others).
 
 # %%
-view.explorer(each, iterations=min(switch_iterations, 5000))
+if interactive:
+    display(view.explorer(each, iterations=min(switch_iterations, 5000)))
+else:
+    from threadcost.views import charts, context_switch_chart
+
+    charts.show(context_switch_chart.chart(sweep))
 
 # %% [markdown]
 # ## What this means

@@ -62,6 +62,7 @@ tasks_go_pinning_iterations: int = 200_000  # round trips per C04 run
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
@@ -287,12 +288,17 @@ display(claim_rows.style.format({"published": "{:,.3g}", "this machine": "{:,.3g
 # %% [markdown]
 # ## Compare any two
 #
-# Pick two rows of the table; the widget shows their numbers side by side and the
-# ratio A / B. (Interactive in JupyterLab; in the rendered paper it shows its
-# initial state.)
+# Pick two rows of the table; the chart shows their numbers side by side and the
+# ratio A / B, from the values measured above (in JupyterLab and in the rendered
+# paper alike).
 
 # %%
-view.compare_widget(rows)
+if interactive:
+    display(view.compare_widget(rows))
+else:
+    from threadcost.views import charts, tasks_chart
+
+    charts.show(tasks_chart.chart(rows))
 
 # %% [markdown]
 # ## What user-space tasks give up

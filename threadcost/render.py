@@ -3,10 +3,10 @@
 - Code is hidden by default, by tags: every code input is folded into a
   ``<details>`` element ("code", closed); cells tagged ``show-input`` start open;
   cells tagged ``remove_input`` lose their input, ``remove_cell`` the whole cell.
-- Nothing is fetched from the network: the page loads require.js and the
-  Jupyter widget manager from ``_static/`` next to it (copied from the
-  repository's ``vendor/`` folder), and MathJax and Mermaid are left out (the
-  paper uses neither). Figures are embedded in the page.
+- Nothing is fetched from the network: the page loads require.js and, if it
+  holds a chart, the Vega bundles from ``_static/`` next to it (copied from the
+  repository's ``vendor/`` folder, see ``threadcost.vega_assets``), and MathJax
+  and Mermaid are left out (the paper uses neither). Figures are embedded in the page.
 - An index page lists every notebook with its sections, and each page links
   back to it and to its neighbours.
 """
@@ -23,13 +23,12 @@ import nbformat
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import TagRemovePreprocessor
 
-from threadcost import paths
+from threadcost import paths, vega_assets
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 VENDOR_DIR = paths.REPO_ROOT / "vendor"
 STATIC = "_static"
 REQUIRE_JS = f"{STATIC}/requirejs/require.js"
-WIDGET_JS = f"{STATIC}/html-manager/embed.js"
 HIDE_TAG = "remove_input"
 SHOW_TAG = "show-input"
 
@@ -70,7 +69,8 @@ class Page:
 def copy_vendor(html_dir: Path, vendor_dir: Path = VENDOR_DIR) -> Path:
     """Copy the vendored JavaScript next to the pages (``<html_dir>/_static``)."""
     target = html_dir / STATIC
-    for name in ("html-manager", "requirejs"):
+    vega_assets.copy_bundles(html_dir)
+    for name in ("requirejs",):
         src = vendor_dir / name
         if not src.is_dir():
             raise FileNotFoundError(f"{src}: vendored JavaScript missing (see vendor/README.md)")
@@ -92,7 +92,6 @@ def _exporter() -> HTMLExporter:
     exporter = HTMLExporter(template_name="threadcost",
                             extra_template_basedirs=[str(TEMPLATES_DIR)])
     exporter.require_js_url = REQUIRE_JS
-    exporter.widget_renderer_url = WIDGET_JS
     exporter.mathjax_url = ""
     remover = TagRemovePreprocessor(remove_input_tags={HIDE_TAG},
                                     remove_cell_tags={"remove_cell"})
@@ -109,7 +108,7 @@ def render_notebook(executed: Path, html_dir: Path, nav: str = "") -> Path:
         nb, resources={"tc_css": PAPER_CSS, "tc_nav": nav})
     target = html_dir / (executed.stem + ".html")
     tmp = target.with_suffix(".html.tmp")
-    tmp.write_text(body, encoding="utf-8")
+    tmp.write_text(vega_assets.inject(body), encoding="utf-8")
     tmp.replace(target)
     return target
 

@@ -43,7 +43,9 @@ def prepare(source: Path, target_dir: Path, data_dir: Path, figures_dir: Path) -
 
     target = target_dir / f"{source.stem}.ipynb"
     source = notebook_sources.write_ipynb(source, target_dir.parent / "sources")
-    params = {**quick_params(), "data_dir": str(data_dir), "figures_dir": str(figures_dir)}
+    # a reader in JupyterLab gets the live widgets (the params sets turn them off)
+    params = {**quick_params(), "interactive": True, "data_dir": str(data_dir),
+              "figures_dir": str(figures_dir)}
     declared = set(pm.inspect_notebook(str(source)))
     params = {k: v for k, v in params.items() if k in declared}
     pm.execute_notebook(str(source), str(target), parameters=params, prepare_only=True,

@@ -1,7 +1,9 @@
 """The rendered paper opened from the file system with the network blocked.
 
-Figures and tables must show, the widgets must be drawn by the vendored widget
-manager, and no page may ask for anything that is not a local file.
+Figures and tables must show; the explorers are Vega-Lite charts drawn by the
+vendored bundles in ``_static/vega``; every control of every chart, moved, must
+change the chart it drives (its SVG); and no page may ask for anything that is not
+a local file.
 """
 
 from __future__ import annotations
@@ -16,22 +18,39 @@ import pytest
 
 from tests.browser.prepare import REPO
 
+PAGES = ["index.html", "00_introduction.html", "01_malloc_touch.html",
+         "02_thread_memory.html", "03_launch.html", "04_context_switch.html",
+         "05_user_space_tasks.html", "06_claims.html"]
+# The explorers, one chart each, drawn without a kernel.
+CHART_PAGES = ["01_malloc_touch.html", "02_thread_memory.html", "03_launch.html",
+               "04_context_switch.html", "05_user_space_tasks.html"]
+MIN_CONTROLS = 10
+PAGE_BYTES_MAX = 1_000_000
+CHART_TIMEOUT_MS = 30_000
+CHANGE_TIMEOUT_MS = 5_000
+
 
 @pytest.fixture(scope="module")
 def paper_html(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A quick rendering of the whole paper, or the one $THREADCOST_RENDERED_PAPER names
+    (e.g. reference/<machine-id>, to check the committed reference rendering)."""
+    given = os.environ.get("THREADCOST_RENDERED_PAPER")
+    if given:
+        return Path(given)
     base = tmp_path_factory.mktemp("rendered")
     env = {**os.environ, "THREADCOST_DATA_DIR": str(base / "data"),
            "THREADCOST_FIGURES_DIR": str(base / "figures")}
     proc = subprocess.run(
         [sys.executable, "-m", "threadcost.paper", "--params", "params/quick.yaml",
-         "--out", str(base / "paper"), "--only", "01", "00", "06"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+         "--out", str(base / "paper")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
         stdin=subprocess.DEVNULL, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return base / "paper" / "html"
 
 
-def _open_offline(browser: Any, url: str) -> tuple[Any, Any, list[str]]:
+def _open_offline(browser: Any, url: str) -> tuple[Any, Any, list[str], list[str]]:
+    """A page with every request that is not a local file aborted and recorded."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     asked: list[str] = []
 
@@ -44,19 +63,21 @@ def _open_offline(browser: Any, url: str) -> tuple[Any, Any, list[str]]:
 
     context.route("**/*", route)
     page = context.new_page()
-    failed: list[str] = []
-    page.on("requestfailed", lambda req: failed.append(req.url))
+    errors: list[str] = []
+    page.on("requestfailed", lambda req: asked.append(f"failed: {req.url}"))
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(url, wait_until="load")
-    return context, page, asked + failed
+    return context, page, asked, errors
 
 
-@pytest.mark.parametrize("page_name", ["index.html", "00_introduction.html",
-                                       "01_malloc_touch.html", "06_claims.html"])
+@pytest.mark.parametrize("page_name", PAGES)
 def test_page_reads_offline(page_name: str, paper_html: Path, browser: Any,
                             screenshots: Path) -> None:
-    context, page, problems = _open_offline(browser, (paper_html / page_name).as_uri())
+    context, page, problems, errors = _open_offline(browser,
+                                                    (paper_html / page_name).as_uri())
     try:
-        page.wait_for_timeout(1500)
+        page.wait_for_timeout(1000)
         images = page.locator("img")
         assert images.count() > 0 or page_name == "index.html", f"{page_name}: no figure"
         broken = page.evaluate(
@@ -69,21 +90,123 @@ def test_page_reads_offline(page_name: str, paper_html: Path, browser: Any,
                         full_page=False)
         assert problems == [], f"{page_name}: requests that left the file system or " \
                                f"failed: {problems[:5]}"
+        assert errors == [], f"{page_name}: script errors: {errors[:3]}"
     finally:
         context.close()
 
 
-def test_widgets_render_from_the_vendored_manager(paper_html: Path, browser: Any,
-                                                  screenshots: Path) -> None:
-    context, page, problems = _open_offline(browser,
-                                            (paper_html / "01_malloc_touch.html").as_uri())
-    try:
-        slider = page.locator(".widget-slider").first
-        slider.wait_for(state="visible", timeout=30_000)
-        slider.scroll_into_view_if_needed()
-        page.screenshot(path=str(screenshots / "paper_01_widget.png"))
-        assert page.locator(".widget-slider").count() >= 2
-        assert page.locator(".widget-dropdown").count() >= 1
-        assert problems == [], problems[:5]
-    finally:
-        context.close()
+def test_pages_are_small_and_carry_no_widget_state(paper_html: Path) -> None:
+    for name in PAGES:
+        text = (paper_html / name).read_text(encoding="utf-8")
+        size = len(text.encode())
+        assert size < PAGE_BYTES_MAX, f"{name}: {size:,} bytes (the bundles belong in _static)"
+        assert "application/vnd.jupyter.widget-state+json" not in text, \
+            f"{name}: ipywidgets state embedded (papermill must create no widgets)"
+        assert "html-manager" not in text, f"{name}: loads the widget manager"
+    for bundle in ("vega.min.js", "vega-lite.min.js", "vega-embed.min.js"):
+        assert (paper_html / "_static" / "vega" / bundle).is_file()
+
+
+# The chart a control drives: the SVG of the .tc-vega element around it.
+CHART_OF = """(el) => {
+  const box = el.closest('.tc-vega');
+  const svg = box && box.querySelector('svg');
+  return svg ? svg.outerHTML : '';
+}"""
+
+# Every control of every chart on the page, as [chart index, control index, kind, name].
+CONTROLS = """() => {
+  const out = [];
+  document.querySelectorAll('.tc-vega').forEach((chart, c) => {
+    chart.querySelectorAll('.vega-bind').forEach((bind, i) => {
+      const name = (bind.querySelector('.vega-bind-name') || {}).textContent || '';
+      let kind = 'other';
+      if (bind.querySelector('select')) kind = 'select';
+      else if (bind.querySelector('input[type=range]')) kind = 'range';
+      else if (bind.querySelector('input[type=radio]')) kind = 'radio';
+      else if (bind.querySelector('input[type=checkbox]')) kind = 'checkbox';
+      out.push([c, i, kind, name.trim()]);
+    });
+  });
+  return out;
+}"""
+
+# Move a control the way a reader would, with the events the browser would send.
+MOVE = """([c, i]) => {
+  const bind = document.querySelectorAll('.tc-vega')[c].querySelectorAll('.vega-bind')[i];
+  const select = bind.querySelector('select');
+  if (select) {
+    const before = select.options[select.selectedIndex].text;
+    select.selectedIndex = (select.selectedIndex + 1) % select.options.length;
+    select.dispatchEvent(new Event('change', {bubbles: true}));
+    return before + ' -> ' + select.options[select.selectedIndex].text;
+  }
+  const range = bind.querySelector('input[type=range]');
+  if (range) {
+    const before = range.value;
+    const step = Number(range.step) || 1;
+    let next = Number(range.value) - step;
+    if (next < Number(range.min)) next = Number(range.value) + step;
+    range.value = String(next);
+    range.dispatchEvent(new Event('input', {bubbles: true}));
+    range.dispatchEvent(new Event('change', {bubbles: true}));
+    return before + ' -> ' + range.value;
+  }
+  const radios = [...bind.querySelectorAll('input[type=radio]')];
+  if (radios.length) {
+    const before = radios.find(r => r.checked);
+    const other = radios.find(r => !r.checked);
+    other.click();
+    return (before ? before.value : '?') + ' -> ' + other.value;
+  }
+  const box = bind.querySelector('input[type=checkbox]');
+  box.click();
+  return 'checked ' + box.checked;
+}"""
+
+
+def test_every_control_changes_its_chart(paper_html: Path, browser: Any,
+                                         screenshots: Path) -> None:
+    moved: list[str] = []
+    for name in CHART_PAGES:
+        context, page, problems, errors = _open_offline(browser, (paper_html / name).as_uri())
+        try:
+            charts = page.locator(".tc-vega")
+            assert charts.count() >= 1, f"{name}: no Vega-Lite chart on the page"
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.tc-vega')].every("
+                "c => c.querySelector('svg .mark-group') || c.textContent.includes('chart'))",
+                timeout=CHART_TIMEOUT_MS)
+            texts = charts.all_inner_texts()
+            for t in texts:
+                assert "could not be drawn" not in t and "did not load" not in t, \
+                    f"{name}: {t[:300]}"
+            controls = page.evaluate(CONTROLS)
+            assert controls, f"{name}: a chart without controls"
+            for c, i, kind, label in controls:
+                assert kind != "other", f"{name}: control {label!r} of an unknown kind"
+                control = charts.nth(c).locator(".vega-bind").nth(i)
+                control.scroll_into_view_if_needed()
+                before = control.evaluate(CHART_OF)
+                assert before, f"{name}: chart {c} has no SVG"
+                what = page.evaluate(MOVE, [c, i])
+                try:
+                    page.wait_for_function(f"([el, before]) => ({CHART_OF})(el) !== before",
+                                           arg=[control.element_handle(), before],
+                                           timeout=CHANGE_TIMEOUT_MS, polling=100)
+                except Exception as exc:
+                    shot = screenshots / f"paper_{Path(name).stem}_dead_control.png"
+                    page.screenshot(path=str(shot))
+                    raise AssertionError(f"{name}: moving {kind} {label!r} ({what}) left its "
+                                         f"chart unchanged (screenshot: {shot})") from exc
+                moved.append(f"{name}: {kind} {label!r} {what}")
+                if kind == "checkbox":  # tick it again: a chart with every kind hidden is blank
+                    page.evaluate(MOVE, [c, i])
+            charts.first.scroll_into_view_if_needed()
+            page.screenshot(path=str(screenshots / f"paper_{Path(name).stem}_chart.png"))
+            assert problems == [], f"{name}: requests that left the file system: {problems[:5]}"
+            assert errors == [], f"{name}: script errors: {errors[:3]}"
+        finally:
+            context.close()
+    print(f"{len(moved)} controls moved, each changed its chart:\n" + "\n".join(moved))
+    assert len(moved) >= MIN_CONTROLS, f"only {len(moved)} controls in the paper: {moved}"

@@ -225,7 +225,7 @@ def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
     steps = p["variants"]
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from threadcost.notebook_progress import tqdm
 
         bar = tqdm(total=len(steps), desc="sleepers", unit="variant")
     for variant in steps:

@@ -254,8 +254,8 @@ def limits_frame(result: Result) -> pd.DataFrame:
 
 
 def explorer(threads: int = 1000, stack_kib: int = 0, touch_kib: int = 0) -> Any:
-    """Sliders for thread count, stack size and touch depth: each change
-    measures 4 thread counts up to the chosen one (one fresh process each) and
+    """Sliders for thread count, stack size and touch depth and a Run button: each
+    press measures 4 thread counts up to the chosen one (one fresh process each) and
     redraws the virtual-vs-resident curves and the per-thread stacked bar."""
     import ipywidgets as w
     from IPython.display import display
@@ -283,7 +283,9 @@ def explorer(threads: int = 1000, stack_kib: int = 0, touch_kib: int = 0) -> Any
         for fig in figures:
             plt.close(fig)
 
-    return w.interactive(draw, threads=n, stack_kib=stack, touch_kib=touch)
+    # up to 10,000 threads per change: measure on a button press, not on every move
+    return w.interactive(draw, {"manual": True, "manual_name": "Run"}, threads=n,
+                         stack_kib=stack, touch_kib=touch)
 
 
 def sweep_text(result: Result) -> str:
