@@ -300,13 +300,10 @@ def _timeout(launches: int, mib: int = 0) -> float:
 
 
 def _progress(total: int, enabled: bool) -> Any:
-    """A text progress bar on stderr: it also reads right in a notebook run by papermill."""
-    import sys
+    """A progress bar (on the paper runner's terminal under ``make paper``)."""
+    from threadcost.progress import bar
 
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="launch", unit="task", disable=not enabled, file=sys.stderr,
-                mininterval=2.0)
+    return bar(total=total, desc="launch", unit="task", disable=not enabled, mininterval=2.0)
 
 
 def _limit(kind: str, err: int) -> dict[str, Any]:
