@@ -81,7 +81,7 @@ display(Markdown(
 def keep(result):
     if save:
         path = datastore.save_run(result, data_dir=data_dir, fingerprint=fp)
-        print(f"saved {result.experiment} to {path.name}")
+        display(Markdown(f"Stored `{result.experiment}` as run `{path.name}`."))
 
 
 # %% [markdown]

@@ -24,16 +24,28 @@ def use_paper_theme() -> None:
         "axes.titleweight": "bold",
         "svg.fonttype": "none",
     })
+    from threadcost.views import tables
+
+    tables.install()  # every table the notebook displays: readable headers and numbers
 
 
-def save_figure(fig: plt.Figure, stem: str, figures_dir: str | Path | None = None) -> list[Path]:
+class SavedFiles(list[Path]):
+    """The files a figure was saved to. Shows nothing when a cell ends with it
+    (the figure itself is the output; a list of paths is not for the reader)."""
+
+    def _ipython_display_(self) -> None:
+        return None
+
+
+def save_figure(fig: plt.Figure, stem: str,
+                figures_dir: str | Path | None = None) -> SavedFiles:
     """Save ``fig`` as ``<stem>.svg`` and ``<stem>.png`` (atomically) and return the paths.
 
     Stems are stable names (``malloc_touch_curve``) that the README can link to.
     """
     directory = Path(figures_dir) if figures_dir is not None else paths.figures_dir()
     directory.mkdir(parents=True, exist_ok=True)
-    written = []
+    written = SavedFiles()
     for ext in ("svg", "png"):
         final = directory / f"{stem}.{ext}"
         tmp = directory / f".{stem}.{ext}.tmp"

@@ -357,7 +357,7 @@ def keep(result: Result | None, save: bool, data_dir: Any = None,
         return
     if save:
         path = datastore.save_run(result, data_dir=data_dir, fingerprint=fingerprint)
-        print(f"{result.experiment}: saved to {path}")
+        display(Markdown(stored_text(result.experiment, path)))
     hit = result.limit_hit
     if hit:
         display(Markdown(
@@ -388,3 +388,12 @@ def spawn_text(result: Result | None) -> str:
     stopped = s["limit_hit"]["limit"] if s["limit_hit"] else "nothing (its bound was reached)"
     return (f"Spawning until failure started **{s['started']:,}** threads with "
             f"{s['stack_kib']:,} KiB stacks; stopped by: **{stopped}**.")
+
+
+def stored_text(experiment: str, path: Any) -> str:
+    """Where a run was stored, relative to the data folder (no machine paths)."""
+    from pathlib import Path
+
+    run = Path(path)
+    return (f"Stored as run `{run.name}` of `{experiment}` "
+            f"(`data/{run.parent.name}/{run.name}/`).")
