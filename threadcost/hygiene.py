@@ -36,7 +36,6 @@ _STDERR = re.compile(r'class="[^"]*jp-RenderedText[^"]*"[^>]*data-mime-type="app
                      r'vnd\.jupyter\.stderr"|jp-OutputArea-output[^"]*"\s+data-mime-type='
                      r'"application/vnd\.jupyter\.stderr"|data-mime-type="application/vnd\.'
                      r'jupyter\.stderr"')
-_INDEX_HEAD = re.compile(r"<thead>\s*<tr[^>]*>\s*<th[^>]*>\s*</th>", re.S)
 _INDEX_ROW = re.compile(r"<tbody>\s*<tr[^>]*>\s*<th[^>]*>\s*\d+\s*</th>", re.S)
 
 
@@ -52,7 +51,7 @@ def problems(page: str) -> list[str]:
     if _STDERR.search(page):
         found.append("stderr block: an output written to stderr")
     body = _HIDDEN.sub(" ", page)
-    if _INDEX_HEAD.search(body) or _INDEX_ROW.search(body):
+    if _INDEX_ROW.search(body):
         found.append("index column: a table shows the frame's numeric index")
     for cell in _CELL.findall(body):
         value = html_lib.unescape(_TAG.sub("", cell))

@@ -303,10 +303,10 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
     refs = "".join(
         f'<li id="{html.escape(r["key"])}"><b>[{html.escape(r["key"])}]</b> '
         f'{html.escape(r["author"])}. “{html.escape(r["title"])}”. '
-        f'{html.escape(r["year"] or "n.d.")}. {_link(r["address"])}'
+        f'{html.escape(r["year"] or "n.d")}. {_link(r["address"])}'
         + (f'. Code: {_link(r["code"])}' if r.get("code") and r["code"] != r["address"]
            else "")
-        + (f' ({html.escape(r["note"])})' if r.get("note") else "") + ".</li>"
+        + (f' ({html.escape(r["note"])})' if r.get("note") else "") + "</li>"
         for r in paper_summary.references())
     body = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

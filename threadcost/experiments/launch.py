@@ -639,5 +639,5 @@ def _burst_claim_rows(p: dict[str, Any], summary: dict[str, Any]) -> list[dict[s
     rows.append({"claim_id": "C10", "quantity": "thread_burst_wall_ns_per_thread",
                  "measured": per_thread, "unit": "ns", "published_quantity": None,
                  "note": f"wall time per thread of the {n:,}-thread burst, unscaled "
-                         "(S1: 38.55 s / 1e6 = 38,550 ns per thread)"})
+                         "(S1: 38.55 s / 1,000,000 = 38,550 ns per thread)"})
     return rows
