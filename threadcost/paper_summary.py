@@ -125,6 +125,25 @@ def verdict_tally(data_dir: str | Path | None = None,
     return verdicts.counts(table)
 
 
+def reproduced_band() -> float:
+    """The factor within which a measurement counts as "reproduced" (either way).
+
+    Adapter, like :func:`verdict_tally`: the claims package's ``REPRODUCED`` when it
+    defines one, else ``threadcost.verdicts.REPRODUCED``. Every figure that shades
+    the band takes it from here, so no two pages disagree."""
+    try:
+        from threadcost import claims as claims_pkg
+
+        value = getattr(claims_pkg, "REPRODUCED", None)
+        if isinstance(value, int | float):
+            return float(value)
+    except ImportError:
+        pass
+    from threadcost import verdicts
+
+    return float(verdicts.REPRODUCED)
+
+
 def references(published_dir: Path | None = None) -> list[dict[str, str]]:
     """The published sources the paper cites (``data/published/references.csv``)."""
     folder = published_dir if published_dir is not None else paths.published_dir()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
 import matplotlib.pyplot as plt  # without a display matplotlib falls back to Agg
 import seaborn as sns
+from matplotlib import ticker
 
 from threadcost import paths
 
@@ -43,6 +45,7 @@ def save_figure(fig: plt.Figure, stem: str,
 
     Stems are stable names (``malloc_touch_curve``) that the README can link to.
     """
+    tidy_figure(fig)
     directory = Path(figures_dir) if figures_dir is not None else paths.figures_dir()
     directory.mkdir(parents=True, exist_ok=True)
     written = SavedFiles()
@@ -53,3 +56,58 @@ def save_figure(fig: plt.Figure, stem: str,
         os.replace(tmp, final)
         written.append(final)
     return written
+
+
+# --- readable figures: applied to every figure the paper saves ---------------------------
+
+def plain_number(value: float, _pos: object = None) -> str:
+    """A tick label without powers of ten: 0.01, 2, 30, 1,000, 2,000,000."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else ""
+    digits = max(0, -math.floor(math.log10(abs(value)) + 1e-9))
+    return f"{value:,.{digits}f}"
+
+
+def _plain_log_ticks(axis: object, lo: float, hi: float) -> None:
+    axis.set_major_formatter(ticker.FuncFormatter(plain_number))  # type: ignore[attr-defined]
+    decades = math.log10(hi / lo) if lo > 0 and hi > 0 else 99
+    if decades < 1.6:  # few major ticks: label 2 and 5 of each decade as well
+        axis.set_minor_locator(ticker.LogLocator(base=10, subs=(2.0, 5.0)))  # type: ignore[attr-defined]
+        axis.set_minor_formatter(ticker.FuncFormatter(plain_number))  # type: ignore[attr-defined]
+    else:
+        axis.set_minor_formatter(ticker.NullFormatter())  # type: ignore[attr-defined]
+
+
+def _legend_inside(ax: plt.Axes) -> bool:
+    legend = ax.get_legend()
+    if legend is None or not legend.get_visible():
+        return False
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    box = legend.get_window_extent(renderer)
+    return bool(box.overlaps(ax.get_window_extent(renderer)))
+
+
+def tidy_figure(fig: plt.Figure) -> plt.Figure:
+    """Make a figure readable before it is saved and shown.
+
+    - Log axes get plain tick labels (``20``, ``0.5``), not ``2x10^1``.
+    - A legend drawn inside the plotting area (where it can hide curves) moves to
+      the right of the axes.
+    """
+    fig.canvas.draw()
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        if ax.get_xscale() == "log":
+            _plain_log_ticks(ax.xaxis, *sorted(ax.get_xlim()))
+        if ax.get_yscale() == "log":
+            _plain_log_ticks(ax.yaxis, *sorted(ax.get_ylim()))
+        if _legend_inside(ax):
+            legend = ax.get_legend()
+            handles = legend.legend_handles
+            labels = [t.get_text() for t in legend.get_texts()]
+            title = legend.get_title().get_text()
+            ax.legend(handles, labels, title=title or None, loc="upper left",
+                      bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+    return fig

@@ -46,7 +46,7 @@ def readable_name(name: Any) -> str:
         return " ".join(readable_name(n) for n in name if str(n))
     text = str(name)
     if " " in text or "(" in text or not text:
-        return text
+        return re.sub(r"\(us\b", "(µs", re.sub(r"\bus\)", "µs)", text))
     tokens = [t for t in text.split("_") if t]
     unit = None
     if len(tokens) >= 3 and tokens[-2] == "per" and tokens[-1] == "s":
@@ -77,7 +77,7 @@ def format_number(x: Any) -> str:
         return "∞" if v > 0 else "-∞"
     if v == 0:
         return "0"
-    if v.is_integer() and abs(v) < 1e15:
+    if v.is_integer() and abs(v) >= 100:
         return f"{v:,.0f}"
     digits = 2 - math.floor(math.log10(abs(v)))
     return f"{v:,.{max(digits, 0)}f}"

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims
+from threadcost import claims, paper_summary
 from threadcost.experiments import thread_memory
 from threadcost.results import Result
 
@@ -220,24 +220,25 @@ def claims_figure(table: pd.DataFrame) -> plt.Figure:
     labels = [f"{r.claim} {r.quantity}" for r in data.itertuples()]
     ratios = data["ratio (this / published)"].to_numpy(dtype=float)
     ys = np.arange(len(data))
-    colours = ["C2" if 0.5 <= r <= 2 else "C3" for r in ratios]
+    band = paper_summary.reproduced_band()  # the verdicts' "reproduced" band, on every page
+    colours = ["C2" if 1 / band <= r <= band else "C3" for r in ratios]
     ax.hlines(ys, 1.0, ratios, color=colours, lw=2)
     ax.scatter(ratios, ys, color=colours, s=40, zorder=3)
     for y, r in zip(ys, ratios, strict=True):
         ax.text(r * (1.12 if r >= 1 else 1 / 1.12), y, f"{r:.2f}x", va="center",
                 ha="left" if r >= 1 else "right", fontsize=9)
     ax.axvline(1.0, color="black", lw=1)
-    ax.axvspan(0.5, 2.0, color="C2", alpha=0.08)
+    ax.axvspan(1 / band, band, color="C2", alpha=0.08)
     ax.set_xscale("log")
     lo = min(0.25, float(ratios.min()) / 2) if len(ratios) else 0.25
     hi = max(4.0, float(ratios.max()) * 2) if len(ratios) else 4.0
     ax.set_xlim(lo, hi)
-    ticks = [t for t in (0.01, 0.1, 0.25, 0.5, 1, 2, 4, 10, 100) if lo <= t <= hi]
+    ticks = [t for t in (0.01, 0.1, 0.25, 0.5, 1, 1.5, 2, 4, 10, 100) if lo <= t <= hi]
     ax.set_xticks(ticks, [f"{t:g}x" for t in ticks])
     ax.xaxis.set_minor_locator(plt.NullLocator())
     ax.set_yticks(ys, labels)
     ax.set_ylim(len(data) - 0.5, -0.5)
-    ax.set(xlabel="this machine / published (log; shaded: within 2x)",
+    ax.set(xlabel=f"this machine / published (log; shaded: within {band:g}x, 'reproduced')",
            title="Published memory claims beside this machine")
     fig.tight_layout()
     return fig

@@ -530,6 +530,20 @@ def save_runs(results: list[Result], save: bool, data_dir: Any,
 
 # ----------------------------------------------------------------------- widget
 
+# Below one page per task a memory slope is noise around zero (a goroutine's VSZ grows
+# by whole arenas, not per goroutine): a ratio to it would print six-digit nonsense.
+MIN_KIB_FOR_RATIO = 4.0
+
+
+def compare_ratio(a: Any, b: Any, column: str) -> float:
+    """A / B, or NaN when either is missing, zero, or (memory) below one page per task."""
+    if pd.isna(a) or pd.isna(b) or not float(b):
+        return float("nan")
+    if column.endswith("_kib") and min(abs(float(a)), abs(float(b))) < MIN_KIB_FOR_RATIO:
+        return float("nan")
+    return float(a) / float(b)
+
+
 def compare_widget(rows: list[dict[str, Any]]) -> Any:
     """Pick any two tasks; see their switch time and memory side by side, with ratios."""
     import ipywidgets as w
@@ -550,9 +564,8 @@ def compare_widget(rows: list[dict[str, Any]]) -> Any:
         out = []
         for label, col in metrics.items():
             va, vb = frame.at[a, col], frame.at[b, col]
-            ok = pd.notna(va) and pd.notna(vb) and vb
             out.append({"quantity": label, "A": va, "B": vb,
-                        "A / B": float(va) / float(vb) if ok else np.nan})
+                        "A / B": compare_ratio(va, vb, col)})
         display(pd.DataFrame(out).set_index("quantity").round(2))
 
     return w.interactive(show, a=left, b=right)
