@@ -125,6 +125,30 @@ def verdict_tally(data_dir: str | Path | None = None,
     return verdicts.counts(table)
 
 
+def claim_verdicts(data_dir: str | Path | None = None,
+                   machine_id: str | None = None) -> Any:
+    """One row per published claim on one machine: ``claim_id``, ``verdict_class``.
+
+    Adapter: ``threadcost.claims.claim_verdicts(data_dir=..., machine_id=...)`` when the
+    claims package provides it, else ``threadcost.verdicts``; the machine's
+    virtualization comes from its stored fingerprint, not from this machine."""
+    try:
+        from threadcost import claims as claims_pkg
+
+        fn = getattr(claims_pkg, "claim_verdicts", None)
+        if callable(fn):
+            return fn(data_dir=data_dir, machine_id=machine_id)
+    except ImportError:
+        pass
+    from threadcost import datastore, verdicts
+
+    runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
+    fp = runs[-1].meta.get("machine") if runs else None
+    virt = str(fp.get("virtualization", "none")) if isinstance(fp, dict) else None
+    table = verdicts.verdict_table(data_dir, machine_id, virtualization=virt)
+    return verdicts.claim_verdicts(table)
+
+
 def reproduced_band() -> float:
     """The factor within which a measurement counts as "reproduced" (either way).
 
