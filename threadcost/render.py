@@ -57,7 +57,8 @@ details.tc-code:not([open]) { margin: 0; }
 details.tc-code[open] > summary { color: #555; }
 .jp-RenderedHTMLCommon table { border-collapse: collapse; font-size: 13px; margin: .6em 0;
   table-layout: auto; max-width: 100%; }
-.jp-OutputArea-output { overflow-x: visible; }
+.jp-OutputArea-child { display: block; min-width: 0; max-width: 100%; overflow-x: auto; }
+.jp-OutputArea-output { display: block; min-width: 0; max-width: 100%; }
 .jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { white-space: normal;
   overflow-wrap: break-word; max-width: 24rem; }
 .tc-provenance { font-size: 12px; color: #666; margin: 0 0 1.2em;

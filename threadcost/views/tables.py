@@ -20,6 +20,7 @@ Rules:
 
 from __future__ import annotations
 
+import html as html_lib
 import math
 import re
 from typing import Any
@@ -110,6 +111,13 @@ def format_cell(x: Any) -> str:
     return str(x)
 
 
+def cell_html(x: Any) -> str:
+    """A cell as HTML: formatted, escaped, and breakable after each ``_`` of a long
+    identifier (``goroutine_iterations_per_s``), so a narrow column wraps it."""
+    text = html_lib.escape(format_cell(x))
+    return re.sub(r"_(?=\w)", "_<wbr>", text) if len(text) > 14 else text
+
+
 def tidy(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame as shown: meaningful index as a column, readable names, text cells."""
     df = frame.copy()
@@ -138,7 +146,9 @@ class Table:
 
     def _repr_html_(self) -> str:
         cells = self._cells()
-        body = cells.to_html(index=False, escape=True, border=0, na_rep=DASH,
+        shown = self.frame.map(cell_html) if len(self.frame) else cells
+        shown.columns = [html_lib.escape(str(c)) for c in shown.columns]
+        body = shown.to_html(index=False, escape=False, border=0, na_rep=DASH,
                              classes="tc-table")
         notes = []
         if (cells == DASH).any().any():
@@ -163,7 +173,7 @@ def style(styler: Any) -> Any:
     """A pandas Styler (kept for its colours) with the same rules: numbers, dashes,
     readable headers, no bare index."""
     data = styler.data
-    styler = styler.format(format_cell)
+    styler = styler.format(cell_html)
     styler = styler.format_index(readable_name, axis=1)
     if isinstance(data.index, pd.RangeIndex) and data.index.name is None:
         styler = styler.hide(axis="index")
