@@ -116,14 +116,14 @@ if len(machine_ids) >= 2:
     display(Markdown("; ".join(f"`{m}`: {across_machines.describe(data_dir, m)}"
                                for m in machine_ids)))
     display(across_machines.headline_table(across))
-    fig = across_machines.figure(across)
-    if save:
-        plotting.save_figure(fig, "summary_across_machines", figures_dir)
     display(across_machines.verdict_table(data_dir))
     normalised = across_machines.normalised_table(data_dir, across)
     display(Markdown(across_machines.yardstick_text(data_dir, machine_ids)))
     if not normalised.empty:
         display(normalised)
+    fig = across_machines.figure(across)
+    if save:
+        plotting.save_figure(fig, "summary_across_machines", figures_dir)
 else:
     display(Markdown(across_machines.how_to_add_text(machine_ids)))
 

@@ -192,9 +192,15 @@ def figure(values: pd.DataFrame) -> plt.Figure:
             ax.scatter(xs, y + (i - (len(mids) - 1) / 2) * 0.18, marker=markers[i % 7],
                        s=40, label=mid, zorder=3)
         ax.set_yticks(y, list(TASKS) if ax is axes[0][0] else [""] * len(TASKS))
-        ax.invert_yaxis()
+        ax.set_ylim(len(TASKS) - 0.5, -0.5)
+        shown = values[values.metric == metric].value.to_numpy(dtype=float) * factor
+        top = float(np.nanmax(shown)) if shown.size else 1.0
         if metric.endswith("_ns"):
             ax.set_xscale("log")
+            low = float(np.nanmin(shown)) if shown.size else 0.1
+            ax.set_xlim(low / 1.6, top * 1.6)
+        else:
+            ax.set_xlim(0, top * 1.15)
         ax.set_title(label, fontsize=11)
         ax.set_xlabel(f"{unit} per task" + (" (log scale)" if metric.endswith("_ns") else ""))
     handles, labels = axes[0][0].get_legend_handles_labels()
