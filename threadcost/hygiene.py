@@ -28,7 +28,9 @@ CHECKS: list[tuple[str, re.Pattern[str]]] = [
     ("saved-to line", re.compile(r"\bsaved (?:\w+ )?to\b", re.I)),
     ("progress bar", re.compile(r"\d+%\|[^|\n]*\||\d+/\d+ \[\d\d:\d\d")),
     ("traceback", re.compile(r"Traceback \(most recent call last\)|\w+Error: |failed here")),
-    ("scientific notation", re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]?\d+\b")),
+    # 4e+05 (as Python prints it) or a bare 1e6; not hex run ids such as "-4305e6"
+    ("scientific notation", re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]\d+\b|"
+                                       r"(?<![\w.-])\d+(?:\.\d+)?[eE]\d+(?![\w-])")),
 ]
 _CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.S | re.I)
 _BAD_CELL = re.compile(r"^\s*(?:nan|NaN|None|NaT|<NA>|null|inf|-inf)\s*$")
