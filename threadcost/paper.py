@@ -178,7 +178,11 @@ def provenance_for(runs: list[Path], html_dir: Path) -> Provenance:
     """Copy the runs' CSV files and their experiment modules next to the pages."""
     data: list[tuple[str, str]] = []
     code: list[tuple[str, str]] = []
+    names = [run.name.split("-", 1)[-1].rsplit("-", 1)[0] for run in runs]
     for run in sorted(runs):
+        label = run.name.split("-", 1)[-1]  # experiment-suffix, e.g. malloc_touch-3a1f7f
+        if names.count(label.rsplit("-", 1)[0]) == 1:
+            label = label.rsplit("-", 1)[0]
         target = html_dir / "data" / run.parent.name / run.name
         target.mkdir(parents=True, exist_ok=True)
         meta = json.loads((run / datastore.META).read_text(encoding="utf-8"))
@@ -187,7 +191,7 @@ def provenance_for(runs: list[Path], html_dir: Path) -> Provenance:
                         if c.is_file()), run / f"{name}.csv")
             if src.is_file():
                 shutil.copy2(src, target / src.name)
-                data.append((f"{meta['experiment']}/{src.name}",
+                data.append((f"{label}/{src.name}",
                              f"data/{run.parent.name}/{run.name}/{src.name}"))
         shutil.copy2(run / datastore.META, target / datastore.META)
         module = experiment_module(str(meta.get("experiment", "")))

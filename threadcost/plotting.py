@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from pathlib import Path
@@ -78,22 +79,51 @@ def _plain_log_ticks(axis: object, lo: float, hi: float) -> None:
         axis.set_minor_formatter(ticker.NullFormatter())  # type: ignore[attr-defined]
 
 
-def _legend_inside(ax: plt.Axes) -> bool:
+def _legend_hides_data(ax: plt.Axes) -> bool:
+    """True when the axes' legend box covers a drawn point of a line or scatter."""
+    import numpy as np
+
     legend = ax.get_legend()
     if legend is None or not legend.get_visible():
         return False
-    fig = ax.figure
-    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-    box = legend.get_window_extent(renderer)
-    return bool(box.overlaps(ax.get_window_extent(renderer)))
+    renderer = ax.figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    box = legend.get_window_extent(renderer).expanded(1.02, 1.05)
+    points = []
+    for line in ax.get_lines():
+        xy = np.asarray(line.get_xydata(), dtype=float)
+        if not len(xy):
+            continue
+        xy = line.get_transform().transform(xy)  # display space (log axes included)
+        if len(xy) > 1 and line.get_linestyle() not in ("None", ""):
+            # a line hides under the box between its vertices too: sample along it
+            t = np.linspace(0, 1, 20)[:, None]
+            xy = np.concatenate([a + t * (b - a) for a, b in itertools.pairwise(xy)])
+        points.append(xy)
+    for coll in ax.collections:
+        offsets = np.asarray(coll.get_offsets(), dtype=float)
+        if offsets.size:
+            points.append(coll.get_offset_transform().transform(offsets))
+    for xy in points:
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        inside = ((xy[:, 0] >= box.x0) & (xy[:, 0] <= box.x1)
+                  & (xy[:, 1] >= box.y0) & (xy[:, 1] <= box.y1))
+        if inside.any():
+            return True
+    return False
+
+
+def _rightmost(ax: plt.Axes) -> bool:
+    x1 = ax.get_position().x1
+    return all(other.get_position().x0 < x1 - 1e-6 or other is ax
+               or not other.get_visible() for other in ax.figure.axes)
 
 
 def tidy_figure(fig: plt.Figure) -> plt.Figure:
     """Make a figure readable before it is saved and shown.
 
     - Log axes get plain tick labels (``20``, ``0.5``), not ``2x10^1``.
-    - A legend drawn inside the plotting area (where it can hide curves) moves to
-      the right of the axes.
+    - A legend that covers drawn data moves off the plot: to the right of the
+      rightmost axes, under any other.
     """
     fig.canvas.draw()
     for ax in fig.axes:
@@ -103,11 +133,16 @@ def tidy_figure(fig: plt.Figure) -> plt.Figure:
             _plain_log_ticks(ax.xaxis, *sorted(ax.get_xlim()))
         if ax.get_yscale() == "log":
             _plain_log_ticks(ax.yaxis, *sorted(ax.get_ylim()))
-        if _legend_inside(ax):
+        if _legend_hides_data(ax):
             legend = ax.get_legend()
             handles = legend.legend_handles
             labels = [t.get_text() for t in legend.get_texts()]
             title = legend.get_title().get_text()
-            ax.legend(handles, labels, title=title or None, loc="upper left",
-                      bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+            if _rightmost(ax):  # beside the plot
+                ax.legend(handles, labels, title=title or None, loc="upper left",
+                          bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+            else:  # under its own axes, below the axis label
+                ax.legend(handles, labels, title=title or None, loc="upper center",
+                          bbox_to_anchor=(0.5, -0.2), borderaxespad=0.0, frameon=False,
+                          fontsize="small")
     return fig
