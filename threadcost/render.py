@@ -61,6 +61,11 @@ details.tc-code[open] > summary { color: #555; }
 .jp-OutputArea-output { display: block; min-width: 0; max-width: 100%; }
 .jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { white-space: normal;
   overflow-wrap: break-word; max-width: 24rem; }
+.jp-OutputArea-output.jp-RenderedHTMLCommon td,
+.jp-OutputArea-output.jp-RenderedHTMLCommon th { text-align: left; }
+.jp-OutputArea-output.jp-RenderedHTMLCommon td.tc-num,
+.jp-OutputArea-output.jp-RenderedHTMLCommon th.tc-num { text-align: right;
+  font-variant-numeric: tabular-nums; white-space: nowrap; }
 .tc-provenance { font-size: 12px; color: #666; margin: 0 0 1.2em;
   font-family: var(--jp-ui-font-family); }
 .tc-provenance a { color: #1f5fa8; }

@@ -67,7 +67,7 @@ def readable_name(name: Any) -> str:
 def format_number(x: Any) -> str:
     """One number for a table cell: ~3 significant figures, never ``1e+05``."""
     if x is None or isinstance(x, bool | np.bool_):
-        return DASH if x is None else str(x)
+        return DASH if x is None else ("yes" if x else "no")
     if isinstance(x, int | np.integer):
         return f"{int(x):,}"
     try:
@@ -92,6 +92,8 @@ _MISSING_TEXT = {"nan", "none", "nat", "<na>", "null", ""}
 
 def format_cell(x: Any) -> str:
     """Any cell: numbers by :func:`format_number`, missing values as a dash."""
+    if isinstance(x, bool | np.bool_):
+        return "yes" if x else "no"
     if isinstance(x, str):
         if x.strip().lower() in _MISSING_TEXT:
             return DASH
@@ -111,6 +113,17 @@ def format_cell(x: Any) -> str:
     if isinstance(x, int | float | np.integer | np.floating):
         return format_number(x)
     return str(x)
+
+
+def _is_number_column(column: pd.Series) -> bool:
+    """Numbers (and missing values) only: right-aligned, digits in columns."""
+    if pd.api.types.is_bool_dtype(column):
+        return False
+    if pd.api.types.is_numeric_dtype(column):
+        return True
+    values = [v for v in column if not (v is None or (isinstance(v, float) and math.isnan(v)))]
+    return bool(values) and all(isinstance(v, int | float | np.integer | np.floating)
+                                and not isinstance(v, bool) for v in values)
 
 
 def cell_html(x: Any) -> str:
@@ -148,10 +161,17 @@ class Table:
 
     def _repr_html_(self) -> str:
         cells = self._cells()
-        shown = self.frame.map(cell_html) if len(self.frame) else cells
-        shown.columns = [html_lib.escape(str(c)) for c in shown.columns]
-        body = shown.to_html(index=False, escape=False, border=0, na_rep=DASH,
-                             classes="tc-table")
+        numeric = [_is_number_column(self.frame[c]) for c in self.frame.columns]
+        num = ' class="tc-num"'
+        head = "".join(f"<th{num if n else ''}>{html_lib.escape(str(c))}</th>"
+                       for c, n in zip(self.frame.columns, numeric, strict=True))
+        rows = []
+        for values in self.frame.itertuples(index=False):
+            tds = "".join(f"<td{num if n else ''}>{cell_html(v)}</td>"
+                          for v, n in zip(values, numeric, strict=True))
+            rows.append(f"<tr>{tds}</tr>")
+        body = (f'<table class="dataframe tc-table"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{''.join(rows)}</tbody></table>")
         notes = []
         if (cells == DASH).any().any():
             notes.append(f"{DASH}: {self.missing}.")
