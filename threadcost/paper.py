@@ -226,6 +226,38 @@ def summary_provenance(html_dir: Path, stored: dict[str, list[Path]],
     return Provenance(data=[("runs.csv (every run read)", "data/runs.csv")], code=code)
 
 
+class _ProgressRelay:
+    """A pipe the notebooks' kernels write progress bars into, copied to our stderr.
+
+    Kernels open ``path`` (``/proc/<pid>/fd/<n>``, the pipe's write end) by name; a
+    thread copies what arrives to ``sys.stderr``, so the bars land in order with the
+    runner's own lines whether stderr is a terminal, a pipe or a log file."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._read, self._write = os.pipe()
+        self.path = f"/proc/{os.getpid()}/fd/{self._write}"
+        self._thread = threading.Thread(target=self._copy, name="progress-relay", daemon=True)
+        self._thread.start()
+
+    def _copy(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._read, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            sys.stderr.write(chunk.decode("utf-8", "replace"))
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        os.close(self._write)  # the kernels have exited: the reader sees end of file
+        self._thread.join(timeout=5)
+        os.close(self._read)
+
+
 SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/paper_summary.py")
 
 
@@ -248,7 +280,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None) -> Path:
     data_dir = paths.data_dir()
     stored: dict[str, list[Path]] = {}
     # Experiments' progress bars: this process's stderr (a terminal or a log), not the page.
-    os.environ[progress.ENV] = f"/proc/{os.getpid()}/fd/2"
+    relay = _ProgressRelay()
+    os.environ[progress.ENV] = relay.path
     try:
         for i, book in enumerate(books, 1):
             print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
@@ -261,6 +294,7 @@ def build(params_path: str, out: Path, only: list[str] | None = None) -> Path:
             stored[book.stem] = sorted(_run_folders(data_dir) - before)
     finally:
         os.environ.pop(progress.ENV, None)
+        relay.close()
 
     ordered = [staging / "notebooks" / f"{b.stem}.ipynb" for b in reading_order(books)]
     stems = [p.stem for p in ordered]
