@@ -65,7 +65,8 @@ details.tc-code[open] > summary { color: #555; }
 .jp-OutputArea-output.jp-RenderedHTMLCommon th { text-align: left; }
 .jp-OutputArea-output.jp-RenderedHTMLCommon td.tc-num,
 .jp-OutputArea-output.jp-RenderedHTMLCommon th.tc-num { text-align: right;
-  font-variant-numeric: tabular-nums; white-space: nowrap; }
+  font-variant-numeric: tabular-nums; }
+.jp-OutputArea-output.jp-RenderedHTMLCommon td.tc-num { white-space: nowrap; }
 .tc-provenance { font-size: 12px; color: #666; margin: 0 0 1.2em;
   font-family: var(--jp-ui-font-family); }
 .tc-provenance a { color: #1f5fa8; }
