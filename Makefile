@@ -161,8 +161,13 @@ browser-deps:
 
 # Keep the last rendered paper as this machine kind's committed reference
 # rendering: reference/<machine-id>/index.html (run `make paper` first).
+# A reference is made from a committed tree: the paper must have been rendered from a
+# clean checkout (html/_static/build.json), and the tree must still be that commit.
 reference: $(VENV)/.installed-paper
 	@test -f $(PAPER_DIR)/html/index.html || { echo "reference: run 'make paper' first"; exit 1; }
+	@test -z "$$(git status --porcelain --untracked-files=no -- . ':(exclude)data' ':(exclude)figures' ':(exclude)reference')" || { \
+	  echo "reference: the working tree has uncommitted changes; commit, then make paper again"; exit 1; }
+	@$(BIN)/python -c 'import json,subprocess,sys; b=json.load(open("$(PAPER_DIR)/html/_static/build.json")); head=subprocess.run(["git","rev-parse","HEAD"],capture_output=True,text=True).stdout.strip(); sys.exit(0 if not b.get("dirty") and b.get("commit")==head else "reference: $(PAPER_DIR) was rendered from " + str(b.get("commit"))[:10] + (" with uncommitted changes" if b.get("dirty") else "") + ", not from the committed HEAD " + head[:10] + ": make paper again")'
 	@mid=$$($(BIN)/python -c 'from threadcost import machine; print(machine.machine_id())') && \
 	  rm -rf reference/$$mid && mkdir -p reference && cp -r $(PAPER_DIR)/html reference/$$mid && \
 	  echo "reference rendering: reference/$$mid/index.html"

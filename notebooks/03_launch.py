@@ -89,7 +89,8 @@ if result.limit_hit:
     display(Markdown(f"**A system limit stopped the run:** {result.limit_hit}. "
                      "What follows is the partial result."))
 if save:
-    print(f"saved to {datastore.save_run(result, data_dir=data_dir, fingerprint=fp)}")
+    stored = datastore.save_run(result, data_dir=data_dir, fingerprint=fp)
+    display(Markdown(f"Stored as run `{stored.name}` (`data/{stored.parent.name}/`)."))
 
 # %% [markdown]
 # ## Is the clock fast enough, and do we agree with the obvious loop?

@@ -89,7 +89,7 @@ display(Markdown(
 def keep(result):
     if save:
         path = datastore.save_run(result, data_dir=data_dir, fingerprint=fp)
-        print(f"saved {result.experiment} to {path.name}")
+        display(Markdown(f"Stored `{result.experiment}` as run `{path.name}`."))
 
 
 # %% [markdown]
@@ -182,8 +182,8 @@ display(Markdown(
 # Unpinned, the scheduler may keep both tasks on one CPU (a cheap wake-up on the
 # same runqueue) or spread them over two (a wake-up by inter-processor interrupt, with
 # the other CPU possibly idle and asleep). Both sides note their CPU on every
-# round trip, so the unpinned distribution can be split into the two cases. Two
-# humps in the histogram are this choice, not noise.
+# round trip, so the unpinned distribution can be split into the two cases. When
+# both cases occur, they show as two humps in the histogram: this choice, not noise.
 
 # %%
 unpinned = each.get(("pipe", "unpinned", "threads"))
@@ -198,6 +198,9 @@ if unpinned is not None:
         text += f" (median {same['p50'] / 1000:.2f} µs)"
     if diff and diff["n"]:
         text += f"; on different CPUs the median was {diff['p50'] / 1000:.2f} µs"
+    if s["same_cpu_share"] in (0.0, 1.0):
+        text += (". Every round trip took the same path in this run, so the distribution "
+                 "has one hump, not two")
     display(Markdown(text + "."))
 
 # %% [markdown]

@@ -101,26 +101,31 @@ display(Markdown(discussion.switch_paragraph(table, fp)))
 # %% [markdown]
 # ## Across machines
 #
-# The same headline numbers for every machine with runs in the data folder, and for
-# the reference runs committed with the repository (`reference/<machine>/`), so a
-# reader can see how much of each number belongs to the machine.
+# The same study on every machine with runs in the data folder (`data/<machine-id>/`,
+# one folder per machine): the headline numbers side by side, each published claim's
+# verdict on each machine, and, where a machine has a yardsticks run, its times in
+# multiples of its own yardstick, so that a machine which is slower at everything does
+# not look slower at threads in particular.
 
 # %%
-sources = [("this data folder", data_dir)]
-if claims_include_reference:
-    sources += [(f"reference {p.parent.name}", p) for p in summary.reference_data_dirs()]
-across = summary.cross_machine_values(sources)
-rows = summary.cross_machine_table(across)
-if len(rows) >= 2:
-    display(rows.round(3))
-    fig = summary.cross_machine_figure(across)
+from threadcost.views import across_machines
+
+machine_ids = across_machines.machines(data_dir)
+if len(machine_ids) >= 2:
+    across = across_machines.headline_values(data_dir)
+    display(Markdown("; ".join(f"`{m}`: {across_machines.describe(data_dir, m)}"
+                               for m in machine_ids)))
+    display(across_machines.headline_table(across))
+    display(across_machines.verdict_table(data_dir))
+    normalised = across_machines.normalised_table(data_dir, across)
+    display(Markdown(across_machines.yardstick_text(data_dir, machine_ids)))
+    if not normalised.empty:
+        display(normalised)
+    fig = across_machines.figure(across)
     if save:
-        plotting.save_figure(fig, "summary_cross_machine", figures_dir)
+        plotting.save_figure(fig, "summary_across_machines", figures_dir)
 else:
-    display(Markdown(
-        "Only one machine has headline numbers so far, so there is nothing to compare. "
-        "Copy another machine's `data/<machine>/` folder here (or run `make reference` "
-        "there and commit it) and rerun this notebook."))
+    display(Markdown(across_machines.how_to_add_text(machine_ids)))
 
 # %% [markdown]
 # ## The runs behind these numbers

@@ -102,12 +102,18 @@ def compiler_version() -> str | None:
     return _run([cc, "--version"]) or _run(["cc", "--version"])
 
 
+# What `make paper` itself rewrites: a change there is the run's output, not the code's.
+GENERATED_PATHS = ("data", "figures", "reference")
+
+
 def git_commit() -> dict[str, Any]:
+    """The commit of the code, and whether the code (outside generated outputs) changed."""
     head = _run(["git", "-C", str(paths.REPO_ROOT), "rev-parse", "HEAD"])
     if head is None or not re.fullmatch(r"[0-9a-f]{40}", head):
         return {"commit": None, "dirty": None}
     status = subprocess.run(
-        ["git", "-C", str(paths.REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
+        ["git", "-C", str(paths.REPO_ROOT), "status", "--porcelain", "--untracked-files=no",
+         "--", ".", *(f":(exclude){p}" for p in GENERATED_PATHS)],
         capture_output=True, text=True, check=False, timeout=10)
     return {"commit": head, "dirty": bool(status.stdout.strip())}
 

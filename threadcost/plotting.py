@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 from pathlib import Path
 
 import matplotlib.pyplot as plt  # without a display matplotlib falls back to Agg
 import seaborn as sns
+from matplotlib import ticker
 
 from threadcost import paths
 
@@ -24,16 +27,29 @@ def use_paper_theme() -> None:
         "axes.titleweight": "bold",
         "svg.fonttype": "none",
     })
+    from threadcost.views import tables
+
+    tables.install()  # every table the notebook displays: readable headers and numbers
 
 
-def save_figure(fig: plt.Figure, stem: str, figures_dir: str | Path | None = None) -> list[Path]:
+class SavedFiles(list[Path]):
+    """The files a figure was saved to. Shows nothing when a cell ends with it
+    (the figure itself is the output; a list of paths is not for the reader)."""
+
+    def _ipython_display_(self) -> None:
+        return None
+
+
+def save_figure(fig: plt.Figure, stem: str,
+                figures_dir: str | Path | None = None) -> SavedFiles:
     """Save ``fig`` as ``<stem>.svg`` and ``<stem>.png`` (atomically) and return the paths.
 
     Stems are stable names (``malloc_touch_curve``) that the README can link to.
     """
+    tidy_figure(fig)
     directory = Path(figures_dir) if figures_dir is not None else paths.figures_dir()
     directory.mkdir(parents=True, exist_ok=True)
-    written = []
+    written = SavedFiles()
     for ext in ("svg", "png"):
         final = directory / f"{stem}.{ext}"
         tmp = directory / f".{stem}.{ext}.tmp"
@@ -41,3 +57,92 @@ def save_figure(fig: plt.Figure, stem: str, figures_dir: str | Path | None = Non
         os.replace(tmp, final)
         written.append(final)
     return written
+
+
+# --- readable figures: applied to every figure the paper saves ---------------------------
+
+def plain_number(value: float, _pos: object = None) -> str:
+    """A tick label without powers of ten: 0.01, 2, 30, 1,000, 2,000,000."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else ""
+    digits = max(0, -math.floor(math.log10(abs(value)) + 1e-9))
+    return f"{value:,.{digits}f}"
+
+
+def _plain_log_ticks(axis: object, lo: float, hi: float) -> None:
+    axis.set_major_formatter(ticker.FuncFormatter(plain_number))  # type: ignore[attr-defined]
+    decades = math.log10(hi / lo) if lo > 0 and hi > 0 else 99
+    if decades < 1.6:  # few major ticks: label 2 and 5 of each decade as well
+        axis.set_minor_locator(ticker.LogLocator(base=10, subs=(2.0, 5.0)))  # type: ignore[attr-defined]
+        axis.set_minor_formatter(ticker.FuncFormatter(plain_number))  # type: ignore[attr-defined]
+    else:
+        axis.set_minor_formatter(ticker.NullFormatter())  # type: ignore[attr-defined]
+
+
+def _legend_hides_data(ax: plt.Axes) -> bool:
+    """True when the axes' legend box covers a drawn point of a line or scatter."""
+    import numpy as np
+
+    legend = ax.get_legend()
+    if legend is None or not legend.get_visible():
+        return False
+    renderer = ax.figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    box = legend.get_window_extent(renderer).expanded(1.02, 1.05)
+    points = []
+    for line in ax.get_lines():
+        xy = np.asarray(line.get_xydata(), dtype=float)
+        if not len(xy):
+            continue
+        xy = line.get_transform().transform(xy)  # display space (log axes included)
+        if len(xy) > 1 and line.get_linestyle() not in ("None", ""):
+            # a line hides under the box between its vertices too: sample along it
+            t = np.linspace(0, 1, 20)[:, None]
+            xy = np.concatenate([a + t * (b - a) for a, b in itertools.pairwise(xy)])
+        points.append(xy)
+    for coll in ax.collections:
+        offsets = np.asarray(coll.get_offsets(), dtype=float)
+        if offsets.size:
+            points.append(coll.get_offset_transform().transform(offsets))
+    for xy in points:
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        inside = ((xy[:, 0] >= box.x0) & (xy[:, 0] <= box.x1)
+                  & (xy[:, 1] >= box.y0) & (xy[:, 1] <= box.y1))
+        if inside.any():
+            return True
+    return False
+
+
+def _rightmost(ax: plt.Axes) -> bool:
+    x1 = ax.get_position().x1
+    return all(other.get_position().x0 < x1 - 1e-6 or other is ax
+               or not other.get_visible() for other in ax.figure.axes)
+
+
+def tidy_figure(fig: plt.Figure) -> plt.Figure:
+    """Make a figure readable before it is saved and shown.
+
+    - Log axes get plain tick labels (``20``, ``0.5``), not ``2x10^1``.
+    - A legend that covers drawn data moves off the plot: to the right of the
+      rightmost axes, under any other.
+    """
+    fig.canvas.draw()
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        if ax.get_xscale() == "log":
+            _plain_log_ticks(ax.xaxis, *sorted(ax.get_xlim()))
+        if ax.get_yscale() == "log":
+            _plain_log_ticks(ax.yaxis, *sorted(ax.get_ylim()))
+        if _legend_hides_data(ax):
+            legend = ax.get_legend()
+            handles = legend.legend_handles
+            labels = [t.get_text() for t in legend.get_texts()]
+            title = legend.get_title().get_text()
+            if _rightmost(ax):  # beside the plot
+                ax.legend(handles, labels, title=title or None, loc="upper left",
+                          bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+            else:  # under its own axes, below the axis label
+                ax.legend(handles, labels, title=title or None, loc="upper center",
+                          bbox_to_anchor=(0.5, -0.2), borderaxespad=0.0, frameon=False,
+                          fontsize="small")
+    return fig

@@ -7,8 +7,17 @@
   holds a chart, the Vega bundles from ``_static/`` next to it (copied from the
   repository's ``vendor/`` folder, see ``threadcost.vega_assets``), and MathJax
   and Mermaid are left out (the paper uses neither). Figures are embedded in the page.
-- An index page lists every notebook with its sections, and each page links
-  back to it and to its neighbours.
+- One stylesheet, ``_static/paper.css``, serves every page (written once per
+  rendering: nbconvert's JupyterLab styles, the code highlighting and the paper's
+  own rules); no page inlines CSS.
+- No ``In[]``/``Out[]`` prompts. A stream a cell wrote to stderr is not shown to
+  the reader: it is printed on the runner's terminal, naming the page and cell.
+- Under every figure and table a provenance line links to the CSV files it was
+  drawn from (copied next to the pages, so it works offline and from a zip) and
+  to the experiment module that produced them (``Provenance``).
+- An index page carries the title, the abstract, the verdict tally, the headline
+  figure, the contents and the references; each page links back to it and to its
+  neighbours.
 """
 
 from __future__ import annotations
@@ -16,7 +25,8 @@ from __future__ import annotations
 import html
 import re
 import shutil
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -31,6 +41,7 @@ STATIC = "_static"
 REQUIRE_JS = f"{STATIC}/requirejs/require.js"
 HIDE_TAG = "remove_input"
 SHOW_TAG = "show-input"
+STYLESHEET = f"{STATIC}/paper.css"
 
 PAPER_CSS = """
 body.jp-Notebook { background: #fff; }
@@ -43,7 +54,22 @@ details.tc-code > summary { cursor: pointer; color: #888; font-size: 12px;
   font-family: var(--jp-code-font-family); margin: 2px 0; }
 details.tc-code:not([open]) { margin: 0; }
 details.tc-code[open] > summary { color: #555; }
-.jp-RenderedHTMLCommon table { border-collapse: collapse; font-size: 13px; margin: .6em 0; }
+.jp-RenderedHTMLCommon table { border-collapse: collapse; font-size: 13px; margin: .6em 0;
+  table-layout: auto; max-width: 100%; }
+.jp-OutputArea-child { display: block; min-width: 0; max-width: 100%; overflow-x: auto; }
+.jp-OutputArea-output { display: block; min-width: 0; max-width: 100%; }
+.jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { white-space: normal;
+  overflow-wrap: break-word; max-width: 24rem; }
+.jp-OutputArea-output.jp-RenderedHTMLCommon td,
+.jp-OutputArea-output.jp-RenderedHTMLCommon th { text-align: left; }
+.jp-OutputArea-output.jp-RenderedHTMLCommon td.tc-num,
+.jp-OutputArea-output.jp-RenderedHTMLCommon th.tc-num { text-align: right;
+  font-variant-numeric: tabular-nums; }
+.jp-OutputArea-output.jp-RenderedHTMLCommon td.tc-num { white-space: nowrap; }
+.tc-provenance { font-size: 12px; color: #666; margin: 0 0 1.2em;
+  font-family: var(--jp-ui-font-family); }
+.tc-provenance a { color: #1f5fa8; }
+.tc-table-note { font-size: 12px; color: #555; margin: -.3em 0 .6em; }
 .jp-RenderedHTMLCommon thead th { border-bottom: 2px solid #444; background: #f4f4f4; }
 .jp-RenderedHTMLCommon tbody tr:nth-child(odd) { background: #fafafa; }
 .jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { padding: 3px 8px;
@@ -58,12 +84,11 @@ nav.tc-nav a { margin-right: 1.2em; }
 
 @dataclass(frozen=True)
 class Page:
-    """A rendered notebook: its file, title, sections and whether it ran cleanly."""
+    """A rendered notebook: its file, title and sections."""
 
     path: Path
     title: str
     sections: list[tuple[str, str]]  # (anchor id, heading text) of its h2 headings
-    ok: bool = True
 
 
 def copy_vendor(html_dir: Path, vendor_dir: Path = VENDOR_DIR) -> Path:
@@ -78,6 +103,29 @@ def copy_vendor(html_dir: Path, vendor_dir: Path = VENDOR_DIR) -> Path:
     return target
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """Where a page's figures and tables come from.
+
+    ``data``: (link text, href relative to the page) of each CSV, already copied
+    next to the pages; ``code``: (link text, href) of each module that produced it.
+    """
+
+    data: list[tuple[str, str]] = field(default_factory=list)
+    code: list[tuple[str, str]] = field(default_factory=list)
+
+    def html(self) -> str:
+        def links(items: list[tuple[str, str]]) -> str:
+            return ", ".join(f'<a href="{html.escape(h)}">{html.escape(t)}</a>' for t, h in items)
+
+        parts = []
+        if self.data:
+            parts.append(f"data: {links(self.data)}")
+        if self.code:
+            parts.append(f"code: {links(self.code)}")
+        return f'<p class="tc-provenance">{" · ".join(parts)}</p>' if parts else ""
+
+
 def _tag_code_cells(nb: nbformat.NotebookNode) -> None:
     """Papermill's injected-parameters cell keeps its input (folded) for the record."""
     for cell in nb.cells:
@@ -88,11 +136,65 @@ def _tag_code_cells(nb: nbformat.NotebookNode) -> None:
             tags.append(HIDE_TAG)
 
 
-def _exporter() -> HTMLExporter:
-    exporter = HTMLExporter(template_name="threadcost",
+def _is_figure_or_table(output: nbformat.NotebookNode) -> bool:
+    data = output.get("data") or {}
+    if "image/png" in data or "image/svg+xml" in data:
+        return True
+    if any(k.startswith("application/vnd.vegalite") for k in data):
+        return True
+    return "<table" in str(data.get("text/html", ""))
+
+
+def move_stderr(nb: nbformat.NotebookNode, name: str, stream: object = None) -> int:
+    """Take every stderr stream out of the notebook and print it on the runner's
+    terminal (naming the page and cell), so nothing is lost and the page stays clean."""
+    out = stream or sys.stderr
+    moved = 0
+    for number, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                text = str(output.get("text", "")).rstrip()
+                if text:
+                    print(f"{name}, cell {number}: stderr:\n{text}", file=out)  # type: ignore[call-overload]
+                moved += 1
+                continue
+            kept.append(output)
+        cell["outputs"] = kept
+    return moved
+
+
+def add_provenance(nb: nbformat.NotebookNode, provenance: Provenance | None) -> int:
+    """Add the provenance line after each figure and table output; return how many."""
+    if provenance is None:
+        return 0
+    line = provenance.html()
+    if not line:
+        return 0
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        outputs = []
+        for output in cell.get("outputs", []):
+            outputs.append(output)
+            if _is_figure_or_table(output):
+                outputs.append(nbformat.v4.new_output(
+                    "display_data", data={"text/html": line}, metadata={}))
+                count += 1
+        cell["outputs"] = outputs
+    return count
+
+
+def _exporter(inline_css: bool = False) -> HTMLExporter:
+    exporter = HTMLExporter(template_name="lab" if inline_css else "threadcost",
                             extra_template_basedirs=[str(TEMPLATES_DIR)])
     exporter.require_js_url = REQUIRE_JS
     exporter.mathjax_url = ""
+    exporter.exclude_input_prompt = True
+    exporter.exclude_output_prompt = True
     remover = TagRemovePreprocessor(remove_input_tags={HIDE_TAG},
                                     remove_cell_tags={"remove_cell"})
     remover.enabled = True
@@ -100,12 +202,29 @@ def _exporter() -> HTMLExporter:
     return exporter
 
 
-def render_notebook(executed: Path, html_dir: Path, nav: str = "") -> Path:
+def write_stylesheet(html_dir: Path) -> Path:
+    """``_static/paper.css``: JupyterLab's styles as nbconvert would inline them, the
+    code highlighting, and the paper's own rules; every page links to it."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("1")]
+    body, _ = _exporter(inline_css=True).from_notebook_node(nb)
+    styles = re.findall(r"<style[^>]*>(.*?)</style>", body, re.S)
+    target = html_dir / STYLESHEET
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(s.strip() for s in styles) + "\n" + PAPER_CSS,
+                      encoding="utf-8")
+    return target
+
+
+def render_notebook(executed: Path, html_dir: Path, nav: str = "",
+                    provenance: Provenance | None = None) -> Path:
     """Render one executed notebook to ``<html_dir>/<stem>.html`` (atomically)."""
     nb = nbformat.read(str(executed), as_version=4)
     _tag_code_cells(nb)
+    move_stderr(nb, executed.stem)
+    add_provenance(nb, provenance)
     body, _ = _exporter().from_notebook_node(
-        nb, resources={"tc_css": PAPER_CSS, "tc_nav": nav})
+        nb, resources={"tc_css_href": STYLESHEET, "tc_nav": nav})
     target = html_dir / (executed.stem + ".html")
     tmp = target.with_suffix(".html.tmp")
     tmp.write_text(vega_assets.inject(body), encoding="utf-8")
@@ -128,52 +247,97 @@ def _strip_tags(text: str) -> str:
     return html.unescape(text).replace("¶", "").strip()
 
 
-def read_page(path: Path, ok: bool = True) -> Page:
+def read_page(path: Path) -> Page:
     """Title (first h1) and sections (h2 with ids) of a rendered page."""
     text = path.read_text(encoding="utf-8")
     m = re.search(r"<h1[^>]*>(.*?)</h1>", text, re.S)
     title = _strip_tags(m.group(1)) if m else path.stem
     sections = [(a, _strip_tags(t)) for a, t in
                 re.findall(r'<h2 id="([^"]+)"[^>]*>(.*?)</h2>', text, re.S)]
-    return Page(path=path, title=title or path.stem, sections=sections, ok=ok)
+    return Page(path=path, title=title or path.stem, sections=sections)
+
+
+TALLY_ORDER = ("reproduced", "same order", "differs", "measured", "not run")
+TALLY_COLOURS = {"reproduced": "#d8f0d8", "same order": "#fff3c4", "differs": "#f8d0d0",
+                 "measured": "#e4ecf7", "not run": "#eeeeee"}
+
+INDEX_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:64rem;
+margin:2.5rem auto;padding:0 1.2rem;line-height:1.55;color:#222}
+h1{margin-bottom:.2em;font-size:2.1em} .sub{color:#555;margin-top:0}
+.abstract{font-size:1.08em;background:#f7f9fc;border-left:4px solid #1f5fa8;
+padding:.8em 1.1em;margin:1.2em 0}
+.tally{display:flex;flex-wrap:wrap;gap:.6em;margin:.6em 0 1.2em;padding:0;list-style:none}
+.tally li{padding:.35em .8em;border-radius:4px;font-size:.95em}
+ol>li{margin:.7em 0} ul{font-size:.93em} a{color:#1f5fa8}
+figure{margin:1.5em 0} figure img{width:100%;height:auto} figcaption{font-size:.9em;color:#555}
+code{background:#f4f4f4;padding:0 .25em} .refs li{margin:.4em 0}
+.tc-provenance{font-size:12px;color:#666}
+"""
 
 
 def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
-                 machine_text: str = "", figures: list[str] | None = None) -> Path:
-    """The contents page: every notebook with its sections, the machine, the parameters."""
+                 machine_text: str = "", figures: list[str] | None = None,
+                 data_dir: Path | None = None, machine_id: str | None = None) -> Path:
+    """The front page: title, abstract, verdict tally, headline figure, contents,
+    references (the abstract and tally from :mod:`threadcost.paper_summary`)."""
+    from threadcost import paper_summary
+
     items = []
     for page in pages:
         subs = "".join(f'<li><a href="{page.path.name}#{html.escape(a)}">{html.escape(t)}</a>'
                        f"</li>" for a, t in page.sections)
-        flag = "" if page.ok else ' <span class="fail">(failed: see the page)</span>'
         items.append(f'<li><a href="{page.path.name}"><b>{html.escape(page.title)}</b></a>'
-                     f"{flag}<ul>{subs}</ul></li>")
-    figs = "".join(f'<figure><img src="{html.escape(f)}" alt="headline figure"></figure>'
-                   for f in (figures or []))
+                     f"<ul>{subs}</ul></li>")
+    sentences = paper_summary.abstract(data_dir, machine_id, machine_text)
+    tally = paper_summary.verdict_tally(data_dir, machine_id)
+    total = sum(tally.values())
+    chips = "".join(
+        f'<li style="background:{TALLY_COLOURS.get(k, "#eee")}"><b>{v}</b> {html.escape(k)}</li>'
+        for k, v in sorted(tally.items(),
+                           key=lambda kv: TALLY_ORDER.index(kv[0])
+                           if kv[0] in TALLY_ORDER else 99) if v)
+    claims_page = next((p.path.name for p in pages if "claim" in p.path.stem), None)
+    tally_link = (f' (<a href="{claims_page}">every claim with its verdict</a>)'
+                  if claims_page else "")
+    figs = "".join(
+        f'<figure><img src="{html.escape(f)}" alt="The cost of one thread, process, fiber '
+        f'and goroutine on this machine: launch, switch and memory"><figcaption>Launch, '
+        f"context switch and memory of one task on this machine; black ticks: the published "
+        f"numbers.</figcaption></figure>"
+        for f in (figures or []))
+    refs = "".join(
+        f'<li id="{html.escape(r["key"])}"><b>[{html.escape(r["key"])}]</b> '
+        f'{html.escape(r["author"])}. “{html.escape(r["title"])}”. '
+        f'{html.escape(r["year"] or "n.d")}. {_link(r["address"])}'
+        + (f'. Code: {_link(r["code"])}' if r.get("code") and r["code"] != r["address"]
+           else "")
+        + (f' ({html.escape(r["note"])})' if r.get("note") else "") + "</li>"
+        for r in paper_summary.references())
     body = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <title>threadcost: what does a thread cost?</title>
-<style>
-body{{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:48rem;
-margin:2.5rem auto;padding:0 1rem;line-height:1.55;color:#222}}
-h1{{margin-bottom:.2em}} .sub{{color:#555;margin-top:0}}
-ol>li{{margin:.7em 0}} ul{{font-size:.93em}} a{{color:#1f5fa8}}
-.fail{{color:#b00020}} figure{{margin:1.5em 0}} img{{max-width:100%}}
-code{{background:#f4f4f4;padding:0 .25em}}
-</style>
+<style>{INDEX_CSS}</style>
 </head><body>
 <h1>What does a thread cost?</h1>
-<p class="sub">A study measured on this machine by <code>make paper</code>
-(parameters: <code>{html.escape(params_name)}</code>).</p>
-<p>{html.escape(machine_text)}</p>
+<p class="sub">Launch, context switch and memory of Linux threads, set against processes,
+fibers and goroutines and against the published numbers, measured by
+<code>make paper</code> (parameters: <code>{html.escape(params_name)}</code>).</p>
+<h2>Abstract</h2>
+<div class="abstract"><p>{" ".join(html.escape(s) for s in sentences)}</p></div>
+<h2>Verdicts on {total} published claims</h2>
+<ul class="tally">{chips}</ul>
+<p class="sub">Each claim of the sources below, judged on this machine{tally_link}.</p>
 {figs}
 <h2>Contents</h2>
 <ol>
 {"".join(items)}
 </ol>
-<p class="sub">Code is folded under each result (click "code"). The executed notebooks
-are in <code>../notebooks/</code>; the data behind every number in <code>data/</code>.</p>
+<p class="sub">Code is folded under each result (click "code"). Under every figure and
+table a line links to the CSV it was drawn from and the code that measured it.</p>
+<h2>References</h2>
+<ol class="refs" style="list-style:none;padding-left:0">{refs}</ol>
 </body></html>
 """
     target = html_dir / "index.html"
@@ -181,6 +345,13 @@ are in <code>../notebooks/</code>; the data behind every number in <code>data/</
     tmp.write_text(body, encoding="utf-8")
     tmp.replace(target)
     return target
+
+
+def _link(address: str) -> str:
+    """An address as a link when it is a URL, else as text."""
+    if address.startswith(("https://", "http://")):
+        return f'<a href="{html.escape(address)}">{html.escape(address)}</a>'
+    return html.escape(address)
 
 
 REMOTE_REF = re.compile(

@@ -536,7 +536,7 @@ def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[st
     ``skipped`` (placements this machine cannot run, with the reason). Its
     summary holds the claim rows of every configuration.
     """
-    from threadcost.notebook_progress import tqdm
+    from threadcost.progress import bar as tqdm
 
     todo, skipped = plan(mechanisms, placements, tasks)
     validate.integer("iterations", iterations, minimum=1, maximum=MAX_ITERATIONS)
@@ -585,7 +585,7 @@ def working_set_sweep(working_sets_kib: Sequence[int], tasks: Sequence[str] = tu
     ``seconds_per_point``. ``round_trip_minus_touch`` removes the two touches a
     round trip makes, leaving the switches plus what the switch did to the caches.
     """
-    from threadcost.notebook_progress import tqdm
+    from threadcost.progress import bar as tqdm
 
     sizes = validate.integer_list("working_sets_kib", working_sets_kib, minimum=0,
                                   maximum=1 << 40, max_items=64)

@@ -300,13 +300,10 @@ def _timeout(launches: int, mib: int = 0) -> float:
 
 
 def _progress(total: int, enabled: bool) -> Any:
-    """A text progress bar on stderr: it also reads right in a notebook run by papermill."""
-    import sys
+    """A progress bar (on the paper runner's terminal under ``make paper``)."""
+    from threadcost.progress import bar
 
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="launch", unit="task", disable=not enabled, file=sys.stderr,
-                mininterval=2.0)
+    return bar(total=total, desc="launch", unit="task", disable=not enabled, mininterval=2.0)
 
 
 def _limit(kind: str, err: int) -> dict[str, Any]:
@@ -642,5 +639,5 @@ def _burst_claim_rows(p: dict[str, Any], summary: dict[str, Any]) -> list[dict[s
     rows.append({"claim_id": "C10", "quantity": "thread_burst_wall_ns_per_thread",
                  "measured": per_thread, "unit": "ns", "published_quantity": None,
                  "note": f"wall time per thread of the {n:,}-thread burst, unscaled "
-                         "(S1: 38.55 s / 1e6 = 38,550 ns per thread)"})
+                         "(S1: 38.55 s / 1,000,000 = 38,550 ns per thread)"})
     return rows

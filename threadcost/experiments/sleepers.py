@@ -225,9 +225,9 @@ def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
     steps = p["variants"]
     bar = None
     if progress:
-        from threadcost.notebook_progress import tqdm
+        from threadcost.progress import bar as progress_bar
 
-        bar = tqdm(total=len(steps), desc="sleepers", unit="variant")
+        bar = progress_bar(total=len(steps), desc="sleepers", unit="variant")
     for variant in steps:
         if variant == "goroutines":
             why = peers.go_absent_reason()

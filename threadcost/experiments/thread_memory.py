@@ -254,7 +254,7 @@ def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, re
     """Measure each (threads, stack_kib, touch_kib) ``repeats`` times, repeats
     interleaved (all configs once, then again) so slow drift in the system-wide
     counters spreads over every point. Stops at the first limit."""
-    from threadcost.notebook_progress import tqdm
+    from threadcost.progress import bar as tqdm
 
     rows: list[dict[str, Any]] = []
     limit_hit = None

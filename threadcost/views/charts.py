@@ -23,7 +23,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from threadcost import notebook_progress, vega_assets
+from threadcost import progress, vega_assets
 
 WIDTH = 560
 HEIGHT = 300
@@ -137,7 +137,7 @@ def show(chart: Any, inline_bundles: bool | None = None) -> None:
 
     global _inlined
     if inline_bundles is None:
-        inline_bundles = notebook_progress.live_kernel() and not _inlined
+        inline_bundles = progress.live_kernel() and not _inlined
     if inline_bundles:
         _inlined = True
     display({"text/html": to_html(chart, inline_bundles=inline_bundles)}, raw=True)

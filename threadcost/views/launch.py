@@ -397,9 +397,9 @@ def c10_table(result: Result) -> pd.DataFrame:
     for q in ("wall_s", "user_s", "sys_s"):
         r = rows.get(f"thread_burst_{q}_scaled")
         out.append({"quantity": q.replace("_s", " (s)"),
-                    "this machine, threads, scaled to 1e6": r["measured"] if r else np.nan,
-                    "C10: 1e6 Rust threads (S1)": pub10.get(q, np.nan),
-                    "C11: 1e6 goroutines (S1)": pub11.get(q, np.nan)})
+                    "this machine, threads, scaled to 1,000,000": r["measured"] if r else np.nan,
+                    "C10: 1,000,000 Rust threads (S1)": pub10.get(q, np.nan),
+                    "C11: 1,000,000 goroutines (S1)": pub11.get(q, np.nan)})
     note = next((r["note"] for r in rows.values()), "")
     table = pd.DataFrame(out).set_index("quantity").round(2)
     table.attrs["note"] = note

@@ -19,9 +19,12 @@ def curve_figure(result: Result) -> plt.Figure:
     fig, ax = plt.subplots()
     x = curve.touched_kib / 1024
     ax.plot(x, (curve.vsz_kib - base["vsz_kib"]) / 1024, label="virtual size (VmSize)", lw=2)
-    ax.plot(x, (curve.rss_kib - base["rss_kib"]) / 1024, label="resident set (VmRSS)", lw=2,
-            marker="o", ms=3)
-    ax.plot([0, x.max()], [0, x.max()], ls=":", color="grey", label="1 MiB per MiB touched")
+    ax.plot(x, (curve.rss_kib - base["rss_kib"]) / 1024, label="resident set (VmRSS)", lw=4,
+            marker="o", ms=4, alpha=0.75, zorder=2)
+    # The 1:1 line lies on the RSS curve when every touched page becomes resident: drawn
+    # on top, dark and dashed, so both stay visible.
+    ax.plot([0, x.max()], [0, x.max()], ls=(0, (4, 3)), color="black", lw=1.2, zorder=3,
+            label="1 MiB resident per MiB touched")
     p = result.params
     ax.set(xlabel="memory touched so far (MiB)",
            ylabel="growth since before allocation (MiB)",

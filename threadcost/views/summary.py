@@ -55,6 +55,14 @@ def _limit(value: Any) -> str:
     return "unlimited" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
 
 
+def _cgroup(value: Any) -> str:
+    """A cgroup limit in words: "max" and an absent file both mean no limit set."""
+    if value is None:
+        return "no limit (no cgroup file)"
+    return "no limit (max)" if str(value).strip() == "max" else _limit(
+        int(value) if str(value).isdigit() else value)
+
+
 def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
     """The fingerprint in human words: one row per fact that shapes the numbers."""
     lim = fp.get("limits", {})
@@ -86,13 +94,13 @@ def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
         ("RLIMIT_NPROC (soft)", _limit(lim.get("rlimit_nproc", {}).get("soft"))
          + (" (not enforced: running as root)" if lim.get("running_as_root") else "")),
         ("RLIMIT_AS (soft)", _limit(lim.get("rlimit_as", {}).get("soft"))),
-        ("cgroup pids.max", str(lim.get("cgroup.pids.max"))),
-        ("cgroup memory.max", str(lim.get("cgroup.memory.max"))),
+        ("cgroup pids.max", _cgroup(lim.get("cgroup.pids.max"))),
+        ("cgroup memory.max", _cgroup(lim.get("cgroup.memory.max"))),
         ("code", f"git {str(git.get('commit'))[:12]}"
                  + (" (with uncommitted changes)" if git.get("dirty") else "")
          if git.get("commit") else "not a git checkout"),
     ]
-    return pd.DataFrame(rows, columns=["", "this machine"]).set_index("")
+    return pd.DataFrame(rows, columns=["fact", "this machine"])
 
 
 def thread_ceiling(fp: dict[str, Any]) -> tuple[int | None, str]:

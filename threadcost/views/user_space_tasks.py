@@ -59,7 +59,7 @@ def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
             name, "C fiber", round_trip=s["round_trip_ns"],
             batch_round_trip_ns=s["batch_round_trip_ns"], rss_kib=pf.get("rss_kib"),
             vsz_kib=pf.get("vsz_kib"), kernel_kib=None,
-            create_ns=s["create_ns"]["p50"],
+            create_ns=fiber_create(result)["create_ns"],
             switch_how="A->B->A on one thread pinned to one CPU",
             memory_how=f"slope over {pf.get('fibers', 0):,} idle fibers, "
                        f"{result.params['stack_kib']} KiB stacks, "
@@ -105,7 +105,7 @@ def _dist_of(summary: Any, *keys: str) -> dict[str, float] | None:
     return None
 
 
-def kernel_task_results(cpu: int | None, switch_iterations: int, thread_counts: list[int],
+def kernel_task_results(cpu: int | str | None, switch_iterations: int, thread_counts: list[int],
                         launch_iterations: int) -> tuple[dict[str, Result], dict[str, str]]:
     """Run the kernel-task experiments of notebooks 02-04 for the comparison.
 
@@ -113,38 +113,35 @@ def kernel_task_results(cpu: int | None, switch_iterations: int, thread_counts: 
     Names: ``switch_thread``, ``switch_process`` (futex ping-pong on one CPU),
     ``thread_memory``, ``launch``.
     """
+    from threadcost.experiments.fibers import one_cpu
+
     results: dict[str, Result] = {}
     missing: dict[str, str] = {}
+    # "auto" (the notebook's default) is resolved here, once, to the CPU every kernel-task
+    # experiment pins to; passing it through as pin=["auto"] was rejected by launch.run.
+    cpu = one_cpu("tasks_cpu", cpu, allow_none=True)
     pin = [cpu] if cpu is not None else None
 
+    # An experiment that raises fails the notebook (and `make paper`): no row says
+    # "failed here". Only a module that is absent from this checkout is reported.
     module, why = _try_import("context_switch")
     for name, peer in (("switch_thread", "thread"), ("switch_process", "process")):
         if module is None:
             missing[name] = str(why)
             continue
-        try:
-            results[name] = _run_switch(module, peer, cpu, switch_iterations)
-        except Exception as exc:  # another issue's API: report, do not crash the notebook
-            missing[name] = f"context_switch.run failed here: {exc}"
+        results[name] = _run_switch(module, peer, cpu, switch_iterations)
 
     module, why = _try_import("thread_memory")
     if module is None:
         missing["thread_memory"] = str(why)
     else:
-        try:
-            results["thread_memory"] = module.run(thread_counts=thread_counts, repeats=1)
-        except Exception as exc:
-            missing["thread_memory"] = f"thread_memory.run failed here: {exc}"
+        results["thread_memory"] = module.run(thread_counts=thread_counts, repeats=1)
 
     module, why = _try_import("launch")
     if module is None:
         missing["launch"] = str(why)
     else:
-        try:
-            results["launch"] = module.run(kinds="thread", iterations=launch_iterations,
-                                           pin=pin)
-        except Exception as exc:
-            missing["launch"] = f"launch.run failed here: {exc}"
+        results["launch"] = module.run(kinds="thread", iterations=launch_iterations, pin=pin)
     return results, missing
 
 
@@ -454,14 +451,29 @@ def goroutine_text(result: Result) -> str:
             f"as stack.")
 
 
+def fiber_create(result: Result) -> dict[str, Any]:
+    """The one source of a fiber's creation numbers (table, prose and headline agree).
+
+    The medians of the touch depth the headline uses (``summary["per_fiber"]``):
+    ``create_ns`` (map the stack, guard page, context), ``start_ns`` (first switch
+    in and back), ``launch_ns`` (their sum: the headline's "launch"), ``touch_kib``.
+    """
+    per = result.summary.get("per_fiber") or result.summary["per_fiber_by_touch"][0]
+    create, start = per["create_ns"]["p50"], per["start_ns"]["p50"]
+    return {"create_ns": create, "start_ns": start, "touch_kib": per.get("touch_kib"),
+            "launch_ns": (create + start) if create is not None and start is not None
+            else None}
+
+
 def creation_text(results: dict[str, Result], launch: Result | None) -> str:
     parts = []
     for impl, result in results.items():
-        first = result.summary["per_fiber_by_touch"][0]
-        parts.append(f"a `{impl}` fiber takes **{first['create_ns']['p50']:,.0f} ns** to create "
+        f = fiber_create(result)
+        parts.append(f"a `{impl}` fiber takes **{f['create_ns']:,.0f} ns** to create "
                      f"(map its stack, set the guard page, prepare the context) and "
-                     f"{first['start_ns']['p50']:,.0f} ns for its first switch in and back "
-                     f"(with {first['touch_kib']} KiB of stack touched)")
+                     f"{f['start_ns']:,.0f} ns for its first switch in and back "
+                     f"(with {f['touch_kib']} KiB of stack touched), "
+                     f"{f['launch_ns'] / 1000:,.2f} µs in all: its launch in the headline")
     text = "Medians: " + "; ".join(parts)
     create = _dist_of(launch.summary, "create_ns") if launch else None
     if create:
@@ -525,10 +537,27 @@ def save_runs(results: list[Result], save: bool, data_dir: Any,
         return "Not saved (save = False)."
     paths_ = [datastore.save_run(r, data_dir=data_dir, fingerprint=fingerprint)
               for r in results]
-    return f"Saved {len(paths_)} runs under `{paths_[0].parent}`." if paths_ else ""
+    if not paths_:
+        return ""
+    return (f"Stored {len(paths_)} runs under `data/{paths_[0].parent.name}/`: "
+            + ", ".join(f"`{p.name}`" for p in paths_) + ".")
 
 
 # ----------------------------------------------------------------------- widget
+
+# Below one page per task a memory slope is noise around zero (a goroutine's VSZ grows
+# by whole arenas, not per goroutine): a ratio to it would print six-digit nonsense.
+MIN_KIB_FOR_RATIO = 4.0
+
+
+def compare_ratio(a: Any, b: Any, column: str) -> float:
+    """A / B, or NaN when either is missing, zero, or (memory) below one page per task."""
+    if pd.isna(a) or pd.isna(b) or not float(b):
+        return float("nan")
+    if column.endswith("_kib") and min(abs(float(a)), abs(float(b))) < MIN_KIB_FOR_RATIO:
+        return float("nan")
+    return float(a) / float(b)
+
 
 def compare_widget(rows: list[dict[str, Any]]) -> Any:
     """Pick any two tasks; see their switch time and memory side by side, with ratios."""
@@ -550,9 +579,8 @@ def compare_widget(rows: list[dict[str, Any]]) -> Any:
         out = []
         for label, col in metrics.items():
             va, vb = frame.at[a, col], frame.at[b, col]
-            ok = pd.notna(va) and pd.notna(vb) and vb
             out.append({"quantity": label, "A": va, "B": vb,
-                        "A / B": float(va) / float(vb) if ok else np.nan})
+                        "A / B": compare_ratio(va, vb, col)})
         display(pd.DataFrame(out).set_index("quantity").round(2))
 
     return w.interactive(show, a=left, b=right)

@@ -1,0 +1,67 @@
+"""What a reader must never see in the rendered paper, found in a page's HTML.
+
+``problems(html)`` lists each piece of debris in a rendered page's visible text
+(scripts, styles, folded code and attribute values are not visible text): stderr
+blocks, progress bars, ``Out[n]:`` prompts, Python reprs, absolute paths of the
+rendering machine, NaN/None cells, numbers in scientific notation, tables that
+show a bare numeric index. The test suite runs it over a quick rendering.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+
+_HIDDEN = re.compile(
+    r"<(script|style)\b.*?</\1>|<details class=\"tc-code\".*?</details>|<!--.*?-->",
+    re.S | re.I)
+_TAG = re.compile(r"<[^>]+>")
+
+CHECKS: list[tuple[str, re.Pattern[str]]] = [
+    ("Out[] prompt", re.compile(r"\b(?:Out|In)\s*\[\s*\d*\s*\]\s*:")),
+    ("Python repr", re.compile(
+        r"\b(?:PosixPath|WindowsPath|Path|dict_keys|dict_values|array|DataFrame|Series|"
+        r"Figure|Axes|Styler|Text|Line2D|Result|Run)\((?:'|\"|\[|<|\d|\))|"
+        r"<(?:Figure|matplotlib|Axes|module|function|bound method|ipywidgets|threadcost)[ .]"
+        r"|\bobject at 0x[0-9a-f]+")),
+    ("absolute path", re.compile(r"(?<![\w.:/])/(?:tmp|home|root|work|usr|var|opt|srv)/\S+")),
+    ("saved-to line", re.compile(r"\bsaved (?:\w+ )?to\b", re.I)),
+    ("progress bar", re.compile(r"\d+%\|[^|\n]*\||\d+/\d+ \[\d\d:\d\d")),
+    ("traceback", re.compile(r"Traceback \(most recent call last\)|\w+Error: |failed here")),
+    # 4e+05 (as Python prints it) or a bare 1e6; not hex run ids such as "-4305e6"
+    ("scientific notation", re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]\d+\b|"
+                                       r"(?<![\w.-])\d+(?:\.\d+)?[eE]\d+(?![\w-])")),
+]
+_CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.S | re.I)
+_BAD_CELL = re.compile(r"^\s*(?:nan|NaN|None|NaT|<NA>|null|inf|-inf)\s*$")
+_STDERR = re.compile(r'class="[^"]*jp-RenderedText[^"]*"[^>]*data-mime-type="application/'
+                     r'vnd\.jupyter\.stderr"|jp-OutputArea-output[^"]*"\s+data-mime-type='
+                     r'"application/vnd\.jupyter\.stderr"|data-mime-type="application/vnd\.'
+                     r'jupyter\.stderr"')
+_INDEX_ROW = re.compile(r"<tbody>\s*<tr[^>]*>\s*<th[^>]*>\s*\d+\s*</th>", re.S)
+
+
+def visible_text(page: str) -> str:
+    """The page's text as a reader sees it (scripts, styles and folded code removed)."""
+    text = _HIDDEN.sub(" ", page)
+    return html_lib.unescape(_TAG.sub(" ", text))
+
+
+def problems(page: str) -> list[str]:
+    """Every piece of debris in one rendered page: ``"<kind>: <excerpt>"``."""
+    found: list[str] = []
+    if _STDERR.search(page):
+        found.append("stderr block: an output written to stderr")
+    body = _HIDDEN.sub(" ", page)
+    if _INDEX_ROW.search(body):
+        found.append("index column: a table shows the frame's numeric index")
+    for cell in _CELL.findall(body):
+        value = html_lib.unescape(_TAG.sub("", cell))
+        if _BAD_CELL.match(value):
+            found.append(f"missing value shown as {value.strip()!r} (use a dash and a reason)")
+    text = visible_text(page)
+    for kind, pattern in CHECKS:
+        for m in pattern.finditer(text):
+            start = max(m.start() - 40, 0)
+            found.append(f"{kind}: …{' '.join(text[start:m.end() + 40].split())}…")
+    return found

@@ -1,0 +1,175 @@
+"""The paper's answer at a glance: abstract, verdict tally and references.
+
+Every number here comes from one function, :func:`headline_numbers`, over the
+stored runs (``views.summary.headline_values``, the same source as the headline
+figure and table of notebook 00), so the index page, the abstract and page 00
+cannot disagree.
+
+The verdict tally goes through :func:`verdict_tally`, an adapter: it uses the
+claims package's API when it exists (``threadcost.claims.tally``) and falls back to
+``threadcost.verdicts`` otherwise.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from threadcost import paths
+
+REFERENCES_CSV = "references.csv"
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A thread's cost on one machine (None: not measured in the stored runs)."""
+
+    rss_kib: float | None  # resident memory per idle thread
+    kernel_kib: float | None  # kernel-side memory per idle thread (not in RSS)
+    launch_us: float | None  # create + first run + join
+    switch_us: float | None  # one switch (half a round trip), pinned to one CPU
+
+    @property
+    def total_kib(self) -> float | None:
+        if self.rss_kib is None or self.kernel_kib is None:
+            return None
+        return self.rss_kib + self.kernel_kib
+
+
+def _value(values: Any, task: str, metric: str) -> float | None:
+    hit = values[(values.task == task) & (values.metric == metric)]
+    if hit.empty:
+        return None
+    value = float(hit.value.iloc[-1])
+    return value if math.isfinite(value) else None
+
+
+def headline_numbers(data_dir: str | Path | None = None,
+                     machine_id: str | None = None) -> Headline:
+    """The thread's headline numbers from the stored runs of one machine."""
+    from threadcost.views import summary
+
+    values = summary.headline_values(data_dir, machine_id)
+    launch = _value(values, "thread", "launch_ns")
+    switch = _value(values, "thread", "switch_ns")
+    return Headline(rss_kib=_value(values, "thread", "rss_kib"),
+                    kernel_kib=_value(values, "thread", "kernel_kib"),
+                    launch_us=launch / 1000 if launch is not None else None,
+                    switch_us=switch / 1000 if switch is not None else None)
+
+
+def about(x: float) -> str:
+    """A number as a reader says it: two significant figures, thousands separated."""
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    digits = 1 - math.floor(math.log10(abs(x)))
+    return f"{round(x, digits):,.{max(digits, 0)}f}"
+
+
+def abstract(data_dir: str | Path | None = None, machine_id: str | None = None,
+             machine_text: str = "") -> list[str]:
+    """The answer in three sentences, from the stored runs (plain text)."""
+    h = headline_numbers(data_dir, machine_id)
+    if h.total_kib is not None and h.rss_kib is not None:
+        memory = (f"An idle thread costs about {about(h.total_kib)} KiB of memory, of which "
+                  f"only {about(h.rss_kib)} KiB is visible in its process's resident set "
+                  "(RSS); the rest is kernel memory (kernel stack, task structures, page "
+                  "tables) that no per-process counter shows.")
+    elif h.rss_kib is not None:
+        memory = (f"An idle thread adds about {about(h.rss_kib)} KiB to its process's resident "
+                  "set (RSS); its kernel-side memory was not measured in this run.")
+    else:
+        memory = "The memory of an idle thread was not measured in this run."
+    if h.launch_us is not None and h.switch_us is not None:
+        time = (f"It starts (create, first run, join) in about {about(h.launch_us)} µs and "
+                f"switches to another thread on the same CPU in about "
+                f"{about(h.switch_us)} µs.")
+    else:
+        parts = []
+        if h.launch_us is not None:
+            parts.append(f"starts in about {about(h.launch_us)} µs")
+        if h.switch_us is not None:
+            parts.append(f"switches in about {about(h.switch_us)} µs")
+        time = ("It " + " and ".join(parts) + "; the rest was not measured in this run."
+                if parts else "Its launch and switch times were not measured in this run.")
+    where = (f"Measured on {machine_text.rstrip('.')}, and set against processes, fibers "
+             "and goroutines and against every published claim below."
+             if machine_text else
+             "Measured on this machine, and set against processes, fibers and goroutines "
+             "and against every published claim below.")
+    return [memory, time, where]
+
+
+def verdict_tally(data_dir: str | Path | None = None,
+                  machine_id: str | None = None) -> dict[str, int]:
+    """How many published claims got each verdict class on one machine.
+
+    Adapter: ``threadcost.claims.tally(data_dir=..., machine_id=...)`` (the claims
+    package, issue 12) when present, else ``threadcost.verdicts``.
+    """
+    try:
+        from threadcost import claims as claims_pkg
+
+        tally = getattr(claims_pkg, "tally", None)
+        if callable(tally):
+            return {str(k): int(v) for k, v in
+                    dict(tally(data_dir=data_dir, machine_id=machine_id)).items()}
+    except ImportError:
+        pass
+    from threadcost import verdicts
+
+    table = verdicts.verdict_table(data_dir, machine_id)
+    return verdicts.counts(table)
+
+
+def claim_verdicts(data_dir: str | Path | None = None,
+                   machine_id: str | None = None) -> Any:
+    """One row per published claim on one machine: ``claim_id``, ``verdict_class``.
+
+    Adapter: ``threadcost.claims.claim_verdicts(data_dir=..., machine_id=...)`` when the
+    claims package provides it, else ``threadcost.verdicts``; the machine's
+    virtualization comes from its stored fingerprint, not from this machine."""
+    try:
+        from threadcost import claims as claims_pkg
+
+        fn = getattr(claims_pkg, "claim_verdicts", None)
+        if callable(fn):
+            return fn(data_dir=data_dir, machine_id=machine_id)
+    except ImportError:
+        pass
+    from threadcost import datastore, verdicts
+
+    runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
+    fp = runs[-1].meta.get("machine") if runs else None
+    virt = str(fp.get("virtualization", "none")) if isinstance(fp, dict) else None
+    table = verdicts.verdict_table(data_dir, machine_id, virtualization=virt)
+    return verdicts.claim_verdicts(table)
+
+
+def reproduced_band() -> float:
+    """The factor within which a measurement counts as "reproduced" (either way).
+
+    Adapter, like :func:`verdict_tally`: the claims package's ``REPRODUCED`` when it
+    defines one, else ``threadcost.verdicts.REPRODUCED``. Every figure that shades
+    the band takes it from here, so no two pages disagree."""
+    try:
+        from threadcost import claims as claims_pkg
+
+        value = getattr(claims_pkg, "REPRODUCED", None)
+        if isinstance(value, int | float):
+            return float(value)
+    except ImportError:
+        pass
+    from threadcost import verdicts
+
+    return float(verdicts.REPRODUCED)
+
+
+def references(published_dir: Path | None = None) -> list[dict[str, str]]:
+    """The published sources the paper cites (``data/published/references.csv``)."""
+    folder = published_dir if published_dir is not None else paths.published_dir()
+    with open(folder / REFERENCES_CSV, newline="", encoding="utf-8") as fh:
+        return [dict(row) for row in csv.DictReader(fh)]

@@ -1,0 +1,221 @@
+"""The same study on several machines, side by side.
+
+Every machine folder under the data folder (``data/<machine-id>/``) with stored
+runs is one column. Three views:
+
+- :func:`headline_table`: each headline number (launch, switch, memory of a
+  thread, process, fiber, goroutine) per machine, from the one source of those
+  numbers (``views.summary.headline_values``);
+- :func:`verdict_table`: each published claim's verdict per machine (through the
+  adapter ``paper_summary.claim_verdicts``);
+- :func:`normalised_table`: times divided by the machine's own yardstick, when a
+  ``yardsticks`` run is stored for it: a time that is "slow because the machine is
+  slow" comes out the same on every machine.
+
+With one machine, :func:`how_to_add_text` says how to add another.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from threadcost import datastore
+
+YARDSTICKS_EXPERIMENT = "yardsticks"
+TASKS = ("thread", "process", "fiber", "goroutine")
+METRICS = {  # metric -> (label, unit shown, factor from the stored unit)
+    "launch_ns": ("launch", "µs", 1e-3),
+    "switch_ns": ("switch", "µs", 1e-3),
+    "rss_kib": ("resident memory", "KiB", 1.0),
+    "kernel_kib": ("kernel memory", "KiB", 1.0),
+}
+
+
+def machines(data_dir: str | Path | None = None) -> list[str]:
+    """Machine folders of the data folder that hold at least one complete run."""
+    return sorted({str(run.meta["machine_id"]) for run in datastore.list_runs(data_dir=data_dir)
+                   if "machine_id" in run.meta})
+
+
+def describe(data_dir: str | Path | None, machine_id: str) -> str:
+    """The machine in words, from the fingerprint stored with its newest run."""
+    from threadcost import machine
+
+    runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
+    fp = runs[-1].meta.get("machine") if runs else None
+    if not isinstance(fp, dict):
+        return machine_id
+    try:
+        return machine.describe(fp)
+    except (KeyError, TypeError, ValueError):
+        return machine_id
+
+
+def headline_values(data_dir: str | Path | None = None) -> pd.DataFrame:
+    """Long table: machine, task, metric, value (stored units), for every machine."""
+    from threadcost.views import summary
+
+    frames = []
+    for mid in machines(data_dir):
+        values = summary.headline_values(data_dir, mid)
+        if not values.empty:
+            frames.append(values.assign(machine=mid)[["machine", "task", "metric", "value"]])
+    if not frames:
+        return pd.DataFrame(columns=["machine", "task", "metric", "value"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _quantity(task: str, metric: str) -> str:
+    label, unit, _ = METRICS[metric]
+    return f"{task} {label} ({unit})"
+
+
+def headline_table(values: pd.DataFrame) -> pd.DataFrame:
+    """One row per headline quantity, one column per machine (figure units)."""
+    mids = sorted(values.machine.unique()) if not values.empty else []
+    rows = []
+    for metric in METRICS:
+        for task in TASKS:
+            hit = values[(values.task == task) & (values.metric == metric)]
+            if hit.empty:
+                continue
+            row: dict[str, Any] = {"quantity": _quantity(task, metric)}
+            for mid in mids:
+                got = hit[hit.machine == mid]
+                row[mid] = (float(got.value.iloc[-1]) * METRICS[metric][2]
+                            if not got.empty else None)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["quantity", *mids])
+
+
+def verdict_table(data_dir: str | Path | None = None) -> pd.DataFrame:
+    """One row per published claim, one column per machine: its verdict there."""
+    from threadcost import paper_summary
+
+    mids = machines(data_dir)
+    merged: pd.DataFrame | None = None
+    for mid in mids:
+        per = paper_summary.claim_verdicts(data_dir, mid)
+        col = per[["claim_id", "verdict_class"]].rename(columns={"verdict_class": mid})
+        merged = col if merged is None else merged.merge(col, on="claim_id", how="outer")
+    if merged is None:
+        return pd.DataFrame(columns=["claim"])
+    return merged.rename(columns={"claim_id": "claim"}).sort_values("claim").reset_index(
+        drop=True)
+
+
+def yardstick(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:
+    """(name, ns) of the machine's reference operation, from its newest yardsticks run.
+
+    Reads the run's summary: ``{"yardsticks": {name: ns, ...}, "reference": name}``
+    (the reference's time divides the others), or the first row of a
+    ``yardsticks`` table with ``name`` and ``ns`` (or ``p50_ns``) columns.
+    """
+    run = datastore.latest_run(YARDSTICKS_EXPERIMENT, data_dir, machine_id)
+    if run is None:
+        return None
+    summary = run.meta.get("summary") or {}
+    sticks = summary.get("yardsticks")
+    if isinstance(sticks, dict) and sticks:
+        name = str(summary.get("reference") or next(iter(sticks)))
+        value = _ns(sticks.get(name))
+        return (name, value) if value else None
+    if YARDSTICKS_EXPERIMENT in run.meta.get("tables", []):
+        table = run.table(YARDSTICKS_EXPERIMENT)
+        col = next((c for c in ("ns", "p50_ns", "median_ns") if c in table.columns), None)
+        if col is not None and "name" in table.columns and len(table):
+            value = _ns(table[col].iloc[0])
+            return (str(table["name"].iloc[0]), value) if value else None
+    return None
+
+
+def _ns(value: Any) -> float | None:
+    if isinstance(value, dict):
+        value = value.get("p50") or value.get("ns") or value.get("median")
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if math.isfinite(out) and out > 0 else None
+
+
+def normalised_table(data_dir: str | Path | None, values: pd.DataFrame) -> pd.DataFrame:
+    """Times in multiples of each machine's yardstick (machines without one: absent)."""
+    sticks = {mid: yardstick(data_dir, mid) for mid in sorted(values.machine.unique())} \
+        if not values.empty else {}
+    sticks = {k: v for k, v in sticks.items() if v is not None}
+    if not sticks:
+        return pd.DataFrame()
+    rows = []
+    for metric in ("launch_ns", "switch_ns"):
+        for task in TASKS:
+            hit = values[(values.task == task) & (values.metric == metric)]
+            if hit.empty:
+                continue
+            row: dict[str, Any] = {"quantity": f"{task} {METRICS[metric][0]} (yardsticks)"}
+            for mid, (_, ns) in sticks.items():
+                got = hit[hit.machine == mid]
+                row[mid] = float(got.value.iloc[-1]) / ns if not got.empty else None
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["quantity", *sticks])
+
+
+def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
+    """Which yardstick each machine's times are divided by, or why none."""
+    parts = []
+    for mid in mids:
+        stick = yardstick(data_dir, mid)
+        parts.append(f"`{mid}`: {stick[0]} = {stick[1]:,.1f} ns" if stick else
+                     f"`{mid}`: no yardsticks run stored")
+    return ("Times divided by each machine's yardstick (a fixed piece of work timed on "
+            "that machine), so a machine that is slower overall does not look slower "
+            "at switching or launching: " + "; ".join(parts) + ".")
+
+
+def figure(values: pd.DataFrame) -> plt.Figure:
+    """One panel per headline metric: each task's value, one marker per machine."""
+    mids = sorted(values.machine.unique())
+    fig, axes = plt.subplots(1, len(METRICS), figsize=(12, 3.6), squeeze=False)
+    markers = "osD^v<>"
+    for ax, (metric, (label, unit, factor)) in zip(axes[0], METRICS.items(), strict=True):
+        y = np.arange(len(TASKS))
+        for i, mid in enumerate(mids):
+            pick = values[(values.metric == metric) & (values.machine == mid)]
+            xs = [float(pick[pick.task == t].value.iloc[-1]) * factor
+                  if (pick.task == t).any() else np.nan for t in TASKS]
+            ax.scatter(xs, y + (i - (len(mids) - 1) / 2) * 0.18, marker=markers[i % 7],
+                       s=40, label=mid, zorder=3)
+        ax.set_yticks(y, list(TASKS) if ax is axes[0][0] else [""] * len(TASKS))
+        ax.set_ylim(len(TASKS) - 0.5, -0.5)
+        shown = values[values.metric == metric].value.to_numpy(dtype=float) * factor
+        top = float(np.nanmax(shown)) if shown.size else 1.0
+        if metric.endswith("_ns"):
+            ax.set_xscale("log")
+            low = float(np.nanmin(shown)) if shown.size else 0.1
+            ax.set_xlim(low / 1.6, top * 1.6)
+        else:
+            ax.set_xlim(0, top * 1.15)
+        ax.set_title(label, fontsize=11)
+        ax.set_xlabel(f"{unit} per task" + (" (log scale)" if metric.endswith("_ns") else ""))
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=max(len(mids), 1), frameon=False,
+               bbox_to_anchor=(0.5, -0.08))
+    fig.suptitle("The same measurements on each machine", fontweight="bold")
+    fig.tight_layout()
+    return fig
+
+
+def how_to_add_text(mids: list[str]) -> str:
+    """What to do when fewer than two machines have runs."""
+    have = f"only `{mids[0]}` has runs" if mids else "no machine has runs yet"
+    return (f"In this data folder {have}, so there is nothing to set side by side. To add "
+            "another machine: run `make paper` there, then copy its `data/<machine-id>/` "
+            "folder into this repository's `data/` (or the folder `THREADCOST_DATA_DIR` "
+            "names) and rerun this notebook (or `make paper`). Each machine keeps its own "
+            "folder, so nothing is overwritten.")
