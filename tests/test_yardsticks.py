@@ -11,8 +11,8 @@ from threadcost.experiments import yardsticks
 def test_one_row_per_repeat_and_yardstick() -> None:
     result = yardsticks.run(repeats=2, batches=3, scale=0.05)
     frame = result.tables["repeats"]
-    assert len(frame) == 2 * len(yardsticks.YARDSTICKS)
-    assert set(frame.yardstick) == set(yardsticks.YARDSTICKS)
+    assert len(frame) == 2 * (len(yardsticks.YARDSTICKS) + 1)
+    assert set(frame.yardstick) == {*yardsticks.YARDSTICKS, yardsticks.SWITCH}
     assert sorted(frame.repeat.unique()) == [0, 1]
     assert (frame.ns_min <= frame.ns_median).all()
     assert (frame.ns_median <= frame.ns_max).all()

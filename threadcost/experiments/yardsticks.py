@@ -10,6 +10,12 @@ Each **repeat** times every yardstick once, in turn (A B C A B C ...), on one
 CPU; a repeat's value is the median over ``batches`` batches of ``ops``
 operations, each batch timed as a whole with one clock read subtracted.
 The table ``repeats`` has one row per (repeat, yardstick).
+
+Each repeat also times, in the same interleaved order, what the yardsticks are
+for: ``pipe_switch_pinned``, one thread-to-thread context switch (half a pipe
+ping-pong round trip between two threads pinned to the same CPU, the whole run
+timed at once). Claim C01's practical point, "a switch is cheaper than copying
+64 KiB", is read from these rows, measured in the same run.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import pandas as pd
 
 from threadcost import stats, validate
 from threadcost.errors import KernelError
+from threadcost.experiments import context_switch as cs
 from threadcost.native import ffi, lib
 from threadcost.results import Result
 
@@ -33,6 +40,9 @@ YARDSTICKS: dict[str, tuple[int, int, str]] = {
                         "write 1 byte to a pipe and read it back, one thread, no switch"),
     "memcpy_64kib": (lib.TC_YARD_MEMCPY, 200, "memcpy of 64 KiB, source and target in cache"),
 }
+
+SWITCH = "pipe_switch_pinned"
+SWITCH_ROUND_TRIPS = 20_000  # per repeat (times ``scale``), after a tenth as warm-up
 
 
 def check_params(repeats: Any = 5, batches: Any = 21, scale: Any = 1.0,
@@ -72,6 +82,7 @@ def run(repeats: Any = 5, batches: Any = 21, scale: Any = 1.0, cpu: Any = None) 
     os.sched_setaffinity(0, {target})
     try:
         for rep in range(p["repeats"]):
+            rows.append(_switch_row(rep, target, p["scale"]))
             for name, (kind, ops, _) in YARDSTICKS.items():
                 n = max(1, round(ops * p["scale"]))
                 per_op, timer = _measure(kind, n, p["batches"])
@@ -83,7 +94,22 @@ def run(repeats: Any = 5, batches: Any = 21, scale: Any = 1.0, cpu: Any = None) 
     finally:
         os.sched_setaffinity(0, mask)
     frame = pd.DataFrame(rows)
+    what = {**{name: item[2] for name, item in YARDSTICKS.items()},
+            SWITCH: "one thread-to-thread switch: half a pipe ping-pong round trip, "
+                    "both threads pinned to one CPU"}
     summary = {name: {**stats.distribution(frame[frame.yardstick == name].ns_median),
-                      "what": YARDSTICKS[name][2]} for name in YARDSTICKS}
+                      "what": words} for name, words in what.items()}
     return Result(EXPERIMENT, {**p, "cpu": target}, {"yardsticks": summary},
                   {"repeats": frame})
+
+
+def _switch_row(rep: int, target: int, scale: float) -> dict[str, Any]:
+    """One pinned pipe ping-pong, timed as a whole: ns per switch (half a round trip)."""
+    n = max(100, round(SWITCH_ROUND_TRIPS * scale))
+    q = cs.check_params("pipe", "same-cpu", "threads", n, max(10, n // 10), 0, 1, 10.0)
+    q = {**q, "cpu_a": target, "cpu_b": target}
+    raw = cs._pingpong(q, per_sample=False, record_cpus=False, stall_after=-1)
+    per_switch = raw["total_ns"] / max(raw["completed"], 1) / 2
+    return {"repeat": rep, "yardstick": SWITCH, "cpu": target, "ops_per_batch": raw["completed"],
+            "batches": 1, "ns_median": per_switch, "ns_min": per_switch,
+            "ns_max": per_switch, "timer_overhead_ns": 0}
