@@ -60,7 +60,8 @@ def judge_measurement(assertion: Assertion, got: Measurement | Missing,
                             "high": assertion.high, "unit": assertion.unit,
                             "substitute": assertion.substitute,
                             "published": assertion.published,
-                            "tolerance_words": assertion.tolerance_words}
+                            "tolerance_words": assertion.tolerance_words,
+                            "timing": assertion.timing}
     if isinstance(got, Missing):
         return AssertionVerdict(measured=None, repeats=0, verdict=NOT_RUN, setup={},
                                 run_id="", reason=got.reason, **base)
@@ -176,7 +177,11 @@ def sentence(claim_id: str, cls: str, verdicts: list[AssertionVerdict]) -> str:
             extra = f" ({v.how})"
         stand = f" [stand-in: {v.substitute}]" if v.substitute else ""
         parts.append(f"{what}: {got} {tol}, {v.verdict}{extra}{stand}")
-    return f"{claim_id} is {cls}: " + "; ".join(parts) + "."
+    head = {SUBSTITUTE: f"{claim_id} rests on a substitute",
+            NOT_RUN: f"{claim_id} was not run here",
+            COMPUTED: f"{claim_id} is computed, not measured",
+            NOT_REPRODUCED: f"{claim_id} is not reproduced here"}.get(cls, f"{claim_id} is {cls}")
+    return f"{head}: " + "; ".join(parts) + "."
 
 
 def context_row(ctx: Context, runs: Runs, yard: dict[str, tuple[float, float]]) -> ContextRow:

@@ -111,6 +111,7 @@ class AssertionVerdict:
     substitute: str | None = None
     published: float | None = None
     tolerance_words: str = ""
+    timing: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {"text": self.text, "measured": self.measured, "low": self.low,
@@ -118,7 +119,7 @@ class AssertionVerdict:
                 "verdict": self.verdict, "setup": self.setup, "run_id": self.run_id,
                 "ci_low": self.ci_low, "ci_high": self.ci_high, "reason": self.reason,
                 "how": self.how, "substitute": self.substitute,
-                "published": self.published}
+                "published": self.published, "timing": self.timing}
 
 
 @dataclass(frozen=True)
