@@ -41,7 +41,7 @@ save: bool = True  # save the headline figure under figures/
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import discussion, machine, plotting
+from threadcost import machine, plotting
 from threadcost.views import summary
 
 plotting.use_paper_theme()
@@ -88,7 +88,7 @@ if save:
     plotting.save_figure(fig, "summary_headline", figures_dir)
 
 # %%
-display(Markdown(discussion.cost_sentence(values)))
+display(Markdown(summary.cost_sentence(values)))
 display(Markdown("The same numbers as a table (brackets: the interval the experiment "
                  "reported):"))
 display(summary.headline_table(values))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from threadcost.claims.model import CLASSES, AssertionVerdict, ClaimVerdict
 from threadcost.claims.published import claims, sources, value, values, values_for
@@ -20,11 +21,13 @@ __all__ = ["CLASSES", "AssertionVerdict", "ClaimVerdict", "claims", "judge", "so
            "tally", "value", "values", "values_for"]
 
 
-def judge(machine_id: str | None = None,
-          data_dir: str | Path | None = None) -> list[ClaimVerdict]:
+def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
+          results: list[Any] | None = None) -> list[ClaimVerdict]:
     """The verdict on every published claim, from one machine's stored runs.
 
     ``machine_id``: a folder under the data folder (default: this machine).
+    ``results``: experiment Results measured just now (saved or not); they stand
+    in for the stored runs of their experiments (this machine only).
     """
     from threadcost import machine
     from threadcost.claims import catalogue, logic
@@ -32,6 +35,8 @@ def judge(machine_id: str | None = None,
 
     mid = machine_id or machine.machine_id()
     runs = Runs.load(mid, data_dir)
+    if results:
+        runs = runs.with_results(list(results), machine.fingerprint(include_git=False))
     yard = {}
     for name, published in catalogue.PUBLISHED_YARDSTICKS.items():
         got = catalogue.sel.memcpy_ns(runs) if name == "memcpy_64kib" else None

@@ -24,6 +24,14 @@ class Runs:
         return cls(machine_id, tuple(datastore.list_runs(data_dir=data_dir,
                                                          machine_id=machine_id)))
 
+    def with_results(self, results: list[Any], fingerprint: dict[str, Any]) -> Runs:
+        """These runs with in-memory results (not yet saved) in place of the stored runs
+        of the same experiments: a notebook judges what it has just measured."""
+        fresh = [MemoryRun.of(r, i, fingerprint) for i, r in enumerate(results)]
+        replaced = {r.experiment for r in fresh}
+        kept = tuple(r for r in self.runs if r.experiment not in replaced)
+        return Runs(self.machine_id, kept + tuple(fresh))
+
     def matching(self, experiment: str, **params: Any) -> list[datastore.Run]:
         """Runs of ``experiment`` whose parameters equal every given value.
 
@@ -46,6 +54,26 @@ class Runs:
             if name in run.meta.get("tables", []):
                 frames.append(run.table(name).assign(run_id=run.meta["run_id"], run_index=i))
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+@dataclass(frozen=True)
+class MemoryRun(datastore.Run):
+    """A Result not (yet) saved, looked at as a stored run."""
+
+    frames: dict[str, pd.DataFrame] | None = None
+
+    @classmethod
+    def of(cls, result: Any, index: int, fingerprint: dict[str, Any]) -> MemoryRun:
+        meta = {"experiment": result.experiment,
+                "run_id": f"this notebook's {result.experiment} run ({index + 1}, unsaved)",
+                "params": result.params, "summary": result.summary,
+                "tables": list(result.tables), "machine": fingerprint, "complete": True}
+        return cls(path=Path("."), meta=meta, frames=dict(result.tables))
+
+    def table(self, name: str) -> pd.DataFrame:
+        if self.frames is None or name not in self.frames:
+            raise datastore.DataError(f"no table {name!r} in this unsaved run")
+        return self.frames[name]
 
 
 _ABSENT = object()

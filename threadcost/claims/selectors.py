@@ -160,28 +160,36 @@ def switch_pinned_ns(runs: Runs) -> Measurement | Missing:
 
 # --- Go channel ping-pong (C04) -----------------------------------------------------------
 
+def _peers_skipped(runs: Runs) -> Missing:
+    reasons = [r.meta["summary"].get("skipped") for r in runs.matching("peers")]
+    reason = next((r for r in reasons if r), None)
+    return (Missing(f"the Go peers did not run: {reason}") if reason else
+            _missing("peers", "the channel ping-pong in both modes",
+                     "notebook 05; needs the Go toolchain"))
+
+
 def _peers_round_trips(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
-    found = runs.matching("peers")
+    found = [r for r in runs.matching("peers") if not r.meta["summary"].get("skipped")]
     table = runs.tables(found, "round_trips")
     if table.empty or not {"default", "gomaxprocs1_pinned"} <= set(table["mode"]):
-        return _missing("peers", "the channel ping-pong in both modes",
-                        "notebook 05; needs the Go toolchain")
+        return _peers_skipped(runs)
     return table, found
 
 
 def c04_gomaxprocs1_gain(runs: Runs) -> Measurement | Missing:
-    """peers/round_trips: median(default) / median(gomaxprocs1_pinned) - 1, per run."""
-    got = _peers_round_trips(runs)
-    if isinstance(got, Missing):
-        return got
-    table, found = got
-    med = table.groupby(["run_index", "mode"]).round_trip_ns.median().unstack()
-    gain = (med["default"] / med["gomaxprocs1_pinned"] - 1).dropna()
+    """peers summary: batch rate (no clock reads) GOMAXPROCS=1 pinned / default - 1, per run."""
+    found = [r for r in runs.matching("peers")
+             if "round_trips_per_s" in r.meta["summary"].get("channel_pingpong", {})]
+    if not found:
+        return _peers_skipped(runs)
+    gain = [r.meta["summary"]["channel_pingpong"]["round_trips_per_s"]
+            / r.meta["summary"]["channel_pingpong_default"]["round_trips_per_s"] - 1
+            for r in found]
     return over_repeats(gain, "fraction", run_id=run_ids(found),
                         setup={"experiment": "peers", "modes": "default vs GOMAXPROCS=1 "
                                "pinned to one CPU", "channel": "unbuffered"},
-                        how="per run: median round trip default / GOMAXPROCS=1 pinned, minus 1 "
-                            "(the throughput gain)")
+                        how="per run: round trips per second over a batch without clock reads, "
+                            "GOMAXPROCS=1 pinned / default, minus 1")
 
 
 def goroutine_switch_ns(runs: Runs) -> Measurement | Missing:
@@ -380,10 +388,10 @@ c10_rss_per_thread = _per_thread_stack("rss_kib", 2048)
 # --- goroutine memory (C11) ----------------------------------------------------------------------
 
 def c11_rss_per_goroutine(runs: Runs) -> Measurement | Missing:
-    found = runs.matching("peers")
+    found = [r for r in runs.matching("peers") if not r.meta["summary"].get("skipped")]
     table = runs.tables(found, "memory_points")
     if table.empty or table.goroutines.nunique() < 3:
-        return _missing("peers", "a goroutine memory sweep", "notebook 05; needs Go")
+        return _peers_skipped(runs)
     return slope(table.goroutines, table.rss_kib, "KiB", len(found), run_id=run_ids(found),
                  setup={"experiment": "peers", "goroutines": int(table.goroutines.max()),
                         "state": "blocked on a channel"},

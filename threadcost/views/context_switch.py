@@ -191,45 +191,6 @@ def echo_figure(echo_result: Result) -> plt.Figure:
     return fig
 
 
-def claims_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """This run's claim rows beside the published values (ratio = here / published)."""
-    pub = claims.values()
-    out = []
-    for row in rows:
-        if row.get("not_run"):
-            out.append({"claim": row["claim_id"], "quantity": "-", "published": None,
-                        "this machine": None, "unit": "", "ratio": None,
-                        "how": f"not run here: {row['not_run']}"})
-            continue
-        q = row.get("published_quantity")
-        match = pub[(pub.claim_id == row["claim_id"]) & (pub.quantity == q)]
-        value = float(match.value.iloc[0]) if len(match) else None
-        measured = row.get("measured")
-        out.append({"claim": row["claim_id"], "quantity": row["quantity"],
-                    "published": value, "this machine": measured, "unit": row["unit"],
-                    "ratio": measured / value if value and measured else None,
-                    "how": row["note"]})
-    return pd.DataFrame(out)
-
-
-def claims_figure(rows: list[dict[str, Any]]) -> plt.Figure:
-    """Measured / published per claim row (log scale); 1 = as published."""
-    table = claims_table(rows).dropna(subset=["ratio"])
-    fig, ax = plt.subplots(figsize=(7.5, 0.45 * max(len(table), 3) + 1.4))
-    labels = [f"{c}: {q}" for c, q in zip(table.claim, table.quantity, strict=True)]
-    y = np.arange(len(table))
-    ax.barh(y, table.ratio, color="#4c72b0")
-    ax.axvspan(1 / 1.5, 1.5, color="grey", alpha=0.15, label="within 1.5x of published")
-    ax.axvline(1.0, color="black", lw=1)
-    ax.set_xscale("log")
-    ax.set_yticks(y, labels)
-    ax.invert_yaxis()
-    ax.set(xlabel="this machine / published (log scale; >1: larger here)",
-           title="C01, C02, C03, C13, C14 beside this machine")
-    ax.legend(loc="lower right", fontsize=9)
-    return fig
-
-
 def explorer(results: dict[tuple[str, str, str], Result] | None = None,
              iterations: int = 5000) -> Any:
     """Choose mechanism, placement and task kind: the round-trip ECDF and the
