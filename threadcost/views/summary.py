@@ -53,6 +53,23 @@ def _limit(value: Any) -> str:
     return "unlimited" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
 
 
+def _vulnerabilities(found: Any) -> str:
+    """Mitigated or vulnerable entries named; the 'Not affected' ones counted."""
+    if not isinstance(found, dict) or not found:
+        return "not recorded"
+    hit = [f"{k}: {v}" for k, v in sorted(found.items()) if v != "Not affected"]
+    clear = len(found) - len(hit)
+    return "; ".join(hit + [f"{clear} others not affected"]) if hit else "none affected"
+
+
+def _pools(pools: Any) -> str:
+    if not isinstance(pools, list):
+        return "not recorded"
+    if not pools:
+        return "none loaded"
+    return ", ".join(f"{p.get('internal_api')} {p.get('num_threads')} threads" for p in pools)
+
+
 def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
     """The fingerprint in human words: one row per fact that shapes the numbers."""
     lim = fp.get("limits", {})
@@ -73,7 +90,16 @@ def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
         ("kernel", str(fp.get("kernel"))),
         ("C library", f"glibc {fp.get('glibc')} ({fp.get('libpthread')})"),
         ("compiler", str(fp.get("compiler"))),
-        ("clock source", str(fp.get("clocksource"))),
+        ("clock source", str(fp.get("clocksource"))
+         + (f" (available: {fp['clocksources_available']})"
+            if fp.get("clocksources_available") else "")),
+        ("preemption model", str(fp.get("preemption", "not recorded"))),
+        ("scheduler tick", f"HZ={fp['hz']}" if fp.get("hz") else "unknown"),
+        ("CPU-time accounting", str(fp.get("cpu_time_accounting", "not recorded"))),
+        ("CPU vulnerabilities", _vulnerabilities(fp.get("cpu_vulnerabilities"))),
+        ("PCID (cheaper address-space switches)",
+         "not recorded" if "pcid" not in fp else "yes" if fp["pcid"] else "no"),
+        ("numpy thread pools", _pools(fp.get("numpy_thread_pools"))),
         ("page size", f"{fp.get('page_size', 0) // 1024} KiB"),
         ("default thread stack (ulimit -s)",
          "unlimited" if stack is None else f"{stack // 1024:,} KiB"),
