@@ -59,7 +59,7 @@ def _vulnerabilities(found: Any) -> str:
         return "not recorded"
     hit = [f"{k}: {v}" for k, v in sorted(found.items()) if v != "Not affected"]
     clear = len(found) - len(hit)
-    return "; ".join(hit + [f"{clear} others not affected"]) if hit else "none affected"
+    return "; ".join([*hit, f"{clear} others not affected"]) if hit else "none affected"
 
 
 def _pools(pools: Any) -> str:
