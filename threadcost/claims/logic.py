@@ -163,7 +163,8 @@ def sentence(claim_id: str, cls: str, verdicts: list[AssertionVerdict]) -> str:
     """The claim's verdict in one sentence a reader can follow."""
     parts = []
     for v in verdicts:
-        what = v.text[0].lower() + v.text[1:] if v.text[1:2].islower() else v.text
+        acronym = v.text[1:2].isupper()  # "GOMAXPROCS=1 ..." keeps its capitals
+        what = v.text if acronym else v.text[0].lower() + v.text[1:]
         if v.verdict == NOT_RUN:
             parts.append(f"{what}: not run here ({v.reason})")
             continue
