@@ -85,7 +85,8 @@ if save:
 # %% [markdown]
 # ## Context: the published machines' absolute numbers
 #
-# Not verdicts: a 2018 desktop and a 2026 virtual machine differ in more than threads.
+# Not verdicts: the sources' machines (a 2018 desktop, for S0) and this one differ in more
+# than threads.
 # Where this machine measured the 64 KiB memcpy yardstick (notebook 04's last cell, or
 # the launch run), each time is also divided by how much faster or slower the memcpy
 # is here than on the source's machine (S0-code: about 3 µs): a normalised ratio near 1

@@ -170,7 +170,8 @@ def sentence(claim_id: str, cls: str, verdicts: list[AssertionVerdict]) -> str:
             continue
         got = f"measured {measured_text(v)}"
         if v.verdict == COMPUTED:
-            parts.append(f"{what}: computed {measured_text(v)}, not measured")
+            parts.append(f"{what}: computed {measured_text(v)}, not measured"
+                         + (f" ({v.how})" if v.how else ""))
             continue
         tol = f"where the claim allows {tolerance_text(v.low, v.high, v.unit)}"
         extra = f" ({v.reason})" if v.reason else ""

@@ -331,7 +331,16 @@ def c08_max_threads(runs: Runs) -> Measurement | Missing:
     return Measurement(float(np.median(values)), "threads", repeats=len(found),
                        setup={"experiment": "thread_limits", "stack_kib": "default"},
                        run_id=run_ids(found), computed=True,
-                       how=f"computed from this machine's limits; binding: {s.get('binding')}")
+                       how="computed from this machine's limits, not spawned; binding first: "
+                           + _binding(s.get("binding")))
+
+
+def _binding(binding: Any) -> str:
+    if not isinstance(binding, dict):
+        return "no limit caps the thread count"
+    allowed = binding.get("threads_allowed")
+    count = f"{allowed:,.0f} threads" if isinstance(allowed, int | float) else "?"
+    return f"{binding.get('limit')} ({count}; {binding.get('note', '')})".replace("; )", ")")
 
 
 def c10_million_threads(runs: Runs) -> Measurement | Missing:
