@@ -164,3 +164,26 @@ def test_reference_specific_readings(reference: list[claims.ClaimVerdict]) -> No
     assert by_id["C13"].assertions[0].low == pytest.approx(0.99)
     assert by_id["C14"].verdict != "supported"
     assert by_id["C04"].assertions[0].verdict in ("supported", "contradicted", "inconclusive")
+
+
+def test_unsaved_results_stand_in_for_stored_runs(tmp_path: Path) -> None:
+    from threadcost.experiments import yardsticks
+
+    result = yardsticks.run(repeats=2, batches=3, scale=0.05)
+    (c01,) = [v for v in claims.judge(None, tmp_path, [result]) if v.id == "C01"]
+    (a,) = c01.assertions
+    assert a.repeats == 2 and "unsaved" in a.run_id
+    assert a.measured is not None and a.measured > 0
+    assert a.verdict == "inconclusive" and ">= 5" in a.reason  # 2 repeats: not judged
+
+
+def test_tables_are_readable(reference: list[claims.ClaimVerdict]) -> None:
+    from threadcost.views import claims as view
+
+    for frame in (view.tally_table(reference), view.overview_table(reference),
+                  view.assertions_table(reference), view.context_table(reference)):
+        assert not frame.empty
+        assert not frame.isna().any().any()
+        text = frame.astype(str).to_string()
+        assert "nan" not in text.lower().split() and "None" not in text
+        assert "e+" not in text and "e-0" not in text
