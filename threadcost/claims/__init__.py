@@ -30,18 +30,18 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
     in for the stored runs of their experiments (this machine only).
     """
     from threadcost import machine
-    from threadcost.claims import catalogue, logic
+    from threadcost.claims import catalogue, logic, selectors
+    from threadcost.claims.model import Measurement
     from threadcost.claims.runs import Runs
 
     mid = machine_id or machine.machine_id()
     runs = Runs.load(mid, data_dir)
     if results:
         runs = runs.with_results(list(results), machine.fingerprint(include_git=False))
-    yard = {}
-    for name, published in catalogue.PUBLISHED_YARDSTICKS.items():
-        got = catalogue.sel.memcpy_ns(runs) if name == "memcpy_64kib" else None
-        if got is not None and not isinstance(got, catalogue.sel.Missing):
-            yard[name] = (got.value, published)
+    yard = {}  # yardstick -> (measured here, published), for the context rows
+    got = selectors.memcpy_ns(runs)
+    if isinstance(got, Measurement):
+        yard["memcpy_64kib"] = (got.value, catalogue.PUBLISHED_YARDSTICKS["memcpy_64kib"])
     info = claims().set_index("claim_id")
     declared = {c.id: c for c in catalogue.CLAIMS}
     out = []
