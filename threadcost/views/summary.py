@@ -1,4 +1,4 @@
-"""The paper's summary views: machine card, headline figure, claims table, cross-machine view.
+"""The paper's summary views: machine card, headline figure, cross-machine view.
 
 Everything is drawn from the runs stored in a data folder, so it fills in as
 experiments land and says "not measured here" where a run is missing.
