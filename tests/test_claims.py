@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from threadcost import claims, paths
@@ -187,3 +188,33 @@ def test_tables_are_readable(reference: list[claims.ClaimVerdict]) -> None:
         text = frame.astype(str).to_string()
         assert "nan" not in text.lower().split() and "None" not in text
         assert "e+" not in text and "e-0" not in text
+
+
+def _stages(vsz_grow: int, rss_alloc: int, rss_touch: int) -> object:
+
+    return pd.DataFrame({"stage": ["before", "after_alloc", "after_touch", "after_free"],
+                         "vsz_kib": [1000, 1000 + vsz_grow, 1000 + vsz_grow, 1000],
+                         "rss_kib": [500, 500 + rss_alloc, 500 + rss_touch, 500]})
+
+
+def test_selectors_match_setup_not_recency(tmp_path: Path) -> None:
+    """C07 reads the malloc run even when an mmap run is newer, and pools malloc runs."""
+    from threadcost import datastore, machine
+    from threadcost.results import Result
+
+    fp = machine.fingerprint(include_git=False)
+    mib = 4
+    kib = mib * 1024
+    def run(allocator: str, touch: int) -> Result:
+        return Result("malloc_touch", {"mib": mib, "allocator": allocator, "points": 2,
+                                       "touch_fraction": 1.0}, {},
+                      {"stages": _stages(kib, 0, touch)})
+    datastore.save_run(run("malloc", kib), tmp_path, fp)
+    datastore.save_run(run("malloc", kib), tmp_path, fp)
+    newest = datastore.save_run(run("mmap", kib // 2), tmp_path, fp)  # wrong setup
+    (c07,) = [v for v in claims.judge(machine.machine_id(fp), tmp_path) if v.id == "C07"]
+    touch = c07.assertions[2]
+    assert touch.setup["allocator"] == "malloc"
+    assert touch.repeats == 2 and touch.measured == pytest.approx(1.0)
+    assert touch.verdict == "supported"
+    assert newest.name not in touch.run_id
