@@ -74,8 +74,9 @@ interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Ve
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting
+from threadcost import claims, machine, plotting
 from threadcost.experiments import limits, million, process_memory, thread_memory
+from threadcost.views import claims as claims_view
 from threadcost.views import million as million_view
 from threadcost.views import process_memory as process_view
 from threadcost.views import thread_memory as view
@@ -239,17 +240,18 @@ display(million_view.scaled_table(c10).style.format(
 # %% [markdown]
 # ## The published claims beside this machine
 #
-# Published values come from `data/published/values.csv`. Where this run measured a
-# different size than the claim (fewer threads, another stack size), the `how`
-# column says how the number was measured or scaled. The figure shows the ratio
-# this machine / published on a log axis.
+# The claims this notebook measures, judged by the claims layer (`threadcost/claims/`,
+# notebook 6 has every claim): each statement with the value measured by the runs
+# above, its 95% interval, what the claim's words allow and the verdict. The figure
+# divides each value and its band by the published value.
 
 # %%
+memory_claims = ["C05", "C06", "C08", "C10", "C12", "C16"]
 runs = [sweep, stacks, touch, caps] + ([spawned] if spawned is not None else [])
-table = view.claims_table(*runs)
-display(table.style.format({"published": "{:,.2f}", "this machine": "{:,.2f}",
-                            "ratio (this / published)": "{:.2f}"}).hide(axis="index"))
-fig = view.claims_figure(table)
+verdicts = claims.judge(None, data_dir, runs)
+display(claims_view.style(claims_view.assertions_table(verdicts, memory_claims)
+                          .drop(columns=["read from"])))
+fig = claims_view.figure(verdicts, memory_claims)
 plotting.save_figure(fig, "thread_memory_claims", figures_dir);
 
 # %% [markdown]

@@ -73,9 +73,10 @@ interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Ve
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import datastore, machine, plotting
+from threadcost import claims, datastore, machine, plotting
 from threadcost.experiments import context_switch as cs
-from threadcost.experiments import cpu_bound, echo
+from threadcost.experiments import cpu_bound, echo, yardsticks
+from threadcost.views import claims as claims_view
 from threadcost.views import context_switch as view
 from threadcost.views import cpu_bound as cpu_view
 
@@ -233,6 +234,9 @@ display(cpu_view.totals_table(cpu).style.format(precision=3, na_rep="-"))
 display(cpu_view.ratios_table(cpu).style.format({"processes / threads": "{:.3f}"}, na_rep="-"))
 display(Markdown(cpu_view.summary_text(cpu) + " " + cpu_view.perf_text(cpu)))
 
+# %%
+display(claims_view.claims_section(["C13", "C14"], data_dir, [cpu]))
+
 # %% [markdown]
 # ## A working set in the ping-pong
 #
@@ -318,16 +322,17 @@ display(cs.targets(head_full, perf, timing).style.hide(axis="index"))
 # per-switch figure divides by the switches actually counted (see above): where 2 were
 # counted the two readings agree; where more were counted (condition variables) ours is
 # the smaller. A ratio above 1 means slower (or larger) here.
-# The paper's claims notebook gives the verdicts; the published numbers come from
-# `data/published/values.csv`.
+# The verdicts come from the claims layer (`threadcost/claims/`), judged on the runs
+# above; C01's comparison with a 64 KiB memcpy is measured by the yardsticks at the
+# end of this notebook, so it shows the stored yardsticks run until that cell has run.
 
 # %%
-rows = sweep.summary["claims"] + ws.summary["claims"] + echo_result.summary["claims"]
-fig = view.claims_figure(rows)
+switch_claims = ["C01", "C02", "C03", "C13", "C14"]
+verdicts = claims.judge(None, data_dir, [sweep, ws, echo_result])
+display(claims_view.style(claims_view.assertions_table(verdicts, switch_claims)
+                          .drop(columns=["read from"])))
+fig = claims_view.figure(verdicts, switch_claims)
 plotting.save_figure(fig, "switch_claims", figures_dir)
-table = view.claims_table(rows)
-display(table.style.format({"published": "{:,.4g}", "this machine": "{:,.4g}",
-                            "ratio": "{:.2f}"}, na_rep="-").hide(axis="index"))
 
 # %% [markdown]
 # ## Explore
@@ -370,3 +375,23 @@ text += cpu_view.conclusion_text(cpu) + " "
 display(Markdown(text + "The direct cost of a switch is small; what a switch does to the "
                  "caches, and where the scheduler puts the two tasks, can cost more. Notebook 5 "
                  "sets these kernel switches beside user-space switches (fibers and goroutines)."))
+
+# %% [markdown]
+# ## Yardsticks: the machine's speed at the pieces a switch is made of
+#
+# Three operations that involve no second thread: an empty system call, one thread
+# writing a byte into a pipe and reading it back (the system calls of a ping-pong
+# without the switch), and a 64 KiB memcpy with both buffers in cache. Each repeat
+# times all three in turn, and a pinned pipe switch beside them (A B C D A B C D ...),
+# on one CPU. They put this machine's numbers on a measured scale: a switch that
+# costs many empty system calls, or a published number from a machine whose memcpy
+# was slower, can be read for what it is, instead of blamed on "a virtual machine".
+# C01's practical point, that a switch is cheaper than copying 64 KiB, is judged here
+# from the same repeats.
+
+# %%
+yard = yardsticks.run(repeats=max(switch_echo_repeats, 1),
+                      scale=min(1.0, switch_iterations / 20000))
+keep(yard)
+display(claims_view.style(claims_view.yardsticks_table(yard), column="yardstick"))
+display(claims_view.claims_section(["C01"], data_dir, [yard]))

@@ -69,6 +69,7 @@ from IPython.display import Markdown, display
 
 from threadcost import machine, plotting
 from threadcost.experiments import fibers, million, peers, sleepers
+from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
 from threadcost.views import million as million_view
 from threadcost.views import sleepers_sweep as sweep_view
@@ -276,14 +277,13 @@ if not c11.summary.get("skipped"):
 # %% [markdown]
 # ## The claims beside this machine
 #
-# Published values come from `data/published/values.csv`. Measured values are scaled
-# to the published workload where the note says so (for example, CPU time per wake-up
-# times 10 million wake-ups). A ratio near 1 means the claim holds here.
+# Each claim's statements, judged by the claims layer (`threadcost/claims/`) on the
+# runs above: the value measured here with its 95% interval, what the claim's words
+# allow, the independent repeats behind it and the verdict (notebook 6 has them all).
 
 # %%
-claim_rows = view.claims_table([go_result, sleep_result])
-display(claim_rows.style.format({"published": "{:,.3g}", "this machine": "{:,.3g}",
-                                 "this / published": "{:,.2f}"}, na_rep="-"))
+display(claims_view.claims_section(["C04", "C11", "C15", "C17"], data_dir,
+                                   [go_result, sleep_result]))
 
 # %% [markdown]
 # ## Compare any two

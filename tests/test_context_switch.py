@@ -182,17 +182,10 @@ def test_placements_needing_more_cpus_are_refused() -> None:
                           siblings=[[0, 1], [2, 3]]) == (0, 2)
 
 
-def test_claim_rows_for_pinned_and_unpinned_threads() -> None:
+def test_runs_measure_only_and_write_no_claim_rows() -> None:
     pinned = cs.run("pipe", "same-cpu", "threads", 1000, 100, baselines=False)
-    unpinned = cs.run("condvar", "unpinned", "threads", 1000, 100, baselines=False)
-    procs = cs.run("pipe", "same-cpu", "processes", 1000, 100, baselines=False)
-    (c01,) = pinned.summary["claims"]
-    (c02,) = unpinned.summary["claims"]
-    assert (c01["claim_id"], c01["published_quantity"]) == ("C01", "switch_pinned_ns")
-    assert (c02["claim_id"], c02["published_quantity"]) == ("C02", "switch_unpinned_ns")
-    assert c01["measured"] == pinned.summary["switch_ns"]["p50"]
-    assert "per switch" in c01["note"] and c01["unit"] == "ns"
-    assert procs.summary["claims"] == []
+    assert "claims" not in pinned.summary  # the claims layer judges (threadcost.claims)
+    assert pinned.summary["switch_ns"]["p50"] > 0
 
 
 def test_sweep_combines_configurations() -> None:
@@ -202,7 +195,6 @@ def test_sweep_combines_configurations() -> None:
     configs = combined.tables["configs"]
     assert len(configs) == 4
     assert set(combined.tables["quantiles"].mechanism) == {"pipe", "futex"}
-    assert {row["claim_id"] for row in combined.summary["claims"]} == {"C01", "C02"}
     assert {"self_hop_pipe", "self_hop_futex", "empty_syscall"} <= set(
         combined.tables["baselines"].baseline)
 
@@ -213,29 +205,18 @@ def test_working_set_sweep_reports_c13_and_c14() -> None:
     points = r.tables["points"]
     assert len(points) == 4
     assert set(points.tasks) == {"threads", "processes"}
-    ids = [row["claim_id"] for row in r.summary["claims"]]
-    assert ids.count("C13") == 1 and ids.count("C14") == 2
-    c14 = [row for row in r.summary["claims"] if row["claim_id"] == "C14"]
-    sys_row = next(row for row in c14 if row.get("quantity") !=
-                   "process_over_thread_round_trip_ratio_ws")
-    # system time of so short a run may be below getrusage's resolution: said, not faked
-    if sys_row.get("not_run"):
-        assert "resolution" in sys_row["not_run"]
-    else:
-        assert sys_row["published_quantity"] == "process_over_thread_sys_ratio"
-        assert "64 KiB" in sys_row["note"] and sys_row["measured"] > 0
+    # what C13 and C14 read (threadcost.claims.selectors): round trips and system time
+    assert (points.round_trip_p50_ns > 0).all()
+    assert (points.sys_ns_per_round_trip >= 0).all()
 
 
-def test_echo_rates_and_claim_rows() -> None:
+def test_echo_rates() -> None:
     r = echo.run(["same-cpu", "unpinned"], 2000, 16, 2)
     places = r.summary["placements"]
     assert set(places) == {"same-cpu", "unpinned"}
     for d in places.values():
         assert d["rate_per_s"]["n"] == 2 and d["rate_per_s"]["min"] > 0
         assert 1.5 <= d["switches_per_iteration"] <= 4
-    quantities = {row["quantity"] for row in r.summary["claims"]}
-    assert quantities == {"echo_pinned_per_s", "echo_unpinned_per_s",
-                          "echo_unpinned_over_pinned"}
     assert len(r.tables["repeats"]) == 4
 
 
@@ -293,7 +274,6 @@ def test_cli_echo_json() -> None:
     code, data, _ = cli_json("echo", "--iterations", "1000", "--repeats", "1")
     assert code == 0
     assert set(data["placements"]) == {"same-cpu", "unpinned"}
-    assert {row["claim_id"] for row in data["claims"]} == {"C03"}
 
 
 @pytest.mark.parametrize("args, word", [

@@ -34,7 +34,7 @@ def test_switch_samples_and_pinning(impl: str) -> None:
     assert 0 < s["round_trip_ns"]["min"] <= s["round_trip_ns"]["p50"] <= s["round_trip_ns"]["max"]
     assert s["batch_round_trip_ns"] > 0
     assert s["cpu_before_after"] == [CPU, CPU]  # pinned with sched_setaffinity, checked
-    assert s["claims"] == []
+    assert "claims" not in s  # experiments measure; threadcost.claims judges
     assert r.limit_hit is None
 
 

@@ -106,18 +106,12 @@ def test_baseline_timer_and_memcpy_are_reported(every_kind) -> None:
     assert s["memcpy"]["bytes"] == 64 * 1024 and s["memcpy"]["ns"]["min"] > 0
 
 
-def test_claim_rows_follow_the_contract(every_kind) -> None:
-    rows = every_kind.summary["claims"]
-    by_q = {r["quantity"]: r for r in rows}
-    for r in rows:
-        assert r["claim_id"] in ("C09", "C10", "C11")
-        assert ("measured" in r) != ("not_run" in r)
-    assert by_q["thread_launch_ns"]["measured"] > 0
-    assert by_q["fork_launch_ns_0mb"]["measured"] > 0
-    assert "not_run" in by_q["fork_launch_ns_2mb"]  # 2 MiB was not in this run
-    assert by_q["memcpy_64kib_ns"]["published_quantity"] == "memcpy_64kib_ns"
-    assert by_q["thread_burst_wall_s_scaled"]["published_quantity"] == "wall_s"
-    assert "scaled" in by_q["thread_burst_wall_s_scaled"]["note"]
+def test_runs_write_no_claim_rows_but_keep_what_c09_reads(every_kind) -> None:
+    assert "claims" not in every_kind.summary  # threadcost.claims judges C09
+    dist = every_kind.tables["distributions"]
+    steady = dist[(dist.metric == "create_ns") & (dist.phase == "steady")]
+    assert {"thread", "fork"} <= set(steady.kind)
+    assert (steady.p50 > 0).all()
 
 
 def test_single_series_has_top_level_distributions() -> None:

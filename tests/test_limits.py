@@ -26,8 +26,7 @@ def test_every_limit_is_listed_and_the_binding_one_allows_the_fewest() -> None:
     capped = [row["threads_allowed"] for row in rows
               if row["applies"] and row["threads_allowed"] is not None]
     assert binding["threads_allowed"] == min(capped)
-    c08 = r.summary["claims"][0]
-    assert c08["claim_id"] == "C08" and "computed from" in c08["note"]
+    assert r.summary["max_threads"] == binding["threads_allowed"]  # what C08 reads
 
 
 def test_rlimit_nproc_says_when_it_does_not_apply() -> None:
@@ -77,13 +76,12 @@ def test_bounded_spawn_names_the_limit_that_bit() -> None:
     r = limits.spawn_until_failure(max_threads=500, stack_kib=1024, address_space_mib=64)
     assert r.limit_hit is not None and r.limit_hit["limit"] == "RLIMIT_AS"
     assert 0 < r.summary["started"] < 500
-    assert r.summary["claims"][0]["measured"] == r.summary["started"]
 
 
 def test_bounded_spawn_without_a_limit_does_not_claim_a_maximum() -> None:
     r = limits.spawn_until_failure(max_threads=50, stack_kib=64)
     assert r.limit_hit is None and r.summary["started"] == 50
-    assert "not_run" in r.summary["claims"][0]
+    assert r.summary["limit_hit"] is None
 
 
 @pytest.mark.parametrize("kwargs, name", [

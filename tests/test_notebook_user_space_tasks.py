@@ -31,8 +31,7 @@ def test_notebook_records_fibers_peers_sleepers_and_figures(tmp_path) -> None:
         assert go_run.meta["summary"]["skipped"] is None
     sleep_run = datastore.latest_run("sleepers", data_dir=data_dir)
     assert sleep_run is not None
-    claim_ids = {c["claim_id"] for c in sleep_run.meta["summary"]["claims"]}
-    assert {"C15", "C17", "C10"} <= claim_ids
+    assert "variants" in sleep_run.meta["tables"]  # what C15 and C17 read
     # the kernel-task runs of notebooks 02-04 are used, not stored again here
     assert datastore.list_runs("thread_memory", data_dir=data_dir) == []
     for stem in FIGURES:

@@ -50,7 +50,7 @@ def test_claims_table_holds_all_17_ids_with_a_verdict(paper: dict[str, Path]) ->
         assert claim_id in plain, claim_id
     # only 01 ran: C07 is judged, every other claim says why it was not run
     assert "not run here" in plain
-    assert re.search(r"reproduced|same order|differs", plain)
+    assert re.search(r"supported|contradicted|inconclusive", plain)
 
 
 def test_no_rendered_page_loads_scripts_or_styles_from_the_network(

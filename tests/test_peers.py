@@ -33,9 +33,6 @@ def test_without_go_peers_are_skipped_with_the_reason(monkeypatch) -> None:
     monkeypatch.setenv("PATH", path_without_go())
     r = peers.run(iterations=10, memory_count=10, sleepers_count=0)
     assert "not installed" in r.summary["skipped"]
-    rows = r.summary["claims"]
-    assert {row["claim_id"] for row in rows} == {"C04", "C11"}
-    assert all("not installed" in row["not_run"] for row in rows)
 
 
 def test_without_go_the_cli_exits_0_with_skipped(monkeypatch) -> None:
@@ -50,9 +47,7 @@ def test_without_go_sleepers_report_goroutines_not_run(monkeypatch) -> None:
     r = sleepers.run(count=20, period_ms=10, duration_ms=30, stagger_ms=5,
                      variants=["threads", "goroutines"])
     assert "not installed" in r.summary["variants"]["goroutines"]["not_run"]
-    by = {(c["claim_id"], c["quantity"]): c for c in r.summary["claims"]}
-    assert "not_run" in by[("C15", "goroutine_max_rss_kib")]
-    assert by[("C15", "thread_max_rss_kib")]["measured"] > 0
+    assert r.summary["variants"]["threads"]["rss_growth_kib"] > 0
 
 
 # ----------------------------------------------------------------- Go present
@@ -84,8 +79,6 @@ def test_peers_rows_when_go_is_present() -> None:
     # an idle goroutine starts with a 2 KiB stack: between 1 and 16 KiB resident
     assert 1 <= mem["per_goroutine_rss_kib"] <= 16
     assert s["sleepers"]["wakeups"] == 100 * 5
-    assert {row["claim_id"] for row in s["claims"]} == {"C04", "C11"}
-    assert all("measured" in row for row in s["claims"])
 
 
 @needs_go
@@ -142,9 +135,7 @@ def test_c_thread_sleepers_unpinned_and_pinned() -> None:
         assert row["user_s"] >= 0 and row["sys_s"] >= 0
     table = r.tables["variants"]
     assert list(table.variant) == ["threads", "threads_pinned"]
-    quantities = {(c["claim_id"], c["quantity"]) for c in r.summary["claims"]}
-    assert {("C15", "thread_max_rss_kib"), ("C17", "threads_cpu_s"),
-            ("C17", "threads_pinned_sys_s"), ("C10", "per_thread_rss_kib")} <= quantities
+    assert {"rss_growth_kib", "cpu_s"} <= set(table.columns)  # what C15 and C17 read
 
 
 def test_a_refused_thread_is_a_partial_result_naming_the_limit() -> None:

@@ -87,11 +87,7 @@ def test_sweep_reports_per_thread_costs_fits_and_claims() -> None:
     assert r.summary["threads_left_behind"] <= 0
     assert r.limit_hit is None
     assert len(r.tables["points"]) == 3
-    ids = {c["claim_id"] for c in r.summary["claims"]}
-    assert {"C05", "C12", "C16"} <= ids
-    for c in r.summary["claims"]:
-        assert "measured" in c or "not_run" in c
-        assert c["unit"] and c["published_quantity"]
+    assert "claims" not in r.summary  # threadcost.claims judges C05, C12, C16
 
 
 def test_a_limit_returns_a_partial_result_naming_it() -> None:
@@ -112,17 +108,16 @@ def test_stack_grid_vsz_follows_the_stack_size_and_reports_c10() -> None:
     for size in (64, 2048):
         assert size <= table.loc[size, "vsz_kib_per_thread"] <= size + 4 * PAGE_KIB
         assert table.loc[size, "rss_kib_per_thread"] <= IDLE_SLACK_KIB
-    c10 = [c for c in r.summary["claims"] if c["claim_id"] == "C10"]
-    assert {c["quantity"] for c in c10} == {"per_thread_rss_kib", "per_thread_vsz_kib"}
-    assert all("measured" in c for c in c10)
 
 
 def test_touch_grid_rss_follows_the_depth_and_reports_c06() -> None:
     r = tm.touch_grid(touch_depths_kib=[0, 128, 400], threads=100, repeats=1)
     fit = r.summary["rss_vs_touch_fit"]
     assert 0.95 <= fit["rss_per_touched_kib"] <= 1.05
-    c06 = {c["quantity"]: c for c in r.summary["claims"] if c["claim_id"] == "C06"}
-    assert 400 <= c06["per_thread_rss_kib"]["measured"] <= 400 + IDLE_SLACK_KIB
+    deep = r.tables["points"]
+    deep = deep[deep.touch_kib_asked == 400]
+    assert (deep.rss_kib / deep.threads >= 400).all()  # what C06 reads
+    assert (deep.rss_kib / deep.threads <= 400 + IDLE_SLACK_KIB).all()
 
 
 def test_the_kernel_refuses_nonsense_without_starting_anything() -> None:

@@ -97,6 +97,58 @@ def _parse_cpu_list(text: str) -> list[int]:
     return out
 
 
+def preemption(config: dict[str, str]) -> str:
+    """The preemption model: the live one where the kernel shows it, else the build's."""
+    live = sysinfo.read_text("/sys/kernel/debug/sched/preempt")
+    if live:  # e.g. "none voluntary (full) lazy": the active model is in parentheses
+        m = re.search(r"\((\w+)\)", live)
+        if m:
+            return f"{m.group(1)} (live, /sys/kernel/debug/sched/preempt)"
+    for key, name in (("CONFIG_PREEMPT_RT", "realtime"), ("CONFIG_PREEMPT", "full"),
+                      ("CONFIG_PREEMPT_VOLUNTARY", "voluntary"),
+                      ("CONFIG_PREEMPT_NONE", "none")):
+        if config.get(key) == "y":
+            dynamic = " (PREEMPT_DYNAMIC: may be changed at boot)" if config.get(
+                "CONFIG_PREEMPT_DYNAMIC") == "y" else ""
+            return f"{name}, as built{dynamic}"
+    version = platform.uname().version
+    for word, name in (("PREEMPT_RT", "realtime"), ("PREEMPT_DYNAMIC", "dynamic"),
+                       ("PREEMPT", "full")):
+        if word in version:
+            return f"{name} (from uname -v; the active model is not readable)"
+    return "unknown"
+
+
+def cpu_time_accounting(config: dict[str, str]) -> str:
+    """How the kernel charges user/system CPU time (what getrusage reports)."""
+    if config.get("CONFIG_VIRT_CPU_ACCOUNTING_GEN") == "y":
+        return ("precise at kernel entry and exit on nohz_full CPUs "
+                "(VIRT_CPU_ACCOUNTING_GEN), sampled at the tick elsewhere")
+    if config.get("CONFIG_TICK_CPU_ACCOUNTING") == "y":
+        return "sampled at the scheduler tick (TICK_CPU_ACCOUNTING)"
+    return "unknown"
+
+
+def numpy_thread_pools() -> list[dict[str, Any]]:
+    """numpy's BLAS/OpenMP thread pools (threadpoolctl): library, API, threads."""
+    try:
+        import numpy  # noqa: F401  (loads the BLAS threadpoolctl inspects)
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return []
+    return [{k: info.get(k) for k in ("user_api", "internal_api", "num_threads", "version",
+                                      "threading_layer")}
+            for info in threadpool_info()]
+
+
+def hypervisor() -> dict[str, Any]:
+    """What says this is a virtual machine: the CPU flag, /sys/hypervisor, DMI strings."""
+    return {"cpu_flag": "hypervisor" in cpu_flags(),
+            "type": sysinfo.read_text("/sys/hypervisor/type"),
+            "vendor": sysinfo.read_text("/sys/class/dmi/id/sys_vendor"),
+            "product": sysinfo.read_text("/sys/class/dmi/id/product_name")}
+
+
 def compiler_version() -> str | None:
     cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
     return _run([cc, "--version"]) or _run(["cc", "--version"])
@@ -149,6 +201,8 @@ def machine_id(fp: dict[str, Any] | None = None) -> str:
 def fingerprint(include_git: bool = True) -> dict[str, Any]:
     """Everything recorded about the machine with a result (JSON-ready)."""
     uname = platform.uname()
+    config, config_source = sysinfo.kernel_config()
+    flags = cpu_flags()
     fp: dict[str, Any] = {
         "hostname": uname.node,
         "kernel": f"{uname.system} {uname.release}",
@@ -171,6 +225,18 @@ def fingerprint(include_git: bool = True) -> dict[str, Any]:
         "python": platform.python_version(),
         "clocksource": sysinfo.read_text(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+        "clocksources_available": sysinfo.read_text(
+            "/sys/devices/system/clocksource/clocksource0/available_clocksource"),
+        "cpu_vulnerabilities": sysinfo.cpu_vulnerabilities(),
+        "kernel_config": config,
+        "kernel_config_source": config_source,
+        "preemption": preemption(config),
+        "hz": int(config["CONFIG_HZ"]) if config.get("CONFIG_HZ", "").isdigit() else None,
+        "cpu_time_accounting": cpu_time_accounting(config),
+        "pcid": "pcid" in flags,
+        "invpcid": "invpcid" in flags,
+        "hypervisor": hypervisor(),
+        "numpy_thread_pools": numpy_thread_pools(),
         "limits": limits(),
         "time_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }

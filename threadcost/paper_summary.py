@@ -5,9 +5,7 @@ stored runs (``views.summary.headline_values``, the same source as the headline
 figure and table of notebook 00), so the index page, the abstract and page 00
 cannot disagree.
 
-The verdict tally goes through :func:`verdict_tally`, an adapter: it uses the
-claims package's API when it exists (``threadcost.claims.tally``) and falls back to
-``threadcost.verdicts`` otherwise.
+The verdict tally comes from the claims layer (``threadcost.claims``).
 """
 
 from __future__ import annotations
@@ -105,67 +103,21 @@ def abstract(data_dir: str | Path | None = None, machine_id: str | None = None,
 
 def verdict_tally(data_dir: str | Path | None = None,
                   machine_id: str | None = None) -> dict[str, int]:
-    """How many published claims got each verdict class on one machine.
+    """How many published claims got each verdict class on one machine."""
+    from threadcost import claims
 
-    Adapter: ``threadcost.claims.tally(data_dir=..., machine_id=...)`` (the claims
-    package, issue 12) when present, else ``threadcost.verdicts``.
-    """
-    try:
-        from threadcost import claims as claims_pkg
-
-        tally = getattr(claims_pkg, "tally", None)
-        if callable(tally):
-            return {str(k): int(v) for k, v in
-                    dict(tally(data_dir=data_dir, machine_id=machine_id)).items()}
-    except ImportError:
-        pass
-    from threadcost import verdicts
-
-    table = verdicts.verdict_table(data_dir, machine_id)
-    return verdicts.counts(table)
+    return claims.tally(claims.judge(machine_id, data_dir))
 
 
 def claim_verdicts(data_dir: str | Path | None = None,
                    machine_id: str | None = None) -> Any:
-    """One row per published claim on one machine: ``claim_id``, ``verdict_class``.
+    """One row per published claim on one machine: ``claim_id``, ``verdict_class``."""
+    import pandas as pd
 
-    Adapter: ``threadcost.claims.claim_verdicts(data_dir=..., machine_id=...)`` when the
-    claims package provides it, else ``threadcost.verdicts``; the machine's
-    virtualization comes from its stored fingerprint, not from this machine."""
-    try:
-        from threadcost import claims as claims_pkg
+    from threadcost import claims
 
-        fn = getattr(claims_pkg, "claim_verdicts", None)
-        if callable(fn):
-            return fn(data_dir=data_dir, machine_id=machine_id)
-    except ImportError:
-        pass
-    from threadcost import datastore, verdicts
-
-    runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
-    fp = runs[-1].meta.get("machine") if runs else None
-    virt = str(fp.get("virtualization", "none")) if isinstance(fp, dict) else None
-    table = verdicts.verdict_table(data_dir, machine_id, virtualization=virt)
-    return verdicts.claim_verdicts(table)
-
-
-def reproduced_band() -> float:
-    """The factor within which a measurement counts as "reproduced" (either way).
-
-    Adapter, like :func:`verdict_tally`: the claims package's ``REPRODUCED`` when it
-    defines one, else ``threadcost.verdicts.REPRODUCED``. Every figure that shades
-    the band takes it from here, so no two pages disagree."""
-    try:
-        from threadcost import claims as claims_pkg
-
-        value = getattr(claims_pkg, "REPRODUCED", None)
-        if isinstance(value, int | float):
-            return float(value)
-    except ImportError:
-        pass
-    from threadcost import verdicts
-
-    return float(verdicts.REPRODUCED)
+    return pd.DataFrame([{"claim_id": v.id, "verdict_class": v.verdict}
+                         for v in claims.judge(machine_id, data_dir)])
 
 
 def references(published_dir: Path | None = None) -> list[dict[str, str]]:

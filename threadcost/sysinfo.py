@@ -130,3 +130,50 @@ def map_count(pid: int | str = "self") -> int | None:
             return sum(1 for _ in fh)
     except OSError:
         return None
+
+
+def cpu_vulnerabilities() -> dict[str, str]:
+    """The kernel's view of each CPU vulnerability and its mitigation
+    (/sys/devices/system/cpu/vulnerabilities/*), e.g. {"meltdown": "Not affected"}."""
+    base = Path("/sys/devices/system/cpu/vulnerabilities")
+    try:
+        files = sorted(p for p in base.iterdir() if p.is_file())
+    except OSError:
+        return {}
+    return {p.name: read_text(p) or "unreadable" for p in files}
+
+
+# Kernel build options that shape timing and CPU-time numbers.
+KERNEL_CONFIG_KEYS = (
+    "CONFIG_HZ", "CONFIG_HZ_PERIODIC", "CONFIG_NO_HZ_IDLE", "CONFIG_NO_HZ_FULL",
+    "CONFIG_TICK_CPU_ACCOUNTING", "CONFIG_VIRT_CPU_ACCOUNTING_GEN",
+    "CONFIG_IRQ_TIME_ACCOUNTING", "CONFIG_PREEMPT_NONE", "CONFIG_PREEMPT_VOLUNTARY",
+    "CONFIG_PREEMPT", "CONFIG_PREEMPT_DYNAMIC", "CONFIG_PREEMPT_RT", "CONFIG_PREEMPT_LAZY",
+    "CONFIG_VMAP_STACK", "CONFIG_PAGE_TABLE_ISOLATION", "CONFIG_MITIGATION_PAGE_TABLE_ISOLATION",
+)
+
+
+def kernel_config() -> tuple[dict[str, str], str]:
+    """(selected build options, where they were read) of the running kernel.
+
+    Reads /boot/config-<release> or /proc/config.gz; ({}, "unknown: ...") when
+    neither is readable.
+    """
+    import gzip
+
+    release = os.uname().release
+    text = read_text(f"/boot/config-{release}")
+    where = f"/boot/config-{release}"
+    if text is None:
+        try:
+            with gzip.open("/proc/config.gz", "rt") as fh:
+                text = fh.read()
+            where = "/proc/config.gz"
+        except OSError:
+            return {}, "unknown: neither /boot/config-<release> nor /proc/config.gz is readable"
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key in KERNEL_CONFIG_KEYS:
+            found[key] = value.strip('"')
+    return found, where

@@ -341,7 +341,6 @@ def assemble(p: dict[str, Any], raw: dict[str, Any], base: dict[str, np.ndarray]
         summary["switch_ns_p50_ci95"] = [lo, hi]
     summary["baselines"] = {name: stats.distribution(v) for name, v in base.items()}
     summary.update(_derived(p, summary, base, record_cpus))
-    summary["claims"] = claim_rows(p, summary)
     tables: dict[str, pd.DataFrame] = {}
     if per_sample:
         frame = {"round_trip_ns": raw["samples"]}
@@ -410,34 +409,6 @@ def _derived(p: dict[str, Any], s: dict[str, Any], base: dict[str, np.ndarray],
         # what the two switches cost beyond the calls a hop makes anyway
         out["switch_net_ns_p50"] = (p50 - 2 * hop - 2 * touch) / spr
     return out
-
-
-def claim_rows(p: dict[str, Any], s: dict[str, Any]) -> list[dict[str, Any]]:
-    """C01 (same CPU) and C02 (unpinned) rows for a thread pipe or condvar run.
-
-    C01/C02 give time per switch as half a round trip of two threads. Here the
-    switches per round trip are counted (getrusage), and the per-switch time is
-    the median round trip divided by that count, with a 95% interval of that
-    median (order statistics).
-    """
-    if (p["tasks"] != "threads" or p["mechanism"] not in CLAIM_MECHANISMS
-            or p["working_set_kib"] != 0 or p["message_bytes"] != 1):
-        return []
-    claim = {"same-cpu": ("C01", "switch_pinned_ns"),
-             "unpinned": ("C02", "switch_unpinned_ns")}.get(p["placement"])
-    sw = s["switch_ns"]
-    if claim is None or not sw["n"]:
-        return []
-    claim_id, quantity = claim
-    ci = s.get("switch_ns_p50_ci95") or [None, None]
-    where = "both threads pinned to one CPU" if claim_id == "C01" else "threads unpinned"
-    return [{"claim_id": claim_id, "quantity": f"{quantity}_{p['mechanism']}",
-             "measured": sw["p50"], "ci_low": ci[0], "ci_high": ci[1], "unit": "ns",
-             "published_quantity": quantity,
-             "note": (f"per switch: median round trip / {s['switches_per_round_trip']:.2f} "
-                      f"switches per round trip counted by getrusage; {p['mechanism']} "
-                      f"ping-pong, {where}; round trip p50 {s['round_trip_ns']['p50']:,.0f} ns "
-                      f"over {s['completed']:,} round trips")}]
 
 
 def targets(headline: Result, perf: Result | None = None,
@@ -557,12 +528,10 @@ def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[st
     configs = pd.DataFrame([_config_row(r) for r in results.values()])
     quantiles = pd.concat([quantile_table(r) for r in results.values()], ignore_index=True) \
         if results else pd.DataFrame()
-    claim_list = [row for r in results.values() for row in r.summary["claims"]]
     summary = {
         "configs": configs.to_dict("records"),
         "skipped": skipped,
         "baselines": base_rows,
-        "claims": claim_list,
         "transparent_hugepages": _thp_mode(),
     }
     params = {"mechanisms": list(mechanisms), "placements": list(placements),
@@ -613,58 +582,13 @@ def working_set_sweep(working_sets_kib: Sequence[int], tasks: Sequence[str] = tu
             rows.append(row)
             qtables.append(quantile_table(r))
     frame = pd.DataFrame(rows)
-    summary = {"points": frame.to_dict("records"), "claims": ws_claim_rows(frame),
+    summary = {"points": frame.to_dict("records"),
                "transparent_hugepages": _thp_mode()}
     params = {"working_sets_kib": sizes, "tasks": list(tasks), "mechanism": mechanism,
               "placement": placement, "iterations": n_max,
               "seconds_per_point": seconds}
     return Result("context_switch_working_set", params, summary,
                   {"points": frame, "quantiles": pd.concat(qtables, ignore_index=True)})
-
-
-def ws_claim_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """C13 (small memory: processes about as fast as threads) and C14 (8 MB working
-    set: processes spend far more system time) from a working-set sweep."""
-    rows: list[dict[str, Any]] = []
-    if frame.empty or set(frame.tasks) != {"threads", "processes"}:
-        reason = "the working-set sweep did not run both threads and processes"
-        return [{"claim_id": c, "not_run": reason} for c in ("C13", "C14")]
-
-    def pair(w: int) -> tuple[pd.Series, pd.Series]:
-        at = frame[frame.working_set_kib == w].set_index("tasks")
-        return at.loc["threads"], at.loc["processes"]
-
-    small = int(frame.working_set_kib.min())
-    th, pr = pair(small)
-    rows.append({"claim_id": "C13", "quantity": "process_over_thread_round_trip_ratio",
-                 "measured": pr.round_trip_p50_ns / th.round_trip_p50_ns, "unit": "ratio",
-                 "published_quantity": "threads_vs_processes_wall_ratio",
-                 "note": f"median ping-pong round trip of two processes / two threads, both "
-                         f"on one CPU, {small} KiB working set per side. S3 timed CPU-bound "
-                         "tasks that switch once per time slice; here every hop switches, "
-                         "a harsher test of the same question"})
-    sizes = sorted(set(frame.working_set_kib))
-    target = 8192
-    w = min(sizes, key=lambda x: (abs(x - target), -x))
-    th, pr = pair(w)
-    scaled = "" if w == target else f" (the sweep's nearest to S3's 8 MB: {w} KiB)"
-    if th.sys_ns_per_round_trip and pr.sys_ns_per_round_trip:
-        rows.append({"claim_id": "C14", "quantity": "process_over_thread_sys_ratio",
-                     "measured": pr.sys_ns_per_round_trip / th.sys_ns_per_round_trip,
-                     "unit": "ratio", "published_quantity": "process_over_thread_sys_ratio",
-                     "note": f"system CPU time per round trip (getrusage, both sides), "
-                             f"processes / threads, pipe ping-pong on one CPU with {w} KiB "
-                             f"written per side per hop{scaled}; getrusage CPU times may be "
-                             "sampled at the scheduler tick, so short points are coarse"})
-    else:
-        rows.append({"claim_id": "C14", "not_run": (
-            f"getrusage reported no system time for a side at {w} KiB: the points were too "
-            "short for its resolution (raise switch_ws_seconds_per_point)")})
-    rows.append({"claim_id": "C14", "quantity": "process_over_thread_round_trip_ratio_ws",
-                 "measured": pr.round_trip_p50_ns / th.round_trip_p50_ns, "unit": "ratio",
-                 "published_quantity": None,
-                 "note": f"median round trip, processes / threads, {w} KiB per side{scaled}"})
-    return rows
 
 
 # ------------------------------------------------------------- cross-checks

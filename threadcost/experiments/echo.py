@@ -73,28 +73,5 @@ def run(placements: Any = DEFAULT_PLACEMENTS, iterations: Any = 50_000,
     if "same-cpu" in per_place and "unpinned" in per_place:
         summary["unpinned_over_pinned"] = (per_place["unpinned"]["rate_per_s"]["p50"]
                                            / per_place["same-cpu"]["rate_per_s"]["p50"])
-    summary["claims"] = claim_rows(p, summary)
     return Result(EXPERIMENT, p, summary, {"repeats": frame})
 
-
-def claim_rows(p: dict[str, Any], s: dict[str, Any]) -> list[dict[str, Any]]:
-    """C03: echo iterations per second, pinned to one CPU and unpinned (median of repeats)."""
-    rows = []
-    names = {"same-cpu": ("echo_pinned_per_s", "both threads pinned to one CPU"),
-             "unpinned": ("echo_unpinned_per_s", "threads unpinned")}
-    for place, (quantity, words) in names.items():
-        if place not in s["placements"]:
-            continue
-        d = s["placements"][place]["rate_per_s"]
-        rows.append({"claim_id": "C03", "quantity": quantity, "measured": d["p50"],
-                     "ci_low": d["min"], "ci_high": d["max"], "unit": "iterations/s",
-                     "published_quantity": quantity,
-                     "note": f"median of {d['n']} runs of {p['iterations']:,} echoes of "
-                             f"{p['message_bytes']} bytes, {words}; interval: slowest and "
-                             "fastest run"})
-    if "unpinned_over_pinned" in s:
-        rows.append({"claim_id": "C03", "quantity": "echo_unpinned_over_pinned",
-                     "measured": s["unpinned_over_pinned"], "unit": "ratio",
-                     "published_quantity": None,
-                     "note": "unpinned rate / pinned rate (S0: 'about half', i.e. 0.5)"})
-    return rows

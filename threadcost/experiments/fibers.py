@@ -278,7 +278,6 @@ def run(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib: Any = 64
     all_create = np.concatenate([f.create_ns.to_numpy() for f in creation_rows]) \
         if creation_rows else np.zeros(0)
     summary["create_ns"] = stats.distribution(all_create)
-    summary["claims"] = []  # fibers are this project's own baseline: no published claim
     summary["headline"] = headline_rows(p, summary)
     tables = {
         "round_trips": pd.DataFrame({"round_trip_ns": samples}),

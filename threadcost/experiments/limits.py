@@ -312,33 +312,7 @@ def run(stack_kib: Any = 0, touch_kib: Any = 0, target_threads: Any = 1_000_000,
         "advice": advice.to_dict(orient="records"),
         "running_as_root": sysinfo.is_root(),
     }
-    summary["claims"] = [claim_row(binding, stack)]
     return Result(EXPERIMENT, p, summary, {"limits": table, "advice": advice}, None)
-
-
-def claim_row(binding: dict[str, Any] | None, stack_kib: int,
-              spawned: dict[str, Any] | None = None) -> dict[str, Any]:
-    """C08 (about 32K threads per process) beside this machine's number."""
-    if spawned is not None and spawned["limit"] is None:
-        return {"claim_id": "C08", "quantity": "max_threads", "unit": "threads",
-                "published_quantity": "max_threads",
-                "not_run": f"the bounded spawn reached its bound of {spawned['started']:,} "
-                           "threads before any limit"}
-    if spawned is not None:
-        return {"claim_id": "C08", "quantity": "max_threads",
-                "measured": float(spawned["started"]), "ci_low": None, "ci_high": None,
-                "unit": "threads", "published_quantity": "max_threads",
-                "note": f"spawned until failure with {stack_kib:,} KiB stacks in a child "
-                        f"process; stopped by {spawned['limit']}"}
-    if binding is None:
-        return {"claim_id": "C08", "quantity": "max_threads", "unit": "threads",
-                "published_quantity": "max_threads",
-                "not_run": "no limit caps the thread count here"}
-    return {"claim_id": "C08", "quantity": "max_threads",
-            "measured": float(binding["threads_allowed"]), "ci_low": None, "ci_high": None,
-            "unit": "threads", "published_quantity": "max_threads",
-            "note": f"computed from this machine's limits, not spawned: {binding['limit']} "
-                    f"binds first with {stack_kib:,} KiB stacks"}
 
 
 def _spawn_child(max_threads: int, stack_kib: int,
@@ -368,11 +342,8 @@ def spawn_until_failure(max_threads: Any = 40_000, stack_kib: Any = 0,
                                         "address_space_mib": cap}, timeout=wait)
     stack_used = point["stack_bytes"] // 1024
     limit_hit = point.get("limit_hit")
-    spawned = {"started": point["started"],
-               "limit": limit_hit["limit"] if limit_hit else None}
     summary = {"requested": n, "started": point["started"], "stack_kib": stack_used,
-               "limit_hit": limit_hit, "create_seconds": point["create_ns"] / 1e9,
-               "claims": [claim_row(None, stack_used, spawned)]}
+               "limit_hit": limit_hit, "create_seconds": point["create_ns"] / 1e9}
     limit = None
     if limit_hit:
         limit = {k: limit_hit[k] for k in ("limit", "errno", "errno_name", "detail")}

@@ -34,27 +34,6 @@ def check_params(mib: Any, allocator: Any = "malloc", points: Any = 33,
     }
 
 
-def claim_rows(p: dict[str, Any], summary: dict[str, Any]) -> list[dict[str, Any]]:
-    """This run's numbers for claim C07, scaled to C07's 400 MiB when sizes differ."""
-    pub_mib = 400
-    scale = pub_mib / p["mib"]
-    note = ("" if p["mib"] == pub_mib else f"scaled from {p['mib']} MiB to 400 MiB; ") + \
-        f"allocator {p['allocator']}; change of this process's VmSize/VmRSS"
-    d = summary["deltas_kib"]
-    rows = [
-        {"claim_id": "C07", "quantity": "vsz_delta_kib",
-         "measured": d["after_alloc"]["vsz"] * scale, "unit": "KiB",
-         "published_quantity": "vsz_delta_kib", "note": note},
-    ]
-    if p["touch_fraction"] == 1.0:
-        rows.append({"claim_id": "C07", "quantity": "rss_delta_after_touch_kib",
-                     "measured": (summary["after_touch"]["rss_kib"]
-                                  - summary["after_alloc"]["rss_kib"]) * scale,
-                     "unit": "KiB", "published_quantity": "rss_delta_after_touch_kib",
-                     "note": note})
-    return rows
-
-
 def run(mib: Any = 64, allocator: Any = "malloc", points: Any = 33,
         touch_fraction: Any = 1.0) -> Result:
     """Allocate ``mib`` MiB, touch ``touch_fraction`` of it page by page, free it.
@@ -98,7 +77,6 @@ def run(mib: Any = 64, allocator: Any = "malloc", points: Any = 33,
         "touch_seconds": touch_s,
         "touch_mib_per_s": touched_mib / touch_s if touch_s > 0 else None,
     }
-    summary["claims"] = claim_rows(p, summary)
     stage_rows = [{"stage": name, **stages[name]} for name in STAGES]
     tables = {
         "stages": pd.DataFrame(stage_rows),

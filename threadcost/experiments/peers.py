@@ -212,45 +212,6 @@ def _memory(p: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def not_run_rows(reason: str) -> list[dict[str, Any]]:
-    rows = [("C04", q) for q in ("goroutine_switch_ns", "goroutine_iterations_per_s",
-                                 "gomaxprocs1_pinned_gain")]
-    rows.append(("C11", "per_goroutine_rss_kib"))
-    return [{"claim_id": c, "quantity": q, "published_quantity": q, "not_run": reason}
-            for c, q in rows]
-
-
-def claim_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    pinned, free = summary["channel_pingpong"], summary["channel_pingpong_default"]
-    mem = summary["goroutine_memory"]
-    gain = pinned["round_trips_per_s"] / free["round_trips_per_s"] - 1
-    how = ("two goroutines, unbuffered channels, round trip = 2 switches; "
-           "default GOMAXPROCS, unpinned")
-    return [
-        {"claim_id": "C04", "quantity": "goroutine_switch_ns",
-         "measured": free["round_trip_ns"]["p50"] / 2, "unit": "ns",
-         "ci_low": free["round_trip_p5_p95_ns"][0] / 2,
-         "ci_high": free["round_trip_p5_p95_ns"][1] / 2,
-         "published_quantity": "goroutine_switch_ns",
-         "note": "median round trip / 2 (one time.Now() per sample included; spread p5..p95); "
-                 + how},
-        {"claim_id": "C04", "quantity": "goroutine_iterations_per_s",
-         "measured": free["round_trips_per_s"], "unit": "iterations/s",
-         "published_quantity": "goroutine_iterations_per_s",
-         "note": "round trips per second over a batch with no clock reads; " + how},
-        {"claim_id": "C04", "quantity": "gomaxprocs1_pinned_gain", "measured": gain,
-         "unit": "fraction", "published_quantity": "gomaxprocs1_pinned_gain",
-         "note": "batch rate with GOMAXPROCS=1 pinned to one CPU over the default rate, minus 1"},
-        {"claim_id": "C11", "quantity": "per_goroutine_rss_kib",
-         "measured": mem["per_goroutine_rss_kib"],
-         "ci_low": mem["per_goroutine_rss_kib_ci95"][0],
-         "ci_high": mem["per_goroutine_rss_kib_ci95"][1], "unit": "KiB",
-         "published_quantity": "per_goroutine_rss_kib",
-         "note": f"slope of VmRSS over {mem['goroutines']:,} goroutines blocked on a channel "
-                 f"(C11: max RSS / 1,000,000 sleeping goroutines)"},
-    ]
-
-
 def run(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = "auto",
         memory_count: Any = 10_000, memory_points: Any = 11, sleepers_count: Any = 10_000,
         period_ms: Any = 10, duration_ms: Any = 2000, stagger_ms: Any = 200) -> Result:
@@ -264,7 +225,7 @@ def run(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = "auto",
                      period_ms, duration_ms, stagger_ms)
     reason = go_absent_reason()
     if reason is not None:
-        summary = {"skipped": reason, "claims": not_run_rows(reason)}
+        summary = {"skipped": reason}
         return Result(EXPERIMENT, p, summary, {})
 
     ensure_built()
@@ -281,7 +242,6 @@ def run(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = "auto",
     if p["sleepers_count"] > 0:
         summary["sleepers"] = sleepers_go(p["sleepers_count"], p["period_ms"],
                                           p["duration_ms"], p["stagger_ms"])
-    summary["claims"] = claim_rows(summary)
     tables = {
         "round_trips": pd.concat([
             pd.DataFrame({"mode": "gomaxprocs1_pinned", "round_trip_ns": pinned["samples"]}),

@@ -127,82 +127,6 @@ def _not_run_row(variant: str, reason: str) -> dict[str, Any]:
     return {"variant": variant, "not_run": reason}
 
 
-def claim_rows(p: dict[str, Any], rows: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """C15, C17 and the thread side of C10, scaled to the published workloads."""
-    out: list[dict[str, Any]] = []
-    work = (f"{p['count']:,} tasks sleeping {p['period_ms']} ms at a time for "
-            f"{p['duration_ms']:,} ms")
-
-    def measured(variant: str) -> dict[str, Any] | None:
-        row = rows.get(variant)
-        return row if row and not row.get("not_run") else None
-
-    def reason(variant: str) -> str:
-        row = rows.get(variant)
-        if row is None:
-            return f"variant {variant!r} not in this run's variants"
-        return str(row["not_run"])
-
-    def mem_row(claim: str, quantity: str, variant: str) -> dict[str, Any]:
-        row = measured(variant)
-        if row is None:
-            return {"claim_id": claim, "quantity": quantity, "published_quantity": quantity,
-                    "not_run": reason(variant)}
-        scale = PUBLISHED_TASKS / row["tasks"]
-        scaled = f"scaled from {row['tasks']:,} to 10,000 tasks; " if scale != 1 else ""
-        return {"claim_id": claim, "quantity": quantity,
-                "measured": row["rss_growth_kib"] * scale, "unit": "KiB",
-                "published_quantity": quantity,
-                "note": f"growth of peak RSS over the process before its tasks started "
-                        f"(the published figure is the whole max RSS); {scaled}{work}"}
-
-    out.append(mem_row("C15", "thread_max_rss_kib", "threads"))
-    out.append(mem_row("C15", "goroutine_max_rss_kib", "goroutines"))
-    t, g = measured("threads"), measured("goroutines")
-    if t and g and g["rss_per_task_kib"] > 0:
-        out.append({"claim_id": "C15", "quantity": "thread_over_goroutine_ratio",
-                    "measured": t["rss_per_task_kib"] / g["rss_per_task_kib"], "unit": "ratio",
-                    "published_quantity": "thread_over_goroutine_ratio",
-                    "note": "RSS growth per thread / per goroutine; " + work})
-    else:
-        out.append({"claim_id": "C15", "quantity": "thread_over_goroutine_ratio",
-                    "published_quantity": "thread_over_goroutine_ratio",
-                    "not_run": reason("goroutines" if t else "threads")})
-
-    def cpu_rows(variant: str, prefix: str, parts: tuple[str, ...]) -> None:
-        row = measured(variant)
-        for part in parts:
-            quantity = f"{prefix}_{part}_s"
-            if row is None or not row["wakeups"]:
-                out.append({"claim_id": "C17", "quantity": quantity,
-                            "published_quantity": quantity, "not_run": reason(variant)})
-                continue
-            scale = PUBLISHED_WAKEUPS / row["wakeups"]
-            out.append({"claim_id": "C17", "quantity": quantity,
-                        "measured": row[f"{part}_s"] * scale, "unit": "s",
-                        "published_quantity": quantity,
-                        "note": f"process CPU time scaled from {row['wakeups']:,} wake-ups to "
-                                f"10,000,000 (10,000 tasks x 1000 sleeps), assuming a fixed "
-                                f"cost per wake-up; " + work})
-
-    cpu_rows("threads", "threads", ("cpu", "user", "sys"))
-    cpu_rows("goroutines", "goroutines", ("cpu",))
-    cpu_rows("threads_pinned", "threads_pinned", ("cpu", "user", "sys"))
-
-    if t:
-        stack = "the system default stack" if p["stack_kib"] == 0 else \
-            f"{p['stack_kib']} KiB stacks"
-        note = (f"C threads with {stack}, RSS/VSZ growth / threads; C10 used 1,000,000 Rust "
-                f"threads with 2 MiB stacks sleeping 1 s; " + work)
-        out.append({"claim_id": "C10", "quantity": "per_thread_rss_kib",
-                    "measured": t["rss_per_task_kib"], "unit": "KiB",
-                    "published_quantity": "per_thread_rss_kib", "note": note})
-        out.append({"claim_id": "C10", "quantity": "per_thread_vsz_kib",
-                    "measured": t["vsz_per_task_kib"], "unit": "KiB",
-                    "published_quantity": "per_thread_vsz_kib", "note": note})
-    return out
-
-
 def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
         stagger_ms: Any = 200, stack_kib: Any = 0, variants: Any = VARIANTS,
         progress: bool = False, address_space_mib: Any = None) -> Result:
@@ -267,7 +191,6 @@ def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
     summary: dict[str, Any] = {
         "variants": rows,
         "raw": raws,
-        "claims": claim_rows(p, rows),
     }
     table = pd.DataFrame([rows[v] for v in p["variants"]])
     return Result(EXPERIMENT, p, summary, {"variants": table}, limit_hit)

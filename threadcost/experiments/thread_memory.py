@@ -319,67 +319,6 @@ def _fit_ci(fit: dict[str, Any]) -> tuple[Any, Any]:
     return fit.get("ci95_low"), fit.get("ci95_high")
 
 
-def sweep_claims(p: dict[str, Any], points: pd.DataFrame,
-                 fits: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Claim rows C05, C12 and C16 from a thread-count sweep."""
-    stack = p["stack_kib"]
-    stack_note = "" if stack == 0 else f"; stacks of {stack:,} KiB, not the default"
-    touch_note = "" if p["touch_kib"] == 0 else f"; threads touched {p['touch_kib']} KiB"
-    extra = stack_note + touch_note
-    rows: list[dict[str, Any]] = []
-
-    def row(claim: str, quantity: str, value: float | None, ci: tuple[Any, Any], unit: str,
-            note: str) -> None:
-        if value is None or not math.isfinite(value):
-            rows.append({"claim_id": claim, "quantity": quantity, "unit": unit,
-                         "published_quantity": quantity,
-                         "not_run": "no complete run to measure it"})
-            return
-        rows.append({"claim_id": claim, "quantity": quantity, "measured": float(value),
-                     "ci_low": ci[0], "ci_high": ci[1], "unit": unit,
-                     "published_quantity": quantity, "note": note + extra})
-
-    def fitted(name: str) -> dict[str, Any]:
-        return fits.get(name, {"per_thread": None})
-
-    def fit_note(f: dict[str, Any], what: str) -> str:
-        if f.get("method") != "slope":
-            return f"{what}: delta / threads (no fit)"
-        return f"{what}: slope over {f['n']} runs, R^2 = {f['r2']:.4f}"
-
-    # C12: the S2 sweep range when it was run, else the whole sweep
-    s2 = points[(points.threads >= 100) & (points.threads <= 1000)]
-    s2_fits = fit_series(s2) if len(s2) >= 3 and s2.threads.nunique() >= 2 else fits
-    where = "100..1000 threads" if s2_fits is not fits else "the whole sweep"
-    for quantity, name in (("per_thread_rss_kib", "rss_kib"),
-                           ("per_thread_vsz_kib", "vsz_kib"),
-                           ("per_thread_kernel_kib", "kernel_kib")):
-        f = s2_fits.get(name, {"per_thread": None})
-        row("C12", quantity, f["per_thread"], _fit_ci(f), "KiB",
-            fit_note(f, f"{SERIES[name]} over {where}"))
-
-    # C05 and C16: 10,000 threads with default stacks
-    n = 10_000
-    for claim, quantity, name, per_quantity in (
-            ("C05", "total_vsz_kib", "vsz_kib", None),
-            ("C05", "total_rss_kib", "rss_kib", "per_thread_rss_kib"),
-            ("C16", "page_tables_kib", "page_tables_kib", "per_thread_page_tables_kib")):
-        measured = _at(points, n, name)
-        f = fitted(name)
-        if measured is not None:
-            row(claim, quantity, measured, (None, None), "KiB",
-                f"{SERIES[name]}: change with {n:,} threads running (median of runs)")
-        elif f["per_thread"] is not None:
-            row(claim, quantity, f["per_thread"] * n,
-                tuple(None if v is None else v * n for v in _fit_ci(f)), "KiB",
-                f"scaled to {n:,} threads from the per-thread value "
-                f"(largest run {int(points.threads.max()):,} threads)")
-        if per_quantity:
-            row(claim, per_quantity, f["per_thread"], _fit_ci(f), "KiB",
-                fit_note(f, SERIES[name]))
-    return rows
-
-
 def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: Any = None,
         repeats: Any = 3, address_space_mib: Any = None, pmap: Any = False,
         progress: bool = False) -> Result:
@@ -418,7 +357,6 @@ def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: 
             points.create_ns / points.started.clip(lower=1) / 1e3),
         "counters": SERIES,
     }
-    summary["claims"] = sweep_claims(p, points, fits)
     return Result(EXPERIMENT, p, summary, {"points": points}, _limit(limit_hit))
 
 
@@ -476,25 +414,8 @@ def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any 
     points, table, hit = _grid("stack sizes", "stack_kib_asked", sizes, n,
                                lambda s: (n, s, touch), cpus, reps, progress)
     summary: dict[str, Any] = {"per_stack_size": table.to_dict(orient="records")}
-    summary["claims"] = c10_claims(table, n)
     return Result(EXPERIMENT_STACK, p, summary, {"points": points, "per_stack_size": table},
                   _limit(hit))
-
-
-def c10_claims(table: pd.DataFrame, threads: int) -> list[dict[str, Any]]:
-    rows = table[table.stack_kib_asked == 2048] if not table.empty else table
-    if rows.empty:
-        return [{"claim_id": "C10", "quantity": q, "unit": "KiB", "published_quantity": q,
-                 "not_run": "the stack grid did not include Rust's 2048 KiB stacks"}
-                for q in ("per_thread_rss_kib", "per_thread_vsz_kib")]
-    r = rows.iloc[0]
-    note = (f"{threads:,} C threads with 2 MiB stacks (Rust's default), not one million: "
-            "per-thread change, median of runs")
-    return [{"claim_id": "C10", "quantity": q, "measured": float(r[f"{c}_per_thread"]),
-             "ci_low": float(r[f"{c}_per_thread_min"]),
-             "ci_high": float(r[f"{c}_per_thread_max"]), "unit": "KiB",
-             "published_quantity": q, "note": note + "; interval: min..max of runs"}
-            for q, c in (("per_thread_rss_kib", "rss_kib"), ("per_thread_vsz_kib", "vsz_kib"))]
 
 
 def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any = 0,
@@ -521,27 +442,6 @@ def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any
                "ci95_high": f.slope_ci95_high, "r2": f.r2, "untouched_kib": f.intercept}
     summary: dict[str, Any] = {"per_touch_depth": table.to_dict(orient="records"),
                                "rss_vs_touch_fit": fit}
-    summary["claims"] = c06_claims(table, n, stack)
     return Result(EXPERIMENT_TOUCH, p, summary, {"points": points, "per_touch_depth": table},
                   _limit(hit))
 
-
-def c06_claims(table: pd.DataFrame, threads: int, stack_kib: int) -> list[dict[str, Any]]:
-    rows = table[table.touch_kib_asked == 400] if not table.empty else table
-    if rows.empty:
-        return [{"claim_id": "C06", "quantity": q, "unit": "KiB", "published_quantity": q,
-                 "not_run": "the touch grid did not include C06's 400 KiB"}
-                for q in ("per_thread_rss_kib", "total_rss_kib")]
-    r = rows.iloc[0]
-    per, lo, hi = (float(r[f"rss_kib_per_thread{s}"]) for s in ("", "_min", "_max"))
-    stack = "" if stack_kib == 0 else f", {stack_kib:,} KiB stacks"
-    note = f"{threads:,} threads each writing 400 KiB of stack{stack}; VmRSS change"
-    return [
-        {"claim_id": "C06", "quantity": "per_thread_rss_kib", "measured": per, "ci_low": lo,
-         "ci_high": hi, "unit": "KiB", "published_quantity": "per_thread_rss_kib",
-         "note": note + " per thread (median; interval min..max of runs)"},
-        {"claim_id": "C06", "quantity": "total_rss_kib", "measured": per * 10_000,
-         "ci_low": lo * 10_000, "ci_high": hi * 10_000, "unit": "KiB",
-         "published_quantity": "total_rss_kib",
-         "note": note + f", scaled from {threads:,} to 10,000 threads"},
-    ]

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims, paper_summary
+from threadcost import claims
 from threadcost.experiments import context_switch as cs
 from threadcost.results import Result
 
@@ -188,51 +188,6 @@ def echo_figure(echo_result: Result) -> plt.Figure:
     ax.set(ylabel="thousand echoes per second", xlabel="placement of the two threads",
            title="Pipe echo rate (one echo = two hops, two switches)")
     ax.legend(loc="center right", fontsize=9)
-    return fig
-
-
-def claims_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """This run's claim rows beside the published values (ratio = here / published)."""
-    pub = claims.values()
-    out = []
-    for row in rows:
-        if row.get("not_run"):
-            out.append({"claim": row["claim_id"], "quantity": "-", "published": None,
-                        "this machine": None, "unit": "", "ratio": None,
-                        "how": f"not run here: {row['not_run']}"})
-            continue
-        q = row.get("published_quantity")
-        match = pub[(pub.claim_id == row["claim_id"]) & (pub.quantity == q)]
-        value = float(match.value.iloc[0]) if len(match) else None
-        measured = row.get("measured")
-        out.append({"claim": row["claim_id"], "quantity": row["quantity"],
-                    "published": value, "this machine": measured, "unit": row["unit"],
-                    "ratio": measured / value if value and measured else None,
-                    "how": row["note"]})
-    return pd.DataFrame(out)
-
-
-def claims_figure(rows: list[dict[str, Any]]) -> plt.Figure:
-    """Measured / published per claim row (log scale); 1 = as published."""
-    table = claims_table(rows).dropna(subset=["ratio"])
-    fig, ax = plt.subplots(figsize=(7.5, 0.45 * max(len(table), 3) + 1.4))
-    labels = [f"{c}: {q}" for c, q in zip(table.claim, table.quantity, strict=True)]
-    y = np.arange(len(table))
-    # Points with a stem from 1 (= as published): a bar on a log axis would start at an
-    # arbitrary left edge and its length would mean nothing.
-    ratios = table.ratio.to_numpy(dtype=float)
-    ax.hlines(y, 1.0, ratios, color="#4c72b0", lw=2)
-    ax.scatter(ratios, y, color="#4c72b0", s=40, zorder=3)
-    band = paper_summary.reproduced_band()
-    ax.axvspan(1 / band, band, color="#d8f0d8", alpha=0.8,
-               label=f"reproduced (within {band:g}x of published)")
-    ax.axvline(1.0, color="black", lw=1)
-    ax.set_xscale("log")
-    ax.set_yticks(y, labels)
-    ax.invert_yaxis()
-    ax.set(xlabel="this machine / published (log scale; >1: larger here)",
-           title="C01, C02, C03, C13, C14 beside this machine")
-    ax.legend(loc="upper left", bbox_to_anchor=(0, -0.18), fontsize=9, frameon=False)
     return fig
 
 

@@ -1,13 +1,14 @@
-"""The paper's summary views: machine card, headline figure, claims table, cross-machine view.
+"""The paper's summary views: machine card, headline figure, cross-machine view.
 
 Everything is drawn from the runs stored in a data folder, so it fills in as
 experiments land and says "not measured here" where a run is missing.
 
 Headline numbers come from two places in each run's ``summary``:
 
-- the claim rows (``summary["claims"]``, see CONTRIBUTING.md) whose published
-  quantity is one of :data:`HEADLINE_FROM_CLAIMS` (thread launch from C09,
-  pinned thread switch from C01, idle-thread RSS and kernel memory from C12, ...);
+- the measurements the claims layer selects for them
+  (:data:`threadcost.claims.measurements.HEADLINE`: thread launch from C09's
+  selector, pinned thread switch from C01's, idle-thread RSS and kernel memory
+  from C12's, ...);
 - optionally ``summary["headline"]``: rows ``{"task": "thread" | "process" |
   "fiber" | "goroutine", "metric": "launch_ns" | "switch_ns" | "rss_kib" |
   "kernel_kib", "value": ..., "ci_low": ..., "ci_high": ..., "note": ...}``
@@ -24,7 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims, datastore, machine, paths, verdicts
+from threadcost import claims, datastore, machine, paths
 
 TASKS = ("thread", "process", "fiber", "goroutine")
 METRICS = {  # metric -> (panel title, unit shown, factor from the stored unit)
@@ -45,9 +46,6 @@ HEADLINE_FROM_CLAIMS: dict[tuple[str, str], tuple[str, str]] = {
     ("C16", "per_thread_page_tables_kib"): ("thread", "kernel_kib"),
     ("C11", "per_goroutine_rss_kib"): ("goroutine", "rss_kib"),
 }
-VERDICT_COLOURS = {"reproduced": "#d8f0d8", "same order": "#fff3c4", "differs": "#f8d0d0",
-                   "measured": "#e4ecf7", "not run": "#eeeeee"}
-
 
 # --- the machine card -------------------------------------------------------------
 
@@ -61,6 +59,23 @@ def _cgroup(value: Any) -> str:
         return "no limit (no cgroup file)"
     return "no limit (max)" if str(value).strip() == "max" else _limit(
         int(value) if str(value).isdigit() else value)
+
+
+def _vulnerabilities(found: Any) -> str:
+    """Mitigated or vulnerable entries named; the 'Not affected' ones counted."""
+    if not isinstance(found, dict) or not found:
+        return "not recorded"
+    hit = [f"{k}: {v}" for k, v in sorted(found.items()) if v != "Not affected"]
+    clear = len(found) - len(hit)
+    return "; ".join([*hit, f"{clear} others not affected"]) if hit else "none affected"
+
+
+def _pools(pools: Any) -> str:
+    if not isinstance(pools, list):
+        return "not recorded"
+    if not pools:
+        return "none loaded"
+    return ", ".join(f"{p.get('internal_api')} {p.get('num_threads')} threads" for p in pools)
 
 
 def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
@@ -83,7 +98,16 @@ def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
         ("kernel", str(fp.get("kernel"))),
         ("C library", f"glibc {fp.get('glibc')} ({fp.get('libpthread')})"),
         ("compiler", str(fp.get("compiler"))),
-        ("clock source", str(fp.get("clocksource"))),
+        ("clock source", str(fp.get("clocksource"))
+         + (f" (available: {fp['clocksources_available']})"
+            if fp.get("clocksources_available") else "")),
+        ("preemption model", str(fp.get("preemption", "not recorded"))),
+        ("scheduler tick", f"HZ={fp['hz']}" if fp.get("hz") else "unknown"),
+        ("CPU-time accounting", str(fp.get("cpu_time_accounting", "not recorded"))),
+        ("CPU vulnerabilities", _vulnerabilities(fp.get("cpu_vulnerabilities"))),
+        ("PCID (cheaper address-space switches)",
+         "not recorded" if "pcid" not in fp else "yes" if fp["pcid"] else "no"),
+        ("numpy thread pools", _pools(fp.get("numpy_thread_pools"))),
         ("page size", f"{fp.get('page_size', 0) // 1024} KiB"),
         ("default thread stack (ulimit -s)",
          "unlimited" if stack is None else f"{stack // 1024:,} KiB"),
@@ -126,37 +150,22 @@ def thread_ceiling(fp: dict[str, Any]) -> tuple[int | None, str]:
 def headline_values(data_dir: str | Path | None = None,
                     machine_id: str | None = None) -> pd.DataFrame:
     """One row per (task, metric) measured on one machine: value, interval, where from."""
+    from threadcost.claims.measurements import headline_measurements
+
     mid = machine_id or machine.machine_id()
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    rank: dict[tuple[str, str], int] = {}
-    order = list(HEADLINE_FROM_CLAIMS)
+    for target, (claim_id, m) in headline_measurements(mid, data_dir).items():
+        found[target] = {"task": target[0], "metric": target[1], "value": m.value,
+                         "ci_low": m.low, "ci_high": m.high, "from": f"{claim_id} selector",
+                         "experiment": str(m.setup.get("experiment", "")),
+                         "run_id": m.run_id, "note": m.how}
     for run in datastore.list_runs(data_dir=data_dir, machine_id=mid):  # oldest first
-        summary = run.meta.get("summary", {})
-        for row in summary.get("claims") or []:
-            if not isinstance(row, dict):
-                continue
-            key = (str(row.get("claim_id")), str(row.get("published_quantity")))
-            value = _finite(row.get("measured"))
-            if key not in HEADLINE_FROM_CLAIMS or value is None:
-                continue
-            target = HEADLINE_FROM_CLAIMS[key]
-            unit = str(row.get("unit") or "")
-            stored = "ns" if target[1].endswith("_ns") else "KiB"
-            conv = verdicts.convert(value, unit, stored) if unit else value
-            if conv is None:
-                continue
-            scale = conv / value if value else 1.0
-            if rank.get(target, 99) < order.index(key):
-                continue  # a better-suited claim already supplied this number
-            rank[target] = order.index(key)
-            found[target] = _headline_row(target, conv, row, scale, f"{key[0]} row", run)
-        for row in summary.get("headline") or []:
+        for row in run.meta.get("summary", {}).get("headline") or []:
             if not isinstance(row, dict):
                 continue
             target = (str(row.get("task")), str(row.get("metric")))
             value = _finite(row.get("value"))
             if target[0] in TASKS and target[1] in METRICS and value is not None:
-                rank[target] = -1
                 found[target] = _headline_row(target, value, row, 1.0, "headline row", run)
     cols = ["task", "metric", "value", "ci_low", "ci_high", "from", "experiment", "run_id",
             "note"]
@@ -314,82 +323,20 @@ def _mark_missing(ax: plt.Axes, y: np.ndarray, vals: list[float]) -> None:
                         va="center", color="grey", fontsize=9, style="italic")
 
 
-# --- the claims table ------------------------------------------------------------------
-
-def claims_display_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The long verdict table, readable: one row per claim and quantity."""
-    def num(x: Any) -> str:
-        return "" if x is None or pd.isna(x) else _fmt(float(x))
-
-    rows = []
-    for r in table.itertuples(index=False):
-        published = num(r.published)
-        if r.published_low is not None and not pd.isna(r.published_low):
-            published += f" ({num(r.published_low)} to {num(r.published_high)})"
-        measured = num(r.measured)
-        if r.ci_low is not None and not pd.isna(r.ci_low):
-            measured += f" [{num(r.ci_low)}, {num(r.ci_high)}]"
-        rows.append({
-            "claim": r.claim_id, "source": r.source,
-            "quantity": "" if r.quantity is None or pd.isna(r.quantity) else str(r.quantity),
-            "unit": "" if r.unit is None or pd.isna(r.unit) else r.unit,
-            "published": published, "measured here": measured,
-            "ratio": "" if r.ratio is None or pd.isna(r.ratio) else f"{r.ratio:.2f}",
-            "verdict": r.verdict, "how measured": r.note or "",
-            "_class": r.verdict_class})
-    return pd.DataFrame(rows)
-
-
-def claim_overview(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim: ID, source, the claim as published, its verdict."""
-    per = verdicts.claim_verdicts(table)
-    return pd.DataFrame({"claim": per.claim_id, "source": per.source,
-                         "claim (as published)": per.claim, "verdict here": per.verdict,
-                         "_class": per.verdict_class})
-
-
-def style_verdicts(frame: pd.DataFrame) -> Any:
-    """A pandas Styler: each row tinted by its verdict class (hidden ``_class`` column)."""
-    classes = frame["_class"]
-
-    def tint(row: pd.Series) -> list[str]:
-        colour = VERDICT_COLOURS.get(classes.loc[row.name], "")
-        return [f"background-color: {colour}" if colour else ""] * len(row)
-
-    return (frame.style.apply(tint, axis=1).hide(axis="index").hide(["_class"], axis="columns")
-            .set_properties(**{"text-align": "left"}))
-
-
-def ratio_figure(table: pd.DataFrame) -> plt.Figure:
-    """measured/published per compared quantity, log scale, with the verdict bands."""
-    comp = table[table.ratio.notna()].copy()
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.32 * max(len(comp), 3)))
-    ax.axvspan(1 / verdicts.SAME_ORDER, verdicts.SAME_ORDER, color=VERDICT_COLOURS["same order"],
-               label=f"same order (within {verdicts.SAME_ORDER:g}x)")
-    ax.axvspan(1 / verdicts.REPRODUCED, verdicts.REPRODUCED,
-               color=VERDICT_COLOURS["reproduced"],
-               label=f"reproduced (within {verdicts.REPRODUCED:g}x)")
-    ax.axvline(1.0, color="grey", lw=1)
-    if comp.empty:
-        ax.text(1.0, 0.5, "no claim measured here yet", ha="center", va="center",
-                transform=ax.get_yaxis_transform(), color="grey")
-        ax.set_yticks([])
-    else:
-        labels = [f"{r.claim_id} {r.quantity}" for r in comp.itertuples(index=False)]
-        yy = np.arange(len(comp))
-        ax.plot(comp.ratio.astype(float), yy, "o", color="k")
-        ax.set_yticks(yy, labels)
-        ax.invert_yaxis()
-        lo = min(float(comp.ratio.min()) / 2, 1 / verdicts.SAME_ORDER / 2)
-        hi = max(float(comp.ratio.max()) * 2, verdicts.SAME_ORDER * 2)
-        ax.set_xlim(lo, hi)
-    ax.set_xscale("log")
-    ax.set(xlabel="measured here / published (log scale; >1: larger or slower here)")
-    ax.set_title("Each published number against this machine", pad=28)
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False,
-              fontsize=9)
-    fig.tight_layout()
-    return fig
+def cost_sentence(values: pd.DataFrame) -> str:
+    """One line per task of the headline figure: what was measured here."""
+    names = {"launch_ns": ("launch", 1e-3, "µs"), "switch_ns": ("switch", 1e-3, "µs"),
+             "rss_kib": ("resident", 1.0, "KiB"), "kernel_kib": ("kernel side", 1.0, "KiB")}
+    lines = []
+    for task in TASKS:
+        got = values[values.task == task]
+        if got.empty:
+            lines.append(f"- **{task}**: not measured here")
+            continue
+        parts = [f"{names[m][0]} {_fmt(v * names[m][1])} {names[m][2]}"
+                 for m, v in zip(got.metric, got.value, strict=True)]
+        lines.append(f"- **{task}**: " + ", ".join(parts))
+    return "\n".join(lines)
 
 
 # --- runs used ----------------------------------------------------------------------------
@@ -422,6 +369,12 @@ def reference_data_dirs(root: Path | None = None) -> list[Path]:
     return sorted(p / "data" for p in base.iterdir() if (p / "data").is_dir())
 
 
+def machines(data_dir: str | Path | None = None) -> list[str]:
+    """Machine folders of a data folder that hold at least one complete run."""
+    return sorted({run.meta["machine_id"] for run in datastore.list_runs(data_dir=data_dir)
+                   if "machine_id" in run.meta})
+
+
 def cross_machine_values(data_dirs: list[tuple[str, Path | None]]) -> pd.DataFrame:
     """Headline values of every machine in several data folders.
 
@@ -431,7 +384,7 @@ def cross_machine_values(data_dirs: list[tuple[str, Path | None]]) -> pd.DataFra
     """
     frames = []
     for label, folder in data_dirs:
-        for mid in verdicts.machines(folder):
+        for mid in machines(folder):
             vals = headline_values(folder, mid)
             if vals.empty:
                 continue

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims, paper_summary
+from threadcost import claims
 from threadcost.experiments import thread_memory
 from threadcost.results import Result
 
@@ -188,58 +187,6 @@ def stack_figure(result: Result) -> plt.Figure:
     ax.set(xlabel="stack size of each thread (KiB, log)", ylabel="KiB per thread (log)",
            title=f"Stack size moves VSZ, not RSS ({result.params['threads']:,} threads)")
     ax.legend(loc="upper left", fontsize=9)
-    fig.tight_layout()
-    return fig
-
-
-def claims_table(*results: Result) -> pd.DataFrame:
-    """Every claim row of these runs beside its published value, with the ratio."""
-    pub = claims.values().set_index(["claim_id", "quantity"])
-    rows = []
-    for result in results:
-        for c in result.summary.get("claims", []):
-            key = (c["claim_id"], c.get("published_quantity") or c["quantity"])
-            published = float(pub.loc[key, "value"]) if key in pub.index else math.nan
-            measured = c.get("measured", math.nan)
-            rows.append({
-                "claim": c["claim_id"], "quantity": c["quantity"],
-                "published": published, "this machine": measured,
-                "ratio (this / published)": measured / published
-                if published and not math.isnan(published) and measured == measured
-                else math.nan,
-                "unit": c["unit"], "how": c.get("note") or c.get("not_run", ""),
-            })
-    return pd.DataFrame(rows)
-
-
-def claims_figure(table: pd.DataFrame) -> plt.Figure:
-    """Ratio of this machine's number to the published one, per claim quantity
-    (log axis; 1 = the same)."""
-    data = table.dropna(subset=["ratio (this / published)"]).reset_index(drop=True)
-    fig, ax = plt.subplots(figsize=(8, 0.9 + 0.42 * max(len(data), 1)))
-    labels = [f"{r.claim} {r.quantity}" for r in data.itertuples()]
-    ratios = data["ratio (this / published)"].to_numpy(dtype=float)
-    ys = np.arange(len(data))
-    band = paper_summary.reproduced_band()  # the verdicts' "reproduced" band, on every page
-    colours = ["C2" if 1 / band <= r <= band else "C3" for r in ratios]
-    ax.hlines(ys, 1.0, ratios, color=colours, lw=2)
-    ax.scatter(ratios, ys, color=colours, s=40, zorder=3)
-    for y, r in zip(ys, ratios, strict=True):
-        ax.text(r * (1.12 if r >= 1 else 1 / 1.12), y, f"{r:.2f}x", va="center",
-                ha="left" if r >= 1 else "right", fontsize=9)
-    ax.axvline(1.0, color="black", lw=1)
-    ax.axvspan(1 / band, band, color="C2", alpha=0.08)
-    ax.set_xscale("log")
-    lo = min(0.25, float(ratios.min()) / 2) if len(ratios) else 0.25
-    hi = max(4.0, float(ratios.max()) * 2) if len(ratios) else 4.0
-    ax.set_xlim(lo, hi)
-    ticks = [t for t in (0.01, 0.1, 0.25, 0.5, 1, 1.5, 2, 4, 10, 100) if lo <= t <= hi]
-    ax.set_xticks(ticks, [f"{t:g}x" for t in ticks])
-    ax.xaxis.set_minor_locator(plt.NullLocator())
-    ax.set_yticks(ys, labels)
-    ax.set_ylim(len(data) - 0.5, -0.5)
-    ax.set(xlabel=f"this machine / published (log; shaded: within {band:g}x, 'reproduced')",
-           title="Published memory claims beside this machine")
     fig.tight_layout()
     return fig
 

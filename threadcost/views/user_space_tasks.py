@@ -17,7 +17,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims
 from threadcost.results import Result
 
 TASK_COLORS = {"OS thread": "#0173b2", "OS process": "#de8f05", "C fiber": "#029e73",
@@ -380,29 +379,6 @@ def sleepers_figure(result: Result) -> plt.Figure:
                  f"{p['duration_ms']:,} ms", fontsize=11)
     fig.tight_layout()
     return fig
-
-
-# ----------------------------------------------------------------------- claims
-
-def claims_table(results: list[Result]) -> pd.DataFrame:
-    """This notebook's claim rows beside the published values, with the ratio."""
-    pub = claims.values()
-    rows = []
-    for result in results:
-        for row in result.summary.get("claims", []):
-            match = pub[(pub.claim_id == row["claim_id"])
-                        & (pub.quantity == row.get("published_quantity"))]
-            published = float(match.iloc[0]["value"]) if not match.empty else None
-            measured = row.get("measured")
-            ratio = (measured / published if measured is not None and published
-                     else None)
-            rows.append({"claim": row["claim_id"], "quantity": row["quantity"],
-                         "published": published, "this machine": measured,
-                         "unit": row.get("unit", ""),
-                         "this / published": ratio,
-                         "note": (f"not run: {row['not_run']}" if row.get("not_run")
-                                  else row.get("note", ""))})
-    return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------- sentences for the prose

@@ -1,4 +1,4 @@
-"""The published claims (C01..C17) and their numbers, from data/published/."""
+"""The published claims (C01..C17), their numbers and sources, from data/published/."""
 
 from __future__ import annotations
 
@@ -29,3 +29,8 @@ def value(claim_id: str, quantity: str) -> float:
 def values_for(claim_id: str) -> pd.DataFrame:
     table = values()
     return table[table.claim_id == claim_id].reset_index(drop=True)
+
+
+def sources() -> pd.DataFrame:
+    """One row per source (S0..S4, S0-code): id, author, title, year, url."""
+    return pd.read_csv(paths.published_dir() / "sources.csv", dtype=str).fillna("")

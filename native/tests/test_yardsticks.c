@@ -1,0 +1,49 @@
+/* test_yardsticks.c - tc_yardstick_run called directly with small batches. */
+#include "harness.h"
+#include "../tc_yardsticks.h"
+
+#define BATCHES 4
+
+static void test_refuses_bad_arguments(void)
+{
+    double ns[BATCHES];
+    tc_yardstick_result out;
+    CHECK(tc_yardstick_run(-1, 10, BATCHES, ns, &out) == TC_EINVAL, "kind -1");
+    CHECK(tc_yardstick_run(3, 10, BATCHES, ns, &out) == TC_EINVAL, "kind 3");
+    CHECK(tc_yardstick_run(TC_YARD_SYSCALL, 0, BATCHES, ns, &out) == TC_EINVAL, "ops 0");
+    CHECK(tc_yardstick_run(TC_YARD_SYSCALL, 10, 0, ns, &out) == TC_EINVAL, "batches 0");
+    CHECK(tc_yardstick_run(TC_YARD_SYSCALL, 10, BATCHES, NULL, &out) == TC_EINVAL, "NULL ns");
+    CHECK(tc_yardstick_run(TC_YARD_SYSCALL, 10, BATCHES, ns, NULL) == TC_EINVAL, "NULL out");
+}
+
+static void run_one(int kind)
+{
+    double ns[BATCHES];
+    tc_yardstick_result out;
+    tc_held before = tc_held_now();
+    int st = tc_yardstick_run(kind, 20, BATCHES, ns, &out);
+    CHECK(st == TC_OK, "status %d (kind %d)", st, kind);
+    if (st != TC_OK)
+        return;
+    CHECK(out.batches_filled == BATCHES, "batches_filled %d", out.batches_filled);
+    CHECK(out.ops == 20, "ops %lld", (long long)out.ops);
+    CHECK(out.err == 0, "err %d", out.err);
+    CHECK(out.timer_overhead_ns >= 0, "timer overhead %lld", (long long)out.timer_overhead_ns);
+    for (int i = 0; i < BATCHES; i++)
+        CHECK(ns[i] > -1000.0 && ns[i] < 1e9, "batch %d: %f ns per op", i, ns[i]);
+    CHECK_NOTHING_HELD(before);
+}
+
+static void test_every_yardstick(void)
+{
+    run_one(TC_YARD_SYSCALL);
+    run_one(TC_YARD_PIPE);
+    run_one(TC_YARD_MEMCPY);
+}
+
+int main(void)
+{
+    RUN(test_refuses_bad_arguments);
+    RUN(test_every_yardstick);
+    return tc_summary("yardsticks");
+}

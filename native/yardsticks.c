@@ -1,0 +1,90 @@
+/* yardsticks.c - an empty syscall, a lone pipe write+read and a 64 KiB memcpy.
+ *
+ * These do not measure threads: they say how fast this machine is at the
+ * operations a context switch and a launch are made of, so a published number
+ * from another machine can be set against a measured scale (see
+ * threadcost/experiments/yardsticks.py).
+ */
+#define _GNU_SOURCE
+#include "tc_yardsticks.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Keep the compiler from dropping or merging the measured operations. */
+#define CLOBBER(p) __asm__ __volatile__("" : : "r"(p) : "memory")
+
+static int one_batch(int kind, int64_t ops, int fds[2], unsigned char *a,
+                     unsigned char *b, int *err) {
+    char byte = 'x';
+    for (int64_t i = 0; i < ops; i++) {
+        switch (kind) {
+        case TC_YARD_SYSCALL:
+            (void)syscall(SYS_getppid);
+            break;
+        case TC_YARD_PIPE:
+            if (write(fds[1], &byte, 1) != 1 || read(fds[0], &byte, 1) != 1) {
+                *err = errno;
+                return TC_ESYS;
+            }
+            break;
+        default: /* TC_YARD_MEMCPY, alternating direction so both stay hot */
+            if (i & 1)
+                memcpy(a, b, TC_YARD_MEMCPY_BYTES);
+            else
+                memcpy(b, a, TC_YARD_MEMCPY_BYTES);
+            CLOBBER(a);
+            CLOBBER(b);
+            break;
+        }
+    }
+    return TC_OK;
+}
+
+int tc_yardstick_run(int kind, int64_t ops, int batches, double *ns_per_op,
+                     tc_yardstick_result *out) {
+    if (out == NULL || ns_per_op == NULL || ops < 1 || ops > 100000000 || batches < 1 ||
+        kind < TC_YARD_SYSCALL || kind > TC_YARD_MEMCPY)
+        return TC_EINVAL;
+    memset(out, 0, sizeof(*out));
+    out->ops = ops;
+    int fds[2] = {-1, -1};
+    unsigned char *a = NULL, *b = NULL;
+    int status = TC_OK;
+    if (kind == TC_YARD_PIPE && pipe(fds) != 0) {
+        out->err = errno;
+        return TC_ESYS;
+    }
+    if (kind == TC_YARD_MEMCPY) {
+        a = malloc(TC_YARD_MEMCPY_BYTES);
+        b = malloc(TC_YARD_MEMCPY_BYTES);
+        if (a == NULL || b == NULL) {
+            status = TC_ENOMEM;
+            goto done;
+        }
+        memset(a, 1, TC_YARD_MEMCPY_BYTES);
+        memset(b, 2, TC_YARD_MEMCPY_BYTES);
+    }
+    out->timer_overhead_ns = tc_timer_overhead_ns(1000);
+    status = one_batch(kind, ops, fds, a, b, &out->err); /* warm-up, discarded */
+    for (int i = 0; i < batches && status == TC_OK; i++) {
+        int64_t t0 = tc_now_ns();
+        status = one_batch(kind, ops, fds, a, b, &out->err);
+        int64_t t1 = tc_now_ns();
+        if (status != TC_OK)
+            break;
+        ns_per_op[i] = (double)(t1 - t0 - out->timer_overhead_ns) / (double)ops;
+        out->batches_filled = i + 1;
+    }
+done:
+    if (fds[0] >= 0)
+        close(fds[0]);
+    if (fds[1] >= 0)
+        close(fds[1]);
+    free(a);
+    free(b);
+    return status;
+}

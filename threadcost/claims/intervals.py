@@ -1,0 +1,39 @@
+"""Intervals for assertions: from the spread across independent repeats."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from threadcost import stats
+from threadcost.claims.model import Measurement
+
+
+def over_repeats(values: Sequence[float] | np.ndarray, unit: str, **info: Any) -> Measurement:
+    """Mean of per-repeat values with a 95% t interval over the repeats.
+
+    One repeat gives a zero-width interval at the value (and, for a timing
+    assertion, too few repeats to be judged).
+    """
+    arr = np.asarray(values, dtype=float)
+    arr = arr[np.isfinite(arr)]
+    if arr.size == 0:
+        raise ValueError("no finite repeat values")
+    mean = float(arr.mean())
+    if arr.size < 2 or float(arr.std()) == 0.0:
+        return Measurement(mean, unit, mean, mean, repeats=int(arr.size), **info)
+    from scipy import stats as sps  # lazy: keeps the CLI quick to start
+
+    half = float(sps.t.ppf(0.975, arr.size - 1) * arr.std(ddof=1) / np.sqrt(arr.size))
+    return Measurement(mean, unit, mean - half, mean + half, repeats=int(arr.size), **info)
+
+
+def slope(x: Any, y: Any, unit: str, repeats: int, **info: Any) -> Measurement:
+    """A least-squares slope with its 95% interval (threadcost.stats.fit_line)."""
+    fit = stats.fit_line(x, y)
+    how = info.pop("how", "")
+    how = f"{how}; slope R² {fit.r2:.4f}" if how else f"slope R² {fit.r2:.4f}"
+    return Measurement(fit.slope, unit, fit.slope_ci95_low, fit.slope_ci95_high,
+                       repeats=repeats, how=how, **info)

@@ -1,0 +1,66 @@
+"""threadcost claims: the verdict on every published claim, from one machine's runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from threadcost.errors import ParameterError
+from threadcost.results import Result, _json_safe
+
+NAME = "claims"
+HELP = "judge the published claims C01..C17 on one machine's stored runs (no measuring)"
+SAVES = False
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--machine", default=None,
+                        help="machine folder under the data folder (default: this machine)")
+    parser.add_argument("--data-dir", default=None,
+                        help="data folder (default: the repository's data/ or "
+                             "$THREADCOST_DATA_DIR)")
+
+
+@dataclass
+class ClaimsResult(Result):
+    """A Result whose JSON is the list of 17 claim objects."""
+
+    verdicts: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(_json_safe(self.verdicts), indent=indent, allow_nan=False)
+
+
+def execute(args: argparse.Namespace) -> Result:
+    from threadcost import claims, datastore, paths
+
+    folder = Path(args.data_dir) if args.data_dir else paths.data_dir()
+    if not folder.is_dir():
+        raise ParameterError("--data-dir", args.data_dir, "an existing folder")
+    if args.machine is not None:
+        known = sorted({r.meta.get("machine_id") for r in datastore.list_runs(data_dir=folder)}
+                       - {None})
+        if args.machine not in known:
+            raise ParameterError("--machine", args.machine,
+                                 f"a machine folder with runs under {folder.name}/: "
+                                 f"{', '.join(known) or 'none stored'}")
+    verdicts = claims.judge(args.machine, folder)
+    rows = [v.as_dict() for v in verdicts]
+    return ClaimsResult("claims", {"machine": args.machine, "data_dir": str(folder)},
+                        {"tally": claims.tally(verdicts)}, verdicts=rows)
+
+
+def format_text(result: Result) -> str:
+    from threadcost.textout import table
+
+    assert isinstance(result, ClaimsResult)
+    rows = [[v["id"], v["verdict"].split(" (")[0]] for v in result.verdicts]
+    lines = [table(["claim", "verdict"], rows), ""]
+    lines += [v["sentence"] for v in result.verdicts]
+    tally = result.summary["tally"]
+    lines.append("")
+    lines.append(", ".join(f"{n} {cls}" for cls, n in tally.items() if n))
+    return "\n".join(lines)
