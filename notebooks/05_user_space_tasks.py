@@ -255,14 +255,14 @@ saved = plotting.save_figure(fig, "tasks_sleepers_sweep", figures_dir)
 
 # %%
 display(Markdown(sweep_view.text(sweep_result)))
-display(sweep_view.table(sweep_result).style.format(precision=2, na_rep="-"))
+display(sweep_view.table(sweep_result))
 
 # %% [markdown]
 # ### One million goroutines (C11)
 #
 # S1's goroutine program as S1 ran it: start `tasks_c11_goroutines` goroutines that each
 # sleep one second, wait for all, and measure the program from outside the way
-# `/usr/bin/time` does (wall clock, and user, system and max RSS from `wait4`). If
+# the `time` program does (wall clock, and user, system and max RSS from `wait4`). If
 # starting them takes longer than one sleep, the first end before the last start, so
 # a second run holds every goroutine until all exist: its max RSS is that of all of
 # them asleep at once. It runs only when MemAvailable is at least twice what it should
@@ -272,7 +272,7 @@ display(sweep_view.table(sweep_result).style.format(precision=2, na_rep="-"))
 c11 = million.goroutines(count=tasks_c11_goroutines, sleep_ms=tasks_c11_sleep_ms)
 display(Markdown(million_view.goroutines_text(c11)))
 if not c11.summary.get("skipped"):
-    display(million_view.goroutines_table(c11).style.format(precision=2))
+    display(million_view.goroutines_table(c11))
 
 # %% [markdown]
 # ## The claims beside this machine

@@ -161,3 +161,17 @@ def test_leakcheck_sees_a_leaked_mapping() -> None:
     problems = leakcheck.compare(before, leakcheck.snapshot())
     block.close()
     assert any("mapped memory" in p for p in problems), problems
+
+
+def test_a_new_malloc_arena_is_not_a_leak_but_other_growth_is() -> None:
+    from threadcost.leakcheck import ARENA_BYTES, Mapping, Snapshot, compare
+
+    lib = Mapping(0x1000, 0x2000, "r-xp", "/usr/lib/libc.so.6")
+    before = Snapshot(threads=1, fds={}, children={}, mappings=(lib,))
+    base = 5 * ARENA_BYTES
+    arena = (Mapping(base, base + (132 << 10), "rw-p", ""),
+             Mapping(base + (132 << 10), base + ARENA_BYTES, "---p", ""))
+    assert compare(before, Snapshot(1, {}, {}, (lib, *arena))) == []
+    unaligned = Mapping(base + 4096, base + 4096 + ARENA_BYTES, "rw-p", "")
+    problems = compare(before, Snapshot(1, {}, {}, (lib, unaligned)))
+    assert problems and "mapped memory grew" in problems[0]

@@ -43,7 +43,7 @@ def _lock(name: str) -> dict[str, str]:
 # The CLI and the library import only these (views, the paper and the notebook
 # tooling are the [notebooks] extra's): a module -> distribution map of them.
 RUNTIME = {"cffi": "cffi", "numpy": "numpy", "pandas": "pandas", "scipy": "scipy",
-           "yaml": "pyyaml", "tqdm": "tqdm"}
+           "yaml": "pyyaml", "tqdm": "tqdm", "threadpoolctl": "threadpoolctl"}
 NOTEBOOK_ONLY = ("views", "plotting.py", "render.py", "paper.py", "notebook_sources.py")
 
 

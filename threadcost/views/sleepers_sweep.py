@@ -61,7 +61,7 @@ def table(result: Result) -> pd.DataFrame:
         "CPUs busy": pts.cpu_busy, "RSS KiB / task": pts.rss_per_task_kib,
         "saturated": pts.saturated.map({True: "yes", False: "no"}),
     })
-    return out.set_index(["tasks", "variant"])
+    return out.reset_index(drop=True)
 
 
 def text(result: Result) -> str:
