@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import NoReturn
 
 from threadcost import commands
-from threadcost.errors import KernelError, LimitReached, ParameterError
+from threadcost.errors import KernelError, LimitReached, ParameterError, RunTimeout
 from threadcost.results import Result
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_LIMIT = 0, 1, 2, 3
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
             emit(exc.partial, module, args.json)
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_LIMIT
-    except KernelError as exc:
+    except (KernelError, RunTimeout) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:

@@ -37,13 +37,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "machine (default: no cap)")
     parser.add_argument("--pmap", action="store_true",
                         help="also read each run's RSS from outside with pmap -x (slower)")
+    parser.add_argument("--exhaust", action="store_true",
+                        help="go to the system-wide limits themselves (kernel.pid_max, "
+                             "threads-max, MemAvailable); by default a run stops at a "
+                             "reserve it leaves the rest of the machine and names the "
+                             "limit that reserve protects (exit 3)")
 
 
 def execute(args: argparse.Namespace) -> Result:
     return thread_memory.run(thread_counts=args.threads, stack_kib=args.stack_kib,
                              touch_kib=args.touch_kib, pin=args.pin, repeats=args.repeats,
                              address_space_mib=args.address_space_mib, pmap=args.pmap,
-                             progress=sys.stderr.isatty())
+                             progress=sys.stderr.isatty(), exhaust=args.exhaust)
 
 
 def _num(value: object, digits: int = 2) -> str:
