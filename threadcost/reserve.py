@@ -14,9 +14,10 @@ A run that stops at a reserve reports it as its limit, naming the limit the
 reserve protects (``reserve kept below kernel.pid_max``). ``exhaust=True`` (CLI
 ``--exhaust``) goes to the limit itself, e.g. for C08's spawn-until-failure.
 
-Limits local to the run (RLIMIT_AS, a cgroup's pids.max or memory limit) get no
-reserve: reaching them cannot starve anyone else, and the run names them from
-the errno when it does.
+A cgroup's pids.max is shared the same way by everything in the cgroup (in a
+container: the user's shell too), so it gets a reserve of ``max(16, 2%)``.
+Limits of the run's own process (RLIMIT_AS, RLIMIT_NPROC) get none: reaching
+them starves no one else, and the run names them from the errno when it does.
 """
 
 from __future__ import annotations
@@ -28,15 +29,16 @@ from typing import Any
 from threadcost import sysinfo
 
 TASK_RESERVE_MIN = 512
+CGROUP_TASK_RESERVE_MIN = 16
 TASK_RESERVE_FRACTION = 0.02
 MEMORY_RESERVE_MIN_KIB = 512 * 1024
 MEMORY_RESERVE_FRACTION = 0.05
 RESERVE_PREFIX = "reserve kept below "
 
 
-def task_reserve(total: int) -> int:
+def task_reserve(total: int, minimum: int = TASK_RESERVE_MIN) -> int:
     """Ids (or threads) kept free out of ``total``: max(512, 2% of it)."""
-    return max(TASK_RESERVE_MIN, math.ceil(total * TASK_RESERVE_FRACTION))
+    return max(minimum, math.ceil(total * TASK_RESERVE_FRACTION))
 
 
 def memory_reserve_kib(mem_total_kib: int) -> int:
@@ -64,10 +66,11 @@ class Budget:
         return self.allowed is not None and self.allowed < wanted
 
 
-def _task_budget(name: str, total: int | None, in_use: int | None) -> Budget | None:
+def _task_budget(name: str, total: int | None, in_use: int | None,
+                 minimum: int = TASK_RESERVE_MIN) -> Budget | None:
     if total is None or in_use is None:
         return None
-    keep = task_reserve(total)
+    keep = task_reserve(total, minimum)
     allowed = max(total - keep - in_use, 0)
     return Budget(allowed, name, keep, total, in_use, "tasks",
                   f"{name} is {total:,}; the machine uses {in_use:,}; a reserve of "
@@ -76,13 +79,20 @@ def _task_budget(name: str, total: int | None, in_use: int | None) -> Budget | N
 
 
 def task_budgets(pid_max: int | None = None, threads_max: int | None = None,
-                 tasks_now: int | None = None) -> list[Budget]:
-    """One budget per system-wide task limit (values default to this machine's)."""
+                 tasks_now: int | None = None,
+                 cgroup: tuple[int | None, int | None] | None = None) -> list[Budget]:
+    """One budget per shared task limit: kernel.pid_max, kernel.threads-max and
+    this process's cgroup pids.max, if any (values default to this machine's;
+    ``cgroup`` is (pids.max, pids.current))."""
+    from threadcost.experiments.limits import _pids_cgroup
+
     pid_max = sysinfo.sysctl("kernel.pid_max") if pid_max is None else pid_max
     threads_max = sysinfo.sysctl("kernel.threads-max") if threads_max is None else threads_max
     tasks_now = sysinfo.system_threads() if tasks_now is None else tasks_now
+    pids_max, pids_now = _pids_cgroup() if cgroup is None else cgroup
     found = [_task_budget("kernel.pid_max", pid_max, tasks_now),
-             _task_budget("kernel.threads-max", threads_max, tasks_now)]
+             _task_budget("kernel.threads-max", threads_max, tasks_now),
+             _task_budget("cgroup pids.max", pids_max, pids_now, CGROUP_TASK_RESERVE_MIN)]
     return [b for b in found if b is not None]
 
 
@@ -104,11 +114,11 @@ def memory_budget(per_task_kib: float, mem_available_kib: int | None = None,
 def thread_budget(per_thread_kib: float, **overrides: Any) -> Budget:
     """The binding budget over process ids, threads-max and memory.
 
-    ``overrides`` (pid_max, threads_max, tasks_now, mem_available_kib,
+    ``overrides`` (pid_max, threads_max, tasks_now, cgroup, mem_available_kib,
     mem_total_kib) replace this machine's readings, for tests.
     """
     tasks = task_budgets(overrides.get("pid_max"), overrides.get("threads_max"),
-                         overrides.get("tasks_now"))
+                         overrides.get("tasks_now"), overrides.get("cgroup"))
     memory = memory_budget(per_thread_kib, overrides.get("mem_available_kib"),
                            overrides.get("mem_total_kib"))
     budgets = [*tasks, *([memory] if memory is not None else [])]
@@ -133,13 +143,8 @@ def is_reserve(limit_hit: dict[str, Any] | None) -> bool:
 def tightest_task_limit() -> str | None:
     """The task limit closest to its edge right now: a cgroup's pids.max,
     kernel.pid_max or kernel.threads-max (None when none can be read)."""
-    from threadcost.experiments.limits import _pids_cgroup
-
     room: dict[str, int] = {}
     for budget in task_budgets():
         if budget.total is not None and budget.in_use is not None:
             room[str(budget.protects)] = budget.total - budget.in_use
-    pids_max, pids_current = _pids_cgroup()
-    if pids_max is not None:
-        room["cgroup pids.max"] = pids_max - (pids_current or 0)
     return min(room, key=lambda k: room[k]) if room else None
