@@ -134,7 +134,7 @@ EXIT_GRACE_S = 5.0
 REAP_WAIT_S = 20.0
 # The forkserver forks a child in milliseconds; one that does not within this
 # is stuck (or was starved of process ids) and is replaced.
-START_WAIT_S = 30.0
+START_WAIT_S = 15.0
 # The forkserver needs no BLAS threads: with one, it never has to create a
 # thread at import, which can fail (OpenBLAS then raises SIGINT) when process
 # ids are short.
