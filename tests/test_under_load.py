@@ -6,6 +6,7 @@ make a run wait forever.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -155,7 +156,8 @@ def test_a_stuck_forkserver_cannot_make_a_run_wait_forever(
         with pytest.raises(RunTimeout, match="forkserver did not start"):
             isolate.run_isolated(_spin, {"seconds": 0}, timeout=5)
     finally:
-        os.kill(pid, signal.SIGCONT)
+        with contextlib.suppress(ProcessLookupError):  # killed and reaped by now
+            os.kill(pid, signal.SIGCONT)
     assert time.monotonic() - started < 20
     assert isolate.run_isolated(_spin, {"seconds": 0}) is None  # a new forkserver
     assert isolate._forkserver()._forkserver_pid != pid

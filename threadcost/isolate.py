@@ -163,11 +163,23 @@ def _forkserver() -> Any:
 
 
 def _kill_forkserver() -> None:
-    """End a stuck forkserver (it is our own child); the next run starts a new one."""
-    pid = getattr(_forkserver(), "_forkserver_pid", None)
-    if pid:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    """End a stuck forkserver (it is our own child), reap it, and forget it, so
+    the next run starts a new one."""
+    server = _forkserver()
+    pid = getattr(server, "_forkserver_pid", None)
+    if not pid:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)  # SIGKILL: it is gone in a moment
+    with server._lock:
+        if server._forkserver_pid == pid:
+            with contextlib.suppress(OSError, TypeError):
+                os.close(server._forkserver_alive_fd)
+            server._forkserver_pid = None
+            server._forkserver_alive_fd = None
+            server._forkserver_address = None
 
 
 def _start_failed(name: str, exc: BaseException) -> BaseException:
