@@ -72,7 +72,8 @@ def test_editing_the_py_source_changes_the_notebook(tmp_path: Path) -> None:
 
     source = notebook_sources.source_for("01_malloc_touch")
     edited = tmp_path / source.name
-    edited.write_text(source.read_text().replace("malloc_points: int = 41", "malloc_points: int = 7"))
+    edited.write_text(source.read_text().replace("malloc_points: int = 41",
+                                                 "malloc_points: int = 7"))
     nb = notebook_sources.read(edited)
     params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
     assert "malloc_points: int = 7" in params.source
