@@ -46,8 +46,7 @@ def test_reserve_is_the_larger_of_512_and_two_percent() -> None:
     assert reserve.task_reserve(4_096) == 512
     assert reserve.task_reserve(4_194_304) == 83_887
     assert reserve.memory_reserve_kib(4 << 20) == 512 << 10  # 4 GiB: the 512 MiB floor
-    assert reserve.memory_reserve_kib(64 << 20) == int((64 << 20) * 0.05) + 1 or \
-        reserve.memory_reserve_kib(64 << 20) == (64 << 20) * 5 // 100
+    assert reserve.memory_reserve_kib(64 << 20) == 3_355_444  # 64 GiB: 5%, rounded up
 
 
 def test_budget_stops_short_of_a_small_pid_max() -> None:
@@ -218,3 +217,29 @@ def test_twenty_back_to_back_limit_runs_answer(small_cgroup: Path) -> None:
     times = back_to_back(small_cgroup, REPEATS)
     print(f"{REPEATS} limit runs: max {max(times):.1f} s, "
           f"all: {', '.join(f'{t:.1f}' for t in times)}")
+
+
+def _spawn_with_small_pid_max(headroom: int) -> Any:
+    """In a child: the bounded spawn with kernel.pid_max just above its reserve
+    (isolation inlined: a daemonic child cannot start another)."""
+    from threadcost import isolate, sysinfo
+    from threadcost.experiments import limits
+
+    tasks = 1_000
+    real_sysctl = sysinfo.sysctl
+
+    def sysctl(name: str) -> int | None:
+        return tasks + 512 + headroom if name == "kernel.pid_max" else real_sysctl(name)
+
+    sysinfo.sysctl = sysctl  # type: ignore[assignment]
+    sysinfo.system_threads = lambda: tasks  # type: ignore[assignment]
+    with isolate.inline():
+        return limits.spawn_until_failure(max_threads=200, stack_kib=64)
+
+
+def test_the_bounded_spawn_keeps_the_reserve_and_claims_no_maximum() -> None:
+    result = run_isolated(_spawn_with_small_pid_max, {"headroom": 30},
+                          timeout=LIMIT_RUN_DEADLINE_S)
+    assert result.summary["started"] == 30
+    assert result.limit_hit["limit"] == "reserve kept below kernel.pid_max"
+    assert "not_run" in result.summary["claims"][0]  # a reserve is not C08's limit
