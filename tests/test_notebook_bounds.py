@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from tests.conftest import NOTEBOOK_CELL_TIMEOUT_S, NOTEBOOK_TEST_TIMEOUT_S, run_notebook
-from threadcost.notebook_run import NotebookTimeout, execute
+from threadcost.notebook_run import NotebookTimeout, client_stalls, execute
 from threadcost.paper import notebook_order
 
 REPEATS = 20
@@ -71,7 +71,9 @@ def test_each_notebook_runs_twenty_times_without_a_hang(name: str, tmp_path: Pat
     times = []
     for i in range(REPEATS):
         started = time.monotonic()
-        run_notebook(name, tmp_path / f"run{i:02d}")
+        out, _ = run_notebook(name, tmp_path / f"run{i:02d}")
         times.append(time.monotonic() - started)
+        # a reply the client saw only at its timeout is a hang the timeout hid
+        assert client_stalls(out) == [], f"{name} run {i + 1}: {client_stalls(out)}"
     print(f"{name}: {REPEATS} runs, longest {max(times):.0f} s, "
           f"total {sum(times):.0f} s")
