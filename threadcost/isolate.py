@@ -224,8 +224,19 @@ def _start(proc: Any, name: str) -> None:
         starter.join(10)
         raise RunTimeout(f"{name}: the forkserver did not start the child process within "
                          f"{START_WAIT_S:g} s (it was replaced; try again)")
+    _wait_thread_gone(starter)
     if failure:
         raise _start_failed(name, failure[0]) from failure[0]
+
+
+def _wait_thread_gone(thread: threading.Thread, timeout: float = 2.0) -> None:
+    """join() returns a moment before the OS thread is gone: wait until it has
+    left /proc/self/task, so a caller counting its threads sees none extra."""
+    tid = thread.native_id
+    deadline = time.monotonic() + timeout
+    while tid is not None and os.path.exists(f"/proc/self/task/{tid}") \
+            and time.monotonic() < deadline:
+        time.sleep(0.001)
 
 
 def _reap(proc: Any) -> None:
