@@ -243,3 +243,14 @@ def test_the_bounded_spawn_keeps_the_reserve_and_claims_no_maximum() -> None:
     assert result.summary["started"] == 30
     assert result.limit_hit["limit"] == "reserve kept below kernel.pid_max"
     assert "not_run" in result.summary["claims"][0]  # a reserve is not C08's limit
+
+
+def test_a_refusal_counted_by_the_pids_cgroup_names_it() -> None:
+    from threadcost.experiments import limits
+
+    probe = {"maps": 10, "system_threads": 200, "vsz_kib": 1, "threads": 5,
+             "cgroup_refused": 1}
+    hit = limits.explain_failure(11, probe, 64 << 10, 4096)
+    assert hit["limit"] == "cgroup pids.max" and "pids.events" in hit["detail"]
+    del probe["cgroup_refused"]
+    assert limits.explain_failure(12, probe, 64 << 10, 4096)["limit"].startswith("memory")

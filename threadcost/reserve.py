@@ -73,7 +73,7 @@ def _task_budget(name: str, total: int | None, in_use: int | None,
     keep = task_reserve(total, minimum)
     allowed = max(total - keep - in_use, 0)
     return Budget(allowed, name, keep, total, in_use, "tasks",
-                  f"{name} is {total:,}; the machine uses {in_use:,}; a reserve of "
+                  f"{name} is {total:,}; {in_use:,} in use; a reserve of "
                   f"{keep:,} stays free for everyone else, so this run may start "
                   f"{allowed:,} more")
 

@@ -72,6 +72,17 @@ def _pids_cgroup() -> tuple[int | None, int | None]:
     return limit, current
 
 
+def pids_refused() -> int | None:
+    """How many forks or clones this process's pids cgroup has refused so far
+    (the ``max`` count of pids.events), or None without a pids cgroup."""
+    text = sysinfo.cgroup_value("pids.events") or sysinfo.cgroup_v1_value("pids", "pids.events")
+    for line in (text or "").splitlines():
+        key, _, value = line.partition(" ")
+        if key == "max" and value.strip().isdigit():
+            return int(value)
+    return None
+
+
 def _row(limit: str, value: Any, unit: str, allows: int | None, applies: bool,
          note: str, kind: str) -> dict[str, Any]:
     return {"limit": limit, "value": value, "unit": unit,
@@ -240,6 +251,8 @@ def sysctl_advice(target_threads: int, stack_kib: int = 0,
     return pd.DataFrame(rows)
 
 
+# Tasks that may come and go in a cgroup between a failure and its reading.
+CGROUP_MARGIN = 16
 MEMORY_REFUSED = "memory (the kernel refused to allocate: RAM, overcommit or a memory cgroup)"
 TASK_REFUSED = ("a task limit (EAGAIN: the kernel refused a new task, and no known limit "
                 "was at its edge when read)")
@@ -285,8 +298,12 @@ def explain_failure(err: int, probe: dict[str, int], stack_bytes: int,
     elif pmax is not None and sys_threads >= pmax - 301:
         name = "kernel.pid_max"
         reasons.append(f"{sys_threads:,} threads on the system of {pmax:,} process ids")
+    elif probe.get("cgroup_refused", 0) > 0:
+        name = "cgroup pids.max"
+        reasons.append(f"the pids cgroup refused {probe['cgroup_refused']:,} task(s) during "
+                       f"the run (pids.events); it allows {pids_max or 0:,} tasks")
     elif pids_max is not None and pids_at_failure is not None \
-            and pids_at_failure >= pids_max - 1:
+            and pids_at_failure >= pids_max - CGROUP_MARGIN:
         name = "cgroup pids.max"
         reasons.append(f"about {pids_at_failure:,} tasks in the cgroup ({probe['threads']:,} "
                        f"of them this process's threads), it allows {pids_max:,}")

@@ -206,8 +206,10 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     pmap_before = pmap_rss_kib(os.getpid()) if pmap else None
     baseline_threads = int(_status_field("Threads"))
     to_start, budget = reserve_budget(threads, touch_kib, exhaust)
+    refused_before = limits.pids_refused()
     status = lib.tc_thread_memory_start(to_start, stack_kib, touch_kib, cpu_arr,
                                         len(cpus or []), group, out)
+    refused_after = limits.pids_refused()
     pmap_during = None
     try:
         if pmap and pmap_before is not None and status == lib.TC_OK:
@@ -259,6 +261,8 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     if status == lib.TC_ELIMIT:
         probe = {"maps": int(out.probe.maps), "system_threads": int(out.probe.system_threads),
                  "vsz_kib": int(out.probe.vsz_kib), "threads": int(out.probe.threads)}
+        if refused_before is not None and refused_after is not None:
+            probe["cgroup_refused"] = refused_after - refused_before
         hit = limits.explain_failure(int(out.err), probe, int(out.stack_bytes),
                                      int(out.guard_bytes))
         hit.update({"threads_started": int(out.started), "threads_requested": threads})
