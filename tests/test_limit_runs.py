@@ -254,3 +254,46 @@ def test_a_refusal_counted_by_the_pids_cgroup_names_it() -> None:
     assert hit["limit"] == "cgroup pids.max" and "pids.events" in hit["detail"]
     del probe["cgroup_refused"]
     assert limits.explain_failure(12, probe, 64 << 10, 4096)["limit"].startswith("memory")
+
+
+@pytest.mark.parametrize("err, word", [
+    (24, "RLIMIT_NOFILE"),  # EMFILE
+    (23, "fs.file-max"),    # ENFILE
+    (12, "memory"),         # ENOMEM
+    (11, "EAGAIN"),         # a task limit: none at its edge on this machine now
+])
+def test_each_errno_names_its_limit(err: int, word: str) -> None:
+    from threadcost.experiments import limits
+
+    assert word in limits.name_from_errno(err, "threads")
+
+
+def _open_files_until_refused(limit: int) -> str:
+    """In a child with RLIMIT_NOFILE lowered to ``limit``: a context switch run
+    needing pipes past it names the limit."""
+    import resource
+
+    from threadcost.experiments import context_switch
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+    held = []
+    try:
+        while True:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError:
+        pass
+    for fd in held[-1:]:
+        os.close(fd)  # one left: not enough for a pipe pair
+    try:
+        r = context_switch.run("pipe", "unpinned", "threads", 100, 10, baselines=False)
+        return str((r.limit_hit or {}).get("limit"))
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        for fd in held[:-1]:
+            os.close(fd)
+
+
+def test_an_open_file_limit_is_named_from_its_errno() -> None:
+    text = run_isolated(_open_files_until_refused, {"limit": 64}, timeout=60)
+    assert "RLIMIT_NOFILE" in text, text

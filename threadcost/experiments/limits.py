@@ -258,6 +258,37 @@ TASK_REFUSED = ("a task limit (EAGAIN: the kernel refused a new task, and no kno
                 "was at its edge when read)")
 
 
+def name_from_errno(err: int, creating: str = "tasks") -> str:
+    """Name the limit behind a failed call from its errno and the machine's
+    state now: EMFILE/ENFILE are open-file limits, ENOMEM is memory, EAGAIN
+    while ``creating`` threads or processes is the task limit nearest its edge
+    (a pids cgroup that counted a refusal, kernel.pid_max, kernel.threads-max)
+    or, for a non-root user, RLIMIT_NPROC."""
+    if err == errno.EMFILE:
+        return "RLIMIT_NOFILE (open files of this process)"
+    if err == errno.ENFILE:
+        return "fs.file-max (open files of the whole system)"
+    if err == errno.ENOMEM:
+        return MEMORY_REFUSED
+    if err == errno.EAGAIN:
+        from threadcost import reserve
+
+        if (pids_refused() or 0) > 0:
+            return "cgroup pids.max"
+        nearest = reserve.tightest_task_limit()
+        for budget in reserve.task_budgets():
+            if budget.protects == nearest and budget.total is not None \
+                    and budget.in_use is not None \
+                    and budget.total - budget.in_use <= max(CGROUP_MARGIN, budget.total // 100):
+                return str(nearest)
+        np_soft, _ = sysinfo.rlimit("NPROC")
+        if not sysinfo.is_root() and np_soft is not None:
+            return f"RLIMIT_NPROC or memory for the {creating}' stacks (EAGAIN)"
+        return f"a task limit or memory for the {creating}' stacks (EAGAIN; no limit at its " \
+               "edge when read)"
+    return f"a system limit ({errno_name(err)})"
+
+
 def _own_threads() -> int:
     text = sysinfo.read_text("/proc/self/status") or ""
     for line in text.splitlines():
