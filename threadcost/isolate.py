@@ -103,6 +103,7 @@ def run_isolated(func: Callable[..., Any], kwargs: Mapping[str, Any] | None = No
         sender.close()
         raise
     sender.close()
+    grace = EXIT_GRACE_S  # a child that answered exits by itself; a stuck one is killed
     try:
         ready = multiprocessing.connection.wait([receiver, proc.sentinel], timeout)
         if receiver in ready:
@@ -113,10 +114,11 @@ def run_isolated(func: Callable[..., Any], kwargs: Mapping[str, Any] | None = No
         elif ready:
             kind, value = "died", None
         else:
+            grace = 0.0
             raise RunTimeout(f"{name} did not finish within {timeout:g} s and was stopped")
     finally:
         receiver.close()
-        _reap(proc)
+        _reap(proc, grace)
     if kind == "ok":
         return value
     if kind == "error":
@@ -239,11 +241,11 @@ def _wait_thread_gone(thread: threading.Thread, timeout: float = 2.0) -> None:
         time.sleep(0.001)
 
 
-def _reap(proc: Any) -> None:
+def _reap(proc: Any, grace: float = EXIT_GRACE_S) -> None:
     """Wait (bounded) until the child is gone; kill it if it lingers."""
     if proc._popen is None:  # never started
         return
-    proc.join(EXIT_GRACE_S)
+    proc.join(grace)
     if proc.exitcode is None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(proc.pid, signal.SIGKILL)
