@@ -44,12 +44,22 @@ def quick_params() -> dict[str, Any]:
         return yaml.safe_load(fh) or {}
 
 
+# With params/quick.yaml every cell takes seconds: one that takes minutes is stuck.
+# The notebook then fails naming the cell (threadcost.notebook_run), well before
+# the test's own pytest-timeout (NOTEBOOK_TEST_TIMEOUT_S) would stop it.
+NOTEBOOK_CELL_TIMEOUT_S = 180
+NOTEBOOK_START_TIMEOUT_S = 120
+NOTEBOOK_TEST_TIMEOUT_S = 900
+
+
 def run_notebook(name: str, tmp_path: Path, **overrides: Any) -> tuple[Path, Path]:
     """Execute notebooks/<name> with params/quick.yaml into tmp_path.
 
     Returns (executed notebook, data dir). Data and figures go to tmp_path too.
+    Each cell may take NOTEBOOK_CELL_TIMEOUT_S and the kernel's start
+    NOTEBOOK_START_TIMEOUT_S; a timeout fails naming the notebook and the cell.
     """
-    import papermill as pm
+    from threadcost.notebook_run import execute
 
     data_dir = tmp_path / "data"
     figures_dir = tmp_path / "figures"
@@ -60,6 +70,14 @@ def run_notebook(name: str, tmp_path: Path, **overrides: Any) -> tuple[Path, Pat
     source = notebook_sources.write_ipynb(notebook_sources.source_for(name),
                                           tmp_path / "source")
     out = tmp_path / source.name
-    pm.execute_notebook(str(source), str(out), parameters=params,
-                        kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=False)
+    execute(source, out, params, cwd=NOTEBOOKS, cell_timeout=NOTEBOOK_CELL_TIMEOUT_S,
+            start_timeout=NOTEBOOK_START_TIMEOUT_S, progress_bar=False)
     return out, data_dir
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Notebook tests get a longer pytest-timeout than the suite's default
+    (a test's own @pytest.mark.timeout wins)."""
+    for item in items:
+        if item.get_closest_marker("notebook") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(NOTEBOOK_TEST_TIMEOUT_S))

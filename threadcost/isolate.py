@@ -13,16 +13,20 @@ and return value picklable. Validate parameters *before* calling this.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import errno
 import multiprocessing as mp
 import multiprocessing.connection
 import os
 import signal
+import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from threadcost.errors import KernelError, RunTimeout
+from threadcost.errors import KernelError, LimitReached, RunTimeout
 
 _PRELOAD = ["threadcost.native", "threadcost.results", "numpy", "pandas"]
 _context: Any = None
@@ -77,15 +81,29 @@ def run_isolated(func: Callable[..., Any], kwargs: Mapping[str, Any] | None = No
     Exceptions raised in the child are re-raised here. ``rlimits`` maps
     ``resource.RLIMIT_*`` to (soft, hard), applied in the child only (tests use
     RLIMIT_AS to provoke a limit). Raises RunTimeout after ``timeout`` seconds.
+
+    Every wait is bounded: for an earlier child to be reaped (REAP_WAIT_S), for
+    the forkserver to start this one (START_WAIT_S), for the answer
+    (``timeout``), and for this child to be reaped (EXIT_GRACE_S, then SIGKILL
+    and REAP_WAIT_S). The call returns only once the child and all its threads
+    are gone, so the next run starts on a machine with its tasks back.
     """
     if _inline_depth:
         return func(**dict(kwargs or {}))
+    name = getattr(func, "__name__", "run")
+    _wait_for_earlier_children(name)
     ctx = _ctx()
     receiver, sender = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(sender, func, dict(kwargs or {}),
                                             dict(rlimits or {})), daemon=True)
-    proc.start()
+    try:
+        _start(proc, name)
+    except BaseException:
+        receiver.close()
+        sender.close()
+        raise
     sender.close()
+    grace = EXIT_GRACE_S  # a child that answered exits by itself; a stuck one is killed
     try:
         ready = multiprocessing.connection.wait([receiver, proc.sentinel], timeout)
         if receiver in ready:
@@ -96,20 +114,166 @@ def run_isolated(func: Callable[..., Any], kwargs: Mapping[str, Any] | None = No
         elif ready:
             kind, value = "died", None
         else:
-            raise RunTimeout(f"{getattr(func, '__name__', 'run')} did not finish within "
-                             f"{timeout:g} s and was stopped")
+            grace = 0.0
+            raise RunTimeout(f"{name} did not finish within {timeout:g} s and was stopped")
     finally:
         receiver.close()
-        if proc.is_alive():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(proc.pid, signal.SIGKILL)
-        proc.join(10)
-        if proc.exitcode is not None:
-            proc.close()
+        _reap(proc, grace)
     if kind == "ok":
         return value
     if kind == "error":
         raise value
-    raise KernelError(getattr(func, "__name__", "child"), 4, 0,
-                      "the measuring child process died before reporting "
-                      "(killed by a signal or out of memory)")
+    raise KernelError(name, 4, 0, "the measuring child process died before reporting "
+                                  "(killed by a signal or out of memory)")
+
+
+# ----------------------------------------------------------- bounded waits
+
+# A child that has answered exits at once; one killed with thousands of
+# threads takes a moment for the kernel to tear down. Either way it is reaped
+# (its process ids and memory back) before the next run may start.
+EXIT_GRACE_S = 5.0
+REAP_WAIT_S = 20.0
+# The forkserver forks a child in milliseconds; one that does not within this
+# is stuck (or was starved of process ids) and is replaced.
+START_WAIT_S = 15.0
+# The forkserver needs no BLAS threads: with one, it never has to create a
+# thread at import, which can fail (OpenBLAS then raises SIGINT) when process
+# ids are short.
+_QUIET_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+_unreaped: list[Any] = []
+
+
+@contextlib.contextmanager
+def _environ(extra: Mapping[str, str]) -> Iterator[None]:
+    saved = {key: os.environ.get(key) for key in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+def _forkserver() -> Any:
+    from multiprocessing import forkserver
+
+    return forkserver._forkserver  # the process-wide instance (no public handle)
+
+
+def _kill_forkserver() -> None:
+    """End a stuck forkserver (it is our own child), reap it, and forget it, so
+    the next run starts a new one."""
+    server = _forkserver()
+    pid = getattr(server, "_forkserver_pid", None)
+    if not pid:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)  # SIGKILL: it is gone in a moment
+    with server._lock:
+        if server._forkserver_pid == pid:
+            with contextlib.suppress(OSError, TypeError):
+                os.close(server._forkserver_alive_fd)
+            server._forkserver_pid = None
+            server._forkserver_alive_fd = None
+            server._forkserver_address = None
+
+
+def _start_failed(name: str, exc: BaseException) -> BaseException:
+    """The child could not be created: a task limit (EAGAIN), memory, or a broken
+    forkserver. Name the limit when one is at its edge."""
+    err = getattr(exc, "errno", None)
+    text = str(exc) or type(exc).__name__
+    if err in (errno.EAGAIN, errno.ENOMEM) or isinstance(exc, (EOFError, RuntimeError)):
+        from threadcost import reserve
+
+        limit = reserve.tightest_task_limit()
+        return LimitReached(limit or "a process or thread limit",
+                            err if err in (errno.EAGAIN, errno.ENOMEM) else errno.EAGAIN,
+                            None, f"could not start the child process for {name} ({text})")
+    return KernelError(name, 4, err or 0, f"could not start the child process: {text}")
+
+
+def _start(proc: Any, name: str) -> None:
+    """``proc.start()`` with a deadline: Process.start reads the child's pid from
+    the forkserver without one, and would wait forever on a stuck forkserver."""
+    with _environ(_QUIET_ENV):
+        try:
+            _forkserver().ensure_running()
+        except OSError as exc:
+            raise _start_failed(name, exc) from exc
+    failure: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            proc.start()
+        except BaseException as exc:
+            failure.append(exc)
+
+    starter = threading.Thread(target=start, name="threadcost-start", daemon=True)
+    try:
+        starter.start()
+    except RuntimeError as exc:  # not even a thread could be created here
+        raise _start_failed(name, exc) from exc
+    starter.join(START_WAIT_S)
+    if starter.is_alive():
+        _kill_forkserver()  # closes the pipe start() reads, so it returns
+        starter.join(10)
+        raise RunTimeout(f"{name}: the forkserver did not start the child process within "
+                         f"{START_WAIT_S:g} s (it was replaced; try again)")
+    _wait_thread_gone(starter)
+    if failure:
+        raise _start_failed(name, failure[0]) from failure[0]
+
+
+def _wait_thread_gone(thread: threading.Thread, timeout: float = 2.0) -> None:
+    """join() returns a moment before the OS thread is gone: wait until it has
+    left /proc/self/task, so a caller counting its threads sees none extra."""
+    tid = thread.native_id
+    deadline = time.monotonic() + timeout
+    while tid is not None and os.path.exists(f"/proc/self/task/{tid}") \
+            and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
+def _reap(proc: Any, grace: float = EXIT_GRACE_S) -> None:
+    """Wait (bounded) until the child is gone; kill it if it lingers."""
+    if proc._popen is None:  # never started
+        return
+    proc.join(grace)
+    if proc.exitcode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.join(REAP_WAIT_S)
+    if proc.exitcode is None:
+        _unreaped.append(proc)
+    else:
+        proc.close()
+
+
+def _wait_for_earlier_children(name: str) -> None:
+    """An earlier child not yet reaped (killed with many threads) may still hold
+    process ids: wait for it, within REAP_WAIT_S, before starting another."""
+    deadline = time.monotonic() + REAP_WAIT_S
+    for proc in list(_unreaped):
+        proc.join(max(deadline - time.monotonic(), 0))
+        if proc.exitcode is None:
+            raise RunTimeout(f"{name}: an earlier child process (pid {proc.pid}) is still "
+                             f"exiting after {REAP_WAIT_S:g} s; not starting another")
+        _unreaped.remove(proc)
+        proc.close()
+
+
+@atexit.register
+def _forget_unreaped() -> None:
+    """multiprocessing joins daemonic children at exit without a deadline: give
+    each unreaped one a last bounded wait, then let the exit go on."""
+    for proc in list(_unreaped):
+        proc.join(EXIT_GRACE_S)
+        if proc.exitcode is None:
+            mp.process._children.discard(proc)  # type: ignore[attr-defined]

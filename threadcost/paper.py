@@ -82,22 +82,28 @@ def reading_order(books: list[Path]) -> list[Path]:
 # No cell of the study takes minutes with the shipped parameter sets; a cell that
 # does is stuck, and the notebook fails with its error instead of hanging `make paper`.
 CELL_TIMEOUT_S = 900
+# A kernel starts in seconds; on a loaded machine give it two minutes.
+KERNEL_START_TIMEOUT_S = 120
 
 
 def run_notebook(source: Path, target: Path, params: dict[str, Any]) -> None:
-    """Execute one notebook with papermill (a tqdm bar over its cells)."""
+    """Execute one notebook with papermill (a tqdm bar over its cells).
+
+    Every wait is bounded: a cell by CELL_TIMEOUT_S, the kernel's start by
+    KERNEL_START_TIMEOUT_S. A timeout raises NotebookTimeout naming the notebook,
+    the cell number and its first line.
+    """
     import papermill as pm
+
+    from threadcost.notebook_run import execute
 
     # A parameter set is shared by every notebook; each gets the names it declares.
     declared = set(pm.inspect_notebook(str(source)))
     mine = {k: v for k, v in params.items() if k in declared}
-    pm.execute_notebook(
-        str(source), str(target), parameters=mine, kernel_name="python3",
-        cwd=str(NOTEBOOKS_DIR), progress_bar={"desc": source.stem, "unit": "cell",
-                                              "leave": True},
-        request_save_on_cell_execute=False, log_output=False,
-        execution_timeout=CELL_TIMEOUT_S,
-    )
+    execute(source, target, mine, cwd=NOTEBOOKS_DIR, cell_timeout=CELL_TIMEOUT_S,
+            start_timeout=KERNEL_START_TIMEOUT_S,
+            progress_bar={"desc": source.stem, "unit": "cell", "leave": True},
+            request_save_on_cell_execute=False, log_output=False)
 
 
 def _swap_into_place(staging: Path, out: Path) -> None:

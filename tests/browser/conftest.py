@@ -2,6 +2,12 @@
 
 Nothing is installed here: `make browser-deps` installs chromium; without it (or
 without the playwright package) every test in this folder skips with the reason.
+
+Life cycle: Chromium and JupyterLab are package-scoped. They start with the first
+browser test that needs them and stop when the last test of this folder ends,
+not at the end of the whole pytest session (they would otherwise stay alive,
+with their kernels, while the rest of the suite runs). The kernels a notebook
+test opened are shut down as soon as that test ends.
 """
 
 from __future__ import annotations
@@ -36,11 +42,18 @@ def chromium_path() -> str | None:
     return shutil.which("chromium")
 
 
+# pytest-timeout per browser test: Run All (up to 4 min), every widget (up to 2 min
+# each) and, for the first test, starting JupyterLab and preparing the notebooks.
+BROWSER_TEST_TIMEOUT_S = 1200
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
     for item in items:
         if Path(str(item.fspath)).parent == here:
             item.add_marker(pytest.mark.browser)
+            if not item.get_closest_marker("timeout"):
+                item.add_marker(pytest.mark.timeout(BROWSER_TEST_TIMEOUT_S))
 
 
 @pytest.fixture(scope="session")
@@ -49,7 +62,7 @@ def screenshots() -> Path:
     return SCREENSHOTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright
@@ -71,7 +84,7 @@ def browser() -> Iterator[Any]:
         pw.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     """JupyterLab serving every notebook, prepared with params/quick.yaml."""
     base = tmp_path_factory.mktemp("lab")
@@ -90,3 +103,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _shutdown_lab_kernels(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test that used JupyterLab, shut down the kernels it opened."""
+    yield
+    if "lab" in request.fixturenames:
+        server: LabServer = request.getfixturevalue("lab")
+        server.shutdown_kernels()

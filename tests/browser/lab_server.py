@@ -94,10 +94,27 @@ class LabServer:
     def kernels(self) -> list[dict[str, Any]]:
         return list(self.api("kernels"))
 
-    def shutdown_kernels(self) -> None:
-        for kernel in self.kernels():
-            with contextlib.suppress(urllib.error.URLError, OSError):
-                self.api(f"kernels/{kernel['id']}", method="DELETE", timeout=30)
+    def shutdown_kernels(self, timeout: float = 30) -> list[str]:
+        """Shut down every kernel (sessions first, so none is restarted), then
+        wait until the server lists none; return the ids still listed after
+        ``timeout`` seconds (empty when all are gone)."""
+        with contextlib.suppress(urllib.error.URLError, OSError, ValueError):
+            for session in self.api("sessions"):
+                with contextlib.suppress(urllib.error.URLError, OSError):
+                    self.api(f"sessions/{session['id']}", method="DELETE", timeout=timeout)
+        left: list[str] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                left = [k["id"] for k in self.kernels()]
+            except (urllib.error.URLError, OSError, ValueError):
+                return []
+            if not left or time.monotonic() > deadline:
+                return left
+            for kernel_id in left:
+                with contextlib.suppress(urllib.error.URLError, OSError):
+                    self.api(f"kernels/{kernel_id}", method="DELETE", timeout=timeout)
+            time.sleep(0.2)
 
     def log_tail(self, lines: int = 40) -> str:
         try:

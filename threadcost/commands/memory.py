@@ -30,6 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
               "cap the measuring process's address space (RLIMIT_AS) this many MiB above "
               "its baseline, e.g. 3072 to replay a 32-bit machine (default: no cap)")
     opt.switch(parser, "--pmap", "also read each run's RSS from outside with pmap -x (slower)")
+    opt.switch(parser, "--exhaust",
+               "go to the system-wide limits themselves (kernel.pid_max, threads-max, "
+               "MemAvailable); by default a run stops at a reserve it leaves the rest of the "
+               "machine and names the limit that reserve protects (exit 3)")
 
 
 def execute(args: argparse.Namespace) -> Result:
@@ -38,7 +42,7 @@ def execute(args: argparse.Namespace) -> Result:
     return thread_memory.run(thread_counts=args.threads, stack_kib=args.stack_kib,
                              touch_kib=args.touch_kib, pin=args.pin, repeats=args.repeats,
                              address_space_mib=args.address_space_mib, pmap=args.pmap,
-                             progress=args.progress)
+                             progress=args.progress, exhaust=args.exhaust)
 
 
 def _num(value: object, digits: int = 2) -> str:

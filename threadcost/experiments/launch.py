@@ -307,9 +307,10 @@ def _progress(total: int, enabled: bool) -> Any:
 
 
 def _limit(kind: str, err: int) -> dict[str, Any]:
+    from threadcost.experiments.limits import name_from_errno
+
     what = "threads" if kind in ("thread", "burst") else "processes"
-    return {"limit": f"{what} or memory (a {kind} create failed: "
-                     "RLIMIT_NPROC/RLIMIT_AS, kernel.threads-max, pid_max or memory)",
+    return {"limit": f"{name_from_errno(err, what)} (a {kind} create failed)",
             "errno": err, "where": kind}
 
 

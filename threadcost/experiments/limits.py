@@ -13,6 +13,7 @@ opt-in, bounded by ``max_threads`` and runs in a child process.
 
 from __future__ import annotations
 
+import errno
 import math
 from typing import Any
 
@@ -69,6 +70,17 @@ def _pids_cgroup() -> tuple[int | None, int | None]:
         limit = _int_or_none(sysinfo.cgroup_v1_value("pids", "pids.max"))
         current = _int_or_none(sysinfo.cgroup_v1_value("pids", "pids.current"))
     return limit, current
+
+
+def pids_refused() -> int | None:
+    """How many forks or clones this process's pids cgroup has refused so far
+    (the ``max`` count of pids.events), or None without a pids cgroup."""
+    text = sysinfo.cgroup_value("pids.events") or sysinfo.cgroup_v1_value("pids", "pids.events")
+    for line in (text or "").splitlines():
+        key, _, value = line.partition(" ")
+        if key == "max" and value.strip().isdigit():
+            return int(value)
+    return None
 
 
 def _row(limit: str, value: Any, unit: str, allows: int | None, applies: bool,
@@ -239,18 +251,69 @@ def sysctl_advice(target_threads: int, stack_kib: int = 0,
     return pd.DataFrame(rows)
 
 
+# Tasks that may come and go in a cgroup between a failure and its reading.
+CGROUP_MARGIN = 16
+MEMORY_REFUSED = "memory (the kernel refused to allocate: RAM, overcommit or a memory cgroup)"
+TASK_REFUSED = ("a task limit (EAGAIN: the kernel refused a new task, and no known limit "
+                "was at its edge when read)")
+
+
+def name_from_errno(err: int, creating: str = "tasks") -> str:
+    """Name the limit behind a failed call from its errno and the machine's
+    state now: EMFILE/ENFILE are open-file limits, ENOMEM is memory, EAGAIN
+    while ``creating`` threads or processes is the task limit nearest its edge
+    (a pids cgroup that counted a refusal, kernel.pid_max, kernel.threads-max)
+    or, for a non-root user, RLIMIT_NPROC."""
+    if err == errno.EMFILE:
+        return "RLIMIT_NOFILE (open files of this process)"
+    if err == errno.ENFILE:
+        return "fs.file-max (open files of the whole system)"
+    if err == errno.ENOMEM:
+        return MEMORY_REFUSED
+    if err == errno.EAGAIN:
+        from threadcost import reserve
+
+        if (pids_refused() or 0) > 0:
+            return "cgroup pids.max"
+        nearest = reserve.tightest_task_limit()
+        for budget in reserve.task_budgets():
+            if budget.protects == nearest and budget.total is not None \
+                    and budget.in_use is not None \
+                    and budget.total - budget.in_use <= max(CGROUP_MARGIN, budget.total // 100):
+                return str(nearest)
+        np_soft, _ = sysinfo.rlimit("NPROC")
+        if not sysinfo.is_root() and np_soft is not None:
+            return f"RLIMIT_NPROC or memory for the {creating}' stacks (EAGAIN)"
+        return f"a task limit or memory for the {creating}' stacks (EAGAIN; no limit at its " \
+               "edge when read)"
+    return f"a system limit ({errno_name(err)})"
+
+
+def _own_threads() -> int:
+    text = sysinfo.read_text("/proc/self/status") or ""
+    for line in text.splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    return 1
+
+
 def explain_failure(err: int, probe: dict[str, int], stack_bytes: int,
                     guard_bytes: int) -> dict[str, Any]:
-    """Name the limit that made pthread_create fail, from the readings taken at
-    the moment of failure (glibc reports most of them as EAGAIN)."""
+    """Name the limit that made pthread_create fail, from the errno and the
+    readings taken at the moment of failure (glibc reports most of them as
+    EAGAIN; ENOMEM is memory). Called after the threads were joined: a cgroup's
+    task count then is corrected by the threads this process had at the failure.
+    """
     as_soft, _ = sysinfo.rlimit("AS")
     reserve_kib = (stack_bytes + guard_bytes) // 1024
     reasons: list[str] = []
-    name = "memory (the kernel refused to allocate: RAM, overcommit or a memory cgroup)"
+    name = MEMORY_REFUSED if err == errno.ENOMEM else TASK_REFUSED
     mmax = sysinfo.sysctl("vm.max_map_count")
     tmax = sysinfo.sysctl("kernel.threads-max")
     pmax = sysinfo.sysctl("kernel.pid_max")
-    pids_max, _ = _pids_cgroup()
+    pids_max, pids_now = _pids_cgroup()
+    pids_at_failure = None if pids_now is None else \
+        pids_now - _own_threads() + probe.get("threads", 0)
     np_soft, _ = sysinfo.rlimit("NPROC")
     sys_threads = probe.get("system_threads", -1)
     if as_soft is not None and probe["vsz_kib"] + reserve_kib > as_soft // 1024:
@@ -266,9 +329,15 @@ def explain_failure(err: int, probe: dict[str, int], stack_bytes: int,
     elif pmax is not None and sys_threads >= pmax - 301:
         name = "kernel.pid_max"
         reasons.append(f"{sys_threads:,} threads on the system of {pmax:,} process ids")
-    elif pids_max is not None and probe["threads"] >= pids_max - 1:
+    elif probe.get("cgroup_refused", 0) > 0:
         name = "cgroup pids.max"
-        reasons.append(f"{probe['threads']:,} threads, cgroup allows {pids_max:,} tasks")
+        reasons.append(f"the pids cgroup refused {probe['cgroup_refused']:,} task(s) during "
+                       f"the run (pids.events); it allows {pids_max or 0:,} tasks")
+    elif pids_max is not None and pids_at_failure is not None \
+            and pids_at_failure >= pids_max - CGROUP_MARGIN:
+        name = "cgroup pids.max"
+        reasons.append(f"about {pids_at_failure:,} tasks in the cgroup ({probe['threads']:,} "
+                       f"of them this process's threads), it allows {pids_max:,}")
     elif not sysinfo.is_root() and np_soft is not None and probe["threads"] >= np_soft - 1:
         name = "RLIMIT_NPROC"
     return {"limit": name, "errno": int(err), "errno_name": errno_name(err),
@@ -316,20 +385,26 @@ def run(stack_kib: Any = 0, touch_kib: Any = 0, target_threads: Any = 1_000_000,
 
 
 def _spawn_child(max_threads: int, stack_kib: int,
-                 address_space_mib: int | None) -> dict[str, Any]:
+                 address_space_mib: int | None, exhaust: bool = False) -> dict[str, Any]:
     from threadcost.experiments import thread_memory
 
-    return thread_memory.measure_point(max_threads, stack_kib, 0, None, address_space_mib)
+    return thread_memory.measure_point(max_threads, stack_kib, 0, None, address_space_mib,
+                                       exhaust=exhaust)
 
 
 def spawn_until_failure(max_threads: Any = 40_000, stack_kib: Any = 0,
-                        address_space_mib: Any = None, timeout: Any = 300) -> Result:
+                        address_space_mib: Any = None, timeout: Any = 300,
+                        exhaust: Any = False) -> Result:
     """Opt-in: start up to ``max_threads`` threads in a child process and report
     how many started and which limit stopped them (None if none did).
 
     Bounded by ``max_threads`` (at most {SPAWN_MAX:,}); the threads block, are
-    counted, then released and joined. Takes process ids from the whole system
-    while it runs: do not use on a machine others rely on.
+    counted, then released and joined. By default the run stops at the reserve
+    of process ids, threads and memory it leaves the rest of the machine
+    (:mod:`threadcost.reserve`), and ``limit_hit`` names the limit protected.
+    ``exhaust=True`` goes to the limit itself (C08's spawn-until-failure): it
+    takes process ids from the whole system while it runs, so do not use it on a
+    machine others rely on.
     """
     from threadcost.experiments import thread_memory
     from threadcost.isolate import run_isolated
@@ -338,18 +413,22 @@ def spawn_until_failure(max_threads: Any = 40_000, stack_kib: Any = 0,
     stack = validate.stack_kib("stack_kib", stack_kib)
     cap = thread_memory.check_address_space("address_space_mib", address_space_mib)
     wait = validate.integer("timeout", timeout, minimum=1, maximum=3600)
+    if not isinstance(exhaust, bool):
+        raise ParameterError("exhaust", exhaust, "must be True or False")
     point = run_isolated(_spawn_child, {"max_threads": n, "stack_kib": stack,
-                                        "address_space_mib": cap}, timeout=wait)
+                                        "address_space_mib": cap, "exhaust": exhaust},
+                         timeout=wait)
     stack_used = point["stack_bytes"] // 1024
     limit_hit = point.get("limit_hit")
     summary = {"requested": n, "started": point["started"], "stack_kib": stack_used,
                "limit_hit": limit_hit, "create_seconds": point["create_ns"] / 1e9}
     limit = None
     if limit_hit:
-        limit = {k: limit_hit[k] for k in ("limit", "errno", "errno_name", "detail")}
+        limit = {k: limit_hit[k] for k in ("limit", "errno", "errno_name", "detail",
+                                           "protects", "reserve") if k in limit_hit}
         limit["threads_started"] = point["started"]
     return Result("thread_spawn", {"max_threads": n, "stack_kib": stack,
-                                   "address_space_mib": cap},
+                                   "address_space_mib": cap, "exhaust": exhaust},
                   summary, {"spawn": pd.DataFrame([{k: v for k, v in point.items()
                                                     if not isinstance(v, dict)}])}, limit)
 

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import sysinfo, validate
-from threadcost.errors import ParameterError, check_status
+from threadcost.errors import LimitReached, ParameterError, check_status, errno_name
 from threadcost.results import Result
 
 EXPERIMENT = "thread_memory"
@@ -142,16 +142,54 @@ def pmap_rss_kib(pid: int) -> int | None:
     return None
 
 
+def reserve_budget(threads: int, touch_kib: int, exhaust: bool) -> tuple[int, Any]:
+    """How many of ``threads`` this run may start: all of them with ``exhaust``,
+    else as many as leave the machine its reserves (:mod:`threadcost.reserve`).
+    Returns (threads to start, the binding budget or None)."""
+    if exhaust:
+        return threads, None
+    from threadcost import reserve
+    from threadcost.experiments.limits import NOMINAL_THREAD_KIB
+
+    budget = reserve.thread_budget(NOMINAL_THREAD_KIB + touch_kib)
+    if not budget.caps(threads):
+        return threads, None
+    if budget.allowed is None or budget.allowed < 1:
+        hit = reserve.reserve_hit(budget, 0, threads)
+        raise LimitReached(hit["limit"], 0, None, hit["detail"])
+    return budget.allowed, budget
+
+
+# Joined threads still hold their process ids for a moment while the kernel
+# releases them: the child waits (bounded) until they are gone before answering.
+RELEASE_WAIT_S = 10.0
+
+
+def wait_threads_released(baseline: int, timeout: float = RELEASE_WAIT_S) -> int:
+    """Wait until this process has at most ``baseline`` threads; return the count."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        now = int(_status_field("Threads"))
+        if now <= baseline or time.monotonic() >= deadline:
+            return now
+        time.sleep(0.01)
+
+
 def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] | None,
-                  address_space_mib: int | None, pmap: bool = False) -> dict[str, Any]:
+                  address_space_mib: int | None, pmap: bool = False,
+                  exhaust: bool = False) -> dict[str, Any]:
     """Start ``threads`` threads in *this* process, read every counter while they
     sleep, join them. Meant to run in a fresh child (see :func:`measure_isolated`).
 
     Returns the raw readings as a flat dict (KiB, counts, ns); ``limit_hit`` is
-    set when creation stopped at a system limit.
+    set when creation stopped at a system limit, or (without ``exhaust``) at the
+    reserve kept below one (:mod:`threadcost.reserve`).
     """
     import resource
 
+    from threadcost import reserve
     from threadcost.experiments import limits
     from threadcost.native import ffi, lib
 
@@ -166,8 +204,12 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     import os
 
     pmap_before = pmap_rss_kib(os.getpid()) if pmap else None
-    status = lib.tc_thread_memory_start(threads, stack_kib, touch_kib, cpu_arr,
+    baseline_threads = int(_status_field("Threads"))
+    to_start, budget = reserve_budget(threads, touch_kib, exhaust)
+    refused_before = limits.pids_refused()
+    status = lib.tc_thread_memory_start(to_start, stack_kib, touch_kib, cpu_arr,
                                         len(cpus or []), group, out)
+    refused_after = limits.pids_refused()
     pmap_during = None
     try:
         if pmap and pmap_before is not None and status == lib.TC_OK:
@@ -175,6 +217,7 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     finally:
         if group[0] != ffi.NULL:
             lib.tc_thread_memory_stop(group[0], out)
+        wait_threads_released(baseline_threads)
     if status == lib.TC_EINVAL:
         raise ParameterError("stack_kib", stack_kib,
                              "was refused by pthread_attr_setstacksize or leaves no room "
@@ -218,10 +261,15 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     if status == lib.TC_ELIMIT:
         probe = {"maps": int(out.probe.maps), "system_threads": int(out.probe.system_threads),
                  "vsz_kib": int(out.probe.vsz_kib), "threads": int(out.probe.threads)}
+        if refused_before is not None and refused_after is not None:
+            probe["cgroup_refused"] = refused_after - refused_before
         hit = limits.explain_failure(int(out.err), probe, int(out.stack_bytes),
                                      int(out.guard_bytes))
         hit.update({"threads_started": int(out.started), "threads_requested": threads})
         point["limit_hit"] = hit
+    elif budget is not None:
+        point["limit_hit"] = reserve.reserve_hit(budget, int(out.started), threads)
+    point["requested"] = threads
     return point
 
 
@@ -236,13 +284,13 @@ def _status_field(key: str) -> str:
 
 def measure_isolated(threads: int, stack_kib: int, touch_kib: int,
                      cpus: list[int] | None = None, address_space_mib: int | None = None,
-                     pmap: bool = False) -> dict[str, Any]:
+                     pmap: bool = False, exhaust: bool = False) -> dict[str, Any]:
     """:func:`measure_point` in a fresh child process with a deadline."""
     from threadcost.isolate import run_isolated
 
     return run_isolated(measure_point, {
         "threads": threads, "stack_kib": stack_kib, "touch_kib": touch_kib, "cpus": cpus,
-        "address_space_mib": address_space_mib, "pmap": pmap,
+        "address_space_mib": address_space_mib, "pmap": pmap, "exhaust": exhaust,
     }, timeout=60.0 + threads / 500)
 
 
@@ -250,10 +298,11 @@ def measure_isolated(threads: int, stack_kib: int, touch_kib: int,
 
 def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, repeats: int,
                  cap: int | None, progress: bool, label: str,
-                 pmap: bool = False) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+                 pmap: bool = False,
+                 exhaust: bool = False) -> tuple[pd.DataFrame, dict[str, Any] | None]:
     """Measure each (threads, stack_kib, touch_kib) ``repeats`` times, repeats
     interleaved (all configs once, then again) so slow drift in the system-wide
-    counters spreads over every point. Stops at the first limit."""
+    counters spreads over every point. Stops at the first limit (or reserve)."""
     from threadcost.progress import bar as tqdm
 
     rows: list[dict[str, Any]] = []
@@ -262,7 +311,17 @@ def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, re
     with tqdm(total=total, desc=label, unit="run", disable=not progress, leave=False) as bar:
         for rep in range(repeats):
             for index, (threads, stack, touch) in enumerate(configs):
-                point = measure_isolated(threads, stack, touch, cpus, cap, pmap=pmap)
+                try:
+                    point = measure_isolated(threads, stack, touch, cpus, cap, pmap=pmap,
+                                             exhaust=exhaust)
+                except LimitReached as exc:  # not even one more thread: keep what ran
+                    if not rows:
+                        raise
+                    limit_hit = {"limit": exc.limit, "errno": exc.errno,
+                                 "errno_name": errno_name(exc.errno) if exc.errno else "",
+                                 "detail": exc.detail, "threads_started": 0,
+                                 "threads_requested": threads}
+                    break
                 hit = point.pop("limit_hit")
                 rows.append({"config": index, "repeat": rep, "threads": threads,
                              "stack_kib": stack,
@@ -321,7 +380,7 @@ def _fit_ci(fit: dict[str, Any]) -> tuple[Any, Any]:
 
 def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: Any = None,
         repeats: Any = 3, address_space_mib: Any = None, pmap: Any = False,
-        progress: bool = False) -> Result:
+        progress: bool = False, exhaust: Any = False) -> Result:
     """Sweep thread counts; per-thread VSZ, RSS and kernel memory by slope.
 
     ``thread_counts`` defaults to claim C12's sweep (100..1000 step 50) plus
@@ -332,13 +391,18 @@ def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: 
     space (RLIMIT_AS) that far above its baseline, e.g. to replay a 32-bit
     machine's 3 GiB; ``pmap`` also reads each run's RSS from outside with
     ``pmap -x`` (slower; ignored when pmap is not installed). A limit stops the
-    sweep: the result is partial and ``limit_hit`` names the limit.
+    sweep: the result is partial and ``limit_hit`` names the limit. Unless
+    ``exhaust`` is True, a run stops at the reserve it keeps below each
+    system-wide limit (process ids, threads-max, MemAvailable), and
+    ``limit_hit`` names the limit that reserve protects.
     """
     p = check_params(thread_counts, stack_kib, touch_kib, pin, repeats, address_space_mib)
     p["pmap"] = _flag(pmap)
+    p["exhaust"] = _flag(exhaust, "exhaust")
     configs = [(n, p["stack_kib"], p["touch_kib"]) for n in p["thread_counts"]]
     points, limit_hit = _measure_all(configs, p["pin"], p["repeats"],
-                                     p["address_space_mib"], progress, "threads", p["pmap"])
+                                     p["address_space_mib"], progress, "threads", p["pmap"],
+                                     p["exhaust"])
     from threadcost import stats
 
     fits = fit_series(points)
@@ -360,24 +424,25 @@ def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: 
     return Result(EXPERIMENT, p, summary, {"points": points}, _limit(limit_hit))
 
 
-def _flag(value: Any) -> bool:
+def _flag(value: Any, name: str = "pmap") -> bool:
     if isinstance(value, bool):
         return value
-    raise ParameterError("pmap", value, "must be True or False")
+    raise ParameterError(name, value, "must be True or False")
 
 
 def _limit(hit: dict[str, Any] | None) -> dict[str, Any] | None:
     if hit is None:
         return None
     return {k: hit[k] for k in ("limit", "errno", "errno_name", "detail", "threads_started",
-                                "threads_requested")}
+                                "threads_requested", "protects", "reserve") if k in hit}
 
 
 def _grid(name: str, key: str, values: list[int], threads: int,
           make: Callable[[int], tuple[int, int, int]], cpus: list[int] | None, repeats: int,
-          progress: bool) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any] | None]:
+          progress: bool,
+          exhaust: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any] | None]:
     points, limit_hit = _measure_all([make(v) for v in values], cpus, repeats, None,
-                                     progress, name)
+                                     progress, name, exhaust=exhaust)
     points[key] = [values[i] for i in points.config]
     ok = points[~points.limited]
     rows = []
@@ -397,7 +462,8 @@ def check_grid(name: str, values: Any, default: list[int]) -> list[int]:
 
 
 def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any = 0,
-               pin: Any = None, repeats: Any = 3, progress: bool = False) -> Result:
+               pin: Any = None, repeats: Any = 3, progress: bool = False,
+               exhaust: Any = False) -> Result:
     """Per-thread VSZ and RSS for each stack size (0 = the default): VSZ follows
     the stack size, RSS does not. Claim C10 (Rust's 2 MiB stacks) when 2048 is
     in the grid."""
@@ -412,14 +478,16 @@ def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any 
     p = {"stack_sizes_kib": sizes, "threads": n, "touch_kib": touch, "pin": cpus,
          "repeats": reps}
     points, table, hit = _grid("stack sizes", "stack_kib_asked", sizes, n,
-                               lambda s: (n, s, touch), cpus, reps, progress)
+                               lambda s: (n, s, touch), cpus, reps, progress,
+                               _flag(exhaust, "exhaust"))
     summary: dict[str, Any] = {"per_stack_size": table.to_dict(orient="records")}
     return Result(EXPERIMENT_STACK, p, summary, {"points": points, "per_stack_size": table},
                   _limit(hit))
 
 
 def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any = 0,
-               pin: Any = None, repeats: Any = 3, progress: bool = False) -> Result:
+               pin: Any = None, repeats: Any = 3, progress: bool = False,
+               exhaust: Any = False) -> Result:
     """Per-thread RSS for each stack touch depth: RSS follows the depth touched.
     Claim C06 (400 KiB per thread) when 400 is in the grid."""
     n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
@@ -431,7 +499,8 @@ def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any
     p = {"touch_depths_kib": depths, "threads": n, "stack_kib": stack, "pin": cpus,
          "repeats": reps}
     points, table, hit = _grid("touch depths", "touch_kib_asked", depths, n,
-                               lambda t: (n, stack, t), cpus, reps, progress)
+                               lambda t: (n, stack, t), cpus, reps, progress,
+                               _flag(exhaust, "exhaust"))
     from threadcost import stats
 
     ok = points[~points.limited]
