@@ -215,7 +215,7 @@ display(caps.tables["advice"])
 
 # %%
 spawned = (limits.spawn_until_failure(max_threads=memory_spawn_max,
-                                      stack_kib=memory_stack_size_kib)
+                                      stack_kib=memory_stack_size_kib, exhaust=True)
            if memory_spawn_until_failure else None)
 view.keep(spawned, save, data_dir, fp)
 display(Markdown(view.spawn_text(spawned)))
