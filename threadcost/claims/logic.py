@@ -15,8 +15,8 @@ against the tolerance its claim's words allow:
 
 A claim takes the verdict of its judged assertions (not reproduced, then
 contradicted, then inconclusive, then supported); "substitute" when every
-judged assertion rests on a stand-in method and the stand-in gave a clear
-answer; "computed" or "not run here" when nothing was judged.
+assertion that decides that verdict rests on a stand-in method and the stand-in
+gave a clear answer; "computed" or "not run here" when nothing was judged.
 """
 
 from __future__ import annotations
@@ -67,6 +67,8 @@ def judge_measurement(assertion: Assertion, got: Measurement | Missing,
                                 run_id="", reason=got.reason, **base)
     lo = got.low if got.low is not None else got.value
     hi = got.high if got.high is not None else got.value
+    if got.substitute:
+        base["substitute"] = got.substitute
     common = {**base, "measured": got.value, "repeats": got.repeats, "setup": got.setup,
               "run_id": got.run_id, "ci_low": lo, "ci_high": hi, "how": got.how}
     if got.computed:
@@ -110,8 +112,9 @@ def combine(verdicts: list[AssertionVerdict]) -> tuple[str, str]:
     if judged:
         for cls in (CONTRADICTED, INCONCLUSIVE, SUPPORTED):
             if any(v.verdict == cls for v in judged):
-                if cls != INCONCLUSIVE and all(v.substitute for v in judged):
-                    return SUBSTITUTE, f"{cls} by a stand-in: {judged[0].substitute}"
+                deciding = [v for v in judged if v.verdict == cls]
+                if cls != INCONCLUSIVE and all(v.substitute for v in deciding):
+                    return SUBSTITUTE, f"{cls} by a stand-in: {deciding[0].substitute}"
                 reason = next((v.reason for v in judged if v.verdict == cls and v.reason), "")
                 return cls, reason if cls == INCONCLUSIVE else ""
     if any(v.verdict == COMPUTED for v in verdicts):

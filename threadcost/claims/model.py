@@ -37,6 +37,7 @@ class Measurement:
     how: str = ""
     computed: bool = False
     unjudgeable: str = ""  # why this reading cannot carry a verdict (then inconclusive)
+    substitute: str | None = None  # a stand-in method this reading fell back to
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class Context:
     """An absolute published number beside this machine's: context, not a verdict."""
 
     label: str
-    published: float
+    published: float | None  # None: a measured mechanism with no published number
     unit: str
     select: Selector
     yardstick: str | None = None  # yardstick (with a published value) to normalise by
@@ -125,7 +126,7 @@ class AssertionVerdict:
 @dataclass(frozen=True)
 class ContextRow:
     label: str
-    published: float
+    published: float | None
     measured: float | None
     unit: str
     ratio: float | None  # measured / published

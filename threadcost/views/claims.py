@@ -79,7 +79,8 @@ def context_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
         for c in v.context:
             rows.append({
                 "claim": v.id, "quantity": c.label,
-                "published": f"{logic.number(c.published)} {c.unit}",
+                "published": (f"{logic.number(c.published)} {c.unit}"
+                              if c.published is not None else "not published"),
                 "here": (f"{logic.number(c.measured)} {c.unit}" if c.measured is not None
                          else f"- ({c.reason})"),
                 "here / published": logic.number(c.ratio) if c.ratio is not None else "-",
