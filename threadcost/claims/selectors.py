@@ -424,8 +424,28 @@ def _launch(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     return rows, found
 
 
+def _growth_repeats(kind: str, runs: Runs) -> Measurement | Missing:
+    """launch_growth/repeats: median create time at 8 MiB / at 0 MiB, paired by repeat."""
+    found = runs.matching("launch_growth", kinds=_has(kind), parent_touch_mib=_has(0, 8))
+    table = runs.tables(found, "repeats")
+    if table.empty:
+        return _missing("launch_growth", f"{kind} at 0 and 8 MiB touched", "notebook 03")
+    wide = table[table.kind == kind].pivot_table(index=["run_index", "repeat"],
+                                                 columns="parent_touch_mib",
+                                                 values="create_ns_p50")
+    return log_ratio((wide[8] / wide[0]).dropna(), run_id=run_ids(found),
+                     setup={"experiment": "launch_growth", "kind": kind,
+                            "parent_touch_mib": "0 vs 8, alternating",
+                            "iterations": found[0].meta["params"].get("iterations")},
+                     how=f"per repeat: median {kind} create time with 8 MiB touched in the "
+                         "parent / with none, each series in a fresh launch process")
+
+
 def _launch_growth(kind: str) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
+        repeated = _growth_repeats(kind, runs)
+        if isinstance(repeated, Measurement):
+            return repeated
         got = _launch(runs)
         if isinstance(got, Missing):
             return got
