@@ -88,14 +88,14 @@ def abstract(data_dir: str | Path | None = None, machine_id: str | None = None,
         time = (f"Its whole life (create, first run, join) takes about {about(h.launch_us)} "
                 f"µs, and it switches to another thread on the same CPU in about "
                 f"{about(h.switch_us)} µs.")
+    elif h.launch_us is not None:
+        time = (f"Its whole life (create, first run, join) takes about {about(h.launch_us)} "
+                "µs; its switch time was not measured in this run.")
+    elif h.switch_us is not None:
+        time = (f"It switches to another thread on the same CPU in about "
+                f"{about(h.switch_us)} µs; its launch time was not measured in this run.")
     else:
-        parts = []
-        if h.launch_us is not None:
-            parts.append(f"starts in about {about(h.launch_us)} µs")
-        if h.switch_us is not None:
-            parts.append(f"switches in about {about(h.switch_us)} µs")
-        time = ("It " + " and ".join(parts) + "; the rest was not measured in this run."
-                if parts else "Its launch and switch times were not measured in this run.")
+        time = "Its launch and switch times were not measured in this run."
     where = (f"Measured on {machine_text.rstrip('.')}, and set against processes, fibers "
              "and goroutines and against every published claim below."
              if machine_text else
