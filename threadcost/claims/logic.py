@@ -72,7 +72,8 @@ def judge_measurement(assertion: Assertion, got: Measurement | Missing,
     if got.substitute:
         base["substitute"] = got.substitute
     common = {**base, "measured": got.value, "repeats": got.repeats, "setup": got.setup,
-              "run_id": got.run_id, "ci_low": lo, "ci_high": hi, "how": got.how}
+              "run_id": got.run_id, "ci_low": lo, "ci_high": hi, "how": got.how,
+              "where": got.where}
     if got.computed:
         return AssertionVerdict(verdict=COMPUTED, reason=got.unjudgeable or DEFAULT_COMPUTED,
                                 **common)
@@ -176,10 +177,11 @@ def sentence(claim_id: str, cls: str, verdicts: list[AssertionVerdict]) -> str:
         if v.verdict == NOT_RUN:
             parts.append(f"{what}: not run here ({v.reason})")
             continue
-        got = f"measured {measured_text(v)}"
+        got = f"measured {measured_text(v)}" + (f" {v.where}" if v.where else "")
         if v.verdict == COMPUTED:
             why = ", not measured" if v.reason == DEFAULT_COMPUTED else f", {v.reason}"
-            parts.append(f"{what}: computed {measured_text(v)}{why}"
+            at = f" {v.where}" if v.where else ""
+            parts.append(f"{what}: computed {measured_text(v)}{at}{why}"
                          + (f" ({v.how})" if v.how else ""))
             continue
         tol = f"where the claim allows {tolerance_text(v.low, v.high, v.unit)}"

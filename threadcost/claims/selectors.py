@@ -27,6 +27,13 @@ def _missing(experiment: str, setup: str, where: str) -> Missing:
     return Missing(f"no stored {experiment} run with {setup} on this machine ({where})")
 
 
+def _at(got: Measurement | Missing, where: str, **more: Any) -> Measurement | Missing:
+    """The measurement with its setup in a few words (shown beside the value)."""
+    if isinstance(got, Missing):
+        return got
+    return Measurement(**{**got.__dict__, "where": where, **more})
+
+
 def _has(*items: Any) -> Any:
     """A parameter predicate: the stored list holds every item."""
     return lambda stored: isinstance(stored, list) and all(i in stored for i in items)
@@ -501,13 +508,16 @@ def c02_placement_pairs(runs: Runs) -> Measurement | Missing:
                              values="switch_ns")
     ratio = (wide["unpinned"] / wide["same-cpu"]).dropna()
     mechs = sorted(set(table.mechanism))
-    return log_ratio(ratio, run_id=run_ids(found),
+    pairs = int(ratio.groupby(level="mechanism").size().min())
+    got = log_ratio(ratio, run_id=run_ids(found),
                      setup={"experiment": "context_switch_placement", "tasks": "threads",
                             "mechanisms": ", ".join(mechs),
                             "placements": "same-cpu vs unpinned, interleaved"},
                      how="per repeat and mechanism: one switch (half the mean round trip of a "
                          "run timed whole) unpinned / pinned; geometric mean, interval on "
                          "the logarithms")
+    # independent repeats: the pairs of each mechanism (pipe and condvar are pooled)
+    return _at(got, f"({pairs} pairs each of {' and '.join(mechs)})", repeats=pairs)
 
 
 def c02_unpinned_over_pinned(runs: Runs) -> Measurement | Missing:
@@ -598,12 +608,13 @@ def _ceiling_per_thread(column: str, fallback: Any) -> Any:
         table = runs.tables(found, "measured")
         counts = [int(r.meta["params"]["count"]) for r in found]
         bound = found[0].meta["params"].get("bound", "")
-        return over_repeats(table[column], "KiB", run_id=run_ids(found),
+        got = over_repeats(table[column], "KiB", run_id=run_ids(found),
                             setup={"experiment": "threads_ceiling", "stack_kib": 2048,
                                    "threads": counts[0] if len(counts) == 1 else counts,
                                    "count set by": bound},
                             how=f"{column.replace('_', ' ')}: growth over the run / threads "
                                 f"measured, at {counts[0]:,} sleeping threads (set by {bound})")
+        return _at(got, f"(at {counts[0]:,} sleeping threads; the count was set by {bound})")
     return select
 
 
@@ -673,6 +684,7 @@ def c11_million_rss(runs: Runs) -> Measurement | Missing:
                                "sleep_ms": found[0].meta["params"].get("sleep_ms")},
                         how="max RSS of the whole program (wait4's ru_maxrss, like "
                             "/usr/bin/time) / goroutines, every goroutine asleep at once")
+    meas = Measurement(**{**meas.__dict__, "where": f"at {count:,} goroutines"})
     if count < S1_COUNT:
         meas = Measurement(**{**meas.__dict__, "unjudgeable": (
             f"measured at {count:,} goroutines, not S1's {S1_COUNT:,}: the runtime's own "
@@ -841,11 +853,14 @@ def c15_thread_over_goroutine_rss(runs: Runs) -> Measurement | Missing:
         count = max(calm)
         which = f"{count:,} tasks, the largest unsaturated count (10,000 was not run)"
     wide = _wide(rows[rows["count"] == count], "rss_per_task_kib")
-    return log_ratio((wide["threads"] / wide["goroutines"]).dropna(), run_id=run_ids(found),
+    where = ("at 10,000 tasks" if count == S4_COUNT else
+             f"(at {count:,} tasks: the largest unsaturated count; 10,000 was not run)")
+    got = log_ratio((wide["threads"] / wide["goroutines"]).dropna(), run_id=run_ids(found),
                      setup={"experiment": "sleepers_sweep", "tasks": count,
                             "period_ms": found[0].meta["params"].get("period_ms")},
                      how=f"per repeat at {which}: peak RSS growth per task, threads / "
                          "goroutines")
+    return _at(got, where)
 
 
 def _unsaturated(rows: pd.DataFrame, variants: tuple[str, str]) -> int | None:
@@ -877,10 +892,11 @@ def _cpu_per_wakeup(runs: Runs, top: str, bottom: str, words: str,
              "duration_ms": found[0].meta["params"].get("duration_ms")}
     how = (f"per repeat at {count:,} tasks (the largest count where neither variant "
            f"saturated the CPUs): CPU (user + system) per wake-up, {words}")
+    where = f"(at {count:,} tasks: the largest count where neither saturated the CPUs)"
     if not cut:
-        return log_ratio(ratio, run_id=run_ids(found), setup=setup, how=how)
-    return over_repeats(1 - ratio, "fraction", run_id=run_ids(found), setup=setup,
-                        how=how + "; cut = 1 - pinned / unpinned")
+        return _at(log_ratio(ratio, run_id=run_ids(found), setup=setup, how=how), where)
+    return _at(over_repeats(1 - ratio, "fraction", run_id=run_ids(found), setup=setup,
+                            how=how + "; cut = 1 - pinned / unpinned"), where)
 
 
 def c17_threads_over_goroutines_cpu(runs: Runs) -> Measurement | Missing:
@@ -992,10 +1008,10 @@ def c20_goroutine_over_thread_gross(runs: Runs) -> Measurement | Missing:
         return got
     rows, found = got
     wide = _brigade_wide(rows, S5_TASKS, "unpinned")
-    return log_ratio((wide["goroutine"] / wide["thread"]).dropna(), run_id=run_ids(found),
+    return _at(log_ratio((wide["goroutine"] / wide["thread"]).dropna(), run_id=run_ids(found),
                      setup=_brigade_setup(found, "unpinned"),
                      how="per repeat (kinds interleaved): p50 time per hop, pipe I/O "
-                         "included, goroutines / threads")
+                         "included, goroutines / threads"), "at 500 tasks")
 
 
 def c20_thread_over_goroutine_net(runs: Runs) -> Measurement | Missing:
@@ -1006,10 +1022,10 @@ def c20_thread_over_goroutine_net(runs: Runs) -> Measurement | Missing:
     wide = _brigade_wide(rows, S5_TASKS, "unpinned")
     net_t = wide["thread"] - wide["one-thread"]
     net_g = wide["goroutine"] - wide["one-thread"]
-    return log_ratio((net_t / net_g).dropna(), run_id=run_ids(found),
+    return _at(log_ratio((net_t / net_g).dropna(), run_id=run_ids(found),
                      setup=_brigade_setup(found, "unpinned"),
                      how="per repeat: net per hop (p50 minus the one-thread p50 of the same "
-                         "repeat), threads / goroutines")
+                         "repeat), threads / goroutines"), "at 500 tasks")
 
 
 def c21_pinned_thread_over_goroutine(runs: Runs) -> Measurement | Missing:
@@ -1022,10 +1038,11 @@ def c21_pinned_thread_over_goroutine(runs: Runs) -> Measurement | Missing:
     if "thread" not in pinned or "goroutine" not in free:
         return Missing("the brigade at 500 tasks lacks threads pinned or goroutines unpinned")
     ratio = (pinned["thread"] / free["goroutine"]).dropna()
-    return log_ratio(ratio, run_id=run_ids(found),
+    return _at(log_ratio(ratio, run_id=run_ids(found),
                      setup={**_brigade_setup(found, "threads same-cpu, goroutines unpinned")},
                      how="per repeat: p50 time per hop, threads pinned to one CPU / "
-                         "goroutines unpinned (placements interleaved in each repeat)")
+                         "goroutines unpinned (placements interleaved in each repeat)"),
+               "at 500 tasks")
 
 
 def _brigade_memory(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
@@ -1120,6 +1137,8 @@ def c23_thread_net_minus_user_tasks(runs: Runs) -> Measurement | Missing:
     kinds = sorted(set(rows.kind) & {"goroutine", "epoll"})
     return Measurement(worst.value, "ns", min(lows), min(highs), repeats=worst.repeats,
                        run_id=run_ids(found),
+                       where=f"(the smallest: {worst.setup['other']} at "
+                             f"{worst.setup['tasks']:,} tasks, {worst.setup['placement']})",
                        setup={"experiment": "brigade", "tasks": sorted(set(rows.tasks)),
                               "placements": sorted(set(rows.placement)),
                               "user-space kinds": ", ".join(kinds)},
