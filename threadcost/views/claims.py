@@ -60,8 +60,9 @@ def assertions_table(verdicts: list[ClaimVerdict],
             rows.append({
                 "claim": v.id,
                 "assertion": a.text + (f" (stand-in: {a.substitute})" if a.substitute else ""),
-                "measured [95% interval]": (logic.measured_text(a) if a.measured is not None
-                                            else f"- ({a.reason})"),
+                "measured [95% interval]": (logic.measured_text(a)
+                                            + (f" {a.where}" if a.where else "")
+                                            if a.measured is not None else f"- ({a.reason})"),
                 "the claim allows": logic.tolerance_text(a.low, a.high, a.unit),
                 "unit": unit or a.unit,
                 "repeats": str(a.repeats) if a.measured is not None else "-",
