@@ -246,7 +246,7 @@ display(sweep_view.table(sweep_result).style.format(precision=2, na_rep="-"))
 #
 # S1's goroutine program as S1 ran it: start `tasks_c11_goroutines` goroutines that each
 # sleep one second, wait for all, and measure the program from outside the way
-# `/usr/bin/time` does (wall clock, and user, system and max RSS from `wait4`). If
+# the `time` command does (wall clock, and user, system and max RSS from `wait4`). If
 # starting them takes longer than one sleep, the first end before the last start, so
 # a second run holds every goroutine until all exist: its max RSS is that of all of
 # them asleep at once. It runs only when MemAvailable is at least twice what it should

@@ -145,7 +145,7 @@ CLAIMS: tuple[Claim, ...] = (
     )),
     Claim("C14", (
         Assertion("With an 8 MB working set per task, processes spend much more system time "
-                  "than threads (processes / threads, like /usr/bin/time)", "ratio", 2.0, None,
+                  "than threads (processes / threads, like the time command)", "ratio", 2.0, None,
                   sel.c14_process_over_thread_sys, timing=True, published=0.74 / 0.084,
                   tolerance_words="much more: at least 2x"),
     ), (

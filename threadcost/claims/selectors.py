@@ -683,7 +683,7 @@ def c11_million_rss(runs: Runs) -> Measurement | Missing:
                                "goroutines": count,
                                "sleep_ms": found[0].meta["params"].get("sleep_ms")},
                         how="max RSS of the whole program (wait4's ru_maxrss, like "
-                            "/usr/bin/time) / goroutines, every goroutine asleep at once")
+                            "the time command) / goroutines, every goroutine asleep at once")
     meas = Measurement(**{**meas.__dict__, "where": f"at {count:,} goroutines"})
     if count < S1_COUNT:
         meas = Measurement(**{**meas.__dict__, "unjudgeable": (
@@ -780,7 +780,7 @@ def c14_process_over_thread_sys(runs: Runs) -> Measurement | Missing:
                                "runs, taken as one tick (an upper bound on them)",
                            unjudgeable=short)
     meas = _cpu_ratio(runs, "own", "whole_sys_s", "system time of the whole run like "
-                      "/usr/bin/time (RUSAGE_SELF + RUSAGE_CHILDREN)")
+                      "the time command (RUSAGE_SELF + RUSAGE_CHILDREN)")
     if isinstance(meas, Missing):
         return meas
     meas = Measurement(**{**meas.__dict__, "how": f"{meas.how}; {totals}"})
