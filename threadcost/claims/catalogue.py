@@ -8,7 +8,11 @@ Absolute numbers from the source's machine are kept as context only.
 
 Tolerances. "about X" allows X +/- 20% unless the words say more; a published
 range ("1.2 to 1.5 us") is used as given; "within about 1%" is 0.99..1.01;
-"grows" / "much more" are one-sided bounds stated with the assertion.
+"grows" / "much more" / "far below" are one-sided bounds stated with the
+assertion ("much more", "far below": at least 2x); two things that "converge"
+to "about X" each are X +/- 20%, so their ratio lies in 0.8/1.2..1.2/0.8; an
+advantage that "disappears" leaves the two equal within 20% (0.8..1.25).
+Absolute times from another machine (C18's 1.7 us) are context, never verdicts.
 """
 
 from __future__ import annotations
@@ -108,9 +112,9 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C10", (
         _about("A sleeping thread with Rust's 2 MiB stack reserves about 2 MiB of virtual "
                "memory", "KiB", 2048,
-               sel._ceiling_per_thread("vsz_kib_per_thread", sel.c10_vsz_per_thread)),
+               sel.ceiling_per_thread("vsz_kib_per_thread", sel.c10_vsz_per_thread)),
         _about("A sleeping thread with a 2 MiB stack holds about 8.5 KiB resident", "KiB", 8.5,
-               sel._ceiling_per_thread("rss_kib_per_thread", sel.c10_rss_per_thread)),
+               sel.ceiling_per_thread("rss_kib_per_thread", sel.c10_rss_per_thread)),
         Assertion("One million threads fit within this machine's limits", "threads",
                   1_000_000, None, sel.c10_million_threads, published=1_000_000,
                   tolerance_words="at least one million"),

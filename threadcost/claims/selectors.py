@@ -592,7 +592,7 @@ def goroutine_switch_pinned_ns(runs: Runs) -> Measurement | Missing:
 
 # --- the thread ceiling (C10) ----------------------------------------------------------------
 
-def _ceiling(runs: Runs) -> datastore_run_list | Missing:
+def _ceiling(runs: Runs) -> list[Any] | Missing:
     found = runs.matching("threads_ceiling", stack_kib=2048)
     found = [r for r in found if "measured" in r.meta.get("tables", [])]
     if not found:
@@ -600,7 +600,7 @@ def _ceiling(runs: Runs) -> datastore_run_list | Missing:
     return found
 
 
-def _ceiling_per_thread(column: str, fallback: Any) -> Any:
+def ceiling_per_thread(column: str, fallback: Any) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
         found = _ceiling(runs)
         if isinstance(found, Missing):
@@ -617,8 +617,6 @@ def _ceiling_per_thread(column: str, fallback: Any) -> Any:
         return _at(got, f"(at {counts[0]:,} sleeping threads; the count was set by {bound})")
     return select
 
-
-datastore_run_list = list  # type alias for readability above
 
 
 def c10_million_scaled(runs: Runs) -> Measurement | Missing:
