@@ -1076,7 +1076,8 @@ def c22_thread_over_goroutine_rss(runs: Runs) -> Measurement | Missing:
     if g.value <= 0 or (g.low or 0) <= 0:
         return Measurement(t.value / g.value if g.value > 0 else float("inf"), "ratio",
                            repeats=t.repeats, run_id=t.run_id,
-                           unjudgeable="the goroutines' RSS slope is not above zero",
+                           unjudgeable="the interval of the goroutines' RSS slope reaches "
+                                       "zero, so the ratio's interval is unbounded",
                            how="slope of RSS over the task count, threads / goroutines")
     return quotient(t, g, run_id=t.run_id, setup={**t.setup, "kind": "thread vs goroutine"},
                     how=f"slope of RSS over the task count: threads {t.value:.1f} KiB, "
