@@ -1073,8 +1073,11 @@ def c22_thread_over_goroutine_rss(runs: Runs) -> Measurement | Missing:
         return Missing("the brigade's memory table lacks threads or goroutines")
     t = _slope_measurement(by["thread"], "rss", found, "")
     g = _slope_measurement(by["goroutine"], "rss", found, "")
-    if g.value <= 0 or (g.low or 0) <= 0:
-        return Measurement(t.value / g.value if g.value > 0 else float("inf"), "ratio",
+    if g.value <= 0:
+        return Missing(f"the goroutines' RSS slope is {g.value:.2f} KiB per task, not above "
+                       "zero: no ratio")
+    if (g.low or 0) <= 0:
+        return Measurement(t.value / g.value, "ratio",
                            repeats=t.repeats, run_id=t.run_id,
                            unjudgeable="the interval of the goroutines' RSS slope reaches "
                                        "zero, so the ratio's interval is unbounded",
