@@ -239,7 +239,8 @@ saved = plotting.save_figure(fig, "tasks_sleepers_sweep", figures_dir)
 
 # %%
 display(Markdown(sweep_view.text(sweep_result)))
-display(sweep_view.table(sweep_result).style.format(precision=2, na_rep="-"))
+display(sweep_view.table(sweep_result).style.format(precision=2, na_rep="-")
+        .hide(axis="index"))
 
 # %% [markdown]
 # ### One million goroutines (C11)

@@ -68,7 +68,7 @@ def table(result: Result) -> pd.DataFrame:
             "CPUs busy": float(g.cpu_busy.median()),
             "RSS KiB / task": float(g.rss_per_task_kib.median()),
             "saturated": "no" if sat == 0 else f"yes ({sat} of {len(g)})"})
-    return pd.DataFrame(rows).set_index(["tasks", "variant"])
+    return pd.DataFrame(rows)
 
 
 def text(result: Result) -> str:
