@@ -85,12 +85,12 @@ def abstract(data_dir: str | Path | None = None, machine_id: str | None = None,
     else:
         memory = "The memory of an idle thread was not measured in this run."
     if h.launch_us is not None and h.switch_us is not None:
-        time = (f"It starts, runs and is joined in about {about(h.launch_us)} µs (its whole "
-                "life: create, first run, join), and switches to another thread on the same "
-                f"CPU in about {about(h.switch_us)} µs.")
+        time = (f"It starts and ends (its whole life: create, first run, join) in about "
+                f"{about(h.launch_us)} µs, and switches to another thread on the same CPU in "
+                f"about {about(h.switch_us)} µs.")
     elif h.launch_us is not None:
-        time = (f"It starts, runs and is joined in about {about(h.launch_us)} µs (its whole "
-                "life: create, first run, join); its switch time was not measured in this run.")
+        time = (f"It starts and ends (its whole life: create, first run, join) in about "
+                f"{about(h.launch_us)} µs; its switch time was not measured in this run.")
     elif h.switch_us is not None:
         time = (f"It switches to another thread on the same CPU in about "
                 f"{about(h.switch_us)} µs; its launch time was not measured in this run.")
