@@ -57,6 +57,8 @@ switch_ws_iterations: int = 20000  # upper bound on round trips per point
 switch_echo_iterations: int = 20000  # echoes per run (C03)
 switch_echo_repeats: int = 5  # runs per placement, alternating
 switch_echo_message_bytes: int = 16  # bytes per echoed message
+switch_placement_repeats: int = 5  # C02: pinned/unpinned ping-pong pairs, alternating
+switch_placement_iterations: int = 20000  # round trips per run of those pairs
 switch_perf_rounds: int = 3  # perf bench vs threadcost, alternating rounds
 switch_perf_iterations: int = 30000  # round trips per round, for both tools
 switch_timing_rounds: int = 3  # per-sample stamps vs whole-run timing rounds
@@ -279,6 +281,20 @@ display(Markdown(
     f"**{e['unpinned_over_pinned']:.2f}** (S0 saw about 0.5)."))
 
 # %% [markdown]
+# ## Pinned vs unpinned, repeated (C02)
+#
+# S0 timed its pipe and condition-variable ping-pongs with both threads pinned to one
+# core and unpinned. Here each is run as independent pairs of runs, a fresh pair of
+# threads each time, the two placements alternating in order (A B, B A, ...); each run
+# is timed as a whole, and one switch is half a round trip, S0's definition.
+
+# %%
+placed = cs.placement_repeats(cs.CLAIM_MECHANISMS, switch_placement_repeats,
+                              switch_placement_iterations, switch_warmup)
+keep(placed)
+display(view.placement_table(placed))
+
+# %% [markdown]
 # ## Cross-checks: `perf bench sched pipe`, and the cost of timing every round trip
 #
 # `perf bench sched pipe -T` is the kernel developers' own pipe ping-pong between two
@@ -328,7 +344,7 @@ display(cs.targets(head_full, perf, timing).style.hide(axis="index"))
 
 # %%
 switch_claims = ["C01", "C02", "C03", "C13", "C14"]
-verdicts = claims.judge(None, data_dir, [sweep, ws, echo_result])
+verdicts = claims.judge(None, data_dir, [sweep, ws, echo_result, placed, cpu])
 display(claims_view.style(claims_view.assertions_table(verdicts, switch_claims)
                           .drop(columns=["read from"])))
 fig = claims_view.figure(verdicts, switch_claims)

@@ -45,15 +45,14 @@ tasks_touch_kib: list[int] = [0, 4, 8, 16, 32, 48]  # KiB of its stack each idle
 tasks_memory_points: int = 11  # /proc/self/status readings per memory run
 tasks_go_iterations: int = 200_000  # timed goroutine round trips per mode
 tasks_goroutines: int = 10_000  # idle goroutines for the memory slope
-tasks_sleepers: int = 10_000  # sleeping tasks (threads / goroutines), C15 used 10,000
 tasks_sleep_period_ms: int = 10  # each sleep, ms (C15: 10 ms)
-tasks_sleep_duration_ms: int = 2000  # total sleep of each task, ms (C15: 10 s)
 tasks_sleep_stagger_ms: int = 200  # start delays spread below this, ms (C15: 200 ms)
 tasks_thread_counts: list[int] = [100, 500, 1000, 2000]  # thread counts for the per-thread memory slope
 tasks_kernel_switch_iterations: int = 50_000  # thread/process round trips (futex, same CPU)
 tasks_launch_iterations: int = 2000  # thread launches for the creation comparison
 tasks_sleep_counts: list[int] = [300, 1000, 3000, 10_000]  # sleeper counts of the sweep
-tasks_sleep_sweep_duration_ms: int = 500  # total sleep of each task in the sweep, ms
+tasks_sleep_sweep_duration_ms: int = 300  # total sleep of each task in the sweep, ms
+tasks_sleep_sweep_repeats: int = 5  # C17: independent repeats of every point, interleaved
 tasks_c11_goroutines: int = 1_000_000  # C11: goroutines sleeping at once (S1: 1,000,000)
 tasks_c11_sleep_ms: int = 1000  # how long each sleeps, ms (S1: 1 s)
 tasks_go_launch_iterations: int = 20_000  # goroutine launches (go, first run, wg.Done, Wait)
@@ -211,31 +210,15 @@ fig = view.creation_figure(fiber_results, kernel_results.get("launch"))
 saved = plotting.save_figure(fig, "tasks_creation", figures_dir)
 
 # %% [markdown]
-# ## 10,000 sleepers: memory and CPU of many mostly idle tasks (C15, C17)
+# ## Sleepers, from a few hundred to 10,000: memory and CPU of many idle tasks (C15, C17)
 #
-# Each task waits a fixed pseudo-random delay (so they do not wake together), then
-# sleeps `period` at a time until it has slept `duration`. Three variants, each in a
-# fresh process: C threads placed by the scheduler, C threads pinned round-robin to the
-# CPUs, and goroutines. Memory is the **growth** of the process's peak resident set over
-# its size just before the tasks started (sampled every period, and the kernel's
-# high-water mark); CPU is the process's user and system time from the moment every
-# task exists (they wait at a gate while the others are created) to the last one's end.
-
-# %%
-sleep_result = sleepers.run(
-    count=tasks_sleepers, period_ms=tasks_sleep_period_ms, duration_ms=tasks_sleep_duration_ms,
-    stagger_ms=tasks_sleep_stagger_ms, progress=True)
-display(view.sleepers_table(sleep_result).round(2))
-
-# %%
-fig = view.sleepers_figure(sleep_result)
-saved = plotting.save_figure(fig, "tasks_sleepers", figures_dir)
-
-# %%
-display(Markdown(view.sleepers_text(sleep_result)))
-
-# %% [markdown]
-# ### From a few hundred to 10,000 sleepers: where the machine saturates
+# S4's workload: each task waits a fixed pseudo-random delay (so they do not wake
+# together), then sleeps `period` at a time until it has slept `duration`. Three
+# variants, each in a fresh process: C threads placed by the scheduler, C threads pinned
+# round-robin to the CPUs, and goroutines. Memory is the **growth** of the process's peak
+# resident set over its size just before the tasks started; CPU is the process's user and
+# system time from the moment every task exists (they wait at a gate while the others are
+# created) to the last one's end.
 #
 # One count says little on a small machine: 10,000 tasks waking every 10 ms ask for
 # a million wake-ups a second, and if the CPUs cannot keep up, the run stretches and
@@ -244,12 +227,13 @@ display(Markdown(view.sleepers_text(sleep_result)))
 # compared is the **CPU per wake-up** (user and system) and the **resident memory per
 # task**; points where the CPUs were at least 80% busy, or the run fell more than 25%
 # behind its schedule, are drawn hollow: claims about the cost of a wake-up are read
-# from the filled points.
+# from the filled points. Every point is repeated, the variants alternating in order.
 
 # %%
 sweep_result = sleepers.sweep(counts=tasks_sleep_counts, period_ms=tasks_sleep_period_ms,
                               duration_ms=tasks_sleep_sweep_duration_ms,
-                              stagger_ms=tasks_sleep_stagger_ms)
+                              stagger_ms=tasks_sleep_stagger_ms,
+                              repeats=tasks_sleep_sweep_repeats, progress=True)
 fig = sweep_view.figure(sweep_result)
 saved = plotting.save_figure(fig, "tasks_sleepers_sweep", figures_dir)
 
@@ -283,7 +267,7 @@ if not c11.summary.get("skipped"):
 
 # %%
 display(claims_view.claims_section(["C04", "C11", "C15", "C17"], data_dir,
-                                   [go_result, sleep_result]))
+                                   [go_result, go_pinning, sweep_result, c11]))
 
 # %% [markdown]
 # ## Compare any two
@@ -328,6 +312,5 @@ else:
 # %%
 # the kernel-task runs are not stored again: notebooks 02-04 store their own, and
 # the claims paper reads the latest run of each experiment
-runs = [*fiber_results.values(), go_result, go_launch, go_pinning, sleep_result,
-        sweep_result, c11]
+runs = [*fiber_results.values(), go_result, go_launch, go_pinning, sweep_result, c11]
 display(Markdown(view.save_runs(runs, save, data_dir, fp)))

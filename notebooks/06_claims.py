@@ -11,8 +11,8 @@
 # %% [markdown]
 # # 6. The claims, checked on this machine
 #
-# Seventeen published claims about what threads cost (C01..C17, from the sources
-# S0..S4 cited in `data/published/sources.csv`). Each claim is declared once in
+# Twenty-three published claims about what threads cost (C01..C23, from the sources
+# S0..S5 cited in `data/published/references.csv`). Each claim is declared once in
 # `threadcost/claims/`: the statements it makes that should hold on any machine (a
 # ratio, a direction, a size the kernel sets), each with the tolerance the claim's own
 # words allow ("about X" is X +/- 20%; a published range is used as given; "within

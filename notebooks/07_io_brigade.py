@@ -71,6 +71,7 @@ from IPython.display import Markdown, display
 from threadcost import machine, plotting
 from threadcost.experiments import brigade
 from threadcost.views import brigade as view
+from threadcost.views import claims as claims_view
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()
@@ -156,7 +157,12 @@ else:
 # epoll loop and the goroutines pay a readiness wait instead (an `epoll_wait` that
 # returns at once, and for Go the scheduler's own bookkeeping). The claims layer
 # judges C18-C23 on the ratios of the net costs and on the memory slopes of this
-# notebook's stored run (experiment `brigade`).
+# notebook's run (experiment `brigade`); C19, a switch not driven by I/O, reads the
+# pinned pipe switch of notebook 04's yardsticks and the goroutine switch of notebook 05.
+
+# %%
+display(claims_view.claims_section(["C18", "C19", "C20", "C21", "C22", "C23"], data_dir,
+                                   [result]))
 
 # %%
 display(Markdown(view.save_run(result, save, data_dir, fp)))

@@ -31,6 +31,11 @@ def test_notebook_records_its_distributions(tmp_path) -> None:
     burst = run.table("burst")
     assert sorted(set(burst.n)) == sorted(q["launch_burst_sizes"])
     assert {"distributions", "memcpy"} <= set(run.meta["tables"])  # what C09 reads
+    (growth,) = datastore.list_runs("launch_growth", data_dir=data_dir)  # C09's repeats
+    rep = growth.table("repeats")
+    assert set(zip(rep.kind, rep.parent_touch_mib, strict=True)) == {
+        (k, m) for k in ("thread", "fork") for m in (0, 8)}
+    assert rep.repeat.nunique() == q["launch_growth_repeats"]
     for stem in FIGURES:
         assert (tmp_path / "figures" / f"{stem}.svg").is_file(), stem
         assert (tmp_path / "figures" / f"{stem}.png").is_file(), stem

@@ -11,7 +11,7 @@ from threadcost import datastore
 
 pytestmark = pytest.mark.notebook
 
-FIGURES = ["tasks_switch_time", "tasks_memory_per_task", "tasks_sleepers",
+FIGURES = ["tasks_switch_time", "tasks_memory_per_task", "tasks_sleepers_sweep",
            "tasks_fiber_memory", "tasks_creation"]
 
 
@@ -29,9 +29,11 @@ def test_notebook_records_fibers_peers_sleepers_and_figures(tmp_path) -> None:
         assert go_run.meta["summary"]["skipped"]
     else:
         assert go_run.meta["summary"]["skipped"] is None
-    sleep_run = datastore.latest_run("sleepers", data_dir=data_dir)
-    assert sleep_run is not None
-    assert "variants" in sleep_run.meta["tables"]  # what C15 and C17 read
+    sweep_run = datastore.latest_run("sleepers_sweep", data_dir=data_dir)
+    assert sweep_run is not None
+    assert "points" in sweep_run.meta["tables"]  # what C15 and C17 read
+    assert sweep_run.meta["params"]["repeats"] == q["tasks_sleep_sweep_repeats"]
+    assert datastore.list_runs("sleepers", data_dir=data_dir) == []  # the old single count
     # the kernel-task runs of notebooks 02-04 are used, not stored again here
     assert datastore.list_runs("thread_memory", data_dir=data_dir) == []
     for stem in FIGURES:

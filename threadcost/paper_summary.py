@@ -1,9 +1,9 @@
 """The paper's answer at a glance: abstract, verdict tally and references.
 
-Every number here comes from one function, :func:`headline_numbers`, over the
-stored runs (``views.summary.headline_values``, the same source as the headline
-figure and table of notebook 00), so the index page, the abstract and page 00
-cannot disagree.
+Every number here comes from one function, :func:`headline_numbers`, which reads
+:func:`threadcost.views.headline.cells`, the function that draws notebook 00's
+headline figure and table, so the index page's abstract and page 00 cannot
+disagree.
 
 The verdict tally comes from the claims layer (``threadcost.claims``).
 """
@@ -17,44 +17,47 @@ from pathlib import Path
 from typing import Any
 
 from threadcost import paths
-
-REFERENCES_CSV = "references.csv"
+from threadcost.claims.published import REFERENCES_CSV  # the one citations file
 
 
 @dataclass(frozen=True)
 class Headline:
-    """A thread's cost on one machine (None: not measured in the stored runs)."""
+    """A thread's cost on one machine (None: not measured in the stored runs), with the
+    definitions of notebook 00's headline (``views.headline``)."""
 
-    rss_kib: float | None  # resident memory per idle thread
-    kernel_kib: float | None  # kernel-side memory per idle thread (not in RSS)
-    launch_us: float | None  # create + first run + join
-    switch_us: float | None  # one switch (half a round trip), pinned to one CPU
+    total_kib: float | None  # memory per idle thread: resident + kernel side
+    rss_kib: float | None  # of which resident (RSS growth)
+    launch_us: float | None  # whole life: create, first run, join, exit (median)
+    switch_us: float | None  # one switch, futex ping-pong on one CPU (median)
 
     @property
-    def total_kib(self) -> float | None:
-        if self.rss_kib is None or self.kernel_kib is None:
+    def kernel_kib(self) -> float | None:
+        if self.rss_kib is None or self.total_kib is None:
             return None
-        return self.rss_kib + self.kernel_kib
+        return self.total_kib - self.rss_kib
 
 
-def _value(values: Any, task: str, metric: str) -> float | None:
-    hit = values[(values.task == task) & (values.metric == metric)]
-    if hit.empty:
+def _finite(x: Any) -> float | None:
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
         return None
-    value = float(hit.value.iloc[-1])
     return value if math.isfinite(value) else None
 
 
 def headline_numbers(data_dir: str | Path | None = None,
                      machine_id: str | None = None) -> Headline:
-    """The thread's headline numbers from the stored runs of one machine."""
-    from threadcost.views import summary
+    """The thread's row of notebook 00's headline, from the stored runs of one machine."""
+    from threadcost.views import headline
 
-    values = summary.headline_values(data_dir, machine_id)
-    launch = _value(values, "thread", "launch_ns")
-    switch = _value(values, "thread", "switch_ns")
-    return Headline(rss_kib=_value(values, "thread", "rss_kib"),
-                    kernel_kib=_value(values, "thread", "kernel_kib"),
+    cells = headline.cells(data_dir, machine_id)
+    row = {r.column: r for r in cells[cells.task == "thread"].itertuples(index=False)}
+
+    def get(column: str, field: str = "value") -> float | None:
+        return _finite(getattr(row[column], field)) if column in row else None
+
+    launch, switch = get("launch"), get("switch")
+    return Headline(total_kib=get("memory"), rss_kib=get("memory", "resident"),
                     launch_us=launch / 1000 if launch is not None else None,
                     switch_us=switch / 1000 if switch is not None else None)
 
@@ -76,23 +79,23 @@ def abstract(data_dir: str | Path | None = None, machine_id: str | None = None,
                   f"only {about(h.rss_kib)} KiB is visible in its process's resident set "
                   "(RSS); the rest is kernel memory (kernel stack, task structures, page "
                   "tables) that no per-process counter shows.")
-    elif h.rss_kib is not None:
-        memory = (f"An idle thread adds about {about(h.rss_kib)} KiB to its process's resident "
-                  "set (RSS); its kernel-side memory was not measured in this run.")
+    elif h.total_kib is not None:
+        memory = (f"An idle thread costs about {about(h.total_kib)} KiB of memory, resident "
+                  "and kernel side together.")
     else:
         memory = "The memory of an idle thread was not measured in this run."
     if h.launch_us is not None and h.switch_us is not None:
-        time = (f"It starts (create, first run, join) in about {about(h.launch_us)} µs and "
-                f"switches to another thread on the same CPU in about "
-                f"{about(h.switch_us)} µs.")
+        time = (f"It starts and ends (its whole life: create, first run, join) in about "
+                f"{about(h.launch_us)} µs, and switches to another thread on the same CPU in "
+                f"about {about(h.switch_us)} µs.")
+    elif h.launch_us is not None:
+        time = (f"It starts and ends (its whole life: create, first run, join) in about "
+                f"{about(h.launch_us)} µs; its switch time was not measured in this run.")
+    elif h.switch_us is not None:
+        time = (f"It switches to another thread on the same CPU in about "
+                f"{about(h.switch_us)} µs; its launch time was not measured in this run.")
     else:
-        parts = []
-        if h.launch_us is not None:
-            parts.append(f"starts in about {about(h.launch_us)} µs")
-        if h.switch_us is not None:
-            parts.append(f"switches in about {about(h.switch_us)} µs")
-        time = ("It " + " and ".join(parts) + "; the rest was not measured in this run."
-                if parts else "Its launch and switch times were not measured in this run.")
+        time = "Its launch and switch times were not measured in this run."
     where = (f"Measured on {machine_text.rstrip('.')}, and set against processes, fibers "
              "and goroutines and against every published claim below."
              if machine_text else

@@ -1,4 +1,4 @@
-"""Claims as code: every published claim C01..C17 declared once and judged.
+"""Claims as code: every published claim C01..C23 declared once and judged.
 
 - :mod:`.published`: the published numbers and citations (data/published/);
 - :mod:`.catalogue`: each claim's assertions, tolerances and selectors;

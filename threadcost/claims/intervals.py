@@ -37,3 +37,38 @@ def slope(x: Any, y: Any, unit: str, repeats: int, **info: Any) -> Measurement:
     how = f"{how}; slope R² {fit.r2:.4f}" if how else f"slope R² {fit.r2:.4f}"
     return Measurement(fit.slope, unit, fit.slope_ci95_low, fit.slope_ci95_high,
                        repeats=repeats, how=how, **info)
+
+
+def log_ratio(values: Sequence[float] | np.ndarray, unit: str = "ratio",
+              **info: Any) -> Measurement:
+    """Geometric mean of per-repeat ratios with a 95% t interval on their logarithms
+    (the way the cpu_bound experiment reports its paired ratios). Non-positive or
+    non-finite ratios are dropped."""
+    arr = np.asarray(values, dtype=float)
+    arr = arr[np.isfinite(arr) & (arr > 0)]
+    if arr.size == 0:
+        raise ValueError("no positive finite ratio")
+    logs = np.log(arr)
+    mean = float(logs.mean())
+    if arr.size < 2 or float(logs.std()) == 0.0:
+        v = float(np.exp(mean))
+        return Measurement(v, unit, v, v, repeats=int(arr.size), **info)
+    from scipy import stats as sps
+
+    half = float(sps.t.ppf(0.975, arr.size - 1) * logs.std(ddof=1) / np.sqrt(arr.size))
+    return Measurement(float(np.exp(mean)), unit, float(np.exp(mean - half)),
+                       float(np.exp(mean + half)), repeats=int(arr.size), **info)
+
+
+def quotient(top: Measurement, bottom: Measurement, unit: str = "ratio",
+             **info: Any) -> Measurement:
+    """top / bottom of two independent measurements, with the conservative interval
+    [top.low / bottom.high, top.high / bottom.low] (both intervals at their worst)."""
+    t_lo = top.low if top.low is not None else top.value
+    t_hi = top.high if top.high is not None else top.value
+    b_lo = bottom.low if bottom.low is not None else bottom.value
+    b_hi = bottom.high if bottom.high is not None else bottom.value
+    if bottom.value <= 0 or b_lo <= 0:
+        raise ValueError("the denominator's interval reaches zero")
+    return Measurement(top.value / bottom.value, unit, t_lo / b_hi, t_hi / b_lo,
+                       repeats=min(top.repeats, bottom.repeats), **info)

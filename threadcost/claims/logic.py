@@ -15,8 +15,8 @@ against the tolerance its claim's words allow:
 
 A claim takes the verdict of its judged assertions (not reproduced, then
 contradicted, then inconclusive, then supported); "substitute" when every
-judged assertion rests on a stand-in method and the stand-in gave a clear
-answer; "computed" or "not run here" when nothing was judged.
+assertion that decides that verdict rests on a stand-in method and the stand-in
+gave a clear answer; "computed" or "not run here" when nothing was judged.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ from threadcost.claims.model import (
 )
 from threadcost.claims.runs import Runs
 
+DEFAULT_COMPUTED = "computed, not measured"
+
 
 def classify(lo: float, hi: float, tol_low: float | None, tol_high: float | None) -> str:
     """supported / contradicted / inconclusive for an interval [lo, hi] and a tolerance."""
@@ -67,10 +69,14 @@ def judge_measurement(assertion: Assertion, got: Measurement | Missing,
                                 run_id="", reason=got.reason, **base)
     lo = got.low if got.low is not None else got.value
     hi = got.high if got.high is not None else got.value
+    if got.substitute:
+        base["substitute"] = got.substitute
     common = {**base, "measured": got.value, "repeats": got.repeats, "setup": got.setup,
-              "run_id": got.run_id, "ci_low": lo, "ci_high": hi, "how": got.how}
+              "run_id": got.run_id, "ci_low": lo, "ci_high": hi, "how": got.how,
+              "where": got.where}
     if got.computed:
-        return AssertionVerdict(verdict=COMPUTED, reason="computed, not measured", **common)
+        return AssertionVerdict(verdict=COMPUTED, reason=got.unjudgeable or DEFAULT_COMPUTED,
+                                **common)
     verdict = classify(lo, hi, assertion.low, assertion.high)
     reason = ""
     if verdict != SUPPORTED and cause:
@@ -110,12 +116,15 @@ def combine(verdicts: list[AssertionVerdict]) -> tuple[str, str]:
     if judged:
         for cls in (CONTRADICTED, INCONCLUSIVE, SUPPORTED):
             if any(v.verdict == cls for v in judged):
-                if cls != INCONCLUSIVE and all(v.substitute for v in judged):
-                    return SUBSTITUTE, f"{cls} by a stand-in: {judged[0].substitute}"
+                deciding = [v for v in judged if v.verdict == cls]
+                if cls != INCONCLUSIVE and all(v.substitute for v in deciding):
+                    return SUBSTITUTE, f"{cls} by a stand-in: {deciding[0].substitute}"
                 reason = next((v.reason for v in judged if v.verdict == cls and v.reason), "")
                 return cls, reason if cls == INCONCLUSIVE else ""
-    if any(v.verdict == COMPUTED for v in verdicts):
-        return COMPUTED, "derived from this machine's limits, not measured"
+    computed = [v for v in verdicts if v.verdict == COMPUTED]
+    if computed:
+        own = next((v.reason for v in computed if v.reason != DEFAULT_COMPUTED), None)
+        return COMPUTED, own or "derived from this machine's limits, not measured"
     reasons = [v.reason for v in verdicts if v.reason]
     return NOT_RUN, reasons[0] if reasons else "no run of its experiment is stored"
 
@@ -168,9 +177,11 @@ def sentence(claim_id: str, cls: str, verdicts: list[AssertionVerdict]) -> str:
         if v.verdict == NOT_RUN:
             parts.append(f"{what}: not run here ({v.reason})")
             continue
-        got = f"measured {measured_text(v)}"
+        got = f"measured {measured_text(v)}" + (f" {v.where}" if v.where else "")
         if v.verdict == COMPUTED:
-            parts.append(f"{what}: computed {measured_text(v)}, not measured"
+            why = ", not measured" if v.reason == DEFAULT_COMPUTED else f", {v.reason}"
+            at = f" {v.where}" if v.where else ""
+            parts.append(f"{what}: computed {measured_text(v)}{at}{why}"
                          + (f" ({v.how})" if v.how else ""))
             continue
         tol = f"where the claim allows {tolerance_text(v.low, v.high, v.unit)}"
@@ -181,7 +192,7 @@ def sentence(claim_id: str, cls: str, verdicts: list[AssertionVerdict]) -> str:
         parts.append(f"{what}: {got} {tol}, {v.verdict}{extra}{stand}")
     head = {SUBSTITUTE: f"{claim_id} rests on a substitute",
             NOT_RUN: f"{claim_id} was not run here",
-            COMPUTED: f"{claim_id} is computed, not measured",
+            COMPUTED: f"{claim_id} is computed, not judged",
             NOT_REPRODUCED: f"{claim_id} is not reproduced here"}.get(cls, f"{claim_id} is {cls}")
     return f"{head}: " + "; ".join(parts) + "."
 

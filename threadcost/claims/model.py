@@ -37,6 +37,8 @@ class Measurement:
     how: str = ""
     computed: bool = False
     unjudgeable: str = ""  # why this reading cannot carry a verdict (then inconclusive)
+    substitute: str | None = None  # a stand-in method this reading fell back to
+    where: str = ""  # the setup in a few words, shown with the value ("at 1,000 tasks")
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class Context:
     """An absolute published number beside this machine's: context, not a verdict."""
 
     label: str
-    published: float
+    published: float | None  # None: a measured mechanism with no published number
     unit: str
     select: Selector
     yardstick: str | None = None  # yardstick (with a published value) to normalise by
@@ -112,6 +114,7 @@ class AssertionVerdict:
     published: float | None = None
     tolerance_words: str = ""
     timing: bool = False
+    where: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {"text": self.text, "measured": self.measured, "low": self.low,
@@ -119,13 +122,14 @@ class AssertionVerdict:
                 "verdict": self.verdict, "setup": self.setup, "run_id": self.run_id,
                 "ci_low": self.ci_low, "ci_high": self.ci_high, "reason": self.reason,
                 "how": self.how, "substitute": self.substitute,
-                "published": self.published, "timing": self.timing}
+                "published": self.published, "timing": self.timing,
+                "where": self.where}
 
 
 @dataclass(frozen=True)
 class ContextRow:
     label: str
-    published: float
+    published: float | None
     measured: float | None
     unit: str
     ratio: float | None  # measured / published

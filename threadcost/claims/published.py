@@ -1,4 +1,4 @@
-"""The published claims (C01..C17), their numbers and sources, from data/published/."""
+"""The published claims (C01..C23), their numbers and sources, from data/published/."""
 
 from __future__ import annotations
 
@@ -31,6 +31,10 @@ def values_for(claim_id: str) -> pd.DataFrame:
     return table[table.claim_id == claim_id].reset_index(drop=True)
 
 
+REFERENCES_CSV = "references.csv"  # the one citations file, shared with the paper's index
+
+
 def sources() -> pd.DataFrame:
-    """One row per source (S0..S4, S0-code): id, author, title, year, url."""
-    return pd.read_csv(paths.published_dir() / "sources.csv", dtype=str).fillna("")
+    """One row per source (S0, S0-code, S1..S5): key, author, title, year, address, code,
+    note (``data/published/references.csv``, the file the paper's references list too)."""
+    return pd.read_csv(paths.published_dir() / REFERENCES_CSV, dtype=str).fillna("")

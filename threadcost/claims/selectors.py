@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import stats
-from threadcost.claims.intervals import over_repeats, slope
+from threadcost.claims.intervals import log_ratio, over_repeats, quotient, slope
 from threadcost.claims.model import Measurement, Missing
 from threadcost.claims.runs import Runs, kernel_version, run_ids
 
@@ -25,6 +25,13 @@ DEFAULT_STACK_BYTES = 8 * 1024 * 1024  # S0: ulimit -s 8192
 
 def _missing(experiment: str, setup: str, where: str) -> Missing:
     return Missing(f"no stored {experiment} run with {setup} on this machine ({where})")
+
+
+def _at(got: Measurement | Missing, where: str, **more: Any) -> Measurement | Missing:
+    """The measurement with its setup in a few words (shown beside the value)."""
+    if isinstance(got, Missing):
+        return got
+    return Measurement(**{**got.__dict__, "where": where, **more})
 
 
 def _has(*items: Any) -> Any:
@@ -412,122 +419,6 @@ def c11_million_goroutines(runs: Runs) -> Missing:
                    "10,000 goroutines)")
 
 
-# --- threads vs processes on one CPU (C13, C14) ---------------------------------------------------
-
-def _working_set(runs: Runs, ws: int) -> tuple[pd.DataFrame, list[Any]] | Missing:
-    found = runs.matching("context_switch_working_set", working_sets_kib=_has(ws),
-                          tasks=_has("threads", "processes"), placement="same-cpu")
-    table = runs.tables(found, "points")
-    if table.empty:
-        return _missing("context_switch_working_set", f"{ws:,} KiB per task", "notebook 04")
-    rows = table[table.working_set_kib == ws]
-    return rows.pivot_table(index="run_index", columns="tasks",
-                            values=["round_trip_p50_ns", "sys_ns_per_round_trip",
-                                    "iterations"]), found
-
-
-def c13_process_over_thread_time(runs: Runs) -> Measurement | Missing:
-    got = _working_set(runs, 0)
-    if isinstance(got, Missing):
-        return got
-    wide, found = got
-    ratio = wide["round_trip_p50_ns"]["processes"] / wide["round_trip_p50_ns"]["threads"]
-    return over_repeats(ratio.dropna(), "ratio", run_id=run_ids(found),
-                        setup={"experiment": "context_switch_working_set",
-                               "working_set_kib": 0, "placement": "same-cpu",
-                               "mechanism": "pipe"},
-                        how="per run: median round trip, two processes / two threads")
-
-
-TICK_MS_IF_UNKNOWN = 10.0  # HZ=100, the coarsest tick a Linux kernel is built with
-MIN_TICKS = 100
-
-
-def c14_process_over_thread_sys(runs: Runs) -> Measurement | Missing:
-    got = _working_set(runs, 8192)
-    if isinstance(got, Missing):
-        return got
-    wide, found = got
-    sys_ns = wide["sys_ns_per_round_trip"]
-    ratio = sys_ns["processes"] / sys_ns["threads"]
-    totals_ms = sys_ns * wide["iterations"] / 1e6
-    hz = _hz(found)
-    tick_ms = 1000.0 / hz if hz else TICK_MS_IF_UNKNOWN
-    ticks = float(totals_ms.min().min() / tick_ms)
-    meas = over_repeats(ratio.dropna(), "ratio", run_id=run_ids(found),
-                        setup={"experiment": "context_switch_working_set",
-                               "working_set_kib": 8192, "placement": "same-cpu",
-                               "mechanism": "pipe"},
-                        how=f"per run: getrusage system time per round trip, processes / "
-                            f"threads; smallest total {totals_ms.min().min():,.1f} ms")
-    if ticks < MIN_TICKS:
-        tick_words = f"HZ={hz}" if hz else "HZ unknown, taken as 100"
-        meas = Measurement(**{**meas.__dict__, "unjudgeable": (
-            f"the smaller system-time total is {ticks:,.1f} scheduler ticks ({tick_words}); "
-            f"getrusage CPU time is sampled at the tick, so a ratio needs >= {MIN_TICKS} "
-            "ticks per condition")})
-    return meas
-
-
-def _hz(found: list[Any]) -> int | None:
-    for run in found:
-        hz = run.meta.get("machine", {}).get("kernel_config", {}).get("CONFIG_HZ")
-        if hz:
-            try:
-                return int(hz)
-            except ValueError:
-                return None
-    return None
-
-
-# --- sleeping threads vs goroutines (C15, C17) -------------------------------------------------
-
-def _sleepers(runs: Runs, *variants: str) -> tuple[pd.DataFrame, list[Any]] | Missing:
-    found = runs.matching("sleepers", variants=_has(*variants), count=10_000)
-    table = runs.tables(found, "variants")
-    if table.empty:
-        return _missing("sleepers", f"10,000 tasks, variants {', '.join(variants)}",
-                        "notebook 05")
-    table = table[table.not_run.isna()] if "not_run" in table else table
-    return table.pivot_table(index="run_index", columns="variant",
-                             values=["rss_growth_kib", "cpu_s"]), found
-
-
-def c15_thread_over_goroutine_rss(runs: Runs) -> Measurement | Missing:
-    got = _sleepers(runs, "threads", "goroutines")
-    if isinstance(got, Missing):
-        return got
-    wide, found = got
-    ratio = wide["rss_growth_kib"]["threads"] / wide["rss_growth_kib"]["goroutines"]
-    return over_repeats(ratio.dropna(), "ratio", run_id=run_ids(found),
-                        setup={"experiment": "sleepers", "tasks": 10_000, "period_ms": 10,
-                               "stack_kib": found[0].meta["params"].get("stack_kib")},
-                        how="per run: peak RSS growth of 10,000 sleeping threads / goroutines")
-
-
-def c17_threads_over_goroutines_cpu(runs: Runs) -> Measurement | Missing:
-    got = _sleepers(runs, "threads", "goroutines")
-    if isinstance(got, Missing):
-        return got
-    wide, found = got
-    ratio = wide["cpu_s"]["threads"] / wide["cpu_s"]["goroutines"]
-    return over_repeats(ratio.dropna(), "ratio", run_id=run_ids(found),
-                        setup={"experiment": "sleepers", "tasks": 10_000, "period_ms": 10},
-                        how="per run: process CPU time (user + sys), threads / goroutines")
-
-
-def c17_pinning_cut(runs: Runs) -> Measurement | Missing:
-    got = _sleepers(runs, "threads", "threads_pinned")
-    if isinstance(got, Missing):
-        return got
-    wide, found = got
-    cut = 1 - wide["cpu_s"]["threads_pinned"] / wide["cpu_s"]["threads"]
-    return over_repeats(cut.dropna(), "fraction", run_id=run_ids(found),
-                        setup={"experiment": "sleepers", "tasks": 10_000, "period_ms": 10,
-                               "pinning": "round-robin"},
-                        how="per run: 1 - CPU time pinned / unpinned threads")
-
-
 # --- launch (C09) --------------------------------------------------------------------------------
 
 def _launch(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
@@ -540,8 +431,28 @@ def _launch(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     return rows, found
 
 
+def _growth_repeats(kind: str, runs: Runs) -> Measurement | Missing:
+    """launch_growth/repeats: median create time at 8 MiB / at 0 MiB, paired by repeat."""
+    found = runs.matching("launch_growth", kinds=_has(kind), parent_touch_mib=_has(0, 8))
+    table = runs.tables(found, "repeats")
+    if table.empty:
+        return _missing("launch_growth", f"{kind} at 0 and 8 MiB touched", "notebook 03")
+    wide = table[table.kind == kind].pivot_table(index=["run_index", "repeat"],
+                                                 columns="parent_touch_mib",
+                                                 values="create_ns_p50")
+    return log_ratio((wide[8] / wide[0]).dropna(), run_id=run_ids(found),
+                     setup={"experiment": "launch_growth", "kind": kind,
+                            "parent_touch_mib": "0 vs 8, alternating",
+                            "iterations": found[0].meta["params"].get("iterations")},
+                     how=f"per repeat: median {kind} create time with 8 MiB touched in the "
+                         "parent / with none, each series in a fresh launch process")
+
+
 def _launch_growth(kind: str) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
+        repeated = _growth_repeats(kind, runs)
+        if isinstance(repeated, Measurement):
+            return repeated
         got = _launch(runs)
         if isinstance(got, Missing):
             return got
@@ -580,3 +491,678 @@ def memcpy_ns(runs: Runs) -> Measurement | Missing:
     if table.empty:
         return got
     return over_repeats(table.groupby("run_index").ns.median(), "ns", run_id=run_ids(found))
+
+
+# --- pinned vs unpinned ping-pong, repeated (C02) -------------------------------------------
+
+def c02_placement_pairs(runs: Runs) -> Measurement | Missing:
+    """context_switch_placement/repeats: switch unpinned / pinned, paired by repeat,
+    pipe and condvar pooled (S0 quotes both mechanisms together)."""
+    found = runs.matching("context_switch_placement", tasks="threads",
+                          placements=_has("same-cpu", "unpinned"))
+    table = runs.tables(found, "repeats")
+    if table.empty:
+        return _missing("context_switch_placement", "threads pinned and unpinned",
+                        "notebook 04")
+    wide = table.pivot_table(index=["run_index", "repeat", "mechanism"], columns="placement",
+                             values="switch_ns")
+    ratio = (wide["unpinned"] / wide["same-cpu"]).dropna()
+    mechs = sorted(set(table.mechanism))
+    pairs = int(ratio.groupby(level="mechanism").size().min())
+    got = log_ratio(ratio, run_id=run_ids(found),
+                     setup={"experiment": "context_switch_placement", "tasks": "threads",
+                            "mechanisms": ", ".join(mechs),
+                            "placements": "same-cpu vs unpinned, interleaved"},
+                     how="per repeat and mechanism: one switch (half the mean round trip of a "
+                         "run timed whole) unpinned / pinned; geometric mean, interval on "
+                         "the logarithms")
+    # independent repeats: the pairs of each mechanism (pipe and condvar are pooled)
+    return _at(got, f"({pairs} pairs each of {' and '.join(mechs)})", repeats=pairs)
+
+
+def c02_unpinned_over_pinned(runs: Runs) -> Measurement | Missing:
+    """The repeated pairs when stored; the echo stand-in otherwise (marked in ``how``)."""
+    got = c02_placement_pairs(runs)
+    if isinstance(got, Measurement):
+        return got
+    echo = c02_unpinned_over_pinned_switch(runs)
+    if isinstance(echo, Missing):
+        return got
+    return Measurement(**{**echo.__dict__, "substitute": ECHO_FOR_PINGPONG})
+
+
+ECHO_FOR_PINGPONG = ("pipe echo between two threads (notebook 04's echo) stands in for S0's "
+                     "pipe ping-pong pairs, which no stored run holds")
+
+
+# --- goroutine pinning pairs (C04) -----------------------------------------------------------
+
+def _pinning(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    every = runs.matching("goroutine_pinning")
+    found = [r for r in every if not r.meta["summary"].get("skipped")]
+    table = runs.tables(found, "runs")
+    if table.empty:
+        reason = next((r.meta["summary"]["skipped"] for r in every
+                       if r.meta["summary"].get("skipped")), None)
+        return (Missing(f"the Go peer did not run: {reason}") if reason else
+                _missing("goroutine_pinning", "pinned/default pairs", "notebook 05"))
+    return table, found
+
+
+def c04_pinning_gain(runs: Runs) -> Measurement | Missing:
+    """goroutine_pinning/runs: batch rate GOMAXPROCS=1 pinned / default - 1, per pair
+    (the table ``gain``'s "batch" basis, pooled over stored runs)."""
+    got = _pinning(runs)
+    if isinstance(got, Missing):
+        return c04_gomaxprocs1_gain(runs)  # older data: one peers run per pair
+    table, found = got
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="mode",
+                             values="round_trips_per_s")
+    gain = (wide["gomaxprocs1_pinned"] / wide["default"] - 1).dropna()
+    iters = sorted({r.meta["params"].get("iterations") for r in found})
+    return over_repeats(gain, "fraction", run_id=run_ids(found),
+                        setup={"experiment": "goroutine_pinning", "channel": "unbuffered",
+                               "modes": "default vs GOMAXPROCS=1 pinned, alternating",
+                               "iterations": iters[0] if len(iters) == 1 else iters},
+                        how="per pair: round trips per second over a batch without clock "
+                            "reads, pinned / default, minus 1")
+
+
+def goroutine_switch_default_ns(runs: Runs) -> Measurement | Missing:
+    """Context for C04's 170 ns: one switch (batch / 2) with the runtime's defaults."""
+    got = _pinning(runs)
+    if isinstance(got, Missing):
+        return goroutine_switch_ns(runs)
+    table, found = got
+    rows = table[table["mode"] == "default"]
+    return over_repeats(rows.switch_ns_batch, "ns", run_id=run_ids(found))
+
+
+def goroutine_switch_pinned_ns(runs: Runs) -> Measurement | Missing:
+    got = _pinning(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    rows = table[table["mode"] == "gomaxprocs1_pinned"]
+    return over_repeats(rows.switch_ns_batch, "ns", run_id=run_ids(found),
+                        setup={"experiment": "goroutine_pinning",
+                               "mode": "GOMAXPROCS=1 pinned"},
+                        how="per run: a batch of channel round trips timed whole / 2")
+
+
+# --- the thread ceiling (C10) ----------------------------------------------------------------
+
+def _ceiling(runs: Runs) -> list[Any] | Missing:
+    found = runs.matching("threads_ceiling", stack_kib=2048)
+    found = [r for r in found if "measured" in r.meta.get("tables", [])]
+    if not found:
+        return _missing("threads_ceiling", "2 MiB stacks", "notebook 02")
+    return found
+
+
+def ceiling_per_thread(column: str, fallback: Any) -> Any:
+    def select(runs: Runs) -> Measurement | Missing:
+        found = _ceiling(runs)
+        if isinstance(found, Missing):
+            return fallback(runs)
+        table = runs.tables(found, "measured")
+        counts = [int(r.meta["params"]["count"]) for r in found]
+        bound = found[0].meta["params"].get("bound", "")
+        got = over_repeats(table[column], "KiB", run_id=run_ids(found),
+                            setup={"experiment": "threads_ceiling", "stack_kib": 2048,
+                                   "threads": counts[0] if len(counts) == 1 else counts,
+                                   "count set by": bound},
+                            how=f"{column.replace('_', ' ')}: growth over the run / threads "
+                                f"measured, at {counts[0]:,} sleeping threads (set by {bound})")
+        return _at(got, f"(at {counts[0]:,} sleeping threads; the count was set by {bound})")
+    return select
+
+
+
+def c10_million_scaled(runs: Runs) -> Measurement | Missing:
+    """threads_ceiling/scaled: one million threads, computed from the measured count."""
+    found = _ceiling(runs)
+    if isinstance(found, Missing):
+        return found
+    run = found[0]
+    scaled = run.table("scaled").set_index("quantity")
+    m = run.table("measured").iloc[0]
+    label = str(scaled["label"].iloc[0])
+    return Measurement(float(scaled.loc["rss_kib", "value"]) / 1024, "MiB",
+                       setup={"experiment": "threads_ceiling", "threads": int(m.threads)},
+                       run_id=run.meta["run_id"], computed=True,
+                       how=f"{label}: RSS {float(scaled.loc['rss_kib', 'value']) / 1024:,.0f} "
+                           f"MiB, user {float(scaled.loc['user_s', 'value']):,.1f} s, sys "
+                           f"{float(scaled.loc['sys_s', 'value']):,.1f} s; measured at "
+                           f"{int(m.threads):,} threads: wall {float(m.wall_s):,.2f} s, user "
+                           f"{float(m.user_s):,.2f} s, sys {float(m.sys_s):,.2f} s")
+
+
+def c10_measured(column: str) -> Any:
+    """Context: wall/user/sys of the measured thread count (threads_ceiling/measured)."""
+    def select(runs: Runs) -> Measurement | Missing:
+        found = _ceiling(runs)
+        if isinstance(found, Missing):
+            return found
+        table = runs.tables(found, "measured")
+        return Measurement(float(table[column].iloc[0]), "s", run_id=run_ids(found),
+                           setup={"threads": int(table.threads.iloc[0])})
+    return select
+
+
+# --- one million goroutines (C11) -------------------------------------------------------------
+
+S1_COUNT = 1_000_000
+
+
+def _million(runs: Runs, variant: str) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    every = runs.matching("goroutines_million")
+    skipped = [r.meta["summary"].get("skipped") for r in every
+               if r.meta["summary"].get("skipped")]
+    found = [r for r in every if not r.meta["summary"].get("skipped")]
+    table = runs.tables(found, "runs")
+    if table.empty or variant not in set(table.variant):
+        if skipped:
+            return Missing(f"the one-million-goroutine run was skipped: {skipped[0]}")
+        return _missing("goroutines_million", f"the {variant} variant", "notebook 05")
+    return table[table.variant == variant], found
+
+
+def c11_million_rss(runs: Runs) -> Measurement | Missing:
+    """goroutines_million/runs, all_at_once: wait4's max RSS / goroutines."""
+    got = _million(runs, "all_at_once")
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    count = int(rows["count"].max())
+    rows = rows[rows["count"] == count]
+    meas = over_repeats(rows.max_rss_kib_per_goroutine, "KiB", run_id=run_ids(found),
+                        setup={"experiment": "goroutines_million", "variant": "all_at_once",
+                               "goroutines": count,
+                               "sleep_ms": found[0].meta["params"].get("sleep_ms")},
+                        how="max RSS of the whole program (wait4's ru_maxrss, like "
+                            "the time command) / goroutines, every goroutine asleep at once")
+    meas = Measurement(**{**meas.__dict__, "where": f"at {count:,} goroutines"})
+    if count < S1_COUNT:
+        meas = Measurement(**{**meas.__dict__, "unjudgeable": (
+            f"measured at {count:,} goroutines, not S1's {S1_COUNT:,}: the runtime's own "
+            "resident memory is not amortised over them")})
+    return meas
+
+
+def c11_as_published(column: str) -> Any:
+    """Context: S1's program as published, wall/user/sys from wait4."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _million(runs, "as_published")
+        if isinstance(got, Missing):
+            return got
+        rows, found = got
+        count = int(rows["count"].max())
+        if count < S1_COUNT:
+            return Missing(f"measured at {count:,} goroutines, not one million")
+        return Measurement(float(rows[rows["count"] == count][column].median()), "s",
+                           run_id=run_ids(found), setup={"goroutines": count})
+    return select
+
+
+# --- S3's CPU-bound tasks on one CPU (C13, C14) ------------------------------------------------
+
+def _cpu_bound(runs: Runs, ws: str) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = runs.matching("cpu_bound", working_sets=_has(ws),
+                          modes=_has("threads", "processes"))
+    table = runs.tables(found, "runs")
+    if table.empty:
+        return _missing("cpu_bound", f"working set '{ws}', threads and processes",
+                        "notebook 04")
+    return table[table.working_set == ws], found
+
+
+def _cpu_ratio(runs: Runs, ws: str, quantity: str, words: str) -> Measurement | Missing:
+    got = _cpu_bound(runs, ws)
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    wide = rows.pivot_table(index=["run_index", "repeat"], columns="mode", values=quantity)
+    if "processes" not in wide or "threads" not in wide:
+        return Missing(f"the cpu_bound run has no {quantity} for both modes")
+    ratio = (wide["processes"] / wide["threads"]).replace([np.inf, -np.inf], np.nan).dropna()
+    p = found[0].meta["params"]
+    return log_ratio(ratio, run_id=run_ids(found),
+                     setup={"experiment": "cpu_bound", "tasks": p.get("tasks"),
+                            "working_set": ws, "cpu": "all tasks on one CPU",
+                            "ws_mib": round(p.get("ws_ints", 0) * 8 / 2**20, 1)
+                            if ws == "own" else 0,
+                            "limit": p.get("ws_limit") if ws == "own" else p.get("limit")},
+                     how=f"per repeat (threads and processes back to back): {words}, "
+                         "processes / threads; geometric mean, interval on the logarithms")
+
+
+def c13_process_over_thread_time(runs: Runs) -> Measurement | Missing:
+    return _cpu_ratio(runs, "none", "wall_s", "wall time of the run (gate to last task's end)")
+
+
+TICK_MS_IF_UNKNOWN = 10.0  # HZ=100, the coarsest tick a Linux kernel is built with
+# getrusage system time is sampled at the tick: with >= 10 ticks in the smaller total,
+# the tick alone moves a total by at most about 10%, well inside the 2x C14 asks for
+MIN_TICKS = 10
+
+
+def c14_process_over_thread_sys(runs: Runs) -> Measurement | Missing:
+    got = _cpu_bound(runs, "own")
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    hz = _hz(found)
+    tick_s = 1.0 / hz if hz else TICK_MS_IF_UNKNOWN / 1000
+    tick_words = f"HZ={hz}" if hz else "HZ unknown, taken as 100"
+    smallest_ms = float(rows.whole_sys_s.min() * 1000)
+    ticks = smallest_ms / (tick_s * 1000)
+    by_mode = rows.groupby("mode").whole_sys_s.median()
+    totals = (f"median totals: processes {by_mode.get('processes', float('nan')):.3f} s, "
+              f"threads {by_mode.get('threads', float('nan')):.3f} s (S3: 0.74 s vs 0.084 s)")
+    short = (f"the smallest system-time total is {smallest_ms:,.1f} ms, {ticks:,.1f} scheduler "
+             f"ticks ({tick_words}); getrusage CPU time is sampled at the tick, so a ratio "
+             f"needs >= {MIN_TICKS} ticks in every run")
+    wide = rows.pivot_table(index=["run_index", "repeat"], columns="mode", values="whole_sys_s")
+    if "processes" not in wide or "threads" not in wide:
+        return Missing("the cpu_bound run lacks threads or processes with the working set")
+    if (wide["threads"] <= 0).any():
+        # below one tick in some run: the ratio is only bounded; show it with the threads'
+        # totals taken as one tick, never judged
+        floor = wide["threads"].clip(lower=tick_s)
+        value = float((wide["processes"] / floor).median())
+        return Measurement(value, "ratio", value, value, repeats=len(wide),
+                           run_id=run_ids(found),
+                           setup={"experiment": "cpu_bound", "working_set": "own"},
+                           how=f"{totals}; the threads' system time was below one tick in some "
+                               "runs, taken as one tick (an upper bound on them)",
+                           unjudgeable=short)
+    meas = _cpu_ratio(runs, "own", "whole_sys_s", "system time of the whole run like "
+                      "the time command (RUSAGE_SELF + RUSAGE_CHILDREN)")
+    if isinstance(meas, Missing):
+        return meas
+    meas = Measurement(**{**meas.__dict__, "how": f"{meas.how}; {totals}"})
+    if ticks < MIN_TICKS:
+        meas = Measurement(**{**meas.__dict__, "unjudgeable": short})
+    return meas
+
+
+def c14_dtlb_ratio(runs: Runs) -> Measurement | Missing:
+    """Context for C14 (S3's mechanism): dTLB load misses, processes / threads, own set."""
+    got = _cpu_bound(runs, "own")
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    if rows.dtlb_misses.isna().all():
+        perf = found[0].meta["summary"].get("perf", {}).get("dtlb_misses", "not counted")
+        return Missing(f"dTLB misses not counted: {perf}")
+    return _cpu_ratio(runs, "own", "dtlb_misses", "dTLB load misses over the loops")
+
+
+def _hz(found: list[Any]) -> int | None:
+    for run in found:
+        fp = run.meta.get("machine", {})
+        hz = fp.get("hz") or fp.get("kernel_config", {}).get("CONFIG_HZ")
+        if hz:
+            try:
+                return int(hz)
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+# --- sleepers at several counts (C15, C17) -----------------------------------------------------
+
+S4_COUNT = 10_000
+
+
+def _sweep(runs: Runs, *variants: str) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = runs.matching("sleepers_sweep", variants=_has(*variants))
+    table = runs.tables(found, "points")
+    if table.empty:
+        return _missing("sleepers_sweep", f"variants {', '.join(variants)}", "notebook 05")
+    if "not_run" in table:
+        skipped = table[table.not_run.notna() & table.variant.isin(variants)]
+        table = table[table.not_run.isna()]
+        if table.empty or not set(variants) <= set(table.variant):
+            why = skipped.not_run.iloc[0] if not skipped.empty else "no measured points"
+            return Missing(f"the sleepers sweep did not measure {', '.join(variants)}: {why}")
+    return table[table.variant.isin(variants)], found
+
+
+def _wide(rows: pd.DataFrame, value: str) -> pd.DataFrame:
+    return rows.pivot_table(index=["run_index", "repeat"], columns="variant", values=value)
+
+
+def c15_thread_over_goroutine_rss(runs: Runs) -> Measurement | Missing:
+    """sleepers_sweep/points: RSS per task, threads / goroutines, at 10,000 tasks (or the
+    largest count where neither variant saturated the CPUs)."""
+    got = _sweep(runs, "threads", "goroutines")
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    both = [n for n, g in rows.groupby("count") if {"threads", "goroutines"} <= set(g.variant)]
+    if S4_COUNT in both:
+        count, which = S4_COUNT, "S4's 10,000 tasks"
+    else:
+        calm = [n for n in both if not rows[rows["count"] == n].saturated.astype(bool).any()]
+        if not calm:
+            return Missing("no count of the sleepers sweep has both variants unsaturated")
+        count = max(calm)
+        which = f"{count:,} tasks, the largest unsaturated count (10,000 was not run)"
+    wide = _wide(rows[rows["count"] == count], "rss_per_task_kib")
+    where = ("at 10,000 tasks" if count == S4_COUNT else
+             f"(at {count:,} tasks: the largest unsaturated count; 10,000 was not run)")
+    got = log_ratio((wide["threads"] / wide["goroutines"]).dropna(), run_id=run_ids(found),
+                     setup={"experiment": "sleepers_sweep", "tasks": count,
+                            "period_ms": found[0].meta["params"].get("period_ms")},
+                     how=f"per repeat at {which}: peak RSS growth per task, threads / "
+                         "goroutines")
+    return _at(got, where)
+
+
+def _unsaturated(rows: pd.DataFrame, variants: tuple[str, str]) -> int | None:
+    """The largest count at which every repeat of both variants stayed unsaturated."""
+    ok = []
+    for n, g in rows.groupby("count"):
+        g = g[g.variant.isin(variants)]
+        if set(variants) <= set(g.variant) and not g.saturated.astype(bool).any():
+            ok.append(int(n))
+    return max(ok) if ok else None
+
+
+def _cpu_per_wakeup(runs: Runs, top: str, bottom: str, words: str,
+                    cut: bool = False) -> Measurement | Missing:
+    got = _sweep(runs, top, bottom)
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    count = _unsaturated(rows, (top, bottom))
+    if count is None:
+        return Missing(f"every count of the sleepers sweep saturated the CPUs for {top} or "
+                       f"{bottom}; CPU per wake-up is judged only where they kept up")
+    at = rows[rows["count"] == count].assign(
+        cpu_us=lambda f: f.user_us_per_wakeup + f.sys_us_per_wakeup)
+    wide = _wide(at, "cpu_us")
+    ratio = (wide[top] / wide[bottom]).dropna()
+    setup = {"experiment": "sleepers_sweep", "tasks": count, "unsaturated": True,
+             "period_ms": found[0].meta["params"].get("period_ms"),
+             "duration_ms": found[0].meta["params"].get("duration_ms")}
+    how = (f"per repeat at {count:,} tasks (the largest count where neither variant "
+           f"saturated the CPUs): CPU (user + system) per wake-up, {words}")
+    where = f"(at {count:,} tasks: the largest count where neither saturated the CPUs)"
+    if not cut:
+        return _at(log_ratio(ratio, run_id=run_ids(found), setup=setup, how=how), where)
+    return _at(over_repeats(1 - ratio, "fraction", run_id=run_ids(found), setup=setup,
+                            how=how + "; cut = 1 - pinned / unpinned"), where)
+
+
+def c17_threads_over_goroutines_cpu(runs: Runs) -> Measurement | Missing:
+    return _cpu_per_wakeup(runs, "threads", "goroutines", "threads / goroutines")
+
+
+def c17_pinning_cut(runs: Runs) -> Measurement | Missing:
+    return _cpu_per_wakeup(runs, "threads_pinned", "threads",
+                           "threads pinned round-robin vs unpinned", cut=True)
+
+
+# --- the bucket brigade (C18-C23) ---------------------------------------------------------------
+
+S5_TASKS = 500
+
+
+def _brigade(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = runs.matching("brigade")
+    table = runs.tables(found, "runs")
+    if table.empty:
+        return _missing("brigade", "any task count", "notebook 07")
+    return table[table.trips > 0], found
+
+
+def _brigade_wide(rows: pd.DataFrame, tasks: int, placement: str) -> pd.DataFrame:
+    """per_hop_ns_p50 by kind, one row per (run, repeat); kinds as columns."""
+    at = rows[(rows.tasks == tasks) & (rows.placement == placement)]
+    return at.pivot_table(index=["run_index", "repeat"], columns="kind",
+                          values="per_hop_ns_p50")
+
+
+def _brigade_at_s5(runs: Runs, kinds: tuple[str, ...]) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    got = _brigade(runs)
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    have = sorted(set(rows.tasks))
+    if S5_TASKS not in have:
+        return Missing(f"the stored brigade ran {', '.join(f'{n:,}' for n in have)} tasks, "
+                       f"not S5's {S5_TASKS}")
+    at = rows[rows.tasks == S5_TASKS]
+    absent = [k for k in kinds if k not in set(at.kind)]
+    if absent:
+        reasons = [r.meta["summary"].get("not_run", {}) for r in found]
+        why = next((x.get(absent[0]) for x in reasons if isinstance(x, dict)
+                    and x.get(absent[0])), "not measured")
+        return Missing(f"the brigade did not run {', '.join(absent)} at {S5_TASKS} tasks: "
+                       f"{why}")
+    return rows, found
+
+
+def _brigade_setup(found: list[Any], placement: str, tasks: Any = S5_TASKS) -> dict[str, Any]:
+    p = found[0].meta["params"]
+    return {"experiment": "brigade", "tasks": tasks, "placement": placement,
+            "iterations": p.get("iterations"), "repeats": p.get("repeats"),
+            "channel": "pipes (S5: Unix socket pairs)"}
+
+
+def c18_thread_net_ns(runs: Runs) -> Measurement | Missing:
+    """Context for C18: the thread brigade's net per hop at 500 tasks, unpinned."""
+    got = _brigade_at_s5(runs, ("thread", "one-thread"))
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    wide = _brigade_wide(rows, S5_TASKS, "unpinned")
+    return over_repeats((wide["thread"] - wide["one-thread"]).dropna(), "ns",
+                        run_id=run_ids(found))
+
+
+def c18_thread_net_over_syscall(runs: Runs) -> Measurement | Missing:
+    """C18 normalised: the thread brigade's net per hop in empty system calls, computed
+    from the brigade and the yardsticks (two runs): context, not a verdict."""
+    net = c18_thread_net_ns(runs)
+    stick = yardstick("syscall")(runs)
+    if isinstance(net, Missing):
+        return net
+    if isinstance(stick, Missing):
+        return stick
+    return quotient(net, stick, "empty system calls", run_id=f"{net.run_id}; {stick.run_id}",
+                    setup={"experiment": "brigade + yardsticks", "tasks": S5_TASKS,
+                           "placement": "unpinned"}, computed=True,
+                    unjudgeable="from two measured runs; an absolute time from another "
+                                "machine is context, not a verdict",
+                    how="net per hop of the thread brigade (p50 minus the one-thread p50, "
+                        "per repeat) / one empty system call (yardsticks)")
+
+
+def c19_thread_over_goroutine_switch(runs: Runs) -> Measurement | Missing:
+    """Substitute: pinned thread switch (yardsticks pipe ping-pong) / pinned goroutine
+    switch (channel ping-pong, GOMAXPROCS=1), each a mean over its own repeats."""
+    thread = yardstick("pipe_switch_pinned")(runs)
+    go = goroutine_switch_pinned_ns(runs)
+    if isinstance(thread, Missing):
+        return thread
+    if isinstance(go, Missing):
+        return go
+    return quotient(thread, go, run_id=f"{thread.run_id}; {go.run_id}",
+                    setup={"thread": "pipe ping-pong, two threads on one CPU (yardsticks)",
+                           "goroutine": "channel ping-pong, GOMAXPROCS=1 pinned "
+                                        "(goroutine_pinning)"},
+                    how="one switch each (half a round trip, batches timed whole); the two "
+                        "come from two runs, so the interval is the conservative one: the "
+                        "lowest and highest ratio the two intervals allow")
+
+
+def c20_goroutine_over_thread_gross(runs: Runs) -> Measurement | Missing:
+    got = _brigade_at_s5(runs, ("thread", "goroutine"))
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    wide = _brigade_wide(rows, S5_TASKS, "unpinned")
+    return _at(log_ratio((wide["goroutine"] / wide["thread"]).dropna(), run_id=run_ids(found),
+                     setup=_brigade_setup(found, "unpinned"),
+                     how="per repeat (kinds interleaved): p50 time per hop, pipe I/O "
+                         "included, goroutines / threads"), "at 500 tasks")
+
+
+def c20_thread_over_goroutine_net(runs: Runs) -> Measurement | Missing:
+    got = _brigade_at_s5(runs, ("thread", "goroutine", "one-thread"))
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    wide = _brigade_wide(rows, S5_TASKS, "unpinned")
+    net_t = wide["thread"] - wide["one-thread"]
+    net_g = wide["goroutine"] - wide["one-thread"]
+    return _at(log_ratio((net_t / net_g).dropna(), run_id=run_ids(found),
+                     setup=_brigade_setup(found, "unpinned"),
+                     how="per repeat: net per hop (p50 minus the one-thread p50 of the same "
+                         "repeat), threads / goroutines"), "at 500 tasks")
+
+
+def c21_pinned_thread_over_goroutine(runs: Runs) -> Measurement | Missing:
+    got = _brigade_at_s5(runs, ("thread", "goroutine"))
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    pinned = _brigade_wide(rows, S5_TASKS, "same-cpu")
+    free = _brigade_wide(rows, S5_TASKS, "unpinned")
+    if "thread" not in pinned or "goroutine" not in free:
+        return Missing("the brigade at 500 tasks lacks threads pinned or goroutines unpinned")
+    ratio = (pinned["thread"] / free["goroutine"]).dropna()
+    return _at(log_ratio(ratio, run_id=run_ids(found),
+                     setup={**_brigade_setup(found, "threads same-cpu, goroutines unpinned")},
+                     how="per repeat: p50 time per hop, threads pinned to one CPU / "
+                         "goroutines unpinned (placements interleaved in each repeat)"),
+               "at 500 tasks")
+
+
+def _brigade_memory(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = runs.matching("brigade")
+    table = runs.tables(found, "memory")
+    if table.empty:
+        return _missing("brigade", "memory slopes", "notebook 07")
+    placement = "unpinned" if "unpinned" in set(table.placement) else "same-cpu"
+    return table[table.placement == placement], found
+
+
+def _slope_measurement(row: Any, prefix: str, found: list[Any], how: str) -> Measurement:
+    value = float(getattr(row, f"{prefix}_per_task_kib"))
+    lo, hi = getattr(row, f"{prefix}_ci95_low"), getattr(row, f"{prefix}_ci95_high")
+    lo = value if lo is None or pd.isna(lo) else float(lo)
+    hi = value if hi is None or pd.isna(hi) else float(hi)
+    return Measurement(value, "KiB", lo, hi, repeats=int(row.runs), run_id=run_ids(found),
+                       setup={"experiment": "brigade", "kind": row.kind,
+                              "placement": row.placement, "tasks": f"up to {row.max_tasks:,}"},
+                       how=how)
+
+
+def c22_thread_over_goroutine_rss(runs: Runs) -> Measurement | Missing:
+    got = _brigade_memory(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    by = {r.kind: r for r in table.itertuples(index=False)}
+    if "thread" not in by or "goroutine" not in by or pd.isna(by["goroutine"].rss_per_task_kib):
+        return Missing("the brigade's memory table lacks threads or goroutines")
+    t = _slope_measurement(by["thread"], "rss", found, "")
+    g = _slope_measurement(by["goroutine"], "rss", found, "")
+    if g.value <= 0:
+        return Missing(f"the goroutines' RSS slope is {g.value:.2f} KiB per task, not above "
+                       "zero: no ratio")
+    if (g.low or 0) <= 0:
+        return Measurement(t.value / g.value, "ratio",
+                           repeats=t.repeats, run_id=t.run_id,
+                           unjudgeable="the interval of the goroutines' RSS slope reaches "
+                                       "zero, so the ratio's interval is unbounded",
+                           how="slope of RSS over the task count, threads / goroutines")
+    return quotient(t, g, run_id=t.run_id, setup={**t.setup, "kind": "thread vs goroutine"},
+                    how=f"slope of RSS over the task count: threads {t.value:.1f} KiB, "
+                        f"goroutines {g.value:.2f} KiB per task; conservative interval from "
+                        "the two slopes' intervals")
+
+
+def c22_thread_kernel_kib(runs: Runs) -> Measurement | Missing:
+    """Kernel memory per thread beyond the pipes: thread kind's slope minus one-thread's."""
+    got = _brigade_memory(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    by = {r.kind: r for r in table.itertuples(index=False)}
+    if "thread" not in by or "one-thread" not in by:
+        return Missing("the brigade's memory table lacks threads or the one-thread baseline")
+    t = _slope_measurement(by["thread"], "kernel", found, "")
+    o = _slope_measurement(by["one-thread"], "kernel", found, "")
+    return Measurement(t.value - o.value, "KiB", (t.low or t.value) - (o.high or o.value),
+                       (t.high or t.value) - (o.low or o.value), repeats=t.repeats,
+                       run_id=t.run_id, setup=t.setup,
+                       how="slope over the task count of KernelStack + PageTables + "
+                           "SUnreclaim (system-wide) for threads minus the one-thread "
+                           "brigade's (the pipes); conservative interval")
+
+
+def c23_thread_net_minus_user_tasks(runs: Runs) -> Measurement | Missing:
+    """Direction at every N and placement: thread net - goroutine net and thread net -
+    epoll net, per repeat; the smallest of those differences (and its interval) decides."""
+    got = _brigade(runs)
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    worst: Measurement | None = None
+    lows, highs, cells = [], [], 0
+    for (tasks, placement), _ in rows.groupby(["tasks", "placement"]):
+        wide = _brigade_wide(rows, int(tasks), str(placement))
+        if "thread" not in wide or "one-thread" not in wide:
+            continue
+        for other in ("goroutine", "epoll"):
+            if other not in wide:
+                continue
+            diff = (wide["thread"] - wide[other]).dropna()  # the baseline cancels
+            if diff.empty:
+                continue
+            m = over_repeats(diff, "ns")
+            cells += 1
+            lows.append(m.low if m.low is not None else m.value)
+            highs.append(m.high if m.high is not None else m.value)
+            if worst is None or m.value < worst.value:
+                worst = Measurement(m.value, "ns", repeats=m.repeats,
+                                    setup={"tasks": int(tasks), "placement": placement,
+                                           "other": other})
+    if worst is None:
+        return Missing("the brigade has no thread and user-space kind measured side by side")
+    kinds = sorted(set(rows.kind) & {"goroutine", "epoll"})
+    return Measurement(worst.value, "ns", min(lows), min(highs), repeats=worst.repeats,
+                       run_id=run_ids(found),
+                       where=f"(the smallest: {worst.setup['other']} at "
+                             f"{worst.setup['tasks']:,} tasks, {worst.setup['placement']})",
+                       setup={"experiment": "brigade", "tasks": sorted(set(rows.tasks)),
+                              "placements": sorted(set(rows.placement)),
+                              "user-space kinds": ", ".join(kinds)},
+                       how=f"per repeat: thread net per hop minus {' / '.join(kinds)} net per "
+                           f"hop, at each of {cells} (N, placement, kind) cells; shown: the "
+                           f"smallest difference ({worst.setup['other']} at "
+                           f"{worst.setup['tasks']:,} tasks, {worst.setup['placement']}); "
+                           "interval: the lowest lower and upper bounds over the cells")
+
+
+SLOPE_FOR_MILLION = ("the RSS slope over up to 10,000 goroutines blocked on a channel (Go "
+                     "peer) stands in for one million sleeping goroutines, which no stored "
+                     "run holds")
+
+
+def c11_rss(runs: Runs) -> Measurement | Missing:
+    """The one-million run when stored (or its skip reason); older data: the peers slope,
+    marked as a stand-in."""
+    got = c11_million_rss(runs)
+    if isinstance(got, Measurement) or runs.matching("goroutines_million"):
+        return got
+    slope_got = c11_rss_per_goroutine(runs)
+    if isinstance(slope_got, Missing):
+        return got
+    return Measurement(**{**slope_got.__dict__, "substitute": SLOPE_FOR_MILLION})

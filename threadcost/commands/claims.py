@@ -12,7 +12,7 @@ from threadcost.errors import ParameterError
 from threadcost.results import Result, _json_safe
 
 NAME = "claims"
-HELP = "judge the published claims C01..C17 on one machine's stored runs (no measuring)"
+HELP = "judge the published claims C01..C23 on one machine's stored runs (no measuring)"
 SAVES = False
 
 
@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 @dataclass
 class ClaimsResult(Result):
-    """A Result whose JSON is the list of 17 claim objects."""
+    """A Result whose JSON is the list of claim objects (one per published claim)."""
 
     verdicts: list[dict[str, Any]] = field(default_factory=list)
 

@@ -688,3 +688,49 @@ def timing_check(rounds: int = 3, iterations: int = 20_000, mechanism: str = "pi
     params = {"rounds": n_rounds, "iterations": iterations, "mechanism": mechanism,
               "placement": placement}
     return Result("context_switch_timing_check", params, summary, {"rounds": frame})
+
+
+# ------------------------------------------------- pinned vs unpinned, repeated (C02)
+
+PLACEMENT_EXPERIMENT = "context_switch_placement"
+
+
+def placement_repeats(mechanisms: Sequence[str] = CLAIM_MECHANISMS, repeats: int = 5,
+                      iterations: int = 20_000, warmup: int = 2_000) -> Result:
+    """S0's ping-pong between two threads, pinned to one CPU vs unpinned, as
+    ``repeats`` independent runs of each, interleaved (the order of the two
+    placements flips every repeat; each run is a fresh pair of threads).
+
+    Each run is timed as a whole (no clock read per round trip), like S0's;
+    ``switch_ns`` is half the mean round trip, S0's definition of one switch.
+    The table ``repeats`` has one row per (repeat, mechanism, placement).
+    """
+    mechs = validate.choice_list("mechanisms", mechanisms, MECHANISMS)
+    n_rep = validate.integer("repeats", repeats, minimum=1, maximum=1000)
+    n = validate.integer("iterations", iterations, minimum=100, maximum=MAX_ITERATIONS)
+    warm = validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS)
+    rows: list[dict[str, Any]] = []
+    order = 0
+    for rep in range(n_rep):
+        places = ("same-cpu", "unpinned") if rep % 2 == 0 else ("unpinned", "same-cpu")
+        for mech in mechs:
+            for place in places:
+                r = run(mech, place, "threads", n, warm, per_sample=False,
+                        record_cpus=False, baselines=False)
+                rt = float(r.summary["whole_run_mean_ns"])
+                rows.append({"repeat": rep, "order": order, "mechanism": mech,
+                             "placement": place, "iterations": n, "round_trip_ns": rt,
+                             "switch_ns": rt / 2})
+                order += 1
+    frame = pd.DataFrame(rows)
+    ratios = {}
+    for mech, grp in frame.groupby("mechanism", sort=False):
+        wide = grp.pivot(index="repeat", columns="placement", values="round_trip_ns")
+        ratios[str(mech)] = float((wide["unpinned"] / wide["same-cpu"]).median())
+    summary = {"unpinned_over_pinned_median": ratios,
+               "switch_ns_median": {f"{m} {pl}": float(g.switch_ns.median())
+                                    for (m, pl), g in frame.groupby(["mechanism",
+                                                                     "placement"])}}
+    params = {"mechanisms": list(mechs), "placements": ["same-cpu", "unpinned"],
+              "tasks": "threads", "repeats": n_rep, "iterations": n, "warmup": warm}
+    return Result(PLACEMENT_EXPERIMENT, params, summary, {"repeats": frame})

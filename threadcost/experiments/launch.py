@@ -540,3 +540,50 @@ def _assemble_burst(outputs: dict[str, Any], summary: dict[str, Any],
                               ("join_total_ns", "join_total_ns"), ("wall_ns", "wall_ns")):
             fits[label] = stats.fit_line(done.n, done[column]).as_dict()
     summary["burst_fit"] = fits
+
+
+# ------------------------------------------- C09: growth with the parent's memory, repeated
+
+GROWTH_EXPERIMENT = "launch_growth"
+
+
+def growth_repeats(kinds: Any = ("thread", "fork"), parent_touch_mib: Any = (0, 8),
+                   repeats: Any = 5, iterations: Any = 300, warmup: Any = 20,
+                   pin: Any = "0") -> Result:
+    """C09's comparison as independent repeats: each repeat launches ``iterations``
+    tasks of every kind at every parent size, each series in a fresh launch_driver
+    process, the order of the parent sizes flipping every repeat (A B, B A, ...).
+
+    The table ``repeats`` has one row per (repeat, kind, parent_touch_mib): the
+    median create time (the call alone) and whole life (create, first run,
+    join/wait, exit) of that series's launches.
+    """
+    p = check_params(kinds, iterations, warmup, 0, pin, parent_touch_mib)
+    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
+    if p["parent"] == "small":
+        build_tool("launch_driver")
+    spawn_path = spawn_target()[0] if "posix_spawn" in p["kinds"] else ""
+    deadline = _timeout(p["iterations"] + p["warmup"], max(p["parent_touch_mib"]))
+    rows = []
+    for rep in range(p["repeats"]):
+        sizes = p["parent_touch_mib"] if rep % 2 == 0 else p["parent_touch_mib"][::-1]
+        for mib in sizes:
+            for kind in p["kinds"]:
+                out = run_isolated(series_task, {
+                    "kind": kind, "iterations": p["iterations"], "warmup": p["warmup"],
+                    "stack_kib": 0, "parent_touch_mib": mib, "pause_us": 0,
+                    "spawn_path": spawn_path, "pin": p["pin"], "parent": "small",
+                    "timeout": deadline}, timeout=deadline + 10.0)
+                steady = out["steady"]
+                rows.append({"repeat": rep, "kind": kind, "parent_touch_mib": mib,
+                             "n": len(steady["create_ns"]),
+                             "create_ns_p50": float(np.median(steady["create_ns"])),
+                             "lifecycle_ns_p50": float(np.median(steady["lifecycle_ns"])),
+                             "touched_kib": out["touched_kib"]})
+    frame = pd.DataFrame(rows)
+    params = {"kinds": p["kinds"], "parent_touch_mib": p["parent_touch_mib"],
+              "repeats": p["repeats"], "iterations": p["iterations"], "warmup": p["warmup"],
+              "pin": p["pin"]}
+    summary = {"create_ns_p50": {f"{k} {m} MiB": float(g.create_ns_p50.median())
+                                 for (k, m), g in frame.groupby(["kind", "parent_touch_mib"])}}
+    return Result(GROWTH_EXPERIMENT, params, summary, {"repeats": frame})

@@ -229,9 +229,9 @@ def sweep(counts: Any = (300, 1000, 3000, 10_000), variants: Any = VARIANTS,
             for v in (p["variants"] if rep % 2 == 0 else list(reversed(p["variants"])))]
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from threadcost.progress import bar as progress_bar
 
-        bar = tqdm(total=len(plan), desc="sleepers sweep", unit="run")
+        bar = progress_bar(total=len(plan), desc="sleepers sweep", unit="run")
     rows: list[dict[str, Any]] = []
     limit_hit = None
     go_reason = peers.go_absent_reason()

@@ -5,7 +5,7 @@ runs is one column. Three views:
 
 - :func:`headline_table`: each headline number (launch, switch, memory of a
   thread, process, fiber, goroutine) per machine, from the one source of those
-  numbers (``views.summary.headline_values``);
+  numbers (``views.headline.cells``, which draws notebook 00's headline);
 - :func:`verdict_table`: each published claim's verdict per machine (through the
   adapter ``paper_summary.claim_verdicts``);
 - :func:`normalised_table`: times divided by the machine's own yardstick, when a
@@ -32,9 +32,12 @@ TASKS = ("thread", "process", "fiber", "goroutine")
 METRICS = {  # metric -> (label, unit shown, factor from the stored unit)
     "launch_ns": ("launch", "µs", 1e-3),
     "switch_ns": ("switch", "µs", 1e-3),
-    "rss_kib": ("resident memory", "KiB", 1.0),
-    "kernel_kib": ("kernel memory", "KiB", 1.0),
+    "memory_kib": ("memory, resident + kernel side", "KiB", 1.0),
 }
+# notebook 00's headline columns -> the metrics above
+FROM_HEADLINE = {"launch": "launch_ns", "switch": "switch_ns", "memory": "memory_kib"}
+# the yardstick times are divided by: one empty system call (yardsticks/repeats)
+REFERENCE_YARDSTICK = "syscall"
 
 
 def machines(data_dir: str | Path | None = None) -> list[str]:
@@ -58,14 +61,18 @@ def describe(data_dir: str | Path | None, machine_id: str) -> str:
 
 
 def headline_values(data_dir: str | Path | None = None) -> pd.DataFrame:
-    """Long table: machine, task, metric, value (stored units), for every machine."""
-    from threadcost.views import summary
+    """Long table: machine, task, metric, value (stored units), for every machine, read
+    from notebook 00's headline cells (cells not measured on a machine are left out)."""
+    from threadcost.views import headline
 
     frames = []
     for mid in machines(data_dir):
-        values = summary.headline_values(data_dir, mid)
-        if not values.empty:
-            frames.append(values.assign(machine=mid)[["machine", "task", "metric", "value"]])
+        cells = headline.cells(data_dir, mid)
+        cells = cells[cells["value"].notna()]
+        if not cells.empty:
+            frames.append(pd.DataFrame({"machine": mid, "task": cells["task"],
+                                        "metric": cells["column"].map(FROM_HEADLINE),
+                                        "value": cells["value"].astype(float)}))
     if not frames:
         return pd.DataFrame(columns=["machine", "task", "metric", "value"])
     return pd.concat(frames, ignore_index=True)
@@ -111,38 +118,18 @@ def verdict_table(data_dir: str | Path | None = None) -> pd.DataFrame:
 
 
 def yardstick(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:
-    """(name, ns) of the machine's reference operation, from its newest yardsticks run.
-
-    Reads the run's summary: ``{"yardsticks": {name: ns, ...}, "reference": name}``
-    (the reference's time divides the others), or the first row of a
-    ``yardsticks`` table with ``name`` and ``ns`` (or ``p50_ns``) columns.
-    """
+    """(name, ns) of the machine's reference operation: one empty system call, the median
+    over the repeats of its newest ``yardsticks`` run (table ``repeats``: repeat,
+    yardstick, ns_median, ...)."""
     run = datastore.latest_run(YARDSTICKS_EXPERIMENT, data_dir, machine_id)
-    if run is None:
+    if run is None or "repeats" not in run.meta.get("tables", []):
         return None
-    summary = run.meta.get("summary") or {}
-    sticks = summary.get("yardsticks")
-    if isinstance(sticks, dict) and sticks:
-        name = str(summary.get("reference") or next(iter(sticks)))
-        value = _ns(sticks.get(name))
-        return (name, value) if value else None
-    if YARDSTICKS_EXPERIMENT in run.meta.get("tables", []):
-        table = run.table(YARDSTICKS_EXPERIMENT)
-        col = next((c for c in ("ns", "p50_ns", "median_ns") if c in table.columns), None)
-        if col is not None and "name" in table.columns and len(table):
-            value = _ns(table[col].iloc[0])
-            return (str(table["name"].iloc[0]), value) if value else None
-    return None
-
-
-def _ns(value: Any) -> float | None:
-    if isinstance(value, dict):
-        value = value.get("p50") or value.get("ns") or value.get("median")
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
+    table = run.table("repeats")
+    rows = table[table["yardstick"] == REFERENCE_YARDSTICK]["ns_median"].astype(float)
+    rows = rows[rows.map(math.isfinite) & (rows > 0)]
+    if rows.empty:
         return None
-    return out if math.isfinite(out) and out > 0 else None
+    return REFERENCE_YARDSTICK, float(rows.median())
 
 
 def normalised_table(data_dir: str | Path | None, values: pd.DataFrame) -> pd.DataFrame:
@@ -158,7 +145,7 @@ def normalised_table(data_dir: str | Path | None, values: pd.DataFrame) -> pd.Da
             hit = values[(values.task == task) & (values.metric == metric)]
             if hit.empty:
                 continue
-            row: dict[str, Any] = {"quantity": f"{task} {METRICS[metric][0]} (yardsticks)"}
+            row: dict[str, Any] = {"quantity": f"{task} {METRICS[metric][0]} (empty system calls)"}
             for mid, (_, ns) in sticks.items():
                 got = hit[hit.machine == mid]
                 row[mid] = float(got.value.iloc[-1]) / ns if not got.empty else None
@@ -171,7 +158,7 @@ def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
     parts = []
     for mid in mids:
         stick = yardstick(data_dir, mid)
-        parts.append(f"`{mid}`: {stick[0]} = {stick[1]:,.1f} ns" if stick else
+        parts.append(f"`{mid}`: one empty system call = {stick[1]:,.1f} ns" if stick else
                      f"`{mid}`: no yardsticks run stored")
     return ("Times divided by each machine's yardstick (a fixed piece of work timed on "
             "that machine), so a machine that is slower overall does not look slower "

@@ -60,8 +60,9 @@ def assertions_table(verdicts: list[ClaimVerdict],
             rows.append({
                 "claim": v.id,
                 "assertion": a.text + (f" (stand-in: {a.substitute})" if a.substitute else ""),
-                "measured [95% interval]": (logic.measured_text(a) if a.measured is not None
-                                            else f"- ({a.reason})"),
+                "measured [95% interval]": (logic.measured_text(a)
+                                            + (f" {a.where}" if a.where else "")
+                                            if a.measured is not None else f"- ({a.reason})"),
                 "the claim allows": logic.tolerance_text(a.low, a.high, a.unit),
                 "unit": unit or a.unit,
                 "repeats": str(a.repeats) if a.measured is not None else "-",
@@ -79,7 +80,8 @@ def context_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
         for c in v.context:
             rows.append({
                 "claim": v.id, "quantity": c.label,
-                "published": f"{logic.number(c.published)} {c.unit}",
+                "published": (f"{logic.number(c.published)} {c.unit}"
+                              if c.published is not None else "not published"),
                 "here": (f"{logic.number(c.measured)} {c.unit}" if c.measured is not None
                          else f"- ({c.reason})"),
                 "here / published": logic.number(c.ratio) if c.ratio is not None else "-",

@@ -234,3 +234,19 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
                 f"CPUs seen: {s['cpus_seen']}")
 
     return w.interactive(draw, mechanism=mech, placement=place, tasks=kind)
+
+
+def placement_table(placed: Result) -> pd.DataFrame:
+    """C02's repeated pairs: per mechanism, the median switch pinned and unpinned (ns,
+    half a round trip) and the median of the per-pair ratios unpinned / pinned."""
+    frame = placed.tables["repeats"]
+    rows = []
+    for mech, grp in frame.groupby("mechanism", sort=False):
+        wide = grp.pivot(index="repeat", columns="placement", values="switch_ns")
+        rows.append({"mechanism": mech, "pairs": len(wide),
+                     "pinned: one switch (ns, median)": round(float(wide["same-cpu"].median())),
+                     "unpinned: one switch (ns, median)":
+                         round(float(wide["unpinned"].median())),
+                     "unpinned / pinned (median of pairs)":
+                         f"{float((wide['unpinned'] / wide['same-cpu']).median()):.2f}"})
+    return pd.DataFrame(rows).set_index("mechanism")

@@ -44,7 +44,7 @@ COLUMNS = {  # column -> (panel title, unit, factor from the stored ns / KiB)
     "memory": ("memory per idle task: resident + kernel side", "KiB", 1.0),
 }
 CELL_COLS = ["task", "column", "value", "low", "high", "partial", "definition", "source",
-             "not_run"]
+             "not_run", "resident"]
 
 
 def _latest(experiment: str, data_dir: Any, mid: str, where: Any = None) -> datastore.Run | None:
@@ -56,11 +56,15 @@ def _latest(experiment: str, data_dir: Any, mid: str, where: Any = None) -> data
 
 def _cell(task: str, column: str, value: float | None = None, low: float | None = None,
           high: float | None = None, definition: str = "", source: str = "",
-          not_run: str | None = None, partial: bool = False) -> dict[str, Any]:
+          not_run: str | None = None, partial: bool = False,
+          resident: float | None = None) -> dict[str, Any]:
+    """``resident``: for a memory cell, the part of ``value`` its process's RSS (or USS)
+    shows; the rest is kernel side."""
     ok = value is not None and math.isfinite(value)
     return {"task": task, "column": column, "value": value if ok else None,
             "low": low, "high": high, "partial": partial, "definition": definition,
-            "source": source, "not_run": None if ok else (not_run or "no value stored")}
+            "source": source, "not_run": None if ok else (not_run or "no value stored"),
+            "resident": resident if ok else None}
 
 
 def _src(run: datastore.Run) -> str:
@@ -166,21 +170,26 @@ def _switch_cells(data_dir: Any, mid: str) -> list[dict[str, Any]]:
 def _memory_cells(data_dir: Any, mid: str) -> list[dict[str, Any]]:
     out = []
     tm = _latest("thread_memory", data_dir, mid)
-    fit = (tm.meta["summary"]["per_thread"]["fit"].get("total_kib") if tm else None)
+    fits = tm.meta["summary"]["per_thread"]["fit"] if tm else {}
+    fit = fits.get("total_kib")
     if fit:
+        rss = (fits.get("rss_kib") or {}).get("per_thread")
         out.append(_cell("thread", "memory", fit["per_thread"], fit.get("ci95_low"),
                          fit.get("ci95_high"), "RSS growth + kernel stack + page tables + "
-                         "unreclaimable slab, slope over thread counts", _src(tm)))
+                         "unreclaimable slab, slope over thread counts", _src(tm),
+                         resident=rss))
     else:
         out.append(_cell("thread", "memory", not_run="no thread memory run stored "
                                                      "(notebook 02)"))
     pm = _latest("process_memory", data_dir, mid)
-    fit = pm.meta["summary"]["fits"].get("total_kib") if pm else None
+    pfits = pm.meta["summary"]["fits"] if pm else {}
+    fit = pfits.get("total_kib")
     if fit:
+        uss = (pfits.get("uss_kib") or {}).get("per_process_kib")
         out.append(_cell("process", "memory", fit["per_process_kib"], fit.get("ci95_low"),
                          fit.get("ci95_high"), "USS + kernel stack + page tables + "
                          "unreclaimable slab of a forked idle child, slope over child counts",
-                         _src(pm)))
+                         _src(pm), resident=uss))
     else:
         out.append(_cell("process", "memory", not_run="no process memory run stored "
                                                       "(notebook 02)"))
@@ -190,7 +199,7 @@ def _memory_cells(data_dir: Any, mid: str) -> list[dict[str, Any]]:
         lo, hi = per.get("rss_ci95") or (None, None)
         out.append(_cell("fiber", "memory", per["rss_kib"], lo, hi,
                          f"RSS growth per idle fiber ({per.get('touch_kib', 0)} KiB of stack "
-                         "written); no kernel task", _src(fib)))
+                         "written); no kernel task", _src(fib), resident=per["rss_kib"]))
     else:
         out.append(_cell("fiber", "memory", not_run="no asm fibers run stored (notebook 05)"))
     peer = _latest("peers", data_dir, mid)
@@ -199,7 +208,8 @@ def _memory_cells(data_dir: Any, mid: str) -> list[dict[str, Any]]:
         lo, hi = mem.get("per_goroutine_rss_kib_ci95") or (None, None)
         out.append(_cell("goroutine", "memory", mem["per_goroutine_rss_kib"], lo, hi,
                          "RSS growth per goroutine blocked on a channel; runs on the "
-                         "runtime's threads, no kernel task of its own", _src(peer)))
+                         "runtime's threads, no kernel task of its own", _src(peer),
+                         resident=mem["per_goroutine_rss_kib"]))
     else:
         why = (peer.meta["summary"].get("skipped") if peer else None) or \
             "no Go peer run stored (notebook 05)"

@@ -457,3 +457,21 @@ def conclusion_text(result: Result) -> str:
     return text + (". vfork, clone(CLONE_VM) and posix_spawn avoid copying the page tables; "
                    "posix_spawn pays for an execve instead. The next notebook measures "
                    "switching between threads that already exist.")
+
+
+def growth_table(growth: Result) -> pd.DataFrame:
+    """C09's repeats: per kind, the median create time at each parent size (µs, median
+    over the repeats) and the median over repeats of the ratio 8 MiB / 0 MiB."""
+    frame = growth.tables["repeats"]
+    sizes = sorted(set(frame.parent_touch_mib))
+    rows = []
+    for kind, grp in frame.groupby("kind", sort=False):
+        wide = grp.pivot(index="repeat", columns="parent_touch_mib", values="create_ns_p50")
+        row: dict[str, Any] = {"kind": kind, "repeats": len(wide)}
+        for mib in sizes:
+            row[f"create at {mib} MiB (µs)"] = f"{wide[mib].median() / 1000:.2f}"
+        if len(sizes) >= 2:
+            ratio = (wide[sizes[-1]] / wide[sizes[0]]).median()
+            row[f"{sizes[-1]} MiB / {sizes[0]} MiB"] = f"{ratio:.2f}"
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("kind")

@@ -50,18 +50,25 @@ def figure(result: Result) -> plt.Figure:
 
 
 def table(result: Result) -> pd.DataFrame:
+    """One row per (tasks, variant): medians over the repeats, and in how many repeats
+    the point was saturated."""
     pts = result.tables["points"]
     if "not_run" in pts:
         pts = pts[pts["not_run"].isna()]
-    out = pd.DataFrame({
-        "tasks": pts["count"], "variant": pts.variant, "wake-ups": pts.wakeups,
-        "spawn (s)": pts.spawn_s, "wall (s)": pts.wall_s,
-        "CPU µs / wake-up": pts.user_us_per_wakeup + pts.sys_us_per_wakeup,
-        "user µs / wake-up": pts.user_us_per_wakeup, "sys µs / wake-up": pts.sys_us_per_wakeup,
-        "CPUs busy": pts.cpu_busy, "RSS KiB / task": pts.rss_per_task_kib,
-        "saturated": pts.saturated.map({True: "yes", False: "no"}),
-    })
-    return out.reset_index(drop=True)
+    pts = pts.assign(cpu_us=pts.user_us_per_wakeup + pts.sys_us_per_wakeup)
+    rows = []
+    for (count, variant), g in pts.groupby(["count", "variant"], sort=True):
+        sat = int(g.saturated.astype(bool).sum())
+        rows.append({
+            "tasks": f"{int(count):,}", "variant": variant, "repeats": len(g),
+            "wake-ups": round(float(g.wakeups.median())), "spawn (s)": float(g.spawn_s.median()),
+            "wall (s)": float(g.wall_s.median()), "CPU µs / wake-up": float(g.cpu_us.median()),
+            "user µs / wake-up": float(g.user_us_per_wakeup.median()),
+            "sys µs / wake-up": float(g.sys_us_per_wakeup.median()),
+            "CPUs busy": float(g.cpu_busy.median()),
+            "RSS KiB / task": float(g.rss_per_task_kib.median()),
+            "saturated": "no" if sat == 0 else f"yes ({sat} of {len(g)})"})
+    return pd.DataFrame(rows)
 
 
 def text(result: Result) -> str:

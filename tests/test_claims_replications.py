@@ -1,0 +1,354 @@
+"""The claims that read the replication experiments and the brigade, on constructed runs.
+
+Each test builds the tables an experiment stores (no C runs), hands them to
+``claims.judge`` as unsaved results, and checks the verdict: inside, outside,
+straddling the tolerance, too few repeats, missing, not run. The values are
+chosen relative to each claim's tolerance (read from the catalogue), never from
+a measurement.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from threadcost import claims, paths
+from threadcost.claims import catalogue
+from threadcost.results import Result
+
+REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm"
+ALL_IDS = [f"C{i:02d}" for i in range(1, 24)]
+
+
+def _judge(tmp_path: Path, *results: Result) -> dict[str, claims.ClaimVerdict]:
+    return {v.id: v for v in claims.judge(None, tmp_path, list(results))}
+
+
+def _tolerance(claim_id: str, index: int = 0) -> tuple[float | None, float | None]:
+    claim = next(c for c in catalogue.CLAIMS if c.id == claim_id)
+    a = claim.assertions[index]
+    return a.low, a.high
+
+
+def _inside(a: claims.AssertionVerdict) -> bool:
+    assert a.measured is not None
+    return ((a.low is None or a.measured >= a.low)
+            and (a.high is None or a.measured <= a.high))
+
+
+def _consistent(verdicts: dict[str, claims.ClaimVerdict]) -> None:
+    """No assertion supported outside its tolerance nor contradicted inside it, and every
+    judged timing assertion rests on >= 5 repeats."""
+    for claim in verdicts.values():
+        for a in claim.assertions:
+            if a.verdict == "supported":
+                assert _inside(a), (claim.id, a.text)
+                assert a.ci_low is not None and a.ci_high is not None
+                assert (a.low is None or a.ci_low >= a.low) and (
+                    a.high is None or a.ci_high <= a.high)
+            if a.verdict == "contradicted":
+                assert not _inside(a), (claim.id, a.text)
+            if a.verdict in ("supported", "contradicted") and a.timing:
+                assert a.repeats >= 5, (claim.id, a.text)
+
+
+# --- C13 / C14: cpu_bound ------------------------------------------------------------------
+
+def _cpu_bound(wall_ratio: list[float], sys_threads: float = 0.2, sys_ratio: float = 8.0,
+               spread: float = 0.0) -> Result:
+    rows = []
+    for rep, r in enumerate(wall_ratio):
+        for ws in ("none", "own"):
+            for mode in ("threads", "processes"):
+                wall = 2.0 * (r if mode == "processes" and ws == "none" else 1.0)
+                sys = sys_threads * (sys_ratio * (1 + spread * (rep % 2 - 0.5))
+                                     if mode == "processes" else 1.0)
+                rows.append({"repeat": rep, "mode": mode, "working_set": ws, "wall_s": wall,
+                             "whole_sys_s": sys if ws == "own" else 0.01,
+                             "dtlb_misses": 1e6 * (5 if mode == "processes" else 1)})
+    params = {"tasks": 5, "limit": 12000, "ws_limit": 1000, "ws_ints": 1_000_000,
+              "working_sets": ["none", "own"], "modes": ["threads", "processes"],
+              "repeats": len(wall_ratio), "cpu": 0}
+    return Result("cpu_bound", params, {"perf": {"dtlb_misses": "available"}},
+                  {"runs": pd.DataFrame(rows)})
+
+
+def test_c13_inside_outside_straddling_and_too_few(tmp_path: Path) -> None:
+    lo, hi = _tolerance("C13")
+    assert (lo, hi) == (pytest.approx(0.99), pytest.approx(1.01))
+    inside = _judge(tmp_path, _cpu_bound([1.0, 1.001, 0.999, 1.0, 1.002]))["C13"]
+    assert inside.verdict == "supported"
+    assert inside.assertions[0].setup["working_set"] == "none"
+    assert inside.assertions[0].substitute is None
+    outside = _judge(tmp_path, _cpu_bound([1.10, 1.12, 1.11, 1.09, 1.10]))["C13"]
+    assert outside.verdict == "contradicted"
+    straddle = _judge(tmp_path, _cpu_bound([0.97, 1.03, 0.98, 1.04, 1.0]))["C13"]
+    assert straddle.verdict == "inconclusive"
+    few = _judge(tmp_path, _cpu_bound([1.0, 1.0]))["C13"]
+    assert few.verdict == "inconclusive" and ">= 5" in few.assertions[0].reason
+    for v in (inside, outside, straddle, few):
+        _consistent({"C13": v})
+
+
+def test_c14_judged_only_with_enough_ticks(tmp_path: Path) -> None:
+    big = _judge(tmp_path, _cpu_bound([1.0] * 5, sys_threads=0.5, sys_ratio=8.0,
+                                      spread=0.1))["C14"]
+    assert big.verdict == "supported"
+    assert "S3: 0.74 s vs 0.084 s" in big.assertions[0].how
+    assert big.context and big.context[0].measured == pytest.approx(5.0)  # dTLB ratio
+    few_ticks = _judge(tmp_path, _cpu_bound([1.0] * 5, sys_threads=0.001))["C14"]
+    assert few_ticks.verdict == "inconclusive"
+    assert "tick" in few_ticks.assertions[0].reason
+    zero = _judge(tmp_path, _cpu_bound([1.0] * 5, sys_threads=0.0))["C14"]
+    assert zero.verdict == "inconclusive" and "tick" in zero.assertions[0].reason
+
+
+# --- C15 / C17: sleepers_sweep --------------------------------------------------------------
+
+def _sweep(counts: list[int], repeats: int, rss: dict[str, float], cpu: dict[str, float],
+           saturated_from: int | None = None) -> Result:
+    rows = []
+    for rep in range(repeats):
+        for n in counts:
+            for variant in ("threads", "threads_pinned", "goroutines"):
+                jitter = 1 + 0.01 * (rep % 3)
+                rows.append({"repeat": rep, "count": n, "variant": variant, "not_run": None,
+                             "rss_per_task_kib": rss[variant] * jitter,
+                             "user_us_per_wakeup": cpu[variant] * jitter / 2,
+                             "sys_us_per_wakeup": cpu[variant] * jitter / 2,
+                             "saturated": saturated_from is not None and n >= saturated_from})
+    params = {"period_ms": 10, "duration_ms": 300, "stagger_ms": 100, "stack_kib": 0,
+              "variants": ["threads", "threads_pinned", "goroutines"], "counts": counts,
+              "repeats": repeats}
+    return Result("sleepers_sweep", params, {}, {"points": pd.DataFrame(rows)})
+
+
+RSS = {"threads": 9.0, "threads_pinned": 9.0, "goroutines": 3.0}
+CPU = {"threads": 15.0, "threads_pinned": 9.0, "goroutines": 10.0}
+
+
+def test_c15_reads_ten_thousand_or_says_which_count(tmp_path: Path) -> None:
+    at_10k = _judge(tmp_path, _sweep([300, 10_000], 1, RSS, CPU))["C15"]
+    assert at_10k.verdict == "supported"
+    assert at_10k.assertions[0].setup["tasks"] == 10_000
+    smaller = _judge(tmp_path, _sweep([300, 1000, 3000], 1, RSS, CPU,
+                                      saturated_from=3000))["C15"]
+    a = smaller.assertions[0]
+    assert a.setup["tasks"] == 1000 and "largest unsaturated" in a.how
+    lo, hi = _tolerance("C15")
+    assert lo is not None and hi is not None
+    half = {**RSS, "goroutines": RSS["threads"] / (hi * 1.5)}
+    assert _judge(tmp_path, _sweep([10_000], 1, half, CPU))["C15"].verdict == "contradicted"
+
+
+def test_c17_unsaturated_with_five_repeats(tmp_path: Path) -> None:
+    five = _judge(tmp_path, _sweep([300, 1000, 10_000], 5, RSS, CPU, saturated_from=10_000))
+    c17 = five["C17"]
+    assert [a.setup["tasks"] for a in c17.assertions] == [1000, 1000]
+    assert c17.assertions[0].verdict == "supported"  # 15 / 10 = 1.5
+    assert c17.assertions[1].verdict == "supported"  # 1 - 9 / 15 = 0.4
+    _consistent(five)
+    two = _judge(tmp_path, _sweep([300], 2, RSS, CPU))["C17"]
+    assert two.verdict == "inconclusive" and ">= 5" in two.assertions[0].reason
+    busy = _judge(tmp_path, _sweep([300, 1000], 5, RSS, CPU, saturated_from=300))["C17"]
+    assert busy.verdict == "not run here" and "saturated" in busy.reason
+
+
+def test_c15_c17_goroutines_not_run(tmp_path: Path) -> None:
+    res = _sweep([300], 5, RSS, CPU)
+    pts = res.tables["points"]
+    pts.loc[pts.variant == "goroutines", "not_run"] = "Go is not installed"
+    got = _judge(tmp_path, res)
+    assert got["C15"].verdict == "not run here" and "Go is not installed" in got["C15"].reason
+    assert got["C17"].assertions[0].verdict == "not run here"
+    assert got["C17"].assertions[1].verdict == "supported"  # threads pinned vs unpinned
+
+
+# --- C11 / C10: one million goroutines, the thread ceiling ----------------------------------
+
+def _million(per_goroutine: float, count: int = 1_000_000) -> Result:
+    rows = [{"variant": v, "count": count, "max_rss_kib_per_goroutine": per_goroutine,
+             "max_rss_kib": per_goroutine * count, "wall_s": 2.0, "user_s": 10.0,
+             "sys_s": 1.0} for v in ("as_published", "all_at_once")]
+    return Result("goroutines_million", {"count": count, "sleep_ms": 1000},
+                  {"skipped": None}, {"runs": pd.DataFrame(rows)})
+
+
+def test_c11_million_run_skip_and_small_count(tmp_path: Path) -> None:
+    ok = _judge(tmp_path, _million(2.1))["C11"]
+    assert ok.verdict == "supported" and ok.assertions[0].substitute is None
+    assert ok.assertions[0].setup["goroutines"] == 1_000_000
+    assert ok.context[0].measured == pytest.approx(2.0)  # as published: wall
+    far = _judge(tmp_path, _million(4.0))["C11"]
+    assert far.verdict == "contradicted"
+    small = _judge(tmp_path, _million(2.1, count=2000))["C11"]
+    assert small.verdict == "inconclusive" and "not S1's" in small.assertions[0].reason
+    assert small.context[0].measured is None  # not a one-million wall time
+    skipped = Result("goroutines_million", {"count": 1_000_000, "sleep_ms": 1000},
+                     {"skipped": "needs about 3.8 GiB; MemAvailable is 1.0 GiB"}, {})
+    not_run = _judge(tmp_path, skipped)["C11"]
+    assert not_run.verdict == "not run here" and "MemAvailable" in not_run.reason
+
+
+def test_c10_reads_the_measured_count_and_labels_the_million_computed(tmp_path: Path) -> None:
+    measured = pd.DataFrame([{"threads": 8000, "finished": 8000, "wall_s": 1.2, "user_s": 0.1,
+                              "sys_s": 0.5, "rss_growth_kib": 8000 * 8.4,
+                              "vsz_growth_kib": 8000 * 2052.0, "rss_kib_per_thread": 8.4,
+                              "vsz_kib_per_thread": 2052.0}])
+    scaled = pd.DataFrame([{"quantity": q, "value": v, "unit": u,
+                            "label": "computed (scaled x125 from 8,000 measured threads)"}
+                           for q, v, u in (("rss_kib", 8.4e6, "KiB"), ("vsz_kib", 2.05e9, "KiB"),
+                                           ("user_s", 12.5, "s"), ("sys_s", 62.5, "s"))])
+    res = Result("threads_ceiling", {"cap": 8000, "stack_kib": 2048, "sleep_ms": 1000,
+                                     "count": 8000, "bound": "cap (parameter)"}, {},
+                 {"measured": measured, "scaled": scaled})
+    c10 = _judge(tmp_path, res)["C10"]
+    vsz, rss, million, times = c10.assertions
+    assert vsz.verdict == "supported" and vsz.setup["threads"] == 8000
+    assert rss.verdict == "supported" and "cap (parameter)" in rss.setup["count set by"]
+    assert times.verdict == "computed" and "scaled" in times.how
+    assert million.verdict in ("computed", "not run here")
+
+
+# --- C04 / C02: repeated pairs ----------------------------------------------------------------
+
+def _pairs(gains: list[float]) -> Result:
+    rows = []
+    for rep, g in enumerate(gains):
+        base = 3e6
+        rows.append({"repeat": rep, "mode": "default", "round_trips_per_s": base,
+                     "switch_ns_batch": 1e9 / base / 2})
+        rows.append({"repeat": rep, "mode": "gomaxprocs1_pinned",
+                     "round_trips_per_s": base * (1 + g),
+                     "switch_ns_batch": 1e9 / (base * (1 + g)) / 2})
+    return Result("goroutine_pinning", {"repeats": len(gains), "iterations": 200_000},
+                  {"skipped": None}, {"runs": pd.DataFrame(rows)})
+
+
+def test_c04_pairs(tmp_path: Path) -> None:
+    assert _judge(tmp_path, _pairs([0.10, 0.11, 0.09, 0.10, 0.10, 0.1, 0.1]))["C04"].verdict \
+        == "supported"
+    assert _judge(tmp_path, _pairs([-0.05, -0.04, -0.06, -0.05, -0.05]))["C04"].verdict \
+        == "contradicted"
+    assert _judge(tmp_path, _pairs([-0.2, 0.3, -0.1, 0.25, 0.0]))["C04"].verdict \
+        == "inconclusive"
+    c04 = _judge(tmp_path, _pairs([0.1, 0.1, 0.1]))["C04"]
+    assert c04.verdict == "inconclusive" and ">= 5" in c04.assertions[0].reason
+
+
+def _placement(ratio: float, repeats: int = 5) -> Result:
+    rows = []
+    for rep in range(repeats):
+        for mech in ("pipe", "condvar"):
+            for place, ns in (("same-cpu", 1500.0), ("unpinned", 1500.0 * ratio
+                                                     * (1 + 0.01 * (rep % 2)))):
+                rows.append({"repeat": rep, "mechanism": mech, "placement": place,
+                             "round_trip_ns": 2 * ns, "switch_ns": ns})
+    return Result("context_switch_placement",
+                  {"mechanisms": ["pipe", "condvar"], "placements": ["same-cpu", "unpinned"],
+                   "tasks": "threads", "repeats": repeats}, {}, {"repeats": pd.DataFrame(rows)})
+
+
+def test_c02_pairs_are_not_a_substitute(tmp_path: Path) -> None:
+    ok = _judge(tmp_path, _placement(1.6))["C02"]
+    assert ok.verdict == "supported" and ok.assertions[0].substitute is None
+    assert ok.assertions[0].repeats == 5  # 5 pairs of each mechanism, pooled
+    assert _judge(tmp_path, _placement(1.0))["C02"].verdict == "contradicted"
+
+
+# --- the brigade (C18-C23) --------------------------------------------------------------------
+
+def _brigade(per_hop: dict[tuple[str, str], float], tasks: tuple[int, ...] = (100, 500),
+             repeats: int = 5) -> Result:
+    rows = []
+    for rep in range(repeats):
+        for n in tasks:
+            for (kind, placement), ns in per_hop.items():
+                rows.append({"kind": kind, "tasks": n, "placement": placement,
+                             "repeat": rep, "trips": 300,
+                             "per_hop_ns_p50": ns * (1 + 0.01 * (rep % 3))})
+    memory = pd.DataFrame([
+        {"kind": k, "placement": "unpinned", "runs": 5 * len(tasks), "max_tasks": max(tasks),
+         "rss_per_task_kib": r, "rss_ci95_low": r * 0.95, "rss_ci95_high": r * 1.05,
+         "kernel_per_task_kib": kk, "kernel_ci95_low": kk - 0.5, "kernel_ci95_high": kk + 0.5}
+        for k, r, kk in (("thread", 9.5, 11.0), ("goroutine", 0.45, 0.5),
+                         ("one-thread", 0.0, 1.0), ("epoll", 0.0, 1.0))])
+    return Result("brigade", {"tasks": list(tasks), "repeats": repeats, "iterations": 300},
+                  {}, {"runs": pd.DataFrame(rows), "memory": memory})
+
+
+CONVERGED = {("thread", "unpinned"): 3600.0, ("goroutine", "unpinned"): 3400.0,
+             ("epoll", "unpinned"): 2000.0, ("one-thread", "unpinned"): 1800.0,
+             ("thread", "same-cpu"): 3400.0, ("goroutine", "same-cpu"): 3000.0,
+             ("epoll", "same-cpu"): 2000.0, ("one-thread", "same-cpu"): 1800.0}
+
+
+def test_brigade_claims_on_constructed_runs(tmp_path: Path) -> None:
+    got = _judge(tmp_path, _brigade(CONVERGED))
+    _consistent(got)
+    assert got["C18"].verdict in ("computed", "not run here")  # absolute: never a verdict
+    assert got["C18"].context[0].measured == pytest.approx(3600.0 * 1.01 - 1800 * 1.01,
+                                                           rel=0.02)
+    c20 = got["C20"].assertions
+    assert c20[1].setup["tasks"] == 500 and c20[1].verdict == "supported"  # 1800/1600 net
+    assert c20[0].substitute  # goroutines stand in for Tokio tasks
+    assert got["C21"].assertions[0].verdict == "supported"  # 3400 / 3400
+    assert got["C22"].assertions[0].verdict == "supported"  # 9.5 / 0.45
+    assert got["C22"].assertions[1].verdict == "supported"  # 11 - 1 = 10 KiB
+    assert got["C23"].verdict == "supported"
+    # a cell where a user-space kind is slower: C23 contradicted
+    slow = {**CONVERGED, ("epoll", "same-cpu"): 5000.0}
+    assert _judge(tmp_path, _brigade(slow))["C23"].verdict == "contradicted"
+
+
+def test_brigade_without_500_tasks_says_so(tmp_path: Path) -> None:
+    got = _judge(tmp_path, _brigade(CONVERGED, tasks=(2, 20, 100), repeats=1))
+    assert got["C20"].verdict == "not run here" and "not S5's 500" in got["C20"].reason
+    assert got["C23"].verdict == "inconclusive"  # 1 repeat: not judged
+
+
+# --- whole-catalogue behaviour --------------------------------------------------------------
+
+def test_judge_lists_every_claim_on_an_old_run_only(tmp_path: Path) -> None:
+    ref = paths.REPO_ROOT / "data" / REFERENCE
+    olds = sorted(ref.glob("*-echo-*")) if ref.is_dir() else []
+    if not olds:
+        pytest.skip("the committed reference run is not in this checkout")
+    target = tmp_path / REFERENCE
+    target.mkdir()
+    shutil.copytree(olds[0], target / olds[0].name)
+    verdicts = claims.judge(REFERENCE, tmp_path)
+    assert [v.id for v in verdicts] == ALL_IDS
+    by = {v.id: v for v in verdicts}
+    assert by["C13"].verdict == "not run here" and "cpu_bound" in by["C13"].reason
+    assert by["C15"].verdict == "not run here" and "sleepers_sweep" in by["C15"].reason
+    assert by["C02"].verdict == "substitute"  # the echo stands in for the pairs
+    _consistent(by)
+
+
+def test_judge_lists_every_claim_on_the_reference() -> None:
+    data = paths.REPO_ROOT / "data"
+    if not (data / REFERENCE).is_dir():
+        pytest.skip("the committed reference run is not in this checkout")
+    verdicts = {v.id: v for v in claims.judge(REFERENCE, data)}
+    assert list(verdicts) == ALL_IDS
+    _consistent(verdicts)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_constructed_runs_never_disagree_with_their_numbers(tmp_path: Path,
+                                                                   seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    ratios = list(rng.normal(1.0, 0.05, 5))
+    gains = list(rng.normal(0.1, 0.08, 6))
+    per_hop: dict[tuple[str, str], Any] = {k: v * rng.uniform(0.5, 2.0)
+                                           for k, v in CONVERGED.items()}
+    _consistent(_judge(tmp_path, _cpu_bound(ratios, sys_threads=rng.uniform(0, 0.5)),
+                       _pairs(gains), _brigade(per_hop),
+                       _sweep([300, 10_000], 5, RSS, {k: v * rng.uniform(0.7, 1.3)
+                                                      for k, v in CPU.items()})))
