@@ -44,7 +44,8 @@ def _lock(name: str) -> dict[str, str]:
 # tooling are the [notebooks] extra's): a module -> distribution map of them.
 RUNTIME = {"cffi": "cffi", "numpy": "numpy", "pandas": "pandas", "scipy": "scipy",
            "yaml": "pyyaml", "tqdm": "tqdm", "threadpoolctl": "threadpoolctl"}
-NOTEBOOK_ONLY = ("views", "plotting.py", "render.py", "paper.py", "notebook_sources.py")
+NOTEBOOK_ONLY = ("views", "plotting.py", "render.py", "paper.py", "notebook_sources.py",
+                 "notebook_run.py")
 
 
 def test_runtime_dependencies_are_what_the_library_imports() -> None:
