@@ -264,7 +264,8 @@ class _ProgressRelay:
         os.close(self._read)
 
 
-SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/paper_summary.py")
+SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/views/headline.py",
+                "threadcost/claims/selectors.py", "threadcost/paper_summary.py")
 
 
 def build(params_path: str, out: Path, only: list[str] | None = None) -> Path:

@@ -303,8 +303,9 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
     figs = "".join(
         f'<figure><img src="{html.escape(f)}" alt="The cost of one thread, process, fiber '
         f'and goroutine on this machine: launch, switch and memory"><figcaption>Launch, '
-        f"context switch and memory of one task on this machine; black ticks: the published "
-        f"numbers.</figcaption></figure>"
+        f"context switch and memory of one task on this machine, one definition per column "
+        f'(<a href="00_introduction.html">page 0</a> says what each number is and which run '
+        f"it comes from).</figcaption></figure>"
         for f in (figures or []))
     refs = "".join(
         f'<li id="{html.escape(r["key"])}"><b>[{html.escape(r["key"])}]</b> '
