@@ -1,0 +1,274 @@
+"""S3's experiment (claims C13, C14): CPU-bound tasks on one CPU, threads vs processes.
+
+``tasks`` tasks (S3: 5) all pinned to one CPU, run either as threads of one
+process or as separate (forked) processes. Each counts primes the naive way
+(S3's loop: every i from 3 to ``limit`` tried against every j from 2 to
+``limit``). In the working-set condition each task also writes every integer
+of its own array of ``ws_ints`` 64-bit integers (S3: 1M Go ints, 8 MB) at the
+start of every outer iteration, for ``ws_limit`` outer iterations. The only
+difference between the two modes is whether a switch from one task to the
+next also switches the address space.
+
+What is reported, per task and per run:
+
+- ``wall_s``: from the start gate (every task created, its working set
+  faulted in, waiting) to the end of the task's loop; a run's wall is the last
+  task's end;
+- ``user_s`` / ``sys_s``: the task's getrusage(RUSAGE_THREAD) change over its
+  loop (the same definition for threads and for a process's single thread);
+  ``cpu_s``: its CLOCK_THREAD_CPUTIME_ID change over the loop;
+- ``life_user_s`` / ``life_sys_s``: the task's whole life (a thread's
+  RUSAGE_THREAD at its end; a process's wait4 rusage, which includes fork's
+  copy-on-write faults and exit);
+- ``whole_user_s`` / ``whole_sys_s`` (runs): like ``time`` around the whole
+  thing, RUSAGE_SELF + RUSAGE_CHILDREN change from the first create to the
+  last join/wait;
+- ``dtlb_misses`` and ``perf_switches``: perf_event_open counters over the loop,
+  where perf is allowed (else empty, and ``summary["perf"]`` says why);
+  ``vcsw``/``ivcsw`` from getrusage are always there.
+
+Conditions alternate A B A B (threads, processes) within each repeat, each run
+in a fresh child process with a deadline.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from threadcost import sysinfo, validate
+from threadcost.errors import KernelError, ParameterError, check_status, errno_name
+from threadcost.isolate import run_isolated
+from threadcost.native import ffi, lib
+from threadcost.results import Result
+
+EXPERIMENT = "cpu_bound"
+MODES = {"threads": lib.TC_CPU_BOUND_THREADS, "processes": lib.TC_CPU_BOUND_PROCESSES}
+WORKING_SETS = ("none", "own")  # no memory of its own / its own array per task
+MAX_TASKS = int(lib.TC_CPU_BOUND_MAX_TASKS)
+S3_TASKS = 5
+S3_LIMIT = 30_000
+S3_WS_INTS = 1_000_000
+QUANTITIES = ("wall_s", "user_s", "sys_s", "cpu_s", "whole_user_s", "whole_sys_s",
+              "dtlb_misses", "switches")
+
+
+def _cpu(value: Any) -> int:
+    mask = sysinfo.affinity()
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "auto")):
+        return mask[-1]
+    cpu = validate.integer("cpu", value, minimum=0, maximum=4095)
+    if cpu not in mask:
+        raise ParameterError("cpu", value, f"must be 'auto' or a CPU of this process's "
+                                           f"affinity mask {mask}")
+    return cpu
+
+
+def check_params(tasks: Any = S3_TASKS, limit: Any = 12_000, ws_limit: Any = 1000,
+                 ws_ints: Any = S3_WS_INTS, working_sets: Any = WORKING_SETS,
+                 modes: Any = tuple(MODES), repeats: Any = 5, cpu: Any = "auto",
+                 run_timeout_s: Any = 120) -> dict[str, Any]:
+    """Validate and normalise the parameters (raises ParameterError)."""
+    p: dict[str, Any] = {
+        "tasks": validate.integer("tasks", tasks, minimum=1, maximum=MAX_TASKS),
+        "limit": validate.integer("limit", limit, minimum=3, maximum=1_000_000),
+        "ws_limit": validate.integer("ws_limit", ws_limit, minimum=3, maximum=1_000_000),
+        "ws_ints": validate.integer("ws_ints", ws_ints, minimum=1, maximum=1 << 27),
+        "working_sets": [w for w in WORKING_SETS
+                         if w in validate.choice_list("working_sets", working_sets,
+                                                      WORKING_SETS)],
+        "modes": [m for m in MODES if m in validate.choice_list("modes", modes, MODES)],
+        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),
+        "cpu": _cpu(cpu),
+        "run_timeout_s": validate.number("run_timeout_s", run_timeout_s, minimum=1,
+                                         maximum=3600),
+    }
+    if "own" in p["working_sets"]:
+        validate.memory_fits("ws_ints", ws_ints, p["tasks"] * p["ws_ints"] * 8 // 1024 + 1)
+    return p
+
+
+def _one_run(mode: int, tasks: int, cpu: int, limit: int, ws_ints: int,
+             deadline_s: float) -> dict[str, Any]:
+    """In a child process: one run of the kernel, returned as plain data."""
+    slots = ffi.new("tc_cpu_task[]", tasks)
+    out = ffi.new("tc_cpu_bound_result *")
+    status = lib.tc_cpu_bound_run(mode, tasks, cpu, limit, ws_ints, int(deadline_s * 1e9),
+                                  slots, out)
+    if status == lib.TC_ETIMEOUT:
+        raise KernelError("tc_cpu_bound_run", int(status), 0,
+                          f"the tasks did not finish within run_timeout_s = {deadline_s:g} s; "
+                          "lower limit/ws_limit or raise run_timeout_s")
+    check_status("tc_cpu_bound_run", status, out.err)
+    names = ("end_ns", "cpu_ns", "user_us", "sys_us", "vcsw", "ivcsw", "life_user_us",
+             "life_sys_us", "dtlb_misses", "perf_switches", "primes", "dtlb_errno",
+             "switches_errno", "dtlb_user_only", "cpu", "completed", "err")
+    return {
+        "status": int(status), "err": int(out.err), "started": int(out.started),
+        "stopped": int(out.stopped), "wall_ns": int(out.wall_ns),
+        "self_user_us": int(out.self_user_us), "self_sys_us": int(out.self_sys_us),
+        "children_user_us": int(out.children_user_us),
+        "children_sys_us": int(out.children_sys_us),
+        "tasks": [{n: int(getattr(slots[i], n)) for n in names}
+                  for i in range(int(out.started))],
+    }
+
+
+def _perf_note(errno_value: int) -> str:
+    if errno_value == 0:
+        return "available"
+    paranoid = sysinfo.sysctl("kernel.perf_event_paranoid")
+    return (f"not available here (perf_event_open: {errno_name(errno_value)}: "
+            f"{os.strerror(errno_value)}; kernel.perf_event_paranoid = {paranoid})")
+
+
+def paired_ratios(runs: pd.DataFrame, quantity: str,
+                  pairs: tuple[str, str] = ("processes", "threads")) -> pd.DataFrame:
+    """processes / threads of ``quantity`` per working set: the geometric mean of
+    the per-repeat ratios (runs of one repeat ran back to back) with a 95%
+    t-interval on the log ratios; empty where a value is missing or zero."""
+    from scipy import stats as sps
+
+    rows = []
+    top, bottom = pairs
+    for ws, grp in runs.groupby("working_set", sort=False):
+        wide = grp.pivot_table(index="repeat", columns="mode", values=quantity)
+        if top not in wide or bottom not in wide:
+            continue
+        r = (wide[top] / wide[bottom]).replace([np.inf, -np.inf], np.nan).dropna()
+        r = r[r > 0]
+        row: dict[str, Any] = {"working_set": ws, "quantity": quantity, "n": int(r.size),
+                               "ratio": None, "ci95_low": None, "ci95_high": None}
+        if r.size >= 1:
+            logs = np.log(r.to_numpy(dtype=float))
+            row["ratio"] = float(math.exp(logs.mean()))
+            if r.size >= 2:
+                half = float(sps.t.ppf(0.975, r.size - 1) * logs.std(ddof=1) / math.sqrt(r.size))
+                row["ci95_low"] = float(math.exp(logs.mean() - half))
+                row["ci95_high"] = float(math.exp(logs.mean() + half))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def run(tasks: Any = S3_TASKS, limit: Any = 12_000, ws_limit: Any = 1000,
+        ws_ints: Any = S3_WS_INTS, working_sets: Any = WORKING_SETS,
+        modes: Any = tuple(MODES), repeats: Any = 5, cpu: Any = "auto",
+        run_timeout_s: Any = 120, progress: bool = False) -> Result:
+    """S3's threads-vs-processes run on one CPU, ``repeats`` times per condition.
+
+    ``limit``: S3's LIMIT without a working set (S3 used 30,000); ``ws_limit``:
+    outer iterations when each task writes its ``ws_ints`` integers every outer
+    iteration; ``working_sets``: "none" and/or "own"; ``cpu``: the CPU all
+    tasks share ("auto": the last of the affinity mask); ``run_timeout_s``: the
+    deadline of one run.
+    """
+    p = check_params(tasks, limit, ws_limit, ws_ints, working_sets, modes, repeats, cpu,
+                     run_timeout_s)
+    plan = [(r, ws, mode) for r in range(p["repeats"]) for ws in p["working_sets"]
+            for mode in p["modes"]]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(plan), desc="cpu-bound runs", unit="run")
+    task_rows: list[dict[str, Any]] = []
+    run_rows: list[dict[str, Any]] = []
+    perf_errnos: dict[str, int] = {}
+    limit_hit: dict[str, Any] | None = None
+    user_only = False
+    for order, (rep, ws, mode) in enumerate(plan):
+        n_ints = p["ws_ints"] if ws == "own" else 0
+        lim = p["ws_limit"] if ws == "own" else p["limit"]
+        raw = run_isolated(_one_run, {"mode": MODES[mode], "tasks": p["tasks"],
+                                      "cpu": p["cpu"], "limit": lim, "ws_ints": n_ints,
+                                      "deadline_s": p["run_timeout_s"]},
+                           timeout=p["run_timeout_s"] + 60)
+        if raw["status"] == lib.TC_ELIMIT:
+            # fewer tasks than asked is not the experiment: keep the runs so far
+            limit_hit = {"limit": "task creation or its working set refused (threads-max, "
+                                  "pid_max, cgroup pids.max or memory)",
+                         "errno": raw["err"], "mode": mode, "working_set": ws,
+                         "tasks_started": raw["started"], "tasks_asked": p["tasks"]}
+            break
+        ws_mib = n_ints * 8 / 2**20
+        per_task = []
+        for i, t in enumerate(raw["tasks"]):
+            perf_errnos.setdefault("dtlb_misses", t["dtlb_errno"])
+            user_only = user_only or bool(t["dtlb_user_only"])
+            perf_errnos.setdefault("perf_switches", t["switches_errno"])
+            per_task.append({
+                "repeat": rep, "order": order, "mode": mode, "working_set": ws,
+                "ws_mib": ws_mib, "limit": lim, "task": i,
+                "end_ns": t["end_ns"],
+                "cpu_s": t["cpu_ns"] / 1e9, "user_s": t["user_us"] / 1e6,
+                "sys_s": t["sys_us"] / 1e6, "life_user_s": t["life_user_us"] / 1e6,
+                "life_sys_s": t["life_sys_us"] / 1e6, "vcsw": t["vcsw"], "ivcsw": t["ivcsw"],
+                "dtlb_misses": t["dtlb_misses"] if t["dtlb_errno"] == 0 else None,
+                "perf_switches": t["perf_switches"] if t["switches_errno"] == 0 else None,
+                "primes": t["primes"], "cpu": t["cpu"], "completed": bool(t["completed"]),
+            })
+        # per-task wall: from the gate, which is the run's end minus its wall
+        last_end = max(t["end_ns"] for t in per_task)
+        gate = last_end - raw["wall_ns"]
+        for t in per_task:
+            t["wall_s"] = (t.pop("end_ns") - gate) / 1e9
+        task_rows.extend(per_task)
+        tf = pd.DataFrame(per_task)
+        dtlb = None if tf["dtlb_misses"].isna().any() else float(tf["dtlb_misses"].sum())
+        psw = None if tf["perf_switches"].isna().any() else float(tf["perf_switches"].sum())
+        run_rows.append({
+            "repeat": rep, "order": order, "mode": mode, "working_set": ws, "ws_mib": ws_mib,
+            "limit": lim, "tasks_started": raw["started"], "tasks_stopped": raw["stopped"],
+            "tasks_completed": int(tf["completed"].sum()), "cpu": p["cpu"],
+            "wall_s": raw["wall_ns"] / 1e9, "user_s": float(tf["user_s"].sum()),
+            "sys_s": float(tf["sys_s"].sum()), "cpu_s": float(tf["cpu_s"].sum()),
+            "life_user_s": float(tf["life_user_s"].sum()),
+            "life_sys_s": float(tf["life_sys_s"].sum()),
+            "whole_user_s": (raw["self_user_us"] + raw["children_user_us"]) / 1e6,
+            "whole_sys_s": (raw["self_sys_us"] + raw["children_sys_us"]) / 1e6,
+            "vcsw": int(tf["vcsw"].sum()), "ivcsw": int(tf["ivcsw"].sum()),
+            "switches": psw if psw is not None else float(tf["vcsw"].sum() + tf["ivcsw"].sum()),
+            "switches_source": "perf" if psw is not None else "getrusage",
+            "dtlb_misses": dtlb,
+        })
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    runs = pd.DataFrame(run_rows)
+    if runs.empty:
+        return Result(EXPERIMENT, p, {"cpu": p["cpu"], "perf": {}, "tasks_started": 0,
+                                      "tasks_stopped": 0, "ratios": []}, {}, limit_hit)
+    totals = (runs.groupby(["working_set", "mode"], sort=False)
+              [["wall_s", "user_s", "sys_s", "cpu_s", "whole_user_s", "whole_sys_s",
+                "switches", "dtlb_misses"]]
+              .agg(["median", "min", "max"]))
+    totals.columns = [f"{q}_{stat}" for q, stat in totals.columns]
+    totals = totals.reset_index()
+    totals.insert(2, "ws_mib", totals["working_set"].map(
+        {"none": 0.0, "own": p["ws_ints"] * 8 / 2**20}))
+    totals.insert(3, "repeats", runs.groupby(["working_set", "mode"], sort=False)
+                  .size().to_numpy())
+    ratio_frames = [paired_ratios(runs, q) for q in QUANTITIES
+                    if not (q == "dtlb_misses" and runs["dtlb_misses"].isna().any())]
+    ratios = pd.concat([f for f in ratio_frames if not f.empty], ignore_index=True) \
+        if any(not f.empty for f in ratio_frames) else pd.DataFrame(
+            columns=["working_set", "quantity", "n", "ratio", "ci95_low", "ci95_high"])
+    perf = {k: _perf_note(v) for k, v in perf_errnos.items()}
+    if user_only and perf.get("dtlb_misses") == "available":
+        perf["dtlb_misses"] = ("available, user mode only (kernel.perf_event_paranoid "
+                               "forbids counting the kernel)")
+    summary: dict[str, Any] = {
+        "cpu": p["cpu"], "perf": perf,
+        "thp": sysinfo.read_text("/sys/kernel/mm/transparent_hugepage/enabled"),
+        "tasks_started": int(runs["tasks_started"].sum()),
+        "tasks_stopped": int(runs["tasks_stopped"].sum()),
+        "ratios": ratios.to_dict(orient="records"),
+    }
+    tables = {"tasks": pd.DataFrame(task_rows), "runs": runs, "totals": totals,
+              "ratios": ratios}
+    return Result(EXPERIMENT, p, summary, tables, limit_hit)

@@ -1,0 +1,293 @@
+"""Many tasks that mostly sleep: C threads (unpinned, pinned) against goroutines.
+
+The workload of claims C15 and C17: ``count`` tasks, each first waiting a fixed
+pseudo-random stagger below ``stagger_ms`` (so they do not all wake at once),
+then sleeping ``period_ms`` at a time until it has slept ``duration_ms``. The
+published run used 10,000 tasks x 1000 sleeps of 10 ms; the defaults here keep
+10,000 tasks and 10 ms but sleep only a few seconds.
+
+Variants, each in a process of its own:
+
+- ``threads``: C threads (native/sleepers.c) with the system default stack,
+  placed by the scheduler; in a child process (run_isolated);
+- ``threads_pinned``: the same, thread i pinned to CPU i mod n round-robin;
+- ``goroutines``: the Go peer program (:mod:`threadcost.experiments.peers`).
+
+Memory is the growth of the process's resident set while the tasks run: the
+peak (sampled every period by the main thread, and VmHWM where it can be
+reset) minus the resident set just before the first task started. That growth
+is what the tasks cost; the baseline of a Python child and of a Go binary
+differ, and are shown beside it. CPU is user and system time of the process
+over the run (getrusage).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from threadcost import sysinfo, validate
+from threadcost.errors import ParameterError, check_status
+from threadcost.experiments import peers
+from threadcost.isolate import run_isolated
+from threadcost.native import ffi, lib, proc_status_dict
+from threadcost.results import Result
+
+EXPERIMENT = "sleepers"
+VARIANTS = ("threads", "threads_pinned", "goroutines")
+# Published workload (C15/C17): 10,000 tasks x 1000 sleeps.
+PUBLISHED_TASKS = 10_000
+PUBLISHED_WAKEUPS = 10_000 * 1000
+# Rough resident cost of one idle thread (stack pages, TLS, kernel side), for
+# the memory check before running.
+THREAD_BUDGET_KIB = 64
+
+
+def max_threads() -> int:
+    """Half of what the kernel allows system-wide: other processes need pids too."""
+    limits = [100_000]
+    for key in ("kernel.pid_max", "kernel.threads-max"):
+        value = sysinfo.sysctl(key)
+        if value:
+            limits.append(value // 2)
+    return max(1, min(limits))
+
+
+def check_params(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
+                 stagger_ms: Any = 200, stack_kib: Any = 0,
+                 variants: Any = VARIANTS, address_space_mib: Any = None) -> dict[str, Any]:
+    """Validate and normalise the parameters (raises ParameterError)."""
+    p: dict[str, Any] = {
+        "count": validate.integer("count", count, minimum=1, maximum=max_threads()),
+        "period_ms": validate.integer("period_ms", period_ms, minimum=1, maximum=1000),
+        "duration_ms": validate.integer("duration_ms", duration_ms, minimum=1,
+                                        maximum=600_000),
+        "stagger_ms": validate.integer("stagger_ms", stagger_ms, minimum=0, maximum=10_000),
+        "stack_kib": validate.stack_kib("stack_kib", stack_kib),
+    }
+    if p["duration_ms"] < p["period_ms"]:
+        raise ParameterError("duration_ms", duration_ms,
+                             f"must be at least period_ms ({p['period_ms']} ms)")
+    chosen = validate.choice_list("variants", variants, VARIANTS)
+    p["variants"] = [v for v in VARIANTS if v in chosen]
+    p["address_space_mib"] = None if address_space_mib is None else validate.integer(
+        "address_space_mib", address_space_mib, minimum=16, maximum=1 << 30)
+    validate.memory_fits("count", count, p["count"] * THREAD_BUDGET_KIB)
+    return p
+
+
+def _threads_child(count: int, period_ms: int, duration_ms: int, stagger_ms: int,
+                   pinned: bool, stack_kib: int,
+                   address_space_mib: int | None = None) -> dict[str, Any]:
+    if address_space_mib is not None:  # cap the address space this far above now
+        import resource
+
+        status_now = ffi.new("tc_proc_status *")
+        lib.tc_read_proc_status(status_now)
+        cap = (int(status_now.vsz_kib) + address_space_mib * 1024) * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (cap, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    out = ffi.new("tc_sleepers_result *")
+    status = lib.tc_sleepers_run(count, period_ms * 1_000_000, duration_ms * 1_000_000,
+                                 stagger_ms * 1_000_000,
+                                 lib.TC_SLEEPERS_PINNED if pinned else lib.TC_SLEEPERS_UNPINNED,
+                                 stack_kib, out)
+    check_status("tc_sleepers_run", status, out.err)
+    before = proc_status_dict(out.before)
+    return {
+        "status": int(status), "err": int(out.err), "tasks": int(out.started),
+        "finished": int(out.finished), "wakeups": int(out.wakeups),
+        "wall_ns": int(out.wall_ns), "spawn_ns": int(out.spawn_ns),
+        "user_us": int(out.user_us), "sys_us": int(out.sys_us),
+        "rss_before_kib": before["rss_kib"], "vsz_before_kib": before["vsz_kib"],
+        "peak_rss_kib": int(out.peak_rss_kib), "peak_vsz_kib": int(out.peak_vsz_kib),
+        "peak_threads": int(out.peak_threads), "hwm_reset": bool(out.hwm_reset),
+        "cpus": int(out.cpus), "vcsw": int(out.vcsw), "ivcsw": int(out.ivcsw),
+    }
+
+
+def _row(variant: str, raw: dict[str, Any]) -> dict[str, Any]:
+    tasks = max(raw["tasks"], 1)
+    growth = raw["peak_rss_kib"] - raw["rss_before_kib"]
+    vsz_growth = raw["peak_vsz_kib"] - raw["vsz_before_kib"]
+    user_s, sys_s = raw["user_us"] / 1e6, raw["sys_us"] / 1e6
+    return {
+        "variant": variant, "tasks": raw["tasks"], "wakeups": raw["wakeups"],
+        "wall_s": raw["wall_ns"] / 1e9, "spawn_s": raw["spawn_ns"] / 1e9,
+        "user_s": user_s, "sys_s": sys_s, "cpu_s": user_s + sys_s,
+        "cpu_us_per_wakeup": (user_s + sys_s) * 1e6 / raw["wakeups"] if raw["wakeups"] else None,
+        "rss_before_kib": raw["rss_before_kib"], "peak_rss_kib": raw["peak_rss_kib"],
+        "rss_growth_kib": growth, "rss_per_task_kib": growth / tasks,
+        "vsz_growth_kib": vsz_growth, "vsz_per_task_kib": vsz_growth / tasks,
+        "peak_os_threads": raw["peak_threads"], "not_run": None,
+    }
+
+
+def _not_run_row(variant: str, reason: str) -> dict[str, Any]:
+    return {"variant": variant, "not_run": reason}
+
+
+def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
+        stagger_ms: Any = 200, stack_kib: Any = 0, variants: Any = VARIANTS,
+        progress: bool = False, address_space_mib: Any = None) -> Result:
+    """Run each variant of the sleepers workload and return one row per variant.
+
+    ``count`` tasks; ``period_ms`` per sleep; ``duration_ms`` of sleep per task;
+    ``stagger_ms`` bound of the start delay; ``stack_kib`` for C threads (0:
+    system default); ``variants`` a subset of ``VARIANTS``; ``address_space_mib``
+    caps the C-thread processes' address space (RLIMIT_AS) that far above their
+    size before starting threads, to show a limit being hit. Goroutines are
+    ``not_run`` (with the reason) without Go. A refused pthread_create returns
+    the partial result with ``limit_hit``.
+    """
+    p = check_params(count, period_ms, duration_ms, stagger_ms, stack_kib, variants,
+                     address_space_mib)
+    timeout = 120.0 + (p["duration_ms"] + p["stagger_ms"]) / 1000 * 3 + p["count"] * 1e-3
+    rows: dict[str, dict[str, Any]] = {}
+    raws: dict[str, dict[str, Any]] = {}
+    limit_hit = None
+    steps = p["variants"]
+    bar = None
+    if progress:
+        from threadcost.progress import bar as progress_bar
+
+        bar = progress_bar(total=len(steps), desc="sleepers", unit="variant")
+    for variant in steps:
+        if variant == "goroutines":
+            why = peers.go_absent_reason()
+            if why:
+                rows[variant] = _not_run_row(variant, why)
+            else:
+                data = peers.sleepers_go(p["count"], p["period_ms"], p["duration_ms"],
+                                         p["stagger_ms"])
+                peak = max(data["peak_rss_kib"], data.get("hwm_kib") or 0)
+                raw = {"tasks": data["count"], "wakeups": data["wakeups"],
+                       "wall_ns": data["wall_ns"], "spawn_ns": data["spawn_ns"],
+                       "user_us": data["user_us"], "sys_us": data["sys_us"],
+                       "rss_before_kib": data["rss_before_kib"],
+                       "vsz_before_kib": data["vsz_before_kib"], "peak_rss_kib": peak,
+                       "peak_vsz_kib": data["peak_vsz_kib"],
+                       "peak_threads": data["peak_threads"]}
+                raws[variant] = raw
+                rows[variant] = _row(variant, raw)
+        else:
+            raw = run_isolated(_threads_child, {
+                "count": p["count"], "period_ms": p["period_ms"],
+                "duration_ms": p["duration_ms"], "stagger_ms": p["stagger_ms"],
+                "pinned": variant == "threads_pinned", "stack_kib": p["stack_kib"],
+                "address_space_mib": p["address_space_mib"]},
+                timeout=timeout)
+            raws[variant] = raw
+            rows[variant] = _row(variant, raw)
+            if raw["status"] == lib.TC_ELIMIT and limit_hit is None:
+                limit_hit = {"limit": "thread creation refused (pthread_create: threads-max, "
+                                      "pid_max, cgroup pids.max, RLIMIT_NPROC or memory)",
+                             "errno": raw["err"], "variant": variant,
+                             "threads_started": raw["tasks"]}
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    summary: dict[str, Any] = {
+        "variants": rows,
+        "raw": raws,
+    }
+    table = pd.DataFrame([rows[v] for v in p["variants"]])
+    return Result(EXPERIMENT, p, summary, {"variants": table}, limit_hit)
+
+
+# --- the sweep over counts (C15/C17 in the unsaturated range) ------------------------
+
+SWEEP_EXPERIMENT = "sleepers_sweep"
+SATURATION_SHARE = 0.8  # CPU busy share of the usable CPUs from which a point is saturated
+LATE_FACTOR = 1.25  # or: the run took this much longer than its sleeps
+
+
+def sweep(counts: Any = (300, 1000, 3000, 10_000), variants: Any = VARIANTS,
+          period_ms: Any = 10, duration_ms: Any = 500, stagger_ms: Any = 100,
+          repeats: Any = 1, progress: bool = False) -> Result:
+    """The sleepers workload at several task counts, every variant at every count
+    (variants alternate within a count; counts ascend, repeats interleaved).
+
+    Every task is created before timing starts (a gate in the C kernel and the Go
+    peer). Per point: CPU per wake-up (user and system), peak RSS growth per task,
+    and how busy the CPUs were: ``cpu_busy`` = CPU seconds / wall seconds, and
+    ``saturated`` when that reaches 80% of the usable CPUs or the run took more
+    than 1.25x its planned sleeping time. Goroutine points read "not run" (with
+    the reason) without Go.
+    """
+    p = check_params(max(validate.integer_list("counts", counts, minimum=1,
+                                               maximum=max_threads())),
+                     period_ms, duration_ms, stagger_ms, 0, variants)
+    p["counts"] = sorted(set(validate.integer_list("counts", counts, minimum=1,
+                                                   maximum=max_threads())))
+    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
+    del p["count"]
+    cpus = len(sysinfo.affinity())
+    planned_s = (p["duration_ms"] + p["stagger_ms"]) / 1000
+    plan = [(rep, n, v) for rep in range(p["repeats"]) for n in p["counts"]
+            for v in (p["variants"] if rep % 2 == 0 else list(reversed(p["variants"])))]
+    bar = None
+    if progress:
+        from threadcost.progress import bar as progress_bar
+
+        bar = progress_bar(total=len(plan), desc="sleepers sweep", unit="run")
+    rows: list[dict[str, Any]] = []
+    limit_hit = None
+    go_reason = peers.go_absent_reason()
+    for rep, n, variant in plan:
+        base = {"repeat": rep, "count": n, "variant": variant, "cpus": cpus,
+                "planned_s": planned_s}
+        if variant == "goroutines":
+            if go_reason:
+                rows.append({**base, "not_run": go_reason})
+                if bar is not None:
+                    bar.update(1)
+                continue
+            data = peers.sleepers_go(n, p["period_ms"], p["duration_ms"], p["stagger_ms"])
+            raw = {"tasks": data["count"], "wakeups": data["wakeups"],
+                   "wall_ns": data["wall_ns"], "spawn_ns": data["spawn_ns"],
+                   "user_us": data["user_us"], "sys_us": data["sys_us"],
+                   "rss_before_kib": data["rss_before_kib"],
+                   "vsz_before_kib": data["vsz_before_kib"],
+                   "peak_rss_kib": max(data["peak_rss_kib"], data.get("hwm_kib") or 0),
+                   "peak_vsz_kib": data["peak_vsz_kib"], "peak_threads": data["peak_threads"]}
+            status = 0
+        else:
+            timeout = 120.0 + planned_s * 3 + n * 2e-3
+            raw = run_isolated(_threads_child, {
+                "count": n, "period_ms": p["period_ms"], "duration_ms": p["duration_ms"],
+                "stagger_ms": p["stagger_ms"], "pinned": variant == "threads_pinned",
+                "stack_kib": 0}, timeout=timeout)
+            status = raw["status"]
+        row = {**base, **_row(variant, raw)}
+        wakeups = max(raw["wakeups"], 1)
+        row["user_us_per_wakeup"] = raw["user_us"] / wakeups
+        row["sys_us_per_wakeup"] = raw["sys_us"] / wakeups
+        row["cpu_busy"] = row["cpu_s"] / row["wall_s"] if row["wall_s"] > 0 else None
+        row["cpu_bound"] = bool((row["cpu_busy"] or 0) >= SATURATION_SHARE * cpus)
+        row["late"] = bool(row["wall_s"] > LATE_FACTOR * planned_s)
+        row["saturated"] = row["cpu_bound"] or row["late"]
+        rows.append(row)
+        if bar is not None:
+            bar.update(1)
+        if status == lib.TC_ELIMIT:
+            limit_hit = {"limit": "thread creation refused (pthread_create: threads-max, "
+                                  "pid_max, cgroup pids.max or memory)",
+                         "errno": raw["err"], "variant": variant, "count": n,
+                         "threads_started": raw["tasks"]}
+            break
+    if bar is not None:
+        bar.close()
+    points = pd.DataFrame(rows)
+    measured = points[points["not_run"].isna()] if "not_run" in points else points
+    first_saturated = {}
+    for variant, grp in measured.groupby("variant"):
+        sat = grp[grp["saturated"]]
+        first_saturated[variant] = int(sat["count"].min()) if not sat.empty else None
+    summary: dict[str, Any] = {
+        "cpus": cpus, "planned_s": planned_s, "first_saturated_count": first_saturated,
+        "tasks_started": int(measured["tasks"].sum()) if not measured.empty else 0,
+        "not_run": {r["variant"]: r["not_run"] for r in rows if r.get("not_run")},
+    }
+    return Result(SWEEP_EXPERIMENT, p, summary, {"points": points}, limit_hit)

@@ -1,0 +1,134 @@
+"""The paper's summary views: the machine card, the machine's thread limit and the runs
+behind the numbers.
+
+The headline numbers (launch, switch, memory per task) have one source,
+:func:`threadcost.views.headline.cells`: notebook 00's figure, the index page's
+abstract (``paper_summary.headline_numbers``) and the across-machines view all
+read it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from threadcost import datastore, machine
+
+# --- the machine card -------------------------------------------------------------
+
+def _limit(value: Any) -> str:
+    return "unlimited" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _cgroup(value: Any) -> str:
+    """A cgroup limit in words: "max" and an absent file both mean no limit set."""
+    if value is None:
+        return "no limit (no cgroup file)"
+    return "no limit (max)" if str(value).strip() == "max" else _limit(
+        int(value) if str(value).isdigit() else value)
+
+
+def _vulnerabilities(found: Any) -> str:
+    """Mitigated or vulnerable entries named; the 'Not affected' ones counted."""
+    if not isinstance(found, dict) or not found:
+        return "not recorded"
+    hit = [f"{k}: {v}" for k, v in sorted(found.items()) if v != "Not affected"]
+    clear = len(found) - len(hit)
+    return "; ".join([*hit, f"{clear} others not affected"]) if hit else "none affected"
+
+
+def _pools(pools: Any) -> str:
+    if not isinstance(pools, list):
+        return "not recorded"
+    if not pools:
+        return "none loaded"
+    return ", ".join(f"{p.get('internal_api')} {p.get('num_threads')} threads" for p in pools)
+
+
+def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
+    """The fingerprint in human words: one row per fact that shapes the numbers."""
+    lim = fp.get("limits", {})
+    virt = fp.get("virtualization", "none")
+    cont = fp.get("container", "none")
+    smt = fp.get("smt_siblings") or []
+    stack = lim.get("rlimit_stack", {}).get("soft")
+    git = fp.get("git") or {}
+    rows = [
+        ("CPU", f"{fp.get('cpu_model')} ({fp.get('arch')})"),
+        ("logical CPUs", f"{fp.get('logical_cpus')} ({len(fp.get('affinity', []))} usable by "
+                         f"this process: {fp.get('affinity')})"),
+        ("SMT", "yes: " + str(smt) if any(len(g) > 1 for g in smt) else "no sibling threads"),
+        ("memory", f"{fp.get('mem_total_kib', 0) / 1024**2:.1f} GiB "
+                   f"({fp.get('mem_available_kib', 0) / 1024**2:.1f} GiB available at start)"),
+        ("runs on", "bare metal" if virt == "none" else f"a virtual machine ({virt})"),
+        ("container", "none" if cont == "none" else cont),
+        ("kernel", str(fp.get("kernel"))),
+        ("C library", f"glibc {fp.get('glibc')} ({fp.get('libpthread')})"),
+        ("compiler", str(fp.get("compiler"))),
+        ("clock source", str(fp.get("clocksource"))
+         + (f" (available: {fp['clocksources_available']})"
+            if fp.get("clocksources_available") else "")),
+        ("preemption model", str(fp.get("preemption", "not recorded"))),
+        ("scheduler tick", f"HZ={fp['hz']}" if fp.get("hz") else "unknown"),
+        ("CPU-time accounting", str(fp.get("cpu_time_accounting", "not recorded"))),
+        ("CPU vulnerabilities", _vulnerabilities(fp.get("cpu_vulnerabilities"))),
+        ("PCID (cheaper address-space switches)",
+         "not recorded" if "pcid" not in fp else "yes" if fp["pcid"] else "no"),
+        ("numpy thread pools", _pools(fp.get("numpy_thread_pools"))),
+        ("page size", f"{fp.get('page_size', 0) // 1024} KiB"),
+        ("default thread stack (ulimit -s)",
+         "unlimited" if stack is None else f"{stack // 1024:,} KiB"),
+        ("kernel.threads-max", _limit(lim.get("kernel.threads-max"))),
+        ("kernel.pid_max", _limit(lim.get("kernel.pid_max"))),
+        ("vm.max_map_count", _limit(lim.get("vm.max_map_count"))),
+        ("vm.overcommit_memory", _limit(lim.get("vm.overcommit_memory"))),
+        ("RLIMIT_NPROC (soft)", _limit(lim.get("rlimit_nproc", {}).get("soft"))
+         + (" (not enforced: running as root)" if lim.get("running_as_root") else "")),
+        ("RLIMIT_AS (soft)", _limit(lim.get("rlimit_as", {}).get("soft"))),
+        ("cgroup pids.max", _cgroup(lim.get("cgroup.pids.max"))),
+        ("cgroup memory.max", _cgroup(lim.get("cgroup.memory.max"))),
+        ("code", f"git {str(git.get('commit'))[:12]}"
+                 + (" (with uncommitted changes)" if git.get("dirty") else "")
+         if git.get("commit") else "not a git checkout"),
+    ]
+    return pd.DataFrame(rows, columns=["fact", "this machine"])
+
+
+def thread_ceiling(fp: dict[str, Any]) -> tuple[int | None, str]:
+    """The lowest limit on threads this machine states, and which limit it is."""
+    lim = fp.get("limits", {})
+    options: list[tuple[int, str]] = []
+    for key in ("kernel.threads-max", "kernel.pid_max"):
+        if isinstance(lim.get(key), int):
+            options.append((lim[key], key))
+    if isinstance(lim.get("vm.max_map_count"), int):  # two mappings per thread (stack+guard)
+        options.append((lim["vm.max_map_count"] // 2, "vm.max_map_count / 2"))
+    pids = lim.get("cgroup.pids.max")
+    if isinstance(pids, str) and pids.isdigit():
+        options.append((int(pids), "cgroup pids.max"))
+    if not options:
+        return None, "unknown"
+    value, name = min(options)
+    return value, name
+
+
+# --- runs used ----------------------------------------------------------------------------
+
+def runs_table(data_dir: str | Path | None = None, machine_id: str | None = None) -> pd.DataFrame:
+    """The newest run of each experiment on this machine: when, parameters, limits hit."""
+    mid = machine_id or machine.machine_id()
+    latest: dict[str, datastore.Run] = {}
+    for run in datastore.list_runs(data_dir=data_dir, machine_id=mid):
+        latest[run.experiment] = run
+    rows = []
+    for name, run in sorted(latest.items()):
+        limit = run.meta.get("limit_hit")
+        rows.append({"experiment": name, "run": run.meta["run_id"],
+                     "when (UTC)": run.meta.get("created_utc", ""),
+                     "parameters": ", ".join(f"{k}={v}" for k, v in run.meta["params"].items()),
+                     "limit hit": limit.get("limit", str(limit)) if isinstance(limit, dict)
+                     else ("" if limit is None else str(limit))})
+    return pd.DataFrame(rows, columns=["experiment", "run", "when (UTC)", "parameters",
+                                       "limit hit"])
