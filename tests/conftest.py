@@ -81,3 +81,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("notebook") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(NOTEBOOK_TEST_TIMEOUT_S))
+
+
+@pytest.fixture(scope="session")
+def quick_paper_html(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``python -m threadcost.paper --params params/quick.yaml``, every notebook, once per
+    test session (the hygiene scan and the browser suite read the same rendering)."""
+    base = tmp_path_factory.mktemp("quick-paper")
+    env = {**os.environ, "THREADCOST_DATA_DIR": str(base / "data"),
+           "THREADCOST_FIGURES_DIR": str(base / "figures")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "threadcost.paper", "--params", str(QUICK_PARAMS),
+         "--out", str(base / "paper")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
+        stdin=subprocess.DEVNULL, check=False)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return base / "paper" / "html"

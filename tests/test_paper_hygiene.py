@@ -9,10 +9,7 @@ raises stops the build and names the notebook, the cell and the error.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -25,18 +22,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``python -m threadcost.paper --params params/quick.yaml``, every notebook."""
-    base = tmp_path_factory.mktemp("hygiene")
-    env = {**os.environ, "THREADCOST_DATA_DIR": str(base / "data"),
-           "THREADCOST_FIGURES_DIR": str(base / "figures")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "threadcost.paper", "--params", "params/quick.yaml",
-         "--out", str(base / "paper")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
-        stdin=subprocess.DEVNULL, check=False)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return base / "paper" / "html"
+def rendered(quick_paper_html: Path) -> Path:
+    """The session's quick rendering of every notebook (tests/conftest.py)."""
+    return quick_paper_html
 
 
 def _pages(html_dir: Path) -> list[Path]:

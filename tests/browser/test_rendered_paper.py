@@ -9,14 +9,10 @@ a local file.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.browser.prepare import REPO
 
 PAGES = ["index.html", "00_introduction.html", "01_malloc_touch.html",
          "02_thread_memory.html", "03_launch.html", "04_context_switch.html",
@@ -31,22 +27,14 @@ CHANGE_TIMEOUT_MS = 5_000
 
 
 @pytest.fixture(scope="module")
-def paper_html(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A quick rendering of the whole paper, or the one $THREADCOST_RENDERED_PAPER names
-    (e.g. reference/<machine-id>, to check the committed reference rendering)."""
+def paper_html(request: pytest.FixtureRequest) -> Path:
+    """The session's quick rendering of the whole paper (tests/conftest.py), or the one
+    $THREADCOST_RENDERED_PAPER names (e.g. reference/<machine-id>, to check the committed
+    reference rendering)."""
     given = os.environ.get("THREADCOST_RENDERED_PAPER")
     if given:
         return Path(given)
-    base = tmp_path_factory.mktemp("rendered")
-    env = {**os.environ, "THREADCOST_DATA_DIR": str(base / "data"),
-           "THREADCOST_FIGURES_DIR": str(base / "figures")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "threadcost.paper", "--params", "params/quick.yaml",
-         "--out", str(base / "paper")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
-        stdin=subprocess.DEVNULL, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return base / "paper" / "html"
+    return request.getfixturevalue("quick_paper_html")
 
 
 def _open_offline(browser: Any, url: str) -> tuple[Any, Any, list[str], list[str]]:
