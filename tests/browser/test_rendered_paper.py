@@ -33,7 +33,7 @@ def paper_html(request: pytest.FixtureRequest) -> Path:
     reference rendering)."""
     given = os.environ.get("THREADCOST_RENDERED_PAPER")
     if given:
-        return Path(given)
+        return Path(given).resolve()
     return request.getfixturevalue("quick_paper_html")
 
 
