@@ -334,53 +334,6 @@ def creation_figure(results: dict[str, Result], launch: Result | None) -> plt.Fi
     return fig
 
 
-def sleepers_table(result: Result) -> pd.DataFrame:
-    rows = []
-    for variant, row in result.summary["variants"].items():
-        if row.get("not_run"):
-            rows.append({"variant": variant, "not run because": row["not_run"]})
-            continue
-        rows.append({
-            "variant": variant, "tasks": row["tasks"], "wake-ups": row["wakeups"],
-            "RSS before (MiB)": row["rss_before_kib"] / 1024,
-            "RSS growth (MiB)": row["rss_growth_kib"] / 1024,
-            "RSS per task (KiB)": row["rss_per_task_kib"],
-            "VSZ per task (KiB)": row["vsz_per_task_kib"],
-            "user (s)": row["user_s"], "sys (s)": row["sys_s"],
-            "CPU per wake-up (us)": row["cpu_us_per_wakeup"],
-            "wall (s)": row["wall_s"], "OS threads at peak": row["peak_os_threads"],
-            "not run because": "",
-        })
-    return pd.DataFrame(rows).set_index("variant")
-
-
-def sleepers_figure(result: Result) -> plt.Figure:
-    """RSS growth per task and CPU time (user + sys) per wake-up, per variant."""
-    table = sleepers_table(result)
-    table = table[table["not run because"] == ""]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
-    names = list(table.index)
-    x = np.arange(len(names))
-    a.bar(x, table["RSS per task (KiB)"], color="#0173b2")
-    for xi, v in zip(x, table["RSS per task (KiB)"], strict=True):
-        a.text(xi, v, f"{v:,.1f}", ha="center", va="bottom", fontsize=9)
-    a.set_xticks(x, names, rotation=15)
-    a.set(ylabel="peak RSS growth per task (KiB)", title="Memory per sleeping task")
-    per = 1e6 / table["wake-ups"].astype(float)
-    user = table["user (s)"] * per
-    sys_ = table["sys (s)"] * per
-    b.bar(x, user, label="user", color="#029e73")
-    b.bar(x, sys_, bottom=user, label="system", color="#d55e00")
-    b.set_xticks(x, names, rotation=15)
-    b.set(ylabel="CPU time per wake-up (us)", title="CPU per wake-up")
-    b.legend()
-    p = result.params
-    fig.suptitle(f"{p['count']:,} tasks, each sleeping {p['period_ms']} ms at a time for "
-                 f"{p['duration_ms']:,} ms", fontsize=11)
-    fig.tight_layout()
-    return fig
-
-
 # ------------------------------------------------------- sentences for the prose
 
 def fiber_switch_text(result: Result) -> str:
@@ -481,27 +434,6 @@ def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
             f"**{ratio:,.0f}x** as long as a hand-written fiber round trip "
             f"({thread['round_trip_p50_ns']:,.0f} ns vs {asm['round_trip_p50_ns']:,.0f} ns, "
             f"medians, each including one clock read).")
-
-
-def sleepers_text(result: Result) -> str:
-    v = result.summary["variants"]
-    t, go = v.get("threads") or {}, v.get("goroutines") or {}
-    if not t or t.get("not_run"):
-        return "The C-thread sleepers are not in this run."
-    text = (f"A sleeping thread grew the resident set by **{t['rss_per_task_kib']:,.1f} KiB** "
-            f"and reserved {t['vsz_per_task_kib']:,.0f} KiB of address space (its stack); it "
-            f"also holds kernel memory RSS does not show (see the table above). Per wake-up "
-            f"the threads spent {t['cpu_us_per_wakeup']:,.1f} us of CPU")
-    pinned = v.get("threads_pinned") or {}
-    if pinned and not pinned.get("not_run"):
-        text += f", pinned round-robin {pinned['cpu_us_per_wakeup']:,.1f} us"
-    if go and not go.get("not_run") and go["rss_per_task_kib"] > 0:
-        text += (f". A sleeping goroutine grew it by **{go['rss_per_task_kib']:,.1f} KiB** "
-                 f"({t['rss_per_task_kib'] / go['rss_per_task_kib']:,.1f}x less than a thread) "
-                 f"and cost {go['cpu_us_per_wakeup']:,.1f} us of CPU per wake-up.")
-    else:
-        text += f". Goroutines: {go.get('not_run', 'not in this run')}."
-    return text
 
 
 def save_runs(results: list[Result], save: bool, data_dir: Any,
