@@ -41,6 +41,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,21 @@ def _count(path: str) -> int:
         return -1
 
 
+def _threads_settled(baseline: int, within_s: float = 1.0) -> int:
+    """This process's thread count once joined threads have left /proc/self/task.
+
+    A joined thread can stay listed for a moment after pthread_join returns, so
+    the count is read again (for up to ``within_s``) until it is back at
+    ``baseline``; a thread really left behind still shows after that.
+    """
+    deadline = time.monotonic() + within_s
+    count = _count("/proc/self/task")
+    while count > baseline and time.monotonic() < deadline:
+        time.sleep(0.001)
+        count = _count("/proc/self/task")
+    return count
+
+
 def _kernel_kib(m: Any) -> int:
     return int(m.kernel_stack_kib) + int(m.page_tables_kib) + int(m.sunreclaim_kib)
 
@@ -184,7 +200,7 @@ def _c_child(kind: int, tasks: int, cpu: int, iterations: int, warmup: int, stac
         "kernel_ready_kib": _kernel_kib(out.mem_ready),
         "voluntary": int(out.voluntary), "involuntary": int(out.involuntary),
         "cpu_after_pin": int(out.cpu_after_pin),
-        "threads_before": threads_before, "threads_after": _count("/proc/self/task"),
+        "threads_before": threads_before, "threads_after": _threads_settled(threads_before),
         "fds_before": fds_before, "fds_ready": int(out.fds_ready) - int(out.fds_before)
         + fds_before, "fds_after": _count("/proc/self/fd") - 1,
     }

@@ -91,7 +91,8 @@ func brigade(args []string) {
 	before := procStatus()
 	out["rss_before_kib"] = before["VmRSS"]
 	out["vsz_before_kib"] = before["VmSize"]
-	out["goroutines_before"] = runtime.NumGoroutine()
+	before0 := runtime.NumGoroutine()
+	out["goroutines_before"] = before0
 	out["fds_before"] = countFds()
 	out["kernel_before_kib"] = kernelKib()
 
@@ -244,7 +245,12 @@ wait:
 		out["vsz_ready_kib"] = ready["VmSize"]
 		out["threads_ready"] = ready["Threads"]
 	}
-	runtime.Gosched()
+	// wg.Done runs just before a goroutine exits, so the count can lag for a moment:
+	// give the exiting goroutines up to a second to be gone before counting.
+	for deadline := time.Now().Add(time.Second); runtime.NumGoroutine() > before0 &&
+		time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	out["goroutines_after"] = runtime.NumGoroutine()
 	out["fds_after"] = countFds()
 	emit(out)
