@@ -33,7 +33,7 @@ import nbformat
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import TagRemovePreprocessor
 
-from threadcost import paths, vega_assets
+from threadcost import paths, vega_assets, vocabulary
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 VENDOR_DIR = paths.REPO_ROOT / "vendor"
@@ -257,9 +257,8 @@ def read_page(path: Path) -> Page:
     return Page(path=path, title=title or path.stem, sections=sections)
 
 
-TALLY_ORDER = ("reproduced", "same order", "differs", "measured", "not run")
-TALLY_COLOURS = {"reproduced": "#d8f0d8", "same order": "#fff3c4", "differs": "#f8d0d0",
-                 "measured": "#e4ecf7", "not run": "#eeeeee"}
+TALLY_ORDER = vocabulary.CLASSES  # the claims layer's classes, in tally order
+TALLY_COLOURS = vocabulary.VERDICT_COLOURS
 
 INDEX_CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:64rem;
@@ -293,10 +292,8 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
     tally = paper_summary.verdict_tally(data_dir, machine_id)
     total = sum(tally.values())
     chips = "".join(
-        f'<li style="background:{TALLY_COLOURS.get(k, "#eee")}"><b>{v}</b> {html.escape(k)}</li>'
-        for k, v in sorted(tally.items(),
-                           key=lambda kv: TALLY_ORDER.index(kv[0])
-                           if kv[0] in TALLY_ORDER else 99) if v)
+        f'<li style="background:{vocabulary.verdict_colour(k)}"><b>{v}</b> {html.escape(k)}</li>'
+        for k, v in sorted(tally.items(), key=lambda kv: vocabulary.verdict_order(kv[0])) if v)
     claims_page = next((p.path.name for p in pages if "claim" in p.path.stem), None)
     tally_link = (f' (<a href="{claims_page}">every claim with its verdict</a>)'
                   if claims_page else "")

@@ -6,15 +6,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from threadcost import vocabulary
 from threadcost.claims.runs import Runs
 
-# Verdict classes, in the order a tally lists them.
-SUPPORTED, CONTRADICTED, INCONCLUSIVE = "supported", "contradicted", "inconclusive"
+# Verdict classes, in the order a tally lists them: the one vocabulary's.
+SUPPORTED, CONTRADICTED, INCONCLUSIVE = (
+    vocabulary.SUPPORTED, vocabulary.CONTRADICTED, vocabulary.INCONCLUSIVE)
 NOT_REPRODUCED, COMPUTED, SUBSTITUTE, NOT_RUN = (
-    "not reproduced", "computed", "substitute", "not run here")
-CLASSES = (SUPPORTED, CONTRADICTED, INCONCLUSIVE, NOT_REPRODUCED, COMPUTED, SUBSTITUTE,
-           NOT_RUN)
-JUDGED = (SUPPORTED, CONTRADICTED, INCONCLUSIVE)
+    vocabulary.NOT_REPRODUCED, vocabulary.COMPUTED, vocabulary.SUBSTITUTE, vocabulary.NOT_RUN)
+CLASSES, JUDGED = vocabulary.CLASSES, vocabulary.JUDGED
+
 MIN_REPEATS = 5  # a timing assertion is judged only on at least this many repeats
 
 

@@ -25,10 +25,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import datastore
+from threadcost import datastore, vocabulary
 
 YARDSTICKS_EXPERIMENT = "yardsticks"
-TASKS = ("thread", "process", "fiber", "goroutine")
+TASKS = vocabulary.TASKS
 METRICS = {  # metric -> (label, unit shown, factor from the stored unit)
     "launch_ns": ("launch", "µs", 1e-3),
     "switch_ns": ("switch", "µs", 1e-3),

@@ -14,16 +14,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims
+from threadcost import claims, vocabulary
 from threadcost.claims import logic
 from threadcost.claims.model import AssertionVerdict, ClaimVerdict
 
-COLOURS = {"supported": "#d8f0d8", "contradicted": "#f8d0d0", "inconclusive": "#fff3c4",
-           "not reproduced": "#f3dcc4", "computed": "#e4ecf7", "substitute": "#e8def3",
-           "not run here": "#eeeeee"}
-MARKERS = {"supported": "#2e7d32", "contradicted": "#c62828", "inconclusive": "#b08900",
-           "not reproduced": "#a65c00", "computed": "#3b6ea8", "substitute": "#6a4c93",
-           "not run here": "#888888"}
+COLOURS = vocabulary.VERDICT_COLOURS  # one vocabulary: threadcost/vocabulary.py
+MARKERS = vocabulary.VERDICT_MARKERS
 
 
 def _setup(a: AssertionVerdict) -> str:

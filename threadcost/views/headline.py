@@ -35,9 +35,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
-from threadcost import datastore, machine
+from threadcost import datastore, machine, vocabulary
 
-TASKS = ("thread", "process", "fiber", "goroutine")
+TASKS = vocabulary.TASKS
 COLUMNS = {  # column -> (panel title, unit, factor from the stored ns / KiB)
     "launch": ("launch: create, first run, join/wait, exit", "µs", 1e-3),
     "switch": ("one context switch, same CPU", "ns", 1.0),
