@@ -1,0 +1,280 @@
+"""Findings: every number the paper prints, as a named quantity computed once.
+
+A finding is a :class:`Quantity`: a name that says its statistic
+(``memcpy_64kib_mean_ns`` is a mean, ``launch_thread_median_ns`` a median), its
+value and unit, a 95% interval (or the range the definition states), how many
+independent repeats it rests on, a definition in words, the ids of the runs it
+was read from and the machine they ran on. Pages, the headline, the abstract and
+the claims read a finding by name and never recompute it:
+
+>>> findings.get("memcpy_64kib_mean_ns")          # doctest: +SKIP
+>>> findings.markdown("memcpy_64kib_mean_ns")     # '<span data-quantity=...>613 ns</span>'
+
+Each finding is one function of a machine's stored runs
+(:class:`threadcost.claims.runs.Runs`), registered with :func:`quantity` in one
+of this package's modules. :func:`get` caches what it computed per data folder,
+machine and set of stored runs (a new run invalidates it). Nothing stored gives a
+Quantity whose ``value`` is None and whose ``missing`` says why ("not measured on
+this machine: ..."), never an exception.
+
+A notebook that has just measured (and not yet stored) passes its results:
+``get(name, results=[result])`` reads them in place of the stored runs of the same
+experiments, as the claims layer does.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from threadcost import machine, paths
+from threadcost.claims.runs import MemoryRun, Runs
+
+
+def number(x: float, fmt: str = ",.0f") -> str:
+    """A number as the paper prints it: ``fmt`` is a format spec, or "auto" (three
+    significant digits, at most two decimals, thousands separated: 4.48, 25.9, 650), or
+    "sig3" (three significant digits: 0.114, 1.23)."""
+    if fmt not in ("auto", "sig3"):
+        return format(x, fmt)
+    if x == 0:
+        return "0"
+    digits = max(0, 2 - math.floor(math.log10(abs(x))))
+    return f"{x:,.{min(digits, 2) if fmt == 'auto' else digits}f}"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One named number of the paper, or why it was not measured here."""
+
+    name: str
+    value: float | None
+    unit: str
+    statistic: str  # "median", "mean over repeats", "slope", "computed" ...
+    low: float | None = None
+    high: float | None = None
+    n: int = 0  # independent repeats (or samples, as the definition says)
+    definition: str = ""
+    run_ids: tuple[str, ...] = ()
+    machine_id: str = ""
+    missing: str | None = None  # why there is no value
+    computed: bool = False  # computed (from limits, by scaling), not measured
+    setup: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # parts a page may also print
+    fmt: str = ",.0f"  # how the paper prints it (format spec or "auto", display units)
+    scale: float = 1.0  # display value = value * scale
+    display_unit: str = ""  # "" : the unit
+
+    @property
+    def measured(self) -> bool:
+        return self.value is not None and math.isfinite(self.value)
+
+    @property
+    def run_id(self) -> str:
+        return ", ".join(self.run_ids)
+
+    def number(self) -> str:
+        """The value as the paper prints it, without the unit."""
+        if not self.measured:
+            return "not measured"
+        assert self.value is not None
+        return number(self.value * self.scale, self.fmt)
+
+    def text(self) -> str:
+        """The value with its unit, as every page prints it; or "not measured on this
+        machine (why)"."""
+        if not self.measured:
+            return f"not measured on this machine ({self.missing or 'no run stored'})"
+        unit = self.display_unit or ("" if self.unit == "ratio" else self.unit)
+        return f"{self.number()} {unit}".rstrip()
+
+    def interval_text(self) -> str:
+        """"[low to high]" in display units, or "" when there is no interval."""
+        if not self.measured or self.low is None or self.high is None:
+            return ""
+        return f"[{number(self.low * self.scale, self.fmt)} to " \
+               f"{number(self.high * self.scale, self.fmt)}]"
+
+
+@dataclass(frozen=True)
+class Value:
+    """What a finding function returns when the runs hold its number."""
+
+    value: float
+    low: float | None = None
+    high: float | None = None
+    n: int = 1
+    runs: Iterable[Any] = ()  # datastore.Run objects, or run ids
+    setup: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    definition: str = ""  # overrides the registered definition (e.g. a partial run)
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str
+    unit: str
+    statistic: str
+    definition: str
+    compute: Callable[[Runs], Value | str]
+    fmt: str = ",.0f"
+    scale: float = 1.0
+    display_unit: str = ""
+    computed: bool = False
+
+
+REGISTRY: dict[str, Definition] = {}
+
+
+def quantity(name: str, unit: str, statistic: str, definition: str, fmt: str = ",.0f",
+             scale: float = 1.0, display_unit: str = "",
+             computed: bool = False) -> Callable[[Callable[[Runs], Value | str]],
+                                                 Callable[[Runs], Value | str]]:
+    """Register a finding: ``fn(runs) -> Value`` or a string saying what is missing."""
+    def register(fn: Callable[[Runs], Value | str]) -> Callable[[Runs], Value | str]:
+        if name in REGISTRY:
+            raise ValueError(f"finding {name!r} is defined twice")
+        REGISTRY[name] = Definition(name, unit, statistic, definition, fn, fmt, scale,
+                                    display_unit, computed)
+        return fn
+    return register
+
+
+def _ids(runs: Iterable[Any]) -> tuple[str, ...]:
+    out = []
+    for r in runs:
+        out.append(r if isinstance(r, str) else str(r.meta["run_id"]))
+    return tuple(dict.fromkeys(out))
+
+
+def compute(name: str, runs: Runs) -> Quantity:
+    """The finding ``name`` from these runs (no cache): a selector of the claims layer
+    and a notebook's unsaved results come through here."""
+    _load_modules()
+    if name not in REGISTRY:
+        raise KeyError(f"no finding named {name!r} (known: {', '.join(sorted(REGISTRY))})")
+    d = REGISTRY[name]
+    base = Quantity(name=name, value=None, unit=d.unit, statistic=d.statistic,
+                    definition=d.definition, machine_id=runs.machine_id, fmt=d.fmt,
+                    scale=d.scale, display_unit=d.display_unit, computed=d.computed)
+    try:
+        got = d.compute(runs)
+    except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError) as exc:
+        # a stored run older than the finding's definition: say so, never raise
+        return replace(base, missing=f"the stored runs cannot give it ({type(exc).__name__}: "
+                                     f"{exc})")
+    if isinstance(got, str):
+        return replace(base, missing=got)
+    if got.value is None or not math.isfinite(float(got.value)):
+        return replace(base, missing="the stored value is not a finite number",
+                       run_ids=_ids(got.runs))
+    return replace(base, value=float(got.value), low=_num(got.low), high=_num(got.high),
+                   n=int(got.n), run_ids=_ids(got.runs), setup=dict(got.setup),
+                   extra=dict(got.extra), definition=got.definition or d.definition)
+
+
+def _num(x: Any) -> float | None:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+_CACHE: dict[tuple[str, str, tuple[str, ...]], dict[str, Quantity]] = {}
+
+
+def _root(data_dir: str | Path | None) -> Path:
+    return Path(data_dir) if data_dir is not None else paths.data_dir()
+
+
+def _listing(root: Path, mid: str) -> tuple[str, ...]:
+    try:
+        return tuple(sorted(os.listdir(root / mid)))
+    except OSError:
+        return ()
+
+
+def runs_of(data_dir: str | Path | None = None, machine_id: str | None = None,
+            results: list[Any] | None = None,
+            fingerprint: dict[str, Any] | None = None) -> Runs:
+    """The stored runs of one machine (this one by default), with ``results`` (unsaved
+    Results) in place of the stored runs of their experiments."""
+    mid = machine_id or machine.machine_id()
+    runs = Runs.load(mid, data_dir)
+    if results:
+        runs = runs.with_results(list(results), fingerprint or {})
+    return runs
+
+
+def of_results(name: str, results: list[Any], machine_id: str = "") -> Quantity:
+    """The finding computed from these (unsaved) results alone."""
+    fresh = tuple(MemoryRun.of(r, i, {}) for i, r in enumerate(results))
+    return compute(name, Runs(machine_id or "this notebook", fresh))
+
+
+def get(name: str, data_dir: str | Path | None = None, machine_id: str | None = None,
+        results: list[Any] | None = None) -> Quantity:
+    """The finding ``name`` on one machine (this one by default), from its stored runs
+    (plus ``results``, not yet stored, in place of their experiments' stored runs)."""
+    if results:
+        return compute(name, runs_of(data_dir, machine_id, results))
+    return all(data_dir, machine_id)[name]
+
+
+def all(data_dir: str | Path | None = None,
+        machine_id: str | None = None) -> dict[str, Quantity]:
+    """Every registered finding on one machine, computed once per set of stored runs."""
+    _load_modules()
+    root = _root(data_dir)
+    mid = machine_id or machine.machine_id()
+    key = (str(root.resolve()), mid, _listing(root, mid))
+    cached = _CACHE.get(key)
+    if cached is None:
+        runs = Runs.load(mid, root)
+        cached = {name: compute(name, runs) for name in REGISTRY}
+        _CACHE.clear()  # one machine's set at a time is all a page needs
+        _CACHE[key] = cached
+    return dict(cached)
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
+
+
+# --- printing: every printed number says which finding it is ------------------------------
+
+def span(q: Quantity, text: str | None = None) -> str:
+    """``<span data-quantity="NAME" data-value="V">text</span>`` (Markdown and HTML keep
+    it), or the plain "not measured" text when there is no value."""
+    if not q.measured:
+        return html.escape(q.text())
+    shown = q.text() if text is None else text
+    return (f'<span data-quantity="{html.escape(q.name)}" data-value="{q.number()}">'
+            f"{html.escape(shown)}</span>")
+
+
+def markdown(name: str | Quantity, data_dir: str | Path | None = None,
+             machine_id: str | None = None, results: list[Any] | None = None,
+             bold: bool = False) -> str:
+    """The finding's printed value with its unit, wrapped in its span, for Markdown."""
+    q = name if isinstance(name, Quantity) else get(name, data_dir, machine_id, results)
+    out = span(q)
+    return f"**{out}**" if bold and q.measured else out
+
+
+_LOADED = False
+
+
+def _load_modules() -> None:
+    """Import the modules that register findings (once)."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    from threadcost.findings import brigade, headline, limits, switch  # noqa: F401

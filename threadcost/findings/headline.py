@@ -1,0 +1,263 @@
+"""Findings of the headline: what one task costs (launch, switch, memory), one definition
+per column, read from the latest stored run of the experiment that measures exactly it.
+
+Names: ``<column>_<task>_<statistic>_<unit>``. Each value carries ``extra["source"]``
+("<experiment> run <id>"), ``extra["partial"]`` (a run older than the definition) and,
+for memory, ``extra["resident"]`` (the part the process's RSS or USS shows).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadcost import datastore
+from threadcost.claims.runs import Runs
+from threadcost.findings import Value, quantity
+
+LAUNCH = dict(unit="ns", fmt="auto", scale=1e-3, display_unit="µs")
+SWITCH = dict(unit="ns", fmt="auto")
+MEMORY = dict(unit="KiB", fmt="auto")
+
+
+def latest(runs: Runs, experiment: str, where: Any = None) -> datastore.Run | None:
+    """The newest stored run of an experiment (the headline's rule), by creation time."""
+    found = [r for r in runs.runs if r.experiment == experiment
+             and (where is None or where(r))]
+    found.sort(key=lambda r: (r.meta.get("created_utc", ""), r.meta["run_id"]))
+    return found[-1] if found else None
+
+
+def _src(run: datastore.Run) -> str:
+    return f"{run.experiment} run {run.meta['run_id']}"
+
+
+def _value(run: datastore.Run, value: float, low: Any = None, high: Any = None,
+           n: int = 1, definition: str = "", partial: bool = False,
+           resident: Any = None) -> Value:
+    extra: dict[str, Any] = {"source": _src(run), "partial": partial}
+    if resident is not None:
+        extra["resident"] = float(resident)
+    return Value(value, low, high, n, [run], extra=extra, definition=definition)
+
+
+def _asm_fibers(runs: Runs) -> datastore.Run | None:
+    return latest(runs, "fibers", lambda r: r.meta["params"].get("impl") == "asm")
+
+
+# --- launch -----------------------------------------------------------------------------
+
+def _kernel_launch(runs: Runs, kind: str) -> Value | str:
+    run = latest(runs, "launch")
+    if run is None:
+        return "no launch run stored (notebook 03)"
+    d = run.table("distributions")
+    hit = d[(d.kind == kind) & (d.parent_touch_mib == 0) & (d.phase == "steady")
+            & (d.metric == "lifecycle_ns")]
+    if hit.empty:
+        return f"{kind} not in the launch run's kinds"
+    r = hit.iloc[0]
+    return _value(run, r.p50, r["min"], r.p90, int(r.n),
+                  f"{kind}: create, first run, {'join' if kind == 'thread' else 'waitpid'}, "
+                  f"exit; median of {int(r.n):,} launches")
+
+
+@quantity("launch_thread_median_ns", statistic="median", definition="a thread's whole life, "
+          "one at a time: pthread_create, first run, join, exit; median (interval: fastest "
+          "to p90)", **LAUNCH)
+def launch_thread(runs: Runs) -> Value | str:
+    return _kernel_launch(runs, "thread")
+
+
+@quantity("launch_process_median_ns", statistic="median", definition="a process's whole "
+          "life from a small parent: fork, first run, waitpid, exit; median (interval: "
+          "fastest to p90)", **LAUNCH)
+def launch_process(runs: Runs) -> Value | str:
+    return _kernel_launch(runs, "fork")
+
+
+@quantity("launch_fiber_median_ns", statistic="sum of medians and a mean",
+          definition="a fiber's whole life: create (stack mapping + context) and first "
+          "switch in and back (medians), and unmapping its stack (mean over all fibers); "
+          "interval: fastest to p90 of the first two", **LAUNCH)
+def launch_fiber(runs: Runs) -> Value | str:
+    fib = _asm_fibers(runs)
+    per = (fib.meta["summary"].get("per_fiber") or {}) if fib else {}
+    if fib is None or not (per.get("create_ns", {}).get("n") and per.get("start_ns", {}).get("n")):
+        return "no asm fibers run stored (notebook 05)"
+    c, s = per["create_ns"], per["start_ns"]
+    free = per.get("free_ns_mean")
+    if free is None:  # a run stored before the unmapping was timed
+        return _value(fib, c["p50"] + s["p50"], c["min"] + s["min"], c["p90"] + s["p90"],
+                      int(c["n"]), "create (stack mapping + context) + first switch in and "
+                      "back; the unmapping was not timed in this run", partial=True)
+    return _value(fib, c["p50"] + s["p50"] + free, c["min"] + s["min"] + free,
+                  c["p90"] + s["p90"] + free, int(c["n"]),
+                  "create (stack mapping + context), first switch in and back (medians), "
+                  "and unmapping its stack (mean over all fibers)")
+
+
+@quantity("launch_goroutine_median_ns", statistic="median", definition="go + first run + "
+          "wg.Done + Wait, GOMAXPROCS=1 pinned; median (interval: fastest to p90)", **LAUNCH)
+def launch_goroutine(runs: Runs) -> Value | str:
+    go = latest(runs, "goroutine_launch")
+    if go is None:
+        return "no goroutine launch run stored (notebook 05)"
+    if go.meta["summary"].get("skipped"):
+        return str(go.meta["summary"]["skipped"])
+    d = go.meta["summary"]["launch_ns"]
+    return _value(go, d["p50"], d["min"], d["p90"], int(d["n"]),
+                  f"go + first run + wg.Done + Wait, GOMAXPROCS=1 pinned; median of "
+                  f"{int(d['n']):,}")
+
+
+# --- switch ----------------------------------------------------------------------------
+
+def _futex_switch(runs: Runs, tasks: str) -> Value | str:
+    run = latest(runs, "context_switch")
+    if run is None:
+        return "no context switch run stored (notebook 04)"
+    c = run.table("configs")
+    hit = c[(c.mechanism == "futex") & (c.placement == "same-cpu") & (c.tasks == tasks)]
+    if hit.empty:
+        return "the futex same-cpu configuration is not in the stored run"
+    r = hit.iloc[0]
+    return _value(run, r.switch_p50_ns, r.switch_min_ns, r.switch_p90_ns, 1,
+                  f"futex ping-pong, both {tasks} on one CPU: round trip / "
+                  f"{r.switches_per_round_trip:.2f} switches counted")
+
+
+@quantity("switch_thread_median_ns", statistic="median", definition="one switch between two "
+          "threads pinned to one CPU: futex ping-pong round trip / switches counted per round "
+          "trip; median (interval: fastest to p90)", **SWITCH)
+def switch_thread(runs: Runs) -> Value | str:
+    return _futex_switch(runs, "threads")
+
+
+@quantity("switch_process_median_ns", statistic="median", definition="one switch between two "
+          "processes pinned to one CPU: futex ping-pong round trip / switches counted per "
+          "round trip; median (interval: fastest to p90)", **SWITCH)
+def switch_process(runs: Runs) -> Value | str:
+    return _futex_switch(runs, "processes")
+
+
+@quantity("switch_fiber_batch_mean_ns", statistic="mean of a batch", definition="one fiber "
+          "switch, hand-written, pinned: a batch of round trips timed whole / 2, no clock "
+          "read inside", **SWITCH)
+def switch_fiber(runs: Runs) -> Value | str:
+    fib = _asm_fibers(runs)
+    if fib is None or not fib.meta["summary"].get("switch_ns_batch"):
+        return "no asm fibers run stored (notebook 05)"
+    return _value(fib, fib.meta["summary"]["switch_ns_batch"],
+                  definition="hand-written switch, pinned: batch of round trips / 2, no "
+                             "clock read inside")
+
+
+@quantity("switch_goroutine_median_ns", statistic="median of runs", definition="one "
+          "goroutine switch, channel ping-pong with GOMAXPROCS=1 pinned: a batch timed whole "
+          "/ 2, median of the pinned runs (interval: their range)", **SWITCH)
+def switch_goroutine(runs: Runs) -> Value | str:
+    pin = latest(runs, "goroutine_pinning")
+    if pin is not None and not pin.meta["summary"].get("skipped"):
+        table = pin.table("runs")
+        pinned = table[table["mode"] == "gomaxprocs1_pinned"]["switch_ns_batch"]
+        if len(pinned):
+            return _value(pin, float(pinned.median()), float(pinned.min()),
+                          float(pinned.max()), len(pinned),
+                          f"channel ping-pong, GOMAXPROCS=1 pinned: batch / 2, median of "
+                          f"{len(pinned)} runs")
+    peer = latest(runs, "peers")
+    pp = (peer.meta["summary"].get("channel_pingpong") or {}) if peer else {}
+    if peer is not None and pp.get("switch_ns_batch"):
+        return _value(peer, pp["switch_ns_batch"],
+                      definition="channel ping-pong, GOMAXPROCS=1 pinned: batch / 2")
+    return ((peer.meta["summary"].get("skipped") if peer else None)
+            or "no Go peer run stored (notebook 05)")
+
+
+# --- memory ----------------------------------------------------------------------------
+
+@quantity("memory_thread_slope_kib", statistic="slope", definition="memory per idle thread: "
+          "RSS growth + kernel stack + page tables + unreclaimable slab, slope over thread "
+          "counts with its 95% interval", **MEMORY)
+def memory_thread(runs: Runs) -> Value | str:
+    tm = latest(runs, "thread_memory")
+    fits = tm.meta["summary"]["per_thread"]["fit"] if tm else {}
+    fit = fits.get("total_kib")
+    if tm is None or not fit:
+        return "no thread memory run stored (notebook 02)"
+    rss = (fits.get("rss_kib") or {}).get("per_thread")
+    return _value(tm, fit["per_thread"], fit.get("ci95_low"), fit.get("ci95_high"),
+                  definition="RSS growth + kernel stack + page tables + unreclaimable slab, "
+                             "slope over thread counts", resident=rss)
+
+
+@quantity("memory_thread_rss_slope_kib", statistic="slope", definition="the part of an idle "
+          "thread's memory its process's resident set (RSS) shows: slope of RSS over thread "
+          "counts", **MEMORY)
+def memory_thread_rss(runs: Runs) -> Value | str:
+    tm = latest(runs, "thread_memory")
+    fits = tm.meta["summary"]["per_thread"]["fit"] if tm else {}
+    fit = fits.get("rss_kib")
+    if tm is None or not fit:
+        return "no thread memory run stored (notebook 02)"
+    return _value(tm, fit["per_thread"], fit.get("ci95_low"), fit.get("ci95_high"))
+
+
+@quantity("memory_process_slope_kib", statistic="slope", definition="memory per idle forked "
+          "child: USS + kernel stack + page tables + unreclaimable slab, slope over child "
+          "counts with its 95% interval", **MEMORY)
+def memory_process(runs: Runs) -> Value | str:
+    pm = latest(runs, "process_memory")
+    fits = pm.meta["summary"]["fits"] if pm else {}
+    fit = fits.get("total_kib")
+    if pm is None or not fit:
+        return "no process memory run stored (notebook 02)"
+    uss = (fits.get("uss_kib") or {}).get("per_process_kib")
+    return _value(pm, fit["per_process_kib"], fit.get("ci95_low"), fit.get("ci95_high"),
+                  definition="USS + kernel stack + page tables + unreclaimable slab of a "
+                             "forked idle child, slope over child counts", resident=uss)
+
+
+@quantity("memory_fiber_slope_kib", statistic="slope", definition="RSS growth per idle fiber "
+          "(slope over fiber counts); a fiber holds no kernel task", **MEMORY)
+def memory_fiber(runs: Runs) -> Value | str:
+    fib = _asm_fibers(runs)
+    per = (fib.meta["summary"].get("per_fiber") or {}) if fib else {}
+    if fib is None or per.get("rss_kib") is None:
+        return "no asm fibers run stored (notebook 05)"
+    lo, hi = per.get("rss_ci95") or (None, None)
+    return _value(fib, per["rss_kib"], lo, hi,
+                  definition=f"RSS growth per idle fiber ({per.get('touch_kib', 0)} KiB of stack "
+                  "written); no kernel task", resident=per["rss_kib"])
+
+
+@quantity("memory_goroutine_slope_kib", statistic="slope", definition="RSS growth per "
+          "goroutine blocked on a channel (slope over goroutine counts); it runs on the "
+          "runtime's threads and holds no kernel task of its own", **MEMORY)
+def memory_goroutine(runs: Runs) -> Value | str:
+    peer = latest(runs, "peers")
+    mem = (peer.meta["summary"].get("goroutine_memory") or {}) if peer else {}
+    if peer is None or mem.get("per_goroutine_rss_kib") is None:
+        return ((peer.meta["summary"].get("skipped") if peer else None)
+                or "no Go peer run stored (notebook 05)")
+    lo, hi = mem.get("per_goroutine_rss_kib_ci95") or (None, None)
+    return _value(peer, mem["per_goroutine_rss_kib"], lo, hi,
+                  definition="RSS growth per goroutine blocked on a channel; runs on the runtime's "
+                  "threads, no kernel task of its own", resident=mem["per_goroutine_rss_kib"])
+
+
+# (task, column) -> finding name: the headline's grid
+CELLS: dict[tuple[str, str], str] = {
+    ("thread", "launch"): "launch_thread_median_ns",
+    ("process", "launch"): "launch_process_median_ns",
+    ("fiber", "launch"): "launch_fiber_median_ns",
+    ("goroutine", "launch"): "launch_goroutine_median_ns",
+    ("thread", "switch"): "switch_thread_median_ns",
+    ("process", "switch"): "switch_process_median_ns",
+    ("fiber", "switch"): "switch_fiber_batch_mean_ns",
+    ("goroutine", "switch"): "switch_goroutine_median_ns",
+    ("thread", "memory"): "memory_thread_slope_kib",
+    ("process", "memory"): "memory_process_slope_kib",
+    ("fiber", "memory"): "memory_fiber_slope_kib",
+    ("goroutine", "memory"): "memory_goroutine_slope_kib",
+}

@@ -1,0 +1,111 @@
+"""Findings of notebook 04: the yardsticks (64 KiB memcpy, C01's ratio) and the echo (C03).
+
+Each pools every stored run of its experiment on the machine (each repeat row is
+one independent repeat) and reports the mean over repeats with a 95% t interval,
+the statistic the claims layer judges (``threadcost.claims.intervals.over_repeats``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from threadcost.claims.intervals import over_repeats
+from threadcost.claims.runs import Runs
+from threadcost.findings import Value, quantity
+
+NOTEBOOK_04 = "notebook 04"
+
+
+def _yardsticks(runs: Runs) -> tuple[pd.DataFrame, list[Any]]:
+    found = runs.matching("yardsticks")
+    return runs.tables(found, "repeats"), found
+
+
+def _value(values: Any, found: list[Any], **more: Any) -> Value:
+    m = over_repeats(values, "")
+    return Value(m.value, m.low, m.high, m.repeats, found, **more)
+
+
+@quantity("memcpy_64kib_mean_ns", "ns", "mean over repeats",
+          "one memcpy of 64 KiB with source and target in cache, pinned to one CPU: the "
+          "mean over the yardsticks' repeats of each repeat's median batch (each batch "
+          "timed whole, one clock read subtracted)")
+def memcpy_64kib(runs: Runs) -> Value | str:
+    table, found = _yardsticks(runs)
+    if table.empty or "memcpy_64kib" not in set(table.yardstick):
+        return f"no yardsticks run stored (the last cell of {NOTEBOOK_04})"
+    rows = table[table.yardstick == "memcpy_64kib"]
+    return _value(rows.ns_median, found, setup={"experiment": "yardsticks",
+                                                 "yardstick": "memcpy_64kib",
+                                                 "cpu": "pinned"})
+
+
+@quantity("switch_over_memcpy_mean_ratio", "ratio", "mean over repeats",
+          "C01: one pinned thread switch (half a pipe round trip, both threads on one "
+          "CPU) / one 64 KiB memcpy, both timed in the same yardsticks repeat on the same "
+          "CPU; mean of the per-repeat ratios", fmt="sig3")
+def switch_over_memcpy(runs: Runs) -> Value | str:
+    table, found = _yardsticks(runs)
+    if table.empty or not {"pipe_switch_pinned", "memcpy_64kib"} <= set(table.yardstick):
+        return (f"no yardsticks run with a pinned switch and a 64 KiB memcpy stored (the last "
+                f"cell of {NOTEBOOK_04})")
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
+                             values="ns_median")
+    ratio = (wide["pipe_switch_pinned"] / wide["memcpy_64kib"]).dropna()
+    return _value(ratio, found, setup={"experiment": "yardsticks", "mechanism": "pipe",
+                                       "placement": "same-cpu", "tasks": "threads",
+                                       "memcpy_bytes": 65536})
+
+
+# --- the pipe echo (C03) ------------------------------------------------------------------
+
+def _echo(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | str:
+    found = [r for r in runs.matching("echo")
+             if {"same-cpu", "unpinned"} <= set(r.meta.get("params", {}).get("placements")
+                                                or [])]
+    table = runs.tables(found, "repeats")
+    if table.empty:
+        return f"no echo run with placements same-cpu and unpinned stored ({NOTEBOOK_04})"
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="placement",
+                             values="rate_per_s")
+    return wide, found
+
+
+ECHO_SETUP = {"experiment": "echo", "mechanism": "pipe", "tasks": "threads",
+              "placements": "same-cpu vs unpinned, interleaved"}
+
+
+@quantity("echo_pinned_rate_mean_per_s", "iterations/s", "mean over repeats",
+          "the pipe echo (a message written into one pipe and read back through a thread "
+          "echoing it) with both threads pinned to one CPU: echoes per second of each run "
+          "timed whole, mean over the runs")
+def echo_pinned_rate(runs: Runs) -> Value | str:
+    got = _echo(runs)
+    if isinstance(got, str):
+        return got
+    wide, found = got
+    return _value(wide["same-cpu"].dropna(), found, setup=ECHO_SETUP)
+
+
+@quantity("echo_unpinned_rate_mean_per_s", "iterations/s", "mean over repeats",
+          "the same pipe echo left to the scheduler: echoes per second of each run timed "
+          "whole, mean over the runs (interleaved with the pinned runs)")
+def echo_unpinned_rate(runs: Runs) -> Value | str:
+    got = _echo(runs)
+    if isinstance(got, str):
+        return got
+    wide, found = got
+    return _value(wide["unpinned"].dropna(), found, setup=ECHO_SETUP)
+
+
+@quantity("echo_unpinned_over_pinned_mean_ratio", "ratio", "mean over repeats",
+          "C03: echoes per second unpinned / pinned, paired run by run (the placements "
+          "alternate), mean of the per-pair ratios", fmt="sig3")
+def echo_unpinned_over_pinned(runs: Runs) -> Value | str:
+    got = _echo(runs)
+    if isinstance(got, str):
+        return got
+    wide, found = got
+    return _value((wide["unpinned"] / wide["same-cpu"]).dropna(), found, setup=ECHO_SETUP)
