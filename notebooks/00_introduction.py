@@ -57,11 +57,7 @@ mid = intro_machine_id or machine.machine_id(fp)
 # %%
 display(Markdown(f"**{machine.describe(fp)}** Data folder: `{mid}`."))
 display(summary.machine_card(fp))
-ceiling, limit_name = summary.thread_ceiling(fp)
-if ceiling is not None:
-    display(Markdown(
-        f"The tightest limit on the number of threads here is **{limit_name} = "
-        f"{ceiling:,}** (a kernel setting, not memory)."))
+display(Markdown(summary.ceiling_text(data_dir, mid)))
 if fp["virtualization"] != "none":
     display(Markdown(
         f"This is a **virtual machine ({fp['virtualization']})**: a virtual CPU can be "
@@ -96,7 +92,7 @@ if save:
 # %%
 display(Markdown(headline.sentence(values)))
 display(Markdown("The same numbers as a table (brackets: the interval drawn):"))
-display(headline.table(values))
+display(headline.styled_table(values))
 display(headline.notes(values))
 
 # %% [markdown]

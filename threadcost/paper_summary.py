@@ -1,9 +1,9 @@
 """The paper's answer at a glance: abstract, verdict tally and references.
 
-Every number here comes from one function, :func:`headline_numbers`, which reads
-:func:`threadcost.views.headline.cells`, the function that draws notebook 00's
-headline figure and table, so the index page's abstract and page 00 cannot
-disagree.
+Every number here is a finding (``threadcost.findings``), read by name: the same
+findings notebook 00's headline figure and table read, so the index page's
+abstract and page 00 cannot disagree. :func:`abstract_html` wraps each number in
+its ``data-quantity`` span.
 
 The verdict tally comes from the claims layer (``threadcost.claims``).
 """
@@ -11,24 +11,27 @@ The verdict tally comes from the claims layer (``threadcost.claims``).
 from __future__ import annotations
 
 import csv
+import html
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from threadcost import paths
+from threadcost import findings, paths
 from threadcost.claims.published import REFERENCES_CSV  # the one citations file
 
 
 @dataclass(frozen=True)
 class Headline:
     """A thread's cost on one machine (None: not measured in the stored runs), with the
-    definitions of notebook 00's headline (``views.headline``)."""
+    definitions of notebook 00's headline: the findings it reads (``quantities``)."""
 
     total_kib: float | None  # memory per idle thread: resident + kernel side
     rss_kib: float | None  # of which resident (RSS growth)
     launch_us: float | None  # whole life: create, first run, join, exit (median)
     switch_us: float | None  # one switch, futex ping-pong on one CPU (median)
+    quantities: dict[str, findings.Quantity] = field(default_factory=dict)
 
     @property
     def kernel_kib(self) -> float | None:
@@ -37,29 +40,24 @@ class Headline:
         return self.total_kib - self.rss_kib
 
 
-def _finite(x: Any) -> float | None:
-    try:
-        value = float(x)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) else None
+# The abstract's numbers: findings, read by name (the headline's cells read the same).
+MEMORY, RESIDENT = "memory_thread_slope_kib", "memory_thread_rss_slope_kib"
+LAUNCH, SWITCH = "launch_thread_median_ns", "switch_thread_median_ns"
 
 
 def headline_numbers(data_dir: str | Path | None = None,
                      machine_id: str | None = None) -> Headline:
     """The thread's row of notebook 00's headline, from the stored runs of one machine."""
-    from threadcost.views import headline
+    found = findings.all(data_dir, machine_id)
+    q = {name: found[name] for name in (MEMORY, RESIDENT, LAUNCH, SWITCH)}
 
-    cells = headline.cells(data_dir, machine_id)
-    row = {r.column: r for r in cells[cells.task == "thread"].itertuples(index=False)}
+    def value(name: str, scale: float = 1.0) -> float | None:
+        return q[name].value * scale if q[name].measured and q[name].value is not None \
+            else None
 
-    def get(column: str, field: str = "value") -> float | None:
-        return _finite(getattr(row[column], field)) if column in row else None
-
-    launch, switch = get("launch"), get("switch")
-    return Headline(total_kib=get("memory"), rss_kib=get("memory", "resident"),
-                    launch_us=launch / 1000 if launch is not None else None,
-                    switch_us=switch / 1000 if switch is not None else None)
+    return Headline(total_kib=value(MEMORY), rss_kib=value(RESIDENT),
+                    launch_us=value(LAUNCH, 1e-3), switch_us=value(SWITCH, 1e-3),
+                    quantities=q)
 
 
 def about(x: float) -> str:
@@ -73,31 +71,45 @@ def about(x: float) -> str:
 def abstract(data_dir: str | Path | None = None, machine_id: str | None = None,
              machine_text: str = "") -> list[str]:
     """The answer in three sentences, from the stored runs (plain text)."""
+    return [_plain(s) for s in abstract_html(data_dir, machine_id, machine_text)]
+
+
+def _plain(text: str) -> str:
+    """An abstract sentence without its markup."""
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
+
+
+def abstract_html(data_dir: str | Path | None = None, machine_id: str | None = None,
+                  machine_text: str = "") -> list[str]:
+    """The answer in three sentences (HTML: each number in its finding's span, the same
+    value page 00's headline prints)."""
     h = headline_numbers(data_dir, machine_id)
+    q = h.quantities
+    mem, rss, launch, switch = (findings.span(q[n]) for n in (MEMORY, RESIDENT, LAUNCH, SWITCH))
     if h.total_kib is not None and h.rss_kib is not None:
-        memory = (f"An idle thread costs about {about(h.total_kib)} KiB of memory, of which "
-                  f"only {about(h.rss_kib)} KiB is visible in its process's resident set "
-                  "(RSS); the rest is kernel memory (kernel stack, task structures, page "
-                  "tables) that no per-process counter shows.")
+        memory = (f"An idle thread costs about {mem} of memory, of which only {rss} is "
+                  "visible in its process's resident set (RSS); the rest is kernel memory "
+                  "(kernel stack, task structures, page tables) that no per-process counter "
+                  "shows.")
     elif h.total_kib is not None:
-        memory = (f"An idle thread costs about {about(h.total_kib)} KiB of memory, resident "
-                  "and kernel side together.")
+        memory = (f"An idle thread costs about {mem} of memory, resident and kernel side "
+                  "together.")
     else:
         memory = "The memory of an idle thread was not measured in this run."
     if h.launch_us is not None and h.switch_us is not None:
         time = (f"It starts and ends (its whole life: create, first run, join) in about "
-                f"{about(h.launch_us)} µs, and switches to another thread on the same CPU in "
-                f"about {about(h.switch_us)} µs.")
+                f"{launch}, and switches to another thread on the same CPU in about "
+                f"{switch}.")
     elif h.launch_us is not None:
         time = (f"It starts and ends (its whole life: create, first run, join) in about "
-                f"{about(h.launch_us)} µs; its switch time was not measured in this run.")
+                f"{launch}; its switch time was not measured in this run.")
     elif h.switch_us is not None:
-        time = (f"It switches to another thread on the same CPU in about "
-                f"{about(h.switch_us)} µs; its launch time was not measured in this run.")
+        time = (f"It switches to another thread on the same CPU in about {switch}; its "
+                "launch time was not measured in this run.")
     else:
         time = "Its launch and switch times were not measured in this run."
-    where = (f"Measured on {machine_text.rstrip('.')}, and set against processes, fibers "
-             "and goroutines and against every published claim below."
+    where = (f"Measured on {html.escape(machine_text.rstrip('.'))}, and set against "
+             "processes, fibers and goroutines and against every published claim below."
              if machine_text else
              "Measured on this machine, and set against processes, fibers and goroutines "
              "and against every published claim below.")

@@ -288,7 +288,7 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
                        f"</li>" for a, t in page.sections)
         items.append(f'<li><a href="{page.path.name}"><b>{html.escape(page.title)}</b></a>'
                      f"<ul>{subs}</ul></li>")
-    sentences = paper_summary.abstract(data_dir, machine_id, machine_text)
+    sentences = paper_summary.abstract_html(data_dir, machine_id, machine_text)  # HTML
     tally = paper_summary.verdict_tally(data_dir, machine_id)
     total = sum(tally.values())
     chips = "".join(
@@ -323,7 +323,7 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
 fibers and goroutines and against the published numbers, measured by
 <code>make paper</code> (parameters: <code>{html.escape(params_name)}</code>).</p>
 <h2>Abstract</h2>
-<div class="abstract"><p>{" ".join(html.escape(s) for s in sentences)}</p></div>
+<div class="abstract"><p>{" ".join(sentences)}</p></div>
 <h2>Verdicts on {total} published claims</h2>
 <ul class="tally">{chips}</ul>
 <p class="sub">Each claim of the sources below, judged on this machine{tally_link}.</p>

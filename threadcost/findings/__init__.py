@@ -249,14 +249,22 @@ def clear_cache() -> None:
 
 # --- printing: every printed number says which finding it is ------------------------------
 
+def tag(name: str, number_text: str, shown: str | None = None) -> str:
+    """``<span data-quantity="NAME" data-value="NUMBER">shown</span>``: the printed
+    ``number_text`` of finding ``name`` (``shown`` defaults to it: a table whose header
+    holds the unit prints the number alone)."""
+    return (f'<span data-quantity="{html.escape(name)}" data-value="{html.escape(number_text)}">'
+            f"{html.escape(shown if shown is not None else number_text)}</span>")
+
+
 def span(q: Quantity, text: str | None = None) -> str:
-    """``<span data-quantity="NAME" data-value="V">text</span>`` (Markdown and HTML keep
-    it), or the plain "not measured" text when there is no value."""
+    """The finding as every page prints it ("613 ns"), in its span (Markdown and the
+    rendered HTML keep the attributes), or the plain "not measured on this machine"
+    text when there is no value. ``text`` replaces what is shown; it must contain the
+    printed number."""
     if not q.measured:
         return html.escape(q.text())
-    shown = q.text() if text is None else text
-    return (f'<span data-quantity="{html.escape(q.name)}" data-value="{q.number()}">'
-            f"{html.escape(shown)}</span>")
+    return tag(q.name, q.number(), q.text() if text is None else text)
 
 
 def markdown(name: str | Quantity, data_dir: str | Path | None = None,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, machine
+from threadcost import datastore, findings, machine
 
 # --- the machine card -------------------------------------------------------------
 
@@ -96,22 +96,17 @@ def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["fact", "this machine"])
 
 
-def thread_ceiling(fp: dict[str, Any]) -> tuple[int | None, str]:
-    """The lowest limit on threads this machine states, and which limit it is."""
-    lim = fp.get("limits", {})
-    options: list[tuple[int, str]] = []
-    for key in ("kernel.threads-max", "kernel.pid_max"):
-        if isinstance(lim.get(key), int):
-            options.append((lim[key], key))
-    if isinstance(lim.get("vm.max_map_count"), int):  # two mappings per thread (stack+guard)
-        options.append((lim["vm.max_map_count"] // 2, "vm.max_map_count / 2"))
-    pids = lim.get("cgroup.pids.max")
-    if isinstance(pids, str) and pids.isdigit():
-        options.append((int(pids), "cgroup pids.max"))
-    if not options:
-        return None, "unknown"
-    value, name = min(options)
-    return value, name
+def ceiling_text(data_dir: str | Path | None = None, machine_id: str | None = None) -> str:
+    """How many threads this machine's limits allow: the finding ``thread_ceiling_threads``
+    (notebook 02's thread_limits run, the number C08 reads), in one sentence."""
+    q = findings.get("thread_ceiling_threads", data_dir, machine_id)
+    if not q.measured:
+        return ("How many threads this machine's limits allow was not computed here: "
+                f"{q.missing}.")
+    return (f"Computed from this machine's limits (not by starting them), one process can "
+            f"start about **{findings.span(q)}** more with the default stack size; the limit "
+            f"that binds first is {q.extra.get('binding', 'unknown')}, a kernel setting, "
+            "not memory.")
 
 
 # --- runs used ----------------------------------------------------------------------------
