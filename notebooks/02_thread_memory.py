@@ -210,7 +210,7 @@ caps = limits.run(stack_kib=memory_stack_size_kib, touch_kib=memory_touch_kib,
                   per_thread_kib=cost)
 view.keep(caps, save, data_dir, fp)
 display(view.limits_frame(caps))
-display(Markdown(view.limits_text(caps)))
+display(Markdown(view.limits_text(caps, data_dir, saved=save)))
 display(caps.tables["advice"])
 
 # %%

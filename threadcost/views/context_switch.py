@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims
+from threadcost import claims, findings
 from threadcost.experiments import context_switch as cs
 from threadcost.results import Result
 
@@ -170,16 +170,19 @@ def working_set_table(ws_result: Result) -> pd.DataFrame:
 
 
 def echo_figure(echo_result: Result) -> plt.Figure:
-    """Echo iterations per second per placement (median, whiskers: slowest and
-    fastest run) with C03's published rates as lines."""
-    places = echo_result.summary["placements"]
-    names = list(places)
-    med = [places[n]["rate_per_s"]["p50"] for n in names]
-    lo = [m - places[n]["rate_per_s"]["min"] for n, m in zip(names, med, strict=True)]
-    hi = [places[n]["rate_per_s"]["max"] - m for n, m in zip(names, med, strict=True)]
+    """Echo iterations per second per placement (mean of the runs, the statistic of the
+    findings ``echo_*_rate_mean_per_s``; whiskers: slowest and fastest run) with C03's
+    published rates as lines."""
+    rows = echo_result.tables["repeats"]
+    names = list(echo_result.summary["placements"])
+    per = rows.groupby("placement").rate_per_s
+    mean, low, high = per.mean(), per.min(), per.max()
+    mid = np.array([mean[n] for n in names])
+    lo = mid - np.array([low[n] for n in names])
+    hi = np.array([high[n] for n in names]) - mid
     fig, ax = plt.subplots()
-    ax.bar(names, np.array(med) / 1e3, yerr=[np.array(lo) / 1e3, np.array(hi) / 1e3],
-           capsize=6, color="#4c72b0", label="this machine (median of runs)")
+    ax.bar(names, mid / 1e3, yerr=[lo / 1e3, hi / 1e3],
+           capsize=6, color="#4c72b0", label="this machine (mean of runs)")
     pub = claims.values_for("C03").set_index("quantity")["value"]
     ax.axhline(pub["echo_pinned_per_s"] / 1e3, color="#dd8452", ls="--",
                label="C03 published: pinned")
@@ -189,6 +192,21 @@ def echo_figure(echo_result: Result) -> plt.Figure:
            title="Pipe echo rate (one echo = two hops, two switches)")
     ax.legend(loc="center right", fontsize=9)
     return fig
+
+
+def echo_text(echo_result: Result, data_dir: Any = None, saved: bool = True) -> str:
+    """The echo rates and C03's ratio: the findings (mean over runs), read from the stored
+    runs once ``echo_result`` is stored (``saved``), else from ``echo_result`` itself."""
+    results = None if saved else [echo_result]
+
+    def show(name: str) -> str:
+        return findings.markdown(name, data_dir, results=results, bold=True)
+
+    pinned = findings.get("echo_pinned_rate_mean_per_s", data_dir, results=results)
+    return (f"Pinned to one CPU the echo ran at {show('echo_pinned_rate_mean_per_s')} (mean "
+            f"of {pinned.n} runs), unpinned at {show('echo_unpinned_rate_mean_per_s')}: "
+            f"unpinned / pinned = {show('echo_unpinned_over_pinned_mean_ratio')} (S0 saw "
+            "about 0.5).")
 
 
 def explorer(results: dict[tuple[str, str, str], Result] | None = None,

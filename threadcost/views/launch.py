@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims
+from threadcost import claims, findings
 from threadcost.results import Result
 
 KIND_LABELS = {
@@ -409,34 +409,43 @@ def burst_text(result: Result) -> str:
     return text + "."
 
 
-def c10_table(result: Result) -> pd.DataFrame:
-    """The burst, scaled to a million threads, beside C10 (threads) and C11 (goroutines).
+C10_ROWS = (("user (s)", "user_s", 1.0, "c10_million_threads_user_s"),
+            ("sys (s)", "sys_s", 1.0, "c10_million_threads_sys_s"),
+            ("max RSS (MiB)", "max_rss_kib", 1 / 1024, "c10_million_threads_rss_mib"))
 
-    Scaled (not measured): the mean of the largest complete bursts times
-    1,000,000 / N.
+
+def c10_table(result: Result | None = None, data_dir: Any = None) -> pd.DataFrame:
+    """This machine's one million threads beside C10 (threads) and C11 (goroutines).
+
+    This machine's column is the C10 findings (``c10_million_threads_*``): notebook 02's
+    largest count of 2 MiB-stack threads sleeping one second, scaled linearly to
+    1,000,000 (computed, not measured), the numbers the claims read. ``result`` (this
+    notebook's launch run) is not needed: its bursts of empty threads are not C10's setup.
     """
     pub10 = claims.values_for("C10").set_index("quantity")["value"]
     pub11 = claims.values_for("C11").set_index("quantity")["value"]
-    bursts = [b for b in result.summary.get("burst", []) if b["created"] == b["n"]]
-    n = max((b["n"] for b in bursts), default=0)
-    at_n = [b for b in bursts if b["n"] == n]
-    scale = 1_000_000 / n if n else np.nan
+
+    def published(values: pd.Series, key: str, factor: float) -> str:
+        v = values.get(key)
+        return "-" if v is None or pd.isna(v) else findings.number(float(v) * factor, "auto")
+
+    found = {name: findings.get(name, data_dir) for *_, name in C10_ROWS}
+    first = found[C10_ROWS[0][3]]
     out = []
-    for q, key, unit_s in (("wall_s", "wall_ns", 1e-9), ("user_s", "user_us", 1e-6),
-                           ("sys_s", "sys_us", 1e-6)):
-        value = (float(np.mean([b[key] for b in at_n])) * unit_s * scale if at_n else np.nan)
-        out.append({"quantity": q.replace("_s", " (s)"),
-                    "this machine, threads, scaled to 1,000,000": value,
-                    "C10: 1,000,000 Rust threads (S1)": pub10.get(q, np.nan),
-                    "C11: 1,000,000 goroutines (S1)": pub11.get(q, np.nan)})
-    table = pd.DataFrame(out).set_index("quantity").round(2)
-    table.attrs["note"] = (f"scaled, not measured: mean of {len(at_n)} bursts of {n:,} "
-                           f"threads x{scale:,.0f}" if at_n else
-                           "no complete thread burst in this run")
+    for label, key, factor, name in C10_ROWS:
+        q = found[name]
+        out.append({"quantity": label,
+                    "this machine, scaled to 1,000,000 threads (computed)":
+                        q.number() if q.measured else "not measured",
+                    "C10: 1,000,000 Rust threads (S1)": published(pub10, key, factor),
+                    "C11: 1,000,000 goroutines (S1)": published(pub11, key, factor)})
+    table = pd.DataFrame(out).set_index("quantity")
+    table.attrs["note"] = (str(first.extra.get("label", "computed by scaling"))
+                           if first.measured else f"not measured: {first.missing}")
     return table
 
 
-def conclusion_text(result: Result) -> str:
+def conclusion_text(result: Result, data_dir: Any = None) -> str:
     thread = _series(result, "thread")
     fork = _series(result, "fork")
     if thread is None:
@@ -450,10 +459,10 @@ def conclusion_text(result: Result) -> str:
         fit = result.summary.get("memory_fit", {}).get("fork")
         if fit:
             text += f", plus {fit['slope'] / 1000:.2f} µs per MiB the parent holds"
-    if "memcpy" in result.summary:
-        m = result.summary["memcpy"]
-        text += (f". For scale, copying {m['bytes'] // 1024} KiB with memcpy took "
-                 f"{_us(m['ns']['p50'], 2)}")
+    memcpy = findings.get("memcpy_64kib_mean_ns", data_dir)
+    if memcpy.measured:  # one definition: notebook 04's yardsticks (C01 reads it too)
+        text += (f". For scale, copying 64 KiB with memcpy took {findings.span(memcpy)} "
+                 "(notebook 04's yardsticks)")
     return text + (". vfork, clone(CLONE_VM) and posix_spawn avoid copying the page tables; "
                    "posix_spawn pays for an execve instead. The next notebook measures "
                    "switching between threads that already exist.")

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims
+from threadcost import claims, findings
 from threadcost.experiments import thread_memory
 from threadcost.results import Result
 
@@ -318,7 +318,10 @@ def keep(result: Result | None, save: bool, data_dir: Any = None,
             f"after {hit.get('threads_started', 0):,} threads; what follows is partial."))
 
 
-def limits_text(result: Result) -> str:
+def limits_text(result: Result, data_dir: Any = None, saved: bool = True) -> str:
+    """The binding limit in words. With default stacks, the count is the finding
+    ``thread_ceiling_threads`` (what page 00 and C08 print), read from the stored runs
+    once ``result`` is stored (``saved``), else from ``result`` itself."""
     b = result.summary["binding"]
     if not b:
         return "No limit caps the number of threads here."
@@ -327,8 +330,14 @@ def limits_text(result: Result) -> str:
                     key=lambda r: r["threads_allowed"])
     nxt = (f" Next comes {capped[1]['limit']} at about {capped[1]['threads_allowed']:,}."
            if len(capped) > 1 else "")
+    count = f"{b['threads_allowed']:,}"
+    if result.params.get("stack_kib") == 0:
+        q = findings.get("thread_ceiling_threads", data_dir,
+                         results=None if saved else [result])
+        if q.measured:
+            count = findings.span(q, q.number())
     return (f"With {result.summary['stack_kib']:,} KiB stacks, **{b['limit']}** binds "
-            f"first: about **{b['threads_allowed']:,}** more threads in this process "
+            f"first: about **{count}** more threads in this process "
             f"({b['note']}).{nxt} This is computed from the limits, not by starting that "
             "many threads.")
 
