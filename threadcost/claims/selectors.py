@@ -64,19 +64,12 @@ def yardstick(name: str) -> Any:
 
 def c01_switch_over_memcpy(runs: Runs) -> Measurement | Missing:
     """yardsticks/repeats: pipe_switch_pinned / memcpy_64kib, paired by repeat."""
-    table, found = yardstick_repeats(runs)
-    need = {"pipe_switch_pinned", "memcpy_64kib"}
-    if table.empty or not need <= set(table.yardstick):
-        return _c01_from_two_runs(runs)
-    wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
-                             values="ns_median")
-    ratio = (wide["pipe_switch_pinned"] / wide["memcpy_64kib"]).dropna()
-    return over_repeats(ratio, "ratio", run_id=run_ids(found),
-                        setup={"experiment": "yardsticks", "mechanism": "pipe",
-                               "placement": "same-cpu", "tasks": "threads",
-                               "memcpy_bytes": 65536},
-                        how="per repeat: one switch (half a pinned pipe round trip) / one "
-                            "64 KiB memcpy, both timed in the same repeat on the same CPU")
+    from threadcost import findings  # one definition: the findings layer
+
+    return findings.measurement(
+        "switch_over_memcpy_mean_ratio", runs,
+        how="per repeat: one switch (half a pinned pipe round trip) / one 64 KiB memcpy, "
+            "both timed in the same repeat on the same CPU")
 
 
 def _c01_from_two_runs(runs: Runs) -> Measurement | Missing:
@@ -130,23 +123,16 @@ def c02_unpinned_over_pinned_switch(runs: Runs) -> Measurement | Missing:
 
 def c03_unpinned_over_pinned_rate(runs: Runs) -> Measurement | Missing:
     """echo/repeats: rate unpinned / rate same-cpu, paired by repeat."""
-    got = _echo(runs)
-    if isinstance(got, Missing):
-        return got
-    wide, found = got
-    return over_repeats((wide["unpinned"] / wide["same-cpu"]).dropna(), "ratio",
-                        run_id=run_ids(found),
-                        setup={"experiment": "echo", "mechanism": "pipe", "tasks": "threads",
-                               "placements": "same-cpu vs unpinned, interleaved"},
-                        how="per repeat: echoes per second unpinned / pinned")
+    from threadcost import findings  # one definition: the findings layer
+
+    return findings.measurement("echo_unpinned_over_pinned_mean_ratio", runs,
+                                how="per repeat: echoes per second unpinned / pinned")
 
 
 def echo_pinned_rate(runs: Runs) -> Measurement | Missing:
-    got = _echo(runs)
-    if isinstance(got, Missing):
-        return got
-    wide, found = got
-    return over_repeats(wide["same-cpu"].dropna(), "iterations/s", run_id=run_ids(found))
+    from threadcost import findings  # one definition: the findings layer
+
+    return findings.measurement("echo_pinned_rate_mean_per_s", runs, setup={}, how="")
 
 
 # --- context switch, one run per configuration (context for C01/C02) ----------------------
@@ -330,16 +316,12 @@ def _limits(runs: Runs, stack_kib: int) -> Any:
 
 
 def c08_max_threads(runs: Runs) -> Measurement | Missing:
-    found = _limits(runs, 0)
-    if not found:
-        return _missing("thread_limits", "default stacks", "notebook 02")
-    s = found[0].meta["summary"]
-    values = [float(r.meta["summary"]["max_threads"]) for r in found]
-    return Measurement(float(np.median(values)), "threads", repeats=len(found),
-                       setup={"experiment": "thread_limits", "stack_kib": "default"},
-                       run_id=run_ids(found), computed=True,
-                       how="computed from this machine's limits, not spawned; binding first: "
-                           + _binding(s.get("binding")))
+    from threadcost import findings  # one definition: the findings layer
+
+    q = findings.compute("thread_ceiling_threads", runs)
+    return findings.measurement(q, low=None, high=None, computed=True,
+                                how="computed from this machine's limits, not spawned; "
+                                    "binding first: " + str(q.extra.get("binding", "")))
 
 
 def _binding(binding: Any) -> str:
@@ -483,14 +465,11 @@ def launch_ns(kind: str) -> Any:
 
 
 def memcpy_ns(runs: Runs) -> Measurement | Missing:
-    got = yardstick("memcpy_64kib")(runs)
-    if isinstance(got, Measurement):
-        return got
-    found = runs.matching("launch", memcpy_kib=64)
-    table = runs.tables(found, "memcpy")
-    if table.empty:
-        return got
-    return over_repeats(table.groupby("run_index").ns.median(), "ns", run_id=run_ids(found))
+    from threadcost import findings  # one definition: the findings layer
+
+    return findings.measurement("memcpy_64kib_mean_ns", runs,
+                                how="mean over repeats of the median batch; each batch "
+                                    "timed whole, one clock read subtracted")
 
 
 # --- pinned vs unpinned ping-pong, repeated (C02) -------------------------------------------
@@ -621,21 +600,14 @@ def ceiling_per_thread(column: str, fallback: Any) -> Any:
 
 def c10_million_scaled(runs: Runs) -> Measurement | Missing:
     """threads_ceiling/scaled: one million threads, computed from the measured count."""
-    found = _ceiling(runs)
-    if isinstance(found, Missing):
-        return found
-    run = found[0]
-    scaled = run.table("scaled").set_index("quantity")
-    m = run.table("measured").iloc[0]
-    label = str(scaled["label"].iloc[0])
-    return Measurement(float(scaled.loc["rss_kib", "value"]) / 1024, "MiB",
-                       setup={"experiment": "threads_ceiling", "threads": int(m.threads)},
-                       run_id=run.meta["run_id"], computed=True,
-                       how=f"{label}: RSS {float(scaled.loc['rss_kib', 'value']) / 1024:,.0f} "
-                           f"MiB, user {float(scaled.loc['user_s', 'value']):,.1f} s, sys "
-                           f"{float(scaled.loc['sys_s', 'value']):,.1f} s; measured at "
-                           f"{int(m.threads):,} threads: wall {float(m.wall_s):,.2f} s, user "
-                           f"{float(m.user_s):,.2f} s, sys {float(m.sys_s):,.2f} s")
+    from threadcost import findings  # one definition: the findings layer
+
+    rss, user, sys_ = (findings.compute(f"c10_million_threads_{k}", runs)
+                       for k in ("rss_mib", "user_s", "sys_s"))
+    return findings.measurement(
+        rss, low=None, high=None, repeats=1, computed=True,
+        how=f"{rss.extra.get('label', 'computed by scaling')}: RSS {rss.text()}, user "
+            f"{user.text()}, sys {sys_.text()} (the findings c10_million_threads_*)")
 
 
 def c10_measured(column: str) -> Any:
@@ -955,13 +927,9 @@ def _brigade_setup(found: list[Any], placement: str, tasks: Any = S5_TASKS) -> d
 
 def c18_thread_net_ns(runs: Runs) -> Measurement | Missing:
     """Context for C18: the thread brigade's net per hop at 500 tasks, unpinned."""
-    got = _brigade_at_s5(runs, ("thread", "one-thread"))
-    if isinstance(got, Missing):
-        return got
-    rows, found = got
-    wide = _brigade_wide(rows, S5_TASKS, "unpinned")
-    return over_repeats((wide["thread"] - wide["one-thread"]).dropna(), "ns",
-                        run_id=run_ids(found))
+    from threadcost import findings  # one definition: the findings layer
+
+    return findings.measurement("c18_thread_net_hop_mean_ns", runs, setup={}, how="")
 
 
 def c18_thread_net_over_syscall(runs: Runs) -> Measurement | Missing:

@@ -276,6 +276,30 @@ def markdown(name: str | Quantity, data_dir: str | Path | None = None,
     return f"**{out}**" if bold and q.measured else out
 
 
+# --- the claims layer reads findings ------------------------------------------------------
+
+def measurement(name: str | Quantity, runs: Runs | None = None, **overrides: Any) -> Any:
+    """A finding as the claims layer's ``Measurement`` (or ``Missing`` with the reason):
+    a selector that judges a quantity the paper prints reads it here, so the claim and
+    the pages print one value. ``overrides`` set Measurement fields (``how``, ``where``,
+    ``unjudgeable`` ...); ``how`` defaults to the finding's definition."""
+    from threadcost.claims.model import Measurement, Missing
+
+    if isinstance(name, Quantity):
+        q = name
+    else:
+        if runs is None:
+            raise ValueError("measurement(): give the runs, or a computed Quantity")
+        q = compute(name, runs)
+    if not q.measured or q.value is None:
+        return Missing(q.missing or f"{q.name} not measured on this machine")
+    fields: dict[str, Any] = {"low": q.low, "high": q.high, "repeats": max(q.n, 1),
+                              "setup": dict(q.setup), "run_id": q.run_id,
+                              "how": q.definition, "computed": q.computed}
+    fields.update(overrides)
+    return Measurement(q.value, q.unit, **fields)
+
+
 _LOADED = False
 
 
