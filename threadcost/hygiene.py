@@ -65,3 +65,27 @@ def problems(page: str) -> list[str]:
             start = max(m.start() - 40, 0)
             found.append(f"{kind}: …{' '.join(text[start:m.end() + 40].split())}…")
     return found
+
+
+# --- findings: one quantity, one printed value ------------------------------------------------
+
+_QUANTITY = re.compile(r'<span data-quantity="([^"]+)" data-value="([^"]*)">(.*?)</span>', re.S)
+
+
+def quantities(page: str) -> list[tuple[str, str, str]]:
+    """Every number a page marks as a finding: ``(name, printed value, shown text)``."""
+    return [(name, html_lib.unescape(value), html_lib.unescape(_TAG.sub("", shown)))
+            for name, value, shown in _QUANTITY.findall(page)]
+
+
+def quantity_conflicts(pages: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
+    """Findings printed with two different values across ``pages`` (name -> html text):
+    ``{quantity: [(page, value), ...]}``; also a span whose shown text lacks its value."""
+    seen: dict[str, set[tuple[str, str]]] = {}
+    for page_name, text in pages.items():
+        for name, value, shown in quantities(text):
+            if value not in shown:
+                value = f"{value} (shown as {shown!r})"
+            seen.setdefault(name, set()).add((page_name, value))
+    return {name: sorted(where) for name, where in seen.items()
+            if len({v for _, v in where}) > 1}

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from threadcost import machine, paths
+from threadcost import datastore, machine, paths
 from threadcost.claims.runs import MemoryRun, Runs
 
 
@@ -164,7 +164,8 @@ def compute(name: str, runs: Runs) -> Quantity:
                     scale=d.scale, display_unit=d.display_unit, computed=d.computed)
     try:
         got = d.compute(runs)
-    except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError) as exc:
+    except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError, AttributeError,
+            datastore.DataError) as exc:
         # a stored run older than the finding's definition: say so, never raise
         return replace(base, missing=f"the stored runs cannot give it ({type(exc).__name__}: "
                                      f"{exc})")
