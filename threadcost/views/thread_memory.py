@@ -236,6 +236,11 @@ def explorer(threads: int = 1000, stack_kib: int = 0, touch_kib: int = 0) -> Any
                          stack_kib=stack, touch_kib=touch)
 
 
+def _finding(name: str, result: Result) -> str:
+    """A headline finding of this thread_memory result, printed as the headline prints it."""
+    return findings.span(findings.of_results(name, [result]))
+
+
 def sweep_text(result: Result) -> str:
     """The sweep's headline in one paragraph (numbers from the result)."""
     fits = result.summary["per_thread"]["fit"]
@@ -256,12 +261,14 @@ def sweep_text(result: Result) -> str:
         f"Over {s['runs']} runs of up to {s['max_threads_measured']:,} threads with "
         f"{s['stack_kib']:,} KiB stacks, each extra thread added **{v('vsz_kib'):,.1f} KiB** "
         f"of virtual size (the stack plus a {s['guard_kib']} KiB guard page) but only "
-        f"**{rss:.2f} KiB** of resident set (R² = {fits['rss_kib']['r2']:.4f}).{agree} "
+        f"**{_finding('memory_thread_rss_slope_kib', result)}** of resident set "
+        f"(R² = {fits['rss_kib']['r2']:.4f}).{agree} "
         f"The kernel spent another **{v('kernel_kib'):.1f} KiB** per thread that no RSS "
         f"shows: {v('kernel_stack_kib'):.1f} KiB of kernel stack, "
         f"{v('page_tables_kib'):.2f} KiB of page tables and {v('slab_kib'):.1f} KiB of slab "
         f"objects. The true cost of one idle thread here is therefore about "
-        f"**{v('total_kib'):.1f} KiB** (95% CI {fits['total_kib']['ci95_low'] or 0:.1f} .. "
+        f"**{_finding('memory_thread_slope_kib', result)}** (95% CI "
+        f"{fits['total_kib']['ci95_low'] or 0:.1f} .. "
         f"{fits['total_kib']['ci95_high'] or 0:.1f}), "
         f"{v('total_kib') / rss:.1f} times what RSS suggests. Creating these threads took a "
         f"median {s['create_us_per_thread']['p50']:.1f} µs each: every one gets a fresh "
