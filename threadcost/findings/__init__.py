@@ -187,7 +187,7 @@ def _num(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
-_CACHE: dict[tuple[str, str, tuple[str, ...]], dict[str, Quantity]] = {}
+_CACHE: dict[tuple[str, str, tuple[str, ...]], tuple[Runs, dict[str, Quantity]]] = {}
 
 
 def _root(data_dir: str | Path | None) -> Path:
@@ -201,13 +201,27 @@ def _listing(root: Path, mid: str) -> tuple[str, ...]:
         return ()
 
 
+def _cached(data_dir: str | Path | None, machine_id: str | None
+            ) -> tuple[Runs, dict[str, Quantity]]:
+    """The runs of one machine and the findings computed from them so far; a new run
+    folder (or a removed one) starts afresh."""
+    root = _root(data_dir)
+    mid = machine_id or machine.machine_id()
+    key = (str(root.resolve()), mid, _listing(root, mid))
+    entry = _CACHE.get(key)
+    if entry is None:
+        entry = (Runs.load(mid, root), {})
+        _CACHE.clear()  # one machine's set at a time is all a page needs
+        _CACHE[key] = entry
+    return entry
+
+
 def runs_of(data_dir: str | Path | None = None, machine_id: str | None = None,
             results: list[Any] | None = None,
             fingerprint: dict[str, Any] | None = None) -> Runs:
     """The stored runs of one machine (this one by default), with ``results`` (unsaved
     Results) in place of the stored runs of their experiments."""
-    mid = machine_id or machine.machine_id()
-    runs = Runs.load(mid, data_dir)
+    runs = _cached(data_dir, machine_id)[0]
     if results:
         runs = runs.with_results(list(results), fingerprint or {})
     return runs
@@ -222,26 +236,21 @@ def of_results(name: str, results: list[Any], machine_id: str = "") -> Quantity:
 def get(name: str, data_dir: str | Path | None = None, machine_id: str | None = None,
         results: list[Any] | None = None) -> Quantity:
     """The finding ``name`` on one machine (this one by default), from its stored runs
-    (plus ``results``, not yet stored, in place of their experiments' stored runs)."""
+    (plus ``results``, not yet stored, in place of their experiments' stored runs).
+    Computed once per set of stored runs."""
     if results:
         return compute(name, runs_of(data_dir, machine_id, results))
-    return all(data_dir, machine_id)[name]
+    runs, done = _cached(data_dir, machine_id)
+    if name not in done:
+        done[name] = compute(name, runs)
+    return done[name]
 
 
 def all(data_dir: str | Path | None = None,
         machine_id: str | None = None) -> dict[str, Quantity]:
-    """Every registered finding on one machine, computed once per set of stored runs."""
+    """Every registered finding on one machine, each computed once per set of stored runs."""
     _load_modules()
-    root = _root(data_dir)
-    mid = machine_id or machine.machine_id()
-    key = (str(root.resolve()), mid, _listing(root, mid))
-    cached = _CACHE.get(key)
-    if cached is None:
-        runs = Runs.load(mid, root)
-        cached = {name: compute(name, runs) for name in REGISTRY}
-        _CACHE.clear()  # one machine's set at a time is all a page needs
-        _CACHE[key] = cached
-    return dict(cached)
+    return {name: get(name, data_dir, machine_id) for name in REGISTRY}
 
 
 def clear_cache() -> None:
