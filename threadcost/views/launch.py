@@ -436,7 +436,7 @@ def c10_table(result: Result | None = None, data_dir: Any = None) -> pd.DataFram
         q = found[name]
         out.append({"quantity": label,
                     "this machine, scaled to 1,000,000 threads (computed)":
-                        q.number() if q.measured else "not measured",
+                        findings.span(q, q.number()) if q.measured else "not measured",
                     "C10: 1,000,000 Rust threads (S1)": published(pub10, key, factor),
                     "C11: 1,000,000 goroutines (S1)": published(pub11, key, factor)})
     table = pd.DataFrame(out).set_index("quantity")

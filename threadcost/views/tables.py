@@ -126,11 +126,27 @@ def _is_number_column(column: pd.Series) -> bool:
                                 and not isinstance(v, bool) for v in values)
 
 
+# A finding as threadcost.findings.tag prints it (its text already escaped): kept as is.
+_FINDING = re.compile(r'<span data-quantity="[a-z0-9_]+" data-value="[^"<>]*">[^<>]*</span>')
+
+
+def _breakable(text: str, long: bool) -> str:
+    text = html_lib.escape(text)
+    return re.sub(r"_(?=\w)", "_<wbr>", text) if long else text
+
+
 def cell_html(x: Any) -> str:
     """A cell as HTML: formatted, escaped, and breakable after each ``_`` of a long
-    identifier (``goroutine_iterations_per_s``), so a narrow column wraps it."""
-    text = html_lib.escape(format_cell(x))
-    return re.sub(r"_(?=\w)", "_<wbr>", text) if len(text) > 14 else text
+    identifier (``goroutine_iterations_per_s``), so a narrow column wraps it. A
+    finding's ``data-quantity`` span in the cell is kept, so the page says which
+    finding the number is."""
+    text = format_cell(x)
+    long = len(_FINDING.sub("", text)) > 14
+    out, pos = [], 0
+    for m in _FINDING.finditer(text):
+        out += [_breakable(text[pos:m.start()], long), m.group(0)]
+        pos = m.end()
+    return "".join(out) + _breakable(text[pos:], long)
 
 
 def tidy(frame: pd.DataFrame) -> pd.DataFrame:
