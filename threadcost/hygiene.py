@@ -41,9 +41,13 @@ _STDERR = re.compile(r'class="[^"]*jp-RenderedText[^"]*"[^>]*data-mime-type="app
 _INDEX_ROW = re.compile(r"<tbody>\s*<tr[^>]*>\s*<th[^>]*>\s*\d+\s*</th>", re.S)
 
 
+_INLINE_SPAN = re.compile(r"<span data-quantity=[^>]*>|</span>")  # a finding, inline
+
+
 def visible_text(page: str) -> str:
-    """The page's text as a reader sees it (scripts, styles and folded code removed)."""
-    text = _HIDDEN.sub(" ", page)
+    """The page's text as a reader sees it (scripts, styles and folded code removed;
+    a finding's span adds no space around its number)."""
+    text = _INLINE_SPAN.sub("", _HIDDEN.sub(" ", page))
     return html_lib.unescape(_TAG.sub(" ", text))
 
 
