@@ -204,7 +204,8 @@ def echo_text(echo_result: Result, data_dir: Any = None, saved: bool = True) -> 
 
     pinned = findings.get("echo_pinned_rate_mean_per_s", data_dir, results=results)
     return (f"Pinned to one CPU the echo ran at {show('echo_pinned_rate_mean_per_s')} (mean "
-            f"of {pinned.n} runs), unpinned at {show('echo_unpinned_rate_mean_per_s')}: "
+            f"of {pinned.n} run{'s' if pinned.n != 1 else ''}), unpinned at "
+            f"{show('echo_unpinned_rate_mean_per_s')}: "
             f"unpinned / pinned = {show('echo_unpinned_over_pinned_mean_ratio')} (S0 saw "
             "about 0.5).")
 
