@@ -24,6 +24,7 @@ experiments, as the claims layer does.
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import os
@@ -201,12 +202,17 @@ def _listing(root: Path, mid: str) -> tuple[str, ...]:
         return ()
 
 
+@functools.cache
+def _this_machine() -> str:
+    return machine.machine_id()  # the same for the life of a process
+
+
 def _cached(data_dir: str | Path | None, machine_id: str | None
             ) -> tuple[Runs, dict[str, Quantity]]:
     """The runs of one machine and the findings computed from them so far; a new run
     folder (or a removed one) starts afresh."""
     root = _root(data_dir)
-    mid = machine_id or machine.machine_id()
+    mid = machine_id or _this_machine()
     key = (str(root.resolve()), mid, _listing(root, mid))
     entry = _CACHE.get(key)
     if entry is None:
