@@ -38,4 +38,18 @@ def discover() -> tuple[Claim, ...]:
                     raise ValueError(f"claim {claim.id} is declared twice "
                                      f"({name}.{info.name})")
                 found[claim.id] = claim
+    _keep_sources_function()
     return tuple(sorted(found.values(), key=_order))
+
+
+def _keep_sources_function() -> None:
+    """Importing the package ``threadcost.claims.sources`` binds that name on
+    ``threadcost.claims``, where :func:`threadcost.claims.sources` (the citations table)
+    lives: bind the function back (the package stays importable by its full name)."""
+    import sys
+
+    parent = sys.modules.get("threadcost.claims")
+    from threadcost.claims.published import sources
+
+    if parent is not None:
+        parent.sources = sources  # type: ignore[attr-defined]
