@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -114,8 +115,12 @@ def power(v: AssertionVerdict) -> dict[str, Any] | None:
     out: dict[str, Any] = {"half_width": half, "band": band, "resolves": resolves,
                            "text": text}
     if not resolves:
-        out["can"] = f"more repeats ({LARGE}) narrow the interval by about the square root " \
-                     "of their number"
+        need = logic.MIN_REPEATS
+        if band > 0 and half > 0 and v.repeats > 1:
+            need = max(need, math.ceil(v.repeats * (half / band) ** 2))
+        out["repeats_needed"] = need
+        out["can"] = (f"about {need:,} repeats (an interval narrows as one over the square "
+                      f"root of the repeats), or a longer run: {LARGE} runs more")
     return out
 
 
