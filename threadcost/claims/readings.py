@@ -128,8 +128,9 @@ def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict
     v = logic.judge_assertion(reading, runs)
     v = replace(v, kind=kind, quote=reading.quote, up_front=reading.up_front)
     v = replace(v, power=power(v))
-    if v.verdict == INCONCLUSIVE and v.power and not v.power["resolves"] and not v.reason:
-        v = replace(v, reason=f"underpowered: {v.power['text']}")
+    if v.verdict == INCONCLUSIVE and v.power and not v.power["resolves"]:
+        other = "" if v.reason in ("", logic.STRADDLES) else f"; {v.reason}"
+        v = replace(v, reason=f"underpowered: {v.power['text']}{other}")
     v = replace(v, words=words(v))
     if kind == "as_published" and v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         v = replace(v, why=why(reading, runs, v))

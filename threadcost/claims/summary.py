@@ -78,7 +78,7 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
                f"source measured it: {tp['holds']} hold on this machine, {tp['differs']} "
                f"differ, {tp['inconclusive']} are inconclusive ({under} of them because the "
                f"default run cannot resolve the tolerance), {tp['not run here']} were not run "
-               f"here and {tp['computed']} are computed from limits.")
+               f"here and {tp['computed']} are computed (from limits, or scaled), not measured.")
     holds = [(cid, a) for cid, a in ap if a.verdict == SUPPORTED and a.timing][:3]
     if holds:
         out.append("Holding here: " + "; ".join(
@@ -88,7 +88,10 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
     if differs:
         causes = Counter(_cause(a) for _, a in differs)
         lead = sorted(causes.items(), key=lambda kv: -kv[1])
-        out.append("Differing here: " + ", ".join(f"{n} by {c}" for c, n in lead) + ".")
+        out.append("Of those that differ, " + ", ".join(
+            f"{n} {'are' if n != 1 else 'is'} " + ("unexplained" if c == "unexplained"
+                                                  else f"explained by {c}")
+            for c, n in lead) + ".")
         cross = next((a for _, a in differs if _cause(a).startswith("the cost of a cross")),
                      None)
         if cross is not None:

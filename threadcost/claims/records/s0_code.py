@@ -23,7 +23,7 @@ C09 = (Published("thread_launch_ns", 5250, "ns", "thread launch as timed by S0-c
        Published("fork_launch_ns_8mb", 66_800, "ns", "fork launch with 8 MB touched"),
        Published("memcpy_64kib_ns", 3000, "ns", "a 64 KiB memcpy"))
 V = values(*C09)
-GROWTH_QUOTE = "22.3 / 34.5 / 44.7 / 66.8 us at 0 / 2 / 4 / 8 MB (S0-code's plot data)"
+GROWTH_QUOTE = "22.3 / 34.5 / 44.7 / 66.8 µs at 0 / 2 / 4 / 8 MB (S0-code's plot data)"
 
 
 def create_ns(kind: str, mib: int) -> Any:
@@ -83,12 +83,12 @@ CLAIMS: tuple[Claim, ...] = (
         Reading("Thread launch (the launch call, timed from the parent), 0 MB touched", "ns",
                 5000, 5500, create_ns("thread", 0), timing=True, published=5250,
                 tolerance_words="the published range, 5 to 5.5 µs",
-                quote="thread launch about 5 to 5.5 us (S0-code's plot data)",
+                quote="thread launch about 5 to 5.5 µs (S0-code's plot data)",
                 why=whys.PINNED),
         _fork(0), _fork(2), _fork(4), _fork(8),
         about_reading("A 64 KiB memcpy, made as S0-code made it (buffers in no cache)", "ns",
                       V["memcpy_64kib_ns"], yardstick(whys.COLD),
-                      "memcpy, which takes 3 us for 64 KiB on the same machine", timing=True,
+                      "memcpy, which takes 3 µs for 64 KiB on the same machine", timing=True,
                       why=(whys.cpu_speed,))),
         shape=(
         Reading("Thread launch does not depend on the parent's touched memory (8 MB / 0)",

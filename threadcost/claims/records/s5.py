@@ -39,8 +39,8 @@ C22 = (Published("thread_user_kib", 9.5, "KiB", "RSS per thread (slope over the 
                  "= 24)"))
 S5 = " (S5, as the sources summarise it)"
 V18, V19, V20, V21, V22 = (values(*c) for c in (C18, C19, C20, C21, C22))
-HOP = "about 1.7 us per context switch between kernel threads" + S5
-CONVERGE = "both converge to about 1.7 us per switch when driven by I/O readiness" + S5
+HOP = "about 1.7 µs per context switch between kernel threads" + S5
+CONVERGE = "both converge to about 1.7 µs per switch when driven by I/O readiness" + S5
 
 
 def _hop(text: str, x: float, kind: str, placement: str, quote: str, net: bool = False,
@@ -62,14 +62,14 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C19", source="S5", published=C19, as_published=(
         about_reading("A switch between user-space tasks, not I/O driven", "ns",
                       V19["async_switch_ns"], sel.goroutine_switch_pinned_ns,
-                      "about 0.2 us per context switch between Tokio tasks" + S5,
+                      "about 0.2 µs per context switch between Tokio tasks" + S5,
                       timing=True, substitute=GO_PINGPONG_FOR_TOKIO),),
         shape=(Reading("A thread switch costs far more than a switch between user-space tasks "
                        "(thread / user-space task)", "ratio", 2.0, None,
                        sel.c19_thread_over_goroutine_switch, timing=True,
                        substitute=GO_PINGPONG_FOR_TOKIO, published=1.7 / 0.2,
                        tolerance_words="far more: at least 2x",
-                       quote="1.7 us vs 0.2 us" + S5),)),
+                       quote="1.7 µs vs 0.2 µs" + S5),)),
     Claim("C20", source="S5", published=C20, as_published=(
         _hop("User-space task brigade, 500 tasks, unpinned: mean time per hop, pipe I/O "
              "included", V20["async_per_task_ns"], "goroutine", "unpinned",
