@@ -85,8 +85,9 @@ def words(v: AssertionVerdict) -> str:
         how = factor_words(v.measured, ref, v.unit) if ref and v.measured is not None else ""
         head = "differs here" if v.verdict == CONTRADICTED else "not reproduced here"
         return f"{head}: {how}" if how else head
-    if v.power and not v.power.get("resolves", True):
-        return "underpowered here"
+    if v.power and not v.power.get("resolves", True) and v.reason.startswith("underpowered") \
+            and "; " not in v.reason:
+        return "underpowered here"  # the only reason it is not judged
     return "inconclusive here"
 
 

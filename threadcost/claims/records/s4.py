@@ -28,12 +28,17 @@ CPU_QUOTE = ("it is possible to explain why threads need 21 seconds of CPU time 
              "goroutines need only 14")
 
 
-def _cpu(variant: str, key: str, quote: str) -> Reading:
+CPU_WORDS = {"cpu": "CPU (user + system)", "user": "user CPU", "sys": "system CPU"}
+
+
+def _cpu(variant: str, key: str, quote: str, part: str = "cpu") -> Reading:
     us = V17[key] / WAKEUPS * 1e6
-    return about_reading(f"CPU (user + system) per wake-up, {variant.replace('_', ' ')}, at "
-                         f"10,000 tasks (S4's {V17[key]:g} s / 10 million wake-ups)", "µs",
-                         us, ap.sweep_at_s4(variant, "cpu_us_per_wakeup", "µs",
-                                            "CPU time (user + system) / wake-ups"),
+    words = CPU_WORDS[part]
+    return about_reading(f"{words[0].upper() + words[1:]} per wake-up, "
+                         f"{variant.replace('_', ' ')}, at 10,000 tasks (S4's {V17[key]:g} s "
+                         "/ 10 million wake-ups)", "µs", us,
+                         ap.sweep_at_s4(variant, f"{part}_us_per_wakeup", "µs",
+                                        f"{CPU_WORDS[part]} time / wake-ups"),
                          quote, timing=True, why=whys.SWITCH_UNPINNED)
 
 
@@ -58,7 +63,11 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C17", source="S4", published=C17, as_published=(
         _cpu("threads", "threads_cpu_s", CPU_QUOTE),
         _cpu("goroutines", "goroutines_cpu_s", CPU_QUOTE),
-        _cpu("threads_pinned", "threads_pinned_cpu_s", "user 3.01s sys  9.08s")),
+        _cpu("threads_pinned", "threads_pinned_cpu_s", "user 3.01s sys  9.08s"),
+        _cpu("threads", "threads_user_s", "user 4.96s", "user"),
+        _cpu("threads", "threads_sys_s", "sys  16.06s", "sys"),
+        _cpu("threads_pinned", "threads_pinned_user_s", "user 3.01s", "user"),
+        _cpu("threads_pinned", "threads_pinned_sys_s", "sys  9.08s", "sys")),
         shape=(
         about_reading("Threads use about 1.5x the CPU per wake-up of goroutines (21 s vs 14 s)",
                       "ratio", 21 / 14, sel.c17_threads_over_goroutines_cpu, CPU_QUOTE,
