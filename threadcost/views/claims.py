@@ -187,14 +187,21 @@ def yardsticks_table(result: Any) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def style(frame: pd.DataFrame, column: str = "verdict") -> Any:
-    """A Styler: rows tinted by their verdict, no index, text left-aligned."""
-    def tint(row: pd.Series) -> list[str]:
-        colour = COLOURS.get(str(row.get(column, "")), "")
-        return [f"background-color: {colour}" if colour else ""] * len(row)
+def _slug(verdict: str) -> str:
+    return "tc-" + verdict.replace(" ", "-")
 
-    return (frame.style.apply(tint, axis=1).hide(axis="index")
-            .set_properties(**{"text-align": "left", "vertical-align": "top"}))
+
+def style(frame: pd.DataFrame, column: str = "verdict") -> Any:
+    """A Styler: rows tinted by their verdict, no index, text left-aligned. The tint is a
+    class per cell and one rule per verdict, so a long table adds little inline CSS."""
+    classes = pd.DataFrame(
+        [[_slug(str(row.get(column, "")))] * len(frame.columns)
+         for _, row in frame.iterrows()], index=frame.index, columns=frame.columns)
+    rules = [{"selector": f"td.{_slug(v)}", "props": f"background-color: {c};"}
+             for v, c in COLOURS.items()]
+    rules.append({"selector": "td, th", "props": "text-align: left; vertical-align: top;"})
+    return (frame.style.set_td_classes(classes).set_table_styles(rules)
+            .hide(axis="index"))
 
 
 def claims_section(ids: list[str], data_dir: str | Path | None = None,
