@@ -175,3 +175,14 @@ def test_published_values_are_typed_once() -> None:
     typed = {c.id for c in catalogue.CLAIMS if c.published}
     assert {f"C{i:02d}" for i in range(1, 24)} <= typed
     assert claims.value("C09", "fork_launch_ns_8mb") == 66_800
+
+
+def test_c23_interval_is_around_its_value_and_c18_is_measured(tmp_path: Path) -> None:
+    from tests.test_claims_replications import CONVERGED, _brigade
+
+    got = _judge(tmp_path, _brigade(CONVERGED))
+    (c23,) = got["C23"].as_published
+    assert c23.ci_low is not None and c23.ci_high is not None and c23.measured is not None
+    assert c23.ci_low <= c23.measured <= c23.ci_high
+    assert "weakest cell" in c23.where
+    assert all(a.verdict != "computed" for a in got["C18"].as_published)
