@@ -8,6 +8,8 @@
 #define TC_YARD_PIPE 1      /* one thread writes 1 byte to a pipe and reads it back */
 #define TC_YARD_MEMCPY 2    /* memcpy of 64 KiB between two buffers already in cache */
 
+#define TC_YARD_MEMCPY_COLD 3 /* memcpy of 64 KiB between buffers in no cache (see below) */
+
 #define TC_YARD_MEMCPY_BYTES 65536
 
 typedef struct {
@@ -27,6 +29,18 @@ typedef struct {
  */
 int tc_yardstick_run(int kind, int64_t ops, int batches, double *ns_per_op,
                      tc_yardstick_result *out);
+
+/*
+ * TC_YARD_MEMCPY_COLD: like tc_yardstick_run, but each operation copies the next
+ * 64 KiB of a source pool of `pool_bytes` into the next 64 KiB of a target
+ * pool of the same size, walking forward and wrapping, so that with a pool
+ * larger than the last-level cache (the caller sizes it) neither side is in any
+ * cache when it is copied. Both pools are written once before timing, so no
+ * page fault falls in the timed region. pool_bytes must be a multiple of
+ * 64 KiB, at least 128 KiB and at most 4 GiB. Same return codes.
+ */
+int tc_yardstick_memcpy_cold(int64_t ops, int batches, int64_t pool_bytes,
+                             double *ns_per_op, tc_yardstick_result *out);
 /* CFFI_END */
 
 #endif

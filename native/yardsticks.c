@@ -1,4 +1,5 @@
-/* yardsticks.c - an empty syscall, a lone pipe write+read and a 64 KiB memcpy.
+/* yardsticks.c - an empty syscall, a lone pipe write+read and a 64 KiB memcpy
+ * (between cached buffers, and between buffers in no cache).
  *
  * These do not measure threads: they say how fast this machine is at the
  * operations a context switch and a launch are made of, so a published number
@@ -87,4 +88,47 @@ done:
     free(a);
     free(b);
     return status;
+}
+
+static void cold_batch(int64_t ops, unsigned char *a, unsigned char *b, int64_t chunks,
+                       int64_t *next) {
+    for (int64_t i = 0; i < ops; i++) {
+        int64_t at = (*next % chunks) * TC_YARD_MEMCPY_BYTES;
+        memcpy(b + at, a + at, TC_YARD_MEMCPY_BYTES);
+        CLOBBER(a);
+        CLOBBER(b);
+        *next += 1;
+    }
+}
+
+int tc_yardstick_memcpy_cold(int64_t ops, int batches, int64_t pool_bytes,
+                             double *ns_per_op, tc_yardstick_result *out) {
+    if (out == NULL || ns_per_op == NULL || ops < 1 || ops > 100000000 || batches < 1 ||
+        pool_bytes < 2 * TC_YARD_MEMCPY_BYTES || pool_bytes > ((int64_t)4 << 30) ||
+        pool_bytes % TC_YARD_MEMCPY_BYTES != 0)
+        return TC_EINVAL;
+    memset(out, 0, sizeof(*out));
+    out->ops = ops;
+    unsigned char *a = malloc((size_t)pool_bytes);
+    unsigned char *b = malloc((size_t)pool_bytes);
+    if (a == NULL || b == NULL) {
+        free(a);
+        free(b);
+        return TC_ENOMEM;
+    }
+    memset(a, 1, (size_t)pool_bytes); /* map every page before timing */
+    memset(b, 2, (size_t)pool_bytes);
+    int64_t chunks = pool_bytes / TC_YARD_MEMCPY_BYTES, next = 0;
+    out->timer_overhead_ns = tc_timer_overhead_ns(1000);
+    cold_batch(ops, a, b, chunks, &next); /* warm-up, discarded */
+    for (int i = 0; i < batches; i++) {
+        int64_t t0 = tc_now_ns();
+        cold_batch(ops, a, b, chunks, &next);
+        int64_t t1 = tc_now_ns();
+        ns_per_op[i] = (double)(t1 - t0 - out->timer_overhead_ns) / (double)ops;
+        out->batches_filled = i + 1;
+    }
+    free(a);
+    free(b);
+    return TC_OK;
 }

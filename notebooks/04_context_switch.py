@@ -390,11 +390,13 @@ display(Markdown(text + "The direct cost of a switch is small; what a switch doe
 # %% [markdown]
 # ## Yardsticks: the machine's speed at the pieces a switch is made of
 #
-# Three operations that involve no second thread: an empty system call, one thread
+# Operations that involve no second thread: an empty system call, one thread
 # writing a byte into a pipe and reading it back (the system calls of a ping-pong
-# without the switch), and a 64 KiB memcpy with both buffers in cache. Each repeat
-# times all three in turn, and a pinned pipe switch beside them (A B C D A B C D ...),
-# on one CPU. They put this machine's numbers on a measured scale: a switch that
+# without the switch), a 64 KiB memcpy with both buffers in cache and one with both in
+# no cache (as S0-code's 3 µs copy). Each repeat times them in turn, with a pinned pipe
+# switch (a wake-up on the same CPU) and the same ping-pong across two CPUs, once with
+# the partner CPU idle and once kept busy by a lowest-priority spinner: the difference
+# is what idling and waking a CPU adds to a wake-up. They put this machine's numbers on a measured scale: a switch that
 # costs many empty system calls, or a published number from a machine whose memcpy
 # was slower, can be read for what it is, instead of blamed on "a virtual machine".
 # C01's practical point, that a switch is cheaper than copying 64 KiB, is judged here

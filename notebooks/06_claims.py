@@ -11,24 +11,31 @@
 # %% [markdown]
 # # 6. The claims, checked on this machine
 #
-# Twenty-three published claims about what threads cost (C01..C23, from the sources
-# S0..S5 cited in `data/published/references.csv`). Each claim is declared once in
-# `threadcost/claims/`: the statements it makes that should hold on any machine (a
-# ratio, a direction, a size the kernel sets), each with the tolerance the claim's own
-# words allow ("about X" is X +/- 20%; a published range is used as given; "within
-# about 1%" is 0.99 to 1.01), and the measurement that feeds it, chosen by matching the
-# source's setup (stack size, allocator, placement, workload), never by which run came
-# last.
+# The published claims about what threads cost (from the sources S0..S5 cited in
+# `data/published/references.csv`), each in one record under
+# `threadcost/claims/records/`: its source, its published values, and three readings.
 #
-# **How a verdict is reached.** A measured value comes with a 95% interval from the
-# spread across independent repeats (a t interval over the repeats, or a fitted
-# slope's interval). *Supported*: the whole interval lies inside the tolerance.
-# *Contradicted*: wholly outside. *Inconclusive*: it straddles a bound, or a timing
-# statement rests on fewer than 5 repeats. *Not reproduced*: the published effect
-# cannot show here for a named, known cause. *Computed*: derived from limits, not
-# measured. *Substitute*: a different experiment stands in for the source's, and the
-# stand-in gave a clear answer. *Not run here*: nothing was measured, with the reason.
-# Absolute numbers from the sources' machines are shown only as context.
+# - **As published, here.** Every number the source printed, measured the way the
+#   source measured it: its definition (a switch is half a round trip), its workload,
+#   its counting, one mechanism or variant at a time, never pooled. It *holds here*
+#   when its whole 95% interval lies inside the tolerance the source's words give
+#   ("about X" is X +/- 20%, a published range is used as given, "within about 1%" is
+#   0.99 to 1.01), *differs here* (by how much, and which way) when it lies wholly
+#   outside, and is *inconclusive here* otherwise.
+# - **Shape.** Only the relations the source itself states, with its sentence: they
+#   *hold* or *fail* the same way.
+# - **Why it differs.** Every differing number names its cause from a yardstick
+#   measured in the same run (a wake-up on the same CPU and on another, idle or busy,
+#   CPU; an empty system call; a pipe write and read; a 64 KiB copy in cache and in no
+#   cache), or a fact of the kernel or runtime version, or says "unexplained".
+#
+# A timing reading rests on at least 5 independent repeats; its **power** (the
+# half-width of its interval against the half-width of its tolerance) is measured,
+# and a reading that cannot resolve its tolerance says so before the numbers. A
+# reading from a different experiment is a *substitute* and names its stand-in;
+# *computed* is a number derived from limits without measuring it. C23 is this
+# study's own reading of a source's thesis: it is listed as a finding, never counted
+# with the published claims.
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
@@ -55,26 +62,61 @@ verdicts = claims.judge(mid, data_dir)
 display(Markdown(f"**Machine:** {machine.describe(fp)} Data folder: `{mid}`."))
 
 # %% [markdown]
-# ## Verdicts at a glance
+# ## Before the numbers: what this run can and cannot resolve
 
 # %%
+up_front = claims_view.up_front_text(verdicts)
+if up_front:
+    display(Markdown(up_front))
+power = claims_view.power_table(verdicts)
+if power.empty:
+    display(Markdown("Every timing reading resolves its tolerance with these parameters."))
+else:
+    display(Markdown(f"{len(power)} timing readings cannot resolve their tolerance with "
+                     "these parameters; their verdicts below are *inconclusive* for that "
+                     "reason, not for the claim's sake:"))
+    display(claims_view.style(power, column="claim"))
+
+# %% [markdown]
+# ## What holds here, what does not, and why
+
+# %%
+display(Markdown(" ".join(claims.folklore(verdicts))))
+display(claims_view.style(claims_view.readings_tally_table(verdicts), column="readings"))
 display(claims_view.style(claims_view.tally_table(verdicts)))
+
+# %% [markdown]
+# ## Each claim in one row
+#
+# The source's words; what was measured here in the same terms (value, 95% interval,
+# the published number, and the verdict in words); the relations the source states;
+# and why a number differs here. A finding of this study (C23) is marked as such.
 
 # %%
 display(claims_view.style(claims_view.overview_table(verdicts)))
 
 # %% [markdown]
-# ## Every assertion
+# ## The yardsticks behind "why"
 #
-# One row per statement a claim makes: the value measured here with its 95% interval,
-# what the claim's words allow, how many independent repeats the value rests on, and
-# the verdict. "Read from" names the experiment and the setup the value was selected by.
+# Measured in every run by the last cell of notebook 04, on this machine.
+
+# %%
+display(claims_view.style(claims_view.why_yardsticks_table(mid, data_dir),
+                          column="yardstick"))
+
+# %% [markdown]
+# ## Every reading
+#
+# One row per reading: as published or shape, the source's words, the value measured
+# here with its 95% interval, what the words allow, how many independent repeats the
+# value rests on, and the verdict. "Read from" names the experiment and the setup the
+# value was selected by.
 
 # %%
 display(claims_view.style(claims_view.assertions_table(verdicts)))
 
 # %% [markdown]
-# The same assertions as a picture: each measured value and the band its claim allows,
+# The same readings as a picture: each measured value and the band its source allows,
 # both divided by the published value.
 
 # %%
@@ -158,8 +200,8 @@ display(summary.runs_table(data_dir, mid))
 # - **Scaling:** when a run's size differs from the published setting (a smaller
 #   allocation, fewer threads), the experiment scales its number per unit and says so
 #   in "how measured".
-# - **Verdicts** follow the rules stated at the top (`threadcost/claims/logic.py`); a
-#   ratio is never rounded into a verdict by hand. The same verdicts print with
+# - **Verdicts** follow the rules stated at the top (`threadcost/claims/logic.py` and
+#   `threadcost/claims/readings.py`); a ratio is never rounded into a verdict by hand. The same verdicts print with
 #   `threadcost claims` (add `--json` for a machine-readable list).
 #
 # ### Rerun one experiment with other parameters

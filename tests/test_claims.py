@@ -125,7 +125,7 @@ def test_empty_data_folder_lists_every_claim_as_not_run(tmp_path: Path) -> None:
     assert [v.id for v in verdicts] == sorted(claims.claims().claim_id)
     assert {v.verdict for v in verdicts} == {"not run here"}
     assert all(v.reason for v in verdicts)
-    assert sum(claims.tally(verdicts).values()) == len(verdicts)
+    assert sum(claims.tally(verdicts).values()) == len([v for v in verdicts if not v.finding])
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +172,7 @@ def test_unsaved_results_stand_in_for_stored_runs(tmp_path: Path) -> None:
 
     result = yardsticks.run(repeats=2, batches=3, scale=0.05)
     (c01,) = [v for v in claims.judge(None, tmp_path, [result]) if v.id == "C01"]
-    (a,) = c01.assertions
+    (a,) = c01.shape  # switch / uncached memcpy, both from the yardsticks just run
     assert a.repeats == 2 and "unsaved" in a.run_id
     assert a.measured is not None and a.measured > 0
     assert a.verdict == "inconclusive" and ">= 5" in a.reason  # 2 repeats: not judged
@@ -203,7 +203,7 @@ def test_selectors_match_setup_not_recency(tmp_path: Path) -> None:
     from threadcost.results import Result
 
     fp = machine.fingerprint(include_git=False)
-    mib = 4
+    mib = 400  # S0's allocation: the as-published reading reads only this workload
     kib = mib * 1024
     def run(allocator: str, touch: int) -> Result:
         return Result("malloc_touch", {"mib": mib, "allocator": allocator, "points": 2,
@@ -215,6 +215,6 @@ def test_selectors_match_setup_not_recency(tmp_path: Path) -> None:
     (c07,) = [v for v in claims.judge(machine.machine_id(fp), tmp_path) if v.id == "C07"]
     touch = c07.assertions[2]
     assert touch.setup["allocator"] == "malloc"
-    assert touch.repeats == 2 and touch.measured == pytest.approx(1.0)
+    assert touch.repeats == 2 and touch.measured == pytest.approx(kib)
     assert touch.verdict == "supported"
     assert newest.name not in touch.run_id

@@ -30,8 +30,20 @@ def test_json_lists_every_claim() -> None:
     assert isinstance(out, list) and len(out) == 23
     assert [c["id"] for c in out] == [f"C{i:02d}" for i in range(1, 24)]
     for claim in out:
-        assert {"id", "source", "claim", "verdict", "assertions"} <= set(claim)
-        assert claim["verdict"].split(" (")[0] in CLASSES
+        assert {"id", "source", "claim", "verdict", "class", "as_published", "shape", "why",
+                "assertions", "finding"} <= set(claim)
+        assert claim["class"] in CLASSES
+        assert claim["verdict"].split(" (")[0].split(", ")[0] == claim["class"]
+        for kind in ("as_published", "shape"):
+            for a in claim[kind]:
+                assert {"text", "quote", "measured", "ci_low", "ci_high", "low", "high",
+                        "unit", "repeats", "verdict", "setup", "run_id"} <= set(a)
+        for a in claim["as_published"]:
+            assert "why" in a
+            if a["verdict"] in ("contradicted", "not reproduced"):
+                assert a["why"], (claim["id"], a["text"])  # a cause, or "unexplained"
+        for w in claim["why"]:
+            assert {"reading", "text", "yardsticks"} <= set(w)
         if claim["verdict"].startswith("not run here"):
             assert claim["reason"]
         for a in claim["assertions"]:

@@ -31,7 +31,7 @@ def _judge(tmp_path: Path, *results: Result) -> dict[str, claims.ClaimVerdict]:
 
 def _tolerance(claim_id: str, index: int = 0) -> tuple[float | None, float | None]:
     claim = next(c for c in catalogue.CLAIMS if c.id == claim_id)
-    a = claim.assertions[index]
+    a = claim.readings()[index][1]
     return a.low, a.high
 
 
@@ -98,14 +98,15 @@ def test_c13_inside_outside_straddling_and_too_few(tmp_path: Path) -> None:
 def test_c14_judged_only_with_enough_ticks(tmp_path: Path) -> None:
     big = _judge(tmp_path, _cpu_bound([1.0] * 5, sys_threads=0.5, sys_ratio=8.0,
                                       spread=0.1))["C14"]
-    assert big.verdict == "supported"
-    assert "S3: 0.74 s vs 0.084 s" in big.assertions[0].how
+    (shape,) = big.shape  # processes / threads: "much more"
+    assert shape.verdict == "supported"
+    assert "S3: 0.74 s vs 0.084 s" in shape.how
     assert big.context and big.context[0].measured == pytest.approx(5.0)  # dTLB ratio
     few_ticks = _judge(tmp_path, _cpu_bound([1.0] * 5, sys_threads=0.001))["C14"]
-    assert few_ticks.verdict == "inconclusive"
-    assert "tick" in few_ticks.assertions[0].reason
+    assert few_ticks.shape[0].verdict == "inconclusive"
+    assert "tick" in few_ticks.shape[0].reason
     zero = _judge(tmp_path, _cpu_bound([1.0] * 5, sys_threads=0.0))["C14"]
-    assert zero.verdict == "inconclusive" and "tick" in zero.assertions[0].reason
+    assert zero.shape[0].verdict == "inconclusive" and "tick" in zero.shape[0].reason
 
 
 # --- C15 / C17: sleepers_sweep --------------------------------------------------------------
@@ -119,6 +120,8 @@ def _sweep(counts: list[int], repeats: int, rss: dict[str, float], cpu: dict[str
                 jitter = 1 + 0.01 * (rep % 3)
                 rows.append({"repeat": rep, "count": n, "variant": variant, "not_run": None,
                              "rss_per_task_kib": rss[variant] * jitter,
+                             "peak_rss_kib": 2000 + rss[variant] * jitter * n,
+                             "cpu_us_per_wakeup": cpu[variant] * jitter,
                              "user_us_per_wakeup": cpu[variant] * jitter / 2,
                              "sys_us_per_wakeup": cpu[variant] * jitter / 2,
                              "saturated": saturated_from is not None and n >= saturated_from})
@@ -134,29 +137,33 @@ CPU = {"threads": 15.0, "threads_pinned": 9.0, "goroutines": 10.0}
 
 def test_c15_reads_ten_thousand_or_says_which_count(tmp_path: Path) -> None:
     at_10k = _judge(tmp_path, _sweep([300, 10_000], 1, RSS, CPU))["C15"]
-    assert at_10k.verdict == "supported"
-    assert at_10k.assertions[0].setup["tasks"] == 10_000
+    (shape,) = at_10k.shape  # max RSS, threads / goroutines: about 3x
+    assert shape.verdict == "supported"
+    assert shape.setup["tasks"] == 10_000
     smaller = _judge(tmp_path, _sweep([300, 1000, 3000], 1, RSS, CPU,
                                       saturated_from=3000))["C15"]
-    a = smaller.assertions[0]
-    assert a.setup["tasks"] == 1000 and "largest unsaturated" in a.how
-    lo, hi = _tolerance("C15")
+    assert smaller.verdict == "not run here" and "10,000" in smaller.reason
+    lo, hi = _tolerance("C15", 2)
     assert lo is not None and hi is not None
     half = {**RSS, "goroutines": RSS["threads"] / (hi * 1.5)}
-    assert _judge(tmp_path, _sweep([10_000], 1, half, CPU))["C15"].verdict == "contradicted"
+    assert _judge(tmp_path, _sweep([10_000], 1, half, CPU))["C15"].shape[0].verdict \
+        == "contradicted"
 
 
 def test_c17_unsaturated_with_five_repeats(tmp_path: Path) -> None:
     five = _judge(tmp_path, _sweep([300, 1000, 10_000], 5, RSS, CPU, saturated_from=10_000))
     c17 = five["C17"]
-    assert [a.setup["tasks"] for a in c17.assertions] == [1000, 1000]
-    assert c17.assertions[0].verdict == "supported"  # 15 / 10 = 1.5
-    assert c17.assertions[1].verdict == "supported"  # 1 - 9 / 15 = 0.4
+    assert [a.setup["tasks"] for a in c17.shape] == [1000, 1000]
+    assert c17.shape[0].verdict == "supported"  # 15 / 10 = 1.5
+    assert c17.shape[1].verdict == "supported"  # 1 - 9 / 15 = 0.4
+    # as published, at S4's 10,000 tasks: saturated here, so shown but not judged
+    assert all(a.verdict == "inconclusive" and "saturated" in a.reason
+               for a in c17.as_published)
     _consistent(five)
     two = _judge(tmp_path, _sweep([300], 2, RSS, CPU))["C17"]
-    assert two.verdict == "inconclusive" and ">= 5" in two.assertions[0].reason
+    assert two.shape[0].verdict == "inconclusive" and ">= 5" in two.shape[0].reason
     busy = _judge(tmp_path, _sweep([300, 1000], 5, RSS, CPU, saturated_from=300))["C17"]
-    assert busy.verdict == "not run here" and "saturated" in busy.reason
+    assert busy.verdict == "not run here" and "saturated" in busy.shape[0].reason
 
 
 def test_c15_c17_goroutines_not_run(tmp_path: Path) -> None:
@@ -164,9 +171,10 @@ def test_c15_c17_goroutines_not_run(tmp_path: Path) -> None:
     pts = res.tables["points"]
     pts.loc[pts.variant == "goroutines", "not_run"] = "Go is not installed"
     got = _judge(tmp_path, res)
-    assert got["C15"].verdict == "not run here" and "Go is not installed" in got["C15"].reason
-    assert got["C17"].assertions[0].verdict == "not run here"
-    assert got["C17"].assertions[1].verdict == "supported"  # threads pinned vs unpinned
+    assert got["C15"].verdict == "not run here"
+    assert "Go is not installed" in got["C15"].shape[0].reason
+    assert got["C17"].shape[0].verdict == "not run here"
+    assert got["C17"].shape[1].verdict == "supported"  # threads pinned vs unpinned
 
 
 # --- C11 / C10: one million goroutines, the thread ceiling ----------------------------------
@@ -181,14 +189,17 @@ def _million(per_goroutine: float, count: int = 1_000_000) -> Result:
 
 def test_c11_million_run_skip_and_small_count(tmp_path: Path) -> None:
     ok = _judge(tmp_path, _million(2.1))["C11"]
-    assert ok.verdict == "supported" and ok.assertions[0].substitute is None
-    assert ok.assertions[0].setup["goroutines"] == 1_000_000
-    assert ok.context[0].measured == pytest.approx(2.0)  # as published: wall
+    rss, wall = ok.as_published[0], ok.as_published[1]
+    assert rss.verdict == "supported" and rss.substitute is None
+    assert rss.setup["goroutines"] == 1_000_000
+    assert wall.measured == pytest.approx(2.0)  # S1's program: wall
+    assert wall.verdict == "inconclusive" and wall.power and not wall.power["resolves"]
     far = _judge(tmp_path, _million(4.0))["C11"]
-    assert far.verdict == "contradicted"
+    assert far.as_published[0].verdict == "contradicted"
+    assert far.as_published[0].why  # a cause, or "unexplained"
     small = _judge(tmp_path, _million(2.1, count=2000))["C11"]
-    assert small.verdict == "inconclusive" and "not S1's" in small.assertions[0].reason
-    assert small.context[0].measured is None  # not a one-million wall time
+    assert small.verdict == "inconclusive" and "not S1's" in small.as_published[0].reason
+    assert small.as_published[1].measured is None  # not a one-million wall time
     skipped = Result("goroutines_million", {"count": 1_000_000, "sleep_ms": 1000},
                      {"skipped": "needs about 3.8 GiB; MemAvailable is 1.0 GiB"}, {})
     not_run = _judge(tmp_path, skipped)["C11"]
@@ -208,7 +219,7 @@ def test_c10_reads_the_measured_count_and_labels_the_million_computed(tmp_path: 
                                      "count": 8000, "bound": "cap (parameter)"}, {},
                  {"measured": measured, "scaled": scaled})
     c10 = _judge(tmp_path, res)["C10"]
-    vsz, rss, million, times = c10.assertions
+    vsz, rss, million, times = c10.as_published[:4]
     assert vsz.verdict == "supported" and vsz.setup["threads"] == 8000
     assert rss.verdict == "supported" and "cap (parameter)" in rss.setup["count set by"]
     assert times.verdict == "computed" and "scaled" in times.how
@@ -271,7 +282,8 @@ def _brigade(per_hop: dict[tuple[str, str], float], tasks: tuple[int, ...] = (10
             for (kind, placement), ns in per_hop.items():
                 rows.append({"kind": kind, "tasks": n, "placement": placement,
                              "repeat": rep, "trips": 300,
-                             "per_hop_ns_p50": ns * (1 + 0.01 * (rep % 3))})
+                             "per_hop_ns_p50": ns * (1 + 0.01 * (rep % 3)),
+                             "per_hop_ns_mean": ns * (1 + 0.01 * (rep % 3))})
     memory = pd.DataFrame([
         {"kind": k, "placement": "unpinned", "runs": 5 * len(tasks), "max_tasks": max(tasks),
          "rss_per_task_kib": r, "rss_ci95_low": r * 0.95, "rss_ci95_high": r * 1.05,
@@ -291,15 +303,16 @@ CONVERGED = {("thread", "unpinned"): 3600.0, ("goroutine", "unpinned"): 3400.0,
 def test_brigade_claims_on_constructed_runs(tmp_path: Path) -> None:
     got = _judge(tmp_path, _brigade(CONVERGED))
     _consistent(got)
-    assert got["C18"].verdict in ("computed", "not run here")  # absolute: never a verdict
-    assert got["C18"].context[0].measured == pytest.approx(3600.0 * 1.01 - 1800 * 1.01,
-                                                           rel=0.02)
-    c20 = got["C20"].assertions
-    assert c20[1].setup["tasks"] == 500 and c20[1].verdict == "supported"  # 1800/1600 net
-    assert c20[0].substitute  # goroutines stand in for Tokio tasks
-    assert got["C21"].assertions[0].verdict == "supported"  # 3400 / 3400
-    assert got["C22"].assertions[0].verdict == "supported"  # 9.5 / 0.45
-    assert got["C22"].assertions[1].verdict == "supported"  # 11 - 1 = 10 KiB
+    net = got["C18"].as_published[0]  # measured as S5 measured it: never "computed"
+    assert net.verdict == "supported" and net.setup["tasks"] == 500
+    assert net.measured == pytest.approx(3600.0 * 1.01 - 1800 * 1.01, rel=0.02)
+    c20 = got["C20"]
+    assert c20.shape[1].setup["tasks"] == 500 and c20.shape[1].verdict == "supported"
+    assert c20.as_published[0].substitute  # goroutines stand in for Tokio tasks
+    assert got["C21"].shape[0].verdict == "supported"  # 3400 / 3400
+    assert got["C22"].shape[0].verdict == "supported"  # 9.5 / 0.45
+    assert got["C22"].as_published[1].verdict == "supported"  # 11 - 1 = 10 KiB
+    assert got["C23"].finding and got["C23"].id not in claims.tally(list(got.values()))
     assert got["C23"].verdict == "supported"
     # a cell where a user-space kind is slower: C23 contradicted
     slow = {**CONVERGED, ("epoll", "same-cpu"): 5000.0}
@@ -327,7 +340,9 @@ def test_judge_lists_every_claim_on_an_old_run_only(tmp_path: Path) -> None:
     by = {v.id: v for v in verdicts}
     assert by["C13"].verdict == "not run here" and "cpu_bound" in by["C13"].reason
     assert by["C15"].verdict == "not run here" and "sleepers_sweep" in by["C15"].reason
-    assert by["C02"].verdict == "substitute"  # the echo stands in for the pairs
+    # each mechanism is read from its own pairs, never from the echo
+    assert by["C02"].verdict == "not run here"
+    assert "context_switch_placement" in by["C02"].reason
     _consistent(by)
 
 

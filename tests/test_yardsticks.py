@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+
+import psutil
 import pytest
 
 from threadcost.errors import ParameterError
@@ -11,8 +14,11 @@ from threadcost.experiments import yardsticks
 def test_one_row_per_repeat_and_yardstick() -> None:
     result = yardsticks.run(repeats=2, batches=3, scale=0.05)
     frame = result.tables["repeats"]
-    assert len(frame) == 2 * (len(yardsticks.YARDSTICKS) + 1)
-    assert set(frame.yardstick) == {*yardsticks.YARDSTICKS, yardsticks.SWITCH}
+    two = len(os.sched_getaffinity(0)) > 1
+    cross = {yardsticks.CROSS, yardsticks.CROSS_BUSY} if two else set()
+    names = {*yardsticks.YARDSTICKS, yardsticks.SWITCH, yardsticks.COLD, *cross}
+    assert len(frame) == 2 * len(names)
+    assert set(frame.yardstick) == names
     assert sorted(frame.repeat.unique()) == [0, 1]
     assert (frame.ns_min <= frame.ns_median).all()
     assert (frame.ns_median <= frame.ns_max).all()
@@ -25,3 +31,22 @@ def test_one_row_per_repeat_and_yardstick() -> None:
 def test_bad_input_is_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises(ParameterError):
         yardsticks.run(**kwargs)  # type: ignore[arg-type]
+
+
+def test_busy_partner_spinner_is_gone_after_the_run() -> None:
+    """The cross-CPU wake-up with a busy partner starts a spinner and always ends it."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: no cross-CPU wake-up")
+    yardsticks.run(repeats=1, batches=2, scale=0.02)
+    me = psutil.Process()
+    assert not [c for c in me.children(recursive=True) if c.is_running()
+                and c.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_cold_pool_is_larger_than_the_last_level_cache() -> None:
+    pool = yardsticks.cold_pool_bytes()
+    assert pool % 65536 == 0
+    assert yardsticks.MIN_COLD_POOL <= pool <= yardsticks.MAX_COLD_POOL
+    llc = yardsticks.last_level_cache_bytes()
+    assert llc >= 0
+    assert pool >= min(2 * llc, yardsticks.MAX_COLD_POOL) - 65536

@@ -113,7 +113,9 @@ def abstract_html(data_dir: str | Path | None = None, machine_id: str | None = N
              if machine_text else
              "Measured on this machine, and set against processes, fibers and goroutines "
              "and against every published claim below.")
-    return [memory, time, where]
+    from threadcost import claims  # which folklore holds here, which does not, and why
+
+    return [memory, time, where, *claims.folklore(claims.judge(machine_id, data_dir))]
 
 
 def verdict_tally(data_dir: str | Path | None = None,

@@ -9,7 +9,14 @@ static void test_refuses_bad_arguments(void)
     double ns[BATCHES];
     tc_yardstick_result out;
     CHECK(tc_yardstick_run(-1, 10, BATCHES, ns, &out) == TC_EINVAL, "kind -1");
-    CHECK(tc_yardstick_run(3, 10, BATCHES, ns, &out) == TC_EINVAL, "kind 3");
+    CHECK(tc_yardstick_run(TC_YARD_MEMCPY_COLD, 10, BATCHES, ns, &out) == TC_EINVAL,
+          "kind 3 (the cold memcpy has its own entry point)");
+    CHECK(tc_yardstick_run(4, 10, BATCHES, ns, &out) == TC_EINVAL, "kind 4");
+    CHECK(tc_yardstick_memcpy_cold(10, BATCHES, 65536, ns, &out) == TC_EINVAL, "pool too small");
+    CHECK(tc_yardstick_memcpy_cold(10, BATCHES, 3 * 65536 + 1, ns, &out) == TC_EINVAL,
+          "pool not a multiple of 64 KiB");
+    CHECK(tc_yardstick_memcpy_cold(0, BATCHES, 4 * 65536, ns, &out) == TC_EINVAL, "ops 0");
+    CHECK(tc_yardstick_memcpy_cold(10, BATCHES, 4 * 65536, NULL, &out) == TC_EINVAL, "NULL ns");
     CHECK(tc_yardstick_run(TC_YARD_SYSCALL, 0, BATCHES, ns, &out) == TC_EINVAL, "ops 0");
     CHECK(tc_yardstick_run(TC_YARD_SYSCALL, 10, 0, ns, &out) == TC_EINVAL, "batches 0");
     CHECK(tc_yardstick_run(TC_YARD_SYSCALL, 10, BATCHES, NULL, &out) == TC_EINVAL, "NULL ns");
@@ -34,6 +41,22 @@ static void run_one(int kind)
     CHECK_NOTHING_HELD(before);
 }
 
+static void test_cold_memcpy_wraps_its_pool(void)
+{
+    double ns[BATCHES];
+    tc_yardstick_result out;
+    tc_held before = tc_held_now();
+    /* 4 chunks, 4 x 7 operations: the walk wraps the pool several times */
+    int st = tc_yardstick_memcpy_cold(7, BATCHES, 4 * 65536, ns, &out);
+    CHECK(st == TC_OK, "status %d", st);
+    if (st != TC_OK)
+        return;
+    CHECK(out.batches_filled == BATCHES, "batches_filled %d", out.batches_filled);
+    for (int i = 0; i < BATCHES; i++)
+        CHECK(ns[i] > -1000.0 && ns[i] < 1e9, "batch %d: %f ns per op", i, ns[i]);
+    CHECK_NOTHING_HELD(before);
+}
+
 static void test_every_yardstick(void)
 {
     run_one(TC_YARD_SYSCALL);
@@ -45,5 +68,6 @@ int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_every_yardstick);
+    RUN(test_cold_memcpy_wraps_its_pool);
     return tc_summary("yardsticks");
 }

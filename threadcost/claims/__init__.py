@@ -1,11 +1,14 @@
-"""Claims as code: every published claim C01..C23 declared once and judged.
+"""Claims as code: one record per claim, judged reading by reading.
 
-- :mod:`.published`: the published numbers and citations (data/published/);
-- :mod:`.catalogue`: each claim's assertions, tolerances and selectors;
-- :mod:`.selectors`: which stored measurement feeds each assertion (by setup);
-- :mod:`.logic`: the verdict rules.
+- :mod:`.records`: one module per source; each claim's published values (typed
+  once), as-published readings, shape readings and why functions;
+- :mod:`.catalogue`: the records, collected (records/ and sources/);
+- :mod:`.selectors` (and :mod:`.read`): which stored measurement feeds a reading;
+- :mod:`.logic`, :mod:`.readings`: the verdict rules; :mod:`.whys`: the causes;
+- :mod:`.published`: the published numbers and citations as tables.
 
-:func:`judge` is what notebook 06, ``threadcost claims`` and the summary views use.
+:func:`judge` is what notebook 06, ``threadcost claims`` and the summary views use;
+:func:`folklore` gives the index its sentences.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from typing import Any
 from threadcost.claims.model import CLASSES, AssertionVerdict, ClaimVerdict
 from threadcost.claims.published import claims, sources, value, values, values_for
 
-__all__ = ["CLASSES", "AssertionVerdict", "ClaimVerdict", "claims", "judge", "sources",
-           "tally", "value", "values", "values_for"]
+__all__ = ["CLASSES", "AssertionVerdict", "ClaimVerdict", "claims", "folklore", "judge",
+           "sources", "tally", "tally_readings", "value", "values", "values_for"]
 
 
 def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
@@ -30,7 +33,7 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
     in for the stored runs of their experiments (this machine only).
     """
     from threadcost import machine
-    from threadcost.claims import catalogue, logic, selectors
+    from threadcost.claims import catalogue, readings, selectors
     from threadcost.claims.model import Measurement
     from threadcost.claims.runs import Runs
 
@@ -39,21 +42,37 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
     if results:
         runs = runs.with_results(list(results), machine.fingerprint(include_git=False))
     yard = {}  # yardstick -> (measured here, published), for the context rows
-    got = selectors.memcpy_ns(runs)
+    got = selectors.yardstick("memcpy_64kib_cold")(runs)
     if isinstance(got, Measurement):
-        yard["memcpy_64kib"] = (got.value, catalogue.PUBLISHED_YARDSTICKS["memcpy_64kib"])
+        yard["memcpy_64kib_cold"] = (got.value,
+                                     catalogue.PUBLISHED_YARDSTICKS["memcpy_64kib_cold"])
     info = claims().set_index("claim_id")
-    declared = {c.id: c for c in catalogue.CLAIMS}
     out = []
-    for cid, row in info.iterrows():
-        claim = declared.get(str(cid))
-        if claim is None:  # published, but no assertion declared yet
-            continue
-        out.append(logic.judge_claim(claim, runs, str(row["source"]), str(row["claim"]), yard))
+    for claim in catalogue.CLAIMS:
+        row = info.loc[claim.id] if claim.id in info.index else None
+        source = claim.source or (str(row["source"]) if row is not None else "")
+        words = str(row["claim"]) if row is not None else claim.words
+        out.append(readings.judge_record(claim, runs, source, words, yard))
     return out
 
 
 def tally(verdicts: list[ClaimVerdict]) -> dict[str, int]:
-    """How many claims got each verdict class (every class listed, in order)."""
-    seen = Counter(v.verdict for v in verdicts)
+    """How many published claims got each verdict class (every class listed, in order);
+    the project's own findings (C23's kind) are not counted."""
+    seen = Counter(v.verdict for v in verdicts if not v.finding)
     return {cls: seen.get(cls, 0) for cls in CLASSES}
+
+
+def tally_readings(verdicts: list[ClaimVerdict]) -> dict[str, dict[str, int]]:
+    """As-published readings and shapes counted apart (published claims only):
+    kind -> {"holds", "differs", "inconclusive", "not run here", "computed"}."""
+    from threadcost.claims import summary
+
+    return summary.tally_readings(verdicts)
+
+
+def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
+    """A few sentences with numbers for the index and the abstract."""
+    from threadcost.claims import summary
+
+    return summary.folklore(verdicts)

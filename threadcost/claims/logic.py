@@ -45,6 +45,7 @@ from threadcost.claims.model import (
 from threadcost.claims.runs import Runs
 
 DEFAULT_COMPUTED = "computed, not measured"
+STRADDLES = "the interval straddles a bound of the tolerance"
 
 
 def classify(lo: float, hi: float, tol_low: float | None, tol_high: float | None) -> str:
@@ -91,7 +92,7 @@ def judge_measurement(assertion: Assertion, got: Measurement | Missing,
     if problems:
         verdict, reason = INCONCLUSIVE, "; ".join(problems)
     elif verdict == INCONCLUSIVE:
-        reason = "the interval straddles a bound of the tolerance"
+        reason = STRADDLES
     return AssertionVerdict(verdict=verdict, reason=reason, **common)
 
 

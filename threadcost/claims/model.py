@@ -1,4 +1,17 @@
-"""The claims layer's vocabulary: measurements, assertions, claims and verdicts."""
+"""The claims layer's vocabulary: measurements, readings, claims and verdicts.
+
+A claim's **record** (threadcost/claims/records/<source>.py) holds its source,
+the source's words, its published values (typed once) and its readings:
+
+- ``as_published``: every number the source printed, measured here the way the
+  source measured it, one mechanism or variant at a time;
+- ``shape``: only the relations the source itself states, with its sentence;
+- each reading's ``why``: functions that name, from a yardstick measured in the
+  same run, the cause of a difference (none applies: "unexplained").
+
+A reading is an :class:`Assertion` (the older name, kept so that modules written
+against it plug in unchanged: a claim with only ``assertions`` has them read as
+its as-published readings)."""
 
 from __future__ import annotations
 
@@ -49,8 +62,25 @@ class Missing:
     reason: str
 
 
+@dataclass(frozen=True)
+class Why:
+    """A cause of a difference, from yardsticks measured in the same run (or a fact)."""
+
+    text: str
+    yardsticks: dict[str, float] = field(default_factory=dict)  # name -> value (ns ...)
+    run_id: str = ""
+    fact: bool = False  # a fact of the kernel or runtime version, not a measurement
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "yardsticks": dict(self.yardsticks),
+                "run_id": self.run_id, "fact": self.fact}
+
+
+UNEXPLAINED = "unexplained"
+
 Selector = Callable[[Runs], "Measurement | Missing"]
 Cause = Callable[[Runs, Measurement], "str | None"]
+WhyFn = Callable[[Runs, "AssertionVerdict"], "Why | None"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +106,24 @@ class Assertion:
     known_cause: Cause | None = None
     published: float | None = None
     tolerance_words: str = ""
+    quote: str = ""  # the source's own sentence this reading judges
+    why: tuple[WhyFn, ...] = ()  # causes of a difference, tried in order
+    up_front: str = ""  # said before the numbers (e.g. inconclusive by construction)
+
+
+Reading = Assertion  # the name the records use
+
+
+@dataclass(frozen=True)
+class Published:
+    """One number a source printed (typed once, in its claim's record)."""
+
+    quantity: str
+    value: float
+    unit: str
+    note: str = ""
+    low: float | None = None
+    high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -91,9 +139,33 @@ class Context:
 
 @dataclass(frozen=True)
 class Claim:
+    """One published claim. ``assertions`` (older modules) are read as ``as_published``
+    when a claim declares no as-published or shape readings. ``finding``: the project's
+    own reading of a source, listed apart from the published claims."""
+
     id: str
-    assertions: tuple[Assertion, ...]
+    assertions: tuple[Assertion, ...] = ()
     context: tuple[Context, ...] = ()
+    source: str = ""
+    words: str = ""
+    published: tuple[Published, ...] = ()
+    as_published: tuple[Assertion, ...] = ()
+    shape: tuple[Assertion, ...] = ()
+    finding: bool = False
+    up_front: str = ""
+
+    def readings(self) -> tuple[tuple[str, Assertion], ...]:
+        """(kind, reading) for every reading: "as_published" or "shape"."""
+        if not self.as_published and not self.shape:
+            return tuple(("as_published", a) for a in self.assertions)
+        return (tuple(("as_published", a) for a in self.as_published)
+                + tuple(("shape", a) for a in self.shape))
+
+    def value(self, quantity: str) -> float:
+        for p in self.published:
+            if p.quantity == quantity:
+                return p.value
+        raise KeyError(f"no published value {quantity!r} in claim {self.id}")
 
 
 @dataclass(frozen=True)
@@ -116,15 +188,25 @@ class AssertionVerdict:
     tolerance_words: str = ""
     timing: bool = False
     where: str = ""
+    kind: str = "as_published"  # or "shape"
+    quote: str = ""
+    words: str = ""  # the verdict in words: "holds here", "differs here: 1.9x slower"
+    power: dict[str, Any] | None = None  # for timing readings: can it resolve its band?
+    why: tuple[Why, ...] = ()
+    up_front: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "measured": self.measured, "low": self.low,
-                "high": self.high, "unit": self.unit, "repeats": self.repeats,
-                "verdict": self.verdict, "setup": self.setup, "run_id": self.run_id,
-                "ci_low": self.ci_low, "ci_high": self.ci_high, "reason": self.reason,
-                "how": self.how, "substitute": self.substitute,
-                "published": self.published, "timing": self.timing,
-                "where": self.where}
+        out = {"text": self.text, "quote": self.quote, "measured": self.measured,
+               "ci_low": self.ci_low, "ci_high": self.ci_high, "low": self.low,
+               "high": self.high, "unit": self.unit, "repeats": self.repeats,
+               "verdict": self.verdict, "words": self.words, "setup": self.setup,
+               "run_id": self.run_id, "reason": self.reason, "how": self.how,
+               "substitute": self.substitute, "published": self.published,
+               "tolerance_words": self.tolerance_words, "timing": self.timing,
+               "where": self.where, "power": self.power, "up_front": self.up_front}
+        if self.kind == "as_published":
+            out["why"] = [w.as_dict() for w in self.why]
+        return out
 
 
 @dataclass(frozen=True)
@@ -151,12 +233,28 @@ class ClaimVerdict:
     reason: str
     assertions: tuple[AssertionVerdict, ...]
     context: tuple[ContextRow, ...] = ()
+    finding: bool = False
+    label: str = ""  # the verdict as shown: never hides a reading ("substitute, contradicted")
+    up_front: str = ""
+
+    @property
+    def as_published(self) -> tuple[AssertionVerdict, ...]:
+        return tuple(a for a in self.assertions if a.kind == "as_published")
+
+    @property
+    def shape(self) -> tuple[AssertionVerdict, ...]:
+        return tuple(a for a in self.assertions if a.kind == "shape")
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``threadcost claims --json``."""
-        verdict = self.verdict + (f" ({self.reason})" if self.reason else "")
+        verdict = (self.label or self.verdict) + (f" ({self.reason})" if self.reason else "")
+        why = [{"reading": a.text, **w.as_dict()} for a in self.as_published for w in a.why]
         out: dict[str, Any] = {"id": self.id, "source": self.source, "claim": self.claim,
-                               "verdict": verdict, "sentence": self.sentence,
+                               "verdict": verdict, "class": self.verdict,
+                               "finding": self.finding, "up_front": self.up_front,
+                               "sentence": self.sentence,
+                               "as_published": [a.as_dict() for a in self.as_published],
+                               "shape": [a.as_dict() for a in self.shape], "why": why,
                                "assertions": [a.as_dict() for a in self.assertions]}
         if self.verdict == NOT_RUN or self.reason:
             out["reason"] = self.reason

@@ -50,17 +50,26 @@ def execute(args: argparse.Namespace) -> Result:
     verdicts = claims.judge(args.machine, folder)
     rows = [v.as_dict() for v in verdicts]
     return ClaimsResult("claims", {"machine": args.machine, "data_dir": str(folder)},
-                        {"tally": claims.tally(verdicts)}, verdicts=rows)
+                        {"tally": claims.tally(verdicts),
+                         "readings": claims.tally_readings(verdicts),
+                         "folklore": claims.folklore(verdicts)}, verdicts=rows)
 
 
 def format_text(result: Result) -> str:
     from threadcost.textout import table
 
     assert isinstance(result, ClaimsResult)
-    rows = [[v["id"], v["verdict"].split(" (")[0]] for v in result.verdicts]
+    rows = [[v["id"] + (" (finding)" if v.get("finding") else ""),
+             v["verdict"].split(" (")[0]] for v in result.verdicts]
     lines = [table(["claim", "verdict"], rows), ""]
     lines += [v["sentence"] for v in result.verdicts]
     tally = result.summary["tally"]
     lines.append("")
-    lines.append(", ".join(f"{n} {cls}" for cls, n in tally.items() if n))
+    lines.append("published claims: " + ", ".join(f"{n} {cls}" for cls, n in tally.items()
+                                                  if n))
+    for kind, counts in result.summary.get("readings", {}).items():
+        lines.append(f"{kind.replace('_', ' ')} readings: "
+                     + ", ".join(f"{n} {k}" for k, n in counts.items() if n))
+    lines.append("")
+    lines += result.summary.get("folklore", [])
     return "\n".join(lines)

@@ -29,19 +29,73 @@ def _setup(a: AssertionVerdict) -> str:
 
 
 def tally_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
-    """How many claims got each verdict class, and which."""
+    """How many published claims got each verdict class, and which (findings apart)."""
     counts = claims.tally(verdicts)
     rows = [{"verdict": cls, "claims": n,
-             "which": ", ".join(v.id for v in verdicts if v.verdict == cls) or "-"}
+             "which": ", ".join(v.id for v in verdicts
+                                if v.verdict == cls and not v.finding) or "-"}
             for cls, n in counts.items()]
     return pd.DataFrame(rows)
 
 
+def readings_tally_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
+    """As-published readings and shapes, counted apart (published claims only)."""
+    t = claims.tally_readings(verdicts)
+    rows = [{"readings": "as published (the numbers the sources printed)",
+             **{k: str(n) for k, n in t["as_published"].items()}, "fails": "-"},
+            {"readings": "shape (the relations the sources state)",
+             **{k: str(n) for k, n in t["shape"].items()}, "differs": "-"}]
+    cols = ["readings", "holds", "differs", "fails", "inconclusive", "not run here",
+            "computed"]
+    return pd.DataFrame(rows)[cols]
+
+
+def _here(a: AssertionVerdict) -> str:
+    """"1,400 ns [1,380, 1,420] (S0: 1.2 to 1.5 µs): holds here"."""
+    if a.measured is None:
+        return f"{a.text}: {a.words}"
+    pub = ""
+    if a.published is not None:
+        unit = "" if a.unit in ("ratio", "fraction") else f" {a.unit}"
+        pub = f"; published {logic.number(a.published)}{unit}"
+    elif a.low is not None or a.high is not None:
+        pub = f"; the source allows {logic.tolerance_text(a.low, a.high, a.unit)}"
+    stand = " [stand-in]" if a.substitute else ""
+    return f"{a.text}{stand}: {logic.measured_text(a)}{pub}: {a.words}"
+
+
 def overview_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
-    """One row per claim: the claim as published, its verdict, and why in one sentence."""
-    return pd.DataFrame([{"claim": v.id, "source": v.source,
-                          "claim (as published)": v.claim, "verdict": v.verdict,
-                          "why": v.sentence} for v in verdicts])
+    """One row per claim: the source's words, what was measured here in the same terms,
+    the relations it states, and why a number differs."""
+    rows = []
+    for v in verdicts:
+        whys = [f"{a.text}: {w.text}" for a in v.as_published for w in a.why]
+        rows.append({"claim": v.id + (" (finding)" if v.finding else ""), "source": v.source,
+                     "the source's words": v.claim,
+                     "as published, here": "; ".join(_here(a) for a in v.as_published) or "-",
+                     "shape": "; ".join(_here(a) for a in v.shape) or "-",
+                     "why it differs": "; ".join(whys) or "-",
+                     "verdict": v.verdict, "shown as": v.label or v.verdict})
+    return pd.DataFrame(rows)
+
+
+def power_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
+    """Timing readings that cannot resolve their tolerance with the parameters used:
+    their interval against their band (measured), said before the numbers."""
+    rows = []
+    for v in verdicts:
+        for a in v.assertions:
+            if a.power and not a.power.get("resolves", True):
+                rows.append({"claim": v.id, "reading": a.text,
+                             "power (measured)": a.power["text"],
+                             "what can": a.power.get("can", "-")})
+    return pd.DataFrame(rows, columns=["claim", "reading", "power (measured)", "what can"])
+
+
+def up_front_text(verdicts: list[ClaimVerdict]) -> str:
+    """What a reader must know before the numbers (inconclusive by construction)."""
+    lines = [f"- **{v.id}**: {v.up_front}" for v in verdicts if v.up_front]
+    return "\n".join(lines)
 
 
 def assertions_table(verdicts: list[ClaimVerdict],
@@ -55,7 +109,9 @@ def assertions_table(verdicts: list[ClaimVerdict],
             unit = "" if a.unit in ("ratio", "fraction") else a.unit
             rows.append({
                 "claim": v.id,
+                "reading": "as published" if a.kind == "as_published" else "shape",
                 "assertion": a.text + (f" (stand-in: {a.substitute})" if a.substitute else ""),
+                "the source's words": a.quote or "-",
                 "measured [95% interval]": (logic.measured_text(a)
                                             + (f" {a.where}" if a.where else "")
                                             if a.measured is not None else f"- ({a.reason})"),
@@ -63,6 +119,7 @@ def assertions_table(verdicts: list[ClaimVerdict],
                 "unit": unit or a.unit,
                 "repeats": str(a.repeats) if a.measured is not None else "-",
                 "verdict": a.verdict,
+                "in words": a.words or "-",
                 "note": (a.reason if a.measured is not None and a.reason else a.how) or "-",
                 "read from": _setup(a),
             })
@@ -90,6 +147,25 @@ def context_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def why_yardsticks_table(machine_id: str | None = None,
+                         data_dir: str | Path | None = None) -> pd.DataFrame:
+    """The yardsticks the why column reads, from the same machine's stored runs."""
+    from threadcost import machine
+    from threadcost.claims import whys
+    from threadcost.claims.runs import Runs
+
+    runs = Runs.load(machine_id or machine.machine_id(), data_dir)
+    rows = []
+    for name, m in whys.yardsticks_of(runs).items():
+        interval = (f"{logic.number(m.low)} to {logic.number(m.high)}"
+                    if m.low is not None and m.high is not None and m.low != m.high else "-")
+        rows.append({"yardstick": name.replace("_", " "), "ns (mean of repeats)":
+                     logic.number(m.value), "95% interval (ns)": interval,
+                     "repeats": str(m.repeats)})
+    return pd.DataFrame(rows, columns=["yardstick", "ns (mean of repeats)",
+                                       "95% interval (ns)", "repeats"])
+
+
 def yardsticks_table(result: Any) -> pd.DataFrame:
     """One row per yardstick of a yardsticks run: ns per operation over the repeats."""
     from threadcost.claims.intervals import over_repeats
@@ -107,14 +183,21 @@ def yardsticks_table(result: Any) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def style(frame: pd.DataFrame, column: str = "verdict") -> Any:
-    """A Styler: rows tinted by their verdict, no index, text left-aligned."""
-    def tint(row: pd.Series) -> list[str]:
-        colour = COLOURS.get(str(row.get(column, "")), "")
-        return [f"background-color: {colour}" if colour else ""] * len(row)
+def _slug(verdict: str) -> str:
+    return "tc-" + verdict.replace(" ", "-")
 
-    return (frame.style.apply(tint, axis=1).hide(axis="index")
-            .set_properties(**{"text-align": "left", "vertical-align": "top"}))
+
+def style(frame: pd.DataFrame, column: str = "verdict") -> Any:
+    """A Styler: rows tinted by their verdict, no index, text left-aligned. The tint is a
+    class per cell and one rule per verdict, so a long table adds little inline CSS."""
+    classes = pd.DataFrame(
+        [[_slug(str(row.get(column, "")))] * len(frame.columns)
+         for _, row in frame.iterrows()], index=frame.index, columns=frame.columns)
+    rules = [{"selector": f"td.{_slug(v)}", "props": f"background-color: {c};"}
+             for v, c in COLOURS.items()]
+    rules.append({"selector": "td, th", "props": "text-align: left; vertical-align: top;"})
+    return (frame.style.set_td_classes(classes).set_table_styles(rules)
+            .hide(axis="index"))
 
 
 def claims_section(ids: list[str], data_dir: str | Path | None = None,

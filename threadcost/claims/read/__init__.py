@@ -1,0 +1,1 @@
+"""The selectors, by family (threadcost.claims.selectors re-exports them all)."""

@@ -1,0 +1,258 @@
+"""Selectors of the as-published readings: each number measured the way its source did,
+one mechanism, variant or placement at a time (never pooled)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from threadcost.claims.intervals import log_ratio, over_repeats, slope
+from threadcost.claims.model import Measurement, Missing
+from threadcost.claims.read.brigade import (
+    S5_TASKS,
+    _brigade_at_s5,
+    _brigade_memory,
+    _brigade_setup,
+    _slope_measurement,
+)
+from threadcost.claims.read.common import _at, _has, _missing
+from threadcost.claims.read.launch_cpu import S4_COUNT, _cpu_bound, _sweep
+from threadcost.claims.read.memory import _thread_points
+from threadcost.claims.read.switching import _pinning, yardstick_repeats
+from threadcost.claims.runs import Runs, run_ids
+
+Select = Any
+
+
+def _placement(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = runs.matching("context_switch_placement", tasks="threads",
+                          placements=_has("same-cpu", "unpinned"))
+    table = runs.tables(found, "repeats")
+    if table.empty:
+        return _missing("context_switch_placement", "threads pinned and unpinned",
+                        "notebook 04")
+    return table, found
+
+
+def switch_ns(mechanism: str, placement: str) -> Select:
+    """One switch (half a round trip of a ping-pong timed whole), one mechanism and
+    placement, over the repeats of context_switch_placement."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _placement(runs)
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        rows = table[(table.mechanism == mechanism) & (table.placement == placement)]
+        if rows.empty:
+            return Missing(f"no {mechanism} ping-pong {placement} is stored")
+        return over_repeats(rows.switch_ns, "ns", run_id=run_ids(found),
+                            setup={"experiment": "context_switch_placement",
+                                   "mechanism": mechanism, "placement": placement,
+                                   "tasks": "threads"},
+                            how="per repeat: half the mean round trip of a ping-pong timed "
+                                "whole (S0's per switch)")
+    return select
+
+
+def switch_ratio(mechanism: str) -> Select:
+    """Unpinned / pinned switch of one mechanism, paired by repeat."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _placement(runs)
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        rows = table[table.mechanism == mechanism]
+        wide = rows.pivot_table(index=["run_index", "repeat"], columns="placement",
+                                values="switch_ns")
+        if "unpinned" not in wide or "same-cpu" not in wide:
+            return Missing(f"no {mechanism} pair pinned and unpinned is stored")
+        return log_ratio((wide["unpinned"] / wide["same-cpu"]).dropna(),
+                         run_id=run_ids(found),
+                         setup={"experiment": "context_switch_placement",
+                                "mechanism": mechanism,
+                                "placements": "same-cpu vs unpinned, interleaved"},
+                         how="per repeat: one switch unpinned / pinned, this mechanism only")
+    return select
+
+
+def switch_over_cold_memcpy(runs: Runs) -> Measurement | Missing:
+    """yardsticks: pinned pipe switch / uncached 64 KiB memcpy, paired by repeat."""
+    table, found = yardstick_repeats(runs)
+    need = {"pipe_switch_pinned", "memcpy_64kib_cold"}
+    if table.empty or not need <= set(table.yardstick):
+        return _missing("yardsticks", "the uncached 64 KiB memcpy", "the last cell of "
+                        "notebook 04")
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
+                             values="ns_median")
+    ratio = (wide["pipe_switch_pinned"] / wide["memcpy_64kib_cold"]).dropna()
+    return over_repeats(ratio, "ratio", run_id=run_ids(found),
+                        setup={"experiment": "yardsticks", "mechanism": "pipe",
+                               "placement": "same-cpu", "memcpy": "64 KiB, in no cache"},
+                        how="per repeat: one pinned switch / one 64 KiB memcpy between "
+                            "buffers in no cache (as S0-code's 3 us copy), same repeat")
+
+
+def echo_rate(placement: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        found = runs.matching("echo", placements=_has(placement))
+        table = runs.tables(found, "repeats")
+        if table.empty:
+            return _missing("echo", f"placement {placement}", "notebook 04")
+        rows = table[table.placement == placement]
+        return over_repeats(rows.rate_per_s, "iterations/s", run_id=run_ids(found),
+                            setup={"experiment": "echo", "placement": placement,
+                                   "message_bytes": found[0].meta["params"].get(
+                                       "message_bytes")},
+                            how="per repeat: echoes per second (two switches each)")
+    return select
+
+
+def goroutine(mode: str, column: str, unit: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _pinning(runs)
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        rows = table[table["mode"] == mode]
+        return over_repeats(rows[column], unit, run_id=run_ids(found),
+                            setup={"experiment": "goroutine_pinning", "mode": mode,
+                                   "channel": "unbuffered"},
+                            how=f"per run: {column.replace('_', ' ')}, a batch of channel "
+                                "round trips timed whole (one iteration = one round trip)")
+    return select
+
+
+def touch_rss_per_thread(runs: Runs) -> Measurement | Missing:
+    found = runs.matching("thread_memory_touch", touch_depths_kib=_has(400))
+    table = runs.tables(found, "points")
+    if table.empty:
+        return _missing("thread_memory_touch", "a 400 KiB stack touch", "notebook 02")
+    rows = table[(table.touch_kib_asked == 400) & (table.started == table.requested)]
+    return over_repeats(rows.rss_kib / rows.threads, "KiB", run_id=run_ids(found),
+                        setup={"experiment": "thread_memory_touch", "touch_kib": 400,
+                               "threads": int(rows.threads.iloc[0])},
+                        how="per repeat: RSS growth / threads, each writing 400 KiB of stack")
+
+
+def malloc_delta_kib(after: str, column: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        found = runs.matching("malloc_touch", allocator="malloc", touch_fraction=1.0, mib=400)
+        if not found:
+            return _missing("malloc_touch", "malloc of 400 MiB, full touch", "notebook 01")
+        deltas = []
+        for run in found:
+            st = run.table("stages").set_index("stage")
+            deltas.append(float(st.loc[after, column] - st.loc["before", column]))
+        return over_repeats(deltas, "KiB", run_id=run_ids(found),
+                            setup={"experiment": "malloc_touch", "allocator": "malloc",
+                                   "mib": 400},
+                            how=f"per run: {column} at {after.replace('_', ' ')} minus before")
+    return select
+
+
+def slab_slope(runs: Runs) -> Measurement | Missing:
+    """Slab memory per idle thread (as slabtop reads it): slope over 100..1,000 threads."""
+    got = _thread_points(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    rows = table[(table.threads >= 100) & (table.threads <= 1000)]
+    if rows.threads.nunique() < 3:
+        return Missing("fewer than 3 thread counts between 100 and 1,000")
+    return slope(rows.threads, rows.slab_kib, "KiB", int(rows.groupby("threads").size().min()),
+                 run_id=run_ids(found),
+                 setup={"experiment": "thread_memory", "threads": "100..1000",
+                        "counted": "slab (as slabtop)"},
+                 how="slope of the system's slab memory over 100..1,000 idle threads")
+
+
+def cpu_bound_total(mode: str, column: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _cpu_bound(runs, "own")
+        if isinstance(got, Missing):
+            return got
+        rows, found = got
+        rows = rows[rows["mode"] == mode]
+        return over_repeats(rows[column], "s", run_id=run_ids(found),
+                            setup={"experiment": "cpu_bound", "mode": mode,
+                                   "working_set": "own (8 MB per task)"},
+                            how="per repeat: system time of the whole run, like the time "
+                                "command")
+    return select
+
+
+def sweep_at_s4(variant: str, column: str, unit: str, words: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _sweep(runs, variant)
+        if isinstance(got, Missing):
+            return got
+        rows, found = got
+        rows = rows[(rows["count"] == S4_COUNT) & (rows.variant == variant)]
+        if rows.empty:
+            return Missing(f"the sleepers sweep did not run {variant} at S4's 10,000 tasks")
+        saturated = bool(rows.saturated.astype(bool).any())
+        got = over_repeats(rows[column], unit, run_id=run_ids(found),
+                           setup={"experiment": "sleepers_sweep", "variant": variant,
+                                  "tasks": S4_COUNT,
+                                  "period_ms": found[0].meta["params"].get("period_ms")},
+                           how=f"per repeat at 10,000 tasks: {words}")
+        if saturated:
+            got = Measurement(**{**got.__dict__, "unjudgeable":
+                                 "the variant saturated the CPUs at 10,000 tasks here"})
+        return _at(got, "at 10,000 tasks")
+    return select
+
+
+def peak_rss_ratio(runs: Runs) -> Measurement | Missing:
+    got = _sweep(runs, "threads", "goroutines")
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    rows = rows[rows["count"] == S4_COUNT]
+    wide = rows.pivot_table(index=["run_index", "repeat"], columns="variant",
+                            values="peak_rss_kib")
+    if "threads" not in wide or "goroutines" not in wide:
+        return Missing("the sleepers sweep lacks both variants at 10,000 tasks")
+    return _at(log_ratio((wide["threads"] / wide["goroutines"]).dropna(),
+                         run_id=run_ids(found),
+                         setup={"experiment": "sleepers_sweep", "tasks": S4_COUNT},
+                         how="per repeat: peak RSS of the whole program (S4's max RSS), "
+                             "threads / goroutines"), "at 10,000 tasks")
+
+
+def brigade_hop(kind: str, placement: str, net: bool = False) -> Select:
+    """Mean time per hop at 500 tasks (S5: a trip's mean time / tasks); ``net``: minus
+    the one-thread brigade's of the same repeat (S5's per switch)."""
+    def select(runs: Runs) -> Measurement | Missing:
+        kinds = (kind, "one-thread") if net else (kind,)
+        got = _brigade_at_s5(runs, kinds)
+        if isinstance(got, Missing):
+            return got
+        rows, found = got
+        at = rows[(rows.tasks == S5_TASKS) & (rows.placement == placement)]
+        wide = at.pivot_table(index=["run_index", "repeat"], columns="kind",
+                              values="per_hop_ns_mean")
+        if kind not in wide or (net and "one-thread" not in wide):
+            return Missing(f"the brigade did not run {kind} {placement} at 500 tasks")
+        values = (wide[kind] - wide["one-thread"]) if net else wide[kind]
+        return _at(over_repeats(values.dropna(), "ns", run_id=run_ids(found),
+                                setup=_brigade_setup(found, placement),
+                                how="per repeat: mean time per hop (a trip's mean / tasks)"
+                                    + ("; minus the one-thread brigade's (pipe I/O alone)"
+                                       if net else "")), "at 500 tasks")
+    return select
+
+
+def brigade_rss_slope(kind: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _brigade_memory(runs)
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        by = {r.kind: r for r in table.itertuples(index=False)}
+        if kind not in by or pd.isna(by[kind].rss_per_task_kib):
+            return Missing(f"the brigade's memory table lacks {kind}")
+        return _slope_measurement(by[kind], "rss", found,
+                                  "slope of RSS over the task count (S5's method)")
+    return select

@@ -1,0 +1,252 @@
+"""Selectors of switches and echo rates (C01-C04): yardsticks, pipe echo, context
+switch, Go channel ping-pong, pinned vs unpinned pairs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from threadcost.claims.intervals import log_ratio, over_repeats
+from threadcost.claims.model import Measurement, Missing
+from threadcost.claims.read.common import (
+    _at,
+    _has,
+    _missing,
+)
+from threadcost.claims.runs import Runs, run_ids
+
+# --- yardsticks (C01, and the normalisation of absolute numbers) -----------------------
+
+def yardstick_repeats(runs: Runs) -> tuple[pd.DataFrame, list[Any]]:
+    found = runs.matching("yardsticks")
+    table = runs.tables(found, "repeats")
+    return table, found
+
+
+def yardstick(name: str) -> Any:
+    """A selector: the mean over repeats of one yardstick (ns per operation)."""
+    def select(runs: Runs) -> Measurement | Missing:
+        table, found = yardstick_repeats(runs)
+        if table.empty or name not in set(table.yardstick):
+            return _missing("yardsticks", f"the {name} yardstick",
+                            "the last cell of notebook 04")
+        rows = table[table.yardstick == name]
+        return over_repeats(rows.ns_median, "ns", setup={"experiment": "yardsticks",
+                                                          "yardstick": name, "cpu": "pinned"},
+                            run_id=run_ids(found), how="mean over repeats of the median "
+                            "batch; each batch timed whole, one clock read subtracted")
+    return select
+
+
+def c01_switch_over_memcpy(runs: Runs) -> Measurement | Missing:
+    """yardsticks/repeats: pipe_switch_pinned / memcpy_64kib, paired by repeat."""
+    from threadcost import findings  # one definition: the findings layer
+
+    return findings.measurement(
+        "switch_over_memcpy_mean_ratio", runs,
+        how="per repeat: one switch (half a pinned pipe round trip) / one 64 KiB memcpy, "
+            "both timed in the same repeat on the same CPU")
+
+
+# --- pipe echo (C02 stand-in, C03) ------------------------------------------------------
+
+def _echo(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = runs.matching("echo", placements=_has("same-cpu", "unpinned"))
+    table = runs.tables(found, "repeats")
+    if table.empty:
+        return _missing("echo", "placements same-cpu and unpinned", "notebook 04")
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="placement",
+                             values="rate_per_s")
+    return wide, found
+
+
+def c02_unpinned_over_pinned_switch(runs: Runs) -> Measurement | Missing:
+    """echo/repeats: rate same-cpu / rate unpinned (= time unpinned / time pinned)."""
+    got = _echo(runs)
+    if isinstance(got, Missing):
+        return got
+    wide, found = got
+    return over_repeats((wide["same-cpu"] / wide["unpinned"]).dropna(), "ratio",
+                        run_id=run_ids(found),
+                        setup={"experiment": "echo", "mechanism": "pipe", "tasks": "threads",
+                               "placements": "same-cpu vs unpinned, interleaved"},
+                        how="per repeat: time per echo unpinned / pinned (two switches each)")
+
+
+def c03_unpinned_over_pinned_rate(runs: Runs) -> Measurement | Missing:
+    """echo/repeats: rate unpinned / rate same-cpu, paired by repeat."""
+    from threadcost import findings  # one definition: the findings layer
+
+    return findings.measurement("echo_unpinned_over_pinned_mean_ratio", runs,
+                                how="per repeat: echoes per second unpinned / pinned")
+
+
+def echo_pinned_rate(runs: Runs) -> Measurement | Missing:
+    from threadcost import findings  # one definition: the findings layer
+
+    return findings.measurement("echo_pinned_rate_mean_per_s", runs, setup={}, how="")
+
+
+# --- context switch, one run per configuration (context for C01/C02) ----------------------
+
+def switch_pinned_ns(runs: Runs) -> Measurement | Missing:
+    """Context: yardsticks' pinned switch if stored, else context_switch/configs."""
+    got = yardstick("pipe_switch_pinned")(runs)
+    if isinstance(got, Measurement):
+        return got
+    found = runs.matching("context_switch", placements=_has("same-cpu"))
+    table = runs.tables(found, "configs")
+    if table.empty:
+        return _missing("context_switch", "pipe, same-cpu", "notebook 04")
+    rows = table[(table.mechanism == "pipe") & (table.placement == "same-cpu")
+                 & (table.tasks == "threads") & (table.working_set_kib == 0)]
+    return over_repeats(rows.switch_p50_ns, "ns", run_id=run_ids(found))
+
+
+# --- Go channel ping-pong (C04) -----------------------------------------------------------
+
+def _peers_skipped(runs: Runs) -> Missing:
+    reasons = [r.meta["summary"].get("skipped") for r in runs.matching("peers")]
+    reason = next((r for r in reasons if r), None)
+    return (Missing(f"the Go peers did not run: {reason}") if reason else
+            _missing("peers", "the channel ping-pong in both modes",
+                     "notebook 05; needs the Go toolchain"))
+
+
+def _peers_round_trips(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = [r for r in runs.matching("peers") if not r.meta["summary"].get("skipped")]
+    table = runs.tables(found, "round_trips")
+    if table.empty or not {"default", "gomaxprocs1_pinned"} <= set(table["mode"]):
+        return _peers_skipped(runs)
+    return table, found
+
+
+def c04_gomaxprocs1_gain(runs: Runs) -> Measurement | Missing:
+    """peers summary: batch rate (no clock reads) GOMAXPROCS=1 pinned / default - 1, per run."""
+    found = [r for r in runs.matching("peers")
+             if "round_trips_per_s" in r.meta["summary"].get("channel_pingpong", {})]
+    if not found:
+        return _peers_skipped(runs)
+    gain = [r.meta["summary"]["channel_pingpong"]["round_trips_per_s"]
+            / r.meta["summary"]["channel_pingpong_default"]["round_trips_per_s"] - 1
+            for r in found]
+    return over_repeats(gain, "fraction", run_id=run_ids(found),
+                        setup={"experiment": "peers", "modes": "default vs GOMAXPROCS=1 "
+                               "pinned to one CPU", "channel": "unbuffered"},
+                        how="per run: round trips per second over a batch without clock reads, "
+                            "GOMAXPROCS=1 pinned / default, minus 1")
+
+
+def goroutine_switch_ns(runs: Runs) -> Measurement | Missing:
+    got = _peers_round_trips(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    med = table[table["mode"] == "default"].groupby("run_index").round_trip_ns.median() / 2
+    return over_repeats(med, "ns", run_id=run_ids(found))
+
+
+def memcpy_ns(runs: Runs) -> Measurement | Missing:
+    from threadcost import findings  # one definition: the findings layer
+
+    return findings.measurement("memcpy_64kib_mean_ns", runs,
+                                how="mean over repeats of the median batch; each batch "
+                                    "timed whole, one clock read subtracted")
+
+
+# --- pinned vs unpinned ping-pong, repeated (C02) -------------------------------------------
+
+def c02_placement_pairs(runs: Runs) -> Measurement | Missing:
+    """context_switch_placement/repeats: switch unpinned / pinned, paired by repeat,
+    pipe and condvar pooled (S0 quotes both mechanisms together)."""
+    found = runs.matching("context_switch_placement", tasks="threads",
+                          placements=_has("same-cpu", "unpinned"))
+    table = runs.tables(found, "repeats")
+    if table.empty:
+        return _missing("context_switch_placement", "threads pinned and unpinned",
+                        "notebook 04")
+    wide = table.pivot_table(index=["run_index", "repeat", "mechanism"], columns="placement",
+                             values="switch_ns")
+    ratio = (wide["unpinned"] / wide["same-cpu"]).dropna()
+    mechs = sorted(set(table.mechanism))
+    pairs = int(ratio.groupby(level="mechanism").size().min())
+    got = log_ratio(ratio, run_id=run_ids(found),
+                     setup={"experiment": "context_switch_placement", "tasks": "threads",
+                            "mechanisms": ", ".join(mechs),
+                            "placements": "same-cpu vs unpinned, interleaved"},
+                     how="per repeat and mechanism: one switch (half the mean round trip of a "
+                         "run timed whole) unpinned / pinned; geometric mean, interval on "
+                         "the logarithms")
+    # independent repeats: the pairs of each mechanism (pipe and condvar are pooled)
+    return _at(got, f"({pairs} pairs each of {' and '.join(mechs)})", repeats=pairs)
+
+
+def c02_unpinned_over_pinned(runs: Runs) -> Measurement | Missing:
+    """The repeated pairs when stored; the echo stand-in otherwise (marked in ``how``)."""
+    got = c02_placement_pairs(runs)
+    if isinstance(got, Measurement):
+        return got
+    echo = c02_unpinned_over_pinned_switch(runs)
+    if isinstance(echo, Missing):
+        return got
+    return Measurement(**{**echo.__dict__, "substitute": ECHO_FOR_PINGPONG})
+
+
+ECHO_FOR_PINGPONG = ("pipe echo between two threads (notebook 04's echo) stands in for S0's "
+                     "pipe ping-pong pairs, which no stored run holds")
+
+
+# --- goroutine pinning pairs (C04) -----------------------------------------------------------
+
+def _pinning(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    every = runs.matching("goroutine_pinning")
+    found = [r for r in every if not r.meta["summary"].get("skipped")]
+    table = runs.tables(found, "runs")
+    if table.empty:
+        reason = next((r.meta["summary"]["skipped"] for r in every
+                       if r.meta["summary"].get("skipped")), None)
+        return (Missing(f"the Go peer did not run: {reason}") if reason else
+                _missing("goroutine_pinning", "pinned/default pairs", "notebook 05"))
+    return table, found
+
+
+def c04_pinning_gain(runs: Runs) -> Measurement | Missing:
+    """goroutine_pinning/runs: batch rate GOMAXPROCS=1 pinned / default - 1, per pair
+    (the table ``gain``'s "batch" basis, pooled over stored runs)."""
+    got = _pinning(runs)
+    if isinstance(got, Missing):
+        return c04_gomaxprocs1_gain(runs)  # older data: one peers run per pair
+    table, found = got
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="mode",
+                             values="round_trips_per_s")
+    gain = (wide["gomaxprocs1_pinned"] / wide["default"] - 1).dropna()
+    iters = sorted({r.meta["params"].get("iterations") for r in found})
+    return over_repeats(gain, "fraction", run_id=run_ids(found),
+                        setup={"experiment": "goroutine_pinning", "channel": "unbuffered",
+                               "modes": "default vs GOMAXPROCS=1 pinned, alternating",
+                               "iterations": iters[0] if len(iters) == 1 else iters},
+                        how="per pair: round trips per second over a batch without clock "
+                            "reads, pinned / default, minus 1")
+
+
+def goroutine_switch_default_ns(runs: Runs) -> Measurement | Missing:
+    """Context for C04's 170 ns: one switch (batch / 2) with the runtime's defaults."""
+    got = _pinning(runs)
+    if isinstance(got, Missing):
+        return goroutine_switch_ns(runs)
+    table, found = got
+    rows = table[table["mode"] == "default"]
+    return over_repeats(rows.switch_ns_batch, "ns", run_id=run_ids(found))
+
+
+def goroutine_switch_pinned_ns(runs: Runs) -> Measurement | Missing:
+    got = _pinning(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    rows = table[table["mode"] == "gomaxprocs1_pinned"]
+    return over_repeats(rows.switch_ns_batch, "ns", run_id=run_ids(found),
+                        setup={"experiment": "goroutine_pinning",
+                               "mode": "GOMAXPROCS=1 pinned"},
+                        how="per run: a batch of channel round trips timed whole / 2")

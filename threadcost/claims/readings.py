@@ -1,0 +1,194 @@
+"""Judging a claim's record: each reading on its own, in words about this machine.
+
+- an **as-published** reading "holds here" when its whole interval lies inside the
+  tolerance the source's words give, "differs here: 1.9x slower" when it lies
+  wholly outside (the factor: measured / published, in the direction of the
+  quantity), and is "inconclusive here" otherwise;
+- a **shape** reading (a relation the source states) "holds" or "fails";
+- every differing as-published reading gets its **why**: the first of its why
+  functions that names a cause from a yardstick of the same run, or "unexplained";
+- every timing reading carries its **power**: the half-width of its interval set
+  against the half-width of its tolerance band (two-sided) or against the distance
+  from its value to the bound (one-sided). A reading that cannot resolve its band
+  says so, and names the parameter set that runs more repeats.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any
+
+from threadcost.claims import logic
+from threadcost.claims.model import (
+    COMPUTED,
+    CONTRADICTED,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    NOT_RUN,
+    SUPPORTED,
+    UNEXPLAINED,
+    Assertion,
+    AssertionVerdict,
+    Claim,
+    ClaimVerdict,
+    Why,
+)
+from threadcost.claims.runs import Runs
+
+LARGE = "params/large.yaml"
+TIME_UNITS = {"ns", "us", "µs", "ms", "s"}
+RATE_UNITS = {"iterations/s", "round trips/s"}
+
+
+def factor_words(measured: float, reference: float, unit: str) -> str:
+    """"1.9x slower" / "2.2x faster" / "1.3x larger": measured against the reference."""
+    if reference == 0 or measured == 0 or (measured > 0) != (reference > 0):
+        return f"{logic.number(measured)} against {logic.number(reference)}"
+    f = measured / reference
+    big = f >= 1
+    k = f if big else 1 / f
+    if unit in TIME_UNITS or unit.startswith("empty"):
+        word = "slower" if big else "faster"
+    elif unit in RATE_UNITS:
+        word = "faster" if big else "slower"
+    elif unit in ("KiB", "MiB", "GiB", "threads"):
+        word = "larger" if big else "smaller"
+    else:
+        word = "higher" if big else "lower"
+    return f"{k:.1f}x {word}"
+
+
+def _reference(v: AssertionVerdict) -> float | None:
+    """What "differs" is measured against: the published value, else the nearest bound."""
+    if v.published is not None and v.published != 0:
+        return v.published
+    if v.measured is None:
+        return None
+    bounds = [b for b in (v.low, v.high) if b is not None]
+    return min(bounds, key=lambda b: abs(b - v.measured)) if bounds else None
+
+
+def words(v: AssertionVerdict) -> str:
+    """The verdict of one reading in words about this machine."""
+    shape = v.kind == "shape"
+    if v.verdict == NOT_RUN:
+        return f"not run here: {v.reason}"
+    if v.verdict == COMPUTED:
+        return "computed here, not measured"
+    if v.verdict == SUPPORTED:
+        return "holds" if shape else "holds here"
+    if v.verdict in (CONTRADICTED, NOT_REPRODUCED):
+        if shape:
+            return "fails" if v.verdict == CONTRADICTED else "not reproduced here"
+        ref = _reference(v)
+        how = factor_words(v.measured, ref, v.unit) if ref and v.measured is not None else ""
+        head = "differs here" if v.verdict == CONTRADICTED else "not reproduced here"
+        return f"{head}: {how}" if how else head
+    if v.power and not v.power.get("resolves", True) and v.reason.startswith("underpowered") \
+            and "; " not in v.reason:
+        return "underpowered here"  # the only reason it is not judged
+    return "inconclusive here"
+
+
+def power(v: AssertionVerdict) -> dict[str, Any] | None:
+    """Can this timing reading's interval resolve its tolerance? Measured from its
+    own interval (never asserted)."""
+    if not v.timing or v.measured is None or v.ci_low is None or v.ci_high is None:
+        return None
+    half = (v.ci_high - v.ci_low) / 2
+    if v.low is not None and v.high is not None:
+        band = (v.high - v.low) / 2
+        resolves = half < band
+        text = (f"interval half-width {logic.number(half)} against a tolerance half-width "
+                f"of {logic.number(band)}")
+    else:
+        bound = v.low if v.low is not None else v.high
+        if bound is None:
+            return None
+        band = abs(v.measured - bound)
+        resolves = half < band
+        text = (f"interval half-width {logic.number(half)} against the distance "
+                f"{logic.number(band)} from the value to the bound")
+    if v.repeats < logic.MIN_REPEATS:
+        resolves = False
+        text += f"; {v.repeats} independent repeats, a timing verdict needs {logic.MIN_REPEATS}"
+    out: dict[str, Any] = {"half_width": half, "band": band, "resolves": resolves,
+                           "text": text}
+    if not resolves:
+        need = logic.MIN_REPEATS
+        if band > 0 and half > 0 and v.repeats > 1:
+            need = max(need, math.ceil(v.repeats * (half / band) ** 2))
+        out["repeats_needed"] = need
+        out["can"] = (f"about {need:,} repeats (an interval narrows as one over the square "
+                      f"root of the repeats), or a longer run: {LARGE} runs more")
+    return out
+
+
+def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict:
+    v = logic.judge_assertion(reading, runs)
+    v = replace(v, kind=kind, quote=reading.quote, up_front=reading.up_front)
+    v = replace(v, power=power(v))
+    if v.verdict == INCONCLUSIVE and v.power and not v.power["resolves"]:
+        other = "" if v.reason in ("", logic.STRADDLES) else f"; {v.reason}"
+        v = replace(v, reason=f"underpowered: {v.power['text']}{other}")
+    v = replace(v, words=words(v))
+    if kind == "as_published" and v.verdict in (CONTRADICTED, NOT_REPRODUCED):
+        v = replace(v, why=why(reading, runs, v))
+    return v
+
+
+def why(reading: Assertion, runs: Runs, v: AssertionVerdict) -> tuple[Why, ...]:
+    """The causes the reading's why functions find, or "unexplained"."""
+    found: list[Why] = []
+    for fn in reading.why:
+        try:
+            got = fn(runs, v)
+        except (KeyError, ValueError, IndexError):
+            got = None
+        if got is not None:
+            found.append(got)
+    if v.verdict == NOT_REPRODUCED and v.reason and not found:
+        found.append(Why(v.reason, fact=True))
+    return tuple(found) or (Why(UNEXPLAINED),)
+
+
+ORDER = (NOT_REPRODUCED, CONTRADICTED, INCONCLUSIVE, SUPPORTED)
+
+
+def label(cls: str, verdicts: list[AssertionVerdict]) -> str:
+    """The claim's verdict as shown: its class, then every other judged verdict among its
+    readings, so none is hidden ("substitute, contradicted", "contradicted, supported")."""
+    seen = [c for c in ORDER if any(v.verdict == c for v in verdicts)]
+    rest = [c for c in seen if c != cls]
+    return ", ".join([cls, *rest])
+
+
+def sentence(claim_id: str, verdicts: list[AssertionVerdict]) -> str:
+    """One sentence per claim: as published, then shape, then why."""
+    parts = []
+    for kind, head in (("as_published", "as published"), ("shape", "shape")):
+        rows = [v for v in verdicts if v.kind == kind]
+        if not rows:
+            continue
+        bits = []
+        for v in rows:
+            got = logic.measured_text(v) if v.measured is not None else ""
+            bits.append(f"{v.text}: {v.words}" + (f" ({got})" if got else ""))
+        parts.append(f"{head}: " + "; ".join(bits))
+    whys = [w.text for v in verdicts for w in v.why]
+    if whys:
+        parts.append("why: " + "; ".join(dict.fromkeys(whys)))
+    return f"{claim_id}: " + ". ".join(parts) + "."
+
+
+def judge_record(claim: Claim, runs: Runs, source: str, text: str,
+                 yard: dict[str, tuple[float, float]] | None = None) -> ClaimVerdict:
+    verdicts = [judge_reading(kind, r, runs) for kind, r in claim.readings()]
+    cls, reason = logic.combine(verdicts)
+    ctx = tuple(logic.context_row(c, runs, yard or {}) for c in claim.context)
+    up_front = claim.up_front or " ".join(dict.fromkeys(v.up_front for v in verdicts
+                                                        if v.up_front))
+    return ClaimVerdict(claim.id, source, text, cls, sentence(claim.id, verdicts), reason,
+                        tuple(verdicts), ctx, finding=claim.finding,
+                        label=label(cls, verdicts), up_front=up_front)

@@ -1,0 +1,55 @@
+"""One record per claim, one module per source: every module in this package (and in
+``threadcost.claims.sources``) that defines ``CLAIMS`` is collected, so a new source
+adds a module here and touches no shared list.
+
+A record (a :class:`threadcost.claims.model.Claim`) holds the claim's source, its
+published values (typed once: ``data/published/values.csv`` keeps only claims that
+have no record), its as-published and shape readings, each with the source's
+sentence, and the why functions that explain a difference.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+
+from threadcost.claims.model import Claim
+
+PACKAGES = ("threadcost.claims.records", "threadcost.claims.sources")
+
+
+def _order(claim: Claim) -> tuple[int, str]:
+    m = re.fullmatch(r"C(\d+)", claim.id)
+    return (int(m.group(1)), claim.id) if m else (10_000, claim.id)
+
+
+def discover() -> tuple[Claim, ...]:
+    """Every claim of every record module, ordered by number (C01, C02, ...)."""
+    found: dict[str, Claim] = {}
+    for name in PACKAGES:
+        package = importlib.import_module(name)
+        for info in pkgutil.iter_modules(package.__path__):
+            if info.name.startswith("_"):
+                continue
+            module = importlib.import_module(f"{name}.{info.name}")
+            for claim in getattr(module, "CLAIMS", ()):
+                if claim.id in found:
+                    raise ValueError(f"claim {claim.id} is declared twice "
+                                     f"({name}.{info.name})")
+                found[claim.id] = claim
+    _keep_sources_function()
+    return tuple(sorted(found.values(), key=_order))
+
+
+def _keep_sources_function() -> None:
+    """Importing the package ``threadcost.claims.sources`` binds that name on
+    ``threadcost.claims``, where :func:`threadcost.claims.sources` (the citations table)
+    lives: bind the function back (the package stays importable by its full name)."""
+    import sys
+
+    parent = sys.modules.get("threadcost.claims")
+    from threadcost.claims.published import sources
+
+    if parent is not None:
+        parent.sources = sources  # type: ignore[attr-defined]

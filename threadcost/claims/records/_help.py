@@ -1,0 +1,24 @@
+"""Small helpers the record modules share: tolerances from the source's words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadcost.claims.model import Published, Reading
+
+ABOUT = 0.20  # "about X": X +/- 20% unless the words say more
+
+
+def about(x: float, share: float = ABOUT) -> tuple[float, float]:
+    return x * (1 - share), x * (1 + share)
+
+
+def about_reading(text: str, unit: str, x: float, select: Any, quote: str = "",
+                  **kw: Any) -> Reading:
+    lo, hi = about(x)
+    return Reading(text, unit, lo, hi, select, published=x, quote=quote,
+                   tolerance_words=f"about {x:,g} (+/- 20%)", **kw)
+
+
+def values(*rows: Published) -> dict[str, float]:
+    return {p.quantity: p.value for p in rows}

@@ -1,0 +1,100 @@
+"""S0-code (the code accompanying S0): launch times and the 64 KiB memcpy (C09)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadcost.claims import selectors as sel
+from threadcost.claims import whys
+from threadcost.claims.intervals import over_repeats
+from threadcost.claims.model import Claim, Measurement, Missing, Published, Reading
+from threadcost.claims.read.common import _at, _has
+from threadcost.claims.read.switching import yardstick
+from threadcost.claims.records._help import about_reading, values
+from threadcost.claims.runs import Runs, run_ids
+
+C09 = (Published("thread_launch_ns", 5250, "ns", "thread launch as timed by S0-code (the "
+                 "launch call, measured from the parent); independent of touched memory",
+                 5000, 5500),
+       Published("fork_launch_ns_0mb", 22_300, "ns", "fork launch with 0 MB touched in the "
+                 "parent"),
+       Published("fork_launch_ns_2mb", 34_500, "ns", "fork launch with 2 MB touched"),
+       Published("fork_launch_ns_4mb", 44_700, "ns", "fork launch with 4 MB touched"),
+       Published("fork_launch_ns_8mb", 66_800, "ns", "fork launch with 8 MB touched"),
+       Published("memcpy_64kib_ns", 3000, "ns", "a 64 KiB memcpy"))
+V = values(*C09)
+GROWTH_QUOTE = "22.3 / 34.5 / 44.7 / 66.8 µs at 0 / 2 / 4 / 8 MB (S0-code's plot data)"
+
+
+def create_ns(kind: str, mib: int) -> Any:
+    """The launch call timed from the parent (S0-code's launch time): per repeat of
+    launch_growth when it ran this touch, else the one series of the launch run."""
+    def select(runs: Runs) -> Measurement | Missing:
+        found = runs.matching("launch_growth", kinds=_has(kind), parent_touch_mib=_has(mib))
+        table = runs.tables(found, "repeats")
+        if not table.empty:
+            rows = table[(table.kind == kind) & (table.parent_touch_mib == mib)]
+            return _at(over_repeats(rows.create_ns_p50, "ns", run_id=run_ids(found),
+                                    setup={"experiment": "launch_growth", "kind": kind,
+                                           "parent_touch_mib": mib},
+                                    how="per repeat: median create time (the launch call, "
+                                        "timed from the parent), a fresh process each"),
+                       f"at {mib} MB touched")
+        found = runs.matching("launch", kinds=_has(kind), parent_touch_mib=_has(mib))
+        table = runs.tables(found, "distributions")
+        rows = table[(table.get("metric") == "create_ns") & (table.get("kind") == kind)
+                     & (table.get("parent_touch_mib") == mib)
+                     & (table.get("phase") == "steady")] if not table.empty else table
+        if rows.empty:
+            return Missing(f"no stored launch of {kind} with {mib} MB touched")
+        return _at(over_repeats(rows.p50, "ns", run_id=run_ids(found),
+                                setup={"experiment": "launch", "kind": kind,
+                                       "parent_touch_mib": mib},
+                                how="median create time of one series (the launch run): "
+                                    "launch_growth with this touch gives repeats"),
+                   f"at {mib} MB touched")
+    return select
+
+
+def fork_growth(mib: int) -> Any:
+    """Fork launch at ``mib`` / at 0 MB: the published growth's own terms."""
+    def select(runs: Runs) -> Measurement | Missing:
+        top, bottom = create_ns("fork", mib)(runs), create_ns("fork", 0)(runs)
+        if isinstance(top, Missing):
+            return top
+        if isinstance(bottom, Missing):
+            return bottom
+        from threadcost.claims.intervals import quotient
+
+        return quotient(top, bottom, run_id=top.run_id, setup={**top.setup},
+                        how=f"median fork create time at {mib} MB / at 0 MB; conservative "
+                            "interval from the two")
+    return select
+
+
+def _fork(mib: int) -> Reading:
+    return about_reading(f"Fork launch with {mib} MB touched in the parent", "ns",
+                         V[f"fork_launch_ns_{mib}mb"], create_ns("fork", mib), GROWTH_QUOTE,
+                         timing=True, why=whys.PINNED)
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("C09", source="S0-code", published=C09, as_published=(
+        Reading("Thread launch (the launch call, timed from the parent), 0 MB touched", "ns",
+                5000, 5500, create_ns("thread", 0), timing=True, published=5250,
+                tolerance_words="the published range, 5 to 5.5 µs",
+                quote="thread launch about 5 to 5.5 µs (S0-code's plot data)",
+                why=whys.PINNED),
+        _fork(0), _fork(2), _fork(4), _fork(8),
+        about_reading("A 64 KiB memcpy, made as S0-code made it (buffers in no cache)", "ns",
+                      V["memcpy_64kib_ns"], yardstick(whys.COLD),
+                      "memcpy, which takes 3 µs for 64 KiB on the same machine", timing=True,
+                      why=(whys.cpu_speed,))),
+        shape=(
+        Reading("Thread launch does not depend on the parent's touched memory (8 MB / 0)",
+                "ratio", 0.9, 1.1, sel.c09_thread_growth, timing=True, published=1.0,
+                tolerance_words="within 10%", quote="independent of touched memory"),
+        *(about_reading(f"Fork launch grows with the parent's touched memory: {m} MB / 0 MB",
+                        "ratio", V[f"fork_launch_ns_{m}mb"] / V["fork_launch_ns_0mb"],
+                        fork_growth(m), GROWTH_QUOTE, timing=True) for m in (2, 4, 8)))),
+)

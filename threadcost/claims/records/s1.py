@@ -1,0 +1,71 @@
+"""S1 (shane.ai): one million Rust threads and one million goroutines (C10, C11), and the
+project's own reading of its thesis (C23, a finding of this study)."""
+
+from __future__ import annotations
+
+from threadcost.claims import selectors as sel
+from threadcost.claims import whys
+from threadcost.claims.model import Claim, Published, Reading
+from threadcost.claims.records._help import about_reading, values
+
+C10 = (Published("threads", 1_000_000, "threads", "Rust threads sleeping 1 s"),
+       Published("per_thread_rss_kib", 8.5, "KiB", "8500640 kB max RSS / 1e6 threads"),
+       Published("max_rss_kib", 8_500_640, "KiB", "max RSS"),
+       Published("per_thread_vsz_kib", 2048, "KiB", "about 2 MiB virtual per thread"),
+       Published("wall_s", 38.55, "s"), Published("user_s", 6.17, "s"),
+       Published("sys_s", 80.41, "s"))
+C11 = (Published("goroutines", 1_000_000, "goroutines", "sleeping 1 s"),
+       Published("per_goroutine_rss_kib", 2.12, "KiB", "2122296 kB max RSS / 1e6 goroutines"),
+       Published("max_rss_kib", 2_122_296, "KiB", "max RSS"),
+       Published("wall_s", 2.44, "s"), Published("user_s", 16.66, "s"),
+       Published("sys_s", 0.68, "s"))
+C23 = (Published("thread_over_user_task_io_hop_ratio", 1, "ratio", "qualitative: only the "
+                 "direction is claimed (net cost of an I/O-driven thread hop over a user-space "
+                 "task hop above 1); 1 is that threshold, not a measurement"),)
+V10, V11 = values(*C10), values(*C11)
+THREADS_TIME = "6.17user 80.41system 0:38.55elapsed 224%CPU (0avgtext+0avgdata 8500640maxresident)k"
+GO_TIME = "16.66user 0.68system 0:02.44elapsed 709%CPU (0avgtext+0avgdata 2122296maxresident)k"
+
+
+def _thread_time(what: str) -> Reading:
+    return about_reading(f"One million sleeping Rust threads: {what}", "s", V10[f"{what}_s"],
+                         sel.c10_million_thread_times, THREADS_TIME, timing=True)
+
+
+def _go_time(what: str) -> Reading:
+    return about_reading(f"One million sleeping goroutines, S1's program: {what}", "s",
+                         V11[f"{what}_s"], sel.c11_as_published(f"{what}_s"), GO_TIME,
+                         timing=True, why=whys.PINNED)
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("C10", source="S1", published=C10, as_published=(
+        about_reading("Virtual memory per sleeping thread with Rust's 2 MiB stack", "KiB",
+                      V10["per_thread_vsz_kib"],
+                      sel.ceiling_per_thread("vsz_kib_per_thread", sel.c10_vsz_per_thread),
+                      "about 2MB per thread"),
+        about_reading("Resident memory per sleeping thread with a 2 MiB stack (max RSS / "
+                      "threads)", "KiB", V10["per_thread_rss_kib"],
+                      sel.ceiling_per_thread("rss_kib_per_thread", sel.c10_rss_per_thread),
+                      "about 8KB overhead per thread/stack"),
+        Reading("One million threads fit within this machine's limits", "threads",
+                1_000_000, None, sel.c10_million_threads, published=1_000_000,
+                tolerance_words="at least one million",
+                quote="sysctl -w kernel.threads-max=2000000000"),
+        Reading("One million sleeping threads: max RSS, scaled from the count measured here",
+                "MiB", None, None, sel.c10_million_scaled, published=V10["max_rss_kib"] / 1024,
+                quote="8500640maxresident"),
+        _thread_time("wall"), _thread_time("user"), _thread_time("sys"))),
+    Claim("C11", source="S1", published=C11, as_published=(
+        about_reading("Resident memory per sleeping goroutine (max RSS / goroutines)", "KiB",
+                      V11["per_goroutine_rss_kib"], sel.c11_rss,
+                      "2 gigabytes of RAM resident or just 2KB/goroutine!",
+                      why=whys.GO_MEMORY),
+        _go_time("wall"), _go_time("user"), _go_time("sys"))),
+    Claim("C23", source="S1", published=C23, finding=True, as_published=(
+        Reading("Driven by I/O readiness, user-space tasks keep an advantage: thread net per "
+                "hop above goroutine and epoll net per hop, at every N and placement "
+                "(difference, ns)", "ns", 0.0, None, sel.c23_thread_net_minus_user_tasks,
+                timing=True, tolerance_words="direction only: above 0 in every cell",
+                quote="The magic of goroutines, if it exists"),)),
+)

@@ -1,0 +1,29 @@
+"""S2 (Blandy, thread-memory): idle-thread RSS, virtual size and kernel memory (C12)."""
+
+from __future__ import annotations
+
+from threadcost.claims import selectors as sel
+from threadcost.claims.model import Claim, Context, Published
+from threadcost.claims.read import as_published as ap
+from threadcost.claims.records._help import about_reading, values
+
+C12 = (Published("per_thread_rss_kib", 8, "KiB", "slope of pmap RSS totals over 100..1000 "
+                 "threads step 50"),
+       Published("per_thread_vsz_kib", 8196, "KiB", "slope of virtual size"),
+       Published("per_thread_kernel_kib", 11, "KiB", "kernel memory per thread (estimate)"))
+V = values(*C12)
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("C12", source="S2", published=C12, as_published=(
+        about_reading("RSS per idle thread: slope over 100..1,000 threads", "KiB",
+                      V["per_thread_rss_kib"], sel.c12_rss_slope,
+                      "each new thread costs around 8KiB of RSS"),
+        about_reading("Virtual memory per idle thread: slope over 100..1,000 threads", "KiB",
+                      V["per_thread_vsz_kib"], sel.c12_vsz_slope,
+                      "virtual memory reserved, in KiB"),
+        about_reading("Kernel memory per idle thread, counted as slab (slabtop): slope over "
+                      "100..1,000 threads", "KiB", V["per_thread_kernel_kib"], ap.slab_slope,
+                      "each of these threads consumes around 11KiB of memory in the kernel"),
+    ), context=(Context("kernel stack + page tables + slab per thread (a wider count than "
+                        "S2's)", None, "KiB", sel.c12_kernel_slope),)),
+)

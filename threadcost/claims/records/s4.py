@@ -1,0 +1,78 @@
+"""S4 (matklad, 10k_linux_threads): sleeping threads vs goroutines (C15-C17)."""
+
+from __future__ import annotations
+
+from threadcost.claims import selectors as sel
+from threadcost.claims import whys
+from threadcost.claims.model import Claim, Published, Reading
+from threadcost.claims.read import as_published as ap
+from threadcost.claims.records._help import about_reading, values
+
+C15 = (Published("thread_max_rss_kib", 94_000, "KiB", "10,000 threads sleeping 10 ms x 1000 "
+                 "(MB read as 1000 kB)"),
+       Published("goroutine_max_rss_kib", 35_000, "KiB", "10,000 goroutines, same workload"),
+       Published("thread_over_goroutine_ratio", 3, "ratio", "derived: about 3x (94 / 35 = "
+                 "2.7)"))
+C16 = (Published("page_tables_kib", 40_000, "KiB", "10,000 threads with default stacks "
+                 "(about 40 MB)"),
+       Published("per_thread_page_tables_kib", 4, "KiB", "derived: 40 MB / 10000"))
+C17 = (Published("threads_cpu_s", 21, "s", "5 user + 16 sys"),
+       Published("threads_user_s", 5, "s"), Published("threads_sys_s", 16, "s"),
+       Published("goroutines_cpu_s", 14, "s"),
+       Published("threads_pinned_cpu_s", 12, "s", "3 user + 9 sys; pinned round-robin"),
+       Published("threads_pinned_user_s", 3, "s"), Published("threads_pinned_sys_s", 9, "s"))
+V15, V16, V17 = values(*C15), values(*C16), values(*C17)
+WAKEUPS = 10_000 * 1000  # S4: 10,000 tasks, each sleeping 10 ms a thousand times
+RSS_QUOTE = "A thread is only 3 times as large as a goroutine."
+CPU_QUOTE = ("it is possible to explain why threads need 21 seconds of CPU time while "
+             "goroutines need only 14")
+
+
+CPU_WORDS = {"cpu": "CPU (user + system)", "user": "user CPU", "sys": "system CPU"}
+
+
+def _cpu(variant: str, key: str, quote: str, part: str = "cpu") -> Reading:
+    us = V17[key] / WAKEUPS * 1e6
+    words = CPU_WORDS[part]
+    return about_reading(f"{words[0].upper() + words[1:]} per wake-up, "
+                         f"{variant.replace('_', ' ')}, at 10,000 tasks (S4's {V17[key]:g} s "
+                         "/ 10 million wake-ups)", "µs", us,
+                         ap.sweep_at_s4(variant, f"{part}_us_per_wakeup", "µs",
+                                        f"{CPU_WORDS[part]} time / wake-ups"),
+                         quote, timing=True, why=whys.SWITCH_UNPINNED)
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("C15", source="S4", published=C15, as_published=(
+        about_reading("Max RSS of 10,000 sleeping threads", "KiB", V15["thread_max_rss_kib"],
+                      ap.sweep_at_s4("threads", "peak_rss_kib", "KiB",
+                                     "peak RSS of the whole program"), "rss  94472k"),
+        about_reading("Max RSS of 10,000 sleeping goroutines", "KiB",
+                      V15["goroutine_max_rss_kib"],
+                      ap.sweep_at_s4("goroutines", "peak_rss_kib", "KiB",
+                                     "peak RSS of the whole program"), "rss  34924k",
+                      why=whys.GO_MEMORY)),
+        shape=(about_reading("A sleeping thread takes about 3x the memory of a goroutine "
+                             "(max RSS, threads / goroutines)", "ratio", 3.0,
+                             ap.peak_rss_ratio, RSS_QUOTE),)),
+    Claim("C16", source="S4", published=C16, as_published=(
+        about_reading("Page tables per thread with a default stack (40 MB / 10,000)", "KiB",
+                      V16["per_thread_page_tables_kib"], sel.c16_page_tables_per_thread,
+                      "10k threads with default stack sizes need about 40mb of page "
+                      "tables"),)),
+    Claim("C17", source="S4", published=C17, as_published=(
+        _cpu("threads", "threads_cpu_s", CPU_QUOTE),
+        _cpu("goroutines", "goroutines_cpu_s", CPU_QUOTE),
+        _cpu("threads_pinned", "threads_pinned_cpu_s", "user 3.01s sys  9.08s"),
+        _cpu("threads", "threads_user_s", "user 4.96s", "user"),
+        _cpu("threads", "threads_sys_s", "sys  16.06s", "sys"),
+        _cpu("threads_pinned", "threads_pinned_user_s", "user 3.01s", "user"),
+        _cpu("threads_pinned", "threads_pinned_sys_s", "sys  9.08s", "sys")),
+        shape=(
+        about_reading("Threads use about 1.5x the CPU per wake-up of goroutines (21 s vs 14 s)",
+                      "ratio", 21 / 14, sel.c17_threads_over_goroutines_cpu, CPU_QUOTE,
+                      timing=True),
+        about_reading("Pinning threads round-robin cuts their CPU time by about 40% (21 s to "
+                      "12 s)", "fraction", 0.4, sel.c17_pinning_cut,
+                      "The total CPU time now is approximately the same", timing=True))),
+)

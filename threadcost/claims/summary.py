@@ -1,0 +1,107 @@
+"""What the claims say in a few sentences: which folklore holds here, which does not, why.
+
+Read by the index and the abstract (threadcost/paper_summary.py), notebook 06 and
+``threadcost claims``; every number comes from :func:`threadcost.claims.judge`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from threadcost.claims import logic
+from threadcost.claims.model import (
+    COMPUTED,
+    CONTRADICTED,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    NOT_RUN,
+    SUPPORTED,
+    UNEXPLAINED,
+    AssertionVerdict,
+    ClaimVerdict,
+)
+
+BUCKETS = {"as_published": ("holds", "differs", "inconclusive", "not run here", "computed"),
+           "shape": ("holds", "fails", "inconclusive", "not run here", "computed")}
+
+
+def bucket(v: AssertionVerdict) -> str:
+    if v.verdict == SUPPORTED:
+        return "holds"
+    if v.verdict in (CONTRADICTED, NOT_REPRODUCED):
+        return "differs" if v.kind == "as_published" else "fails"
+    if v.verdict == NOT_RUN:
+        return "not run here"
+    if v.verdict == COMPUTED:
+        return "computed"
+    return "inconclusive"
+
+
+def tally_readings(verdicts: list[ClaimVerdict]) -> dict[str, dict[str, int]]:
+    """kind ("as_published", "shape") -> bucket -> count, published claims only."""
+    out: dict[str, dict[str, int]] = {}
+    for kind, names in BUCKETS.items():
+        seen = Counter(bucket(a) for v in verdicts if not v.finding for a in v.assertions
+                       if a.kind == kind)
+        out[kind] = {n: seen.get(n, 0) for n in names}
+    return out
+
+
+def _value(a: AssertionVerdict) -> str:
+    u = "" if a.unit in ("ratio", "fraction") else f" {a.unit}"
+    return f"{logic.number(a.measured)}{u}"
+
+
+def _cause(a: AssertionVerdict) -> str:
+    """The kind of cause: cross-CPU, CPU speed, a fact, or unexplained."""
+    w = a.why[0] if a.why else None
+    if w is None or w.text == UNEXPLAINED:
+        return "unexplained"
+    if w.fact:
+        return "a fact of the kernel or runtime version"
+    if "wakeup_cross_cpu" in w.yardsticks:
+        return "the cost of a cross-CPU wake-up"
+    return "this CPU's speed at the pieces"
+
+
+def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
+    """A few sentences with numbers: what holds here, what does not, and why."""
+    published = [v for v in verdicts if not v.finding]
+    ap = [(v.id, a) for v in published for a in v.as_published]
+    sh = [(v.id, a) for v in published for a in v.shape]
+    t = tally_readings(published)
+    out = []
+    tp = t["as_published"]
+    under = sum(1 for _, a in ap if a.verdict == INCONCLUSIVE and a.power
+                and not a.power.get("resolves", True))
+    out.append(f"Of the {len(ap)} numbers the sources printed, measured here the way each "
+               f"source measured it: {tp['holds']} hold on this machine, {tp['differs']} "
+               f"differ, {tp['inconclusive']} are inconclusive ({under} of them because the "
+               f"default run cannot resolve the tolerance), {tp['not run here']} were not run "
+               f"here and {tp['computed']} are computed (from limits, or scaled), not measured.")
+    holds = [(cid, a) for cid, a in ap if a.verdict == SUPPORTED and a.timing][:3]
+    if holds:
+        out.append("Holding here: " + "; ".join(
+            f"{cid}'s {a.text[0].lower() + a.text[1:]} ({_value(a)})" for cid, a in holds)
+            + ".")
+    differs = [(cid, a) for cid, a in ap if a.verdict in (CONTRADICTED, NOT_REPRODUCED)]
+    if differs:
+        causes = Counter(_cause(a) for _, a in differs)
+        lead = sorted(causes.items(), key=lambda kv: -kv[1])
+        out.append("Of those that differ, " + ", ".join(
+            f"{n} {'are' if n != 1 else 'is'} " + ("unexplained" if c == "unexplained"
+                                                  else f"explained by {c}")
+            for c, n in lead) + ".")
+        cross = next((a for _, a in differs if _cause(a).startswith("the cost of a cross")),
+                     None)
+        if cross is not None:
+            out.append(f"For example, {cross.text[0].lower() + cross.text[1:]} measures "
+                       f"{_value(cross)} ({cross.words}): {cross.why[0].text}.")
+    ts = t["shape"]
+    out.append(f"Of the {len(sh)} relations the sources themselves state, {ts['holds']} hold "
+               f"here, {ts['fails']} fail and {ts['inconclusive']} are inconclusive.")
+    found = [v for v in verdicts if v.finding]
+    for v in found:
+        out.append(f"{v.id} is this study's own reading of its source, listed apart as a "
+                   f"finding: {v.label or v.verdict}.")
+    return out
