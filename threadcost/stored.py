@@ -150,8 +150,7 @@ class Store:
             return run.result()
         name = experiment or label
         run, reason = self._find(label, name, match)
-        if run is None:
-            self._show(not_measured_html(reason))
+        if run is None:  # the first cell that reads it says so, in one line
             return Missing(label, reason)
         datastore.log_run("read", run.path)
         if announce:
@@ -264,3 +263,17 @@ def install_cell_guard() -> None:
                          __tc_show_last__=_show_last)
     if not any(isinstance(t, _GuardCells) for t in shell.ast_transformers):
         shell.ast_transformers.append(_GuardCells())
+
+
+def machine_fingerprint(machine_id: str | None = None,
+                        data_dir: str | Path | None = None) -> dict[str, Any]:
+    """The fingerprint of machine ``machine_id``: this machine's, read now, when it is
+    this machine (or None); else the one stored with that folder's newest run."""
+    here = machine.fingerprint()
+    if machine_id is None or machine_id == machine.machine_id(here):
+        return here
+    runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
+    if not runs:
+        raise ValueError(f"machine_id={machine_id!r}: no stored run under "
+                         f"{Path(data_dir) if data_dir is not None else paths.data_dir()}")
+    return dict(runs[-1].meta.get("machine") or {})

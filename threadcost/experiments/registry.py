@@ -68,6 +68,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     _e("launch_python_parent", "launch", ("samples",), NB03, auxiliary=True),
     _e("context_switch", "context_switch", ("configs", "quantiles", "baselines", "skipped"),
        NB04, ("switch_distributions", "switch_claims"), ("C01",)),
+    _e("context_switch_config", "context_switch", (), NB04, auxiliary=True),
     _e("context_switch_headline", "context_switch", ("samples",), NB04,
        ("switch_unpinned_split",), auxiliary=True),
     _e("context_switch_working_set", "context_switch", ("points", "quantiles"), NB04,
