@@ -87,7 +87,8 @@ CELL_TIMEOUT_S = 900
 KERNEL_START_TIMEOUT_S = 120
 
 
-def run_notebook(source: Path, target: Path, params: dict[str, Any]) -> None:
+def run_notebook(source: Path, target: Path, params: dict[str, Any],
+                 progress_bar: bool = True) -> None:
     """Execute one notebook with papermill (a tqdm bar over its cells).
 
     Every wait is bounded: a cell by CELL_TIMEOUT_S, the kernel's start by
@@ -103,7 +104,8 @@ def run_notebook(source: Path, target: Path, params: dict[str, Any]) -> None:
     mine = {k: v for k, v in params.items() if k in declared}
     execute(source, target, mine, cwd=NOTEBOOKS_DIR, cell_timeout=CELL_TIMEOUT_S,
             start_timeout=KERNEL_START_TIMEOUT_S,
-            progress_bar={"desc": source.stem, "unit": "cell", "leave": True},
+            progress_bar={"desc": source.stem, "unit": "cell", "leave": True}
+            if progress_bar else False,
             request_save_on_cell_execute=False, log_output=False)
 
 
@@ -310,6 +312,48 @@ SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/views/headline.py",
                 "threadcost/claims/selectors.py", "threadcost/paper_summary.py")
 
 
+def _run_logged(book: Path, staging: Path, params: dict[str, Any],
+                progress_bar: bool) -> tuple[str, str, str] | None:
+    """Run one notebook; None, or (notebook, cell, message) of its failure.
+
+    The runs it writes or reads are named in its own run log (``runlogs/<stem>.log``),
+    by the notebook itself: another build sharing the data folder never enters it."""
+    os.environ[datastore.RUN_LOG_ENV] = str(staging / "runlogs" / f"{book.stem}.log")
+    try:
+        source = notebook_sources.write_ipynb(book, staging / "sources")
+        run_notebook(source, staging / "notebooks" / source.name, params, progress_bar)
+    except Exception as exc:
+        failed = _failure(book, exc)
+        return failed.notebook, failed.cell, failed.message
+    finally:
+        os.environ.pop(datastore.RUN_LOG_ENV, None)
+    return None
+
+
+# Notebooks drawn at once when nothing is measured (each is mostly a kernel's start).
+DRAWING_WORKERS = 3
+
+
+def _run_drawing(books: list[Path], staging: Path, params: dict[str, Any]) -> None:
+    """Run notebooks that only draw from stored runs, several at a time, each in a
+    process of its own (its own run log); the summary notebooks after the others."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    summary = [b for b in books if notebook_sources.is_summary(b)]
+    waves = [[b for b in books if b not in summary], summary]
+    with ProcessPoolExecutor(max_workers=DRAWING_WORKERS,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        for wave in waves:
+            for book in wave:
+                print(f"drawing {book.name}", file=sys.stderr, flush=True)
+            futures = [pool.submit(_run_logged, b, staging, params, False) for b in wave]
+            for future in futures:
+                failed = future.result()
+                if failed is not None:
+                    raise NotebookFailed(*failed)
+
+
 class BuildError(Exception):
     """The build cannot start (bad --machine, no runs): one line, exit status 2."""
 
@@ -368,20 +412,16 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     relay = _ProgressRelay()
     os.environ[progress.ENV] = relay.path
     try:
-        for i, book in enumerate(books, 1):
-            print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
-            # The runs this notebook writes or reads, named by the notebook itself:
-            # another build sharing the data folder never enters this list.
-            log = staging / "runlogs" / f"{book.stem}.log"
-            os.environ[datastore.RUN_LOG_ENV] = str(log)
-            try:
-                source = notebook_sources.write_ipynb(book, staging / "sources")
-                run_notebook(source, staging / "notebooks" / source.name, params)
-            except Exception as exc:
-                raise _failure(book, exc) from exc
-            finally:
-                os.environ.pop(datastore.RUN_LOG_ENV, None)
-            stored[book.stem] = _logged_runs(log)
+        if measure:  # one at a time: a notebook's timings must not share the CPUs
+            for i, book in enumerate(books, 1):
+                print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
+                failed = _run_logged(book, staging, params, True)
+                if failed is not None:
+                    raise NotebookFailed(*failed)
+        else:  # drawing only: the experiment notebooks at once, then the summaries
+            _run_drawing(books, staging, params)
+        for book in books:
+            stored[book.stem] = _logged_runs(staging / "runlogs" / f"{book.stem}.log")
     finally:
         os.environ.pop(progress.ENV, None)
         relay.close()

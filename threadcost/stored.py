@@ -267,13 +267,14 @@ def install_cell_guard() -> None:
 
 def machine_fingerprint(machine_id: str | None = None,
                         data_dir: str | Path | None = None) -> dict[str, Any]:
-    """The fingerprint of machine ``machine_id``: this machine's, read now, when it is
-    this machine (or None); else the one stored with that folder's newest run."""
-    here = machine.fingerprint()
-    if machine_id is None or machine_id == machine.machine_id(here):
-        return here
-    runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
-    if not runs:
+    """The fingerprint of machine ``machine_id`` (None: this machine) as its newest
+    stored run recorded it, so a page describes the machine its numbers were measured
+    on, whenever it is drawn; read now only when that folder holds no run yet."""
+    mid = machine_id or machine.machine_id()
+    runs = datastore.list_runs(data_dir=data_dir, machine_id=mid)
+    if runs:
+        return dict(runs[-1].meta.get("machine") or {})
+    if machine_id is not None and machine_id != machine.machine_id():
         raise ValueError(f"machine_id={machine_id!r}: no stored run under "
                          f"{Path(data_dir) if data_dir is not None else paths.data_dir()}")
-    return dict(runs[-1].meta.get("machine") or {})
+    return machine.fingerprint()
