@@ -441,7 +441,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     fp_now = machine.fingerprint(include_git=True)
     git = fp_now.get("git") or {}
     every = [datastore.load_run(p) for runs in stored.values() for p in runs]
-    measured_by = sorted({r.commit for r in every if r.commit})
+    measured_by = sorted({(r.commit, bool(((r.meta.get("machine") or {}).get("git") or {})
+                                          .get("dirty"))) for r in every if r.commit})
     if measure:
         fp_page = machine.fingerprint(include_git=False)
         mid = machine.machine_id(fp_now)
@@ -452,7 +453,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     (html_dir / "_static").mkdir(exist_ok=True)
     (html_dir / "_static" / "build.json").write_text(json.dumps(
         {"commit": git.get("commit"), "dirty": git.get("dirty"), "params": str(params_path),
-         "machine_id": mid, "measured": measure, "measured_by": measured_by,
+         "machine_id": mid, "measured": measure,
+         "measured_by": [{"commit": c, "dirty": d} for c, d in measured_by],
          "runs": sorted(p.name for runs in stored.values() for p in runs)},
         indent=2) + "\n", encoding="utf-8")
     render_index(pages, html_dir, params_name=Path(params_path).name,

@@ -286,11 +286,13 @@ code{background:#f4f4f4;padding:0 .25em} .refs li{margin:.4em 0}
 def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
                  machine_text: str = "", figures: list[str] | None = None,
                  data_dir: Path | None = None, machine_id: str | None = None,
-                 measured_by: list[str] | None = None, from_stored: bool = False) -> Path:
+                 measured_by: list[tuple[str, bool]] | None = None,
+                 from_stored: bool = False) -> Path:
     """The front page: title, abstract, verdict tally, headline figure, contents,
     references (the abstract and tally from :mod:`threadcost.paper_summary`).
 
-    ``measured_by``: the commits of the code that measured the runs shown;
+    ``measured_by``: (commit, with uncommitted changes) of the code that measured the
+    runs shown;
     ``from_stored``: the paper was drawn from a machine folder without measuring."""
     from threadcost import paper_summary
 
@@ -326,7 +328,9 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
            else "")
         + (f' ({html.escape(r["note"])})' if r.get("note") else "") + "</li>"
         for r in paper_summary.references())
-    commits = ", ".join(f"<code>{html.escape(c[:10])}</code>" for c in (measured_by or []))
+    commits = ", ".join(f"<code>{html.escape(c[:10])}</code>"
+                        + (" (with uncommitted changes)" if dirty else "")
+                        for c, dirty in (measured_by or []))
     origin = (f"Drawn from the stored runs of <code>{html.escape(machine_id or '')}</code> "
               "without measuring (<code>threadcost paper --machine</code>). "
               if from_stored else "")

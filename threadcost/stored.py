@@ -154,9 +154,11 @@ class Store:
             return Missing(label, reason)
         datastore.log_run("read", run.path)
         if announce:
+            dirty = ((run.meta.get("machine") or {}).get("git") or {}).get("dirty")
             self._say(f"Read from the stored run <code>{html.escape(run.path.name)}</code>, "
                       f"measured {html.escape(str(run.meta.get('created_utc', '')))} by commit "
-                      f"<code>{html.escape(_short(run.commit))}</code>.")
+                      f"<code>{html.escape(_short(run.commit))}</code>"
+                      + (" with uncommitted changes." if dirty else "."))
         return run.result()
 
     def _find(self, label: str, name: str,
