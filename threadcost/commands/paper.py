@@ -25,8 +25,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> Result:
     from pathlib import Path
 
-    from threadcost import datastore, machine, paper, paths
+    from threadcost import datastore, machine, paths
     from threadcost.errors import ParameterError, ThreadcostError
+
+    try:
+        from threadcost import paper
+    except ImportError as exc:  # the [notebooks] extra is not installed
+        raise ThreadcostError(f"threadcost paper needs the notebooks extra "
+                              f"(pip install 'threadcost[notebooks]'): {exc}") from None
 
     mid = args.machine or machine.machine_id()
     folder = paths.data_dir()
