@@ -132,10 +132,10 @@ def test_linked_rendering_holds_no_copies_and_reads_offline(tmp_path: Path) -> N
     html = out / "pages"
     try:
         proc = _paper("--machine", AMD, "--out", str(out / "work"), "--html", str(html),
-                      "--link-repo", "--only", "01", data=REPO / "data",
+                      "--link-repo", "--only", "01", "00", data=REPO / "data",
                       figures=tmp_path / "figures")
         assert proc.returncode == 0, proc.stderr[-3000:]
-        assert not (html / "data" / AMD).exists()
+        assert not (html / "data").exists()
         assert not (html / "code").exists()
         assert not (html / "_static" / "vega").exists()
         assert not (html / "_static" / "requirejs").exists()

@@ -257,11 +257,10 @@ def summary_provenance(links: Links, stored: dict[str, list[Path]],
             for name in meta.get("tables", []):
                 rows.append(f"{book},{meta['experiment']},{run.name},{name},"
                             f"{run.parent.name}/{run.name}/{name}.csv")
-    (links.html_dir / "data").mkdir(parents=True, exist_ok=True)
-    (links.html_dir / "data" / "runs.csv").write_text("\n".join(rows) + "\n",
-                                                      encoding="utf-8")
+    # An index of the runs (generated, not a copy of data/): beside the pages.
+    (links.html_dir / "runs.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     code = [(mod, links.code(mod)) for mod in modules if (paths.REPO_ROOT / mod).is_file()]
-    return Provenance(data=[("runs.csv (every run read)", "data/runs.csv")], code=code)
+    return Provenance(data=[("runs.csv (every run read)", "runs.csv")], code=code)
 
 
 def _logged_runs(log: Path) -> list[Path]:
