@@ -304,3 +304,13 @@ def test_two_builds_at_once_keep_their_own_provenance(tmp_path: Path) -> None:
     assert runs["a"] and runs["b"] and not runs["a"] & runs["b"]
     every = {r.path.name for r in datastore.list_runs(data_dir=tmp_path / "data")}
     assert runs["a"] | runs["b"] == every
+
+
+def test_cli_paper_names_the_machine_folders_when_one_is_unknown() -> None:
+    from tests.conftest import run_cli
+
+    proc = run_cli("paper", "--machine", "no-such-machine")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--machine" in lines[0], proc.stderr
+    assert proc.stdout == ""
