@@ -385,6 +385,11 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     data_dir = paths.data_dir()
     measure = machine_id is None
     stored_runs = [] if measure else _check_machine(str(machine_id), data_dir)
+    books = notebook_order()
+    if only:
+        books = [b for b in books if any(b.name.startswith(p) for p in only)]
+    if not books:
+        raise BuildError(f"no notebook matches --only {' '.join(only or [])}")
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "notebooks").mkdir(parents=True)
@@ -401,11 +406,6 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         params = {**params, **stored_params(str(machine_id)),
                   "figures_dir": str(staging / "figures")}
 
-    books = notebook_order()
-    if only:
-        books = [b for b in books if any(b.name.startswith(p) for p in only)]
-    if not books:
-        raise BuildError(f"no notebook matches --only {' '.join(only or [])}")
     stored: dict[str, list[Path]] = {}
     # Experiments' progress bars: this process's stderr (a terminal or a log), not the page.
     relay = _ProgressRelay()
