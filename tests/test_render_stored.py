@@ -314,3 +314,36 @@ def test_cli_paper_names_the_machine_folders_when_one_is_unknown() -> None:
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--machine" in lines[0], proc.stderr
     assert proc.stdout == ""
+
+
+def test_store_reads_back_what_it_stored_and_stands_in_for_what_is_missing(
+        tmp_path: Path) -> None:
+    import pandas as pd
+
+    from threadcost import stored
+    from threadcost.results import Result
+
+    fp = {**machine.fingerprint(include_git=False), "git": {"commit": "a" * 40, "dirty": False}}
+    frame = pd.DataFrame({"n": [1, 2, 3], "ns": [10.5, 20.25, 30.0]})
+    made = Result("echo", {"repeats": 3}, {"rate": 1.5, "placements": {"same-cpu": 2}},
+                  {"repeats": frame})
+    datastore.save_run(made, data_dir=tmp_path, fingerprint=fp, label="echo")
+    old = Result("malloc_touch", {"allocator": "mmap"}, {}, {"stages": frame})  # no touch_curve
+    datastore.save_run(old, data_dir=tmp_path, fingerprint=fp)
+    mid = machine.machine_id(fp)
+
+    store = stored.Store(measure=False, data_dir=tmp_path, machine_id=mid)
+    assert store.commits() == ["a" * 40]
+    back = store.get("echo", lambda: pytest.fail("measured while drawing"))
+    assert back.params == made.params and back.summary == made.summary
+    pd.testing.assert_frame_equal(back.tables["repeats"], frame)
+    # an experiment with no stored run, and a run older than its registered tables
+    for got in (store.get("yardsticks", lambda: None),
+                store.get("malloc_touch_mmap", lambda: None, experiment="malloc_touch",
+                          match={"allocator": "mmap"})):
+        assert isinstance(got, stored.Missing) and not got
+        with pytest.raises(stored.NotMeasured):
+            _ = got.summary
+    assert stored.present(back, None, got) == [back]
+    with pytest.raises(ValueError, match="machine folders with runs"):
+        stored.Store(measure=False, data_dir=tmp_path, machine_id="elsewhere")
