@@ -338,19 +338,27 @@ def _run_drawing(books: list[Path], staging: Path, params: dict[str, Any]) -> No
     process of its own (its own run log); the summary notebooks after the others."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     summary = [b for b in books if notebook_sources.is_summary(b)]
     waves = [[b for b in books if b not in summary], summary]
-    with ProcessPoolExecutor(max_workers=DRAWING_WORKERS,
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
-        for wave in waves:
-            for book in wave:
-                print(f"drawing {book.name}", file=sys.stderr, flush=True)
-            futures = [pool.submit(_run_logged, b, staging, params, False) for b in wave]
-            for future in futures:
-                failed = future.result()
-                if failed is not None:
-                    raise NotebookFailed(*failed)
+    try:
+        with ProcessPoolExecutor(max_workers=DRAWING_WORKERS,
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            for wave in waves:
+                for book in wave:
+                    print(f"drawing {book.name}", file=sys.stderr, flush=True)
+                futures = [pool.submit(_run_logged, b, staging, params, False) for b in wave]
+                for future in futures:
+                    failed = future.result()
+                    if failed is not None:
+                        raise NotebookFailed(*failed)
+    except BrokenProcessPool:  # no worker could start (e.g. run from an interactive prompt)
+        print("drawing the notebooks one at a time", file=sys.stderr, flush=True)
+        for book in books:
+            failed = _run_logged(book, staging, params, False)
+            if failed is not None:
+                raise NotebookFailed(*failed) from None
 
 
 class BuildError(Exception):
