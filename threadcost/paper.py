@@ -521,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {index}")
     print(f"  notebooks: {out / 'notebooks'}")
     print(f"  data:      {paths.data_dir()}")
-    print(f"  figures:   {paths.figures_dir()}")
+    print(f"  figures:   {out / 'figures' if args.machine else paths.figures_dir()}")
     return 0
 
 
