@@ -145,8 +145,11 @@ class Store:
                                       fingerprint=self.fingerprint, label=label)
             run = datastore.load_run(path)
             if announce:
-                self._say(f"Stored as run <code>{html.escape(run.path.name)}</code> and read "
-                          "back from it.")
+                dirty = ((run.meta.get("machine") or {}).get("git") or {}).get("dirty")
+                self._say(f"Measured by commit <code>{html.escape(_short(run.commit))}</code>"
+                          + (" with uncommitted changes" if dirty else "")
+                          + f", stored as run <code>{html.escape(run.path.name)}</code> "
+                          "and drawn from what was read back.")
             return run.result()
         name = experiment or label
         run, reason = self._find(label, name, match)
