@@ -10,11 +10,13 @@ PAPER_DIR ?= build/paper
 NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py
 NATIVE_LIB := threadcost/.native.stamp
 
-.PHONY: help setup native kernels paper test lab clean lint sanitize peers browser-deps reference \
-        lock environments dist vendor
+.PHONY: help setup native kernels paper paper-from-data test lab clean lint sanitize peers \
+        browser-deps reference lock environments dist vendor
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
+	@echo "make paper-from-data MACHINE=<id>"
+	@echo "              render data/<id>/ as a paper without measuring -> build/paper-<id>/"
 	@echo "make test     the test suite (notebooks with params/quick.yaml)"
 	@echo "make lab      JupyterLab on the notebooks"
 	@echo "make setup    .venv with the locked dependencies, test tools included, + compiled C kernels"
@@ -116,6 +118,15 @@ native: $(NATIVE_LIB) $(LAUNCH_TOOLS)
 paper: $(VENV)/.installed-paper kernels
 	$(BIN)/python -m threadcost.paper --params $(PARAMS) --out $(PAPER_DIR)
 
+# The paper of any machine folder under data/ (yours, the committed ones, one a user
+# contributed), drawn from its stored runs without measuring anything:
+#   make paper-from-data MACHINE=x86_64-intel-xeon-2cpu-24g-kvm
+paper-from-data: $(VENV)/.installed-paper $(NATIVE_LIB)
+	@test -n "$(MACHINE)" || { echo "paper-from-data: name a machine folder, MACHINE=<id>" \
+	  "(under data/: $$(ls data | grep -v '^published$$' | tr '\n' ' '))"; exit 2; }
+	$(BIN)/python -m threadcost.paper --machine $(MACHINE) --params $(PARAMS) \
+	  --out build/paper-$(MACHINE)
+
 test: setup browser-deps
 	$(BIN)/python -m pytest
 
@@ -163,13 +174,18 @@ browser-deps:
 # rendering: reference/<machine-id>/index.html (run `make paper` first).
 # A reference is made from a committed tree: the paper must have been rendered from a
 # clean checkout (html/_static/build.json), and the tree must still be that commit.
-reference: $(VENV)/.installed-paper
+# The pages are drawn again from the runs that paper stored (no measuring) and hold no
+# copy: they link to data/, the code and vendor/ by relative path, so they read offline
+# from any clone.
+reference: $(VENV)/.installed-paper $(NATIVE_LIB)
 	@test -f $(PAPER_DIR)/html/index.html || { echo "reference: run 'make paper' first"; exit 1; }
 	@test -z "$$(git status --porcelain --untracked-files=no -- . ':(exclude)data' ':(exclude)figures' ':(exclude)reference')" || { \
 	  echo "reference: the working tree has uncommitted changes; commit, then make paper again"; exit 1; }
 	@$(BIN)/python -c 'import json,subprocess,sys; b=json.load(open("$(PAPER_DIR)/html/_static/build.json")); head=subprocess.run(["git","rev-parse","HEAD"],capture_output=True,text=True).stdout.strip(); sys.exit(0 if not b.get("dirty") and b.get("commit")==head else "reference: $(PAPER_DIR) was rendered from " + str(b.get("commit"))[:10] + (" with uncommitted changes" if b.get("dirty") else "") + ", not from the committed HEAD " + head[:10] + ": make paper again")'
 	@mid=$$($(BIN)/python -c 'from threadcost import machine; print(machine.machine_id())') && \
-	  rm -rf reference/$$mid && mkdir -p reference && cp -r $(PAPER_DIR)/html reference/$$mid && \
+	  mkdir -p reference && \
+	  $(BIN)/python -m threadcost.paper --machine $$mid --params $(PARAMS) --out build/reference \
+	    --html reference/$$mid --link-repo && \
 	  echo "reference rendering: reference/$$mid/index.html"
 
 # The Vega bundles of the paper's charts (vendor/vega/), from npm at the versions

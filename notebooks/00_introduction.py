@@ -40,11 +40,11 @@ save: bool = True  # save the headline figure under figures/
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting
+from threadcost import machine, plotting, stored
 from threadcost.views import headline, summary
 
 plotting.use_paper_theme()
-fp = machine.fingerprint()
+fp = stored.machine_fingerprint(intro_machine_id, data_dir)  # the machine whose runs are read
 mid = intro_machine_id or machine.machine_id(fp)
 
 # %% [markdown]

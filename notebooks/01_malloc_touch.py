@@ -37,17 +37,20 @@ malloc_points: int = 41  # readings taken while touching
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
+machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
 interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import datastore, machine, plotting
+from threadcost import machine, plotting, stored
 from threadcost.experiments import malloc_touch
 from threadcost.views import malloc_touch as view
 
 plotting.use_paper_theme()
-fp = machine.fingerprint()
+store = stored.Store(measure, save, data_dir, machine_id)
+fp = store.fingerprint
 display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 
 # %% [markdown]
@@ -58,13 +61,13 @@ display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 # direct system call, shown as a control.
 
 # %%
-results = {}
-for allocator in malloc_allocators:
-    result = malloc_touch.run(mib=malloc_mib, allocator=allocator, points=malloc_points)
-    results[allocator] = result
-    if save:
-        path = datastore.save_run(result, data_dir=data_dir, fingerprint=fp)
-        print(f"{allocator}: stored as {path.parent.name}/{path.name}")
+results = {
+    allocator: store.get(f"malloc_touch_{allocator}",
+                         lambda a=allocator: malloc_touch.run(mib=malloc_mib, allocator=a,
+                                                              points=malloc_points),
+                         experiment="malloc_touch", match={"allocator": allocator})
+    for allocator in malloc_allocators
+}
 
 # %% [markdown]
 # ## VSZ jumps at allocation, RSS follows the touch
@@ -87,7 +90,7 @@ for allocator, result in results.items():
 s = first.summary
 d = s["deltas_kib"]
 display(Markdown(
-    f"Allocating {malloc_mib} MiB with `{malloc_allocators[0]}` grew the virtual size by "
+    f"Allocating {first.params['mib']} MiB with `{malloc_allocators[0]}` grew the virtual size by "
     f"**{d['after_alloc']['vsz'] / 1024:,.1f} MiB** and the resident set by "
     f"**{d['after_alloc']['rss'] / 1024:,.2f} MiB**. Touching every page then grew RSS to "
     f"**{d['after_touch']['rss'] / 1024:,.1f} MiB** above the baseline, at "
@@ -122,9 +125,8 @@ else:
     from threadcost.experiments import explorer_grids
     from threadcost.views import charts, malloc_touch_chart
 
-    grid = explorer_grids.malloc_touch_grid(allocators=malloc_allocators)
-    if save:
-        datastore.save_run(grid, data_dir=data_dir, fingerprint=fp)
+    grid = store.get("malloc_touch_grid",
+                     lambda: explorer_grids.malloc_touch_grid(allocators=malloc_allocators))
     charts.show(malloc_touch_chart.chart(grid))
 
 # %% [markdown]

@@ -69,12 +69,14 @@ memory_process_repeats: int = 3  # runs per count, counts interleaved
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
+machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
 interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, plotting
+from threadcost import claims, machine, plotting, stored
 from threadcost.experiments import limits, million, process_memory, thread_memory
 from threadcost.views import claims as claims_view
 from threadcost.views import million as million_view
@@ -82,7 +84,8 @@ from threadcost.views import process_memory as process_view
 from threadcost.views import thread_memory as view
 
 plotting.use_paper_theme()
-fp = machine.fingerprint()
+store = stored.Store(measure, save, data_dir, machine_id)
+fp = store.fingerprint
 display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 
 # %% [markdown]
@@ -93,10 +96,11 @@ display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 # the cost **per thread**. Virtual size is in GiB, resident set in MiB.
 
 # %%
-sweep = thread_memory.run(thread_counts=memory_thread_counts, stack_kib=memory_stack_size_kib,
-                          touch_kib=memory_touch_kib, pin=memory_pin, repeats=memory_repeats,
-                          pmap=memory_pmap, progress=True)
-view.keep(sweep, save, data_dir, fp)
+sweep = store.get("thread_memory", lambda: thread_memory.run(
+    thread_counts=memory_thread_counts, stack_kib=memory_stack_size_kib,
+    touch_kib=memory_touch_kib, pin=memory_pin, repeats=memory_repeats, pmap=memory_pmap,
+    progress=True))
+view.keep(sweep, False)
 fig = view.vs_threads_figure(sweep)
 plotting.save_figure(fig, "thread_memory_vs_threads", figures_dir);
 
@@ -145,9 +149,10 @@ plotting.save_figure(fig, "thread_memory_breakdown", figures_dir);
 # USS.
 
 # %%
-procs = process_memory.run(counts=memory_process_counts, touch_kib=memory_process_touch_kib,
-                           repeats=memory_process_repeats)
-view.keep(procs, save, data_dir, fp)
+procs = store.get("process_memory", lambda: process_memory.run(
+    counts=memory_process_counts, touch_kib=memory_process_touch_kib,
+    repeats=memory_process_repeats))
+view.keep(procs, False)
 fig = process_view.side_by_side_figure(sweep, procs)
 plotting.save_figure(fig, "thread_vs_process_memory", figures_dir);
 
@@ -162,10 +167,10 @@ display(process_view.side_by_side_table(sweep, procs).style.format(precision=1, 
 # default). Values are per thread (the growth divided by *N*, median of runs).
 
 # %%
-stacks = thread_memory.stack_grid(stack_sizes_kib=memory_stack_sizes_kib,
-                                  threads=memory_grid_threads, pin=memory_pin,
-                                  repeats=memory_grid_repeats, progress=True)
-view.keep(stacks, save, data_dir, fp)
+stacks = store.get("thread_memory_stack", lambda: thread_memory.stack_grid(
+    stack_sizes_kib=memory_stack_sizes_kib, threads=memory_grid_threads, pin=memory_pin,
+    repeats=memory_grid_repeats, progress=True))
+view.keep(stacks, False)
 fig = view.stack_figure(stacks)
 plotting.save_figure(fig, "thread_memory_stack", figures_dir);
 display(stacks.tables["per_stack_size"][["stack_kib_asked", "stack_used_kib", "vsz_kib_per_thread",
@@ -185,10 +190,10 @@ display(stacks.tables["per_stack_size"][["stack_kib_asked", "stack_used_kib", "v
 # (smaps_rollup) tells whether this kernel's VmRSS undercounts.
 
 # %%
-touch = thread_memory.touch_grid(touch_depths_kib=memory_touch_depths_kib,
-                                 threads=memory_grid_threads, pin=memory_pin,
-                                 repeats=memory_grid_repeats, progress=True)
-view.keep(touch, save, data_dir, fp)
+touch = store.get("thread_memory_touch", lambda: thread_memory.touch_grid(
+    touch_depths_kib=memory_touch_depths_kib, threads=memory_grid_threads, pin=memory_pin,
+    repeats=memory_grid_repeats, progress=True))
+view.keep(touch, False)
 fig = view.touch_figure(touch)
 plotting.save_figure(fig, "thread_memory_touch", figures_dir);
 display(Markdown(view.touch_text(touch)))
@@ -205,19 +210,19 @@ display(Markdown(view.touch_text(touch)))
 # `kernel.pid_max` too: every thread takes a process id).
 
 # %%
-cost = sweep.summary["per_thread"].get("total_kib")
-caps = limits.run(stack_kib=memory_stack_size_kib, touch_kib=memory_touch_kib,
-                  per_thread_kib=cost)
-view.keep(caps, save, data_dir, fp)
+caps = store.get("thread_limits", lambda: limits.run(
+    stack_kib=memory_stack_size_kib, touch_kib=memory_touch_kib,
+    per_thread_kib=sweep.summary["per_thread"].get("total_kib")))
+view.keep(caps, False)
 display(view.limits_frame(caps))
 display(Markdown(view.limits_text(caps, data_dir, saved=save)))
 display(caps.tables["advice"])
 
 # %%
-spawned = (limits.spawn_until_failure(max_threads=memory_spawn_max,
-                                      stack_kib=memory_stack_size_kib, exhaust=True)
-           if memory_spawn_until_failure else None)
-view.keep(spawned, save, data_dir, fp)
+spawned = (store.get("thread_spawn", lambda: limits.spawn_until_failure(
+    max_threads=memory_spawn_max, stack_kib=memory_stack_size_kib, exhaust=True))
+    if memory_spawn_until_failure else None)
+view.keep(spawned, False)
 display(Markdown(view.spawn_text(spawned)))
 
 # %% [markdown]
@@ -231,8 +236,9 @@ display(Markdown(view.spawn_text(spawned)))
 # labelled so; they are not measurements.
 
 # %%
-c10 = million.threads(cap=memory_c10_cap, stack_kib=2048, sleep_ms=memory_c10_sleep_ms)
-view.keep(c10, save, data_dir, fp)
+c10 = store.get("threads_ceiling", lambda: million.threads(
+    cap=memory_c10_cap, stack_kib=2048, sleep_ms=memory_c10_sleep_ms))
+view.keep(c10, False)
 display(Markdown(million_view.threads_text(c10)))
 display(million_view.scaled_table(c10).style.format(
     {"value for 1,000,000 threads": "{:,.1f}"}))
@@ -247,8 +253,8 @@ display(million_view.scaled_table(c10).style.format(
 
 # %%
 memory_claims = ["C05", "C06", "C08", "C10", "C12", "C16"]
-runs = [sweep, stacks, touch, caps] + ([spawned] if spawned is not None else [])
-verdicts = claims.judge(None, data_dir, runs)
+runs = stored.present(sweep, stacks, touch, caps, spawned)
+verdicts = claims.judge(store.machine_id, data_dir, runs)
 display(claims_view.style(claims_view.assertions_table(verdicts, memory_claims)
                           .drop(columns=["read from"])))
 fig = claims_view.figure(verdicts, memory_claims)
@@ -270,13 +276,11 @@ plotting.save_figure(fig, "thread_memory_claims", figures_dir);
 if interactive:
     display(view.explorer(threads=min(memory_grid_threads, 2000)))
 else:
-    from threadcost import datastore
     from threadcost.experiments import explorer_grids
     from threadcost.views import charts, thread_memory_chart
 
-    grid = explorer_grids.thread_memory_grid(threads=min(memory_grid_threads, 2000))
-    if save:
-        datastore.save_run(grid, data_dir=data_dir, fingerprint=fp)
+    grid = store.get("thread_memory_grid", lambda: explorer_grids.thread_memory_grid(
+        threads=min(memory_grid_threads, 2000)))
     charts.show(thread_memory_chart.chart(grid))
     charts.show(thread_memory_chart.grids_chart(stacks, touch))
 

@@ -62,18 +62,21 @@ launch_growth_iterations: int = 300  # launches per series in those repeats
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
+machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
 interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import datastore, machine, plotting
+from threadcost import machine, plotting, stored
 from threadcost.experiments import launch
 from threadcost.views import claims as claims_view
 from threadcost.views import launch as view
 
 plotting.use_paper_theme()
-fp = machine.fingerprint()
+store = stored.Store(measure, save, data_dir, machine_id)
+fp = store.fingerprint
 display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 
 # %% [markdown]
@@ -83,17 +86,14 @@ display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 # the bursts and the memcpy yardstick. The progress bar counts measuring tasks.
 
 # %%
-result = launch.run(
+result = store.get("launch", lambda: launch.run(
     kinds=launch_kinds, iterations=launch_iterations, warmup=launch_warmup,
     stack_kib=launch_stack_kib, pin=launch_pin, parent_touch_mib=launch_parent_touch_mib,
     burst_sizes=launch_burst_sizes, burst_repeats=launch_burst_repeats,
-    memcpy_kib=launch_memcpy_kib, progress=True)
+    memcpy_kib=launch_memcpy_kib, progress=True))
 if result.limit_hit:
     display(Markdown(f"**A system limit stopped the run:** {result.limit_hit}. "
                      "What follows is the partial result."))
-if save:
-    stored = datastore.save_run(result, data_dir=data_dir, fingerprint=fp)
-    display(Markdown(f"Stored as run `{stored.name}` (`data/{stored.parent.name}/`)."))
 
 # %% [markdown]
 # ## Is the clock fast enough, and do we agree with the obvious loop?
@@ -123,7 +123,7 @@ fig = view.distributions_figure(result, metric="create_ns")
 plotting.save_figure(fig, "launch_create_distributions", figures_dir)
 
 # %%
-mib0 = min(launch_parent_touch_mib)
+mib0 = min(result.params["parent_touch_mib"])
 for metric in launch.METRICS:
     display(Markdown(f"**{view.METRIC_LABELS[metric]}** (µs per launch, parent holding "
                      f"{mib0} MiB)"))
@@ -165,15 +165,17 @@ display(Markdown(view.memory_text(result)))
 # ### Why the parent must be small
 #
 # The same fork, from a Python process (one of this notebook's measuring children,
-# with numpy and pandas loaded) instead of the small C driver. Not stored; shown to
-# explain why every other number here comes from the small parent.
+# with numpy and pandas loaded) instead of the small C driver. Stored apart (as
+# `launch_python_parent`); shown to explain why every other number here comes from the
+# small parent.
 
 # %%
 if launch_python_parent_iterations:
-    py = launch.run(kinds="fork", iterations=launch_python_parent_iterations,
-                    warmup=min(launch_warmup, launch_python_parent_iterations),
-                    pin=launch_pin, parent_touch_mib=0, memcpy_kib=0, baseline=False,
-                    parent="python")
+    py = store.get("launch_python_parent", lambda: launch.run(
+        kinds="fork", iterations=launch_python_parent_iterations,
+        warmup=min(launch_warmup, launch_python_parent_iterations),
+        pin=launch_pin, parent_touch_mib=0, memcpy_kib=0, baseline=False,
+        parent="python"), experiment="launch_python_parent", announce=False)
     display(Markdown(view.python_parent_text(result, py)))
 
 # %% [markdown]
@@ -215,12 +217,12 @@ plotting.save_figure(fig, "launch_c09", figures_dir)
 # create time of one series.
 
 # %%
-growth = launch.growth_repeats(["thread", "fork"], [0, 8], launch_growth_repeats,
-                               launch_growth_iterations, launch_warmup, launch_pin)
-if save:
-    datastore.save_run(growth, data_dir=data_dir, fingerprint=fp)
+growth = store.get("launch_growth", lambda: launch.growth_repeats(
+    ["thread", "fork"], [0, 8], launch_growth_repeats, launch_growth_iterations,
+    launch_warmup, launch_pin))
 display(view.growth_table(growth))
-display(claims_view.claims_section(["C09"], data_dir, [growth]))
+display(claims_view.claims_section(["C09"], data_dir, stored.present(growth),
+                                   machine_id=store.machine_id))
 
 # %% [markdown]
 # ## C10 and C11: a million launches, scaled

@@ -70,12 +70,14 @@ cpu_bound_repeats: int = 5  # runs per condition, threads and processes alternat
 data_dir: Optional[str] = None  # None: data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
+machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
 interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, datastore, machine, plotting
+from threadcost import claims, machine, plotting, stored
 from threadcost.experiments import context_switch as cs
 from threadcost.experiments import cpu_bound, echo, yardsticks
 from threadcost.views import claims as claims_view
@@ -83,16 +85,12 @@ from threadcost.views import context_switch as view
 from threadcost.views import cpu_bound as cpu_view
 
 plotting.use_paper_theme()
-fp = machine.fingerprint()
+store = stored.Store(measure, save, data_dir, machine_id)
+fp = store.fingerprint
 display(Markdown(
     f"**Machine:** {machine.describe(fp)} SMT sibling groups: `{fp['smt_siblings']}`; "
-    f"clock source `{fp['clocksource']}`; transparent huge pages `{cs._thp_mode()}`."))
-
-
-def keep(result):
-    if save:
-        path = datastore.save_run(result, data_dir=data_dir, fingerprint=fp)
-        display(Markdown(f"Stored `{result.experiment}` as run `{path.name}`."))
+    f"clock source `{fp['clocksource']}`"
+    + (f"; transparent huge pages `{cs._thp_mode()}`." if measure else ".")))
 
 
 # %% [markdown]
@@ -105,9 +103,24 @@ def keep(result):
 # skipped, with the reason.
 
 # %%
-sweep, each = cs.sweep(switch_mechanisms, switch_placements, switch_tasks,
-                       switch_iterations, switch_warmup, baseline_scale=switch_baseline_scale)
-keep(sweep)
+each_measured = {}
+
+
+def _sweep():
+    combined, configs = cs.sweep(switch_mechanisms, switch_placements, switch_tasks,
+                                 switch_iterations, switch_warmup,
+                                 baseline_scale=switch_baseline_scale)
+    each_measured.update(configs)
+    return combined
+
+
+sweep = store.get("context_switch", _sweep)
+# The configurations drawn one by one below are stored with their samples as well.
+each = {key: store.get("context_switch_" + "_".join(key), lambda k=key: each_measured.get(k),
+                       experiment="context_switch_config", announce=False)
+        for key in [("pipe", "same-cpu", "threads"), ("pipe", "unpinned", "threads"),
+                    ("pipe", "cross-cpu", "threads")]}
+each = {key: value for key, value in each.items() if value is not None}
 if sweep.summary["skipped"]:
     display(Markdown(view.skipped_text(sweep)))
 
@@ -165,8 +178,9 @@ display(view.baselines_table(sweep))
 
 # %%
 # the headline configuration once more, now with its own baselines on its CPU
-head_full = cs.run("pipe", "same-cpu", "threads", switch_iterations, switch_warmup,
-                   baseline_scale=switch_baseline_scale)
+head_full = store.get("context_switch_headline", lambda: cs.run(
+    "pipe", "same-cpu", "threads", switch_iterations, switch_warmup,
+    baseline_scale=switch_baseline_scale), experiment="context_switch_headline")
 s = head_full.summary
 display(Markdown(
     f"Rerun with its baselines, the same configuration took {s['round_trip_ns']['p50']:,.0f} ns "
@@ -225,9 +239,9 @@ if unpinned is not None:
 # parameters above say how large.
 
 # %%
-cpu = cpu_bound.run(tasks=cpu_bound_tasks, limit=cpu_bound_limit, ws_limit=cpu_bound_ws_limit,
-                    ws_ints=cpu_bound_ws_ints, repeats=cpu_bound_repeats)
-keep(cpu)
+cpu = store.get("cpu_bound", lambda: cpu_bound.run(
+    tasks=cpu_bound_tasks, limit=cpu_bound_limit, ws_limit=cpu_bound_ws_limit,
+    ws_ints=cpu_bound_ws_ints, repeats=cpu_bound_repeats))
 fig = cpu_view.totals_figure(cpu)
 plotting.save_figure(fig, "cpu_bound_totals", figures_dir)
 
@@ -237,7 +251,8 @@ display(cpu_view.ratios_table(cpu).style.format({"processes / threads": "{:.3f}"
 display(Markdown(cpu_view.summary_text(cpu) + " " + cpu_view.perf_text(cpu)))
 
 # %%
-display(claims_view.claims_section(["C13", "C14"], data_dir, [cpu]))
+display(claims_view.claims_section(["C13", "C14"], data_dir, stored.present(cpu),
+                                   machine_id=store.machine_id))
 
 # %% [markdown]
 # ## A working set in the ping-pong
@@ -251,9 +266,9 @@ display(claims_view.claims_section(["C13", "C14"], data_dir, [cpu]))
 # the switches plus the cache and TLB misses the other task caused.
 
 # %%
-ws = cs.working_set_sweep(switch_working_sets_kib, switch_tasks, iterations=switch_ws_iterations,
-                          seconds_per_point=switch_ws_seconds_per_point)
-keep(ws)
+ws = store.get("context_switch_working_set", lambda: cs.working_set_sweep(
+    switch_working_sets_kib, switch_tasks, iterations=switch_ws_iterations,
+    seconds_per_point=switch_ws_seconds_per_point))
 fig = view.working_set_figure(ws)
 plotting.save_figure(fig, "switch_working_set", figures_dir)
 display(view.working_set_table(ws))
@@ -267,10 +282,10 @@ display(view.working_set_table(ws))
 # placements so that background load hits both alike.
 
 # %%
-echo_result = echo.run(["same-cpu", "unpinned"] + (["cross-cpu"] if "cross-cpu" in switch_placements
-                                                    and len(fp["affinity"]) > 1 else []),
-                       switch_echo_iterations, switch_echo_message_bytes, switch_echo_repeats)
-keep(echo_result)
+echo_result = store.get("echo", lambda: echo.run(
+    ["same-cpu", "unpinned"] + (["cross-cpu"] if "cross-cpu" in switch_placements
+                                and len(fp["affinity"]) > 1 else []),
+    switch_echo_iterations, switch_echo_message_bytes, switch_echo_repeats))
 fig = view.echo_figure(echo_result)
 plotting.save_figure(fig, "switch_echo_rate", figures_dir)
 display(Markdown(view.echo_text(echo_result, data_dir, saved=save)))
@@ -284,9 +299,8 @@ display(Markdown(view.echo_text(echo_result, data_dir, saved=save)))
 # is timed as a whole, and one switch is half a round trip, S0's definition.
 
 # %%
-placed = cs.placement_repeats(cs.CLAIM_MECHANISMS, switch_placement_repeats,
-                              switch_placement_iterations, switch_warmup)
-keep(placed)
+placed = store.get("context_switch_placement", lambda: cs.placement_repeats(
+    cs.CLAIM_MECHANISMS, switch_placement_repeats, switch_placement_iterations, switch_warmup))
 display(view.placement_table(placed))
 
 # %% [markdown]
@@ -299,8 +313,8 @@ display(view.placement_table(placed))
 # every sample does not change the answer.
 
 # %%
-perf = cs.perf_cross_check(switch_perf_rounds, switch_perf_iterations, "same-cpu")
-keep(perf)
+perf = store.get("context_switch_perf_check", lambda: cs.perf_cross_check(
+    switch_perf_rounds, switch_perf_iterations, "same-cpu"))
 p = perf.summary
 if p["perf_available"]:
     display(perf.tables["rounds"].pivot(index="round", columns="tool", values="round_trip_ns")
@@ -311,8 +325,8 @@ if p["perf_available"]:
         f"**{p['ratio_ours_over_perf']:.3f}**."))
 else:
     display(Markdown(f"**perf cross-check not run:** {p['reason']}."))
-timing = cs.timing_check(switch_timing_rounds, switch_iterations)
-keep(timing)
+timing = store.get("context_switch_timing_check", lambda: cs.timing_check(
+    switch_timing_rounds, switch_iterations))
 t = timing.summary
 display(Markdown(
     f"With a stamp per round trip the mean (median over rounds) was "
@@ -339,7 +353,8 @@ display(cs.targets(head_full, perf, timing).style.hide(axis="index"))
 
 # %%
 switch_claims = ["C02", "C03", "C13", "C14"]  # C01: with the yardsticks, below
-verdicts = claims.judge(None, data_dir, [sweep, ws, echo_result, placed, cpu])
+verdicts = claims.judge(store.machine_id, data_dir,
+                        stored.present(sweep, ws, echo_result, placed, cpu))
 display(claims_view.style(claims_view.assertions_table(verdicts, switch_claims)
                           .drop(columns=["read from"])))
 fig = claims_view.figure(verdicts, switch_claims)
@@ -403,8 +418,8 @@ display(Markdown(text + "The direct cost of a switch is small; what a switch doe
 # from the same repeats.
 
 # %%
-yard = yardsticks.run(repeats=max(switch_echo_repeats, 1),
-                      scale=min(1.0, switch_iterations / 20000))
-keep(yard)
+yard = store.get("yardsticks", lambda: yardsticks.run(
+    repeats=max(switch_echo_repeats, 1), scale=min(1.0, switch_iterations / 20000)))
 display(claims_view.style(claims_view.yardsticks_table(yard), column="yardstick"))
-display(claims_view.claims_section(["C01"], data_dir, [yard]))
+display(claims_view.claims_section(["C01"], data_dir, stored.present(yard),
+                                   machine_id=store.machine_id))

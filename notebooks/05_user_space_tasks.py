@@ -61,12 +61,14 @@ tasks_go_pinning_iterations: int = 200_000  # round trips per C04 run
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
+machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
 interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting
+from threadcost import machine, plotting, stored
 from threadcost.experiments import fibers, million, peers, sleepers
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
@@ -75,7 +77,8 @@ from threadcost.views import sleepers_sweep as sweep_view
 from threadcost.views import user_space_tasks as view
 
 plotting.use_paper_theme()
-fp = machine.fingerprint()
+store = stored.Store(measure, save, data_dir, machine_id)
+fp = store.fingerprint
 display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 
 # %% [markdown]
@@ -97,10 +100,11 @@ display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 
 # %%
 fiber_results = {
-    impl: fibers.run(switch_iterations=tasks_switch_iterations, warmup=tasks_warmup,
-                     count=tasks_fiber_count, stack_kib=tasks_fiber_stack_kib,
-                     touch_kib=tasks_touch_kib, impl=impl, cpu=tasks_cpu,
-                     points=tasks_memory_points)
+    impl: store.get(f"fibers_{impl}", lambda i=impl: fibers.run(
+        switch_iterations=tasks_switch_iterations, warmup=tasks_warmup,
+        count=tasks_fiber_count, stack_kib=tasks_fiber_stack_kib, touch_kib=tasks_touch_kib,
+        impl=i, cpu=tasks_cpu, points=tasks_memory_points),
+        experiment="fibers", match={"impl": impl})
     for impl in tasks_fiber_impls
 }
 for result in fiber_results.values():
@@ -130,9 +134,9 @@ display(Markdown(view.fiber_memory_text(fiber_results)))
 # channel and reads the resident set along the way.
 
 # %%
-go_result = peers.run(iterations=tasks_go_iterations, warmup=tasks_warmup, cpu=tasks_cpu,
-                      memory_count=tasks_goroutines, memory_points=tasks_memory_points,
-                      sleepers_count=0)
+go_result = store.get("peers", lambda: peers.run(
+    iterations=tasks_go_iterations, warmup=tasks_warmup, cpu=tasks_cpu,
+    memory_count=tasks_goroutines, memory_points=tasks_memory_points, sleepers_count=0))
 display(Markdown(view.goroutine_text(go_result)))
 
 # %% [markdown]
@@ -147,11 +151,11 @@ display(Markdown(view.goroutine_text(go_result)))
 # pair, with a 95% interval over the pairs.
 
 # %%
-go_launch = peers.launch_run(iterations=tasks_go_launch_iterations, warmup=tasks_warmup // 10,
-                             cpu=tasks_cpu)
-go_pinning = peers.pinning_run(repeats=tasks_go_pinning_repeats,
-                               iterations=tasks_go_pinning_iterations,
-                               warmup=tasks_warmup, cpu=tasks_cpu)
+go_launch = store.get("goroutine_launch", lambda: peers.launch_run(
+    iterations=tasks_go_launch_iterations, warmup=tasks_warmup // 10, cpu=tasks_cpu))
+go_pinning = store.get("goroutine_pinning", lambda: peers.pinning_run(
+    repeats=tasks_go_pinning_repeats, iterations=tasks_go_pinning_iterations,
+    warmup=tasks_warmup, cpu=tasks_cpu))
 if go_launch.summary["skipped"]:
     display(Markdown(f"**Goroutine launch and C04 pairs not run:** {go_launch.summary['skipped']}."))
 else:
@@ -170,7 +174,16 @@ else:
 # %%
 kernel_results, kernel_missing = view.kernel_task_results(
     cpu=tasks_cpu, switch_iterations=tasks_kernel_switch_iterations,
-    thread_counts=tasks_thread_counts, launch_iterations=tasks_launch_iterations)
+    thread_counts=tasks_thread_counts, launch_iterations=tasks_launch_iterations,
+) if measure else ({}, {})
+for name in ("switch_thread", "switch_process", "thread_memory", "launch"):
+    # stored under names of their own: the claims read notebooks 02-04's runs, not these
+    got = store.get(f"tasks_{name}", lambda n=name: kernel_results.get(n),
+                    experiment=f"tasks_{name}", announce=False)
+    if isinstance(got, stored.Missing):
+        kernel_missing[name] = stored.NOT_MEASURED.lower()
+    elif got is not None:
+        kernel_results[name] = got
 display(Markdown(view.missing_text(kernel_missing)))
 
 # %% [markdown]
@@ -230,10 +243,10 @@ saved = plotting.save_figure(fig, "tasks_creation", figures_dir)
 # from the filled points. Every point is repeated, the variants alternating in order.
 
 # %%
-sweep_result = sleepers.sweep(counts=tasks_sleep_counts, period_ms=tasks_sleep_period_ms,
-                              duration_ms=tasks_sleep_sweep_duration_ms,
-                              stagger_ms=tasks_sleep_stagger_ms,
-                              repeats=tasks_sleep_sweep_repeats, progress=True)
+sweep_result = store.get("sleepers_sweep", lambda: sleepers.sweep(
+    counts=tasks_sleep_counts, period_ms=tasks_sleep_period_ms,
+    duration_ms=tasks_sleep_sweep_duration_ms, stagger_ms=tasks_sleep_stagger_ms,
+    repeats=tasks_sleep_sweep_repeats, progress=True))
 fig = sweep_view.figure(sweep_result)
 saved = plotting.save_figure(fig, "tasks_sleepers_sweep", figures_dir)
 
@@ -253,7 +266,8 @@ display(sweep_view.table(sweep_result))
 # need; otherwise it says so.
 
 # %%
-c11 = million.goroutines(count=tasks_c11_goroutines, sleep_ms=tasks_c11_sleep_ms)
+c11 = store.get("goroutines_million", lambda: million.goroutines(
+    count=tasks_c11_goroutines, sleep_ms=tasks_c11_sleep_ms))
 display(Markdown(million_view.goroutines_text(c11)))
 if not c11.summary.get("skipped"):
     display(million_view.goroutines_table(c11))
@@ -267,7 +281,8 @@ if not c11.summary.get("skipped"):
 
 # %%
 display(claims_view.claims_section(["C04", "C11", "C15", "C17"], data_dir,
-                                   [go_result, go_pinning, sweep_result, c11]))
+                                   stored.present(go_result, go_pinning, sweep_result, c11),
+                                   machine_id=store.machine_id))
 
 # %% [markdown]
 # ## Compare any two
@@ -308,9 +323,3 @@ else:
 # really cost is the kernel switch (hundreds of nanoseconds to microseconds) and some
 # kernel memory per thread. Whether that matters depends on how much work a task does
 # between switches.
-
-# %%
-# the kernel-task runs are not stored again: notebooks 02-04 store their own, and
-# the claims paper reads the latest run of each experiment
-runs = [*fiber_results.values(), go_result, go_launch, go_pinning, sweep_result, c11]
-display(Markdown(view.save_runs(runs, save, data_dir, fp)))

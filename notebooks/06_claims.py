@@ -51,12 +51,12 @@ save: bool = True  # save the figures under figures/
 
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, plotting
+from threadcost import claims, machine, plotting, stored
 from threadcost.views import claims as claims_view
 from threadcost.views import summary
 
 plotting.use_paper_theme()
-fp = machine.fingerprint()
+fp = stored.machine_fingerprint(claims_machine_id, data_dir)  # the machine judged
 mid = claims_machine_id or machine.machine_id(fp)
 verdicts = claims.judge(mid, data_dir)
 display(Markdown(f"**Machine:** {machine.describe(fp)} Data folder: `{mid}`."))

@@ -64,17 +64,20 @@ brigade_reference_iterations: int = 2000  # trips per reference round (100 tasks
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
+measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
+machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting
+from threadcost import machine, plotting, stored
 from threadcost.experiments import brigade
 from threadcost.views import brigade as view
 from threadcost.views import claims as claims_view
 
 plotting.use_paper_theme()
-fp = machine.fingerprint()
+store = stored.Store(measure, save, data_dir, machine_id)
+fp = store.fingerprint
 display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 
 # %% [markdown]
@@ -85,10 +88,10 @@ display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 # baseline, one thread doing the same reads and writes with no switch at all.
 
 # %%
-result = brigade.run(tasks=brigade_tasks, kinds=brigade_kinds,
-                     placement=brigade_placements, iterations=brigade_iterations,
-                     warmup=brigade_warmup, repeats=brigade_repeats, cpu=brigade_cpu,
-                     stack_kib=brigade_stack_kib)
+result = store.get("brigade", lambda: brigade.run(
+    tasks=brigade_tasks, kinds=brigade_kinds, placement=brigade_placements,
+    iterations=brigade_iterations, warmup=brigade_warmup, repeats=brigade_repeats,
+    cpu=brigade_cpu, stack_kib=brigade_stack_kib))
 fig = view.per_hop_figure(result)
 saved = plotting.save_figure(fig, "brigade_per_hop", figures_dir)
 
@@ -140,9 +143,11 @@ display(view.memory_table(result))
 
 # %%
 if brigade_reference_rounds > 0:
-    check = brigade.reference_check(tasks=100, iterations=brigade_reference_iterations,
-                                    warmup=max(brigade_reference_iterations // 10, 1),
-                                    rounds=brigade_reference_rounds, cpu=brigade_cpu)
+    check = stored.to_dict(store.get("brigade_reference", lambda: stored.from_dict(
+        "brigade_reference", brigade.reference_check(
+            tasks=100, iterations=brigade_reference_iterations,
+            warmup=max(brigade_reference_iterations // 10, 1),
+            rounds=brigade_reference_rounds, cpu=brigade_cpu)), announce=False))
     display(view.reference_table(check))
     display(Markdown(view.reference_text(check)))
 else:
@@ -162,7 +167,4 @@ else:
 
 # %%
 display(claims_view.claims_section(["C18", "C19", "C20", "C21", "C22", "C23"], data_dir,
-                                   [result]))
-
-# %%
-display(Markdown(view.save_run(result, save, data_dir, fp)))
+                                   stored.present(result), machine_id=store.machine_id))

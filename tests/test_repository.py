@@ -45,7 +45,7 @@ def _lock(name: str) -> dict[str, str]:
 RUNTIME = {"cffi": "cffi", "numpy": "numpy", "pandas": "pandas", "scipy": "scipy",
            "yaml": "pyyaml", "tqdm": "tqdm", "threadpoolctl": "threadpoolctl"}
 NOTEBOOK_ONLY = ("views", "plotting.py", "render.py", "paper.py", "notebook_sources.py",
-                 "notebook_run.py")
+                 "notebook_run.py", "stored.py")
 
 
 def test_runtime_dependencies_are_what_the_library_imports() -> None:

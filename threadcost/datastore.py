@@ -72,6 +72,33 @@ class Run:
                                 "(truncated or edited?)")
         return frame
 
+    def result(self) -> Result:
+        """The run read back as the :class:`Result` it was saved from: the same
+        experiment, parameters, summary, tables and limit, as the views take it."""
+        return Result(experiment=self.experiment, params=dict(self.meta["params"]),
+                      summary=self.meta["summary"],
+                      tables={name: self.table(name) for name in self.meta["tables"]},
+                      limit_hit=self.meta.get("limit_hit"))
+
+    @property
+    def commit(self) -> str | None:
+        """The commit of the code that measured this run (None when not recorded)."""
+        git = (self.meta.get("machine") or {}).get("git") or {}
+        return git.get("commit")
+
+
+# A build that wants to know which runs its notebooks wrote and read (threadcost.paper)
+# names a file here; every saved run is appended to it, one "wrote <path>" line each.
+RUN_LOG_ENV = "THREADCOST_RUN_LOG"
+
+
+def log_run(action: str, path: Path) -> None:
+    """Append ``<action> <path>`` to the run log of the build, if one is set."""
+    target = os.environ.get(RUN_LOG_ENV)
+    if target:
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write(f"{action} {path}\n")
+
 
 def table_path(run_dir: Path, name: str) -> Path:
     """The file holding table ``name``: ``name.csv`` or ``name.csv.gz`` (the
@@ -115,8 +142,11 @@ def new_run_id(experiment: str) -> str:
 
 
 def save_run(result: Result, data_dir: str | Path | None = None,
-             fingerprint: dict[str, Any] | None = None) -> Path:
-    """Write one result as a new run folder and return its path."""
+             fingerprint: dict[str, Any] | None = None, label: str | None = None) -> Path:
+    """Write one result as a new run folder and return its path.
+
+    ``label`` names the run within its notebook (``threadcost.stored``), so a
+    rendering from stored runs finds it again; it is kept in meta.json."""
     root = Path(data_dir) if data_dir is not None else paths.data_dir()
     fp = fingerprint or machine.fingerprint()
     machine_dir = root / machine.machine_id(fp)
@@ -147,6 +177,8 @@ def save_run(result: Result, data_dir: str | Path | None = None,
             "machine": fp,
             "complete": True,
         }
+        if label is not None:
+            meta["label"] = label
         text = json.dumps(_json_safe(meta), indent=2, allow_nan=False)
         _fsync_write(staging / META, text.encode())
         _fsync_dir(staging)
@@ -157,6 +189,7 @@ def save_run(result: Result, data_dir: str | Path | None = None,
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    log_run("wrote", final)
     return final
 
 

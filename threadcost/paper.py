@@ -40,6 +40,7 @@ import yaml
 
 from threadcost import datastore, machine, notebook_sources, paths, progress
 from threadcost.render import (
+    STATIC,
     Page,
     Provenance,
     copy_vendor,
@@ -86,7 +87,8 @@ CELL_TIMEOUT_S = 900
 KERNEL_START_TIMEOUT_S = 120
 
 
-def run_notebook(source: Path, target: Path, params: dict[str, Any]) -> None:
+def run_notebook(source: Path, target: Path, params: dict[str, Any],
+                 progress_bar: bool = True) -> None:
     """Execute one notebook with papermill (a tqdm bar over its cells).
 
     Every wait is bounded: a cell by CELL_TIMEOUT_S, the kernel's start by
@@ -102,12 +104,18 @@ def run_notebook(source: Path, target: Path, params: dict[str, Any]) -> None:
     mine = {k: v for k, v in params.items() if k in declared}
     execute(source, target, mine, cwd=NOTEBOOKS_DIR, cell_timeout=CELL_TIMEOUT_S,
             start_timeout=KERNEL_START_TIMEOUT_S,
-            progress_bar={"desc": source.stem, "unit": "cell", "leave": True},
+            progress_bar={"desc": source.stem, "unit": "cell", "leave": True}
+            if progress_bar else False,
             request_save_on_cell_execute=False, log_output=False)
 
 
 def _swap_into_place(staging: Path, out: Path) -> None:
     """Replace ``out`` by ``staging``; a failed run before this leaves the old paper."""
+    if staging.stat().st_dev != out.parent.stat().st_dev:  # another file system
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.incoming")
+        shutil.copytree(staging, tmp)
+        shutil.rmtree(staging)
+        staging = tmp
     if out.exists():
         old = out.with_name(out.name + ".old")
         shutil.rmtree(old, ignore_errors=True)
@@ -118,9 +126,9 @@ def _swap_into_place(staging: Path, out: Path) -> None:
         os.rename(staging, out)
 
 
-def _copy_headline(html_dir: Path) -> list[str]:
+def _copy_headline(html_dir: Path, figures_dir: Path) -> list[str]:
     """Put the headline figure beside the index, when the summary produced it."""
-    src = paths.figures_dir() / f"{HEADLINE_FIGURE}.png"
+    src = figures_dir / f"{HEADLINE_FIGURE}.png"
     if not src.is_file():
         return []
     (html_dir / "figures").mkdir(exist_ok=True)
@@ -154,63 +162,92 @@ def _failure(book: Path, exc: BaseException) -> NotebookFailed:
                           f"{type(exc).__name__}: {first[0] if first else ''}")
 
 
-# Which experiment module stores which experiment name, found by reading the sources.
-EXPERIMENTS_DIR = paths.REPO_ROOT / "threadcost" / "experiments"
+class Links:
+    """How a page reaches the runs, the code and the vendored bundles it links to.
+
+    ``copy`` (the default, ``make paper``): copied next to the pages (``html/data/``,
+    ``html/code/``, ``html/_static/``), so the folder reads offline on its own.
+    ``repo``: no copy; relative links into the repository's ``data/``, code and
+    ``vendor/`` from where the pages will live (``final_html``), so a rendering
+    committed inside the clone (``reference/<machine>/``) reads offline from it.
+    A run outside the repository (``THREADCOST_DATA_DIR``) is still copied.
+    """
+
+    def __init__(self, html_dir: Path, final_html: Path, link_repo: bool = False) -> None:
+        self.html_dir, self.final_html, self.link_repo = html_dir, final_html, link_repo
+
+    def _repo_href(self, target: Path) -> str | None:
+        if not self.link_repo:
+            return None
+        try:
+            target.resolve().relative_to(paths.REPO_ROOT)
+        except ValueError:
+            return None
+        return Path(os.path.relpath(target.resolve(), self.final_html.resolve())).as_posix()
+
+    @property
+    def assets(self) -> str:
+        """Where pages find ``requirejs/`` and ``vega/``."""
+        href = self._repo_href(paths.REPO_ROOT / "vendor")
+        return href if href is not None else STATIC
+
+    def data(self, run: Path, src: Path) -> str:
+        href = self._repo_href(src)
+        if href is not None:
+            return href
+        target = self.html_dir / "data" / run.parent.name / run.name
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, target / src.name)
+        return f"data/{run.parent.name}/{run.name}/{src.name}"
+
+    def code(self, rel: str) -> str:
+        src = paths.REPO_ROOT / rel
+        href = self._repo_href(src)
+        if href is not None:
+            return href
+        (self.html_dir / "code" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, self.html_dir / "code" / rel)
+        return "code/" + rel
 
 
-def experiment_module(experiment: str, directory: Path = EXPERIMENTS_DIR) -> Path | None:
-    """The module of ``threadcost/experiments/`` that produces runs named ``experiment``."""
-    direct = directory / f"{experiment}.py"
-    if direct.is_file():
-        return direct
-    quoted = (f'"{experiment}"', f"'{experiment}'")
-    for module in sorted(directory.glob("*.py")):
-        text = module.read_text(encoding="utf-8")
-        if any(q in text for q in quoted):
-            return module
-    parts = experiment.split("_")
-    for n in range(len(parts) - 1, 0, -1):
-        candidate = directory / ("_".join(parts[:n]) + ".py")
-        if candidate.is_file():
-            return candidate
-    return None
+def experiment_module(experiment: str) -> Path | None:
+    """The module of ``threadcost/experiments/`` that produces runs named ``experiment``
+    (from :mod:`threadcost.experiments.registry`); None when it is not registered."""
+    from threadcost.experiments import registry
+
+    rel = registry.module_path(experiment)
+    return paths.REPO_ROOT / rel if rel is not None else None
 
 
-def _run_folders(data_dir: Path) -> set[Path]:
-    return {run.path for run in datastore.list_runs(data_dir=data_dir)}
+def _run_label(run: Path, names: list[str]) -> str:
+    label = run.name.split("-", 1)[-1]  # experiment-suffix, e.g. malloc_touch-3a1f7f
+    if names.count(label.rsplit("-", 1)[0]) == 1:
+        label = label.rsplit("-", 1)[0]
+    return label
 
 
-def provenance_for(runs: list[Path], html_dir: Path) -> Provenance:
-    """Copy the runs' CSV files and their experiment modules next to the pages."""
+def provenance_for(runs: list[Path], links: Links) -> Provenance:
+    """Links to the runs' CSV files and their experiment modules (copied or in place)."""
     data: list[tuple[str, str]] = []
     code: list[tuple[str, str]] = []
     names = [run.name.split("-", 1)[-1].rsplit("-", 1)[0] for run in runs]
     for run in sorted(runs):
-        label = run.name.split("-", 1)[-1]  # experiment-suffix, e.g. malloc_touch-3a1f7f
-        if names.count(label.rsplit("-", 1)[0]) == 1:
-            label = label.rsplit("-", 1)[0]
-        target = html_dir / "data" / run.parent.name / run.name
-        target.mkdir(parents=True, exist_ok=True)
+        label = _run_label(run, names)
         meta = json.loads((run / datastore.META).read_text(encoding="utf-8"))
         for name in meta.get("tables", []):
-            src = next((c for c in (run / f"{name}.csv", run / f"{name}.csv.gz")
-                        if c.is_file()), run / f"{name}.csv")
+            src = datastore.table_path(run, name)
             if src.is_file():
-                shutil.copy2(src, target / src.name)
-                data.append((f"{label}/{src.name}",
-                             f"data/{run.parent.name}/{run.name}/{src.name}"))
-        shutil.copy2(run / datastore.META, target / datastore.META)
+                data.append((f"{label}/{src.name}", links.data(run, src)))
+        links.data(run, run / datastore.META)  # copied beside its tables (copy mode)
         module = experiment_module(str(meta.get("experiment", "")))
-        if module is not None:
+        if module is not None and module.is_file():
             rel = module.relative_to(paths.REPO_ROOT).as_posix()
-            (html_dir / "code" / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(module, html_dir / "code" / rel)
-            if ("code/" + rel) not in {h for _, h in code}:
-                code.append((rel, "code/" + rel))
+            if rel not in {t for t, _ in code}:
+                code.append((rel, links.code(rel)))
     return Provenance(data=data, code=code)
 
 
-def summary_provenance(html_dir: Path, stored: dict[str, list[Path]],
+def summary_provenance(links: Links, stored: dict[str, list[Path]],
                        modules: tuple[str, ...]) -> Provenance:
     """A summary page reads the runs the others stored: link their index and its views."""
     rows = ["notebook,experiment,run_id,table,csv"]
@@ -220,16 +257,22 @@ def summary_provenance(html_dir: Path, stored: dict[str, list[Path]],
             for name in meta.get("tables", []):
                 rows.append(f"{book},{meta['experiment']},{run.name},{name},"
                             f"{run.parent.name}/{run.name}/{name}.csv")
-    (html_dir / "data").mkdir(parents=True, exist_ok=True)
-    (html_dir / "data" / "runs.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    code = []
-    for mod in modules:
-        src = paths.REPO_ROOT / mod
-        if src.is_file():
-            (html_dir / "code" / mod).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, html_dir / "code" / mod)
-            code.append((mod, "code/" + mod))
-    return Provenance(data=[("runs.csv (every run read)", "data/runs.csv")], code=code)
+    # An index of the runs (generated, not a copy of data/): beside the pages.
+    (links.html_dir / "runs.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code = [(mod, links.code(mod)) for mod in modules if (paths.REPO_ROOT / mod).is_file()]
+    return Provenance(data=[("runs.csv (every run read)", "runs.csv")], code=code)
+
+
+def _logged_runs(log: Path) -> list[Path]:
+    """The run folders a notebook wrote or read, from its run log, in order, once each."""
+    if not log.is_file():
+        return []
+    seen: dict[Path, None] = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        _, _, path = line.partition(" ")
+        if path:
+            seen[Path(path)] = None
+    return [p for p in seen if (p / datastore.META).is_file()]
 
 
 class _ProgressRelay:
@@ -268,37 +311,124 @@ SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/views/headline.py",
                 "threadcost/claims/selectors.py", "threadcost/paper_summary.py")
 
 
-def build(params_path: str, out: Path, only: list[str] | None = None) -> Path:
-    """Run and render; return the html index. Raises NotebookFailed at the first failure."""
-    params = load_params(params_path)
-    staging = out.with_name(out.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "notebooks").mkdir(parents=True)
-    html_dir = staging / "html"
-    html_dir.mkdir(parents=True)
-    copy_vendor(html_dir)
-    write_stylesheet(html_dir)
+def _run_logged(book: Path, staging: Path, params: dict[str, Any],
+                progress_bar: bool) -> tuple[str, str, str] | None:
+    """Run one notebook; None, or (notebook, cell, message) of its failure.
 
+    The runs it writes or reads are named in its own run log (``runlogs/<stem>.log``),
+    by the notebook itself: another build sharing the data folder never enters it."""
+    os.environ[datastore.RUN_LOG_ENV] = str(staging / "runlogs" / f"{book.stem}.log")
+    try:
+        source = notebook_sources.write_ipynb(book, staging / "sources")
+        run_notebook(source, staging / "notebooks" / source.name, params, progress_bar)
+    except Exception as exc:
+        failed = _failure(book, exc)
+        return failed.notebook, failed.cell, failed.message
+    finally:
+        os.environ.pop(datastore.RUN_LOG_ENV, None)
+    return None
+
+
+# Notebooks drawn at once when nothing is measured (each is mostly a kernel's start).
+DRAWING_WORKERS = 3
+
+
+def _run_drawing(books: list[Path], staging: Path, params: dict[str, Any]) -> None:
+    """Run notebooks that only draw from stored runs, several at a time, each in a
+    process of its own (its own run log); the summary notebooks after the others."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    summary = [b for b in books if notebook_sources.is_summary(b)]
+    waves = [[b for b in books if b not in summary], summary]
+    try:
+        with ProcessPoolExecutor(max_workers=DRAWING_WORKERS,
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            for wave in waves:
+                for book in wave:
+                    print(f"drawing {book.name}", file=sys.stderr, flush=True)
+                futures = [pool.submit(_run_logged, b, staging, params, False) for b in wave]
+                for future in futures:
+                    failed = future.result()
+                    if failed is not None:
+                        raise NotebookFailed(*failed)
+    except BrokenProcessPool:  # no worker could start (e.g. run from an interactive prompt)
+        print("drawing the notebooks one at a time", file=sys.stderr, flush=True)
+        for book in books:
+            failed = _run_logged(book, staging, params, False)
+            if failed is not None:
+                raise NotebookFailed(*failed) from None
+
+
+class BuildError(Exception):
+    """The build cannot start (bad --machine, no runs): one line, exit status 2."""
+
+
+# What a rendering from stored runs tells every notebook (those that declare the name).
+def stored_params(machine_id: str) -> dict[str, Any]:
+    return {"measure": False, "machine_id": machine_id, "intro_machine_id": machine_id,
+            "claims_machine_id": machine_id, "interactive": False}
+
+
+def _check_machine(machine_id: str, data_dir: Path) -> list[datastore.Run]:
+    runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
+    if not runs:
+        known = sorted({r.path.parent.name for r in datastore.list_runs(data_dir=data_dir)})
+        raise BuildError(f"--machine {machine_id}: no stored run in {data_dir}/{machine_id} "
+                         f"(machine folders with runs: {', '.join(known) or 'none'})")
+    return runs
+
+
+def build(params_path: str, out: Path, only: list[str] | None = None,
+          machine_id: str | None = None, html_out: Path | None = None,
+          link_repo: bool = False) -> Path:
+    """Run and render; return the html index. Raises NotebookFailed at the first failure.
+
+    ``machine_id``: render that machine folder's stored runs without measuring.
+    ``html_out``: where the pages go (default ``<out>/html``); ``link_repo``: link
+    to the repository's data, code and vendored bundles instead of copying them.
+    """
+    params = load_params(params_path)
+    data_dir = paths.data_dir()
+    measure = machine_id is None
+    stored_runs = [] if measure else _check_machine(str(machine_id), data_dir)
     books = notebook_order()
     if only:
         books = [b for b in books if any(b.name.startswith(p) for p in only)]
     if not books:
-        raise SystemExit(f"no notebook matches --only {' '.join(only or [])}")
-    data_dir = paths.data_dir()
+        raise BuildError(f"no notebook matches --only {' '.join(only or [])}")
+    staging = out.with_name(out.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "notebooks").mkdir(parents=True)
+    (staging / "runlogs").mkdir()
+    html_dir = staging / "html"
+    html_dir.mkdir(parents=True)
+    final_html = html_out if html_out is not None else out / "html"
+    links = Links(html_dir, final_html, link_repo)
+    if links.assets == STATIC:
+        copy_vendor(html_dir)
+    write_stylesheet(html_dir)
+    if not measure:
+        # Another machine's figures never overwrite this machine's figures/.
+        params = {**params, **stored_params(str(machine_id)),
+                  "figures_dir": str(staging / "figures")}
+
     stored: dict[str, list[Path]] = {}
     # Experiments' progress bars: this process's stderr (a terminal or a log), not the page.
     relay = _ProgressRelay()
     os.environ[progress.ENV] = relay.path
     try:
-        for i, book in enumerate(books, 1):
-            print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
-            before = _run_folders(data_dir)
-            try:
-                source = notebook_sources.write_ipynb(book, staging / "sources")
-                run_notebook(source, staging / "notebooks" / source.name, params)
-            except Exception as exc:
-                raise _failure(book, exc) from exc
-            stored[book.stem] = sorted(_run_folders(data_dir) - before)
+        if measure:  # one at a time: a notebook's timings must not share the CPUs
+            for i, book in enumerate(books, 1):
+                print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
+                failed = _run_logged(book, staging, params, True)
+                if failed is not None:
+                    raise NotebookFailed(*failed)
+        else:  # drawing only: the experiment notebooks at once, then the summaries
+            _run_drawing(books, staging, params)
+        for book in books:
+            stored[book.stem] = _logged_runs(staging / "runlogs" / f"{book.stem}.log")
     finally:
         os.environ.pop(progress.ENV, None)
         relay.close()
@@ -308,21 +438,43 @@ def build(params_path: str, out: Path, only: list[str] | None = None) -> Path:
     pages: list[Page] = []
     for i, executed in enumerate(ordered):
         runs = stored.get(executed.stem, [])
-        prov = (provenance_for(runs, html_dir) if runs
-                else summary_provenance(html_dir, stored, SUMMARY_CODE))
-        target = render_notebook(executed, html_dir, nav=nav_html(stems, i), provenance=prov)
+        prov = (provenance_for(runs, links) if runs
+                else summary_provenance(links, stored, SUMMARY_CODE))
+        target = render_notebook(executed, html_dir, nav=nav_html(stems, i), provenance=prov,
+                                 assets=links.assets)
         pages.append(read_page(target))
-    figures = _copy_headline(html_dir)
-    fp = machine.fingerprint(include_git=True)
-    git = fp.get("git") or {}
+    figures = _copy_headline(html_dir, staging / "figures" if not measure
+                             else paths.figures_dir())
+    fp_now = machine.fingerprint(include_git=True)
+    git = fp_now.get("git") or {}
+    every = [datastore.load_run(p) for runs in stored.values() for p in runs]
+    measured_by = sorted({(r.commit, bool(((r.meta.get("machine") or {}).get("git") or {})
+                                          .get("dirty"))) for r in every if r.commit})
+    if measure:
+        fp_page = machine.fingerprint(include_git=False)
+        mid = machine.machine_id(fp_now)
+    else:
+        fp_page = dict(stored_runs[-1].meta.get("machine") or {})
+        fp_page.pop("git", None)
+        mid = str(machine_id)
+    (html_dir / "_static").mkdir(exist_ok=True)
     (html_dir / "_static" / "build.json").write_text(json.dumps(
         {"commit": git.get("commit"), "dirty": git.get("dirty"), "params": str(params_path),
-         "machine_id": machine.machine_id(fp)}, indent=2) + "\n", encoding="utf-8")
+         "machine_id": mid, "measured": measure,
+         "measured_by": [{"commit": c, "dirty": d} for c, d in measured_by],
+         "runs": sorted(p.name for runs in stored.values() for p in runs)},
+        indent=2) + "\n", encoding="utf-8")
     render_index(pages, html_dir, params_name=Path(params_path).name,
-                 machine_text=machine.describe(machine.fingerprint(include_git=False)),
-                 figures=figures, data_dir=data_dir, machine_id=machine.machine_id(fp))
+                 machine_text=machine.describe(fp_page), figures=figures, data_dir=data_dir,
+                 machine_id=mid, measured_by=measured_by, from_stored=not measure)
+    shutil.rmtree(staging / "runlogs", ignore_errors=True)
+    if html_out is None:
+        _swap_into_place(staging, out)
+        return out / "html" / "index.html"
+    html_out.parent.mkdir(parents=True, exist_ok=True)
+    _swap_into_place(html_dir, html_out)
     _swap_into_place(staging, out)
-    return out / "html" / "index.html"
+    return html_out / "index.html"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -336,11 +488,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None, metavar="PREFIX",
                         help="run only notebooks whose names start with these prefixes, "
                              "e.g. --only 01 00 06")
+    parser.add_argument("--machine", default=None, metavar="ID",
+                        help="render the stored runs of data/ID/ without measuring "
+                             "(e.g. a machine folder someone else contributed)")
+    parser.add_argument("--html", default=None, metavar="DIR",
+                        help="write the pages to DIR instead of <out>/html")
+    parser.add_argument("--link-repo", action="store_true",
+                        help="link to the repository's data/, code and vendor/ by relative "
+                             "path instead of copying them next to the pages (the pages "
+                             "must stay inside the clone: make reference)")
     args = parser.parse_args(argv)
 
     started = time.monotonic()
     try:
-        index = build(args.params, Path(args.out).resolve(), args.only)
+        index = build(args.params, Path(args.out).resolve(), args.only, machine_id=args.machine,
+                      html_out=Path(args.html).resolve() if args.html else None,
+                      link_repo=args.link_repo)
+    except BuildError as exc:
+        print(f"python -m threadcost.paper: {exc}", file=sys.stderr)
+        return 2
     except NotebookFailed as exc:
         print(f"\nmake paper stopped: notebook {exc.notebook} failed at {exc.cell}:\n"
               f"  {exc.message}\n"
@@ -349,12 +515,13 @@ def main(argv: list[str] | None = None) -> int:
               "(if any) is unchanged.", file=sys.stderr)
         return 1
     elapsed = time.monotonic() - started
-    out = index.parent.parent
-    print(f"\nPaper ready in {elapsed:,.0f} s. Open in a browser (works offline):")
+    out = Path(args.out).resolve()
+    how = f"from the stored runs of {args.machine}" if args.machine else "measured"
+    print(f"\nPaper ({how}) ready in {elapsed:,.0f} s. Open in a browser (works offline):")
     print(f"  {index}")
     print(f"  notebooks: {out / 'notebooks'}")
     print(f"  data:      {paths.data_dir()}")
-    print(f"  figures:   {paths.figures_dir()}")
+    print(f"  figures:   {out / 'figures' if args.machine else paths.figures_dir()}")
     return 0
 
 

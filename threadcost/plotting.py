@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt  # without a display matplotlib falls back to Agg
@@ -52,9 +53,18 @@ def save_figure(fig: plt.Figure, stem: str,
     written = SavedFiles()
     for ext in ("svg", "png"):
         final = directory / f"{stem}.{ext}"
-        tmp = directory / f".{stem}.{ext}.tmp"
-        fig.savefig(tmp, format=ext)
-        os.replace(tmp, final)
+        # A name of its own per save: two builds drawing the same figure at once
+        # never write into each other's temporary file (the last rename wins whole).
+        fd, name = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".{ext}.tmp", dir=directory)
+        tmp = Path(name)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fig.savefig(fh, format=ext)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, final)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         written.append(final)
     return written
 

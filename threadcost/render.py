@@ -70,6 +70,10 @@ details.tc-code[open] > summary { color: #555; }
   font-family: var(--jp-ui-font-family); }
 .tc-provenance a { color: #1f5fa8; }
 .tc-table-note { font-size: 12px; color: #555; margin: -.3em 0 .6em; }
+.tc-run { font-size: 12px; color: #666; margin: .2em 0 .8em;
+  font-family: var(--jp-ui-font-family); }
+.tc-not-measured { color: #8a5a00; background: #fff8e6; border-left: 3px solid #e0a800;
+  padding: .3em .7em; margin: .4em 0 1em; font-family: var(--jp-ui-font-family); }
 .jp-RenderedHTMLCommon thead th { border-bottom: 2px solid #444; background: #f4f4f4; }
 .jp-RenderedHTMLCommon tbody tr:nth-child(odd) { background: #fafafa; }
 .jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { padding: 3px 8px;
@@ -188,10 +192,10 @@ def add_provenance(nb: nbformat.NotebookNode, provenance: Provenance | None) -> 
     return count
 
 
-def _exporter(inline_css: bool = False) -> HTMLExporter:
+def _exporter(inline_css: bool = False, assets: str = STATIC) -> HTMLExporter:
     exporter = HTMLExporter(template_name="lab" if inline_css else "threadcost",
                             extra_template_basedirs=[str(TEMPLATES_DIR)])
-    exporter.require_js_url = REQUIRE_JS
+    exporter.require_js_url = f"{assets}/requirejs/require.js"
     exporter.mathjax_url = ""
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
@@ -217,17 +221,20 @@ def write_stylesheet(html_dir: Path) -> Path:
 
 
 def render_notebook(executed: Path, html_dir: Path, nav: str = "",
-                    provenance: Provenance | None = None) -> Path:
-    """Render one executed notebook to ``<html_dir>/<stem>.html`` (atomically)."""
+                    provenance: Provenance | None = None, assets: str = STATIC) -> Path:
+    """Render one executed notebook to ``<html_dir>/<stem>.html`` (atomically).
+
+    ``assets``: where the page finds ``requirejs/`` and ``vega/`` (relative to it):
+    ``_static`` (copied next to the pages) or the repository's ``vendor`` folder."""
     nb = nbformat.read(str(executed), as_version=4)
     _tag_code_cells(nb)
     move_stderr(nb, executed.stem)
     add_provenance(nb, provenance)
-    body, _ = _exporter().from_notebook_node(
+    body, _ = _exporter(assets=assets).from_notebook_node(
         nb, resources={"tc_css_href": STYLESHEET, "tc_nav": nav})
     target = html_dir / (executed.stem + ".html")
     tmp = target.with_suffix(".html.tmp")
-    tmp.write_text(vega_assets.inject(body), encoding="utf-8")
+    tmp.write_text(vega_assets.inject(body, static=assets), encoding="utf-8")
     tmp.replace(target)
     return target
 
@@ -277,9 +284,15 @@ code{background:#f4f4f4;padding:0 .25em} .refs li{margin:.4em 0}
 
 def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
                  machine_text: str = "", figures: list[str] | None = None,
-                 data_dir: Path | None = None, machine_id: str | None = None) -> Path:
+                 data_dir: Path | None = None, machine_id: str | None = None,
+                 measured_by: list[tuple[str, bool]] | None = None,
+                 from_stored: bool = False) -> Path:
     """The front page: title, abstract, verdict tally, headline figure, contents,
-    references (the abstract and tally from :mod:`threadcost.paper_summary`)."""
+    references (the abstract and tally from :mod:`threadcost.paper_summary`).
+
+    ``measured_by``: (commit, with uncommitted changes) of the code that measured the
+    runs shown;
+    ``from_stored``: the paper was drawn from a machine folder without measuring."""
     from threadcost import paper_summary
 
     items = []
@@ -312,6 +325,15 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
            else "")
         + (f' ({html.escape(r["note"])})' if r.get("note") else "") + "</li>"
         for r in paper_summary.references())
+    commits = ", ".join(f"<code>{html.escape(c[:10])}</code>"
+                        + (" (with uncommitted changes)" if dirty else "")
+                        for c, dirty in (measured_by or []))
+    origin = (f"Drawn from the stored runs of <code>{html.escape(machine_id or '')}</code> "
+              "without measuring (<code>threadcost paper --machine</code>). "
+              if from_stored else "")
+    if commits:
+        origin += f"Numbers measured by the code at commit {commits}."
+    origin_html = f'<p class="sub tc-measured-by">{origin}</p>' if origin else ""
     body = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
@@ -322,6 +344,7 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
 <p class="sub">Launch, context switch and memory of Linux threads, set against processes,
 fibers and goroutines and against the published numbers, measured by
 <code>make paper</code> (parameters: <code>{html.escape(params_name)}</code>).</p>
+{origin_html}
 <h2>Abstract</h2>
 <div class="abstract"><p>{" ".join(sentences)}</p></div>
 <h2>Verdicts on {total} published claims</h2>

@@ -202,9 +202,22 @@ def _listing(root: Path, mid: str) -> tuple[str, ...]:
         return ()
 
 
+_RENDERED_MACHINE: list[str] = []  # set while a notebook draws another machine's runs
+
+
+def use_machine(machine_id: str | None) -> None:
+    """Make ``machine_id`` the default machine of every finding read in this process
+    (a notebook drawing a stored machine folder); None: this machine again."""
+    _RENDERED_MACHINE[:] = [machine_id] if machine_id else []
+
+
 @functools.cache
-def _this_machine() -> str:
+def _measuring_machine() -> str:
     return machine.machine_id()  # the same for the life of a process
+
+
+def _this_machine() -> str:
+    return _RENDERED_MACHINE[0] if _RENDERED_MACHINE else _measuring_machine()
 
 
 def _cached(data_dir: str | Path | None, machine_id: str | None

@@ -201,13 +201,14 @@ def style(frame: pd.DataFrame, column: str = "verdict") -> Any:
 
 
 def claims_section(ids: list[str], data_dir: str | Path | None = None,
-                   results: list[Any] | None = None) -> Any:
+                   results: list[Any] | None = None, machine_id: str | None = None) -> Any:
     """The assertions of some claims, as a notebook on one topic shows them.
 
     ``results``: the notebook's own runs, which stand in for stored runs of the same
     experiments (so the table shows what this notebook just measured).
+    ``machine_id``: whose stored runs (default: this machine's).
     """
-    verdicts = claims.judge(None, data_dir, results)
+    verdicts = claims.judge(machine_id, data_dir, results)
     return style(assertions_table(verdicts, ids).drop(columns=["read from"]))
 
 

@@ -1,0 +1,59 @@
+"""threadcost paper --machine ID: one machine folder's stored runs as a paper, measuring nothing."""
+
+from __future__ import annotations
+
+import argparse
+
+from threadcost.commands._options import value
+from threadcost.results import Result
+
+NAME = "paper"
+HELP = ("render the paper of a machine folder under data/ from its stored runs "
+        "(no measuring; `make paper` measures)")
+SAVES = False
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    value(parser, "--machine", None, "machine folder under the data folder to render "
+          "(default: this machine)")
+    value(parser, "--out", None, "output folder for notebooks/ and html/ "
+          "(default: build/paper-<machine>)")
+    value(parser, "--params", "params/default.yaml",
+          "parameter set the notebooks read (what to draw, never what to measure)")
+
+
+def execute(args: argparse.Namespace) -> Result:
+    from pathlib import Path
+
+    from threadcost import datastore, machine, paths
+    from threadcost.errors import ParameterError, ThreadcostError
+
+    try:
+        from threadcost import paper
+    except ImportError as exc:  # the [notebooks] extra is not installed
+        raise ThreadcostError(f"threadcost paper needs the notebooks extra "
+                              f"(pip install 'threadcost[notebooks]'): {exc}") from None
+
+    mid = args.machine or machine.machine_id()
+    folder = paths.data_dir()
+    if not datastore.list_runs(data_dir=folder, machine_id=mid):
+        known = sorted({r.path.parent.name for r in datastore.list_runs(data_dir=folder)})
+        raise ParameterError("--machine", mid, f"a machine folder with runs under {folder}: "
+                                               f"{', '.join(known) or 'none stored'}")
+    out = Path(args.out) if args.out else Path("build") / f"paper-{mid}"
+    try:
+        index = paper.build(args.params, out.resolve(), machine_id=mid)
+    except paper.BuildError as exc:
+        raise ParameterError("--machine", mid, str(exc)) from None
+    except paper.NotebookFailed as exc:
+        raise ThreadcostError(f"notebook {exc.notebook} failed at {exc.cell}: "
+                              f"{exc.message}") from None
+    except SystemExit as exc:  # a parameter file that cannot be read
+        raise ParameterError("--params", args.params, str(exc.code)) from None
+    return Result(NAME, {"machine": mid, "params": args.params},
+                  {"index": str(index), "out": str(out.resolve())})
+
+
+def format_text(result: Result) -> str:
+    return (f"Paper of {result.params['machine']}, drawn from its stored runs "
+            f"(works offline):\n  {result.summary['index']}")
