@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,8 +50,16 @@ def execute(args: argparse.Namespace) -> Result:
                                  f"{', '.join(known) or 'none stored'}")
     verdicts = claims.judge(args.machine, folder)
     rows = [v.as_dict() for v in verdicts]
+    from threadcost import machine
+    from threadcost.claims.runs import Runs
+
+    refused = list(Runs.load(args.machine or machine.machine_id(), folder).refused)
+    if getattr(args, "json", False):  # the JSON is the list of verdicts: say it on stderr
+        for line in refused:
+            print(f"threadcost claims: {line}", file=sys.stderr)
     return ClaimsResult("claims", {"machine": args.machine, "data_dir": str(folder)},
-                        {"tally": claims.tally(verdicts)}, verdicts=rows)
+                        {"tally": claims.tally(verdicts), "not_pooled": refused},
+                        verdicts=rows)
 
 
 def format_text(result: Result) -> str:
@@ -63,4 +72,5 @@ def format_text(result: Result) -> str:
     tally = result.summary["tally"]
     lines.append("")
     lines.append(", ".join(f"{n} {cls}" for cls, n in tally.items() if n))
+    lines += [line[0].upper() + line[1:] + "." for line in result.summary.get("not_pooled", [])]
     return "\n".join(lines)
