@@ -202,6 +202,31 @@ def reserve_hit(budget: Budget, started: int, requested: int) -> dict[str, Any]:
             "threads_started": started, "threads_requested": requested}
 
 
+# Limits every process of the system shares: a sweep never starts a count that
+# would reach into their reserve (see :func:`refused_before_spawn`).
+SYSTEM_WIDE_TASK_LIMITS = ("kernel.pid_max", "kernel.threads-max")
+
+
+def refused_before_spawn(threads: int, per_thread_kib: float = NOMINAL_THREAD_KIB,
+                         **overrides: Any) -> dict[str, Any] | None:
+    """A ``limit_hit`` record when ``threads`` cannot start without reaching into
+    the reserve of a system-wide task limit (kernel.pid_max, kernel.threads-max),
+    else None. Read before any thread starts, so a count above what the system
+    allows (``--threads 37768`` where kernel.pid_max is 32,768) is answered at
+    once, and a sweep never brings the whole machine near its process-id limit
+    (where other processes, the run's own helpers included, fail to fork).
+    """
+    for budget in task_budgets(overrides.get("pid_max"), overrides.get("threads_max"),
+                               overrides.get("tasks_now"), overrides.get("cgroup")):
+        if budget.protects in SYSTEM_WIDE_TASK_LIMITS and budget.caps(threads):
+            hit = reserve_hit(budget, 0, threads)
+            hit["detail"] = (f"refused before starting any thread: {threads:,} threads do "
+                             f"not fit: {budget.detail} (exhaust=True / --exhaust goes to "
+                             "the limit itself)")
+            return hit
+    return None
+
+
 def is_reserve(limit_hit: dict[str, Any] | None) -> bool:
     return bool(limit_hit) and str(limit_hit.get("limit", "")).startswith(RESERVE_PREFIX)
 

@@ -301,6 +301,7 @@ def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, re
     """Measure each (threads, stack_kib, touch_kib) ``repeats`` times, repeats
     interleaved (all configs once, then again) so slow drift in the system-wide
     counters spreads over every point. Stops at the first limit (or reserve)."""
+    from threadcost import syslimits
     from threadcost.progress import bar as tqdm
 
     rows: list[dict[str, Any]] = []
@@ -309,6 +310,13 @@ def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, re
     with tqdm(total=total, desc=label, unit="run", disable=not progress, leave=False) as bar:
         for rep in range(repeats):
             for index, (threads, stack, touch) in enumerate(configs):
+                refused = None if exhaust else syslimits.refused_before_spawn(
+                    threads, syslimits.NOMINAL_THREAD_KIB + touch)
+                if refused is not None:  # answered before any thread starts
+                    if not rows:
+                        raise LimitReached(refused["limit"], 0, None, refused["detail"])
+                    limit_hit = refused
+                    break
                 try:
                     point = measure_isolated(threads, stack, touch, cpus, cap, pmap=pmap,
                                              exhaust=exhaust)
