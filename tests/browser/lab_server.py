@@ -153,7 +153,9 @@ class LabServer:
                f"--ServerApp.root_dir={self.root}",
                f"--LabApp.user_settings_dir={self.state / 'user-settings'}",
                f"--LabApp.workspaces_dir={self.state / 'workspaces'}",
-               "--LabApp.extension_manager=readonly", "--LabApp.news_url="]
+               "--LabApp.extension_manager=readonly", "--LabApp.news_url=",
+               # kernels on Unix sockets in the private runtime folder, as `make lab` does
+               "--KernelManager.transport=ipc"]
         self.log_path = self.state / "jupyter-lab.log"
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdin=subprocess.DEVNULL,
