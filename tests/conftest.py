@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,25 +76,112 @@ def run_notebook(name: str, tmp_path: Path, **overrides: Any) -> tuple[Path, Pat
     return out, data_dir
 
 
+# The quick rendering is built once per session and read by every test that needs an
+# executed notebook, its stored runs or figures, or the rendered pages. Under
+# pytest-xdist (`make test`: -n 2 --dist loadgroup) those tests share one worker, so
+# the rendering is still built once; the JupyterLab tests get a worker group of their own.
+QUICK_PAPER_GROUP = "quick_paper"
+LAB_GROUP = "lab"
+QUICK_PAPER_FIXTURES = ("quick_paper", "quick_paper_html")
+# The rendering's build (every notebook, about 3 minutes on 2 cores) is part of the
+# first such test's time: give those tests room for it on a loaded machine.
+QUICK_PAPER_TEST_TIMEOUT_S = 1500
+QUICK_PAPER_BUILD_TIMEOUT_S = 1200
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Notebook tests get a longer pytest-timeout than the suite's default
-    (a test's own @pytest.mark.timeout wins)."""
+    """Notebook tests get a longer pytest-timeout than the suite's default (a test's
+    own @pytest.mark.timeout wins); tests that read the quick rendering, and the
+    browser tests, get an xdist group each (see QUICK_PAPER_GROUP)."""
+    browser_dir = Path(__file__).parent / "browser"
     for item in items:
+        in_browser = Path(str(item.fspath)).parent == browser_dir
+        reads_paper = any(f in getattr(item, "fixturenames", ()) for f in QUICK_PAPER_FIXTURES)
+        if in_browser and "lab" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group(LAB_GROUP))
+        elif reads_paper or in_browser:
+            item.add_marker(pytest.mark.xdist_group(QUICK_PAPER_GROUP))
+            if not item.get_closest_marker("timeout"):
+                item.add_marker(pytest.mark.timeout(QUICK_PAPER_TEST_TIMEOUT_S))
         if item.get_closest_marker("notebook") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(NOTEBOOK_TEST_TIMEOUT_S))
 
 
+@dataclass(frozen=True)
+class QuickPaper:
+    """One ``python -m threadcost.paper --params params/quick.yaml`` build: every notebook
+    executed once, its runs stored in ``data``, its figures in ``figures``."""
+
+    base: Path
+
+    @property
+    def html(self) -> Path:
+        return self.base / "paper" / "html"
+
+    @property
+    def notebooks(self) -> Path:
+        return self.base / "paper" / "notebooks"
+
+    @property
+    def data(self) -> Path:
+        return self.base / "data"
+
+    @property
+    def figures(self) -> Path:
+        return self.base / "figures"
+
+    def executed(self, name: str) -> Path:
+        """The executed notebook ``name`` (``01_malloc_touch`` or ``...ipynb``)."""
+        path = self.notebooks / f"{Path(name).stem}.ipynb"
+        assert path.is_file(), f"{path.name} is not among {sorted(self.notebooks.iterdir())}"
+        return path
+
+    def stored_by(self, name: str) -> list[Any]:
+        """The runs notebook ``name`` stored (from the rendering's html/data/runs.csv)."""
+        from threadcost import datastore
+
+        stem = Path(name).stem
+        index = self.html / "data" / "runs.csv"
+        folders = set()
+        for line in index.read_text(encoding="utf-8").splitlines()[1:]:
+            notebook, _, _, _, csv = line.split(",")
+            if notebook == stem:
+                folders.add(self.data.joinpath(*csv.split("/")[:2]))
+        return [datastore.load_run(f) for f in sorted(folders)]
+
+    def runs(self, name: str, experiment: str) -> list[Any]:
+        """The runs of ``experiment`` notebook ``name`` stored, oldest first."""
+        found = [r for r in self.stored_by(name) if r.experiment == experiment]
+        return sorted(found, key=lambda r: (r.meta.get("created_utc", ""), r.meta["run_id"]))
+
+
 @pytest.fixture(scope="session")
-def quick_paper_html(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def quick_paper(tmp_path_factory: pytest.TempPathFactory) -> QuickPaper:
     """``python -m threadcost.paper --params params/quick.yaml``, every notebook, once per
-    test session (the hygiene scan and the browser suite read the same rendering)."""
+    test session: the notebook tests read its executed notebooks, stored runs and
+    figures; the hygiene scan and the browser suite its pages.
+
+    ``THREADCOST_QUICK_PAPER=<folder>`` reuses an earlier build (a folder holding
+    ``paper/``, ``data/`` and ``figures/``, as this fixture writes) instead of building.
+    """
+    given = os.environ.get("THREADCOST_QUICK_PAPER")
+    if given:
+        return QuickPaper(Path(given).resolve())
     base = tmp_path_factory.mktemp("quick-paper")
     env = {**os.environ, "THREADCOST_DATA_DIR": str(base / "data"),
            "THREADCOST_FIGURES_DIR": str(base / "figures")}
     proc = subprocess.run(
         [sys.executable, "-m", "threadcost.paper", "--params", str(QUICK_PARAMS),
          "--out", str(base / "paper")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
-        stdin=subprocess.DEVNULL, check=False)
+        cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=QUICK_PAPER_BUILD_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    return base / "paper" / "html"
+    (base / "paper.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    return QuickPaper(base)
+
+
+@pytest.fixture(scope="session")
+def quick_paper_html(quick_paper: QuickPaper) -> Path:
+    """The quick rendering's html/ folder (the same build as :func:`quick_paper`)."""
+    return quick_paper.html
