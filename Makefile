@@ -130,11 +130,14 @@ sanitize:
 	native/tests/run_sanitizers.sh
 
 # notebooks/*.py are the notebooks (jupytext py:percent): JupyterLab opens them as
-# notebooks by default and saves back to them, without outputs.
+# notebooks on a double click (tools/jupyterlab-overrides.json: Python files open with
+# jupytext's "Jupytext Notebook" viewer) and saves back to them, without outputs. The
+# browser suite starts its JupyterLab with the same file (tests/browser/test_lab_notebooks.py).
+# Kernels listen on Unix sockets in JupyterLab's private runtime folder, not on TCP.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
-$(LAB_SETTINGS): $(VENV)/.installed-paper
+$(LAB_SETTINGS): tools/jupyterlab-overrides.json $(VENV)/.installed-paper
 	@mkdir -p $(@D)
-	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' > $@
+	@cp tools/jupyterlab-overrides.json $@
 
 lab: $(VENV)/.installed-paper kernels $(LAB_SETTINGS)
 	$(BIN)/jupyter lab notebooks --KernelManager.transport=ipc

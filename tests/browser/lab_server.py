@@ -78,6 +78,8 @@ class LabServer:
     env: dict[str, str]
     port: int = 0
     proc: subprocess.Popen[bytes] | None = None
+    # JupyterLab's application settings (overrides.json), as `make lab` installs them
+    app_overrides: Path | None = None
     log_path: Path = field(default_factory=Path)
 
     @property
@@ -129,6 +131,10 @@ class LabServer:
             target = settings / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(values))
+        if self.app_overrides is not None:
+            app = self.state / "app-settings"
+            app.mkdir(parents=True, exist_ok=True)
+            (app / "overrides.json").write_bytes(self.app_overrides.read_bytes())
         labconfig = self.state / "config" / "labconfig"
         labconfig.mkdir(parents=True, exist_ok=True)
         (labconfig / "page_config.json").write_text(json.dumps(
@@ -154,6 +160,8 @@ class LabServer:
                f"--LabApp.user_settings_dir={self.state / 'user-settings'}",
                f"--LabApp.workspaces_dir={self.state / 'workspaces'}",
                "--LabApp.extension_manager=readonly", "--LabApp.news_url=",
+               *([f"--LabApp.app_settings_dir={self.state / 'app-settings'}"]
+                 if self.app_overrides is not None else []),
                # kernels on Unix sockets in the private runtime folder, as `make lab` does
                "--KernelManager.transport=ipc"]
         self.log_path = self.state / "jupyter-lab.log"
