@@ -10,12 +10,13 @@ PAPER_DIR ?= build/paper
 NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py
 NATIVE_LIB := threadcost/.native.stamp
 
-.PHONY: help setup native kernels paper test lab clean lint sanitize peers browser-deps reference \
+.PHONY: help setup native kernels paper test test-busy lab clean lint sanitize peers browser-deps reference \
         lock environments dist vendor
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
-	@echo "make test     the test suite (notebooks with params/quick.yaml)"
+	@echo "make test     the test suite (notebooks with params/quick.yaml), on 2 pytest-xdist workers"
+	@echo "make test-busy  the same with one core kept busy by a busy loop"
 	@echo "make lab      JupyterLab on the notebooks"
 	@echo "make setup    .venv with the locked dependencies, test tools included, + compiled C kernels"
 	@echo "make sanitize C kernels under ASan+UBSan (and TSan)"
@@ -116,8 +117,20 @@ native: $(NATIVE_LIB) $(LAUNCH_TOOLS)
 paper: $(VENV)/.installed-paper kernels
 	$(BIN)/python -m threadcost.paper --params $(PARAMS) --out $(PAPER_DIR)
 
+# The suite on TEST_WORKERS pytest-xdist workers (2: the cores of the reference
+# machine). Tests that read the session's one quick rendering share a worker
+# (--dist loadgroup, tests/conftest.py), so every notebook is executed once.
+TEST_WORKERS ?= 2
 test: setup browser-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+
+# The same suite with one core kept busy by another job (a plain busy loop), as on a
+# shared machine: it must stay green, and each test within its bounds.
+test-busy: setup browser-deps
+	@$(PYTHON) -c 'while True: pass' & busy=$$!; \
+	  trap 'kill $$busy 2>/dev/null' EXIT INT TERM; \
+	  echo "test-busy: a busy loop (pid $$busy) keeps one core busy"; \
+	  $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 lint: setup
 	$(BIN)/ruff check threadcost tests native notebooks tools
