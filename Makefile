@@ -118,11 +118,12 @@ paper: $(VENV)/.installed-paper kernels
 	$(BIN)/python -m threadcost.paper --params $(PARAMS) --out $(PAPER_DIR)
 
 # The suite on TEST_WORKERS pytest-xdist workers (2: the cores of the reference
-# machine). Tests that read the session's one quick rendering share a worker
-# (--dist loadgroup, tests/conftest.py), so every notebook is executed once.
+# machine). Every notebook is executed once per session: one quick rendering, built in
+# the background while the other tests run, read by every test that needs it
+# (tests/conftest.py).
 TEST_WORKERS ?= 2
 test: setup browser-deps
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # The same suite with one core kept busy by another job (a plain busy loop), as on a
 # shared machine: it must stay green, and each test within its bounds.
@@ -130,7 +131,7 @@ test-busy: setup browser-deps
 	@$(PYTHON) -c 'while True: pass' & busy=$$!; \
 	  trap 'kill $$busy 2>/dev/null' EXIT INT TERM; \
 	  echo "test-busy: a busy loop (pid $$busy) keeps one core busy"; \
-	  $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	  $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 lint: setup
 	$(BIN)/ruff check threadcost tests native notebooks tools
