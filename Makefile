@@ -10,14 +10,15 @@ PAPER_DIR ?= build/paper
 NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py
 NATIVE_LIB := threadcost/.native.stamp
 
-.PHONY: help setup native kernels paper paper-from-data test lab clean lint sanitize peers \
+.PHONY: help setup native kernels paper paper-from-data test test-busy lab clean lint sanitize peers \
         browser-deps reference lock environments dist vendor
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
 	@echo "make paper-from-data MACHINE=<id>"
 	@echo "              render data/<id>/ as a paper without measuring -> build/paper-<id>/"
-	@echo "make test     the test suite (notebooks with params/quick.yaml)"
+	@echo "make test     the test suite (notebooks with params/quick.yaml), on 2 pytest-xdist workers"
+	@echo "make test-busy  the same with one core kept busy by a busy loop"
 	@echo "make lab      JupyterLab on the notebooks"
 	@echo "make setup    .venv with the locked dependencies, test tools included, + compiled C kernels"
 	@echo "make sanitize C kernels under ASan+UBSan (and TSan)"
@@ -120,15 +121,28 @@ paper: $(VENV)/.installed-paper kernels
 
 # The paper of any machine folder under data/ (yours, the committed ones, one a user
 # contributed), drawn from its stored runs without measuring anything:
-#   make paper-from-data MACHINE=x86_64-intel-xeon-2cpu-24g-kvm
+#   make paper-from-data MACHINE=x86_64-intel-xeon-2cpu-24g-kvm-a0232525
 paper-from-data: $(VENV)/.installed-paper $(NATIVE_LIB)
 	@test -n "$(MACHINE)" || { echo "paper-from-data: name a machine folder, MACHINE=<id>" \
 	  "(under data/: $$(ls data | grep -v '^published$$' | tr '\n' ' '))"; exit 2; }
 	$(BIN)/python -m threadcost.paper --machine $(MACHINE) --params $(PARAMS) \
 	  --out build/paper-$(MACHINE)
 
+# The suite on TEST_WORKERS pytest-xdist workers (2: the cores of the reference
+# machine). Every notebook is executed once per session: one quick rendering, built in
+# the background while the other tests run, read by every test that needs it
+# (tests/conftest.py).
+TEST_WORKERS ?= 2
 test: setup browser-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+
+# The same suite with one core kept busy by another job (a plain busy loop), as on a
+# shared machine: it must stay green, and each test within its bounds.
+test-busy: setup browser-deps
+	@$(PYTHON) -c 'while True: pass' & busy=$$!; \
+	  trap 'kill $$busy 2>/dev/null' EXIT INT TERM; \
+	  echo "test-busy: a busy loop (pid $$busy) keeps one core busy"; \
+	  $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 lint: setup
 	$(BIN)/ruff check threadcost tests native notebooks tools
@@ -141,14 +155,17 @@ sanitize:
 	native/tests/run_sanitizers.sh
 
 # notebooks/*.py are the notebooks (jupytext py:percent): JupyterLab opens them as
-# notebooks by default and saves back to them, without outputs.
+# notebooks on a double click (tools/jupyterlab-overrides.json: Python files open with
+# jupytext's "Jupytext Notebook" viewer) and saves back to them, without outputs. The
+# browser suite starts its JupyterLab with the same file (tests/browser/test_lab_notebooks.py).
+# Kernels listen on Unix sockets in JupyterLab's private runtime folder, not on TCP.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
-$(LAB_SETTINGS): $(VENV)/.installed-paper
+$(LAB_SETTINGS): tools/jupyterlab-overrides.json $(VENV)/.installed-paper
 	@mkdir -p $(@D)
-	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' > $@
+	@cp tools/jupyterlab-overrides.json $@
 
 lab: $(VENV)/.installed-paper kernels $(LAB_SETTINGS)
-	$(BIN)/jupyter lab notebooks
+	$(BIN)/jupyter lab notebooks --KernelManager.transport=ipc
 
 # The sdist, and the wheel built from it (so a file the sdist lacks fails here).
 dist: $(VENV)/.created

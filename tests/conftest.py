@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,25 +77,189 @@ def run_notebook(name: str, tmp_path: Path, **overrides: Any) -> tuple[Path, Pat
     return out, data_dir
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Notebook tests get a longer pytest-timeout than the suite's default
-    (a test's own @pytest.mark.timeout wins)."""
+# The quick rendering is built once per session and read by every test that needs an
+# executed notebook, its stored runs or figures, or the rendered pages. The build
+# starts in the background as soon as collection shows a test that reads it (in the
+# pytest-xdist controller under `make test`, else in the pytest process), and runs
+# while the other tests do; the tests that read it are moved to the end of the run
+# and wait for it (QuickPaper build folder: status.json when done). Under xdist every
+# worker reads the same build.
+QUICK_PAPER_FIXTURES = ("quick_paper", "quick_paper_html")
+# Test files whose tests read the rendering (the controller sees node ids, not fixtures).
+QUICK_PAPER_FILES = ("tests/test_notebook_", "tests/test_paper", "tests/browser/test_rendered")
+# The rendering's build (every notebook, about 3 minutes on 2 cores) may be part of a
+# test's time: give the tests that read it room for it on a loaded machine.
+QUICK_PAPER_TEST_TIMEOUT_S = 1500
+QUICK_PAPER_BUILD_TIMEOUT_S = 1200
+QUICK_PAPER_DIR = "quick-paper"
+
+BUILD_SCRIPT = """
+import json, subprocess, sys
+from pathlib import Path
+base, params = Path(sys.argv[1]), sys.argv[2]
+env = dict(__import__("os").environ, THREADCOST_DATA_DIR=str(base / "data"),
+           THREADCOST_FIGURES_DIR=str(base / "figures"))
+try:
+    proc = subprocess.run([sys.executable, "-m", "threadcost.paper", "--params", params,
+                           "--out", str(base / "paper")], env=env, capture_output=True,
+                          text=True, timeout=float(sys.argv[3]), stdin=subprocess.DEVNULL)
+    status = {"returncode": proc.returncode, "log": (proc.stdout + proc.stderr)[-6000:]}
+except subprocess.TimeoutExpired:
+    status = {"returncode": -1, "log": "the quick rendering did not finish in time"}
+(base / "status.json.tmp").write_text(json.dumps(status))
+(base / "status.json.tmp").rename(base / "status.json")
+"""
+
+
+def _reads_quick_paper(item: pytest.Item) -> bool:
+    browser_dir = Path(__file__).parent / "browser"
+    fixtures = getattr(item, "fixturenames", ())
+    in_browser = Path(str(item.fspath)).parent == browser_dir
+    return (in_browser and "lab" not in fixtures) or any(
+        f in fixtures for f in QUICK_PAPER_FIXTURES)
+
+
+def _shared_base(config: pytest.Config) -> Path:
+    """A folder every pytest-xdist worker and the controller share: the controller's
+    (or the single process's) pytest temp folder."""
+    factory = config._tmp_path_factory  # type: ignore[attr-defined]
+    base = factory.getbasetemp()
+    return base.parent if hasattr(config, "workerinput") else base
+
+
+def start_quick_paper(config: pytest.Config) -> Path:
+    """Start the quick rendering's build in the background (once); its folder."""
+    base = _shared_base(config) / QUICK_PAPER_DIR
+    try:
+        base.mkdir()
+    except FileExistsError:
+        return base  # started already
+    with open(base / "build.log", "wb") as log:
+        _BUILDS.append(subprocess.Popen(
+            [sys.executable, "-c", BUILD_SCRIPT, str(base), str(QUICK_PARAMS),
+             str(QUICK_PAPER_BUILD_TIMEOUT_S)], cwd=REPO, stdout=log,
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
+    return base
+
+
+_BUILDS: list[subprocess.Popen[bytes]] = []
+
+
+def pytest_sessionfinish() -> None:
+    """A build this process started and that is still running (the session ended
+    early, e.g. under -x) is stopped with everything it started."""
+    import signal
+
+    for proc in _BUILDS:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=10)
+
+
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """In the xdist controller: a worker collected tests that read the rendering."""
+    if os.environ.get("THREADCOST_QUICK_PAPER"):
+        return
+    if any(i.startswith(QUICK_PAPER_FILES) for i in ids):
+        start_quick_paper(node.config)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that read the quick rendering go last (the build runs meanwhile) with room
+    for it in their pytest-timeout; notebook tests get a longer pytest-timeout than the
+    suite's default (a test's own @pytest.mark.timeout wins). Without xdist, the build
+    starts here."""
+    readers = [item for item in items if _reads_quick_paper(item)]
     for item in items:
+        if item in readers and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(QUICK_PAPER_TEST_TIMEOUT_S))
         if item.get_closest_marker("notebook") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(NOTEBOOK_TEST_TIMEOUT_S))
+    if readers:
+        items[:] = [i for i in items if i not in readers] + readers
+        if not hasattr(config, "workerinput") and not os.environ.get("THREADCOST_QUICK_PAPER"):
+            start_quick_paper(config)
+
+
+@dataclass(frozen=True)
+class QuickPaper:
+    """One ``python -m threadcost.paper --params params/quick.yaml`` build: every notebook
+    executed once, its runs stored in ``data``, its figures in ``figures``."""
+
+    base: Path
+
+    @property
+    def html(self) -> Path:
+        return self.base / "paper" / "html"
+
+    @property
+    def notebooks(self) -> Path:
+        return self.base / "paper" / "notebooks"
+
+    @property
+    def data(self) -> Path:
+        return self.base / "data"
+
+    @property
+    def figures(self) -> Path:
+        return self.base / "figures"
+
+    def executed(self, name: str) -> Path:
+        """The executed notebook ``name`` (``01_malloc_touch`` or ``...ipynb``)."""
+        path = self.notebooks / f"{Path(name).stem}.ipynb"
+        assert path.is_file(), f"{path.name} is not among {sorted(self.notebooks.iterdir())}"
+        return path
+
+    def stored_by(self, name: str) -> list[Any]:
+        """The runs notebook ``name`` stored (from the rendering's html/data/runs.csv)."""
+        from threadcost import datastore
+
+        stem = Path(name).stem
+        index = self.html / "data" / "runs.csv"
+        folders = set()
+        for line in index.read_text(encoding="utf-8").splitlines()[1:]:
+            notebook, _, _, _, csv = line.split(",")
+            if notebook == stem:
+                folders.add(self.data.joinpath(*csv.split("/")[:2]))
+        return [datastore.load_run(f) for f in sorted(folders)]
+
+    def runs(self, name: str, experiment: str) -> list[Any]:
+        """The runs of ``experiment`` notebook ``name`` stored, oldest first."""
+        found = [r for r in self.stored_by(name) if r.experiment == experiment]
+        return sorted(found, key=lambda r: (r.meta.get("created_utc", ""), r.meta["run_id"]))
 
 
 @pytest.fixture(scope="session")
-def quick_paper_html(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def quick_paper(request: pytest.FixtureRequest) -> QuickPaper:
     """``python -m threadcost.paper --params params/quick.yaml``, every notebook, once per
-    test session (the hygiene scan and the browser suite read the same rendering)."""
-    base = tmp_path_factory.mktemp("quick-paper")
-    env = {**os.environ, "THREADCOST_DATA_DIR": str(base / "data"),
-           "THREADCOST_FIGURES_DIR": str(base / "figures")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "threadcost.paper", "--params", str(QUICK_PARAMS),
-         "--out", str(base / "paper")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
-        stdin=subprocess.DEVNULL, check=False)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return base / "paper" / "html"
+    test session (built in the background, see start_quick_paper): the notebook tests
+    read its executed notebooks, stored runs and figures; the hygiene scan and the
+    browser suite its pages.
+
+    ``THREADCOST_QUICK_PAPER=<folder>`` reuses an earlier build (a folder holding
+    ``paper/``, ``data/`` and ``figures/``, as this fixture writes) instead of building.
+    """
+    import time
+
+    given = os.environ.get("THREADCOST_QUICK_PAPER")
+    if given:
+        return QuickPaper(Path(given).resolve())
+    base = _shared_base(request.config) / QUICK_PAPER_DIR
+    if not base.exists():  # started by no one (e.g. a test asked for it by name only)
+        start_quick_paper(request.config)
+    status = base / "status.json"
+    deadline = time.monotonic() + QUICK_PAPER_BUILD_TIMEOUT_S + 60
+    while not status.exists():
+        assert time.monotonic() < deadline, "the quick rendering's build never finished"
+        time.sleep(1)
+    done = json.loads(status.read_text())
+    assert done["returncode"] == 0, done["log"]
+    return QuickPaper(base)
+
+
+@pytest.fixture(scope="session")
+def quick_paper_html(quick_paper: QuickPaper) -> Path:
+    """The quick rendering's html/ folder (the same build as :func:`quick_paper`)."""
+    return quick_paper.html

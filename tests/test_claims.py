@@ -18,7 +18,7 @@ from threadcost.claims.model import (
 )
 from threadcost.claims.runs import Runs
 
-REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm"
+REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-7003449b"
 
 
 def _assertion(low: float | None, high: float | None, got: Measurement | Missing,

@@ -11,7 +11,7 @@ import pytest
 from threadcost import paths
 from threadcost.claims.model import CLASSES
 
-REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm"
+REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-7003449b"
 KEYS = {"text", "measured", "low", "high", "unit", "repeats", "verdict", "setup", "run_id"}
 
 

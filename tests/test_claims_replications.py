@@ -21,7 +21,7 @@ from threadcost import claims, paths
 from threadcost.claims import catalogue
 from threadcost.results import Result
 
-REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm"
+REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-7003449b"
 ALL_IDS = [f"C{i:02d}" for i in range(1, 24)]
 
 

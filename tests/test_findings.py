@@ -130,7 +130,7 @@ def test_index_tally_chips_carry_their_class_colours(tmp_path: Path) -> None:
     """The committed AMD folder judged: every chip coloured as its class (none grey but
     'not run here')."""
     index = render.render_index([], tmp_path, data_dir=REPO / "data",
-                                machine_id="x86_64-amd-epyc-2cpu-24g-kvm")
+                                machine_id="x86_64-amd-epyc-2cpu-24g-kvm-7003449b")
     text = index.read_text(encoding="utf-8")
     chips = re.findall(r'<li style="background:(#[0-9a-f]+)"><b>\d+</b> ([^<]+)</li>', text)
     assert len(chips) >= 3, text[:2000]

@@ -1,4 +1,5 @@
-"""Notebook 07 under quick parameters: it runs, stores its run and its figures."""
+"""Notebook 07 under quick parameters: it ran, stores its run and its figures.
+(read from the session's one quick rendering, tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -7,18 +8,17 @@ import shutil
 
 import pytest
 
-from tests.conftest import quick_params, run_notebook
-from threadcost import datastore
+from tests.conftest import QuickPaper, quick_params
 
 pytestmark = pytest.mark.notebook
 
 FIGURES = ["brigade_per_hop", "brigade_memory_per_task"]
 
 
-def test_notebook_records_the_brigade_and_its_figures(tmp_path) -> None:
-    out, data_dir = run_notebook("07_io_brigade.ipynb", tmp_path)
+def test_notebook_records_the_brigade_and_its_figures(quick_paper: QuickPaper) -> None:
+    out = quick_paper.executed("07_io_brigade")
     q = quick_params()
-    run = datastore.latest_run("brigade", data_dir=data_dir)
+    run = (quick_paper.runs("07_io_brigade", "brigade") or [None])[-1]
     assert run is not None
     per_hop = run.table("per_hop")
     expected = len(q["brigade_tasks"]) * len(q["brigade_kinds"]) * len(q["brigade_placements"])
@@ -31,10 +31,10 @@ def test_notebook_records_the_brigade_and_its_figures(tmp_path) -> None:
     assert (measured.trips == q["brigade_iterations"] * q["brigade_repeats"]).all()
     for stem in FIGURES:
         for ext in ("svg", "png"):
-            assert (tmp_path / "figures" / f"{stem}.{ext}").is_file(), stem
+            assert (quick_paper.figures / f"{stem}.{ext}").is_file(), stem
     shown = _outputs(out)
     assert "Traceback" not in shown
-    for debris in ("NaN", "None", "nan ", "e+0", str(tmp_path)):
+    for debris in ("NaN", "None", "nan ", "e+0", str(quick_paper.base)):
         assert debris not in shown, debris
 
 

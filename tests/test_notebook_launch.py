@@ -1,11 +1,11 @@
-"""Notebook 03 under quick parameters: it runs, stores its distributions and figures."""
+"""Notebook 03 under quick parameters: it ran, stores its distributions and figures.
+(read from the session's one quick rendering, tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import quick_params, run_notebook
-from threadcost import datastore
+from tests.conftest import QuickPaper, quick_params
 
 pytestmark = pytest.mark.notebook
 
@@ -13,10 +13,9 @@ FIGURES = ("launch_distributions", "launch_create_distributions", "launch_vs_par
            "launch_burst", "launch_c09")
 
 
-def test_notebook_records_its_distributions(tmp_path) -> None:
-    _, data_dir = run_notebook("03_launch.ipynb", tmp_path)
+def test_notebook_records_its_distributions(quick_paper: QuickPaper) -> None:
     q = quick_params()
-    runs = datastore.list_runs("launch", data_dir=data_dir)
+    runs = quick_paper.runs("03_launch", "launch")
     assert len(runs) == 1  # the Python-parent contrast is shown, not stored
     run = runs[0]
     dist = run.table("distributions")
@@ -31,11 +30,11 @@ def test_notebook_records_its_distributions(tmp_path) -> None:
     burst = run.table("burst")
     assert sorted(set(burst.n)) == sorted(q["launch_burst_sizes"])
     assert {"distributions", "memcpy"} <= set(run.meta["tables"])  # what C09 reads
-    (growth,) = datastore.list_runs("launch_growth", data_dir=data_dir)  # C09's repeats
+    (growth,) = quick_paper.runs("03_launch", "launch_growth")  # C09's repeats
     rep = growth.table("repeats")
     assert set(zip(rep.kind, rep.parent_touch_mib, strict=True)) == {
         (k, m) for k in ("thread", "fork") for m in (0, 8)}
     assert rep.repeat.nunique() == q["launch_growth_repeats"]
     for stem in FIGURES:
-        assert (tmp_path / "figures" / f"{stem}.svg").is_file(), stem
-        assert (tmp_path / "figures" / f"{stem}.png").is_file(), stem
+        assert (quick_paper.figures / f"{stem}.svg").is_file(), stem
+        assert (quick_paper.figures / f"{stem}.png").is_file(), stem

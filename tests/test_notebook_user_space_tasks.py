@@ -1,4 +1,5 @@
-"""Notebook 05 under quick parameters: it runs, stores its runs and its figures."""
+"""Notebook 05 under quick parameters: it ran, stores its runs and its figures.
+(read from the session's one quick rendering, tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import quick_params, run_notebook
-from threadcost import datastore
+from tests.conftest import QuickPaper, quick_params
 
 pytestmark = pytest.mark.notebook
 
@@ -15,28 +15,29 @@ FIGURES = ["tasks_switch_time", "tasks_memory_per_task", "tasks_sleepers_sweep",
            "tasks_fiber_memory", "tasks_creation"]
 
 
-def test_notebook_records_fibers_peers_sleepers_and_figures(tmp_path) -> None:
-    out, data_dir = run_notebook("05_user_space_tasks.ipynb", tmp_path)
+def test_notebook_records_fibers_peers_sleepers_and_figures(quick_paper: QuickPaper) -> None:
+    out = quick_paper.executed("05_user_space_tasks")
     q = quick_params()
-    runs = datastore.list_runs("fibers", data_dir=data_dir)
+    runs = quick_paper.runs("05_user_space_tasks", "fibers")
     assert sorted(r.meta["params"]["impl"] for r in runs) == sorted(q["tasks_fiber_impls"])
     for run in runs:
         assert len(run.table("round_trips")) == q["tasks_switch_iterations"]
         assert list(run.table("per_fiber").touch_kib) == q["tasks_touch_kib"]
-    go_run = datastore.latest_run("peers", data_dir=data_dir)
+    go_run = (quick_paper.runs("05_user_space_tasks", "peers") or [None])[-1]
     assert go_run is not None
     if shutil.which("go") is None:
         assert go_run.meta["summary"]["skipped"]
     else:
         assert go_run.meta["summary"]["skipped"] is None
-    sweep_run = datastore.latest_run("sleepers_sweep", data_dir=data_dir)
+    sweep_run = (quick_paper.runs("05_user_space_tasks", "sleepers_sweep") or [None])[-1]
     assert sweep_run is not None
     assert "points" in sweep_run.meta["tables"]  # what C15 and C17 read
     assert sweep_run.meta["params"]["repeats"] == q["tasks_sleep_sweep_repeats"]
-    assert datastore.list_runs("sleepers", data_dir=data_dir) == []  # the old single count
+    assert quick_paper.runs("05_user_space_tasks", "sleepers") == []  # the old single count
     # the kernel-task runs of notebooks 02-04 are used, not stored again here
-    assert datastore.list_runs("thread_memory", data_dir=data_dir) == []
+    assert not [r for r in quick_paper.stored_by("05_user_space_tasks")
+                if r.experiment == "thread_memory"]
     for stem in FIGURES:
         for ext in ("svg", "png"):
-            assert (tmp_path / "figures" / f"{stem}.{ext}").is_file(), stem
+            assert (quick_paper.figures / f"{stem}.{ext}").is_file(), stem
     assert "Traceback" not in out.read_text()

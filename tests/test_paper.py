@@ -1,15 +1,14 @@
-"""The paper under quick parameters: renders offline, lists every claim, draws the headline."""
+"""The paper under quick parameters (the session's one quick rendering): renders offline,
+lists every claim, draws the headline."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import QuickPaper
 from threadcost import datastore
 from threadcost.render import remote_references
 
@@ -20,20 +19,10 @@ ALL_IDS = [f"C{i:02d}" for i in range(1, 24)]
 
 
 @pytest.fixture(scope="module")
-def paper(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Notebooks 01, 00 and 06 (the two summary notebooks read only 01's run)."""
-    base = tmp_path_factory.mktemp("paper")
-    env = {**os.environ, "THREADCOST_DATA_DIR": str(base / "data"),
-           "THREADCOST_FIGURES_DIR": str(base / "figures")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "threadcost.paper", "--params", "params/quick.yaml",
-         "--out", str(base / "paper"), "--only", "01", "00", "06"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-        stdin=subprocess.DEVNULL, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "index.html" in proc.stdout
-    return {"html": base / "paper" / "html", "data": base / "data",
-            "figures": base / "figures"}
+def paper(quick_paper: QuickPaper) -> dict[str, Path]:
+    """The session's one quick rendering of every notebook (tests/conftest.py)."""
+    return {"html": quick_paper.html, "data": quick_paper.data,
+            "figures": quick_paper.figures}
 
 
 def test_index_links_every_rendered_notebook(paper: dict[str, Path]) -> None:
@@ -48,8 +37,6 @@ def test_claims_table_holds_every_id_with_a_verdict(paper: dict[str, Path]) -> N
     plain = re.sub(r"<[^>]+>", " ", text)
     for claim_id in ALL_IDS:
         assert claim_id in plain, claim_id
-    # only 01 ran: C07 is judged, every other claim says why it was not run
-    assert "not run here" in plain
     assert re.search(r"supported|contradicted|inconclusive", plain)
 
 

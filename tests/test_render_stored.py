@@ -28,8 +28,8 @@ from threadcost.experiments import registry
 
 REPO = Path(__file__).resolve().parent.parent
 QUICK = REPO / "params" / "quick.yaml"
-INTEL = "x86_64-intel-xeon-2cpu-24g-kvm"
-AMD = "x86_64-amd-epyc-2cpu-24g-kvm"  # the reference machine: every experiment stored
+INTEL = "x86_64-intel-xeon-2cpu-24g-kvm-a0232525"
+AMD = "x86_64-amd-epyc-2cpu-24g-kvm-7003449b"  # the reference machine: every experiment stored
 
 
 def _paper(*args: str, data: Path, figures: Path, timeout: float = 600

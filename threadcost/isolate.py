@@ -190,9 +190,9 @@ def _start_failed(name: str, exc: BaseException) -> BaseException:
     err = getattr(exc, "errno", None)
     text = str(exc) or type(exc).__name__
     if err in (errno.EAGAIN, errno.ENOMEM) or isinstance(exc, (EOFError, RuntimeError)):
-        from threadcost import reserve
+        from threadcost import syslimits
 
-        limit = reserve.tightest_task_limit()
+        limit = syslimits.tightest_task_limit()
         return LimitReached(limit or "a process or thread limit",
                             err if err in (errno.EAGAIN, errno.ENOMEM) else errno.EAGAIN,
                             None, f"could not start the child process for {name} ({text})")

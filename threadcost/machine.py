@@ -8,6 +8,8 @@ source, and the git commit of the code that measured.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import platform
 import re
@@ -40,6 +42,34 @@ def cpu_model() -> str:
         if m:
             return m.group(1).strip()
     return platform.processor() or "unknown"
+
+
+# /proc/cpuinfo fields that name the exact processor (x86; Arm in parentheses):
+# fingerprint key -> the cpuinfo keys tried in order.
+_CPU_ID_FIELDS = {
+    "cpu_vendor": ("vendor_id", "CPU implementer"),
+    "cpu_family": ("cpu family", "CPU architecture"),
+    "cpu_model_number": ("model", "CPU part"),
+    "cpu_stepping": ("stepping", "CPU revision"),
+    "cpu_microcode": ("microcode",),
+}
+
+
+def cpu_identity() -> dict[str, str | None]:
+    """The first processor's vendor, family, model number, stepping and microcode
+    revision as /proc/cpuinfo prints them (None where the kernel does not say)."""
+    text = sysinfo.read_text("/proc/cpuinfo") or ""
+    first: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            if first:
+                break  # the end of the first processor's block
+            continue
+        key, sep, value = line.partition(":")
+        if sep:
+            first.setdefault(key.strip(), value.strip())
+    return {name: next((first[k] for k in keys if first.get(k)), None)
+            for name, keys in _CPU_ID_FIELDS.items()}
 
 
 def cpu_flags() -> set[str]:
@@ -185,17 +215,91 @@ def limits() -> dict[str, Any]:
     return out
 
 
-def machine_id(fp: dict[str, Any] | None = None) -> str:
-    """A readable, stable name for this kind of machine, used as a data/ folder.
+# What sets the numbers, beyond the readable prefix: two fingerprints that differ in
+# one of these are two machines (their runs get two folders and are never pooled).
+IDENTITY_LABELS = {
+    "arch": "architecture", "cpu_model": "CPU model name", "cpu_vendor": "CPU vendor",
+    "cpu_family": "CPU family", "cpu_model_number": "CPU model number",
+    "cpu_stepping": "CPU stepping", "cpu_microcode": "CPU microcode",
+    "kernel_release": "kernel release", "mitigations": "CPU vulnerability mitigations",
+    "logical_cpus": "logical CPUs", "mem_gib": "memory (GiB)",
+    "virtualization": "virtualization",
+}
 
-    Built from what shapes the numbers (arch, CPU model, CPU count, memory,
-    virtualization), not the hostname, so identical machines share a folder.
+
+def identity(fp: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a fingerprint that set performance (see IDENTITY_LABELS).
+
+    A field an older fingerprint did not record (CPU family, model number,
+    stepping and microcode before they were recorded) is None: such a run is
+    told apart from a run that records them, never assumed equal to it.
     """
-    fp = fp or fingerprint(include_git=False)
-    model = re.sub(r"\(r\)|\(tm\)|cpu|processor|@.*$", "", fp["cpu_model"].lower())
+    kernel = str(fp.get("kernel") or "")
+    release = kernel.split()[-1] if kernel.split() else None
+    mem_kib = fp.get("mem_total_kib")
+    mitigations = fp.get("cpu_vulnerabilities")
+    return {
+        "arch": fp.get("arch"), "cpu_model": fp.get("cpu_model"),
+        **{key: fp.get(key) for key in _CPU_ID_FIELDS},
+        "kernel_release": release,
+        "mitigations": dict(sorted(mitigations.items()))
+        if isinstance(mitigations, dict) else None,
+        "logical_cpus": fp.get("logical_cpus"),
+        "mem_gib": round(mem_kib / 1024 / 1024) if isinstance(mem_kib, int | float) else None,
+        "virtualization": fp.get("virtualization"),
+    }
+
+
+def identity_hash(fp: dict[str, Any]) -> str:
+    """A short hash (8 hex digits) of :func:`identity`."""
+    text = json.dumps(identity(fp), sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def identity_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """How two fingerprints differ in what sets performance, one phrase a field
+    (e.g. "kernel release 6.18.44-fc-v595 vs 6.18.44-fc-v782"); [] when the same."""
+    ia, ib = identity(a), identity(b)
+    out = []
+    for key, label in IDENTITY_LABELS.items():
+        va, vb = ia[key], ib[key]
+        if va == vb:
+            continue
+        if key == "mitigations" and isinstance(va, dict) and isinstance(vb, dict):
+            names = sorted(k for k in set(va) | set(vb) if va.get(k) != vb.get(k))
+            out.append(f"{label} ({', '.join(names)})")
+        elif key == "mitigations":
+            out.append(f"{label} ({'recorded' if va else 'not recorded'} vs "
+                       f"{'recorded' if vb else 'not recorded'})")
+        else:
+            out.append(f"{label} {_shown(va)} vs {_shown(vb)}")
+    return out
+
+
+def _shown(value: Any) -> str:
+    return "not recorded" if value is None else str(value)
+
+
+def id_prefix(fp: dict[str, Any]) -> str:
+    """The readable part of a machine id: arch, CPU name, CPUs, memory, virtualization."""
+    model = re.sub(r"\(r\)|\(tm\)|cpu|processor|@.*$", "", str(fp["cpu_model"]).lower())
     model = re.sub(r"[^a-z0-9]+", "-", model).strip("-")[:40] or "cpu"
     mem_gib = round(fp["mem_total_kib"] / 1024 / 1024)
-    return f"{fp['arch']}-{model}-{fp['logical_cpus']}cpu-{mem_gib}g-{fp['virtualization']}"
+    virt = re.sub(r"[^a-z0-9]+", "-", str(fp["virtualization"]).lower()).strip("-") or "unknown"
+    arch = re.sub(r"[^a-z0-9_]+", "-", str(fp["arch"]).lower()).strip("-") or "unknown"
+    return f"{arch}-{model}-{int(fp['logical_cpus'])}cpu-{mem_gib}g-{virt}"
+
+
+def machine_id(fp: dict[str, Any] | None = None) -> str:
+    """A name for this machine, used as its data/ folder: a readable prefix
+    (arch, CPU name, CPUs, memory, virtualization) and a short hash of everything
+    that sets performance (:func:`identity`), e.g.
+    ``x86_64-amd-epyc-2cpu-24g-kvm-3f2a9c1d``. Not the hostname: two hosts alike
+    in all of these share a folder; hosts that differ in CPU stepping, microcode,
+    kernel or mitigations do not.
+    """
+    fp = fp or fingerprint(include_git=False)
+    return f"{id_prefix(fp)}-{identity_hash(fp)}"
 
 
 def fingerprint(include_git: bool = True) -> dict[str, Any]:
@@ -209,6 +313,7 @@ def fingerprint(include_git: bool = True) -> dict[str, Any]:
         "kernel_version": uname.version,
         "arch": uname.machine,
         "cpu_model": cpu_model(),
+        **cpu_identity(),
         "logical_cpus": os.cpu_count(),
         "affinity": sysinfo.affinity(),
         "smt_siblings": smt_siblings(),

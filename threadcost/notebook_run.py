@@ -9,6 +9,11 @@ as papermill counts, and its first line) and the limit, never silently.
 
 Used by ``make paper`` (:func:`threadcost.paper.run_notebook`) and the tests.
 
+Kernels started here talk to the runner over IPC, not TCP: Unix sockets in a
+private folder (mode 0700, removed with the kernel), so no local port is open,
+no other local user can read the kernel's output, and ipykernel has no reason
+to warn that it runs "over TCP without encryption" (:class:`IPCKernelManager`).
+
 The widget-cell hang itself (issue 15): the kernel answers in half a second, but
 nbclient does not see the reply. jupyter_client's asyncio channel waits for it
 with one ``zmq.asyncio`` poll as long as the cell timeout, and that poll can
@@ -108,6 +113,41 @@ def sliced_channel_polls(slice_s: float = POLL_SLICE_S) -> Iterator[None]:
         AsyncZMQSocketChannel.get_msg = original  # type: ignore[method-assign]
 
 
+# Where a kernel's Unix sockets live: a folder of its own under the system's temp dir
+# (short paths: a Unix socket's path is limited to about 107 bytes).
+IPC_DIR_PREFIX = "threadcost-kernel-"
+
+
+def ipc_kernel_manager_class() -> type:
+    """An asyncio kernel manager whose kernel listens on Unix sockets in a private
+    folder (``transport="ipc"``), created with mode 0700 and removed with the kernel."""
+    import shutil
+    import tempfile
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IPCKernelManager(AsyncKernelManager):  # type: ignore[misc]
+        """:class:`AsyncKernelManager` over IPC, its sockets in a private folder."""
+
+        _ipc_dir: str | None = None
+
+        async def _async_pre_start_kernel(self, **kw: Any) -> Any:
+            if self._ipc_dir is None:
+                self._ipc_dir = tempfile.mkdtemp(prefix=IPC_DIR_PREFIX)  # mode 0700
+            self.transport = "ipc"
+            self.connection_file = str(Path(self._ipc_dir) / "kernel.json")
+            self.ip = str(Path(self._ipc_dir) / "k")  # sockets: <dir>/k-1 .. k-5
+            return await super()._async_pre_start_kernel(**kw)
+
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:
+            await super()._async_cleanup_resources(restart=restart)
+            if not restart and self._ipc_dir is not None:
+                shutil.rmtree(self._ipc_dir, ignore_errors=True)
+                self._ipc_dir = None
+
+    return IPCKernelManager
+
+
 def client_stalls(target: Path, threshold_s: float = 10.0) -> list[str]:
     """Cells of an executed notebook where the client waited ``threshold_s``
     longer than the kernel took (reply sent, not seen): a missed wake-up."""
@@ -143,6 +183,7 @@ def execute(source: Path, target: Path, parameters: dict[str, Any], *, cwd: Path
 
     try:
         with sliced_channel_polls():
+            options.setdefault("kernel_manager_class", ipc_kernel_manager_class())
             pm.execute_notebook(str(source), str(target), parameters=parameters,
                                 kernel_name=options.pop("kernel_name", "python3"),
                                 cwd=str(cwd), execution_timeout=cell_timeout,

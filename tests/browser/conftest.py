@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.browser.lab_server import LabServer
-from tests.browser.prepare import REPO, discover, prepare
+from tests.browser.prepare import LAB_NOTEBOOK, REPO, discover, prepare_py
 
 # The real binary first: Debian's /usr/bin/chromium is a shell wrapper around it.
 CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium",
@@ -86,18 +86,20 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="package")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
-    """JupyterLab serving every notebook, prepared with params/quick.yaml."""
+    """JupyterLab as `make lab` starts it (the same overrides.json, kernels over IPC),
+    serving notebook 01 as a jupytext .py file prepared with params/quick.yaml."""
     base = tmp_path_factory.mktemp("lab")
     root, data, figures = base / "root", base / "data", base / "figures"
-    for book in discover():
-        prepare(book, root, data, figures)
+    (book,) = [b for b in discover() if b.stem == LAB_NOTEBOOK]
+    prepare_py(book, root, data, figures)
     # The first matplotlib import builds a font cache: do it before any timeout runs.
     subprocess.run([sys.executable, "-c", "import matplotlib.pyplot"], check=False,
                    timeout=300)
     server = LabServer(root=root, state=base / "state",
                        env={"THREADCOST_DATA_DIR": str(data),
                             "THREADCOST_FIGURES_DIR": str(figures),
-                            "MPLBACKEND": "module://matplotlib_inline.backend_inline"})
+                            "MPLBACKEND": "module://matplotlib_inline.backend_inline"},
+                       app_overrides=REPO / "tools" / "jupyterlab-overrides.json")
     server.start()
     try:
         yield server

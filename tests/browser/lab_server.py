@@ -13,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -78,6 +80,9 @@ class LabServer:
     env: dict[str, str]
     port: int = 0
     proc: subprocess.Popen[bytes] | None = None
+    # JupyterLab's application settings (overrides.json), as `make lab` installs them
+    app_overrides: Path | None = None
+    runtime: Path | None = None
     log_path: Path = field(default_factory=Path)
 
     @property
@@ -129,6 +134,10 @@ class LabServer:
             target = settings / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(values))
+        if self.app_overrides is not None:
+            app = self.state / "app-settings"
+            app.mkdir(parents=True, exist_ok=True)
+            (app / "overrides.json").write_bytes(self.app_overrides.read_bytes())
         labconfig = self.state / "config" / "labconfig"
         labconfig.mkdir(parents=True, exist_ok=True)
         (labconfig / "page_config.json").write_text(json.dumps(
@@ -136,11 +145,14 @@ class LabServer:
 
     def start(self, timeout: float = 90) -> None:
         self._write_settings()
-        for sub in ("runtime", "workspaces", "ipython"):
+        for sub in ("workspaces", "ipython"):
             (self.state / sub).mkdir(parents=True, exist_ok=True)
+        # The kernels' Unix sockets live in the runtime folder: keep its path short (a
+        # socket path holds at most 107 bytes; pytest's temp folders can be longer).
+        self.runtime = Path(tempfile.mkdtemp(prefix="tc-lab-"))  # mode 0700
         env = {**os.environ, **self.env,
                "JUPYTER_CONFIG_DIR": str(self.state / "config"),
-               "JUPYTER_RUNTIME_DIR": str(self.state / "runtime"),
+               "JUPYTER_RUNTIME_DIR": str(self.runtime),
                "IPYTHONDIR": str(self.state / "ipython"),
                "JUPYTER_PLATFORM_DIRS": "1",
                "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
@@ -153,7 +165,11 @@ class LabServer:
                f"--ServerApp.root_dir={self.root}",
                f"--LabApp.user_settings_dir={self.state / 'user-settings'}",
                f"--LabApp.workspaces_dir={self.state / 'workspaces'}",
-               "--LabApp.extension_manager=readonly", "--LabApp.news_url="]
+               "--LabApp.extension_manager=readonly", "--LabApp.news_url=",
+               *([f"--LabApp.app_settings_dir={self.state / 'app-settings'}"]
+                 if self.app_overrides is not None else []),
+               # kernels on Unix sockets in the private runtime folder, as `make lab` does
+               "--KernelManager.transport=ipc"]
         self.log_path = self.state / "jupyter-lab.log"
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdin=subprocess.DEVNULL,
@@ -196,3 +212,5 @@ class LabServer:
             if st is not None and st[1] == started:  # the same process, not a reused PID
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+        if self.runtime is not None:
+            shutil.rmtree(self.runtime, ignore_errors=True)

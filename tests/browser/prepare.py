@@ -16,6 +16,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 QUICK_PARAMS = REPO / "params" / "quick.yaml"
+# The notebook a reader double-clicks in JupyterLab's file browser (a jupytext .py file).
+LAB_NOTEBOOK = "01_malloc_touch"
 
 
 def discover() -> list[Path]:
@@ -50,4 +52,16 @@ def prepare(source: Path, target_dir: Path, data_dir: Path, figures_dir: Path) -
     params = {k: v for k, v in params.items() if k in declared}
     pm.execute_notebook(str(source), str(target), parameters=params, prepare_only=True,
                         kernel_name="python3", progress_bar=False, log_output=False)
+    return target
+
+
+def prepare_py(source: Path, target_dir: Path, data_dir: Path, figures_dir: Path) -> Path:
+    """As :func:`prepare`, saved as a jupytext py:percent file (``<stem>.py``), the form
+    notebooks/ keeps them in: what a reader double-clicks after ``make lab``."""
+    import jupytext
+
+    staging = prepare(source, target_dir.parent / "prepared", data_dir, figures_dir)
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target = target_dir / f"{source.stem}.py"
+    jupytext.write(jupytext.read(staging), target, fmt="py:percent")
     return target

@@ -1,11 +1,15 @@
-"""Every notebook in JupyterLab, as a reader uses it: Run All, then move each widget.
+"""JupyterLab as a reader uses it after `make lab`: what only a live kernel shows.
 
-For each notebook (prepared with params/quick.yaml): open it, run all cells from
-the Run menu, wait until every code cell has run, check that no cell raised,
-then change each slider (through its editable readout) and each dropdown (and
-press Run where the explorer measures on demand) and check that the output the
-widget drives changed. A screenshot per notebook goes
-to build/test-screenshots/.
+The reader double-clicks a notebook, a jupytext ``.py`` file, in the file browser
+(JupyterLab started with `make lab`'s overrides.json), finds a notebook (not a text
+editor), runs all cells from the Run menu, waits until every code cell has run,
+checks that no cell raised, then changes each slider and each dropdown of the live
+ipywidgets explorer (and presses Run where the explorer measures on demand) and
+checks that the plot it drives redrew. A screenshot goes to build/test-screenshots/.
+
+Every notebook is executed once per test session, by the quick rendering
+(tests/conftest.py); its outputs, figures and stored runs are checked there. Only the
+live widgets need a kernel in a browser, so this suite runs one notebook's.
 """
 
 from __future__ import annotations
@@ -13,11 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.browser.prepare import LAB_NOTEBOOK
 
-from tests.browser.prepare import discover
-
-NOTEBOOKS = [f"{p.stem}.ipynb" for p in discover()]
 RUN_TIMEOUT_MS = 240_000
 WIDGET_TIMEOUT_MS = 120_000
 
@@ -50,17 +51,17 @@ PRESS_RUN = """(control) => {
 }"""
 
 
-def _open_and_run(page: Any, url: str, name: str) -> None:
-    # ?reset: a fresh workspace, so no tab of an earlier test is restored beside it
-    page.goto(f"{url}/lab/tree/{name}?reset", wait_until="domcontentloaded")
-    page.wait_for_selector(f"{PANEL} .jp-CodeCell", timeout=90_000)
-    # a fresh workspace may ask which kernel to start: take the notebook's own
+def _accept_kernel_dialog(page: Any) -> None:
+    """A fresh workspace may ask which kernel to start: take the notebook's own."""
     accept = page.locator(".jp-Dialog .jp-Dialog-button.jp-mod-accept")
     try:
         accept.wait_for(state="visible", timeout=8_000)
         accept.click()
     except Exception:  # no dialog: the kernel started by itself
         pass
+
+
+def _run_all(page: Any) -> None:
     # the kernel must be up before Run All, else the first cells queue oddly
     page.wait_for_selector(f"{PANEL} .jp-Notebook-ExecutionIndicator[data-status='idle']",
                            timeout=90_000)
@@ -68,6 +69,29 @@ def _open_and_run(page: Any, url: str, name: str) -> None:
     page.locator(".lm-Menu-content .lm-Menu-itemLabel").get_by_text(
         "Run All Cells", exact=True).click()
     page.wait_for_function(ALL_RAN, timeout=RUN_TIMEOUT_MS, polling=1000)
+
+
+def _open_and_run(page: Any, url: str, name: str) -> None:
+    # ?reset: a fresh workspace, so no tab of an earlier test is restored beside it
+    page.goto(f"{url}/lab/tree/{name}?reset", wait_until="domcontentloaded")
+    page.wait_for_selector(f"{PANEL} .jp-CodeCell", timeout=90_000)
+    _accept_kernel_dialog(page)
+    _run_all(page)
+
+
+def _double_click_and_run(page: Any, url: str, name: str) -> None:
+    """Open ``name`` as a reader does: a double click in JupyterLab's file browser."""
+    page.goto(f"{url}/lab?reset", wait_until="domcontentloaded")
+    item = page.locator(".jp-DirListing-item", has_text=name).first
+    item.wait_for(timeout=90_000)
+    item.dblclick()
+    page.wait_for_selector(f"{PANEL}, .jp-FileEditor", timeout=90_000)
+    editors = page.locator(".jp-MainAreaWidget:not(.lm-mod-hidden) .jp-FileEditor").count()
+    assert editors == 0 and page.locator(PANEL).count() == 1, \
+        f"{name}: a double click opened a text editor, not a notebook"
+    page.wait_for_selector(f"{PANEL} .jp-CodeCell", timeout=90_000)
+    _accept_kernel_dialog(page)
+    _run_all(page)
 
 
 def _errors(page: Any) -> list[str]:
@@ -101,14 +125,14 @@ def _change_dropdown(dropdown: Any) -> str:
            f"{options[values.index(current)]} -> {options[values.index(other)]}"
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_runs_and_widgets_redraw(name: str, lab: Any, browser: Any,
-                                          screenshots: Path) -> None:
+def test_a_double_clicked_py_notebook_runs_and_its_widgets_redraw(
+        lab: Any, browser: Any, screenshots: Path) -> None:
+    name = f"{LAB_NOTEBOOK}.py"
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
-    shot = screenshots / f"lab_{Path(name).stem}.png"
+    shot = screenshots / f"lab_{LAB_NOTEBOOK}.png"
     try:
-        _open_and_run(page, lab.url, name)
+        _double_click_and_run(page, lab.url, name)
         assert not _errors(page), f"{name}: a cell raised:\n{_errors(page)[0]}"
 
         controls = page.locator(f"{PANEL} .widget-slider, {PANEL} .widget-dropdown")
@@ -134,6 +158,7 @@ def test_notebook_runs_and_widgets_redraw(name: str, lab: Any, browser: Any,
                 raise AssertionError(f"{name}: after {what}, the plot output did not "
                                      f"change (screenshot: {shot})") from exc
             changed.append(what)
+        assert changed, f"{name}: no widget to move (the explorer did not appear)"
         if controls.count():
             controls.first.scroll_into_view_if_needed()
             page.mouse.wheel(0, 250)

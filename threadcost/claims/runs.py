@@ -1,4 +1,12 @@
-"""One machine's stored runs, looked up by experiment and setup (never by recency)."""
+"""One machine's stored runs, looked up by experiment and setup (never by recency).
+
+Runs are pooled only when their fingerprints agree in everything that sets
+performance (:func:`threadcost.machine.identity`: CPU vendor, family, model
+number, stepping, microcode, kernel release, mitigations, CPUs, memory,
+virtualization). A machine folder that holds runs of two hosts (copied in by hand,
+or named the old way, without the identity hash) is judged on one host's runs; the
+others are refused, and :attr:`Runs.refused` says which and how the hosts differ.
+"""
 
 from __future__ import annotations
 
@@ -9,28 +17,40 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore
+from threadcost import datastore, machine
 
 
 @dataclass(frozen=True)
 class Runs:
-    """The complete runs of one machine folder."""
+    """The complete runs of one machine folder, all measured on one host.
+
+    ``refused``: one sentence per group of runs in the folder that were left out
+    because their fingerprint names another host (empty when none were).
+    """
 
     machine_id: str
     runs: tuple[datastore.Run, ...]
+    refused: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, machine_id: str, data_dir: str | Path | None = None) -> Runs:
-        return cls(machine_id, tuple(datastore.list_runs(data_dir=data_dir,
-                                                         machine_id=machine_id)))
+        stored = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
+        kept, refused = one_host(stored, machine_id)
+        return cls(machine_id, tuple(kept), tuple(refused))
 
     def with_results(self, results: list[Any], fingerprint: dict[str, Any]) -> Runs:
         """These runs with in-memory results (not yet saved) in place of the stored runs
-        of the same experiments: a notebook judges what it has just measured."""
+        of the same experiments: a notebook judges what it has just measured. Stored
+        runs of another host than ``fingerprint``'s are refused, not pooled."""
         fresh = [MemoryRun.of(r, i, fingerprint) for i, r in enumerate(results)]
         replaced = {r.experiment for r in fresh}
-        kept = tuple(r for r in self.runs if r.experiment not in replaced)
-        return Runs(self.machine_id, kept + tuple(fresh))
+        here = machine.identity_hash(fingerprint)
+        kept = tuple(r for r in self.runs if r.experiment not in replaced
+                     and host(r) == here)
+        other = [r for r in self.runs if r.experiment not in replaced and host(r) != here]
+        refused = self.refused + ((refusal(other, fingerprint, len(kept) + len(fresh),
+                                           self.machine_id),) if other else ())
+        return Runs(self.machine_id, kept + tuple(fresh), refused)
 
     def matching(self, experiment: str, **params: Any) -> list[datastore.Run]:
         """Runs of ``experiment`` whose parameters equal every given value.
@@ -90,6 +110,48 @@ def kernel_version(run: datastore.Run) -> tuple[int, int] | None:
     text = str(run.meta.get("machine", {}).get("kernel", ""))
     m = re.search(r"(\d+)\.(\d+)", text)
     return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def host(run: datastore.Run) -> str:
+    """The identity hash of the host a run was measured on (from its fingerprint)."""
+    fp = run.meta.get("machine")
+    return machine.identity_hash(fp if isinstance(fp, dict) else {})
+
+
+def one_host(runs: list[datastore.Run], machine_id: str,
+             ) -> tuple[list[datastore.Run], list[str]]:
+    """(the runs of one host, a sentence per other host's refused runs).
+
+    The host kept is the one the folder's name hashes (``<prefix>-<hash>``); in a
+    folder named without a hash, or when no run matches it, the host of the
+    newest run.
+    """
+    groups: dict[str, list[datastore.Run]] = {}
+    for run in runs:
+        groups.setdefault(host(run), []).append(run)
+    if len(groups) <= 1:
+        return list(runs), []
+    suffix = machine_id.rsplit("-", 1)[-1]
+    keep = suffix if suffix in groups else host(runs[-1])
+    kept = groups[keep]
+    fp = kept[-1].meta.get("machine") or {}
+    refused = [refusal(other, fp, len(kept), machine_id)
+               for key, other in sorted(groups.items()) if key != keep]
+    return kept, refused
+
+
+def refusal(other: list[datastore.Run], fingerprint: dict[str, Any], n_kept: int,
+            machine_id: str) -> str:
+    """The sentence that says which runs were not pooled and why."""
+    theirs = other[-1].meta.get("machine")
+    differ = machine.identity_differences(fingerprint if isinstance(fingerprint, dict)
+                                          else {}, theirs if isinstance(theirs, dict)
+                                          else {})
+    names = ", ".join(str(r.meta.get("run_id")) for r in other[:3])
+    more = f" and {len(other) - 3} more" if len(other) > 3 else ""
+    return (f"not pooled: {len(other)} run(s) in {machine_id} ({names}{more}) were "
+            f"measured on another host than the {n_kept} judged here; they differ in "
+            f"{'; '.join(differ) or 'their fingerprint'}")
 
 
 def run_ids(runs: list[datastore.Run]) -> str:

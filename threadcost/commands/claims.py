@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,10 +50,18 @@ def execute(args: argparse.Namespace) -> Result:
                                  f"{', '.join(known) or 'none stored'}")
     verdicts = claims.judge(args.machine, folder)
     rows = [v.as_dict() for v in verdicts]
+    from threadcost import machine
+    from threadcost.claims.runs import Runs
+
+    refused = list(Runs.load(args.machine or machine.machine_id(), folder).refused)
+    if getattr(args, "json", False):  # the JSON is the list of verdicts: say it on stderr
+        for line in refused:
+            print(f"threadcost claims: {line}", file=sys.stderr)
     return ClaimsResult("claims", {"machine": args.machine, "data_dir": str(folder)},
                         {"tally": claims.tally(verdicts),
                          "readings": claims.tally_readings(verdicts),
-                         "folklore": claims.folklore(verdicts)}, verdicts=rows)
+                         "folklore": claims.folklore(verdicts),
+                         "not_pooled": refused}, verdicts=rows)
 
 
 def format_text(result: Result) -> str:
@@ -72,4 +81,5 @@ def format_text(result: Result) -> str:
                      + ", ".join(f"{n} {k}" for k, n in counts.items() if n))
     lines.append("")
     lines += result.summary.get("folklore", [])
+    lines += [line[0].upper() + line[1:] + "." for line in result.summary.get("not_pooled", [])]
     return "\n".join(lines)

@@ -13,74 +13,31 @@ opt-in, bounded by ``max_threads`` and runs in a child process.
 
 from __future__ import annotations
 
-import errno
 import math
 from typing import Any
 
 import pandas as pd
 
 from threadcost import sysinfo, validate
-from threadcost.errors import ParameterError, errno_name
+from threadcost.errors import ParameterError
 from threadcost.results import Result
 
+# The limits' readers, and the naming of a limit from an errno, live under the
+# experiments (threadcost.syslimits); re-exported here for the notebooks and tests.
+from threadcost.syslimits import CGROUP_MARGIN as CGROUP_MARGIN
+from threadcost.syslimits import MEMORY_REFUSED as MEMORY_REFUSED
+from threadcost.syslimits import NOMINAL_THREAD_KIB as NOMINAL_THREAD_KIB
+from threadcost.syslimits import TASK_REFUSED as TASK_REFUSED
+from threadcost.syslimits import default_stack_kib as default_stack_kib
+from threadcost.syslimits import explain_failure as explain_failure
+from threadcost.syslimits import memory_cgroup as memory_cgroup
+from threadcost.syslimits import name_from_errno as name_from_errno
+from threadcost.syslimits import pids_cgroup as pids_cgroup
+from threadcost.syslimits import pids_refused as pids_refused
+
 EXPERIMENT = "thread_limits"
-DEFAULT_STACK_KIB = 8192  # only if the C default cannot be read
-# Rough resident cost of one idle thread when nothing better is known (KiB):
-# a kernel stack (16), its slab objects (~6), a page-table page (4), user RSS (8).
-NOMINAL_THREAD_KIB = 34
 PID_MAX_LIMIT = 4_194_304  # the kernel's ceiling for kernel.pid_max on 64-bit
 SPAWN_MAX = 100_000
-
-
-def default_stack_kib() -> int:
-    """The stack size a thread gets when none is asked for (KiB)."""
-    from threadcost.native import lib
-
-    value = int(lib.tc_default_stack_bytes())
-    return value // 1024 if value > 0 else DEFAULT_STACK_KIB
-
-
-def _int_or_none(text: str | None) -> int | None:
-    if text is None:
-        return None
-    text = text.strip()
-    if text in ("", "max"):
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        return None
-    return None if value >= 1 << 60 else value  # v1 "unlimited" is a huge number
-
-
-def _memory_cgroup() -> tuple[int | None, int | None]:
-    """(limit, usage) in bytes of this process's memory cgroup (v2, else v1)."""
-    limit = _int_or_none(sysinfo.cgroup_value("memory.max"))
-    usage = _int_or_none(sysinfo.cgroup_value("memory.current"))
-    if limit is None and usage is None:
-        limit = _int_or_none(sysinfo.cgroup_v1_value("memory", "memory.limit_in_bytes"))
-        usage = _int_or_none(sysinfo.cgroup_v1_value("memory", "memory.usage_in_bytes"))
-    return limit, usage
-
-
-def _pids_cgroup() -> tuple[int | None, int | None]:
-    limit = _int_or_none(sysinfo.cgroup_value("pids.max"))
-    current = _int_or_none(sysinfo.cgroup_value("pids.current"))
-    if limit is None and current is None:
-        limit = _int_or_none(sysinfo.cgroup_v1_value("pids", "pids.max"))
-        current = _int_or_none(sysinfo.cgroup_v1_value("pids", "pids.current"))
-    return limit, current
-
-
-def pids_refused() -> int | None:
-    """How many forks or clones this process's pids cgroup has refused so far
-    (the ``max`` count of pids.events), or None without a pids cgroup."""
-    text = sysinfo.cgroup_value("pids.events") or sysinfo.cgroup_v1_value("pids", "pids.events")
-    for line in (text or "").splitlines():
-        key, _, value = line.partition(" ")
-        if key == "max" and value.strip().isdigit():
-            return int(value)
-    return None
 
 
 def _row(limit: str, value: Any, unit: str, allows: int | None, applies: bool,
@@ -170,7 +127,7 @@ def limit_rows(stack_kib: int = 0, touch_kib: int = 0,
         "mode 2 (strict) counts every stack in full against CommitLimit" if strict else
         f"mode {overcommit}: stacks are not charged until touched", "sysctl"))
 
-    pids_max, pids_current = _pids_cgroup()
+    pids_max, pids_current = pids_cgroup()
     rows.append(_row(
         "cgroup pids.max", pids_max, "tasks",
         None if pids_max is None else pids_max - (pids_current or 0),
@@ -180,7 +137,7 @@ def limit_rows(stack_kib: int = 0, touch_kib: int = 0,
 
     cost = (per_thread_kib if per_thread_kib else NOMINAL_THREAD_KIB) + touch_kib
     how = "measured" if per_thread_kib else "nominal"
-    mem_limit, mem_usage = _memory_cgroup()
+    mem_limit, mem_usage = memory_cgroup()
     rows.append(_row(
         "memory cgroup", None if mem_limit is None else mem_limit // 1024, "KiB",
         None if mem_limit is None else (mem_limit - (mem_usage or 0)) // 1024 / cost,
@@ -249,99 +206,6 @@ def sysctl_advice(target_threads: int, stack_kib: int = 0,
                  "command": "" if as_soft is None else "ulimit -v unlimited",
                  "note": f"{target_threads:,} x {stack:,} KiB stacks of address space"})
     return pd.DataFrame(rows)
-
-
-# Tasks that may come and go in a cgroup between a failure and its reading.
-CGROUP_MARGIN = 16
-MEMORY_REFUSED = "memory (the kernel refused to allocate: RAM, overcommit or a memory cgroup)"
-TASK_REFUSED = ("a task limit (EAGAIN: the kernel refused a new task, and no known limit "
-                "was at its edge when read)")
-
-
-def name_from_errno(err: int, creating: str = "tasks") -> str:
-    """Name the limit behind a failed call from its errno and the machine's
-    state now: EMFILE/ENFILE are open-file limits, ENOMEM is memory, EAGAIN
-    while ``creating`` threads or processes is the task limit nearest its edge
-    (a pids cgroup that counted a refusal, kernel.pid_max, kernel.threads-max)
-    or, for a non-root user, RLIMIT_NPROC."""
-    if err == errno.EMFILE:
-        return "RLIMIT_NOFILE (open files of this process)"
-    if err == errno.ENFILE:
-        return "fs.file-max (open files of the whole system)"
-    if err == errno.ENOMEM:
-        return MEMORY_REFUSED
-    if err == errno.EAGAIN:
-        from threadcost import reserve
-
-        if (pids_refused() or 0) > 0:
-            return "cgroup pids.max"
-        nearest = reserve.tightest_task_limit()
-        for budget in reserve.task_budgets():
-            if budget.protects == nearest and budget.total is not None \
-                    and budget.in_use is not None \
-                    and budget.total - budget.in_use <= max(CGROUP_MARGIN, budget.total // 100):
-                return str(nearest)
-        np_soft, _ = sysinfo.rlimit("NPROC")
-        if not sysinfo.is_root() and np_soft is not None:
-            return f"RLIMIT_NPROC or memory for the {creating}' stacks (EAGAIN)"
-        return f"a task limit or memory for the {creating}' stacks (EAGAIN; no limit at its " \
-               "edge when read)"
-    return f"a system limit ({errno_name(err)})"
-
-
-def _own_threads() -> int:
-    text = sysinfo.read_text("/proc/self/status") or ""
-    for line in text.splitlines():
-        if line.startswith("Threads:"):
-            return int(line.split()[1])
-    return 1
-
-
-def explain_failure(err: int, probe: dict[str, int], stack_bytes: int,
-                    guard_bytes: int) -> dict[str, Any]:
-    """Name the limit that made pthread_create fail, from the errno and the
-    readings taken at the moment of failure (glibc reports most of them as
-    EAGAIN; ENOMEM is memory). Called after the threads were joined: a cgroup's
-    task count then is corrected by the threads this process had at the failure.
-    """
-    as_soft, _ = sysinfo.rlimit("AS")
-    reserve_kib = (stack_bytes + guard_bytes) // 1024
-    reasons: list[str] = []
-    name = MEMORY_REFUSED if err == errno.ENOMEM else TASK_REFUSED
-    mmax = sysinfo.sysctl("vm.max_map_count")
-    tmax = sysinfo.sysctl("kernel.threads-max")
-    pmax = sysinfo.sysctl("kernel.pid_max")
-    pids_max, pids_now = _pids_cgroup()
-    pids_at_failure = None if pids_now is None else \
-        pids_now - _own_threads() + probe.get("threads", 0)
-    np_soft, _ = sysinfo.rlimit("NPROC")
-    sys_threads = probe.get("system_threads", -1)
-    if as_soft is not None and probe["vsz_kib"] + reserve_kib > as_soft // 1024:
-        name = "RLIMIT_AS"
-        reasons.append(f"VmSize {probe['vsz_kib']:,} KiB + one stack {reserve_kib:,} KiB "
-                       f"> RLIMIT_AS {as_soft // 1024:,} KiB")
-    elif mmax is not None and probe["maps"] + 2 > mmax:
-        name = "vm.max_map_count"
-        reasons.append(f"{probe['maps']:,} mappings of {mmax:,} allowed")
-    elif tmax is not None and sys_threads >= tmax - 1:
-        name = "kernel.threads-max"
-        reasons.append(f"{sys_threads:,} threads on the system of {tmax:,}")
-    elif pmax is not None and sys_threads >= pmax - 301:
-        name = "kernel.pid_max"
-        reasons.append(f"{sys_threads:,} threads on the system of {pmax:,} process ids")
-    elif probe.get("cgroup_refused", 0) > 0:
-        name = "cgroup pids.max"
-        reasons.append(f"the pids cgroup refused {probe['cgroup_refused']:,} task(s) during "
-                       f"the run (pids.events); it allows {pids_max or 0:,} tasks")
-    elif pids_max is not None and pids_at_failure is not None \
-            and pids_at_failure >= pids_max - CGROUP_MARGIN:
-        name = "cgroup pids.max"
-        reasons.append(f"about {pids_at_failure:,} tasks in the cgroup ({probe['threads']:,} "
-                       f"of them this process's threads), it allows {pids_max:,}")
-    elif not sysinfo.is_root() and np_soft is not None and probe["threads"] >= np_soft - 1:
-        name = "RLIMIT_NPROC"
-    return {"limit": name, "errno": int(err), "errno_name": errno_name(err),
-            "detail": "; ".join(reasons), "probe": dict(probe)}
 
 
 def check_params(stack_kib: Any = 0, touch_kib: Any = 0, target_threads: Any = 1_000_000,

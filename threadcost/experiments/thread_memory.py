@@ -78,7 +78,7 @@ def check_address_space(name: str, value: Any) -> int | None:
 
 
 def effective_stack_kib(stack_kib: int) -> int:
-    from threadcost.experiments.limits import default_stack_kib
+    from threadcost.syslimits import default_stack_kib
 
     return stack_kib or default_stack_kib()
 
@@ -148,14 +148,13 @@ def reserve_budget(threads: int, touch_kib: int, exhaust: bool) -> tuple[int, An
     Returns (threads to start, the binding budget or None)."""
     if exhaust:
         return threads, None
-    from threadcost import reserve
-    from threadcost.experiments.limits import NOMINAL_THREAD_KIB
+    from threadcost import syslimits
 
-    budget = reserve.thread_budget(NOMINAL_THREAD_KIB + touch_kib)
+    budget = syslimits.thread_budget(syslimits.NOMINAL_THREAD_KIB + touch_kib)
     if not budget.caps(threads):
         return threads, None
     if budget.allowed is None or budget.allowed < 1:
-        hit = reserve.reserve_hit(budget, 0, threads)
+        hit = syslimits.reserve_hit(budget, 0, threads)
         raise LimitReached(hit["limit"], 0, None, hit["detail"])
     return budget.allowed, budget
 
@@ -189,8 +188,7 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     """
     import resource
 
-    from threadcost import reserve
-    from threadcost.experiments import limits
+    from threadcost import syslimits as reserve
     from threadcost.native import ffi, lib
 
     if address_space_mib is not None:
@@ -206,10 +204,10 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     pmap_before = pmap_rss_kib(os.getpid()) if pmap else None
     baseline_threads = int(_status_field("Threads"))
     to_start, budget = reserve_budget(threads, touch_kib, exhaust)
-    refused_before = limits.pids_refused()
+    refused_before = reserve.pids_refused()
     status = lib.tc_thread_memory_start(to_start, stack_kib, touch_kib, cpu_arr,
                                         len(cpus or []), group, out)
-    refused_after = limits.pids_refused()
+    refused_after = reserve.pids_refused()
     pmap_during = None
     try:
         if pmap and pmap_before is not None and status == lib.TC_OK:
@@ -263,8 +261,8 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
                  "vsz_kib": int(out.probe.vsz_kib), "threads": int(out.probe.threads)}
         if refused_before is not None and refused_after is not None:
             probe["cgroup_refused"] = refused_after - refused_before
-        hit = limits.explain_failure(int(out.err), probe, int(out.stack_bytes),
-                                     int(out.guard_bytes))
+        hit = reserve.explain_failure(int(out.err), probe, int(out.stack_bytes),
+                                      int(out.guard_bytes))
         hit.update({"threads_started": int(out.started), "threads_requested": threads})
         point["limit_hit"] = hit
     elif budget is not None:
@@ -303,6 +301,7 @@ def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, re
     """Measure each (threads, stack_kib, touch_kib) ``repeats`` times, repeats
     interleaved (all configs once, then again) so slow drift in the system-wide
     counters spreads over every point. Stops at the first limit (or reserve)."""
+    from threadcost import syslimits
     from threadcost.progress import bar as tqdm
 
     rows: list[dict[str, Any]] = []
@@ -311,6 +310,13 @@ def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, re
     with tqdm(total=total, desc=label, unit="run", disable=not progress, leave=False) as bar:
         for rep in range(repeats):
             for index, (threads, stack, touch) in enumerate(configs):
+                refused = None if exhaust else syslimits.refused_before_spawn(
+                    threads, syslimits.NOMINAL_THREAD_KIB + touch)
+                if refused is not None:  # answered before any thread starts
+                    if not rows:
+                        raise LimitReached(refused["limit"], 0, None, refused["detail"])
+                    limit_hit = refused
+                    break
                 try:
                     point = measure_isolated(threads, stack, touch, cpus, cap, pmap=pmap,
                                              exhaust=exhaust)

@@ -28,7 +28,9 @@ def chart(grid: Result) -> Any:
                                              name="size allocated "))
     alloc = alt.param(name="allocator", value=allocs[0],
                       bind=alt.binding_radio(options=allocs, name="allocator "))
-    touched = alt.param(name="touched_pct", value=100,
+    # Start halfway, on a reading: every move of the slider, either way, redraws.
+    halfway = round(50 / step) * step
+    touched = alt.param(name="touched_pct", value=halfway,
                         bind=alt.binding_range(min=0, max=100, step=step,
                                                name="touched (% of the buffer) "))
     keep = ("datum.mib == size_mib && datum.allocator == allocator "

@@ -3,6 +3,7 @@ stack size and touch depth choose a set of runs, the slider a thread count."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import altair as alt
@@ -37,9 +38,15 @@ def chart(grid: Result) -> Any:
     stacks = [int(s) for s in grid.params["stacks_kib"]]
     touches = [int(t) for t in grid.params["touches_kib"]]
     step = counts[1] - counts[0] if len(counts) > 1 else 1
-    n = alt.param(name="threads", value=counts[-1],
+    # Start inside the range (every move, either way, redraws); the slider's value is
+    # read as the measured count nearest to it (counts need not be evenly spaced).
+    n = alt.param(name="threads", value=counts[max(len(counts) // 2 - 1, 0)],
                   bind=alt.binding_range(min=counts[0], max=counts[-1], step=step,
                                          name="threads "))
+    nearest = str(counts[-1])
+    for low, high in reversed(list(itertools.pairwise(counts))):
+        nearest = f"(threads < {(low + high) / 2} ? {low} : {nearest})"
+    at_count = alt.param(name="threads_at", expr=nearest)
     stack = alt.param(name="stack_kib", value=stacks[-1],
                       bind=alt.binding_select(options=stacks,
                                               labels=[_stack_label(s) for s in stacks],
@@ -60,7 +67,7 @@ def chart(grid: Result) -> Any:
         color=color,
         tooltip=[alt.Tooltip("series:N"), alt.Tooltip("threads:Q", format=","),
                  alt.Tooltip("mib:Q", title="MiB", format=",.1f")])
-    rule = (alt.Chart(alt.Data(values=[{"t": 0}])).transform_calculate(chosen="threads")
+    rule = (alt.Chart(alt.Data(values=[{"t": 0}])).transform_calculate(chosen="threads_at")
             .mark_rule(color="#555", strokeDash=[4, 3]).encode(x="chosen:Q"))
     missing = "''"
     for s in grid.summary.get("skipped", []):
@@ -78,7 +85,7 @@ def chart(grid: Result) -> Any:
     per_y = alt.Y("series:N", title=None, sort=list(SERIES.values()))
     per_x = alt.X("per_thread_kib:Q", scale=alt.Scale(type="log", domain=[1, 20000]),
                   title="KiB per thread (growth / threads, log scale)")
-    chosen = base.transform_filter("datum.threads == threads")
+    chosen = base.transform_filter("datum.threads == threads_at")
     values = chosen.mark_text(align="left", dx=4, fontSize=12).encode(
         y=per_y, x=per_x, text=alt.Text("per_thread_kib:Q", format=",.1f"))
     per = chosen.mark_bar().encode(
@@ -87,8 +94,8 @@ def chart(grid: Result) -> Any:
         tooltip=[alt.Tooltip("series:N"),
                  alt.Tooltip("per_thread_kib:Q", title="KiB per thread", format=",.1f")])
     right = alt.layer(per, values).properties(width=240, height=120,
-                           title={"text": {"expr": "'Per thread at ' + threads + ' threads'"}})
-    top = alt.hconcat(left, right).add_params(n, stack, touch).properties(
+                           title={"text": {"expr": "'Per thread at ' + threads_at + ' threads'"}})
+    top = alt.hconcat(left, right).add_params(n, at_count, stack, touch).properties(
         title=alt.TitleParams(
             "Thread memory on a grid measured by this run",
             subtitle="four thread counts for each stack size and touch depth, one fresh "
