@@ -80,13 +80,11 @@ def run_notebook(name: str, tmp_path: Path, **overrides: Any) -> tuple[Path, Pat
 # The quick rendering is built once per session and read by every test that needs an
 # executed notebook, its stored runs or figures, or the rendered pages. The build
 # starts in the background as soon as collection shows a test that reads it (in the
-# pytest-xdist controller under `make test`, else in the pytest process), and runs
+# first pytest-xdist worker to collect under `make test`, else in the pytest process), and runs
 # while the other tests do; the tests that read it are moved to the end of the run
 # and wait for it (QuickPaper build folder: status.json when done). Under xdist every
 # worker reads the same build.
 QUICK_PAPER_FIXTURES = ("quick_paper", "quick_paper_html")
-# Test files whose tests read the rendering (the controller sees node ids, not fixtures).
-QUICK_PAPER_FILES = ("tests/test_notebook_", "tests/test_paper", "tests/browser/test_rendered")
 # The rendering's build (every notebook, about 3 minutes on 2 cores) may be part of a
 # test's time: give the tests that read it room for it on a loaded machine.
 QUICK_PAPER_TEST_TIMEOUT_S = 1500
@@ -158,19 +156,12 @@ def pytest_sessionfinish() -> None:
                 proc.wait(timeout=10)
 
 
-def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
-    """In the xdist controller: a worker collected tests that read the rendering."""
-    if os.environ.get("THREADCOST_QUICK_PAPER"):
-        return
-    if any(i.startswith(QUICK_PAPER_FILES) for i in ids):
-        start_quick_paper(node.config)
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that read the quick rendering go last (the build runs meanwhile) with room
     for it in their pytest-timeout; notebook tests get a longer pytest-timeout than the
-    suite's default (a test's own @pytest.mark.timeout wins). Without xdist, the build
-    starts here."""
+    suite's default (a test's own @pytest.mark.timeout wins). The build starts here,
+    in whichever process collects first (each xdist worker collects at the start of
+    the session; the shared folder makes it one build)."""
     readers = [item for item in items if _reads_quick_paper(item)]
     for item in items:
         if item in readers and not item.get_closest_marker("timeout"):
@@ -179,7 +170,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.timeout(NOTEBOOK_TEST_TIMEOUT_S))
     if readers:
         items[:] = [i for i in items if i not in readers] + readers
-        if not hasattr(config, "workerinput") and not os.environ.get("THREADCOST_QUICK_PAPER"):
+        if not os.environ.get("THREADCOST_QUICK_PAPER"):
             start_quick_paper(config)
 
 
