@@ -40,7 +40,7 @@ save: bool = True  # save the headline figure under figures/
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting
+from threadcost import machine, plotting, textout
 from threadcost.views import headline, summary
 
 plotting.use_paper_theme()
@@ -55,7 +55,7 @@ mid = intro_machine_id or machine.machine_id(fp)
 # matter as much as the hardware: they decide how many threads one can start at all.
 
 # %%
-display(Markdown(f"**{machine.describe(fp)}** Data folder: `{mid}`."))
+display(Markdown(f"**{textout.md_text(machine.describe(fp))}** Data folder: {textout.md_code(mid)}."))
 display(summary.machine_card(fp))
 ceiling, limit_name = summary.thread_ceiling(fp)
 if ceiling is not None:

@@ -42,13 +42,13 @@ interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Ve
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import datastore, machine, plotting
+from threadcost import datastore, machine, plotting, textout
 from threadcost.experiments import malloc_touch
 from threadcost.views import malloc_touch as view
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()
-display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 
 # %% [markdown]
 # ## Measure

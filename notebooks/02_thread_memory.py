@@ -74,7 +74,7 @@ interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Ve
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, plotting
+from threadcost import claims, machine, plotting, textout
 from threadcost.experiments import limits, million, process_memory, thread_memory
 from threadcost.views import claims as claims_view
 from threadcost.views import million as million_view
@@ -83,7 +83,7 @@ from threadcost.views import thread_memory as view
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()
-display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 
 # %% [markdown]
 # ## Sweep: memory against the number of threads

@@ -67,14 +67,14 @@ interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Ve
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import datastore, machine, plotting
+from threadcost import datastore, machine, plotting, textout
 from threadcost.experiments import launch
 from threadcost.views import claims as claims_view
 from threadcost.views import launch as view
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()
-display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 
 # %% [markdown]
 # ## Measure

@@ -75,7 +75,7 @@ interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Ve
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, datastore, machine, plotting
+from threadcost import claims, datastore, machine, plotting, textout
 from threadcost.experiments import context_switch as cs
 from threadcost.experiments import cpu_bound, echo, yardsticks
 from threadcost.views import claims as claims_view
@@ -85,7 +85,7 @@ from threadcost.views import cpu_bound as cpu_view
 plotting.use_paper_theme()
 fp = machine.fingerprint()
 display(Markdown(
-    f"**Machine:** {machine.describe(fp)} SMT sibling groups: `{fp['smt_siblings']}`; "
+    f"**Machine:** {textout.md_text(machine.describe(fp))} SMT sibling groups: `{fp['smt_siblings']}`; "
     f"clock source `{fp['clocksource']}`; transparent huge pages `{cs._thp_mode()}`."))
 
 

@@ -66,7 +66,7 @@ interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Ve
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting
+from threadcost import machine, plotting, textout
 from threadcost.experiments import fibers, million, peers, sleepers
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
@@ -76,7 +76,7 @@ from threadcost.views import user_space_tasks as view
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()
-display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 
 # %% [markdown]
 # ## C fibers: switch, memory, creation

@@ -44,7 +44,7 @@ save: bool = True  # save the figures under figures/
 
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, plotting
+from threadcost import claims, machine, plotting, textout
 from threadcost.views import claims as claims_view
 from threadcost.views import summary
 
@@ -52,7 +52,7 @@ plotting.use_paper_theme()
 fp = machine.fingerprint()
 mid = claims_machine_id or machine.machine_id(fp)
 verdicts = claims.judge(mid, data_dir)
-display(Markdown(f"**Machine:** {machine.describe(fp)} Data folder: `{mid}`."))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))} Data folder: {textout.md_code(mid)}."))
 
 # %% [markdown]
 # ## Verdicts at a glance
@@ -110,7 +110,7 @@ from threadcost.views import across_machines
 machine_ids = across_machines.machines(data_dir)
 if len(machine_ids) >= 2:
     across = across_machines.headline_values(data_dir)
-    display(Markdown("; ".join(f"`{m}`: {across_machines.describe(data_dir, m)}"
+    display(Markdown("; ".join(f"{textout.md_code(m)}: {textout.md_text(across_machines.describe(data_dir, m))}"
                                for m in machine_ids)))
     display(across_machines.headline_table(across))
     display(across_machines.verdict_table(data_dir))

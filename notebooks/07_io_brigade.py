@@ -68,14 +68,14 @@ save: bool = True  # store results under data/<machine>/<run>/
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting
+from threadcost import machine, plotting, textout
 from threadcost.experiments import brigade
 from threadcost.views import brigade as view
 from threadcost.views import claims as claims_view
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()
-display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 
 # %% [markdown]
 # ## The brigade on this machine
