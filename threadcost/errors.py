@@ -94,3 +94,47 @@ def check_status(kernel: str, status: int, err: int = 0, detail: str = "") -> No
     if status in (TC_OK, TC_ELIMIT):
         return
     raise KernelError(kernel, status, err, detail)
+
+
+# errno -> what to do about it, for a file threadcost could not read or write.
+_DISK_ADVICE = {
+    errno_mod.ENOSPC: "free space on that disk, or point THREADCOST_DATA_DIR elsewhere",
+    errno_mod.EDQUOT: "free space under your quota, or point THREADCOST_DATA_DIR elsewhere",
+    errno_mod.EACCES: "make the folder writable for you, or point THREADCOST_DATA_DIR "
+                      "at one that is",
+    errno_mod.EPERM: "make the folder writable for you, or point THREADCOST_DATA_DIR "
+                     "at one that is",
+    errno_mod.EROFS: "the disk is read-only: point THREADCOST_DATA_DIR at a writable folder",
+    errno_mod.ENOENT: "check the path",
+    errno_mod.ENOTDIR: "check the path",
+    errno_mod.EISDIR: "check the path",
+}
+
+
+def one_line(exc: BaseException) -> tuple[str | None, bool]:
+    """(one line for the terminal, whether it is a data/disk error) for an error a
+    command may meet; (None, False) for one that is a bug and deserves its traceback.
+
+    The line names the file, what is wrong and what to do; nothing is cut from a
+    result already printed."""
+    from threadcost.datastore import DataError
+
+    if isinstance(exc, DataError):
+        return (f"{short(str(exc), 400)}; repair or remove that run folder (other runs "
+                "are unaffected)", True)
+    if isinstance(exc, OSError):
+        name = exc.filename or ""
+        where = f"{name}: " if name else ""
+        what = os.strerror(exc.errno) if exc.errno else str(exc)
+        advice = _DISK_ADVICE.get(exc.errno or 0, "check the disk and the folder's permissions")
+        return f"{where}{what} ({errno_name(exc.errno or 0)}); {advice}", True
+    if isinstance(exc, ThreadcostError):
+        return short(str(exc), 400), False
+    return None, False
+
+
+def short(text: str, limit: int = 120) -> str:
+    """``text`` cut to ``limit`` characters (an ellipsis and the length say so)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 20]}… ({len(text):,} characters)"

@@ -40,17 +40,27 @@ def execute(args: argparse.Namespace) -> Result:
     folder = Path(args.data_dir) if args.data_dir else paths.data_dir()
     if not folder.is_dir():
         raise ParameterError("--data-dir", args.data_dir, "an existing folder")
-    if args.machine is not None:
-        known = sorted({r.meta.get("machine_id") for r in datastore.list_runs(data_dir=folder)}
-                       - {None})
-        if args.machine not in known:
-            raise ParameterError("--machine", args.machine,
-                                 f"a machine folder with runs under {folder.name}/: "
-                                 f"{', '.join(known) or 'none stored'}")
+    present = datastore.machines_with_runs(folder)
+    if not present:
+        raise ParameterError("--data-dir", str(folder),
+                             "a data folder holding <machine-id>/<run-id>/ folders; this "
+                             "one has none")
+    if args.machine is not None and args.machine not in present:
+        raise ParameterError("--machine", args.machine,
+                             f"a machine folder with runs under {folder.name}/: "
+                             f"{', '.join(present)}")
+    from threadcost import machine
+
+    mid = args.machine or machine.machine_id()
+    if args.machine is None and mid not in present:
+        raise ParameterError("--machine", None,
+                             f"this machine has no folder under {folder.name}/; name "
+                             f"one of: {', '.join(present)}")
     verdicts = claims.judge(args.machine, folder)
-    rows = [v.as_dict() for v in verdicts]
+    skipped = [s.as_dict() for s in datastore.skipped_runs(folder, mid)]
+    rows = [{**v.as_dict(), "skipped": skipped} for v in verdicts]
     return ClaimsResult("claims", {"machine": args.machine, "data_dir": str(folder)},
-                        {"tally": claims.tally(verdicts)}, verdicts=rows)
+                        {"tally": claims.tally(verdicts), "skipped": skipped}, verdicts=rows)
 
 
 def format_text(result: Result) -> str:
@@ -64,3 +74,8 @@ def format_text(result: Result) -> str:
     lines.append("")
     lines.append(", ".join(f"{n} {cls}" for cls, n in tally.items() if n))
     return "\n".join(lines)
+
+
+def warnings(result: Result) -> list[str]:
+    """Lines for stderr: every run that could not be read, with why."""
+    return [f"skipped {s['path']}: {s['reason']}" for s in result.summary.get("skipped", [])]
