@@ -44,7 +44,7 @@ save: bool = True  # save the figures under figures/
 
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, plotting, textout
+from threadcost import claims, datastore, machine, plotting, textout
 from threadcost.views import claims as claims_view
 from threadcost.views import summary
 
@@ -53,6 +53,8 @@ fp = machine.fingerprint()
 mid = claims_machine_id or machine.machine_id(fp)
 verdicts = claims.judge(mid, data_dir)
 display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))} Data folder: {textout.md_code(mid)}."))
+if skipped_runs := datastore.skipped_runs(data_dir, mid):
+    display(Markdown(textout.skipped_markdown(skipped_runs)))
 
 # %% [markdown]
 # ## Verdicts at a glance

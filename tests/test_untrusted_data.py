@@ -128,6 +128,13 @@ def test_safe_filename() -> None:
 @pytest.mark.notebook
 def test_hostile_machine_folder_renders_as_text(tmp_path: Path) -> None:
     data = hostile_data_dir(tmp_path)
+    from threadcost import machine
+
+    here = data / machine.machine_id()
+    damaged = None
+    if here.is_dir():  # a damaged run on this machine is listed on the page and in the log
+        damaged = next(p for p in sorted(here.iterdir()) if "-cpu_bound-" in p.name)
+        (damaged / "meta.json").write_text("")
     env = {**os.environ, "THREADCOST_DATA_DIR": str(data),
            "THREADCOST_FIGURES_DIR": str(tmp_path / "figures")}
     proc = subprocess.run(
@@ -140,6 +147,10 @@ def test_hostile_machine_folder_renders_as_text(tmp_path: Path) -> None:
     assert pages
     claims_page = next(p for p in pages if "06" in p.name)
     html = claims_page.read_text(encoding="utf-8")
+    if damaged is not None:
+        assert f"make paper: skipped {damaged}" in proc.stderr
+        assert "could not be read and were skipped" in html and damaged.name in html
+        assert str(tmp_path) not in html  # no path of this computer on the page
     assert "alert(4)" in html  # the hostile machine is shown ...
     for page in pages:  # ... as text only
         assert markup_from_data(page.read_text(encoding="utf-8")) == [], page.name

@@ -87,3 +87,17 @@ def safe_filename(value: object) -> str:
                    for ch in str(value))[:120]
     text = text.lstrip(".")
     return text or "_"
+
+
+def skipped_markdown(skipped: Sequence[Any]) -> str:
+    """Runs that could not be read (``datastore.Skipped``), as Markdown: folder and
+    reason, paths shown from the machine folder on (no path of this computer)."""
+    if not skipped:
+        return ""
+    lines = [f"**{len(skipped)} stored run(s) could not be read and were skipped**; a "
+             "claim that may have read one says so:"]
+    for item in skipped:
+        root = str(item.path.parent.parent) + "/"
+        where = f"{item.path.parent.name}/{item.path.name}"
+        lines.append(f"- {md_code(where)}: {md_text(str(item.reason).replace(root, ''))}")
+    return "\n".join(lines)
