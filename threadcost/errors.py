@@ -21,7 +21,7 @@ class ParameterError(ThreadcostError, ValueError):
         self.name = name
         self.value = value
         self.allowed = allowed
-        super().__init__(f"parameter {name!r} = {value!r}: {allowed}")
+        super().__init__(f"parameter {name!r} = {short(repr(value), 80)}: {allowed}")
 
     def __reduce__(self) -> tuple[Any, ...]:  # picklable across a child process
         return (type(self), (self.name, self.value, self.allowed))
