@@ -137,7 +137,7 @@ $(LAB_SETTINGS): $(VENV)/.installed-paper
 	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}}}' > $@
 
 lab: $(VENV)/.installed-paper kernels $(LAB_SETTINGS)
-	$(BIN)/jupyter lab notebooks
+	THREADCOST_INTERACTIVE=1 $(BIN)/jupyter lab notebooks
 
 # The sdist, and the wheel built from it (so a file the sdist lacks fails here).
 dist: $(VENV)/.created

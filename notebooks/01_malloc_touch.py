@@ -37,12 +37,12 @@ malloc_points: int = 41  # readings taken while touching
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
-interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
+interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import datastore, machine, plotting, textout
+from threadcost import datastore, machine, parameters, plotting, textout
 from threadcost.experiments import malloc_touch
 from threadcost.views import malloc_touch as view
 
@@ -116,7 +116,7 @@ display(view.c07_comparison(first))
 # measured (`make lab` re-measures at any value).
 
 # %%
-if interactive:
+if parameters.interactive(interactive):
     display(view.explorer(default_mib=min(malloc_mib, 256)))
 else:
     from threadcost.experiments import explorer_grids

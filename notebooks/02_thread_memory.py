@@ -69,12 +69,12 @@ memory_process_repeats: int = 3  # runs per count, counts interleaved
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
-interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
+interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, plotting, textout
+from threadcost import claims, machine, parameters, plotting, textout
 from threadcost.experiments import limits, million, process_memory, thread_memory
 from threadcost.views import claims as claims_view
 from threadcost.views import million as million_view
@@ -267,7 +267,7 @@ plotting.save_figure(fig, "thread_memory_claims", figures_dir);
 # and touch-depth grids measured above.
 
 # %%
-if interactive:
+if parameters.interactive(interactive):
     display(view.explorer(threads=min(memory_grid_threads, 2000)))
 else:
     from threadcost import datastore

@@ -62,12 +62,12 @@ launch_growth_iterations: int = 300  # launches per series in those repeats
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
-interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
+interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import datastore, machine, plotting, textout
+from threadcost import datastore, machine, parameters, plotting, textout
 from threadcost.experiments import launch
 from threadcost.views import claims as claims_view
 from threadcost.views import launch as view
@@ -241,7 +241,7 @@ display(view.c10_table(result))
 # alike (nothing is re-measured).
 
 # %%
-if interactive:
+if parameters.interactive(interactive):
     display(view.explorer(result))
 else:
     from threadcost.views import charts, launch_chart

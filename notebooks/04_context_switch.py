@@ -70,12 +70,12 @@ cpu_bound_repeats: int = 5  # runs per condition, threads and processes alternat
 data_dir: Optional[str] = None  # None: data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
-interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
+interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, datastore, machine, plotting, textout
+from threadcost import claims, datastore, machine, parameters, plotting, textout
 from threadcost.experiments import context_switch as cs
 from threadcost.experiments import cpu_bound, echo, yardsticks
 from threadcost.views import claims as claims_view
@@ -359,7 +359,7 @@ plotting.save_figure(fig, "switch_claims", figures_dir)
 # switches between the configurations this run measured (`make lab` measures others).
 
 # %%
-if interactive:
+if parameters.interactive(interactive):
     display(view.explorer(each, iterations=min(switch_iterations, 5000)))
 else:
     from threadcost.views import charts, context_switch_chart

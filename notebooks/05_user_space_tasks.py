@@ -61,12 +61,12 @@ tasks_go_pinning_iterations: int = 200_000  # round trips per C04 run
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
-interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
+interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting, textout
+from threadcost import machine, parameters, plotting, textout
 from threadcost.experiments import fibers, million, peers, sleepers
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
@@ -277,7 +277,7 @@ display(claims_view.claims_section(["C04", "C11", "C15", "C17"], data_dir,
 # paper alike).
 
 # %%
-if interactive:
+if parameters.interactive(interactive):
     display(view.compare_widget(rows))
 else:
     from threadcost.views import charts, tasks_chart
