@@ -81,6 +81,23 @@ int tc_read_meminfo(tc_meminfo *out)
     return TC_OK;
 }
 
+static int tc_stop_flag;
+
+void tc_request_stop(void)
+{
+    __atomic_store_n(&tc_stop_flag, 1, __ATOMIC_SEQ_CST);
+}
+
+void tc_clear_stop(void)
+{
+    __atomic_store_n(&tc_stop_flag, 0, __ATOMIC_SEQ_CST);
+}
+
+int tc_stop_requested(void)
+{
+    return __atomic_load_n(&tc_stop_flag, __ATOMIC_ACQUIRE);
+}
+
 int64_t tc_now_ns(void)
 {
     struct timespec ts;

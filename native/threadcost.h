@@ -24,6 +24,7 @@
 #define TC_ELIMIT 3      /* a system limit stopped the run; result is partial */
 #define TC_ESYS 4        /* a system call failed; see err */
 #define TC_ETIMEOUT 5    /* a watchdog fired: a partner stopped answering */
+#define TC_ESTOPPED 6    /* tc_request_stop() was called (Python: SIGINT, SIGTERM) */
 
 /* One reading of /proc/self/status (kB as the kernel reports them). */
 typedef struct {
@@ -52,6 +53,12 @@ int64_t tc_timer_overhead_ns(int samples);
 int tc_pin_self(int cpu);
 /* CPU the calling thread runs on right now (sched_getcpu), or -1. */
 int tc_current_cpu(void);
+/* The stop flag: Python sets it when it is asked to stop (SIGINT, SIGTERM) while a
+ * kernel runs in another thread; long loops poll it at least every 100 ms and end
+ * with TC_ESTOPPED, cleaning up as on any other error. */
+void tc_request_stop(void);
+void tc_clear_stop(void);
+int tc_stop_requested(void);
 /* CFFI_END */
 
 #endif

@@ -70,7 +70,7 @@ class RunTimeout(ThreadcostError, TimeoutError):
 
 
 # Mirrors the TC_* codes of native/threadcost.h (checked in tests/test_native.py).
-TC_OK, TC_EINVAL, TC_ENOMEM, TC_ELIMIT, TC_ESYS, TC_ETIMEOUT = range(6)
+TC_OK, TC_EINVAL, TC_ENOMEM, TC_ELIMIT, TC_ESYS, TC_ETIMEOUT, TC_ESTOPPED = range(7)
 STATUS_NAMES = {
     TC_OK: "ok",
     TC_EINVAL: "invalid argument reached C (a validation gap: please report it)",
@@ -78,6 +78,7 @@ STATUS_NAMES = {
     TC_ELIMIT: "a system limit stopped the run",
     TC_ESYS: "a system call failed",
     TC_ETIMEOUT: "the watchdog fired: a partner stopped answering",
+    TC_ESTOPPED: "stopped on request (SIGINT or SIGTERM)",
 }
 
 
@@ -93,6 +94,8 @@ def check_status(kernel: str, status: int, err: int = 0, detail: str = "") -> No
     """
     if status in (TC_OK, TC_ELIMIT):
         return
+    if status == TC_ESTOPPED:  # the kernel stopped because we were asked to stop
+        raise KeyboardInterrupt
     raise KernelError(kernel, status, err, detail)
 
 
