@@ -36,7 +36,7 @@ malloc_allocators: list[str] = ["malloc", "mmap"]  # allocators to compare
 malloc_points: int = 41  # readings taken while touching
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store results under data/<machine>/<run>/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
@@ -45,6 +45,8 @@ from IPython.display import Markdown, display
 from threadcost import datastore, machine, parameters, plotting, textout
 from threadcost.experiments import malloc_touch
 from threadcost.views import malloc_touch as view
+
+parameters.check("01_malloc_touch", globals())  # a bad value names its parameter
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()

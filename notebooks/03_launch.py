@@ -61,7 +61,7 @@ launch_growth_repeats: int = 5  # C09: repeats of thread and fork at 0 and 8 MiB
 launch_growth_iterations: int = 300  # launches per series in those repeats
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store results under data/<machine>/<run>/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
@@ -71,6 +71,8 @@ from threadcost import datastore, machine, parameters, plotting, textout
 from threadcost.experiments import launch
 from threadcost.views import claims as claims_view
 from threadcost.views import launch as view
+
+parameters.check("03_launch", globals())  # a bad value names its parameter
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()

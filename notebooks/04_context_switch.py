@@ -67,9 +67,9 @@ cpu_bound_limit: int = 12000  # prime-count limit without a working set (S3: 300
 cpu_bound_ws_limit: int = 1000  # outer iterations when each task writes its working set
 cpu_bound_ws_ints: int = 1000000  # 64-bit integers per task (S3: 1M, 8 MB)
 cpu_bound_repeats: int = 5  # runs per condition, threads and processes alternating
-data_dir: Optional[str] = None  # None: data/ (or $THREADCOST_DATA_DIR)
-figures_dir: Optional[str] = None  # None: figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store results under data/<machine>/<run>/
+data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
@@ -81,6 +81,8 @@ from threadcost.experiments import cpu_bound, echo, yardsticks
 from threadcost.views import claims as claims_view
 from threadcost.views import context_switch as view
 from threadcost.views import cpu_bound as cpu_view
+
+parameters.check("04_context_switch", globals())  # a bad value names its parameter
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()

@@ -38,15 +38,17 @@ claims_machine_id: Optional[str] = None  # machine folder under data/ to judge, 
 claims_include_reference: bool = True  # compare with the committed reference runs (reference/)
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # save the figures under figures/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 
 # %%
 
 from IPython.display import Markdown, display
 
-from threadcost import claims, datastore, machine, plotting, textout
+from threadcost import claims, datastore, machine, parameters, plotting, textout
 from threadcost.views import claims as claims_view
 from threadcost.views import summary
+
+parameters.check("06_claims", globals())  # a bad value names its parameter
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()

@@ -63,15 +63,17 @@ brigade_reference_rounds: int = 5  # alternating rounds against the C reference 
 brigade_reference_iterations: int = 2000  # trips per reference round (100 tasks)
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store results under data/<machine>/<run>/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting, textout
+from threadcost import machine, parameters, plotting, textout
 from threadcost.experiments import brigade
 from threadcost.views import brigade as view
 from threadcost.views import claims as claims_view
+
+parameters.check("07_io_brigade", globals())  # a bad value names its parameter
 
 plotting.use_paper_theme()
 fp = machine.fingerprint()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import errno as errno_mod
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 
 class ThreadcostError(Exception):
@@ -17,11 +17,16 @@ class ParameterError(ThreadcostError, ValueError):
     The message always names the parameter, the value given and what is allowed.
     """
 
+    # API name -> the notebook parameter that feeds it, set by parameters.check() in a
+    # notebook's kernel, so a refusal names what the reader can change (malloc_mib).
+    aliases: ClassVar[dict[str, str]] = {}
+
     def __init__(self, name: str, value: Any, allowed: str) -> None:
         self.name = name
         self.value = value
         self.allowed = allowed
-        super().__init__(f"parameter {name!r} = {short(repr(value), 80)}: {allowed}")
+        shown = self.aliases.get(name, name)
+        super().__init__(f"parameter {shown!r} = {short(repr(value), 80)}: {allowed}")
 
     def __reduce__(self) -> tuple[Any, ...]:  # picklable across a child process
         return (type(self), (self.name, self.value, self.allowed))

@@ -65,6 +65,12 @@ def load_params(path: str | Path) -> dict[str, Any]:
         raise SystemExit(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(params, dict):
         raise SystemExit(f"{path}: expected a mapping of parameter names to values")
+    from threadcost import parameters  # unknown keys and wrong types, named with the file
+
+    try:
+        parameters.check_values(params, str(path))
+    except ThreadcostError as exc:
+        raise SystemExit(str(exc)) from None
     return params
 
 
