@@ -44,7 +44,7 @@ def poison(value: Any, counter: list[int]) -> Any:
 
 def hostile_data_dir(target: Path) -> Path:
     """The repository's data/ with one machine folder renamed to a hostile id and every
-    string of its fingerprint (and its machine id) hostile."""
+    string of its fingerprint, of its runs' parameters and its machine id hostile."""
     data = target / "data"
     shutil.copytree(REPO / "data", data)
     machines = sorted(p for p in data.iterdir() if p.is_dir() and p.name != "published")
@@ -53,6 +53,7 @@ def hostile_data_dir(target: Path) -> Path:
     for meta_path in hostile.glob("*/meta.json"):
         meta = json.loads(meta_path.read_text())
         meta["machine"] = poison(meta["machine"], [0])
+        meta["params"] = poison(meta["params"], [1])
         meta["machine_id"] = HOSTILE_ID
         meta_path.write_text(json.dumps(meta))
     return data
