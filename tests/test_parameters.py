@@ -104,3 +104,14 @@ def test_papermill_error_names_the_notebook_parameter(tmp_path: Path) -> None:
     with pytest.raises(Exception) as info:
         run_notebook("01_malloc_touch.ipynb", tmp_path, malloc_mib=10**9)
     assert "malloc_mib" in str(info.value)
+
+
+def test_cli_defaults_come_from_the_declarations() -> None:
+    from threadcost import cli
+
+    modules = cli.command_modules()
+    parser = cli.build_parser(modules)
+    subparsers = next(a for a in parser._actions if a.dest == "command").choices
+    for (command, flag), name in parameters.CLI_DEFAULTS.items():
+        action = next(a for a in subparsers[command]._actions if flag in a.option_strings)
+        assert action.default == parameters.cli_default(name), (command, flag)

@@ -413,6 +413,34 @@ def check(notebook: str, namespace: Mapping[str, Any]) -> None:
     }
 
 
+# CLI options whose default is a notebook parameter's: (command, flag) -> parameter.
+CLI_DEFAULTS = {
+    ("cpu-bound", "--tasks"): "cpu_bound_tasks",
+    ("cpu-bound", "--limit"): "cpu_bound_limit",
+    ("cpu-bound", "--ws-limit"): "cpu_bound_ws_limit",
+    ("cpu-bound", "--ws-ints"): "cpu_bound_ws_ints",
+    ("cpu-bound", "--repeats"): "cpu_bound_repeats",
+    ("process-memory", "--counts"): "memory_process_counts",
+    ("process-memory", "--touch-kib"): "memory_process_touch_kib",
+    ("process-memory", "--repeats"): "memory_process_repeats",
+    ("launch", "--warmup"): "launch_warmup",
+    ("launch", "--burst-repeats"): "launch_burst_repeats",
+    ("launch", "--memcpy-kib"): "launch_memcpy_kib",
+    ("echo", "--repeats"): "switch_echo_repeats",
+    ("peers", "--memory-count"): "tasks_goroutines",
+    ("peers", "--period-ms"): "tasks_sleep_period_ms",
+    ("peers", "--stagger-ms"): "tasks_sleep_stagger_ms",
+}
+
+
+def cli_default(name: str) -> str:
+    """A parameter's declared default as CLI text (a list: comma-separated)."""
+    value = BY_NAME[name].default
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
 def interactive(asked: bool | None) -> bool:
     """Live widgets: when asked (``interactive = True``), or in the JupyterLab that
     ``make lab`` started (``$THREADCOST_INTERACTIVE`` = 1); never by default."""
