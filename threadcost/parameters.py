@@ -58,6 +58,10 @@ PREFIXES = (
     "intro_",
 )
 
+# Where the API's name is not the notebook's without its prefix.
+API_NAMES = {"memory_stack_size_kib": "stack_kib", "memory_c10_cap": "cap",
+             "memory_c10_sleep_ms": "sleep_ms"}
+
 
 @dataclass(frozen=True)
 class Param:
@@ -78,6 +82,8 @@ class Param:
     @property
     def api_name(self) -> str:
         """The experiment API's name for it (``malloc_mib`` -> ``mib``)."""
+        if self.name in API_NAMES:
+            return API_NAMES[self.name]
         for prefix in PREFIXES:
             if self.name.startswith(prefix):
                 return self.name[len(prefix) :]
