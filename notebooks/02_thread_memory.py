@@ -48,7 +48,7 @@
 from typing import Optional, Union  # papermill reads these annotations, not "X | None"
 
 memory_thread_counts: list[int] = [100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600, 650, 700, 750, 800, 850, 900, 950, 1000, 2000, 5000, 10000]  # N for each sweep point: C12's 100..1000 step 50, then up to C05's 10,000
-memory_stack_size_kib: int = 0  # stack per thread (KiB) in the sweep, 0 for the default (RLIMIT_STACK)
+memory_stack_kib_requested: int = 0  # stack per thread asked for in the sweep (KiB), 0: the system default (RLIMIT_STACK); the size used is stored per run (stack_bytes)
 memory_touch_kib: int = 0  # KiB of its own stack each thread writes in the sweep (0: idle)
 memory_pin: Union[list[int], str, None] = None  # CPUs to pin threads to round-robin, e.g. [0] or "0,1", None: no
 memory_repeats: int = 3  # runs per sweep point, each in a fresh process
@@ -93,7 +93,7 @@ display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 # the cost **per thread**. Virtual size is in GiB, resident set in MiB.
 
 # %%
-sweep = thread_memory.run(thread_counts=memory_thread_counts, stack_kib=memory_stack_size_kib,
+sweep = thread_memory.run(thread_counts=memory_thread_counts, stack_kib=memory_stack_kib_requested,
                           touch_kib=memory_touch_kib, pin=memory_pin, repeats=memory_repeats,
                           pmap=memory_pmap, progress=True)
 view.keep(sweep, save, data_dir, fp)
@@ -206,7 +206,7 @@ display(Markdown(view.touch_text(touch)))
 
 # %%
 cost = sweep.summary["per_thread"].get("total_kib")
-caps = limits.run(stack_kib=memory_stack_size_kib, touch_kib=memory_touch_kib,
+caps = limits.run(stack_kib=memory_stack_kib_requested, touch_kib=memory_touch_kib,
                   per_thread_kib=cost)
 view.keep(caps, save, data_dir, fp)
 display(view.limits_frame(caps))
@@ -215,7 +215,7 @@ display(caps.tables["advice"])
 
 # %%
 spawned = (limits.spawn_until_failure(max_threads=memory_spawn_max,
-                                      stack_kib=memory_stack_size_kib, exhaust=True)
+                                      stack_kib=memory_stack_kib_requested, exhaust=True)
            if memory_spawn_until_failure else None)
 view.keep(spawned, save, data_dir, fp)
 display(Markdown(view.spawn_text(spawned)))

@@ -59,7 +59,7 @@ PREFIXES = (
 )
 
 # Where the API's name is not the notebook's without its prefix.
-API_NAMES = {"memory_stack_size_kib": "stack_kib", "memory_c10_cap": "cap",
+API_NAMES = {"memory_stack_kib_requested": "stack_kib", "memory_c10_cap": "cap",
              "memory_c10_sleep_ms": "sleep_ms"}
 
 
@@ -133,9 +133,10 @@ DECLARATIONS: tuple[Param, ...] = (
        [100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600, 650, 700, 750, 800, 850, 900, 950,
         1000, 2000, 5000, 10000],
        "N for each sweep point: C12's 100..1000 step 50, then up to C05's 10,000", minimum=0),
-    _p('memory_stack_size_kib', 'int', '02_thread_memory', 0,
-       'stack per thread (KiB) in the sweep, 0 for the default '
-       '(RLIMIT_STACK)', unit='KiB', minimum=0),
+    _p('memory_stack_kib_requested', 'int', '02_thread_memory', 0,
+       'stack per thread asked for in the sweep (KiB), 0: the system default '
+       '(RLIMIT_STACK); the size used is stored per run (stack_bytes)', unit='KiB',
+       minimum=0),
     _p('memory_touch_kib', 'int', '02_thread_memory', 0,
        'KiB of its own stack each thread writes in the sweep (0: '
        'idle)', unit='KiB', minimum=0),
