@@ -53,11 +53,14 @@ int64_t tc_timer_overhead_ns(int samples);
 int tc_pin_self(int cpu);
 /* CPU the calling thread runs on right now (sched_getcpu), or -1. */
 int tc_current_cpu(void);
-/* The stop flag: Python sets it when it is asked to stop (SIGINT, SIGTERM) while a
- * kernel runs in another thread; long loops poll it at least every 100 ms and end
- * with TC_ESTOPPED, cleaning up as on any other error. */
+/* The stop flag: long loops poll tc_stop_requested() at least every 100 ms and end
+ * with TC_ESTOPPED, cleaning up as on any other error. It is set by
+ * tc_request_stop(), or by a byte arriving on the fd given to tc_set_stop_fd (-1:
+ * none): Python points signal.set_wakeup_fd at that pipe, so SIGINT or SIGTERM
+ * stops a kernel running in Python's own main thread. Nothing here handles signals. */
 void tc_request_stop(void);
 void tc_clear_stop(void);
+void tc_set_stop_fd(int fd);
 int tc_stop_requested(void);
 /* CFFI_END */
 
