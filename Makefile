@@ -165,7 +165,7 @@ $(LAB_SETTINGS): tools/jupyterlab-overrides.json $(VENV)/.installed-paper
 	@cp tools/jupyterlab-overrides.json $@
 
 lab: $(VENV)/.installed-paper kernels $(LAB_SETTINGS)
-	$(BIN)/jupyter lab notebooks --KernelManager.transport=ipc
+	THREADCOST_INTERACTIVE=1 $(BIN)/jupyter lab notebooks --KernelManager.transport=ipc
 
 # The sdist, and the wheel built from it (so a file the sdist lacks fails here).
 dist: $(VENV)/.created

@@ -445,9 +445,11 @@ static int64_t mono_ms(void)
 }
 
 /* The calling thread: wait for the driver; end the run when no trip has
- * completed for timeout_ms. */
-static void watch(brigade *b)
+ * completed for timeout_ms, or when asked to stop (tc_request_stop: polled every
+ * <= 100 ms). Returns 1 when asked to stop. */
+static int watch(brigade *b)
 {
+    int asked = 0;
     int slice = b->cfg->timeout_ms < 100 ? b->cfg->timeout_ms : 100;
     long long seen = -1;
     int64_t last_progress = mono_ms();
@@ -461,6 +463,10 @@ static void watch(brigade *b)
         pthread_cond_timedwait(&b->cv, &b->mu, &dl);
         if (b->driver_done)
             break;
+        if (tc_stop_requested()) {
+            asked = 1;
+            break;
+        }
         long long now_trips = atomic_load_explicit(&b->trips, memory_order_relaxed);
         int64_t now = mono_ms();
         if (now_trips != seen) {
@@ -472,6 +478,7 @@ static void watch(brigade *b)
         }
     }
     pthread_mutex_unlock(&b->mu);
+    return asked;
 }
 
 int tc_brigade_run(const tc_brigade_config *cfg, int64_t *trip_ns, tc_brigade_result *out)
@@ -560,10 +567,12 @@ int tc_brigade_run(const tc_brigade_config *cfg, int64_t *trip_ns, tc_brigade_re
         out->limit = limit_of(e, 0);
         status = out->limit != TC_BR_LIMIT_NONE ? TC_ELIMIT : TC_ESYS;
     } else {
-        watch(&b);
+        int asked = watch(&b);
         stop_all(&b); /* task threads: woken by a byte each, then joined */
         pthread_join(driver, NULL);
-        if (out->timed_out) {
+        if (asked) {
+            status = TC_ESTOPPED;
+        } else if (out->timed_out) {
             status = TC_ETIMEOUT;
         } else if (b.driver_status != TC_OK) {
             status = b.driver_status;

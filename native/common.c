@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,40 @@ int tc_read_meminfo(tc_meminfo *out)
     out->page_tables_kib = field_value(buf, "PageTables");
     out->sunreclaim_kib = field_value(buf, "SUnreclaim");
     return TC_OK;
+}
+
+static int tc_stop_flag;
+static int tc_stop_fd = -1;
+
+void tc_request_stop(void)
+{
+    __atomic_store_n(&tc_stop_flag, 1, __ATOMIC_SEQ_CST);
+}
+
+void tc_clear_stop(void)
+{
+    __atomic_store_n(&tc_stop_flag, 0, __ATOMIC_SEQ_CST);
+}
+
+void tc_set_stop_fd(int fd)
+{
+    __atomic_store_n(&tc_stop_fd, fd, __ATOMIC_SEQ_CST);
+}
+
+int tc_stop_requested(void)
+{
+    if (__atomic_load_n(&tc_stop_flag, __ATOMIC_ACQUIRE))
+        return 1;
+    int fd = __atomic_load_n(&tc_stop_fd, __ATOMIC_ACQUIRE);
+    if (fd < 0)
+        return 0;
+    /* a byte waiting here: a signal arrived (Python's signal.set_wakeup_fd) */
+    struct pollfd p = {.fd = fd, .events = POLLIN, .revents = 0};
+    if (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+        tc_request_stop();
+        return 1;
+    }
+    return 0;
 }
 
 int64_t tc_now_ns(void)

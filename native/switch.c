@@ -81,6 +81,7 @@ typedef struct {
     tc_switch_side a_side;
     /* the watchdog's own wake-up when A is done */
     int a_done;                   /* under done_mu */
+    int stopped;                  /* the watchdog saw tc_stop_requested() */
     pthread_mutex_t done_mu;
     pthread_cond_t done_cond;
 } ctx_t;
@@ -566,6 +567,14 @@ static int watch(ctx_t *c, pid_t child, int *reaped)
             last = p;
             last_change = now;
         }
+        if (tc_stop_requested()) {  /* asked to stop: polled every <= 100 ms */
+            c->stopped = 1;
+            fired = 1;
+            pthread_mutex_unlock(&c->done_mu);
+            stop_all(c, 0);
+            pthread_mutex_lock(&c->done_mu);
+            continue;
+        }
         if (child_gone || now - last_change > timeout_ns) {
             fired = 1;
             pthread_mutex_unlock(&c->done_mu);
@@ -803,7 +812,9 @@ done:
         if (cfg->record_cpus && c.completed > 0)
             memcpy(cpu_b, c.sh->cpu_b, (size_t)c.completed * sizeof(int32_t));
         if (st == TC_OK) {
-            if (out->timed_out) {
+            if (c.stopped) {
+                st = TC_ESTOPPED;
+            } else if (out->timed_out) {
                 st = TC_ETIMEOUT;
             } else if (c.a_status != TC_OK) {
                 st = c.a_status;

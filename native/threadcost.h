@@ -24,6 +24,7 @@
 #define TC_ELIMIT 3      /* a system limit stopped the run; result is partial */
 #define TC_ESYS 4        /* a system call failed; see err */
 #define TC_ETIMEOUT 5    /* a watchdog fired: a partner stopped answering */
+#define TC_ESTOPPED 6    /* tc_request_stop() was called (Python: SIGINT, SIGTERM) */
 
 /* One reading of /proc/self/status (kB as the kernel reports them). */
 typedef struct {
@@ -52,6 +53,15 @@ int64_t tc_timer_overhead_ns(int samples);
 int tc_pin_self(int cpu);
 /* CPU the calling thread runs on right now (sched_getcpu), or -1. */
 int tc_current_cpu(void);
+/* The stop flag: long loops poll tc_stop_requested() at least every 100 ms and end
+ * with TC_ESTOPPED, cleaning up as on any other error. It is set by
+ * tc_request_stop(), or by a byte arriving on the fd given to tc_set_stop_fd (-1:
+ * none): Python points signal.set_wakeup_fd at that pipe, so SIGINT or SIGTERM
+ * stops a kernel running in Python's own main thread. Nothing here handles signals. */
+void tc_request_stop(void);
+void tc_clear_stop(void);
+void tc_set_stop_fd(int fd);
+int tc_stop_requested(void);
 /* CFFI_END */
 
 #endif

@@ -35,13 +35,15 @@ from typing import Optional  # papermill reads these annotations, not "X | None"
 intro_machine_id: Optional[str] = None  # machine folder under data/ to summarise, None: this machine
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # save the headline figure under figures/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting, stored
+from threadcost import machine, parameters, plotting, stored, textout
 from threadcost.views import headline, summary
+
+parameters.check("00_introduction", globals())  # a bad value names its parameter
 
 plotting.use_paper_theme()
 fp = stored.machine_fingerprint(intro_machine_id, data_dir)  # the machine whose runs are read
@@ -55,7 +57,7 @@ mid = intro_machine_id or machine.machine_id(fp)
 # matter as much as the hardware: they decide how many threads one can start at all.
 
 # %%
-display(Markdown(f"**{machine.describe(fp)}** Data folder: `{mid}`."))
+display(Markdown(f"**{textout.md_text(machine.describe(fp))}** Data folder: {textout.md_code(mid)}."))
 display(summary.machine_card(fp))
 display(Markdown(summary.ceiling_text(data_dir, mid)))
 if fp["virtualization"] != "none":

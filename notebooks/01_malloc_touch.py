@@ -36,22 +36,24 @@ malloc_allocators: list[str] = ["malloc", "mmap"]  # allocators to compare
 malloc_points: int = 41  # readings taken while touching
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store results under data/<machine>/<run>/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
 machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
-interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
+interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting, stored
+from threadcost import machine, parameters, plotting, stored, textout
 from threadcost.experiments import malloc_touch
 from threadcost.views import malloc_touch as view
+
+parameters.check("01_malloc_touch", globals())  # a bad value names its parameter
 
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 
 # %% [markdown]
 # ## Measure
@@ -119,7 +121,7 @@ display(view.c07_comparison(first))
 # measured (`make lab` re-measures at any value).
 
 # %%
-if interactive:
+if parameters.interactive(interactive):
     display(view.explorer(default_mib=min(malloc_mib, 256)))
 else:
     from threadcost.experiments import explorer_grids

@@ -47,9 +47,8 @@
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
 from typing import Optional, Union  # papermill reads these annotations, not "X | None"
 
-# N for each sweep point: C12's 100..1000 step 50, then up to C05's 10,000
-memory_thread_counts: list[int] = [*range(100, 1001, 50), 2000, 5000, 10000]
-memory_stack_size_kib: int = 0  # stack per thread (KiB) in the sweep, 0 for the default (RLIMIT_STACK)
+memory_thread_counts: list[int] = [100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600, 650, 700, 750, 800, 850, 900, 950, 1000, 2000, 5000, 10000]  # N for each sweep point: C12's 100..1000 step 50, then up to C05's 10,000
+memory_stack_kib_requested: int = 0  # stack per thread asked for in the sweep (KiB), 0: the system default (RLIMIT_STACK); the size used is stored per run (stack_bytes)
 memory_touch_kib: int = 0  # KiB of its own stack each thread writes in the sweep (0: idle)
 memory_pin: Union[list[int], str, None] = None  # CPUs to pin threads to round-robin, e.g. [0] or "0,1", None: no
 memory_repeats: int = 3  # runs per sweep point, each in a fresh process
@@ -58,8 +57,7 @@ memory_grid_threads: int = 1000  # N for the stack-size and touch-depth grids
 memory_stack_sizes_kib: list[int] = [16, 64, 256, 1024, 2048, 8192, 0]  # stack grid (KiB, 0 for the default)
 memory_touch_depths_kib: list[int] = [0, 16, 64, 128, 256, 400]  # touch grid (KiB written per thread)
 memory_grid_repeats: int = 3  # runs per grid point
-memory_spawn_until_failure: bool = False  # opt-in: start threads until a limit stops them (uses up
-                                    # process ids of the whole machine while it runs)
+memory_spawn_until_failure: bool = False  # opt-in: start threads until a limit stops them (uses up process ids of the whole machine while it runs)
 memory_spawn_max: int = 40000  # bound for that run (at most 100,000)
 memory_c10_cap: int = 8000  # most threads the C10 run may start (never near pid_max)
 memory_c10_sleep_ms: int = 1000  # how long each C10 thread sleeps (S1: 1 s)
@@ -68,25 +66,27 @@ memory_process_touch_kib: int = 0  # KiB of fresh memory each child writes befor
 memory_process_repeats: int = 3  # runs per count, counts interleaved
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store results under data/<machine>/<run>/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
 machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
-interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
+interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, plotting, stored
+from threadcost import claims, machine, parameters, plotting, stored, textout
 from threadcost.experiments import limits, million, process_memory, thread_memory
 from threadcost.views import claims as claims_view
 from threadcost.views import million as million_view
 from threadcost.views import process_memory as process_view
 from threadcost.views import thread_memory as view
 
+parameters.check("02_thread_memory", globals())  # a bad value names its parameter
+
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 
 # %% [markdown]
 # ## Sweep: memory against the number of threads
@@ -97,7 +97,7 @@ display(Markdown(f"**Machine:** {machine.describe(fp)}"))
 
 # %%
 sweep = store.get("thread_memory", lambda: thread_memory.run(
-    thread_counts=memory_thread_counts, stack_kib=memory_stack_size_kib,
+    thread_counts=memory_thread_counts, stack_kib=memory_stack_kib_requested,
     touch_kib=memory_touch_kib, pin=memory_pin, repeats=memory_repeats, pmap=memory_pmap,
     progress=True))
 view.keep(sweep, False)
@@ -211,7 +211,7 @@ display(Markdown(view.touch_text(touch)))
 
 # %%
 caps = store.get("thread_limits", lambda: limits.run(
-    stack_kib=memory_stack_size_kib, touch_kib=memory_touch_kib,
+    stack_kib=memory_stack_kib_requested, touch_kib=memory_touch_kib,
     per_thread_kib=sweep.summary["per_thread"].get("total_kib")))
 view.keep(caps, False)
 display(view.limits_frame(caps))
@@ -220,7 +220,7 @@ display(caps.tables["advice"])
 
 # %%
 spawned = (store.get("thread_spawn", lambda: limits.spawn_until_failure(
-    max_threads=memory_spawn_max, stack_kib=memory_stack_size_kib, exhaust=True))
+    max_threads=memory_spawn_max, stack_kib=memory_stack_kib_requested, exhaust=True))
     if memory_spawn_until_failure else None)
 view.keep(spawned, False)
 display(Markdown(view.spawn_text(spawned)))
@@ -273,7 +273,7 @@ plotting.save_figure(fig, "thread_memory_claims", figures_dir);
 # and touch-depth grids measured above.
 
 # %%
-if interactive:
+if parameters.interactive(interactive):
     display(view.explorer(threads=min(memory_grid_threads, 2000)))
 else:
     from threadcost.experiments import explorer_grids

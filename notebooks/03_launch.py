@@ -61,23 +61,25 @@ launch_growth_repeats: int = 5  # C09: repeats of thread and fork at 0 and 8 MiB
 launch_growth_iterations: int = 300  # launches per series in those repeats
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store results under data/<machine>/<run>/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
 machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
-interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
+interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting, stored
+from threadcost import machine, parameters, plotting, stored, textout
 from threadcost.experiments import launch
 from threadcost.views import claims as claims_view
 from threadcost.views import launch as view
 
+parameters.check("03_launch", globals())  # a bad value names its parameter
+
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 
 # %% [markdown]
 # ## Measure
@@ -245,7 +247,7 @@ display(view.c10_table(result, data_dir))
 # alike (nothing is re-measured).
 
 # %%
-if interactive:
+if parameters.interactive(interactive):
     display(view.explorer(result))
 else:
     from threadcost.views import charts, launch_chart

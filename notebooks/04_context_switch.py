@@ -67,28 +67,30 @@ cpu_bound_limit: int = 12000  # prime-count limit without a working set (S3: 300
 cpu_bound_ws_limit: int = 1000  # outer iterations when each task writes its working set
 cpu_bound_ws_ints: int = 1000000  # 64-bit integers per task (S3: 1M, 8 MB)
 cpu_bound_repeats: int = 5  # runs per condition, threads and processes alternating
-data_dir: Optional[str] = None  # None: data/ (or $THREADCOST_DATA_DIR)
-figures_dir: Optional[str] = None  # None: figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store results under data/<machine>/<run>/
+data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
+figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
 machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
-interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
+interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, plotting, stored
+from threadcost import claims, machine, parameters, plotting, stored, textout
 from threadcost.experiments import context_switch as cs
 from threadcost.experiments import cpu_bound, echo, yardsticks
 from threadcost.views import claims as claims_view
 from threadcost.views import context_switch as view
 from threadcost.views import cpu_bound as cpu_view
 
+parameters.check("04_context_switch", globals())  # a bad value names its parameter
+
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
 display(Markdown(
-    f"**Machine:** {machine.describe(fp)} SMT sibling groups: `{fp['smt_siblings']}`; "
+    f"**Machine:** {textout.md_text(machine.describe(fp))} SMT sibling groups: `{fp['smt_siblings']}`; "
     f"clock source `{fp['clocksource']}`"
     + (f"; transparent huge pages `{cs._thp_mode()}`." if measure else ".")))
 
@@ -369,7 +371,7 @@ plotting.save_figure(fig, "switch_claims", figures_dir)
 # switches between the configurations this run measured (`make lab` measures others).
 
 # %%
-if interactive:
+if parameters.interactive(interactive):
     display(view.explorer(each, iterations=min(switch_iterations, 5000)))
 else:
     from threadcost.views import charts, context_switch_chart

@@ -36,39 +36,39 @@
 from typing import Optional, Union  # papermill reads these annotations, not "X | None"
 
 tasks_cpu: Union[int, str] = "auto"  # CPU of the fiber/goroutine switches ("auto": first usable)
-tasks_switch_iterations: int = 200_000  # timed round trips per fiber implementation
-tasks_warmup: int = 20_000  # untimed round trips before timing
+tasks_switch_iterations: int = 200000  # timed round trips per fiber implementation
+tasks_warmup: int = 20000  # untimed round trips before timing
 tasks_fiber_impls: list[str] = ["asm", "ucontext"]  # hand-written switch and glibc swapcontext
 tasks_fiber_count: int = 2000  # idle fibers per memory run (RSS/VSZ by slope)
 tasks_fiber_stack_kib: int = 64  # stack of each fiber, KiB (plus a guard page)
 tasks_touch_kib: list[int] = [0, 4, 8, 16, 32, 48]  # KiB of its stack each idle fiber writes
 tasks_memory_points: int = 11  # /proc/self/status readings per memory run
-tasks_go_iterations: int = 200_000  # timed goroutine round trips per mode
-tasks_goroutines: int = 10_000  # idle goroutines for the memory slope
+tasks_go_iterations: int = 200000  # timed goroutine round trips per mode
+tasks_goroutines: int = 10000  # idle goroutines for the memory slope
 tasks_sleep_period_ms: int = 10  # each sleep, ms (C15: 10 ms)
 tasks_sleep_stagger_ms: int = 200  # start delays spread below this, ms (C15: 200 ms)
 tasks_thread_counts: list[int] = [100, 500, 1000, 2000]  # thread counts for the per-thread memory slope
-tasks_kernel_switch_iterations: int = 50_000  # thread/process round trips (futex, same CPU)
+tasks_kernel_switch_iterations: int = 50000  # thread/process round trips (futex, same CPU)
 tasks_launch_iterations: int = 2000  # thread launches for the creation comparison
-tasks_sleep_counts: list[int] = [300, 1000, 3000, 10_000]  # sleeper counts of the sweep
+tasks_sleep_counts: list[int] = [300, 1000, 3000, 10000]  # sleeper counts of the sweep
 tasks_sleep_sweep_duration_ms: int = 300  # total sleep of each task in the sweep, ms
 tasks_sleep_sweep_repeats: int = 5  # C17: independent repeats of every point, interleaved
-tasks_c11_goroutines: int = 1_000_000  # C11: goroutines sleeping at once (S1: 1,000,000)
+tasks_c11_goroutines: int = 1000000  # C11: goroutines sleeping at once (S1: 1,000,000)
 tasks_c11_sleep_ms: int = 1000  # how long each sleeps, ms (S1: 1 s)
-tasks_go_launch_iterations: int = 20_000  # goroutine launches (go, first run, wg.Done, Wait)
+tasks_go_launch_iterations: int = 20000  # goroutine launches (go, first run, wg.Done, Wait)
 tasks_go_pinning_repeats: int = 7  # C04: pinned/default pairs, alternating
-tasks_go_pinning_iterations: int = 200_000  # round trips per C04 run
+tasks_go_pinning_iterations: int = 200000  # round trips per C04 run
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store results under data/<machine>/<run>/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
 machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
-interactive: bool = True  # True: live ipywidgets (JupyterLab), False: static Vega-Lite charts (paper, papermill)
+interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting, stored
+from threadcost import machine, parameters, plotting, stored, textout
 from threadcost.experiments import fibers, million, peers, sleepers
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
@@ -76,10 +76,12 @@ from threadcost.views import million as million_view
 from threadcost.views import sleepers_sweep as sweep_view
 from threadcost.views import user_space_tasks as view
 
+parameters.check("05_user_space_tasks", globals())  # a bad value names its parameter
+
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 
 # %% [markdown]
 # ## C fibers: switch, memory, creation
@@ -292,7 +294,7 @@ display(claims_view.claims_section(["C04", "C11", "C15", "C17"], data_dir,
 # paper alike).
 
 # %%
-if interactive:
+if parameters.interactive(interactive):
     display(view.compare_widget(rows))
 else:
     from threadcost.views import charts, tasks_chart

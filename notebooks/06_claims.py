@@ -45,21 +45,25 @@ claims_machine_id: Optional[str] = None  # machine folder under data/ to judge, 
 claims_include_reference: bool = True  # compare with the committed reference runs (reference/)
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # save the figures under figures/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 
 # %%
 
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, plotting, stored
+from threadcost import claims, datastore, machine, parameters, plotting, stored, textout
 from threadcost.views import claims as claims_view
 from threadcost.views import summary
+
+parameters.check("06_claims", globals())  # a bad value names its parameter
 
 plotting.use_paper_theme()
 fp = stored.machine_fingerprint(claims_machine_id, data_dir)  # the machine judged
 mid = claims_machine_id or machine.machine_id(fp)
 verdicts = claims.judge(mid, data_dir)
-display(Markdown(f"**Machine:** {machine.describe(fp)} Data folder: `{mid}`."))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))} Data folder: {textout.md_code(mid)}."))
+if skipped_runs := datastore.skipped_runs(data_dir, mid):
+    display(Markdown(textout.skipped_markdown(skipped_runs)))
 
 # %% [markdown]
 # ## Before the numbers: what this run can and cannot resolve
@@ -152,7 +156,7 @@ from threadcost.views import across_machines
 machine_ids = across_machines.machines(data_dir)
 if len(machine_ids) >= 2:
     across = across_machines.headline_values(data_dir)
-    display(Markdown("; ".join(f"`{m}`: {across_machines.describe(data_dir, m)}"
+    display(Markdown("; ".join(f"{textout.md_code(m)}: {textout.md_text(across_machines.describe(data_dir, m))}"
                                for m in machine_ids)))
     display(across_machines.headline_table(across))
     display(across_machines.verdict_table(data_dir))

@@ -63,22 +63,24 @@ brigade_reference_rounds: int = 5  # alternating rounds against the C reference 
 brigade_reference_iterations: int = 2000  # trips per reference round (100 tasks)
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store results under data/<machine>/<run>/
+save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
 machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
 
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, plotting, stored
+from threadcost import machine, parameters, plotting, stored, textout
 from threadcost.experiments import brigade
 from threadcost.views import brigade as view
 from threadcost.views import claims as claims_view
 
+parameters.check("07_io_brigade", globals())  # a bad value names its parameter
+
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {machine.describe(fp)}"))
+display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
 
 # %% [markdown]
 # ## The brigade on this machine

@@ -88,7 +88,7 @@ def _entries() -> list[Entry]:
     combination of the cheap values is valid)."""
     from threadcost.experiments import fibers, launch, limits, malloc_touch, thread_memory
 
-    small_list = st.lists(st.integers(1, 6), min_size=1, max_size=3)
+    small_list = st.lists(st.integers(1, 6), min_size=1, max_size=3, unique=True)
     found = [
         Entry(malloc_touch.run, {
             "mib": st.integers(1, 16), "allocator": st.sampled_from(["malloc", "mmap"]),
@@ -108,11 +108,13 @@ def _entries() -> list[Entry]:
             "repeats": st.integers(1, 2), "address_space_mib": st.sampled_from([None, 4096])},
             fixed={"repeats": 1}),
         Entry(thread_memory.stack_grid, {
-            "stack_sizes_kib": st.lists(st.sampled_from([0, 64]), min_size=1, max_size=2),
+            "stack_sizes_kib": st.lists(st.sampled_from([0, 64]), min_size=1, max_size=2,
+                                        unique=True),
             "threads": st.integers(1, 6), "touch_kib": st.sampled_from([0, 8])},
             fixed={"repeats": 1}),
         Entry(thread_memory.touch_grid, {
-            "touch_depths_kib": st.lists(st.sampled_from([0, 8, 16]), min_size=1, max_size=2),
+            "touch_depths_kib": st.lists(st.sampled_from([0, 8, 16]), min_size=1, max_size=2,
+                                         unique=True),
             "threads": st.integers(1, 6), "stack_kib": st.sampled_from([0, 64])},
             fixed={"repeats": 1}),
         Entry(limits.run, {

@@ -15,7 +15,7 @@ from threadcost.experiments import cpu_bound, million, peers, process_memory, sl
 
 
 def _entries() -> list[Entry]:
-    small = st.lists(st.integers(1, 6), min_size=1, max_size=3)
+    small = st.lists(st.integers(1, 6), min_size=1, max_size=3, unique=True)
     return [
         Entry(cpu_bound.run, {
             "tasks": st.integers(1, 3), "limit": st.integers(3, 200),

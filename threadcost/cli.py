@@ -1,9 +1,13 @@
 """The ``threadcost`` command line: ``threadcost <command> [options] [--json]``.
 
-Exit codes: 0 success; 2 bad input (one line on stderr naming the parameter,
-the value and what is allowed, no traceback); 3 a system limit cut the run
-short (the partial result is still printed and the limit is named on stderr);
-141 (128 + SIGPIPE) when the reader of stdout went away (``| head``), quietly.
+Exit codes (README: "Exit codes"): 0 success; 1 a kernel or the system failed;
+2 bad input (one line on stderr naming the parameter, the value and what is
+allowed, no traceback); 3 a system limit cut the run short (the partial result
+is still printed and the limit is named on stderr); 4 a data file or folder
+could not be read or written (damaged run, full disk, no permission: one line
+naming the file, what is wrong and what to do); 130 interrupted (Ctrl-C or
+SIGTERM), quietly; 141 (128 + SIGPIPE) when the reader of stdout went away
+(``| head``), quietly.
 
 Commands are the modules of :mod:`threadcost.commands` (see its docstring for
 what one defines); building the parser imports only them, never an experiment,
@@ -26,10 +30,11 @@ from typing import NoReturn
 
 from threadcost import __version__, commands
 from threadcost.commands._options import HelpFormatter
-from threadcost.errors import KernelError, LimitReached, ParameterError, ThreadcostError
+from threadcost.errors import LimitReached, ParameterError, ThreadcostError
 from threadcost.results import Result
 
-EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_LIMIT = 0, 1, 2, 3
+EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_LIMIT, EXIT_DATA = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 # A command quiet for this long gets a status line on stderr (a TTY only).
 PROGRESS_DELAY_S = 2.0
@@ -142,6 +147,17 @@ def main(argv: list[str] | None = None) -> int:
     # Progress goes to stderr, on a terminal only (never into a pipe, a log or a test).
     args.progress = sys.stderr.isatty()
     try:
+        with stop_on_sigterm():
+            return _main(module, args, prog)
+    except KeyboardInterrupt:
+        _quiet_interrupt(prog)
+        return EXIT_INTERRUPTED
+
+
+def _main(module: ModuleType, args: argparse.Namespace, prog: str) -> int:
+    from threadcost.errors import one_line
+
+    try:
         result = _run(module, args)
     except ParameterError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
@@ -156,12 +172,14 @@ def main(argv: list[str] | None = None) -> int:
                 code = EXIT_BROKEN_PIPE
         print(f"{prog}: {exc}", file=sys.stderr)
         return code
-    except (KernelError, ThreadcostError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+    except (OSError, ThreadcostError) as exc:
+        text, data = one_line(exc)
+        if text is None:
+            raise
+        print(f"{prog}: error: {text}", file=sys.stderr)
+        return EXIT_DATA if data else EXIT_ERROR
+    for line in getattr(module, "warnings", lambda _r: [])(result):
+        print(f"{prog}: {line}", file=sys.stderr)
     code = EXIT_OK
     try:
         emit(result, module, args.json)
@@ -171,13 +189,43 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "save", False):  # saved even when nobody read stdout to the end
         from threadcost.datastore import save_run
 
-        path = save_run(result)
+        try:
+            path = save_run(result)
+        except OSError as exc:
+            text, _ = one_line(exc)
+            print(f"{prog}: error: {text}; the result above was not stored", file=sys.stderr)
+            return EXIT_DATA
         print(f"{prog}: saved to {path}", file=sys.stderr)
     if result.limit_hit:
         limit = result.limit_hit.get("limit")
         print(f"{prog}: system limit reached: {limit} (partial result)", file=sys.stderr)
         return EXIT_LIMIT
     return code
+
+
+def _quiet_interrupt(prog: str) -> None:
+    """One line for an interrupt, even when stderr itself is gone."""
+    with contextlib.suppress(OSError, ValueError):
+        print(f"{prog}: interrupted", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def stop_on_sigterm() -> Iterator[None]:
+    """SIGTERM ends a command as Ctrl-C does: KeyboardInterrupt, cleanup, exit 130."""
+    import signal
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread (tests calling main() from a thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
+import re
 import secrets
 import shutil
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import machine, paths
+from threadcost.errors import ThreadcostError
 from threadcost.results import Result, _json_safe
 
 SCHEMA_VERSION = 1
@@ -42,8 +46,31 @@ GZIP_ABOVE_BYTES = 256 * 1024
 TABLE_SUFFIXES = (".csv", ".csv.gz")
 
 
-class DataError(Exception):
+class DataError(ThreadcostError):
     """A data file is missing, unreadable or does not match the schema."""
+
+
+# A hidden ``.<run>.partial`` folder older than this was left by a killed save.
+STALE_PARTIAL_S = 24 * 3600
+REQUIRED_META = {"schema_version": int, "experiment": str, "run_id": str, "params": dict,
+                 "summary": dict, "tables": list, "machine": dict, "complete": bool}
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A run folder that could not be read, and why (listed, never dropped silently)."""
+
+    path: Path
+    reason: str
+
+    @property
+    def experiment(self) -> str:
+        """The experiment its folder name says (``<UTC time>-<experiment>-<suffix>``)."""
+        parts = self.path.name.split("-")
+        return "-".join(parts[1:-1]) if len(parts) >= 3 else ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": str(self.path), "experiment": self.experiment, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -56,21 +83,101 @@ class Run:
         return str(self.meta["experiment"])
 
     def table(self, name: str) -> pd.DataFrame:
-        path = table_path(self.path, name)
         if name not in self.meta.get("tables", []):
             raise DataError(f"{self.path}: no table {name!r} (has {self.meta.get('tables')})")
-        try:
-            frame = pd.read_csv(path)
-        except (OSError, ValueError, EOFError) as exc:  # EOFError: a truncated .gz
-            raise DataError(f"{path}: cannot read CSV: {exc}") from exc
-        schema = self.meta.get("table_schema", {}).get(name)
-        if schema is not None:  # runs saved before table_schema existed have none
-            columns = [str(c) for c in frame.columns]
-            if columns != schema["columns"] or len(frame) != schema["rows"]:
-                raise DataError(f"{path}: {len(frame)} rows, columns {columns}; meta.json "
-                                f"says {schema['rows']} rows, columns {schema['columns']} "
-                                "(truncated or edited?)")
+        return read_table(self.path, name, self.meta.get("table_schema", {}).get(name))
+
+
+def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
+    """Table ``name`` of a run, checked against its schema: row count, columns, and
+    the kind of each column (numbers stay numbers; no cell went missing)."""
+    path = table_path(run_dir, name)
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:  # EOF: truncated .gz
+        raise DataError(f"{path}: cannot read CSV ({_first_line(exc)})") from exc
+    if schema is None:  # runs saved before table_schema existed have none
+        _check_mixed(path, frame)
         return frame
+    if not isinstance(schema, dict) or not isinstance(schema.get("columns"), list) \
+            or not isinstance(schema.get("rows"), int):
+        raise DataError(f"{run_dir / META}: table_schema of {name!r} is not "
+                        "{rows: int, columns: [...]}")
+    columns = [str(c) for c in frame.columns]
+    if columns != schema["columns"] or len(frame) != schema["rows"]:
+        missing = [c for c in schema["columns"] if c not in columns]
+        what = (f"column {missing[0]!r} missing" if missing else
+                f"{len(frame)} rows where meta.json says {schema['rows']}"
+                if len(frame) != schema["rows"] else f"columns {columns}")
+        raise DataError(f"{path}: {what} (truncated or edited?)")
+    kinds = schema.get("kinds")
+    if isinstance(kinds, dict):
+        missing_counts = schema.get("missing", {})
+        for column, kind in kinds.items():
+            _check_kind(path, frame, column, kind, missing_counts.get(column))
+    else:
+        _check_mixed(path, frame)
+    return frame
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
+
+
+def _bad_cell(path: Path, frame: pd.DataFrame, column: str, mask: Any, what: str) -> DataError:
+    row = int(mask.to_numpy().nonzero()[0][0])
+    value = str(frame[column].iloc[row])[:40]
+    return DataError(f"{path}: column {column!r}, row {row + 1}: {value!r} {what}")
+
+
+def _check_kind(path: Path, frame: pd.DataFrame, column: str, kind: str,
+                missing: Any) -> None:
+    if column not in frame.columns:
+        raise DataError(f"{path}: column {column!r} missing (truncated or edited?)")
+    values = frame[column]
+    if kind == "number":
+        parsed = pd.to_numeric(values, errors="coerce")
+        bad = values.notna() & parsed.isna()
+        if bad.any():
+            raise _bad_cell(path, frame, column, bad, "is not a number")
+    # Text cells may read back empty ("" and None are both written as nothing): only
+    # a number column's count of empty cells is a fact about the run.
+    if kind == "number" and isinstance(missing, int) and int(values.isna().sum()) != missing:
+        raise DataError(f"{path}: column {column!r} has {int(values.isna().sum())} empty or "
+                        f"NaN cells where the run stored {missing} (edited?)")
+
+
+def _check_mixed(path: Path, frame: pd.DataFrame) -> None:
+    """Older runs record no column kinds: a column holding numbers and, in some cell,
+    text that is not a number has been damaged (no stored table mixes the two)."""
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        parsed = pd.to_numeric(values, errors="coerce")
+        if not parsed.notna().any():
+            continue
+        # A cell may list numbers ("0 1": the CPUs a run saw); anything else is damage.
+        bad = values.notna() & parsed.isna() & ~values.astype(str).map(_numbers_only)
+        if bad.any():
+            raise _bad_cell(path, frame, str(column), bad, "is not a number")
+
+
+def _numbers_only(text: str) -> bool:
+    tokens = text.split()
+    try:
+        return bool(tokens) and all(not math.isnan(float(t)) for t in tokens)
+    except ValueError:
+        return False
+
+
+def _kind(column: pd.Series) -> str:
+    if pd.api.types.is_bool_dtype(column):
+        return "bool"
+    if pd.api.types.is_numeric_dtype(column):
+        return "number"
+    return "text"
 
     def result(self) -> Result:
         """The run read back as the :class:`Result` it was saved from: the same
@@ -151,6 +258,7 @@ def save_run(result: Result, data_dir: str | Path | None = None,
     fp = fingerprint or machine.fingerprint()
     machine_dir = root / machine.machine_id(fp)
     machine_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_partials(machine_dir)
     run_id = new_run_id(result.experiment)
     final = machine_dir / run_id
     staging = machine_dir / f".{run_id}.partial"
@@ -172,7 +280,11 @@ def save_run(result: Result, data_dir: str | Path | None = None,
             "limit_hit": result.limit_hit,
             "tables": names,
             "table_schema": {name: {"rows": len(frame),
-                                    "columns": [str(c) for c in frame.columns]}
+                                    "columns": [str(c) for c in frame.columns],
+                                    "kinds": {str(c): _kind(frame[c]) for c in frame.columns},
+                                    "missing": {str(c): int(frame[c].isna().sum())
+                                                for c in frame.columns
+                                                if _kind(frame[c]) == "number"}}
                              for name, frame in result.tables.items()},
             "machine": fp,
             "complete": True,
@@ -193,55 +305,163 @@ def save_run(result: Result, data_dir: str | Path | None = None,
     return final
 
 
+def remove_stale_partials(machine_dir: Path, older_than_s: float = STALE_PARTIAL_S) -> list[Path]:
+    """Remove hidden ``.<run>.partial`` folders left by a save that was killed (SIGKILL,
+    power loss) more than ``older_than_s`` ago; a younger one may be a save under way."""
+    removed = []
+    now = time.time()
+    for entry in machine_dir.glob(".*.partial"):
+        try:
+            if entry.is_dir() and now - entry.stat().st_mtime > older_than_s:
+                shutil.rmtree(entry)
+                removed.append(entry)
+        except OSError:
+            continue  # another process removed it, or it is not ours to remove
+    return removed
+
+
 def load_run(path: str | Path) -> Run:
     """Read and validate one run folder."""
     path = Path(path)
     meta_path = path / META
     try:
-        meta = json.loads(meta_path.read_text())
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise DataError(f"{meta_path}: missing (an incomplete run?)") from exc
+    except PermissionError as exc:
+        raise DataError(f"{meta_path}: not readable (permission denied)") from exc
     except (OSError, ValueError) as exc:
-        raise DataError(f"{meta_path}: not valid JSON: {exc}") from exc
-    for key in ("schema_version", "experiment", "run_id", "params", "summary", "tables",
-                "machine", "complete"):
+        raise DataError(f"{meta_path}: not valid JSON ({_first_line(exc)})") from exc
+    if not isinstance(meta, dict):
+        raise DataError(f"{meta_path}: holds {_json_kind(meta)}, not a JSON object")
+    for key, kind in REQUIRED_META.items():
         if key not in meta:
             raise DataError(f"{meta_path}: missing key {key!r}")
+        if not isinstance(meta[key], kind) or (kind is int and isinstance(meta[key], bool)):
+            raise DataError(f"{meta_path}: {key!r} is {_json_kind(meta[key])}, "
+                            f"not {_json_kind(kind())}")
     if meta["schema_version"] != SCHEMA_VERSION:
         raise DataError(f"{meta_path}: schema_version {meta['schema_version']!r}, "
                         f"expected {SCHEMA_VERSION}")
     if meta["complete"] is not True:
         raise DataError(f"{meta_path}: run is not marked complete")
+    if not all(isinstance(t, str) for t in meta["tables"]):
+        raise DataError(f"{meta_path}: 'tables' must list table names")
+    if not isinstance(meta.get("table_schema", {}), dict):
+        raise DataError(f"{meta_path}: 'table_schema' is not an object")
     for name in meta["tables"]:
         if not table_path(path, name).is_file():
             raise DataError(f"{path / (name + '.csv')}: listed in meta.json but missing "
                             "(nor is there a .csv.gz)")
+    _check_tables(path, meta)
     return Run(path=path, meta=meta)
 
 
-def list_runs(experiment: str | None = None, data_dir: str | Path | None = None,
-              machine_id: str | None = None) -> list[Run]:
-    """Complete runs, oldest first; hidden (partial) and invalid folders are skipped."""
+def _json_kind(value: Any) -> str:
+    """The JSON name of a parsed value's type."""
+    for kind, name in ((bool, "a boolean"), (int, "a number"), (float, "a number"),
+                       (str, "a string"), (list, "an array"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return "null"
+
+
+# (run folder, its files' sizes and times) -> None when its tables read cleanly.
+_CHECKED: dict[tuple[Any, ...], None] = {}
+
+
+def _check_tables(path: Path, meta: dict[str, Any]) -> None:
+    """Read every table of a run once (cached while its files are unchanged), so a
+    damaged table is found when the run is listed, not halfway through a verdict."""
+    files = sorted(path.iterdir())
+    key = (str(path), tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files))
+    if key in _CHECKED:
+        return
+    for name in meta["tables"]:
+        read_table(path, name, meta.get("table_schema", {}).get(name))
+    _CHECKED[key] = None
+
+
+def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
+         experiment: str | None = None) -> tuple[list[Run], list[Skipped]]:
+    """(complete runs oldest first, run folders that could not be read with why).
+
+    Hidden ``.<run>.partial`` folders (a save under way or killed) are neither."""
     root = Path(data_dir) if data_dir is not None else paths.data_dir()
     runs: list[Run] = []
+    skipped: list[Skipped] = []
     if not root.is_dir():
-        return runs
-    for mdir in sorted(p for p in root.iterdir() if p.is_dir()):
+        return runs, skipped
+    for mdir in _subfolders(root):
         if mdir.name.startswith(".") or mdir.name == "published":
             continue
         if machine_id is not None and mdir.name != machine_id:
             continue
-        for rdir in sorted(p for p in mdir.iterdir() if p.is_dir()):
+        for rdir in _subfolders(mdir):
             if rdir.name.startswith("."):
                 continue
             try:
                 run = load_run(rdir)
-            except DataError:
+            except DataError as exc:
+                skipped.append(Skipped(rdir, str(exc)))
+                continue
+            except OSError as exc:
+                skipped.append(Skipped(rdir, f"cannot be read ({_first_line(exc)})"))
                 continue
             if experiment is None or run.experiment == experiment:
                 runs.append(run)
-    runs.sort(key=lambda r: (r.meta.get("created_utc", ""), r.meta["run_id"]))
-    return runs
+    runs.sort(key=lambda r: (str(r.meta.get("created_utc", "")), r.meta["run_id"]))
+    if experiment is not None:
+        skipped = [s for s in skipped if s.experiment in (experiment, "")]
+    return runs, skipped
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if p.is_dir())
+    except OSError:
+        return []
+
+
+def list_runs(experiment: str | None = None, data_dir: str | Path | None = None,
+              machine_id: str | None = None) -> list[Run]:
+    """Complete runs, oldest first. Hidden (partial) folders are left out, and so are
+    runs that cannot be read: :func:`skipped_runs` lists those with the reason."""
+    return scan(data_dir, machine_id, experiment)[0]
+
+
+def skipped_runs(data_dir: str | Path | None = None,
+                 machine_id: str | None = None) -> list[Skipped]:
+    """Run folders that could not be read, with the file and the reason."""
+    return scan(data_dir, machine_id)[1]
+
+
+def machines_with_runs(data_dir: str | Path | None = None) -> list[str]:
+    """Machine folders holding at least one run folder (readable or not): a folder
+    named as a run id is, or one holding a meta.json."""
+    root = Path(data_dir) if data_dir is not None else paths.data_dir()
+    return [m.name for m in _subfolders(root)
+            if not m.name.startswith(".") and m.name != "published"
+            and any(_looks_like_run(r) for r in _subfolders(m))]
+
+
+RUN_ID_PATTERN = re.compile(r"\d{8}T\d{6}Z-.+-[0-9a-f]{6}")
+
+
+def _looks_like_run(folder: Path) -> bool:
+    if folder.name.startswith("."):
+        return False
+    if RUN_ID_PATTERN.fullmatch(folder.name):
+        return True
+    try:
+        return (folder / META).is_file()
+    except OSError:
+        return False
+
+
+def skipped_text(skipped: list[Skipped]) -> str:
+    """One line per unreadable run: its folder and why (for logs and stderr)."""
+    return "\n".join(f"skipped {s.path}: {s.reason}" for s in skipped)
 
 
 def latest_run(experiment: str, data_dir: str | Path | None = None,

@@ -66,9 +66,13 @@ def _child(conn: Any, func: Callable[..., Any], kwargs: Mapping[str, Any],
     except BaseException as exc:
         try:
             conn.send(("error", exc))
+        except OSError:  # the parent is gone (interrupted too): no one to tell, quietly
+            pass
         except Exception:  # an exception that does not pickle: send its text
-            conn.send(("error", KernelError(getattr(func, "__name__", "child"), 4, 0,
-                                            "".join(traceback.format_exception(exc))[-500:])))
+            with contextlib.suppress(OSError):
+                conn.send(("error", KernelError(
+                    getattr(func, "__name__", "child"), 4, 0,
+                    "".join(traceback.format_exception(exc))[-500:])))
     finally:
         conn.close()
 

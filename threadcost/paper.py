@@ -39,6 +39,7 @@ from typing import Any
 import yaml
 
 from threadcost import datastore, machine, notebook_sources, paths, progress
+from threadcost.errors import ThreadcostError, one_line
 from threadcost.render import (
     STATIC,
     Page,
@@ -65,6 +66,12 @@ def load_params(path: str | Path) -> dict[str, Any]:
         raise SystemExit(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(params, dict):
         raise SystemExit(f"{path}: expected a mapping of parameter names to values")
+    from threadcost import parameters  # unknown keys and wrong types, named with the file
+
+    try:
+        parameters.check_values(params, str(path))
+    except ThreadcostError as exc:
+        raise SystemExit(str(exc)) from None
     return params
 
 
@@ -432,6 +439,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     finally:
         os.environ.pop(progress.ENV, None)
         relay.close()
+    for skipped in datastore.skipped_runs(data_dir):  # the log names every unread run
+        print(f"make paper: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
 
     ordered = [staging / "notebooks" / f"{b.stem}.ipynb" for b in reading_order(books)]
     stems = [p.stem for p in ordered]
@@ -514,6 +523,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{Path(args.out).resolve().name}.partial/notebooks/; the previous paper "
               "(if any) is unchanged.", file=sys.stderr)
         return 1
+    except (OSError, ThreadcostError) as exc:  # a data, disk or permission error: one line
+        text, _ = one_line(exc)
+        if text is None:
+            raise
+        print(f"make paper stopped: {text}; the previous paper (if any) is unchanged.",
+              file=sys.stderr)
+        return 4
     elapsed = time.monotonic() - started
     out = Path(args.out).resolve()
     how = f"from the stored runs of {args.machine}" if args.machine else "measured"

@@ -21,3 +21,83 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     lines = [fmt(cells[0]), "  ".join("-" * w for w in widths)]
     lines += [fmt(r) for r in cells[1:]]
     return "\n".join(lines)
+
+
+# --- Text from data files, shown in Markdown, HTML, figures or file names -------------
+#
+# Everything read from a data file (a machine id, a fingerprint field, a parameter, a
+# table cell) is text, never markup: these helpers are the one place that makes it so.
+
+# ASCII punctuation that Markdown (CommonMark, mistune) may read as syntax; each is
+# written with a backslash, which CommonMark defines to mean the character itself.
+_MD_PUNCTUATION = frozenset("\\`*_{}[]()#+-.!|~$:'")
+_HTML_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+# Longest text shown from a data file (longer values are cut, with an ellipsis).
+MAX_SHOWN_CHARS = 200
+
+
+def _one_line(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``value`` as one line of printable text, cut to ``limit`` characters."""
+    text = "".join(ch if ch.isprintable() else " " for ch in str(value))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def md_text(value: object) -> str:
+    """``value`` as literal text inside Markdown: no emphasis, link, code span, math,
+    HTML element or entity can come from it."""
+    out = []
+    for ch in _one_line(value):
+        if ch in _HTML_ENTITIES:
+            out.append(_HTML_ENTITIES[ch])
+        elif ch in _MD_PUNCTUATION:
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def md_code(value: object) -> str:
+    """``value`` as a Markdown code span: a fence of more backticks than the longest
+    run inside it, so a backtick in the value cannot close the span."""
+    text = _one_line(value)
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def html_text(value: object) -> str:
+    """``value`` as HTML text or attribute content (quotes included)."""
+    return "".join(_HTML_ENTITIES.get(ch, ch) for ch in _one_line(value)).replace("'", "&#x27;")
+
+
+def plain_label(value: object) -> str:
+    """``value`` as a matplotlib label: a ``$`` is shown, never read as mathtext."""
+    return _one_line(value, 80).replace("$", r"\$")
+
+
+def safe_filename(value: object) -> str:
+    """``value`` as one file-name component: letters, digits, ``-``, ``_`` and ``.``
+    kept, anything else (``/``, a space, a backtick) becomes ``_``; never empty, never
+    a hidden or relative name."""
+    text = "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "-_.")) else "_"
+                   for ch in str(value))[:120]
+    text = text.lstrip(".")
+    return text or "_"
+
+
+def skipped_markdown(skipped: Sequence[Any]) -> str:
+    """Runs that could not be read (``datastore.Skipped``), as Markdown: folder and
+    reason, paths shown from the machine folder on (no path of this computer)."""
+    if not skipped:
+        return ""
+    lines = [f"**{len(skipped)} stored run(s) could not be read and were skipped**; a "
+             "claim that may have read one says so:"]
+    for item in skipped:
+        root = str(item.path.parent.parent) + "/"
+        where = f"{item.path.parent.name}/{item.path.name}"
+        lines.append(f"- {md_code(where)}: {md_text(str(item.reason).replace(root, ''))}")
+    return "\n".join(lines)

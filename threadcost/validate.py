@@ -10,36 +10,53 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from threadcost import sysinfo
 from threadcost.errors import ParameterError
 
+# Numbers are written in ASCII: digits 0-9, an optional sign, no "_" separators, no
+# Arabic-Indic or full-width digits (which Python's int() and float() would accept).
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
 
 def integer(name: str, value: Any, *, minimum: int | None = None,
             maximum: int | None = None) -> int:
-    """An integer (int, integral float, or a decimal string) within bounds."""
+    """An integer (an int, or a string of ASCII digits) within bounds.
+
+    A float is refused even when whole (``1e3``, ``64.0``), as the CLI refuses the
+    text ``1e3``: the same value gets the same answer from every entry point."""
     parsed: int
     if isinstance(value, bool):
         raise ParameterError(name, value, "must be an integer, not a boolean")
     if isinstance(value, numbers.Integral):
         parsed = int(value)
     elif isinstance(value, numbers.Real):
-        if not math.isfinite(float(value)) or float(value) != int(value):
-            raise ParameterError(name, value, "must be a whole number")
-        parsed = int(value)
+        raise ParameterError(name, value, _range_text(
+            "must be an integer written without a decimal point or exponent", minimum,
+            maximum))
     elif isinstance(value, str):
-        try:
-            parsed = int(value.strip().replace("_", ""), 10)
-        except ValueError:
-            raise ParameterError(name, value, _range_text("must be an integer", minimum,
-                                                          maximum)) from None
+        if not _INTEGER_TEXT.fullmatch(value.strip()):
+            raise ParameterError(name, value, _range_text(
+                "must be an integer in ASCII digits (no '_', no exponent)", minimum, maximum))
+        parsed = int(value.strip(), 10)
     else:
         raise ParameterError(name, value, f"must be an integer, not {type(value).__name__}")
     if (minimum is not None and parsed < minimum) or (maximum is not None and parsed > maximum):
         raise ParameterError(name, value, _range_text("must be an integer", minimum, maximum))
     return parsed
+
+
+def _parse_number(name: str, value: Any, allowed: str) -> float:
+    """A real number from a number or ASCII decimal text; else ParameterError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real | str):
+        raise ParameterError(name, value, allowed)
+    if isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value.strip()):
+        raise ParameterError(name, value, allowed + " (ASCII digits, no '_')")
+    return float(value)
 
 
 def _range_text(head: str, minimum: int | None, maximum: int | None) -> str:
@@ -53,11 +70,19 @@ def _range_text(head: str, minimum: int | None, maximum: int | None) -> str:
 
 
 def integer_list(name: str, value: Any, *, minimum: int | None = None,
-                 maximum: int | None = None, max_items: int = 1000) -> list[int]:
-    """A non-empty list of integers; a string may hold them comma-separated."""
+                 maximum: int | None = None, max_items: int = 1000,
+                 unique: bool = True) -> list[int]:
+    """A non-empty list of integers; a string may hold them comma-separated.
+
+    No entry may be empty (``"100,"``), and with ``unique`` (the default: a repeated
+    value would only measure the same thing twice) none may repeat."""
     items: Sequence[Any]
     if isinstance(value, str):
-        items = [v for v in value.split(",") if v.strip()]
+        items = value.split(",")
+        if any(not v.strip() for v in items) and value.strip():
+            raise ParameterError(name, value, "every comma-separated entry must be an "
+                                 "integer (one is empty)")
+        items = [v for v in items if v.strip()]
     elif isinstance(value, Iterable):
         items = list(value)
     else:
@@ -72,6 +97,10 @@ def integer_list(name: str, value: Any, *, minimum: int | None = None,
             out.append(integer(name, item, minimum=minimum, maximum=maximum))
         except ParameterError as exc:
             raise ParameterError(name, value, f"every entry {exc.allowed}") from None
+    if unique and len(set(out)) != len(out):
+        twice = sorted({v for v in out if out.count(v) > 1})
+        raise ParameterError(name, value, f"must not repeat a value ({twice[0]} is given "
+                             "more than once)")
     return out
 
 
@@ -108,12 +137,7 @@ def choice_list(name: str, value: Any, allowed: Iterable[str]) -> list[str]:
 
 def fraction(name: str, value: Any) -> float:
     """A number from 0 to 1 inclusive."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real | str):
-        raise ParameterError(name, value, "must be a number from 0 to 1")
-    try:
-        parsed = float(value)
-    except ValueError:
-        raise ParameterError(name, value, "must be a number from 0 to 1") from None
+    parsed = _parse_number(name, value, "must be a number from 0 to 1")
     if not math.isfinite(parsed) or not 0.0 <= parsed <= 1.0:
         raise ParameterError(name, value, "must be a number from 0 to 1")
     return parsed
@@ -122,12 +146,7 @@ def fraction(name: str, value: Any) -> float:
 def number(name: str, value: Any, *, minimum: float, maximum: float) -> float:
     """A finite real number (or a decimal string) from ``minimum`` to ``maximum``."""
     allowed = f"must be a number from {minimum:g} to {maximum:g}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real | str):
-        raise ParameterError(name, value, allowed)
-    try:
-        parsed = float(value)
-    except ValueError:
-        raise ParameterError(name, value, allowed) from None
+    parsed = _parse_number(name, value, allowed)
     if not math.isfinite(parsed) or not minimum <= parsed <= maximum:
         raise ParameterError(name, value, allowed)
     return parsed

@@ -2,6 +2,7 @@
  * not, every byte arrives, the watchdog ends a stalled brigade, a small fd
  * limit is reported as a limit, and nothing is left behind. */
 #include <sys/resource.h>
+#include <time.h>
 
 #include "harness.h"
 #include "../tc_brigade.h"
@@ -107,6 +108,42 @@ static void test_watchdog_ends_a_stalled_brigade(void)
         TWICE(stall(k));
 }
 
+/* A stalled brigade whose watchdog would wait a minute ends within a second of
+ * tc_request_stop() (set from another thread 50 ms in) with TC_ESTOPPED. */
+static void *request_stop_later(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    tc_request_stop();
+    return NULL;
+}
+
+static void stopped(int kind)
+{
+    int64_t trips[N];
+    tc_brigade_result out;
+    tc_brigade_config c = config(kind, 20);
+    c.test_stall_after = 20;
+    c.timeout_ms = 60000;
+    tc_clear_stop();
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, request_stop_later, NULL) == 0, "pthread_create");
+    int64_t t0 = tc_now_ns();
+    int st = tc_brigade_run(&c, trips, &out);
+    int64_t took_ms = (tc_now_ns() - t0) / 1000000;
+    pthread_join(t, NULL);
+    tc_clear_stop();
+    CHECK(st == TC_ESTOPPED, "%s: status %d", kind_name[kind], st);
+    CHECK(took_ms < 1000, "%s: stopped after %lld ms", kind_name[kind], (long long)took_ms);
+}
+
+static void test_stop_flag_ends_a_run(void)
+{
+    for (int k = TC_BR_THREAD; k <= TC_BR_ONE_THREAD; k++)
+        stopped(k);
+}
+
 /* RLIMIT_NOFILE's hard limit lowered to 64: a brigade of 100 tasks needs 202
  * fds, so the pipes run out; the kernel names the fd limit and releases all. */
 static void fd_limit(int kind)
@@ -144,6 +181,7 @@ int main(void)
     RUN(test_refuses_bad_arguments);
     RUN(test_every_kind);
     RUN(test_watchdog_ends_a_stalled_brigade);
+    RUN(test_stop_flag_ends_a_run);
     RUN(test_fd_limit_is_named);
     return tc_summary("brigade");
 }

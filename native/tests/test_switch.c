@@ -4,6 +4,8 @@
 #include "harness.h"
 #include "../tc_switch.h"
 
+#include <time.h>
+
 #define N 200
 
 static const char *mech_name[] = {"pipe", "condvar", "futex", "eventfd"};
@@ -111,6 +113,44 @@ static void test_watchdog_ends_a_stalled_partner(void)
             TWICE(stall(m, t));
 }
 
+/* The stop flag, set from another thread 50 ms in, ends a run meant to last far
+ * longer within the watchdog's 100 ms poll, with TC_ESTOPPED and nothing left. */
+static void *request_stop_later(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    tc_request_stop();
+    return NULL;
+}
+
+static void stopped(int mechanism, int tasks)
+{
+    tc_switch_result out;
+    tc_switch_config c = config(mechanism, tasks);
+    c.iterations = 10000000;  /* the most a run may ask for: tens of seconds */
+    c.per_sample = 0;
+    c.record_cpus = 0;
+    tc_clear_stop();
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, request_stop_later, NULL) == 0, "pthread_create");
+    int64_t t0 = tc_now_ns();
+    int st = tc_switch_pingpong(&c, NULL, NULL, NULL, &out);
+    int64_t took_ms = (tc_now_ns() - t0) / 1000000;
+    pthread_join(t, NULL);
+    tc_clear_stop();
+    CHECK(st == TC_ESTOPPED, "%s/%s: status %d", mech_name[mechanism], task_name[tasks], st);
+    CHECK(took_ms < 1000, "%s/%s: stopped after %lld ms", mech_name[mechanism],
+          task_name[tasks], (long long)took_ms);
+}
+
+static void test_stop_flag_ends_a_run(void)
+{
+    for (int m = TC_SW_PIPE; m <= TC_SW_EVENTFD; m++)
+        for (int t = TC_SW_THREADS; t <= TC_SW_PROCESSES; t++)
+            stopped(m, t);
+}
+
 static void baselines(void)
 {
     int64_t batch[8];
@@ -133,6 +173,7 @@ int main(void)
     RUN(test_refuses_bad_arguments);
     RUN(test_every_mechanism);
     RUN(test_watchdog_ends_a_stalled_partner);
+    RUN(test_stop_flag_ends_a_run);
     RUN(test_baselines);
     return tc_summary("switch");
 }

@@ -53,6 +53,34 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
         source = claim.source or (str(row["source"]) if row is not None else "")
         words = str(row["claim"]) if row is not None else claim.words
         out.append(readings.judge_record(claim, runs, source, words, yard))
+    return _note_skipped(out, data_dir, mid)
+
+
+def _note_skipped(verdicts: list[ClaimVerdict], data_dir: str | Path | None,
+                  mid: str) -> list[ClaimVerdict]:
+    """A claim that may have read a run that could not be read says so (#26)."""
+    from dataclasses import replace
+
+    from threadcost import datastore
+    from threadcost.claims.model import NOT_RUN
+
+    skipped = datastore.skipped_runs(data_dir, mid)
+    if not skipped:
+        return verdicts
+    names = ", ".join(s.path.name for s in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+    note = f"{len(skipped)} stored run(s) could not be read and were skipped ({names})"
+    experiments = {s.experiment for s in skipped}
+    out = []
+    for v in verdicts:
+        touched = "" in experiments or any(
+            a.verdict == NOT_RUN or any(f"-{e}-" in str(a.run_id) for e in experiments)
+            for a in v.assertions)
+        if not touched:
+            out.append(v)
+        elif v.verdict == NOT_RUN:
+            out.append(replace(v, reason=note, sentence=f"{v.id} could not be judged: {note}."))
+        else:
+            out.append(replace(v, sentence=f"{v.sentence} Note: {note}."))
     return out
 
 

@@ -41,27 +41,37 @@ def execute(args: argparse.Namespace) -> Result:
     folder = Path(args.data_dir) if args.data_dir else paths.data_dir()
     if not folder.is_dir():
         raise ParameterError("--data-dir", args.data_dir, "an existing folder")
-    if args.machine is not None:
-        known = sorted({r.meta.get("machine_id") for r in datastore.list_runs(data_dir=folder)}
-                       - {None})
-        if args.machine not in known:
-            raise ParameterError("--machine", args.machine,
-                                 f"a machine folder with runs under {folder.name}/: "
-                                 f"{', '.join(known) or 'none stored'}")
+    present = datastore.machines_with_runs(folder)
+    if not present:
+        raise ParameterError("--data-dir", str(folder),
+                             "a data folder holding <machine-id>/<run-id>/ folders; this "
+                             "one has none")
+    if args.machine is not None and args.machine not in present:
+        raise ParameterError("--machine", args.machine,
+                             f"a machine folder with runs under {folder.name}/: "
+                             f"{', '.join(present)}")
+    from threadcost import machine
+
+    mid = args.machine or machine.machine_id()
+    if args.machine is None and mid not in present:
+        raise ParameterError("--machine", None,
+                             f"this machine has no folder under {folder.name}/; name "
+                             f"one of: {', '.join(present)}")
     verdicts = claims.judge(args.machine, folder)
     rows = [v.as_dict() for v in verdicts]
-    from threadcost import machine
     from threadcost.claims.runs import Runs
 
-    refused = list(Runs.load(args.machine or machine.machine_id(), folder).refused)
+    refused = list(Runs.load(mid, folder).refused)
     if getattr(args, "json", False):  # the JSON is the list of verdicts: say it on stderr
         for line in refused:
             print(f"threadcost claims: {line}", file=sys.stderr)
+    skipped = [s.as_dict() for s in datastore.skipped_runs(folder, mid)]
+    rows = [{**row, "skipped": skipped} for row in rows]
     return ClaimsResult("claims", {"machine": args.machine, "data_dir": str(folder)},
                         {"tally": claims.tally(verdicts),
                          "readings": claims.tally_readings(verdicts),
                          "folklore": claims.folklore(verdicts),
-                         "not_pooled": refused}, verdicts=rows)
+                         "not_pooled": refused, "skipped": skipped}, verdicts=rows)
 
 
 def format_text(result: Result) -> str:
@@ -83,3 +93,8 @@ def format_text(result: Result) -> str:
     lines += result.summary.get("folklore", [])
     lines += [line[0].upper() + line[1:] + "." for line in result.summary.get("not_pooled", [])]
     return "\n".join(lines)
+
+
+def warnings(result: Result) -> list[str]:
+    """Lines for stderr: every run that could not be read, with why."""
+    return [f"skipped {s['path']}: {s['reason']}" for s in result.summary.get("skipped", [])]

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from threadcost.commands import _options as opt
+from threadcost.parameters import cli_default
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -20,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                "where the two threads run", source=opt.PLACEMENTS_SOURCE, several=True)
     opt.iterations(parser, "50000", "echoes per run")
     opt.message_bytes(parser, "16", "bytes per message")
-    opt.repeats(parser, "5", "runs per placement, alternating, 1 .. 1000")
+    opt.repeats(parser, cli_default("switch_echo_repeats"),
+                "runs per placement, alternating, 1 .. 1000")
     opt.warmup(parser, "2000", "untimed echoes per run")
     opt.timeout(parser, "10", "progress")
 

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from threadcost.commands import _options as opt
+from threadcost.parameters import cli_default
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -20,13 +21,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.iterations(parser, "100000", "timed channel round trips per mode")
     opt.warmup(parser, "10000")
     opt.cpu(parser, "the GOMAXPROCS=1 run")
-    opt.value(parser, "--memory-count", "10000", "idle goroutines for the memory slope")
+    opt.value(parser, "--memory-count", cli_default("tasks_goroutines"),
+              "idle goroutines for the memory slope")
     opt.points(parser, "11", "readings of /proc/self/status while starting them",
                flag="--memory-points")
     opt.value(parser, "--sleepers-count", "10000", "sleeping goroutines, 0 to skip")
-    opt.value(parser, "--period-ms", "10", "each sleep, ms")
+    opt.value(parser, "--period-ms", cli_default("tasks_sleep_period_ms"), "each sleep, ms")
     opt.value(parser, "--duration-ms", "2000", "total sleep per goroutine, ms")
-    opt.value(parser, "--stagger-ms", "200", "start delays spread below this, ms")
+    opt.value(parser, "--stagger-ms", cli_default("tasks_sleep_stagger_ms"),
+              "start delays spread below this, ms")
 
 
 def execute(args: argparse.Namespace) -> Result:

@@ -54,7 +54,7 @@ from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.experiments import peers
 from threadcost.experiments.fibers import one_cpu
 from threadcost.isolate import run_isolated
-from threadcost.native import ffi, lib, proc_status_dict
+from threadcost.native import ffi, interruptible, lib, proc_status_dict
 from threadcost.results import Result
 
 EXPERIMENT = "brigade"
@@ -183,7 +183,7 @@ def _c_child(kind: int, tasks: int, cpu: int, iterations: int, warmup: int, stac
     cfg.test_stall_after = stall_after
     trips = ffi.new("int64_t[]", iterations)
     out = ffi.new("tc_brigade_result *")
-    status = lib.tc_brigade_run(cfg, trips, out)
+    status = interruptible(lib.tc_brigade_run, cfg, trips, out)
     if status != lib.TC_ETIMEOUT:
         check_status("tc_brigade_run", status, out.err, f"step {out.where}")
     done = int(out.completed)

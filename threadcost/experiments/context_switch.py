@@ -33,7 +33,7 @@ import pandas as pd
 
 from threadcost import machine, stats, sysinfo, validate
 from threadcost.errors import KernelError, ParameterError, check_status
-from threadcost.native import ffi, lib
+from threadcost.native import ffi, interruptible, lib
 from threadcost.results import Result
 
 EXPERIMENT = "context_switch"
@@ -214,7 +214,7 @@ def _pingpong(p: dict[str, Any], per_sample: bool, record_cpus: bool,
     cpu_a = ffi.new("int32_t[]", n) if record_cpus else ffi.NULL
     cpu_b = ffi.new("int32_t[]", n) if record_cpus else ffi.NULL
     out = ffi.new("tc_switch_result *")
-    status = lib.tc_switch_pingpong(cfg, samples, cpu_a, cpu_b, out)
+    status = interruptible(lib.tc_switch_pingpong, cfg, samples, cpu_a, cpu_b, out)
     _raise_for("tc_switch_pingpong", status, out.err, out.where, p["timeout_s"])
     done = int(out.completed)
 

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import datastore, vocabulary
+from threadcost.textout import md_code, plain_label
 
 YARDSTICKS_EXPERIMENT = "yardsticks"
 TASKS = vocabulary.TASKS
@@ -158,8 +159,8 @@ def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
     parts = []
     for mid in mids:
         stick = yardstick(data_dir, mid)
-        parts.append(f"`{mid}`: one empty system call = {stick[1]:,.1f} ns" if stick else
-                     f"`{mid}`: no yardsticks run stored")
+        parts.append(f"{md_code(mid)}: one empty system call = {stick[1]:,.1f} ns" if stick
+                     else f"{md_code(mid)}: no yardsticks run stored")
     return ("Times divided by each machine's yardstick (a fixed piece of work timed on "
             "that machine), so a machine that is slower overall does not look slower "
             "at switching or launching: " + "; ".join(parts) + ".")
@@ -177,7 +178,7 @@ def figure(values: pd.DataFrame) -> plt.Figure:
             xs = [float(pick[pick.task == t].value.iloc[-1]) * factor
                   if (pick.task == t).any() else np.nan for t in TASKS]
             ax.scatter(xs, y + (i - (len(mids) - 1) / 2) * 0.18, marker=markers[i % 7],
-                       s=40, label=mid, zorder=3)
+                       s=40, label=plain_label(mid), zorder=3)
         ax.set_yticks(y, list(TASKS) if ax is axes[0][0] else [""] * len(TASKS))
         ax.set_ylim(len(TASKS) - 0.5, -0.5)
         shown = values[values.metric == metric].value.to_numpy(dtype=float) * factor
@@ -200,7 +201,7 @@ def figure(values: pd.DataFrame) -> plt.Figure:
 
 def how_to_add_text(mids: list[str]) -> str:
     """What to do when fewer than two machines have runs."""
-    have = f"only `{mids[0]}` has runs" if mids else "no machine has runs yet"
+    have = f"only {md_code(mids[0])} has runs" if mids else "no machine has runs yet"
     return (f"In this data folder {have}, so there is nothing to set side by side. To add "
             "another machine: run `make paper` there, then copy its `data/<machine-id>/` "
             "folder into this repository's `data/` (or the folder `THREADCOST_DATA_DIR` "

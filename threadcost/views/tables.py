@@ -212,7 +212,8 @@ def style(styler: Any) -> Any:
     readable headers, no bare index."""
     data = styler.data
     styler = styler.format(cell_html)
-    styler = styler.format_index(readable_name, axis=1)
+    styler = styler.format_index(lambda c: html_lib.escape(readable_name(c)), axis=1)
+    styler = styler.format_index(lambda c: html_lib.escape(str(c)), axis=0)
     if isinstance(data.index, pd.RangeIndex) and data.index.name is None:
         styler = styler.hide(axis="index")
     return styler

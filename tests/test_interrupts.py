@@ -1,0 +1,107 @@
+"""Interrupts are prompt and clean (#26 item 6): SIGINT or SIGTERM ends a long C loop
+within a second; a run interrupted while saving exits 130, quietly, leaving nothing;
+a saver killed by SIGKILL leaves a hidden .partial folder that the next save removes
+once it is a day old; an interrupted ``memory`` run prints one line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from threadcost import datastore
+
+# A saver that stops after its first table file, until it is signalled.
+SLOW_SAVER = """
+import sys, time
+from threadcost import cli, datastore
+real = datastore._fsync_write
+def slow(path, data):
+    real(path, data)
+    print("writing", flush=True)
+    time.sleep(600)
+datastore._fsync_write = slow
+sys.exit(cli.main(["malloc-touch", "--mib", "4", "--points", "2", "--save"]))
+"""
+
+
+def _start(argv: list[str], data: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "THREADCOST_DATA_DIR": str(data)}
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, stdin=subprocess.DEVNULL)
+
+
+def _wait_for_line(proc: subprocess.Popen[str], text: str, timeout: float = 60) -> None:
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if text in line:
+            return
+        if not line and proc.poll() is not None:
+            break
+    raise AssertionError(f"never printed {text!r}: {proc.stderr.read() if proc.stderr else ''}")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_switch_ends_within_a_second_of_a_signal(sig: int, tmp_path: Path) -> None:
+    proc = _start([sys.executable, "-m", "threadcost", "switch", "--iterations", "10000000"],
+                  tmp_path / "data")
+    time.sleep(4)  # past the imports, inside the C loop (it runs for tens of seconds)
+    assert proc.poll() is None
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    took = time.monotonic() - sent
+    assert proc.returncode == 130, err
+    assert took < 1.0, f"took {took:.2f} s"
+    assert err.strip() == "threadcost switch: interrupted"
+
+
+def test_interrupted_save_exits_130_and_leaves_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    proc = _start([sys.executable, "-c", SLOW_SAVER], data)
+    _wait_for_line(proc, "writing")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().endswith("interrupted")
+    leftovers = [p for p in data.rglob("*") if p.is_dir() and p.parent != data]
+    assert leftovers == [], leftovers
+
+
+def test_sigkilled_saver_leaves_a_partial_the_next_save_removes(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    proc = _start([sys.executable, "-c", SLOW_SAVER], data)
+    _wait_for_line(proc, "writing")
+    proc.kill()
+    proc.communicate(timeout=30)
+    partials = list(data.glob("*/.*.partial"))
+    assert len(partials) == 1  # nothing that looks complete, one hidden folder
+    assert datastore.list_runs(data_dir=data) == []
+    assert datastore.skipped_runs(data_dir=data) == []  # hidden: neither run nor damage
+    day_ago = time.time() - datastore.STALE_PARTIAL_S - 60
+    os.utime(partials[0], (day_ago, day_ago))
+    again = subprocess.run([sys.executable, "-m", "threadcost", "malloc-touch", "--mib", "4",
+                            "--points", "2", "--save"], capture_output=True, text=True,
+                           env={**os.environ, "THREADCOST_DATA_DIR": str(data)}, timeout=120,
+                           check=False)
+    assert again.returncode == 0, again.stderr
+    assert not partials[0].exists()
+    assert len(datastore.list_runs(data_dir=data)) == 1
+
+
+def test_interrupted_memory_run_prints_one_line(tmp_path: Path) -> None:
+    for delay in (1.5, 3.0):
+        proc = _start([sys.executable, "-m", "threadcost", "memory", "--threads",
+                       "100,500,1000", "--repeats", "3"], tmp_path / "data")
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode in (0, 130), err
+        assert "Traceback" not in err and "BrokenPipeError" not in err, err

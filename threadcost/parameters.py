@@ -1,0 +1,466 @@
+"""Every notebook parameter, declared once: name, type, default, unit, doc and range.
+
+From these declarations come the notebooks' parameters cells (``tools/parameters_cells.py``
+rewrites them; ``tests/test_parameters.py`` checks each cell equals what is generated)
+and the checks of ``params/*.yaml`` (:func:`check_file`: an unknown key or a value of
+the wrong type is refused naming the file and the key). In a notebook,
+:func:`check` refuses a bad value naming the notebook's parameter (``malloc_mib``),
+and a refusal further down names it too, not the API's (``mib``).
+
+``interactive`` decides whether a notebook draws live ipywidgets. Its default is
+False, so a batch run (papermill, nbconvert, ``make paper``) never starts widgets that
+wait for a browser; ``make lab`` starts JupyterLab with ``THREADCOST_INTERACTIVE=1``,
+and a notebook opened there draws them without being asked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from threadcost.errors import ParameterError, short
+
+INTERACTIVE_ENV = "THREADCOST_INTERACTIVE"
+ALL = (
+    "00_introduction",
+    "01_malloc_touch",
+    "02_thread_memory",
+    "03_launch",
+    "04_context_switch",
+    "05_user_space_tasks",
+    "06_claims",
+    "07_io_brigade",
+)
+MEASURING = (  # notebooks that measure, or draw a machine's stored runs (measure False)
+    "01_malloc_touch",
+    "02_thread_memory",
+    "03_launch",
+    "04_context_switch",
+    "05_user_space_tasks",
+    "07_io_brigade",
+)
+EXPERIMENTS = (
+    "01_malloc_touch",
+    "02_thread_memory",
+    "03_launch",
+    "04_context_switch",
+    "05_user_space_tasks",
+)
+# Stems prefixing a notebook parameter's name to give the experiment API's name.
+PREFIXES = (
+    "malloc_",
+    "memory_process_",
+    "memory_",
+    "launch_",
+    "switch_echo_",
+    "switch_",
+    "cpu_bound_",
+    "tasks_",
+    "brigade_",
+    "claims_",
+    "intro_",
+)
+
+# Where the API's name is not the notebook's without its prefix.
+API_NAMES = {"memory_stack_kib_requested": "stack_kib", "memory_c10_cap": "cap",
+             "memory_c10_sleep_ms": "sleep_ms"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of one or more notebooks."""
+
+    name: str
+    type: str  # the annotation written in the cell (papermill reads it)
+    default: Any
+    notebooks: tuple[str, ...]
+    doc: str
+    unit: str = ""
+    minimum: int | None = None
+
+    def line(self) -> str:
+        """The parameters-cell line declaring it."""
+        return f"{self.name}: {self.type} = {_literal(self.default)}  # {self.doc}"
+
+    @property
+    def api_name(self) -> str:
+        """The experiment API's name for it (``malloc_mib`` -> ``mib``)."""
+        if self.name in API_NAMES:
+            return API_NAMES[self.name]
+        for prefix in PREFIXES:
+            if self.name.startswith(prefix):
+                return self.name[len(prefix) :]
+        return self.name
+
+    def check(self, value: Any, where: str = "") -> Any:
+        """``value`` if it fits the declared type and range, else ParameterError
+        naming this parameter (and ``where``: the file it came from)."""
+        name = f"{where}: {self.name}" if where else self.name
+        if not _fits(self.type, value):
+            raise ParameterError(name, value, f"must be {self.type} ({self.doc})")
+        if self.minimum is not None:
+            items = value if isinstance(value, list) else [value]
+            if any(isinstance(v, int) and v < self.minimum for v in items):
+                raise ParameterError(name, value, f"must be >= {self.minimum}")
+        return value
+
+
+def _literal(value: Any) -> str:
+    """A default as Python source, strings in double quotes."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    return repr(value)
+
+
+def _p(name: str, annotation: str, notebooks: str | tuple[str, ...], default: Any,
+       doc: str, unit: str = "", minimum: int | None = None) -> Param:
+    books = (notebooks,) if isinstance(notebooks, str) else notebooks
+    return Param(name, annotation, default, books, doc, unit, minimum)
+
+
+DECLARATIONS: tuple[Param, ...] = (
+    # 00_introduction
+    _p('intro_machine_id', 'Optional[str]', '00_introduction', None,
+       'machine folder under data/ to summarise, None: this machine'),
+    # 01_malloc_touch
+    _p('malloc_mib', 'int', '01_malloc_touch', 400,
+       'MiB to allocate (C07 used 400)', unit='MiB', minimum=0),
+    _p('malloc_allocators', 'list[str]', '01_malloc_touch', ['malloc', 'mmap'],
+       'allocators to compare'),
+    _p('malloc_points', 'int', '01_malloc_touch', 41,
+       'readings taken while touching', minimum=0),
+    # 02_thread_memory
+    _p('memory_thread_counts', 'list[int]', '02_thread_memory',
+       [100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600, 650, 700, 750, 800, 850, 900, 950,
+        1000, 2000, 5000, 10000],
+       "N for each sweep point: C12's 100..1000 step 50, then up to C05's 10,000", minimum=0),
+    _p('memory_stack_kib_requested', 'int', '02_thread_memory', 0,
+       'stack per thread asked for in the sweep (KiB), 0: the system default '
+       '(RLIMIT_STACK); the size used is stored per run (stack_bytes)', unit='KiB',
+       minimum=0),
+    _p('memory_touch_kib', 'int', '02_thread_memory', 0,
+       'KiB of its own stack each thread writes in the sweep (0: '
+       'idle)', unit='KiB', minimum=0),
+    _p('memory_pin', 'Union[list[int], str, None]', '02_thread_memory', None,
+       'CPUs to pin threads to round-robin, e.g. [0] or "0,1", None: no'),
+    _p('memory_repeats', 'int', '02_thread_memory', 3,
+       'runs per sweep point, each in a fresh process', minimum=0),
+    _p('memory_pmap', 'bool', '02_thread_memory', True,
+       "also read each sweep run's RSS from outside with pmap -x"),
+    _p('memory_grid_threads', 'int', '02_thread_memory', 1000,
+       'N for the stack-size and touch-depth grids', minimum=0),
+    _p('memory_stack_sizes_kib', 'list[int]', '02_thread_memory',
+       [16, 64, 256, 1024, 2048, 8192, 0],
+       'stack grid (KiB, 0 for the default)', unit='KiB', minimum=0),
+    _p('memory_touch_depths_kib', 'list[int]', '02_thread_memory', [0, 16, 64, 128, 256, 400],
+       'touch grid (KiB written per thread)', unit='KiB', minimum=0),
+    _p('memory_grid_repeats', 'int', '02_thread_memory', 3,
+       'runs per grid point', minimum=0),
+    _p('memory_spawn_until_failure', 'bool', '02_thread_memory', False,
+       'opt-in: start threads until a limit stops them (uses up process ids of the whole '
+       'machine while it runs)'),
+    _p('memory_spawn_max', 'int', '02_thread_memory', 40000,
+       'bound for that run (at most 100,000)', minimum=0),
+    _p('memory_c10_cap', 'int', '02_thread_memory', 8000,
+       'most threads the C10 run may start (never near pid_max)', minimum=0),
+    _p('memory_c10_sleep_ms', 'int', '02_thread_memory', 1000,
+       'how long each C10 thread sleeps (S1: 1 s)', unit='ms', minimum=0),
+    _p('memory_process_counts', 'list[int]', '02_thread_memory', [50, 100, 150, 200, 250, 300],
+       'idle forked children per run', minimum=0),
+    _p('memory_process_touch_kib', 'int', '02_thread_memory', 0,
+       'KiB of fresh memory each child writes before sleeping', unit='KiB', minimum=0),
+    _p('memory_process_repeats', 'int', '02_thread_memory', 3,
+       'runs per count, counts interleaved', minimum=0),
+    # 03_launch
+    _p('launch_kinds', 'list[str]', '03_launch',
+       ['thread', 'fork', 'vfork', 'posix_spawn', 'clone'],
+       'what to launch'),
+    _p('launch_iterations', 'int', '03_launch', 600,
+       'timed launches per kind and parent memory size', minimum=0),
+    _p('launch_warmup', 'int', '03_launch', 20,
+       'launches before timing, kept apart as "first launches"', minimum=0),
+    _p('launch_stack_kib', 'int', '03_launch', 0,
+       'thread stack size in KiB, 0 for the default (ulimit -s)', unit='KiB', minimum=0),
+    _p('launch_pin', 'Optional[str]', '03_launch', '0',
+       'CPUs to pin the measuring process to, None: not pinned'),
+    _p('launch_parent_touch_mib', 'list[int]', '03_launch', [0, 2, 4, 8, 64],
+       'MiB the parent holds, all pages written', unit='MiB', minimum=0),
+    _p('launch_burst_sizes', 'list[int]', '03_launch', [100, 250, 500, 1000, 2000],
+       'threads alive at once (at most 10,000)', minimum=0),
+    _p('launch_burst_repeats', 'int', '03_launch', 3,
+       'bursts per size (the first one needs fresh stacks)', minimum=0),
+    _p('launch_memcpy_kib', 'int', '03_launch', 64,
+       'memcpy yardstick size (C09: 64 KiB), 0 skips it', unit='KiB', minimum=0),
+    _p('launch_python_parent_iterations', 'int', '03_launch', 200,
+       'forks from a Python process, for contrast, 0 skips it', minimum=0),
+    _p('launch_growth_repeats', 'int', '03_launch', 5,
+       'C09: repeats of thread and fork at 0 and 8 MiB, alternating', minimum=0),
+    _p('launch_growth_iterations', 'int', '03_launch', 300,
+       'launches per series in those repeats', minimum=0),
+    # 04_context_switch
+    _p('switch_mechanisms', 'list[str]', '04_context_switch',
+       ['pipe', 'condvar', 'futex', 'eventfd'],
+       'token paths to compare'),
+    _p('switch_placements', 'list[str]', '04_context_switch',
+       ['same-cpu', 'cross-cpu', 'smt-siblings', 'unpinned'],
+       'skipped if absent'),
+    _p('switch_tasks', 'list[str]', '04_context_switch', ['threads', 'processes'],
+       'what the two sides are'),
+    _p('switch_iterations', 'int', '04_context_switch', 20000,
+       'timed round trips per configuration', minimum=0),
+    _p('switch_warmup', 'int', '04_context_switch', 2000,
+       'untimed round trips before each', minimum=0),
+    _p('switch_baseline_scale', 'float', '04_context_switch', 1.0,
+       'share of the default baseline batches (quick: less)'),
+    _p('switch_working_sets_kib', 'list[int]', '04_context_switch', [0, 64, 512, 4096, 8192, 32768],
+       'KiB written per side per hop', unit='KiB', minimum=0),
+    _p('switch_ws_seconds_per_point', 'float', '04_context_switch', 0.5,
+       'about this long per working-set point', unit='s'),
+    _p('switch_ws_iterations', 'int', '04_context_switch', 20000,
+       'upper bound on round trips per point', minimum=0),
+    _p('switch_echo_iterations', 'int', '04_context_switch', 20000,
+       'echoes per run (C03)', minimum=0),
+    _p('switch_echo_repeats', 'int', '04_context_switch', 5,
+       'runs per placement, alternating', minimum=0),
+    _p('switch_echo_message_bytes', 'int', '04_context_switch', 16,
+       'bytes per echoed message', unit='bytes', minimum=0),
+    _p('switch_placement_repeats', 'int', '04_context_switch', 5,
+       'C02: pinned/unpinned ping-pong pairs, alternating', minimum=0),
+    _p('switch_placement_iterations', 'int', '04_context_switch', 20000,
+       'round trips per run of those pairs', minimum=0),
+    _p('switch_perf_rounds', 'int', '04_context_switch', 3,
+       'perf bench vs threadcost, alternating rounds', minimum=0),
+    _p('switch_perf_iterations', 'int', '04_context_switch', 30000,
+       'round trips per round, for both tools', minimum=0),
+    _p('switch_timing_rounds', 'int', '04_context_switch', 3,
+       'per-sample stamps vs whole-run timing rounds', minimum=0),
+    _p('cpu_bound_tasks', 'int', '04_context_switch', 5,
+       'CPU-bound tasks sharing one CPU (S3: 5)', minimum=0),
+    _p('cpu_bound_limit', 'int', '04_context_switch', 12000,
+       'prime-count limit without a working set (S3: 30000)', minimum=0),
+    _p('cpu_bound_ws_limit', 'int', '04_context_switch', 1000,
+       'outer iterations when each task writes its working set', minimum=0),
+    _p('cpu_bound_ws_ints', 'int', '04_context_switch', 1000000,
+       '64-bit integers per task (S3: 1M, 8 MB)', minimum=0),
+    _p('cpu_bound_repeats', 'int', '04_context_switch', 5,
+       'runs per condition, threads and processes alternating', minimum=0),
+    # 05_user_space_tasks
+    _p('tasks_cpu', 'Union[int, str]', '05_user_space_tasks', 'auto',
+       'CPU of the fiber/goroutine switches ("auto": first usable)'),
+    _p('tasks_switch_iterations', 'int', '05_user_space_tasks', 200000,
+       'timed round trips per fiber implementation', minimum=0),
+    _p('tasks_warmup', 'int', '05_user_space_tasks', 20000,
+       'untimed round trips before timing', minimum=0),
+    _p('tasks_fiber_impls', 'list[str]', '05_user_space_tasks', ['asm', 'ucontext'],
+       'hand-written switch and glibc swapcontext'),
+    _p('tasks_fiber_count', 'int', '05_user_space_tasks', 2000,
+       'idle fibers per memory run (RSS/VSZ by slope)', minimum=0),
+    _p('tasks_fiber_stack_kib', 'int', '05_user_space_tasks', 64,
+       'stack of each fiber, KiB (plus a guard page)', unit='KiB', minimum=0),
+    _p('tasks_touch_kib', 'list[int]', '05_user_space_tasks', [0, 4, 8, 16, 32, 48],
+       'KiB of its stack each idle fiber writes', unit='KiB', minimum=0),
+    _p('tasks_memory_points', 'int', '05_user_space_tasks', 11,
+       '/proc/self/status readings per memory run', minimum=0),
+    _p('tasks_go_iterations', 'int', '05_user_space_tasks', 200000,
+       'timed goroutine round trips per mode', minimum=0),
+    _p('tasks_goroutines', 'int', '05_user_space_tasks', 10000,
+       'idle goroutines for the memory slope', minimum=0),
+    _p('tasks_sleep_period_ms', 'int', '05_user_space_tasks', 10,
+       'each sleep, ms (C15: 10 ms)', unit='ms', minimum=0),
+    _p('tasks_sleep_stagger_ms', 'int', '05_user_space_tasks', 200,
+       'start delays spread below this, ms (C15: 200 ms)', unit='ms', minimum=0),
+    _p('tasks_thread_counts', 'list[int]', '05_user_space_tasks', [100, 500, 1000, 2000],
+       'thread counts for the per-thread memory slope', minimum=0),
+    _p('tasks_kernel_switch_iterations', 'int', '05_user_space_tasks', 50000,
+       'thread/process round trips (futex, same CPU)', minimum=0),
+    _p('tasks_launch_iterations', 'int', '05_user_space_tasks', 2000,
+       'thread launches for the creation comparison', minimum=0),
+    _p('tasks_sleep_counts', 'list[int]', '05_user_space_tasks', [300, 1000, 3000, 10000],
+       'sleeper counts of the sweep', minimum=0),
+    _p('tasks_sleep_sweep_duration_ms', 'int', '05_user_space_tasks', 300,
+       'total sleep of each task in the sweep, ms', unit='ms', minimum=0),
+    _p('tasks_sleep_sweep_repeats', 'int', '05_user_space_tasks', 5,
+       'C17: independent repeats of every point, interleaved', minimum=0),
+    _p('tasks_c11_goroutines', 'int', '05_user_space_tasks', 1000000,
+       'C11: goroutines sleeping at once (S1: 1,000,000)', minimum=0),
+    _p('tasks_c11_sleep_ms', 'int', '05_user_space_tasks', 1000,
+       'how long each sleeps, ms (S1: 1 s)', unit='ms', minimum=0),
+    _p('tasks_go_launch_iterations', 'int', '05_user_space_tasks', 20000,
+       'goroutine launches (go, first run, wg.Done, Wait)', minimum=0),
+    _p('tasks_go_pinning_repeats', 'int', '05_user_space_tasks', 7,
+       'C04: pinned/default pairs, alternating', minimum=0),
+    _p('tasks_go_pinning_iterations', 'int', '05_user_space_tasks', 200000,
+       'round trips per C04 run', minimum=0),
+    # 06_claims
+    _p('claims_machine_id', 'Optional[str]', '06_claims', None,
+       'machine folder under data/ to judge, None: this machine'),
+    _p('claims_include_reference', 'bool', '06_claims', True,
+       'compare with the committed reference runs (reference/)'),
+    # 07_io_brigade
+    _p('brigade_tasks', 'list[int]', '07_io_brigade', [2, 10, 100, 500, 1000],
+       'brigade sizes N (S5 used 500; a task needs 2 fds)', minimum=0),
+    _p('brigade_kinds', 'list[str]', '07_io_brigade',
+       ['thread', 'epoll', 'one-thread', 'goroutine'],
+       'kinds to run'),
+    _p('brigade_placements', 'list[str]', '07_io_brigade', ['same-cpu', 'unpinned'],
+       'placements to run'),
+    _p('brigade_iterations', 'int', '07_io_brigade', 300,
+       'timed trips per run', minimum=0),
+    _p('brigade_warmup', 'int', '07_io_brigade', 30,
+       'untimed trips before timing', minimum=0),
+    _p('brigade_repeats', 'int', '07_io_brigade', 5,
+       'independent runs per condition, interleaved', minimum=0),
+    _p('brigade_cpu', 'Union[int, str]', '07_io_brigade', 'auto',
+       'CPU of same-cpu runs ("auto": the first usable)'),
+    _p('brigade_stack_kib', 'int', '07_io_brigade', 256,
+       'stack of each task thread, KiB (0: system default)', unit='KiB', minimum=0),
+    _p('brigade_reference_rounds', 'int', '07_io_brigade', 5,
+       'alternating rounds against the C reference (0: skip)', minimum=0),
+    _p('brigade_reference_iterations', 'int', '07_io_brigade', 2000,
+       'trips per reference round (100 tasks)', minimum=0),
+    # every notebook (interactive: those with explorers)
+    _p('data_dir', 'Optional[str]', ALL, None,
+       "None: the repository's data/ (or $THREADCOST_DATA_DIR)"),
+    _p('figures_dir', 'Optional[str]', ALL, None,
+       "None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)"),
+    _p('save', 'bool', ALL, True,
+       'store what this notebook makes: runs under data/<machine>/<run>/, figures under '
+       'figures/'),
+    _p('measure', 'bool', MEASURING, True,
+       'False: measure nothing, draw from the stored runs of machine_id'),
+    _p('machine_id', 'Optional[str]', MEASURING, None,
+       'with measure False: the folder under data/ to draw, None: this one'),
+    _p('interactive', 'bool', EXPERIMENTS, False,
+       'True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in '
+       '`make lab`'),
+)
+BY_NAME = {p.name: p for p in DECLARATIONS}
+
+
+def for_notebook(notebook: str) -> list[Param]:
+    """The parameters of a notebook (its file stem), in cell order."""
+    return [p for p in DECLARATIONS if notebook in p.notebooks]
+
+
+def cell(notebook: str) -> str:
+    """The text of the notebook's parameters cell (jupytext percent format, without
+    the ``# %%`` line)."""
+    params = for_notebook(notebook)
+    hints = sorted({h for p in params for h in ("Optional", "Union") if h in p.type})
+    lines = ["# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)"]
+    if hints:
+        lines.append(
+            f"from typing import {', '.join(hints)}  # papermill reads these "
+            'annotations, not "X | None"'
+        )
+    lines.append("")
+    lines += [p.line() for p in params]
+    return "\n".join(lines) + "\n"
+
+
+def _fits(annotation: str, value: Any) -> bool:
+    hint = eval(annotation, {"Optional": typing.Optional, "Union": typing.Union})
+    return _fits_hint(hint, value)
+
+
+def _fits_hint(hint: Any, value: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if hint is type(None):
+        return value is None
+    if origin is typing.Union:
+        return any(_fits_hint(h, value) for h in typing.get_args(hint))
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_fits_hint(item, v) for v in value)
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def check_values(values: Mapping[str, Any], where: str = "") -> dict[str, Any]:
+    """Every value checked against its declaration; an unknown name is refused."""
+    for key, value in values.items():
+        param = BY_NAME.get(str(key))
+        if param is None:
+            raise ParameterError(
+                f"{where}: {key}" if where else str(key),
+                value,
+                "is not a parameter of any notebook (see threadcost/parameters.py)",
+            )
+        param.check(value, where)
+    return dict(values)
+
+
+def check_file(path: str | Path) -> dict[str, Any]:
+    """A ``params/*.yaml`` file, read and checked (ParameterError names file and key)."""
+    import yaml
+
+    path = Path(path)
+    try:
+        values = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ParameterError(str(path), "", f"cannot be read as YAML: {short(str(exc))}") from None
+    if not isinstance(values, dict):
+        raise ParameterError(str(path), values, "must map parameter names to values")
+    return check_values(values, str(path))
+
+
+def check(notebook: str, namespace: Mapping[str, Any]) -> None:
+    """In a notebook, right after its parameters: every value checked, refusals
+    naming the notebook parameter; later refusals by the API name it too."""
+    params = for_notebook(notebook)
+    for p in params:
+        if p.name in namespace:
+            p.check(namespace[p.name])
+    # An API name that only one of this notebook's parameters feeds names it instead.
+    counts: dict[str, int] = {}
+    for p in params:
+        counts[p.api_name] = counts.get(p.api_name, 0) + 1
+    ParameterError.aliases = {
+        p.api_name: p.name for p in params if counts[p.api_name] == 1 and p.api_name != p.name
+    }
+
+
+# CLI options whose default is a notebook parameter's: (command, flag) -> parameter.
+CLI_DEFAULTS = {
+    ("cpu-bound", "--tasks"): "cpu_bound_tasks",
+    ("cpu-bound", "--limit"): "cpu_bound_limit",
+    ("cpu-bound", "--ws-limit"): "cpu_bound_ws_limit",
+    ("cpu-bound", "--ws-ints"): "cpu_bound_ws_ints",
+    ("cpu-bound", "--repeats"): "cpu_bound_repeats",
+    ("process-memory", "--counts"): "memory_process_counts",
+    ("process-memory", "--touch-kib"): "memory_process_touch_kib",
+    ("process-memory", "--repeats"): "memory_process_repeats",
+    ("launch", "--warmup"): "launch_warmup",
+    ("launch", "--burst-repeats"): "launch_burst_repeats",
+    ("launch", "--memcpy-kib"): "launch_memcpy_kib",
+    ("echo", "--repeats"): "switch_echo_repeats",
+    ("peers", "--memory-count"): "tasks_goroutines",
+    ("peers", "--period-ms"): "tasks_sleep_period_ms",
+    ("peers", "--stagger-ms"): "tasks_sleep_stagger_ms",
+}
+
+
+def cli_default(name: str) -> str:
+    """A parameter's declared default as CLI text (a list: comma-separated)."""
+    value = BY_NAME[name].default
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def interactive(asked: bool | None) -> bool:
+    """Live widgets: when asked (``interactive = True``), or in the JupyterLab that
+    ``make lab`` started (``$THREADCOST_INTERACTIVE`` = 1); never by default."""
+    return bool(asked) or os.environ.get(INTERACTIVE_ENV, "") == "1"
