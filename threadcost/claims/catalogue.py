@@ -224,3 +224,4 @@ CLAIMS += (
 
 # The yardsticks with a published value (S0-code: a 64 KiB memcpy takes about 3 us).
 PUBLISHED_YARDSTICKS = {"memcpy_64kib": 3000.0}
+CLAIMS += __import__("threadcost.claims.sources").claims.sources.SOURCE_CLAIMS  # C30-C35

@@ -115,6 +115,8 @@ def indirect_cost(array_kib: Any = (0, 256, 2048, 16384, 65536), strides: Any = 
                                           "cpu": p["cpu"], "target": p["target_accesses"]},
                         timeout=timeout)
     runs = pd.DataFrame(rows)
+    yard_cpu = p["cpu"] if p["cpu"] is not None else -1
+    syscall = cs.baseline(lib.TC_SWB_EMPTY_SYSCALL, yard_cpu, 200, 50)  # the yardstick
     wide = runs.pivot_table(index=["repeat", "array_kib", "stride_bytes"], columns="mode",
                             values="ns_per_hop").reset_index()
     counts = runs[runs["mode"] == "switch"].assign(
@@ -133,8 +135,11 @@ def indirect_cost(array_kib: Any = (0, 256, 2048, 16384, 65536), strides: Any = 
         "c2_ns_p50": {f"{k} KiB, stride {s}": float(g.c2_ns.median())
                       for (k, s), g in wide.groupby(["array_kib", "stride_bytes"])},
         "switches_per_round_trip_p50": float(wide.switches_per_round_trip.median()),
+        "empty_syscall_ns": stats.distribution(np.asarray(syscall, dtype=float)),
     }
-    return Result(INDIRECT, p, summary, {"runs": runs, "points": wide})
+    return Result(INDIRECT, {**p, "llc_kib": llc}, summary,
+                  {"runs": runs, "points": wide,
+                   "syscall": pd.DataFrame({"ns_per_call": syscall})})
 
 
 # ------------------------------------------------------------ S9: switch counts
