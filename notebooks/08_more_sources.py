@@ -40,7 +40,7 @@
 from typing import Optional, Union  # papermill reads these annotations, not "X | None"
 
 sources_cpu: Union[int, str] = "auto"  # CPU of the pinned runs ("auto": the first usable)
-sources_repeats: int = 5  # independent repeats of every timed comparison (>= 5 to judge)
+sources_repeats: int = 5  # independent repeats of every timed comparison; a verdict needs 5
 sources_spawn_mib: list[int] = [0, 64, 256]  # S7: parent memory, every page written, MiB
 sources_spawn_iterations: int = 20  # S7: launches per series
 sources_fiber_iterations: int = 100_000  # S8: round trips per switch batch

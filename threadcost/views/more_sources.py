@@ -77,9 +77,9 @@ def spawn_text(result: Result) -> str:
 
 def gap_table(result: Result) -> Any:
     frame = result.tables["repeats"]
-    what = {"asm": "hand-written switch (the fcontext_t way)",
-            "ucontext": "swapcontext (ucontext_t)",
-            "sigprocmask": "one empty rt_sigprocmask (the yardstick)"}
+    what = {"asm": "hand-written switch (as Boost's fcontext)",
+            "ucontext": "swapcontext (as Boost's ucontext)",
+            "sigprocmask": "one empty sigprocmask system call (the yardstick)"}
     rows = []
     for key, label in what.items():
         sel = frame[frame.what == key]
