@@ -42,12 +42,12 @@ from typing import Optional, Union  # papermill reads these annotations, not "X 
 sources_cpu: Union[int, str] = "auto"  # CPU of the pinned runs ("auto": the first usable)
 sources_repeats: int = 5  # independent repeats of every timed comparison; a verdict needs 5
 sources_spawn_mib: list[int] = [0, 64, 256]  # S7: parent memory, every page written, MiB
-sources_spawn_iterations: int = 20  # S7: launches per series
+sources_spawn_iterations: int = 10  # S7: launches per series
 sources_fiber_iterations: int = 100_000  # S8: round trips per switch batch
 sources_switch_iterations: int = 5000  # S9: round trips per mechanism and repeat
 sources_array_kib: list[int] = [0, 256, 2048, 16384, 65536]  # S10: array per process, KiB
 sources_strides: list[int] = [8, 128]  # S10: access stride, bytes
-sources_target_accesses: int = 4_000_000  # S10: array accesses per point (sets the hops)
+sources_target_accesses: int = 2_000_000  # S10: array accesses per point (sets the hops)
 sources_go_iterations: int = 20_000  # S11: round trips per Go run
 sources_threads: int = 100_000  # S12: threads created and destroyed in all
 sources_wave: int = 1000  # S12: threads alive at once in one wave

@@ -21,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.iterations(parser, "1000", "timed launches per kind and memory size",
                    maximum="1,000,000")
     opt.warmup(parser, "20", "launches before timing, reported apart as the first launches")
-    opt.choice(parser, "--kind", ("thread", "fork", "vfork", "posix_spawn", "clone", "fork_exec"), "thread",
+    opt.choice(parser, "--kind",
+               ("thread", "fork", "vfork", "posix_spawn", "clone", "fork_exec"), "thread",
                "what is launched", source="threadcost.experiments.launch:KINDS", several=True)
     opt.stack_kib(parser, what="thread stack size in KiB")
     opt.pin(parser, "the measuring process")
