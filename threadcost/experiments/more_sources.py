@@ -245,7 +245,7 @@ def spawn_growth(parent_touch_mib: Any = (0, 64, 256), repeats: Any = 5,
     frame = got.tables["repeats"]
     slopes: dict[str, Any] = {}
     for kind, rows in frame.groupby("kind"):
-        if rows.parent_touch_mib.nunique() >= 2:
+        if rows.parent_touch_mib.nunique() >= 2 and len(rows) >= 3:
             slopes[str(kind)] = stats.fit_line(rows.parent_touch_mib,
                                                rows.lifecycle_ns_p50).as_dict()
     summary = {**got.summary, "lifecycle_slope_ns_per_mib": slopes,
