@@ -11,8 +11,8 @@
 # %% [markdown]
 # # 6. The claims, checked on this machine
 #
-# Twenty-three published claims about what threads cost (C01..C23, from the sources
-# S0..S5 cited in `data/published/references.csv`). Each claim is declared once in
+# Twenty-nine published claims about what threads cost (C01..C23 from the sources
+# S0..S5, C30..C35 from S7..S12, all cited in `data/published/references.csv`). Each claim is declared once in
 # `threadcost/claims/`: the statements it makes that should hold on any machine (a
 # ratio, a direction, a size the kernel sets), each with the tolerance the claim's own
 # words allow ("about X" is X +/- 20%; a published range is used as given; "within
