@@ -21,6 +21,14 @@ COLORS = {"fork_exec": "#b2182b", "posix_spawn": "#2166ac", "fork": "#999999"}
 LABELS = {"fork_exec": "fork + exec", "posix_spawn": "posix_spawn", "fork": "fork alone"}
 
 
+def _log_if_wide(ax: plt.Axes, values: Any) -> None:
+    """Log y only when the values span a decade or more (else the ticks repeat)."""
+    vals = np.asarray(values, dtype=float)
+    vals = vals[np.isfinite(vals) & (vals > 0)]
+    if vals.size and vals.max() / vals.min() >= 10:
+        ax.set_yscale("log")
+
+
 def _us(ns: float) -> str:
     return f"{number(ns / 1000)} µs"
 
@@ -49,7 +57,7 @@ def spawn_figure(result: Result) -> plt.Figure:
                 label=LABELS.get(str(kind), str(kind)))
     ax.set_xlabel("parent's memory, every page written (MiB)")
     ax.set_ylabel("launch, whole life (µs)")
-    ax.set_yscale("log")
+    _log_if_wide(ax, frame.lifecycle_ns_p50 / 1000)
     ax.set_title("fork + exec grows with the parent, posix_spawn does not")
     ax.legend()
     return fig
@@ -215,15 +223,16 @@ def indirect_figure(result: Result) -> plt.Figure:
     base = pts[pts.array_kib == 0].c2_ns.median() / 1000
     for stride, rows in pts[pts.array_kib > 0].groupby("stride_bytes"):
         med = rows.groupby("array_kib").c2_ns.median() / 1000
-        ax.plot(med.index, med.clip(lower=0.01).values, marker="o",
-                label=f"stride {stride} B")
+        med = med[med > 0]  # a median at or below zero is noise: the table shows it
+        ax.plot(med.index, med.values, marker="o", label=f"stride {stride} B")
     ax.axhline(base, color="#999999", linestyle=":", label="direct cost (no array)")
     llc = result.summary.get("llc_kib")
     if llc:
         ax.axvline(llc, color="#b2182b", linestyle="--", linewidth=1,
                    label="last-level cache")
     ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+    _log_if_wide(ax, [base, *(pts[pts.array_kib > 0].groupby(["array_kib", "stride_bytes"])
+                              .c2_ns.median() / 1000)])
     ax.set_xlabel("array each process walks between switches (KiB)")
     ax.set_ylabel("cost per switch, c2 (µs)")
     ax.set_title("The indirect cost grows with the data a switch evicts")
@@ -242,8 +251,9 @@ def indirect_table(result: Result) -> Any:
                    "switches per round trip (kernel)"]
     return tables.show(agg, note="Median over repeats. c2 = per hop with a partner - per "
                        "hop alone; indirect = c2 - c2 without an array (the direct cost). "
-                       "A negative value: the difference is within the noise of walks that "
-                       "miss every cache either way.")
+                       "A value at or below zero (left out of the figure): the difference is "
+                       "within the noise of the walks, which take as long with or without "
+                       "the partner.")
 
 
 def indirect_text(result: Result) -> str:
@@ -288,7 +298,7 @@ def go_figure(result: Result) -> plt.Figure:
         ax.bar(i, vals.median(), color=["#1b7837", "#b2182b"][i])
         ax.scatter(np.full(len(vals), i), vals, color="black", s=8, zorder=3)
     ax.set_xticks([0, 1], ["goroutines", "goroutines locked\nto OS threads"])
-    ax.set_yscale("log")
+    _log_if_wide(ax, frame.ns_per_round_trip / 1000)
     ax.set_ylabel("round trip (µs)")
     ax.set_title("LockOSThread turns a goroutine switch into a thread switch")
     return fig
