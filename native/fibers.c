@@ -25,7 +25,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -115,6 +117,7 @@ struct fiber {
     int64_t iterations, warmup;
     int64_t *samples;
     int64_t batch_ns;
+    int64_t batch_nvcsw, batch_nivcsw; /* kernel switches of this thread in the batch */
 #ifdef TC_ASAN_FIBERS
     void *fake_stack;
 #endif
@@ -311,10 +314,15 @@ static void ping_fn(fiber *self)
         self->samples[i] = now - prev;
         prev = now;
     }
+    struct rusage r0, r1;
+    int counted = getrusage(RUSAGE_THREAD, &r0) == 0;
     int64_t t0 = tc_now_ns();
     for (int64_t i = 0; i < self->iterations; i++)
         switch_to(self, b, 0);
     self->batch_ns = tc_now_ns() - t0;
+    counted = counted && getrusage(RUSAGE_THREAD, &r1) == 0;
+    self->batch_nvcsw = counted ? (int64_t)(r1.ru_nvcsw - r0.ru_nvcsw) : -1;
+    self->batch_nivcsw = counted ? (int64_t)(r1.ru_nivcsw - r0.ru_nivcsw) : -1;
 }
 
 int tc_fiber_pingpong(int impl, int64_t iterations, int64_t warmup, int64_t stack_kib,
@@ -353,6 +361,8 @@ int tc_fiber_pingpong(int impl, int64_t iterations, int64_t warmup, int64_t stac
     switch_to(m, a, 0); /* returns when A is done; B stays parked */
     out->iterations = iterations;
     out->batch_ns = a->batch_ns;
+    out->batch_voluntary = a->batch_nvcsw;
+    out->batch_involuntary = a->batch_nivcsw;
     out->cpu_after = tc_current_cpu();
     fiber_destroy(a);
     fiber_destroy(b);
@@ -503,4 +513,32 @@ int tc_fiber_order(int impl, int nfibers, int rounds, int64_t stack_kib,
         fiber_destroy(&fibers[i + 1]);
     free(fibers);
     return status;
+}
+
+/* ---- the system call swapcontext makes ----------------------------------- */
+
+int tc_fiber_sigmask_ns(int64_t ops, int batches, double *ns_per_op, int *err)
+{
+    if (ops < 1 || batches < 1 || !ns_per_op || !err)
+        return TC_EINVAL;
+    *err = 0;
+    sigset_t cur, old;
+    if (sigprocmask(SIG_SETMASK, NULL, &cur) != 0) {
+        *err = errno;
+        return TC_ESYS;
+    }
+    int64_t timer = tc_timer_overhead_ns(1000);
+    for (int b = -1; b < batches; b++) { /* batch -1: warm-up, not kept */
+        int64_t t0 = tc_now_ns();
+        for (int64_t i = 0; i < ops; i++) {
+            if (sigprocmask(SIG_SETMASK, &cur, &old) != 0) {
+                *err = errno;
+                return TC_ESYS;
+            }
+        }
+        int64_t dt = tc_now_ns() - t0 - timer;
+        if (b >= 0)
+            ns_per_op[b] = (double)(dt > 0 ? dt : 0) / (double)ops;
+    }
+    return TC_OK;
 }

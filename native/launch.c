@@ -100,6 +100,30 @@ typedef struct {
     char *spawn_envp[1];
 } launcher;
 
+/* fork, then in the child the stamp fd at 3 and execve of the tiny binary
+ * (what posix_spawn does for it, written the classic way). */
+static pid_t fork_exec_child(launcher *l)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (l->memfd == 3) {
+            if (fcntl(3, F_SETFD, 0) != 0)
+                _exit(127);
+        } else if (dup2(l->memfd, 3) != 3) {
+            _exit(127);
+        }
+        execve(l->spawn_path, l->spawn_argv, l->spawn_envp);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* The launch kinds that start the tiny binary (its clock read comes back in a memfd). */
+static int execs_binary(int kind)
+{
+    return kind == TC_LAUNCH_POSIX_SPAWN || kind == TC_LAUNCH_FORK_EXEC;
+}
+
 /* One create; returns 0 or an errno, and the handle to join. */
 static int do_create(launcher *l, pthread_t *tid, pid_t *pid)
 {
@@ -119,6 +143,9 @@ static int do_create(launcher *l, pthread_t *tid, pid_t *pid)
         return *pid < 0 ? errno : 0;
     case TC_LAUNCH_POSIX_SPAWN:
         return posix_spawn(pid, l->spawn_path, &l->fa, NULL, l->spawn_argv, l->spawn_envp);
+    case TC_LAUNCH_FORK_EXEC:
+        *pid = fork_exec_child(l);
+        return *pid < 0 ? errno : 0;
     default:
         return EINVAL;
     }
@@ -134,7 +161,7 @@ static int do_join(launcher *l, pthread_t tid, pid_t pid)
 /* The child's clock read: from the shared slot, or for posix_spawn from the memfd. */
 static int64_t child_stamp(launcher *l)
 {
-    if (l->kind == TC_LAUNCH_POSIX_SPAWN) {
+    if (execs_binary(l->kind)) {
         int64_t v = 0;
         if (pread(l->memfd, &v, sizeof v, 0) != (ssize_t)sizeof v)
             return 0;
@@ -146,7 +173,7 @@ static int64_t child_stamp(launcher *l)
 static void clear_stamp(launcher *l)
 {
     *l->slot = 0;
-    if (l->kind == TC_LAUNCH_POSIX_SPAWN) {
+    if (execs_binary(l->kind)) {
         int64_t zero = 0;
         if (pwrite(l->memfd, &zero, sizeof zero, 0) != (ssize_t)sizeof zero)
             *l->slot = 0;
@@ -200,7 +227,7 @@ static int launcher_open(launcher *l, int kind, int64_t stack_kib, const char *s
         }
         l->clone_stack = stack;
     }
-    if (kind == TC_LAUNCH_POSIX_SPAWN) {
+    if (execs_binary(kind)) {
         if (!spawn_path)
             return TC_EINVAL;
         l->spawn_path = spawn_path;
@@ -210,10 +237,13 @@ static int launcher_open(launcher *l, int kind, int64_t stack_kib, const char *s
             *err = errno;
             return TC_ESYS;
         }
-        int e = posix_spawn_file_actions_init(&l->fa);
-        if (e == 0) {
-            l->fa_ready = 1;
-            e = posix_spawn_file_actions_adddup2(&l->fa, l->memfd, 3);
+        int e = 0;
+        if (kind == TC_LAUNCH_POSIX_SPAWN) {  /* fork+exec moves the fd itself */
+            e = posix_spawn_file_actions_init(&l->fa);
+            if (e == 0) {
+                l->fa_ready = 1;
+                e = posix_spawn_file_actions_adddup2(&l->fa, l->memfd, 3);
+            }
         }
         if (e != 0) {
             *err = e;
@@ -247,7 +277,7 @@ int tc_launch_series(int kind, int iterations, int warmup, int64_t stack_kib,
                      tc_launch_result *out)
 {
     if (!out || !samples || iterations < 1 || warmup < 0 || (warmup > 0 && !first) ||
-        kind < TC_LAUNCH_THREAD || kind > TC_LAUNCH_CLONE || stack_kib < 0 ||
+        kind < TC_LAUNCH_THREAD || kind > TC_LAUNCH_FORK_EXEC || stack_kib < 0 ||
         parent_touch_kib < 0 || pause_ns < 0)
         return TC_EINVAL;
     memset(out, 0, sizeof *out);

@@ -22,6 +22,8 @@ typedef struct {
     int cpu_before;          /* CPU the caller ran on before / after (pinning check) */
     int cpu_after;
     int err;
+    int64_t batch_voluntary;   /* this thread's context switches during the batch, */
+    int64_t batch_involuntary; /* from getrusage(RUSAGE_THREAD); -1 if unreadable */
 } tc_fiber_pingpong_result;
 
 /*
@@ -74,6 +76,14 @@ int tc_fiber_memory(int impl, int64_t count, int64_t stack_kib, int64_t touch_ki
  */
 int tc_fiber_order(int impl, int nfibers, int rounds, int64_t stack_kib,
                    int32_t *trace, int *finished);
+/*
+ * The system call swapcontext makes on every switch, alone: `batches` timed
+ * batches of `ops` calls of sigprocmask(SIG_SETMASK, &current, &old) (one
+ * rt_sigprocmask that changes nothing), after one untimed batch. ns_per_op[i]
+ * is batch i's time per call, net of one clock read. TC_ESYS with *err set if
+ * the call fails.
+ */
+int tc_fiber_sigmask_ns(int64_t ops, int batches, double *ns_per_op, int *err);
 /* CFFI_END */
 
 #endif

@@ -9,6 +9,7 @@
 #define TC_LAUNCH_VFORK 2        /* vfork, child _exit(0), waitpid */
 #define TC_LAUNCH_POSIX_SPAWN 3  /* posix_spawn of a tiny binary, waitpid */
 #define TC_LAUNCH_CLONE 4        /* clone(CLONE_VM|CLONE_VFORK), child returns, waitpid */
+#define TC_LAUNCH_FORK_EXEC 5    /* fork, child execve of the same tiny binary, waitpid */
 
 /* One launch, every time relative to t0 = just before the create call. */
 typedef struct {

@@ -107,7 +107,8 @@ display(headline.notes(values))
 # | 3. launch | thread create vs fork, vfork, posix_spawn | C09 |
 # | 4. context switch | pipe, condvar, futex, eventfd; threads vs processes; pinned or not | C01, C02, C03, C13, C14 |
 # | 5. user-space tasks | C fibers and Go goroutines against threads | C04, C11, C15, C17 |
-# | 6. claims | every published claim beside this machine, with a verdict | C01..C23 |
+# | 6. claims | every published claim beside this machine, with a verdict | C01..C23, C30..C35 |
+# | 8. more sources | fork+exec vs posix_spawn, fibers, switch counts, indirect cost, LockOSThread, NPTL | C30..C35 |
 #
 # Code is folded under each result in the rendered paper; the notebooks run unchanged
 # in JupyterLab (`make lab`), where the sliders rerun the C kernels.

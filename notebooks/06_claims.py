@@ -11,8 +11,8 @@
 # %% [markdown]
 # # 6. The claims, checked on this machine
 #
-# The published claims about what threads cost (from the sources S0..S5 cited in
-# `data/published/references.csv`), each in one record under
+# The published claims about what threads cost (C01..C23 from the sources S0..S5,
+# C30..C35 from S7..S12, all cited in `data/published/references.csv`), each in one record under
 # `threadcost/claims/records/`: its source, its published values, and three readings.
 #
 # - **As published, here.** Every number the source printed, measured the way the

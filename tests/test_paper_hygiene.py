@@ -66,7 +66,8 @@ def test_one_shared_stylesheet(rendered: Path) -> None:
         inline = sum(len(s) for s in re.findall(r"<style[^>]*>(.*?)</style>", text, re.S))
         if page.name != "index.html":
             assert 'href="_static/paper.css"' in text, page.name
-            assert inline < 20_000, (page.name, inline)  # pandas table styles at most
+            # pandas table styles at most (06 tints one row per claim: 29 claims, ~22 KB)
+            assert inline < 30_000, (page.name, inline)
 
 
 @pytest.mark.notebook

@@ -35,6 +35,7 @@ ALL = (
     "05_user_space_tasks",
     "06_claims",
     "07_io_brigade",
+    "08_more_sources",
 )
 MEASURING = (  # notebooks that measure, or draw a machine's stored runs (measure False)
     "01_malloc_touch",
@@ -43,6 +44,7 @@ MEASURING = (  # notebooks that measure, or draw a machine's stored runs (measur
     "04_context_switch",
     "05_user_space_tasks",
     "07_io_brigade",
+    "08_more_sources",
 )
 EXPERIMENTS = (
     "01_malloc_touch",
@@ -63,6 +65,7 @@ PREFIXES = (
     "tasks_",
     "brigade_",
     "claims_",
+    "sources_",
     "intro_",
 )
 
@@ -325,6 +328,31 @@ DECLARATIONS: tuple[Param, ...] = (
        'alternating rounds against the C reference (0: skip)', minimum=0),
     _p('brigade_reference_iterations', 'int', '07_io_brigade', 2000,
        'trips per reference round (100 tasks)', minimum=0),
+    # 08_more_sources
+    _p('sources_cpu', 'Union[int, str]', '08_more_sources', "auto",
+       'CPU of the pinned runs ("auto": the first usable)'),
+    _p('sources_repeats', 'int', '08_more_sources', 5,
+       'independent repeats of every timed comparison; a verdict needs 5'),
+    _p('sources_spawn_mib', 'list[int]', '08_more_sources', [0, 64, 256],
+       'S7: parent memory, every page written, MiB'),
+    _p('sources_spawn_iterations', 'int', '08_more_sources', 10,
+       'S7: launches per series'),
+    _p('sources_fiber_iterations', 'int', '08_more_sources', 100_000,
+       'S8: round trips per switch batch'),
+    _p('sources_switch_iterations', 'int', '08_more_sources', 5000,
+       'S9: round trips per mechanism and repeat'),
+    _p('sources_array_kib', 'list[int]', '08_more_sources', [0, 256, 2048, 16384, 65536],
+       'S10: array per process, KiB'),
+    _p('sources_strides', 'list[int]', '08_more_sources', [8, 128],
+       'S10: access stride, bytes'),
+    _p('sources_target_accesses', 'int', '08_more_sources', 2_000_000,
+       'S10: array accesses per point (sets the hops)'),
+    _p('sources_go_iterations', 'int', '08_more_sources', 20_000,
+       'S11: round trips per Go run'),
+    _p('sources_threads', 'int', '08_more_sources', 100_000,
+       'S12: threads created and destroyed in all'),
+    _p('sources_wave', 'int', '08_more_sources', 1000,
+       'S12: threads alive at once in one wave'),
     # every notebook (interactive: those with explorers)
     _p('data_dir', 'Optional[str]', ALL, None,
        "None: the repository's data/ (or $THREADCOST_DATA_DIR)"),

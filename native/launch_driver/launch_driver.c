@@ -52,7 +52,7 @@ static int write_all(const void *buf, size_t len)
 int main(int argc, char **argv)
 {
     int64_t kind, iterations, warmup, stack_kib, touch_kib, pause_ns, baseline = 0;
-    if ((argc != 8 && argc != 9) || (argc == 9 && parse(argv[8], 0, 10000000, &baseline)) || parse(argv[1], 0, 4, &kind) || parse(argv[2], 1, 10000000, &iterations) ||
+    if ((argc != 8 && argc != 9) || (argc == 9 && parse(argv[8], 0, 10000000, &baseline)) || parse(argv[1], 0, 5, &kind) || parse(argv[2], 1, 10000000, &iterations) ||
         parse(argv[3], 0, 1000000, &warmup) || parse(argv[4], 0, 1 << 30, &stack_kib) ||
         parse(argv[5], 0, INT64_C(1) << 40, &touch_kib) ||
         parse(argv[6], 0, INT64_C(1) << 40, &pause_ns))

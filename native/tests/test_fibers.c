@@ -101,9 +101,26 @@ static void test_each_implementation(void)
     }
 }
 
+static void sigmask_yardstick(void)
+{
+    double ns[3];
+    int err = -1;
+    CHECK(tc_fiber_sigmask_ns(100, 3, ns, &err) == TC_OK && err == 0, "sigmask err %d", err);
+    for (int i = 0; i < 3; i++)
+        CHECK(ns[i] >= 0, "sigmask batch %d: %f", i, ns[i]);
+    CHECK(tc_fiber_sigmask_ns(0, 3, ns, &err) == TC_EINVAL, "sigmask 0 ops");
+    CHECK(tc_fiber_sigmask_ns(10, 0, ns, &err) == TC_EINVAL, "sigmask 0 batches");
+}
+
+static void test_sigmask_yardstick(void)
+{
+    TWICE(sigmask_yardstick());
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
+    RUN(test_sigmask_yardstick);
     RUN(test_each_implementation);
     return tc_summary("fibers");
 }

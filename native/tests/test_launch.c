@@ -6,7 +6,8 @@
 #define N 12
 #define W 3
 
-static const char *kind_name[] = {"thread", "fork", "vfork", "posix_spawn", "clone"};
+static const char *kind_name[] = {"thread", "fork", "vfork", "posix_spawn", "clone",
+                                   "fork_exec"};
 
 static void test_refuses_bad_arguments(void)
 {
@@ -33,6 +34,8 @@ static void test_refuses_bad_arguments(void)
               TC_EINVAL, "pause -1");
     CHECK(tc_launch_series(TC_LAUNCH_POSIX_SPAWN, N, W, 0, 0, 0, NULL, first, samples, &out) ==
               TC_EINVAL, "posix_spawn without a path");
+    CHECK(tc_launch_series(TC_LAUNCH_FORK_EXEC, N, W, 0, 0, 0, NULL, first, samples, &out) ==
+              TC_EINVAL, "fork_exec without a path");
     CHECK(tc_launch_plain_loop(0, &t, &err) == TC_EINVAL, "plain loop 0");
     CHECK(tc_launch_plain_loop(N, NULL, &err) == TC_EINVAL, "plain loop NULL");
     CHECK(tc_launch_burst(0, 0, ns, &b) == TC_EINVAL, "burst 0");
@@ -60,8 +63,9 @@ static void series(int kind, int64_t stack_kib, int64_t touch_kib, int64_t pause
 
 static void test_every_kind(void)
 {
-    for (int kind = TC_LAUNCH_THREAD; kind <= TC_LAUNCH_CLONE; kind++)
+    for (int kind = TC_LAUNCH_THREAD; kind <= TC_LAUNCH_FORK_EXEC; kind++)
         TWICE(series(kind, 0, 0, 0));
+    TWICE(series(TC_LAUNCH_FORK_EXEC, 0, 4096, 0));
     TWICE(series(TC_LAUNCH_THREAD, 64, 0, 0));
     TWICE(series(TC_LAUNCH_THREAD, 0, 0, 100000));
     TWICE(series(TC_LAUNCH_FORK, 0, 4096, 0));

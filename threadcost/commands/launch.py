@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    maximum="1,000,000")
     opt.warmup(parser, cli_default("launch_warmup"),
                "launches before timing, reported apart as the first launches")
-    opt.choice(parser, "--kind", ("thread", "fork", "vfork", "posix_spawn", "clone"), "thread",
+    opt.choice(parser, "--kind",
+               ("thread", "fork", "vfork", "posix_spawn", "clone", "fork_exec"), "thread",
                "what is launched", source="threadcost.experiments.launch:KINDS", several=True)
     opt.stack_kib(parser, what="thread stack size in KiB")
     opt.pin(parser, "the measuring process")

@@ -132,6 +132,8 @@ def _measure(p: dict[str, Any]) -> dict[str, Any]:
         "switch_status": int(status), "switch_err": int(pr.err),
         "samples": _as_array(samples, n) if status == lib.TC_OK else np.zeros(0, np.int64),
         "batch_ns": int(pr.batch_ns), "timer_overhead_ns": int(pr.timer_overhead_ns),
+        "batch_voluntary": int(pr.batch_voluntary),
+        "batch_involuntary": int(pr.batch_involuntary),
         "cpu_before": int(pr.cpu_before), "cpu_after": int(pr.cpu_after),
         "memory": [],
     }
@@ -240,6 +242,10 @@ def run(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib: Any = 64
         "batch_round_trip_ns": raw["batch_ns"] / n,
         "switch_ns_batch": raw["batch_ns"] / n / 2,
         "timer_overhead_ns": raw["timer_overhead_ns"],
+        # the kernel's own count (getrusage of the thread) over the batch: a switch
+        # between fibers is not a kernel context switch
+        "switches_per_round_trip": (raw["batch_voluntary"] + raw["batch_involuntary"]) / n
+        if raw["batch_voluntary"] >= 0 else None,
         "pinned_cpu": p["cpu"],
         "cpu_before_after": [raw["cpu_before"], raw["cpu_after"]],
     }

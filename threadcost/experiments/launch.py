@@ -42,7 +42,9 @@ KINDS = {
     "vfork": lib.TC_LAUNCH_VFORK,
     "posix_spawn": lib.TC_LAUNCH_POSIX_SPAWN,
     "clone": lib.TC_LAUNCH_CLONE,
+    "fork_exec": lib.TC_LAUNCH_FORK_EXEC,
 }
+EXECS = ("posix_spawn", "fork_exec")  # the kinds that start the tiny binary
 METRICS = ("lifecycle_ns", "create_ns", "first_run_ns", "join_ns")
 MAX_ITERATIONS = 1_000_000
 MAX_WARMUP = 100_000
@@ -322,7 +324,8 @@ def run(kinds: Any = "thread", iterations: Any = 1000, warmup: Any = 20, stack_k
     """Launch ``iterations`` threads/processes of each kind at each parent memory size.
 
     Parameters (all validated before any C runs):
-      kinds: "thread", "fork", "vfork", "posix_spawn", "clone" (a list, or comma-separated).
+      kinds: "thread", "fork", "vfork", "posix_spawn", "clone", "fork_exec" (a list, or
+      comma-separated).
       iterations: timed launches per kind and parent memory size (1 .. 1,000,000).
       warmup: launches before timing, kept apart as the "first launches" (0 .. 100,000).
       stack_kib: thread stack size, 0 for the system default (ulimit -s).
@@ -343,7 +346,7 @@ def run(kinds: Any = "thread", iterations: Any = 1000, warmup: Any = 20, stack_k
                      burst_sizes, burst_repeats, memcpy_kib, baseline, parent)
     if p["parent"] == "small":
         build_tool("launch_driver")  # compile once here, not in every child
-    spawn_path, spawn_how = spawn_target() if "posix_spawn" in p["kinds"] else ("", "")
+    spawn_path, spawn_how = spawn_target() if set(EXECS) & set(p["kinds"]) else ("", "")
     tasks: list[tuple[str, Callable[..., Any], dict[str, Any], float]] = [
         ("timer", timer_task, {"pin": p["pin"]}, 60.0)]
     deadline = _timeout(p["iterations"] + p["warmup"], max(p["parent_touch_mib"])) + \
@@ -562,7 +565,7 @@ def growth_repeats(kinds: Any = ("thread", "fork"), parent_touch_mib: Any = (0, 
     p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
     if p["parent"] == "small":
         build_tool("launch_driver")
-    spawn_path = spawn_target()[0] if "posix_spawn" in p["kinds"] else ""
+    spawn_path = spawn_target()[0] if set(EXECS) & set(p["kinds"]) else ""
     deadline = _timeout(p["iterations"] + p["warmup"], max(p["parent_touch_mib"]))
     rows = []
     for rep in range(p["repeats"]):

@@ -43,6 +43,7 @@ def _e(name: str, module: str, tables: tuple[str, ...], notebook: str | None,
 
 NB01, NB02, NB03 = "01_malloc_touch", "02_thread_memory", "03_launch"
 NB04, NB05, NB07 = "04_context_switch", "05_user_space_tasks", "07_io_brigade"
+NB08 = "08_more_sources"
 
 EXPERIMENTS: tuple[Experiment, ...] = (
     _e("malloc_touch", "malloc_touch", ("stages", "touch_curve"), NB01,
@@ -99,6 +100,18 @@ EXPERIMENTS: tuple[Experiment, ...] = (
        ("brigade_per_hop", "brigade_memory_per_task"),
        ("C18", "C19", "C20", "C21", "C22", "C23")),
     _e("brigade_reference", "brigade", ("per_round",), NB07, auxiliary=True),
+    _e("launch_spawn_growth", "more_sources", ("repeats",), NB08, ("sources_spawn_growth",),
+       ("C30",)),
+    _e("fiber_gap", "more_sources", ("repeats", "ratios"), NB08, ("sources_fiber_gap",),
+       ("C31",)),
+    _e("switch_counts", "indirect", ("runs", "syscall"), NB08, ("sources_switch_counts",),
+       ("C32",)),
+    _e("indirect_cost", "indirect", ("runs", "points", "syscall"), NB08,
+       ("sources_indirect_cost",), ("C33",)),
+    _e("go_lockosthread", "more_sources", ("runs",), NB08, ("sources_lockosthread",),
+       ("C34",)),
+    _e("thread_waves", "more_sources", ("waves", "repeats"), NB08, ("sources_thread_waves",),
+       ("C35",)),
 )
 
 BY_NAME: dict[str, Experiment] = {e.name: e for e in EXPERIMENTS}

@@ -17,6 +17,7 @@ KIND_LABELS = {
     "vfork": "vfork",
     "posix_spawn": "posix_spawn (tiny static binary)",
     "clone": "clone(CLONE_VM|CLONE_VFORK)",
+    "fork_exec": "fork + exec (tiny static binary)",
 }
 METRIC_LABELS = {
     "lifecycle_ns": "whole short life: create + join",

@@ -31,13 +31,15 @@ def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
          batch_round_trip_ns: float | None = None, rss_kib: float | None = None,
          vsz_kib: float | None = None, kernel_kib: float | None = None,
          create_ns: float | None = None, switch_how: str = "", memory_how: str = "",
-         missing: str | None = None) -> dict[str, Any]:
+         missing: str | None = None,
+         switches_per_round_trip: float | None = None) -> dict[str, Any]:
     rt = round_trip or {}
     return {
         "task": task, "kind": kind,
         "round_trip_p50_ns": rt.get("p50"), "round_trip_p99_ns": rt.get("p99"),
         "round_trip_min_ns": rt.get("min"),
         "switch_ns": rt["p50"] / 2 if rt.get("p50") is not None else None,
+        "switches_per_round_trip": switches_per_round_trip,
         "batch_round_trip_ns": batch_round_trip_ns,
         "rss_per_task_kib": rss_kib, "vsz_per_task_kib": vsz_kib,
         "kernel_per_task_kib": kernel_kib, "create_ns": create_ns,
@@ -60,6 +62,7 @@ def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
             batch_round_trip_ns=s["batch_round_trip_ns"], rss_kib=pf.get("rss_kib"),
             vsz_kib=pf.get("vsz_kib"), kernel_kib=None,
             create_ns=fiber_create(result)["create_ns"],
+            switches_per_round_trip=s.get("switches_per_round_trip"),
             switch_how="A->B->A on one thread pinned to one CPU",
             memory_how=f"slope over {pf.get('fibers', 0):,} idle fibers, "
                        f"{result.params['stack_kib']} KiB stacks, "
@@ -176,6 +179,8 @@ def kernel_task_rows(results: dict[str, Result], missing: dict[str, str]
             vsz_kib=per_thread.get("vsz_kib") if is_thread else None,
             kernel_kib=per_thread.get("kernel_kib") if is_thread else None,
             create_ns=create["p50"] if (is_thread and create) else None,
+            switches_per_round_trip=result.summary.get("switches_per_round_trip")
+            if result else None,
             switch_how="futex wait/wake ping-pong, both pinned to one CPU",
             memory_how=("slope over idle threads (notebook 02)" if is_thread and per_thread
                         else (missing.get("thread_memory", "") if is_thread
@@ -209,6 +214,7 @@ def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "round trip p50 (ns)": frame.round_trip_p50_ns,
         "round trip p99 (ns)": frame.round_trip_p99_ns,
         "per switch, p50/2 (ns)": frame.switch_ns,
+        "switches per round trip (kernel's count)": frame.switches_per_round_trip,
         "RSS per task (KiB)": frame.rss_per_task_kib,
         "VSZ per task (KiB)": frame.vsz_per_task_kib,
         "kernel memory per task (KiB)": frame.kernel_per_task_kib,

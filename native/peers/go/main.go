@@ -441,6 +441,8 @@ func main() {
 		launch(os.Args[2:])
 	case "million":
 		million(os.Args[2:])
+	case "lockosthread":
+		lockosthread(os.Args[2:])
 	default:
 		fail("unknown program %q (pingpong, memory, sleepers, brigade, launch, million)", os.Args[1])
 	}

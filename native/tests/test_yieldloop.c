@@ -1,0 +1,37 @@
+/* test_yieldloop.c - tsuna's futex + sched_yield loop, between threads and processes. */
+#include "harness.h"
+#include "../tc_yieldloop.h"
+
+static void test_refuses_bad_arguments(void)
+{
+    tc_yieldloop_result out;
+    CHECK(tc_yieldloop_run(0, 0, 0, -1, 1000, &out) == TC_EINVAL, "0 iterations");
+    CHECK(tc_yieldloop_run(0, 10, -1, -1, 1000, &out) == TC_EINVAL, "warmup -1");
+    CHECK(tc_yieldloop_run(0, 10, 0, -1, 0, &out) == TC_EINVAL, "timeout 0");
+    CHECK(tc_yieldloop_run(0, 10, 0, -1, 1000, NULL) == TC_EINVAL, "NULL out");
+}
+
+static void loop(int processes)
+{
+    tc_yieldloop_result out;
+    int st = tc_yieldloop_run(processes, 50, 5, -1, 5000, &out);
+    CHECK(st == TC_OK, "processes=%d: status %d err %d", processes, st, out.err);
+    CHECK(out.iterations == 50 && out.total_ns > 0 && !out.timed_out,
+          "processes=%d: iterations %lld", processes, (long long)out.iterations);
+    /* each side sleeps in FUTEX_WAIT once per iteration */
+    CHECK(out.voluntary >= 50, "processes=%d: voluntary %lld", processes,
+          (long long)out.voluntary);
+}
+
+static void test_threads_and_processes(void)
+{
+    TWICE(loop(0));
+    TWICE(loop(1));
+}
+
+int main(void)
+{
+    RUN(test_refuses_bad_arguments);
+    RUN(test_threads_and_processes);
+    return tc_summary("yieldloop");
+}

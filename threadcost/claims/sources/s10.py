@@ -1,0 +1,23 @@
+"""S10, Li, Ding and Shen, "Quantifying the cost of context switch" (ExpCS 2007):
+a direct cost of 3.8 µs, and a total cost per switch that ranges "from several
+microseconds to more than one thousand microseconds" with the data size."""
+
+from __future__ import annotations
+
+from threadcost.claims.model import Assertion, Claim
+from threadcost.claims.sources import selectors as sel
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("C33", (
+        Assertion("As published: the direct cost of a switch is about 3.8 µs (two processes, "
+                  "a pipe pair, no array)", "µs", 3.8 * 0.8, 3.8 * 1.2, sel.s10_direct_us,
+                  timing=True, published=3.8, tolerance_words="about 3.8 (+/- 20%)"),
+        Assertion("Shape: the total cost per switch grows with the data each process walks "
+                  "(largest array within the last-level cache, smallest stride / no array; "
+                  "theirs: from several µs to over a thousand)", "ratio", 2.0, None,
+                  sel.s10_growth, timing=True, published=None,
+                  tolerance_words="grows: at least 2x"),
+        Assertion("Why: the direct cost in empty system calls timed in the same run",
+                  "system calls", None, None, sel.s10_why),
+    )),
+)

@@ -1,0 +1,29 @@
+"""S11, golang/go issue 18023: a channel ping-pong at about 500 ns/op, 7,887 ns/op
+when the goroutines are locked to OS threads (GOMAXPROCS=1), and, in the thread,
+"approximately 1000X more thread context switches with LockOSThread"."""
+
+from __future__ import annotations
+
+from threadcost.claims.model import Assertion, Claim
+from threadcost.claims.sources import selectors as sel
+
+PUBLISHED_RATIO = 7887 / 500
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("C34", (
+        Assertion("As published: LockOSThread makes the channel ping-pong about 16 times "
+                  "slower (7,887 ns/op against 500 ns/op)", "ratio", PUBLISHED_RATIO * 0.8,
+                  PUBLISHED_RATIO * 1.2, sel.s11_time_ratio, timing=True,
+                  published=PUBLISHED_RATIO, tolerance_words="about 15.8 (+/- 20%)"),
+        Assertion("Shape: a hand-off between locked OS threads is much slower than a "
+                  "goroutine switch (locked / unlocked, at least 2)", "ratio", 2.0, None,
+                  sel.s11_time_ratio, timing=True, published=PUBLISHED_RATIO,
+                  tolerance_words="much slower: at least 2x"),
+        Assertion("As published: approximately 1000 times more thread context switches "
+                  "with LockOSThread (kernel counters, locked / unlocked)", "ratio", 800,
+                  1200, sel.s11_switch_ratio, published=1000.0,
+                  tolerance_words="about 1000 (+/- 20%)"),
+        Assertion("Why: the time each kernel switch that locking adds costs", "ns", None,
+                  None, sel.s11_why),
+    )),
+)

@@ -1,0 +1,32 @@
+"""S9, Benoit Sigoure (tsuna), "How long does it take to make a context switch?"
+(2010) and github.com/tsuna/contextswitch: how many switches one iteration of
+its futex loop makes (its program assumes 4; the repository's issue 3 says 6),
+and "2.5x to 3x more expensive ... when using virtualization"."""
+
+from __future__ import annotations
+
+from threadcost.claims.model import Assertion, Claim, Context
+from threadcost.claims.sources import selectors as sel
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("C32", (
+        Assertion("As published (timectxsw.c counts iterations << 2): one iteration of the "
+                  "futex loop between two processes makes 4 context switches", "switches",
+                  3.5, 4.5, sel.s9_count("futex_yield", "processes"), published=4.0,
+                  tolerance_words="4 (a count: +/- 0.5)"),
+        Assertion("As published (issue 3 of the repository): it makes 6", "switches", 5.5,
+                  6.5, sel.s9_count("futex_yield", "processes"), published=6.0,
+                  tolerance_words="6 (a count: +/- 0.5)"),
+        Assertion("Shape: a futex ping-pong without sched_yield makes 2 switches per round "
+                  "trip (one each way), for processes as for threads", "switches", 1.9, 2.1,
+                  sel.s9_count("futex", "processes"), published=2.0,
+                  tolerance_words="2 (+/- 5%)"),
+        Assertion("As published: a context switch costs 2.5x to 3x more under "
+                  "virtualization", "ratio", 2.5, 3.0, sel.s9_virtualization, timing=True,
+                  published=2.75, tolerance_words="the published range"),
+        Assertion("Why: the switches the kernel counted per iteration of tsuna's loop, "
+                  "voluntary and involuntary", "switches", None, None, sel.s9_why),
+    ), (
+        Context("empty system call (getppid)", None, "ns", sel.s9_syscall_ns),
+    )),
+)

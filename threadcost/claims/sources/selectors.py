@@ -1,0 +1,311 @@
+"""Selectors of the claims C30..C35 (sources S7..S12): one small function each.
+
+Each reads the stored runs of one experiment of notebook 08 by setup, pools every
+matching run, and returns a Measurement (a value with its interval over the
+independent repeats) or a Missing with the reason. "Why" readings are returned as
+computed measurements: they explain a number and never carry a verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from threadcost import sysinfo
+from threadcost.claims.intervals import log_ratio, over_repeats
+from threadcost.claims.model import Measurement, Missing
+from threadcost.claims.runs import Runs, run_ids
+
+NOTEBOOK = "notebook 08"
+
+
+def _table(runs: Runs, experiment: str, name: str) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = [r for r in runs.matching(experiment) if not r.meta["summary"].get("skipped")]
+    table = runs.tables(found, name)
+    if table.empty:
+        skipped = [r.meta["summary"]["skipped"] for r in runs.matching(experiment)
+                   if r.meta["summary"].get("skipped")]
+        if skipped:
+            return Missing(f"the {experiment} run did not run: {skipped[0]}")
+        return Missing(f"no stored {experiment} run on this machine ({NOTEBOOK})")
+    return table, found
+
+
+def _why(value: float, unit: str, how: str, found: list[Any], **setup: Any) -> Measurement:
+    return Measurement(value, unit, value, value, repeats=1, run_id=run_ids(found), how=how,
+                       computed=True, unjudgeable=how, setup=setup)
+
+
+# ------------------------------------------------------------------ S7 (C30)
+
+def s7_growth(kind: str) -> Any:
+    """launch_spawn_growth/repeats: whole life at the largest parent size / at 0 MiB,
+    paired within each repeat (both series of one repeat, fresh processes)."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _table(runs, "launch_spawn_growth", "repeats")
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        rows = table[table.kind == kind]
+        big = int(rows.parent_touch_mib.max())
+        if big == 0:
+            return Missing("the stored run grows no parent memory")
+        wide = rows.pivot_table(index=["run_index", "repeat"], columns="parent_touch_mib",
+                                values="lifecycle_ns_p50")
+        return log_ratio((wide[big] / wide[0]).dropna(), run_id=run_ids(found),
+                         setup={"experiment": "launch_spawn_growth", "kind": kind,
+                                "parent": "small static C process, every page written",
+                                "sizes_mib": f"0 and {big}"},
+                         how=f"per repeat: median whole life (create, exec, exit, wait) at "
+                             f"{big} MiB / at 0 MiB", where=f"{big} MiB against 0")
+    return select
+
+
+def s7_why(runs: Runs) -> Measurement | Missing:
+    """Slope of fork+exec's life over the parent's MiB, in bare forks' slopes."""
+    got = _table(runs, "launch_spawn_growth", "repeats")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    slopes = {}
+    for kind in ("fork_exec", "fork"):
+        rows = table[table.kind == kind]
+        if rows.parent_touch_mib.nunique() < 2:
+            return Missing("the stored run has one parent size only")
+        slopes[kind] = float(np.polyfit(rows.parent_touch_mib, rows.lifecycle_ns_p50, 1)[0])
+    if slopes["fork"] <= 0:
+        return Missing("a bare fork did not grow with the parent here")
+    ratio = slopes["fork_exec"] / slopes["fork"]
+    return _why(ratio, "ratio",
+                f"why: fork+exec grows by {slopes['fork_exec'] / 1000:,.1f} µs per MiB of "
+                f"dirty parent memory and a bare fork (no exec) by "
+                f"{slopes['fork'] / 1000:,.1f} µs per MiB, measured in the same run: the "
+                "growth is fork's copy of the page tables, not exec's", found,
+                experiment="launch_spawn_growth")
+
+
+# ------------------------------------------------------------------ S8 (C31)
+
+def s8_ratio(runs: Runs) -> Measurement | Missing:
+    got = _table(runs, "fiber_gap", "ratios")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    return log_ratio(table.ucontext_over_asm, run_id=run_ids(found),
+                     setup={"experiment": "fiber_gap", "switches": "hand-written x86-64 vs "
+                            "glibc swapcontext", "cpu": "pinned, one thread"},
+                     how="per repeat: swapcontext switch / hand-written switch, each half a "
+                         "round trip of a batch without clock reads")
+
+
+def s8_ns(what: str) -> Any:
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _table(runs, "fiber_gap", "repeats")
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        return over_repeats(table[table.what == what].ns, "ns", run_id=run_ids(found))
+    return select
+
+
+def s8_why(runs: Runs) -> Measurement | Missing:
+    got = _table(runs, "fiber_gap", "ratios")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    value = float(table.gap_over_sigprocmask.median())
+    return _why(value, "system calls",
+                f"why: the swapcontext switch costs {value:.2f} empty rt_sigprocmask calls "
+                "more than the hand-written one (median over repeats, both timed in the same "
+                "process): the gap is the signal-mask system call swapcontext makes",
+                found, experiment="fiber_gap")
+
+
+# ------------------------------------------------------------------ S9 (C32)
+
+def s9_count(mechanism: str, tasks: str) -> Any:
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _table(runs, "switch_counts", "runs")
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        rows = table[(table.mechanism == mechanism) & (table.tasks == tasks)]
+        if rows.empty:
+            return Missing(f"the stored switch_counts run has no {mechanism} {tasks}")
+        return over_repeats(rows.switches_per_round_trip, "switches", run_id=run_ids(found),
+                            setup={"experiment": "switch_counts", "mechanism": mechanism,
+                                   "tasks": tasks, "placement": "same-cpu"},
+                            how="per repeat: both sides' voluntary + involuntary context "
+                                "switches (getrusage) over the timed iterations / iterations",
+                            where=f"{tasks}, one CPU")
+    return select
+
+
+def s9_why(runs: Runs) -> Measurement | Missing:
+    got = _table(runs, "switch_counts", "runs")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    rows = table[(table.mechanism == "futex_yield") & (table.tasks == "processes")]
+    if rows.empty:
+        return Missing("the stored switch_counts run has no run of tsuna's loop")
+    vol = float((rows.voluntary / rows.round_trips).median())
+    inv = float((rows.involuntary / rows.round_trips).median())
+    return _why(vol + inv, "switches",
+                f"why: per iteration the kernel counted {vol:.2f} voluntary switches (a "
+                f"side sleeping in FUTEX_WAIT) and {inv:.2f} involuntary ones (a "
+                "sched_yield, or a FUTEX_WAKE retry, handing the CPU to the other "
+                "runnable side): the yields the loop makes are switches too", found,
+                experiment="switch_counts")
+
+
+def s9_virtualization(runs: Runs) -> Missing:
+    return Missing("needs the same machine measured with and without virtualization; this "
+                   "project measures one machine as it is (a guest or not) and has no "
+                   "bare-metal twin to compare with")
+
+
+def s9_syscall_ns(runs: Runs) -> Measurement | Missing:
+    got = _table(runs, "switch_counts", "syscall")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    return over_repeats(table.ns_per_call, "ns", run_id=run_ids(found))
+
+
+# ------------------------------------------------------------------ S10 (C33)
+
+def _points(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    return _table(runs, "indirect_cost", "points")
+
+
+def s10_direct_us(runs: Runs) -> Measurement | Missing:
+    got = _points(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    rows = table[table.array_kib == 0]
+    return over_repeats(rows.c2_ns / 1000, "µs", run_id=run_ids(found),
+                        setup={"experiment": "indirect_cost", "array_kib": 0,
+                               "tasks": "two processes, one CPU, a pipe pair"},
+                        how="per repeat: time per hop with the partner / per hop alone "
+                            "(their c2 = s1/20000 - s2/10000)", where="no array")
+
+
+def s10_growth(runs: Runs) -> Measurement | Missing:
+    """c2 at the largest array within the last-level cache (smallest stride) / c1."""
+    got = _points(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    llc = found[0].meta["params"].get("llc_kib") if found else None
+    inside = table[(table.array_kib > 0) & (table.array_kib <= (llc or 0))]
+    if inside.empty:
+        return Missing("no array of the stored sweep fits in the last-level cache "
+                       f"({llc or 'unknown'} KiB)")
+    size = int(inside.array_kib.max())
+    stride = int(inside.stride_bytes.min())
+    rows = inside[(inside.array_kib == size) & (inside.stride_bytes == stride)]
+    return log_ratio((rows.c2_ns / rows.c1_ns).to_numpy(), run_id=run_ids(found),
+                     setup={"experiment": "indirect_cost", "array_kib": size,
+                            "stride_bytes": stride, "llc_kib": llc},
+                     how="per repeat: total cost per switch with the array / with none",
+                     where=f"{size:,} KiB, stride {stride} B")
+
+
+def s10_why(runs: Runs) -> Measurement | Missing:
+    got = _points(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    sys_table = runs.tables(found, "syscall")
+    if sys_table.empty:
+        return Missing("the stored run has no system-call yardstick")
+    c1 = float(table[table.array_kib == 0].c2_ns.median())
+    syscall = float(sys_table.ns_per_call.median())
+    return _why(c1 / syscall, "system calls",
+                f"why: the direct cost here is {c1 / 1000:,.2f} µs, {c1 / syscall:,.1f} empty "
+                f"system calls of {syscall:,.0f} ns measured in the same run; theirs (3.8 µs) "
+                "was measured in 2007 on another machine, so the gap in µs says how the two "
+                "machines differ, not the method", found, experiment="indirect_cost")
+
+
+# ------------------------------------------------------------------ S11 (C34)
+
+def _go_pairs(runs: Runs, column: str) -> tuple[pd.Series, list[Any]] | Missing:
+    got = _table(runs, "go_lockosthread", "runs")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="locked", values=column)
+    return (wide[True] / wide[False]).replace([np.inf, -np.inf], np.nan).dropna(), found
+
+
+def s11_time_ratio(runs: Runs) -> Measurement | Missing:
+    got = _go_pairs(runs, "ns_per_round_trip")
+    if isinstance(got, Missing):
+        return got
+    ratio, found = got
+    return log_ratio(ratio, run_id=run_ids(found),
+                     setup={"experiment": "go_lockosthread", "gomaxprocs": 1,
+                            "channel": "unbuffered, one round trip per op"},
+                     how="per pair of runs: ns per round trip with LockOSThread / without")
+
+
+def s11_switch_ratio(runs: Runs) -> Measurement | Missing:
+    got = _go_pairs(runs, "switches_per_round_trip")
+    if isinstance(got, Missing):
+        return got
+    ratio, found = got
+    if ratio.empty:
+        return Missing("the unlocked runs counted no kernel switch at all (no ratio)")
+    return log_ratio(ratio, run_id=run_ids(found),
+                     setup={"experiment": "go_lockosthread", "counter": "getrusage "
+                            "RUSAGE_SELF of the Go process, all its threads"},
+                     how="per pair: kernel switches per round trip locked / unlocked")
+
+
+def s11_why(runs: Runs) -> Measurement | Missing:
+    got = _table(runs, "go_lockosthread", "runs")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    locked, free = table[table.locked], table[~table.locked]
+    extra_ns = float(locked.ns_per_round_trip.median() - free.ns_per_round_trip.median())
+    extra_sw = float(locked.switches_per_round_trip.median()
+                     - free.switches_per_round_trip.median())
+    if extra_sw <= 0:
+        return Missing("locking added no counted kernel switch")
+    per = extra_ns / extra_sw
+    return _why(per, "ns",
+                f"why: locking adds {extra_sw:.2f} kernel switches per round trip and "
+                f"{extra_ns / 1000:,.1f} µs, {per / 1000:,.2f} µs per added switch: the price "
+                "of a thread switch (set it beside the futex switch between threads in the "
+                "switch-count table of the same notebook)", found,
+                experiment="go_lockosthread")
+
+
+# ------------------------------------------------------------------ S12 (C35)
+
+def s12_seconds(runs: Runs) -> Measurement | Missing:
+    got = _table(runs, "thread_waves", "repeats")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    wave = found[0].meta["params"].get("wave")
+    total = int(table.threads.sum())
+    return over_repeats(1e5 / table.threads_per_s, "s", run_id=run_ids(found),
+                        setup={"experiment": "thread_waves", "wave": wave,
+                               "threads": total, "stack": "glibc default"},
+                        how="per repeat (a fresh process, waves of threads all alive at "
+                            "once, then released and joined): 100,000 / threads per second",
+                        where=f"{total:,} threads in waves of {wave:,}")
+
+
+def s12_concurrent(runs: Runs) -> Missing:
+    pid_max = sysinfo.sysctl("kernel.pid_max")
+    limit = f"kernel.pid_max is {pid_max:,} here" if pid_max else "kernel.pid_max is unknown"
+    return Missing(f"100,000 threads alive at once need 100,000 process ids; {limit}, and "
+                   "runs keep far below it (threadcost.reserve), so the threads come in waves")

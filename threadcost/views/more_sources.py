@@ -1,0 +1,334 @@
+"""Notebook 08's tables, figures and sentences: six more published sources (S7-S12).
+
+Every number in a sentence is read from the results passed in; nothing here
+measures. Per switch is half a round trip throughout, and every per-switch
+figure stands beside the switches the kernel counted per round trip.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from threadcost.claims.logic import number
+from threadcost.results import Result
+from threadcost.views import tables
+
+COLORS = {"fork_exec": "#b2182b", "posix_spawn": "#2166ac", "fork": "#999999"}
+LABELS = {"fork_exec": "fork + exec", "posix_spawn": "posix_spawn", "fork": "fork alone"}
+
+
+def _log_if_wide(ax: plt.Axes, values: Any) -> None:
+    """Log y only when the values span a decade or more (else the ticks repeat)."""
+    vals = np.asarray(values, dtype=float)
+    vals = vals[np.isfinite(vals) & (vals > 0)]
+    if vals.size and vals.max() / vals.min() >= 10:
+        ax.set_yscale("log")
+
+
+def _us(ns: float) -> str:
+    return f"{number(ns / 1000)} µs"
+
+
+# ------------------------------------------------------------------ S7
+
+def spawn_table(result: Result) -> Any:
+    frame = result.tables["repeats"]
+    wide = frame.pivot_table(index="parent_touch_mib", columns="kind",
+                             values="lifecycle_ns_p50", aggfunc="median") / 1000
+    wide = wide[[k for k in LABELS if k in wide.columns]]
+    wide.columns = [f"{LABELS[k]}, µs" for k in wide.columns]
+    wide.index.name = "parent memory written, MiB"
+    return tables.show(wide.reset_index(), note="Median over repeats of each series' "
+                       "median whole life: create, first run, exit, wait.")
+
+
+def spawn_figure(result: Result) -> plt.Figure:
+    frame = result.tables["repeats"]
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for kind, rows in frame.groupby("kind"):
+        med = rows.groupby("parent_touch_mib").lifecycle_ns_p50.median() / 1000
+        ax.scatter(rows.parent_touch_mib, rows.lifecycle_ns_p50 / 1000, s=10, alpha=0.4,
+                   color=COLORS.get(str(kind)))
+        ax.plot(med.index, med.values, marker="o", color=COLORS.get(str(kind)),
+                label=LABELS.get(str(kind), str(kind)))
+    ax.set_xlabel("parent's memory, every page written (MiB)")
+    ax.set_ylabel("launch, whole life (µs)")
+    _log_if_wide(ax, frame.lifecycle_ns_p50 / 1000)
+    ax.set_title("fork + exec grows with the parent, posix_spawn does not")
+    ax.legend()
+    return fig
+
+
+def spawn_text(result: Result) -> str:
+    frame = result.tables["repeats"]
+    big = int(frame.parent_touch_mib.max())
+    med = frame.groupby(["kind", "parent_touch_mib"]).lifecycle_ns_p50.median()
+    slopes = result.summary.get("lifecycle_slope_ns_per_mib", {})
+    parts = [f"From a parent holding nothing to one holding {big:,} MiB, fork + exec of the "
+             f"tiny program went from {_us(med['fork_exec', 0])} to "
+             f"{_us(med['fork_exec', big])} (median), posix_spawn of the same program from "
+             f"{_us(med['posix_spawn', 0])} to {_us(med['posix_spawn', big])}."]
+    if "fork_exec" in slopes and "fork" in slopes:
+        parts.append(f"fork + exec grows by {_us(slopes['fork_exec']['slope'])} per MiB and a "
+                     f"bare fork by {_us(slopes['fork']['slope'])} per MiB (slopes over the "
+                     "repeats): the growth is fork's, which copies the parent's page tables "
+                     "and marks every page copy-on-write; glibc's posix_spawn starts the child "
+                     "with clone(CLONE_VM | CLONE_VFORK) and never copies them.")
+    return " ".join(parts)
+
+
+# ------------------------------------------------------------------ S8
+
+def gap_table(result: Result) -> Any:
+    frame = result.tables["repeats"]
+    what = {"asm": "hand-written switch (as Boost's fcontext)",
+            "ucontext": "swapcontext (as Boost's ucontext)",
+            "sigprocmask": "one empty sigprocmask system call (the yardstick)"}
+    rows = []
+    for key, label in what.items():
+        sel = frame[frame.what == key]
+        spr = sel.switches_per_round_trip.astype(float)
+        rows.append({"what": label, "ns (median)": float(sel.ns.median()),
+                     "ns (min)": float(sel.ns.min()), "ns (max)": float(sel.ns.max()),
+                     "kernel switches per round trip": float(spr.median())
+                     if spr.notna().any() else None})
+    return tables.show(pd.DataFrame(rows), missing="not a switch",
+                       note="Per switch: half a round trip of a batch without clock reads.")
+
+
+def gap_figure(result: Result) -> plt.Figure:
+    frame = result.tables["repeats"]
+    order = ["asm", "ucontext", "sigprocmask"]
+    labels = ["hand-written\nswitch", "swapcontext\nswitch", "empty\nrt_sigprocmask"]
+    fig, ax = plt.subplots(figsize=(6.0, 3.6))
+    for i, key in enumerate(order):
+        vals = frame[frame.what == key].ns
+        ax.bar(i, vals.median(), color=["#1b7837", "#762a83", "#999999"][i])
+        ax.scatter(np.full(len(vals), i), vals, color="black", s=8, zorder=3)
+    ax.set_xticks(range(3), labels)
+    ax.set_ylabel("ns per switch (per call)")
+    ax.set_title("swapcontext's extra cost is about one system call")
+    return fig
+
+
+def gap_text(result: Result) -> str:
+    s = result.summary
+    med = s["median_ns"]
+    ratio = s["ucontext_over_asm"]["p50"]
+    gap = s["gap_over_sigprocmask"]["p50"]
+    return (f"Here a hand-written switch took {number(med['asm'])} ns and a swapcontext "
+            f"switch {number(med['ucontext'])} ns (medians over {s['ucontext_over_asm']['n']} "
+            f"repeats): a ratio of {number(ratio)}, against Boost's {number(547 / 9)} "
+            f"(547 ns / 9 ns). The gap, {number(med['ucontext'] - med['asm'])} ns, is "
+            f"{number(gap)} times one empty rt_sigprocmask call ({number(med['sigprocmask'])} "
+            "ns) measured in the same process: swapcontext saves and restores the signal "
+            "mask with that system call on every switch. Neither switch made a kernel context "
+            "switch (the kernel's counter stayed at zero): a trip into the kernel is not a "
+            "switch.")
+
+
+# ------------------------------------------------------------------ S9: every mechanism
+
+MECH_LABELS = {"pipe": "pipe", "condvar": "mutex + condvar", "futex": "futex",
+               "eventfd": "eventfd", "futex_yield": "futex + sched_yield (tsuna's loop)"}
+
+
+def all_switch_rows(counts: Result, gap: Result | None, go: Result | None,
+                    indirect: Result | None) -> pd.DataFrame:
+    """One row per mechanism: per switch (half a round trip) and the kernel's count."""
+    rows = []
+    runs = counts.tables["runs"]
+    for (mech, kind), g in runs.groupby(["mechanism", "tasks"], sort=False):
+        rows.append({"mechanism": MECH_LABELS.get(str(mech), str(mech)), "tasks": kind,
+                     "per switch, ns": g.switch_ns.median(),
+                     "switches per round trip (kernel)": g.switches_per_round_trip.median(),
+                     "counter": "getrusage of both sides"})
+    if indirect is not None:
+        pts = indirect.tables["runs"]
+        sw = pts[(pts["mode"] == "switch") & (pts.array_kib == 0)]
+        rows.append({"mechanism": "pipe, Li/Ding/Shen method (no array)",
+                     "tasks": "processes", "per switch, ns": sw.ns_per_hop.median(),
+                     "switches per round trip (kernel)":
+                     float((2 * (sw.voluntary + sw.involuntary) / sw.hops).median()),
+                     "counter": "getrusage of both processes"})
+    if gap is not None:
+        frame = gap.tables["repeats"]
+        for key, label in (("asm", "fiber, hand-written switch"),
+                           ("ucontext", "fiber, swapcontext")):
+            g = frame[frame.what == key]
+            rows.append({"mechanism": label, "tasks": "fibers on one thread",
+                         "per switch, ns": g.ns.median(),
+                         "switches per round trip (kernel)":
+                         g.switches_per_round_trip.astype(float).median(),
+                         "counter": "getrusage of the thread"})
+    if go is not None and not go.summary.get("skipped"):
+        frame = go.tables["runs"]
+        for locked, label in ((False, "goroutines, channel"),
+                              (True, "goroutines locked to OS threads")):
+            g = frame[frame.locked == locked]
+            rows.append({"mechanism": label, "tasks": "goroutines (GOMAXPROCS=1)",
+                         "per switch, ns": g.switch_ns.median(),
+                         "switches per round trip (kernel)": g.switches_per_round_trip.median(),
+                         "counter": "getrusage of the Go process"})
+    return pd.DataFrame(rows)
+
+
+def switch_count_table(rows: pd.DataFrame) -> Any:
+    return tables.show(rows, note="Per switch = half a round trip (the whole run timed at "
+                       "once, median over repeats); switches per round trip = context "
+                       "switches the kernel counted, voluntary + involuntary, over the timed "
+                       "round trips.")
+
+
+def switch_count_figure(rows: pd.DataFrame) -> plt.Figure:
+    labels = [f"{m}, {t}" for m, t in zip(rows.mechanism, rows.tasks, strict=True)]
+    fig, ax = plt.subplots(figsize=(7.0, 0.32 * len(rows) + 1.2))
+    y = np.arange(len(rows))
+    ax.barh(y, rows["switches per round trip (kernel)"], color="#4d4d4d")
+    ax.axvline(2, color="#b2182b", linestyle="--", linewidth=1)
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xlabel("context switches per round trip, counted by the kernel")
+    ax.set_title("How many switches one round trip really makes")
+    return fig
+
+
+def tsuna_text(counts: Result) -> str:
+    runs = counts.tables["runs"]
+    loop = runs[runs.mechanism == "futex_yield"]
+    proc = loop[loop.tasks == "processes"]
+    vol = float((proc.voluntary / proc.round_trips).median())
+    inv = float((proc.involuntary / proc.round_trips).median())
+    futex = runs[(runs.mechanism == "futex") & (runs.tasks == "processes")]
+    syscall = counts.summary["empty_syscall_ns"]["p50"]
+    return (f"tsuna's program divides its time by 4 switches per iteration; the repository's "
+            f"open issue says 6. The kernel counted {number(vol + inv)} per iteration of the "
+            f"same loop between two processes on one CPU: {number(vol)} voluntary (a side "
+            f"asleep in FUTEX_WAIT) and {number(inv)} involuntary (each sched_yield, and each "
+            "retried FUTEX_WAKE, hands the CPU to the other runnable side). Without the yields "
+            f"the futex ping-pong makes {number(float(futex.switches_per_round_trip.median()))}"
+            f" per round trip. Dividing by an assumed count, not a counted one, is how one "
+            f"loop gets three answers. An empty system call took {number(syscall)} ns here.")
+
+
+# ------------------------------------------------------------------ S10
+
+def indirect_figure(result: Result) -> plt.Figure:
+    pts = result.tables["points"]
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    base = pts[pts.array_kib == 0].c2_ns.median() / 1000
+    for stride, rows in pts[pts.array_kib > 0].groupby("stride_bytes"):
+        med = rows.groupby("array_kib").c2_ns.median() / 1000
+        med = med[med > 0]  # a median at or below zero is noise: the table shows it
+        ax.plot(med.index, med.values, marker="o", label=f"stride {stride} B")
+    ax.axhline(base, color="#999999", linestyle=":", label="direct cost (no array)")
+    llc = result.summary.get("llc_kib")
+    if llc:
+        ax.axvline(llc, color="#b2182b", linestyle="--", linewidth=1,
+                   label="last-level cache")
+    ax.set_xscale("log", base=2)
+    _log_if_wide(ax, [base, *(pts[pts.array_kib > 0].groupby(["array_kib", "stride_bytes"])
+                              .c2_ns.median() / 1000)])
+    ax.set_xlabel("array each process walks between switches (KiB)")
+    ax.set_ylabel("cost per switch, c2 (µs)")
+    ax.set_title("The indirect cost grows with the data a switch evicts")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def indirect_table(result: Result) -> Any:
+    pts = result.tables["points"]
+    agg = pts.groupby(["array_kib", "stride_bytes"]).agg(
+        c2=("c2_ns", "median"), indirect=("indirect_ns", "median"),
+        switches=("switches_per_round_trip", "median")).reset_index()
+    agg["c2"] /= 1000
+    agg["indirect"] /= 1000
+    agg.columns = ["array, KiB", "stride, bytes", "c2 per switch, µs", "indirect, µs",
+                   "switches per round trip (kernel)"]
+    return tables.show(agg, note="Median over repeats. c2 = per hop with a partner - per "
+                       "hop alone; indirect = c2 - c2 without an array (the direct cost). "
+                       "A value at or below zero (left out of the figure): the difference is "
+                       "within the noise of the walks, which take as long with or without "
+                       "the partner.")
+
+
+def indirect_text(result: Result) -> str:
+    s = result.summary
+    direct = s["direct_ns"]["p50"]
+    pts = result.tables["points"]
+    llc = s.get("llc_kib")
+    inside = pts[(pts.array_kib > 0) & (pts.array_kib <= (llc or 0))]
+    text = (f"The direct cost (no array) was {_us(direct)} per switch here (median over "
+            f"{s['direct_ns']['n']} repeats), against their 3.8 µs; one empty system call "
+            f"took {number(s['empty_syscall_ns']['p50'])} ns in the same run.")
+    if not inside.empty:
+        top = inside.groupby(["array_kib", "stride_bytes"]).c2_ns.median()
+        (kib, stride), worst = top.idxmax(), float(top.max())
+        text += (f" With an array, the cost per switch rose to {_us(worst)} ({kib:,} KiB, "
+                 f"stride {stride} B, within the {llc:,} KiB last-level cache): the partner "
+                 "evicted the data and the next walk brought it back.")
+    return text
+
+
+# ------------------------------------------------------------------ S11
+
+def go_text(result: Result) -> str:
+    s = result.summary
+    if s.get("skipped"):
+        return f"The Go peer did not run: {s['skipped']}."
+    return (f"One round trip over the channels took {number(s['unlocked_ns']['p50'])} ns "
+            f"unlocked and {number(s['locked_ns']['p50'])} ns with both goroutines locked to "
+            f"their own OS threads ({number(s['locked_over_unlocked']['p50'])} times; the "
+            f"issue: 7,887 / 500 = {number(7887 / 500)}). The kernel counted "
+            f"{number(s['switches_per_round_trip']['unlocked'])} switches per round trip "
+            f"unlocked and {number(s['switches_per_round_trip']['locked'])} locked: unlocked, "
+            "the hand-off is a goroutine switch inside one OS thread; locked, every send "
+            "wakes another OS thread and puts this one to sleep.")
+
+
+def go_figure(result: Result) -> plt.Figure:
+    frame = result.tables["runs"]
+    fig, ax = plt.subplots(figsize=(5.6, 3.4))
+    for i, locked in enumerate((False, True)):
+        vals = frame[frame.locked == locked].ns_per_round_trip / 1000
+        ax.bar(i, vals.median(), color=["#1b7837", "#b2182b"][i])
+        ax.scatter(np.full(len(vals), i), vals, color="black", s=8, zorder=3)
+    ax.set_xticks([0, 1], ["goroutines", "goroutines locked\nto OS threads"])
+    _log_if_wide(ax, frame.ns_per_round_trip / 1000)
+    ax.set_ylabel("round trip (µs)")
+    ax.set_title("LockOSThread turns a goroutine switch into a thread switch")
+    return fig
+
+
+# ------------------------------------------------------------------ S12
+
+def waves_text(result: Result) -> str:
+    s = result.summary
+    p = result.params
+    secs = s["seconds_per_100k"]
+    text = (f"{s['threads']:,} threads were created and destroyed in waves of {p['wave']:,} "
+            f"(at most {s['max_alive']:,} threads of the process alive at once), in "
+            f"{p['repeats']} fresh processes. At each repeat's rate, 100,000 threads take "
+            f"{number(secs['p50'])} s (median; {number(secs['min'])} to "
+            f"{number(secs['max'])} s), against NPTL's \"not more than two seconds\" on "
+            "IA-32 in 2002.")
+    if result.limit_hit:
+        text += f" The run stopped early: {result.limit_hit['limit']}."
+    return text
+
+
+def waves_figure(result: Result) -> plt.Figure:
+    waves = result.tables["waves"]
+    fig, ax = plt.subplots(figsize=(6.0, 3.4))
+    per_thread = (waves.create_ns + waves.join_ns) / waves.created.clip(lower=1) / 1000
+    for rep, rows in waves.assign(per=per_thread).groupby("repeat"):
+        ax.plot(rows.wave, rows.per, marker=".", linewidth=0.8, label=f"repeat {rep + 1}")
+    ax.set_xlabel("wave")
+    ax.set_ylabel("create + destroy, per thread (µs)")
+    ax.set_title("Threads created and destroyed, wave after wave")
+    ax.legend(fontsize=7, ncol=3)
+    return fig
