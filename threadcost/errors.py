@@ -133,7 +133,7 @@ def one_line(exc: BaseException) -> tuple[str | None, bool]:
     if isinstance(exc, DataError):
         return (f"{short(str(exc), 400)}; repair or remove that run folder (other runs "
                 "are unaffected)", True)
-    if isinstance(exc, OSError):
+    if isinstance(exc, OSError) and not isinstance(exc, ThreadcostError):
         name = exc.filename or ""
         where = f"{name}: " if name else ""
         what = os.strerror(exc.errno) if exc.errno else str(exc)
