@@ -36,7 +36,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import machine, paths
-from threadcost.errors import ThreadcostError
+from threadcost.errors import DataError
 from threadcost.results import Result, _json_safe
 
 SCHEMA_VERSION = 1
@@ -44,10 +44,6 @@ META = "meta.json"
 # A table whose CSV text is larger than this is stored as <table>.csv.gz.
 GZIP_ABOVE_BYTES = 256 * 1024
 TABLE_SUFFIXES = (".csv", ".csv.gz")
-
-
-class DataError(ThreadcostError):
-    """A data file is missing, unreadable or does not match the schema."""
 
 
 # A hidden ``.<run>.partial`` folder older than this was left by a killed save.
@@ -86,6 +82,20 @@ class Run:
         if name not in self.meta.get("tables", []):
             raise DataError(f"{self.path}: no table {name!r} (has {self.meta.get('tables')})")
         return read_table(self.path, name, self.meta.get("table_schema", {}).get(name))
+
+    def result(self) -> Result:
+        """The run read back as the :class:`Result` it was saved from: the same
+        experiment, parameters, summary, tables and limit, as the views take it."""
+        return Result(experiment=self.experiment, params=dict(self.meta["params"]),
+                      summary=self.meta["summary"],
+                      tables={name: self.table(name) for name in self.meta["tables"]},
+                      limit_hit=self.meta.get("limit_hit"))
+
+    @property
+    def commit(self) -> str | None:
+        """The commit of the code that measured this run (None when not recorded)."""
+        git = (self.meta.get("machine") or {}).get("git") or {}
+        return git.get("commit")
 
 
 def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
@@ -178,22 +188,6 @@ def _kind(column: pd.Series) -> str:
     if pd.api.types.is_numeric_dtype(column):
         return "number"
     return "text"
-
-    def result(self) -> Result:
-        """The run read back as the :class:`Result` it was saved from: the same
-        experiment, parameters, summary, tables and limit, as the views take it."""
-        return Result(experiment=self.experiment, params=dict(self.meta["params"]),
-                      summary=self.meta["summary"],
-                      tables={name: self.table(name) for name in self.meta["tables"]},
-                      limit_hit=self.meta.get("limit_hit"))
-
-    @property
-    def commit(self) -> str | None:
-        """The commit of the code that measured this run (None when not recorded)."""
-        git = (self.meta.get("machine") or {}).get("git") or {}
-        return git.get("commit")
-
-
 # A build that wants to know which runs its notebooks wrote and read (threadcost.paper)
 # names a file here; every saved run is appended to it, one "wrote <path>" line each.
 RUN_LOG_ENV = "THREADCOST_RUN_LOG"

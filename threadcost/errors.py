@@ -119,18 +119,21 @@ _DISK_ADVICE = {
 }
 
 
+class DataError(ThreadcostError):
+    """A data file is missing, unreadable or does not match the schema (raised by
+    :mod:`threadcost.datastore`, which re-exports it)."""
+
+
 def one_line(exc: BaseException) -> tuple[str | None, bool]:
     """(one line for the terminal, whether it is a data/disk error) for an error a
     command may meet; (None, False) for one that is a bug and deserves its traceback.
 
     The line names the file, what is wrong and what to do; nothing is cut from a
     result already printed."""
-    from threadcost.datastore import DataError
-
     if isinstance(exc, DataError):
         return (f"{short(str(exc), 400)}; repair or remove that run folder (other runs "
                 "are unaffected)", True)
-    if isinstance(exc, OSError):
+    if isinstance(exc, OSError) and not isinstance(exc, ThreadcostError):
         name = exc.filename or ""
         where = f"{name}: " if name else ""
         what = os.strerror(exc.errno) if exc.errno else str(exc)

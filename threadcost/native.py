@@ -37,7 +37,10 @@ def interruptible(func: Callable[..., T], *args: Any) -> T:
     a wakeup fd cannot be set) it simply calls ``func``."""
     if threading.current_thread() is not threading.main_thread():
         return func(*args)
-    read_fd, write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        read_fd, write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:  # no descriptors left (EMFILE/ENFILE): the kernel names that limit
+        return func(*args)
     try:
         previous = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
     except (ValueError, OSError):  # no wakeup fd here: run without one

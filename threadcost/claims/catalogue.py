@@ -1,5 +1,5 @@
 """The claims, collected from their records (threadcost/claims/records/, one module per
-source, and threadcost/claims/sources/ for further sources).
+source).
 
 Each record declares its published values once, its as-published readings (every
 number the source printed, measured here the way the source measured it), its shape

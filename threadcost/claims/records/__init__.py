@@ -1,6 +1,6 @@
-"""One record per claim, one module per source: every module in this package (and in
-``threadcost.claims.sources``) that defines ``CLAIMS`` is collected, so a new source
-adds a module here and touches no shared list.
+"""One record per claim, one module per source: every module in this package that
+defines ``CLAIMS`` is collected, so a new source adds a module here and touches no
+shared list (a module whose name starts with ``_`` holds helpers and is skipped).
 
 A record (a :class:`threadcost.claims.model.Claim`) holds the claim's source, its
 published values (typed once: ``data/published/values.csv`` keeps only claims that
@@ -16,7 +16,7 @@ import re
 
 from threadcost.claims.model import Claim
 
-PACKAGES = ("threadcost.claims.records", "threadcost.claims.sources")
+PACKAGES = ("threadcost.claims.records",)
 
 
 def _order(claim: Claim) -> tuple[int, str]:
@@ -38,18 +38,4 @@ def discover() -> tuple[Claim, ...]:
                     raise ValueError(f"claim {claim.id} is declared twice "
                                      f"({name}.{info.name})")
                 found[claim.id] = claim
-    _keep_sources_function()
     return tuple(sorted(found.values(), key=_order))
-
-
-def _keep_sources_function() -> None:
-    """Importing the package ``threadcost.claims.sources`` binds that name on
-    ``threadcost.claims``, where :func:`threadcost.claims.sources` (the citations table)
-    lives: bind the function back (the package stays importable by its full name)."""
-    import sys
-
-    parent = sys.modules.get("threadcost.claims")
-    from threadcost.claims.published import sources
-
-    if parent is not None:
-        parent.sources = sources  # type: ignore[attr-defined]
