@@ -5,7 +5,7 @@ seconds" on IA-32."""
 from __future__ import annotations
 
 from threadcost.claims.model import Assertion, Claim
-from threadcost.claims.sources import selectors as sel
+from threadcost.claims.read import further as sel
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("C35", (

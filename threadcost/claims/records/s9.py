@@ -6,7 +6,7 @@ and "2.5x to 3x more expensive ... when using virtualization"."""
 from __future__ import annotations
 
 from threadcost.claims.model import Assertion, Claim, Context
-from threadcost.claims.sources import selectors as sel
+from threadcost.claims.read import further as sel
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("C32", (

@@ -5,7 +5,7 @@ when the goroutines are locked to OS threads (GOMAXPROCS=1), and, in the thread,
 from __future__ import annotations
 
 from threadcost.claims.model import Assertion, Claim
-from threadcost.claims.sources import selectors as sel
+from threadcost.claims.read import further as sel
 
 PUBLISHED_RATIO = 7887 / 500
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from threadcost.claims.model import Assertion, Claim, Context
-from threadcost.claims.sources import selectors as sel
+from threadcost.claims.read import further as sel
 
 PUBLISHED_RATIO = 547 / 9
 
