@@ -39,6 +39,11 @@ fn sleepers(f: &Flags) {
     let period_ms = f.int("period-ms", 10, 1);
     let duration_ms = f.int("duration-ms", 2000, period_ms);
     let stagger_ms = f.int("stagger-ms", 200, 0);
+    let pin = f.text("pin", "none");
+    if pin != "none" && pin != "round-robin" {
+        fail(&format!("-pin {pin:?}: one of none, round-robin"));
+    }
+    let cpus = if pin == "round-robin" { allowed_cpus() } else { Vec::new() };
     let each = duration_ms / period_ms;
     let period = Duration::from_millis(period_ms as u64);
     let before = proc_status();
@@ -50,7 +55,11 @@ fn sleepers(f: &Flags) {
     let mut errno = 0;
     for i in 0..count {
         let (gate, wakeups) = (gate.clone(), wakeups.clone());
+        let cpu = if cpus.is_empty() { None } else { Some(cpus[i as usize % cpus.len()]) };
         match thread::Builder::new().spawn(move || {
+            if let Some(cpu) = cpu {
+                pin_to(cpu);
+            }
             drop(gate.read().unwrap());
             thread::sleep(Duration::from_micros(stagger_us(i as u64, stagger_ms)));
             for _ in 0..each {
@@ -94,8 +103,31 @@ fn sleepers(f: &Flags) {
         ("vsz_before_kib", J::I(status_of(&before, "VmSize"))),
         ("peak_rss_kib", J::I(peak_rss)), ("peak_vsz_kib", J::I(peak_vsz)),
         ("peak_threads", J::I(peak_threads)), ("hwm_kib", J::I(status_of(&end, "VmHWM"))),
-        ("ru_maxrss_kib", J::I(maxrss)),
+        ("ru_maxrss_kib", J::I(maxrss)), ("pin", J::S(pin)),
+        ("cpus", J::A(cpus.iter().map(|c| J::I(*c as i64)).collect())),
     ]);
+}
+
+/// The CPUs this process may run on.
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: sched_getaffinity fills the zeroed set it is given.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            fail("sched_getaffinity failed");
+        }
+        (0..libc::CPU_SETSIZE as usize).filter(|c| libc::CPU_ISSET(*c, &set)).collect()
+    }
+}
+
+/// Pin the calling thread to one CPU (S4's round-robin placement).
+fn pin_to(cpu: usize) {
+    // SAFETY: the set is built here and only read by sched_setaffinity.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
 }
 
 /// S1's program: `count` threads that each sleep `sleep-ms`, then join them all
