@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import sysinfo, validate
-from threadcost.errors import KernelError, check_status
+from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.experiments import peers
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib
@@ -208,7 +208,8 @@ def threads(cap: Any = 8000, stack_kib: Any = 2048, sleep_ms: Any = 1000) -> Res
 
 # --- S1's program on the peers' runtimes (C10: Rust threads; C11: goroutines) ---------
 
-PEER_EXPERIMENT = "peer_million"
+PEER_EXPERIMENT = "peer_million"  # S1's program (C10, C11)
+PEAK_EXPERIMENT = "peer_peak_memory"  # S6's: peak memory with every task asleep
 # Peer kinds whose tasks are kernel threads: their count stays under thread_ceiling.
 THREAD_KINDS = ("rust-thread", "java-platform")
 # Resident need per sleeping task for the memory check (generous).
@@ -217,7 +218,8 @@ PEER_NEED_KIB = {"rust-thread": 64, "java-platform": 128, "tokio-task": 2,
 
 
 def peer_tasks(kinds: Any = ("rust-thread", "tokio-task"), count: Any = S1_COUNT,
-               sleep_ms: Any = 1000, thread_cap: Any = 8000, gate: Any = True) -> Result:
+               sleep_ms: Any = 1000, thread_cap: Any = 8000, gate: Any = True,
+               experiment: str = PEER_EXPERIMENT) -> Result:
     """S1's program on each peer kind: ``count`` tasks that each sleep ``sleep_ms``
     (``gate``: all asleep at once), timed from outside like ``/usr/bin/time``.
 
@@ -228,6 +230,9 @@ def peer_tasks(kinds: Any = ("rust-thread", "tokio-task"), count: Any = S1_COUNT
     """
     from threadcost import peers as registry
 
+    if experiment not in (PEER_EXPERIMENT, PEAK_EXPERIMENT):
+        raise ParameterError("experiment", experiment,
+                             f"one of {PEER_EXPERIMENT}, {PEAK_EXPERIMENT}")
     p = {"kinds": validate.choice_list("kinds", kinds, list(registry.KINDS)),
          "count": validate.integer("count", count, minimum=1, maximum=10_000_000),
          "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=0, maximum=60_000),
@@ -271,4 +276,4 @@ def peer_tasks(kinds: Any = ("rust-thread", "tokio-task"), count: Any = S1_COUNT
                      "sys_s_at_count": (out.sys_s or 0) * scale,
                      "version": d.get("version") or d.get("go_version"), "not_run": None})
     summary = {"kinds": {r["kind"]: r for r in rows}}
-    return Result(PEER_EXPERIMENT, p, summary, {"runs": pd.DataFrame(rows)})
+    return Result(experiment, p, summary, {"runs": pd.DataFrame(rows)})
