@@ -24,7 +24,7 @@ NATIVE_ROOT = paths.REPO_ROOT / "native" / "peers"
 CONTRACT: dict[str, tuple[str, ...]] = {
     "sleepers": ("count", "wakeups", "wall_ns", "spawn_ns", "user_us", "sys_us",
                  "rss_before_kib", "peak_rss_kib", "peak_threads"),
-    "million": ("count", "finished", "spawn_ns", "alive_at_spawn_end"),
+    "million": ("count", "finished", "spawn_ns", "alive_at_spawn_end", "hwm_kib"),
     "pingpong": ("iterations", "batch_ns", "samples_ns", "timer_overhead_ns"),
     "launch": ("iterations", "batch_ns", "samples_ns"),
     "memory": ("count", "points"),

@@ -131,10 +131,10 @@ def million_table(result: Result) -> Any:
             rows.append({"tasks": name, "not run because": r["not_run"]})
             continue
         rows.append({"tasks": name, "measured count": _fmt(r["measured_count"], ",d"),
-                     "max RSS (MiB)": _fmt(r["max_rss_kib"] / 1024, ",.1f"),
+                     "peak RSS, VmHWM (MiB)": _fmt(r["max_rss_kib"] / 1024, ",.1f"),
                      "per task (KiB)": _fmt(r["max_rss_kib_per_task"], ",.2f"),
                      "user (s)": _fmt(r["user_s"], ".2f"), "system (s)": _fmt(r["sys_s"], ".2f"),
-                     f"max RSS at {r['requested']:,} (MiB)":
+                     f"peak RSS at {r['requested']:,} (MiB)":
                          _fmt(r["max_rss_kib_at_count"] / 1024, ",.1f"),
                      "at that count": r["at_count_label"], "not run because": ""})
     return pd.DataFrame(rows).fillna("").set_index("tasks")

@@ -201,7 +201,7 @@ public final class Peers {
         joinAll(ts);
         return json("million", rt, "count", count, "started", (long) ts.size(), "spawn_error", error,
                 "finished", done.get(), "spawn_ns", spawn, "alive_at_spawn_end", alive,
-                "rss_at_spawn_end_kib", st(peak, "VmRSS"));
+                "rss_at_spawn_end_kib", st(peak, "VmRSS"), "hwm_kib", st(status(), "VmHWM"));
     }
 
     static String launch(Map<String, String> f, boolean virtual, String rt) throws Exception {

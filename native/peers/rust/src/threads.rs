@@ -170,6 +170,7 @@ fn million(f: &Flags) {
         ("finished", J::I(done.load(Ordering::Relaxed))),
         ("spawn_ns", J::I(spawn.as_nanos() as i64)), ("alive_at_spawn_end", J::I(alive)),
         ("rss_at_spawn_end_kib", J::I(status_of(&peak, "VmRSS"))),
+        ("hwm_kib", J::I(status_of(&proc_status(), "VmHWM"))),
     ]);
 }
 
