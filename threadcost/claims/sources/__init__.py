@@ -1,0 +1,1 @@
+"""Claims declared per source (one module each) and their selectors."""
