@@ -24,7 +24,7 @@ def go_env() -> dict[str, str]:
 def _find() -> tuple[dict[str, str] | None, str | None]:
     go = which_in("go")
     if go is None:
-        return None, f"not run here: the Go toolchain is missing (go not on PATH); {INSTALL}"
+        return None, f"not run here: the Go toolchain is not installed (go not on PATH); {INSTALL}"
     return {"go": go, "version": tool_version([go, "version"], go_env())}, None
 
 

@@ -55,7 +55,7 @@ def _find() -> tuple[dict[str, str] | None, str | None]:
                     "version": f"JDK {release}"}, None
         older.append(f"JDK {release}")
     found = f" (found only {', '.join(sorted(set(older)))})" if older else ""
-    return None, f"not run here: no JDK {MIN_RELEASE} or later{found}; {INSTALL}"
+    return None, f"not run here: no JDK {MIN_RELEASE} or later is installed{found}; {INSTALL}"
 
 
 def _build(tool: dict[str, str], out: Path, timeout: float) -> list[str]:

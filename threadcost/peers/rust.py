@@ -21,7 +21,8 @@ MIN_VERSION = (1, 87)  # std::io::pipe
 def _find() -> tuple[dict[str, str] | None, str | None]:
     cargo = which_in("cargo")
     if cargo is None:
-        return None, f"not run here: the Rust toolchain is missing (cargo not on PATH); {INSTALL}"
+        return None, ("not run here: the Rust toolchain is not installed (cargo not on "
+                      f"PATH); {INSTALL}")
     version = tool_version([cargo, "--version"])
     try:
         major, minor = (int(x) for x in version.split()[1].split(".")[:2])
