@@ -21,6 +21,7 @@ from typing import Any
 
 from threadcost.claims import selectors as sel
 from threadcost.claims.model import Assertion, Claim, Context
+from threadcost.claims.sources import rust_readings as rust
 
 ABOUT = 0.20
 
@@ -112,14 +113,14 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C10", (
         _about("A sleeping thread with Rust's 2 MiB stack reserves about 2 MiB of virtual "
                "memory", "KiB", 2048,
-               sel.ceiling_per_thread("vsz_kib_per_thread", sel.c10_vsz_per_thread)),
+               rust.c10_vsz_per_thread),
         _about("A sleeping thread with a 2 MiB stack holds about 8.5 KiB resident", "KiB", 8.5,
-               sel.ceiling_per_thread("rss_kib_per_thread", sel.c10_rss_per_thread)),
+               rust.c10_rss_per_thread),
         Assertion("One million threads fit within this machine's limits", "threads",
                   1_000_000, None, sel.c10_million_threads, published=1_000_000,
                   tolerance_words="at least one million"),
         Assertion("One million sleeping threads: resident memory and CPU time, scaled from "
-                  "the count measured here", "MiB", None, None, sel.c10_million_scaled,
+                  "the count measured here", "MiB", None, None, rust.c10_million_scaled,
                   published=8_500_640 / 1024),
     )),
     Claim("C11", (
@@ -158,7 +159,7 @@ CLAIMS: tuple[Claim, ...] = (
     )),
     Claim("C15", (
         _about("A sleeping thread takes about 3x the resident memory of a sleeping goroutine",
-               "ratio", 3.0, sel.c15_thread_over_goroutine_rss),
+               "ratio", 3.0, rust.c15_thread_over_goroutine_rss),
     )),
     Claim("C16", (
         _about("Each thread with a default stack costs about 4 KiB of page tables that RSS "
@@ -166,9 +167,9 @@ CLAIMS: tuple[Claim, ...] = (
     )),
     Claim("C17", (
         _about("Sleeping threads use about 1.5x the CPU per wake-up of goroutines (21 s vs "
-               "14 s)", "ratio", 21 / 14, sel.c17_threads_over_goroutines_cpu, timing=True),
+               "14 s)", "ratio", 21 / 14, rust.c17_threads_over_goroutines_cpu, timing=True),
         _about("Pinning threads round-robin cuts their CPU time by about 40% (21 s to 12 s)",
-               "fraction", 0.4, sel.c17_pinning_cut, timing=True),
+               "fraction", 0.4, rust.c17_pinning_cut, timing=True),
     )),
 )
 
@@ -184,8 +185,8 @@ CLAIMS += (
     Claim("C19", (
         Assertion("A thread switch costs far more than a switch between user-space tasks "
                   "(thread / user-space task, not I/O driven)", "ratio", 2.0, None,
-                  sel.c19_thread_over_goroutine_switch, timing=True,
-                  substitute=GO_PINGPONG_FOR_TOKIO, published=1.7 / 0.2,
+                  rust.c19_thread_over_tokio_switch, timing=True,
+                  published=1.7 / 0.2,
                   tolerance_words="far below: at least 2x"),
     )),
     Claim("C20", (
@@ -208,8 +209,7 @@ CLAIMS += (
     )),
     Claim("C22", (
         _about("A thread holds about 20x the resident memory of a user-space task (9.5 KiB "
-               "vs 0.4 KiB)", "ratio", 20.0, sel.c22_thread_over_goroutine_rss,
-               substitute=GOROUTINES_FOR_TOKIO),
+               "vs 0.4 KiB)", "ratio", 20.0, rust.c22_thread_over_tokio_rss),
         _about("A thread also holds about 10 KiB of kernel memory (beyond its pipes)", "KiB",
                10.0, sel.c22_thread_kernel_kib),
     )),
