@@ -333,8 +333,9 @@ display(runtimes_view.million_table(s6_peak))
 # allow, the independent repeats behind it and the verdict (notebook 6 has them all).
 
 # %%
-display(claims_view.claims_section(["C04", "C11", "C15", "C17"], data_dir,
-                                   [go_result, go_pinning, sweep_result, c11]))
+display(claims_view.claims_section(["C04", "C10", "C11", "C15", "C17", "C19", "C22", "C24"],
+                                   data_dir, [go_result, go_pinning, sweep_result, c11,
+                                              peer_result, s4_rust, s1_rust, s6_peak]))
 
 # %% [markdown]
 # ## Compare any two
