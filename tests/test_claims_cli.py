@@ -27,8 +27,8 @@ def test_json_lists_every_claim() -> None:
     proc = _cli("--machine", REFERENCE, "--data-dir", str(data), "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert isinstance(out, list) and len(out) == 23
-    assert [c["id"] for c in out] == [f"C{i:02d}" for i in range(1, 24)]
+    assert isinstance(out, list) and len(out) == 25
+    assert [c["id"] for c in out] == [f"C{i:02d}" for i in range(1, 26)]
     for claim in out:
         assert {"id", "source", "claim", "verdict", "assertions"} <= set(claim)
         assert claim["verdict"].split(" (")[0] in CLASSES

@@ -22,7 +22,7 @@ from threadcost.claims import catalogue
 from threadcost.results import Result
 
 REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm"
-ALL_IDS = [f"C{i:02d}" for i in range(1, 24)]
+ALL_IDS = [f"C{i:02d}" for i in range(1, 26)]
 
 
 def _judge(tmp_path: Path, *results: Result) -> dict[str, claims.ClaimVerdict]:

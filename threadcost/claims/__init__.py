@@ -57,3 +57,8 @@ def tally(verdicts: list[ClaimVerdict]) -> dict[str, int]:
     """How many claims got each verdict class (every class listed, in order)."""
     seen = Counter(v.verdict for v in verdicts)
     return {cls: seen.get(cls, 0) for cls in CLASSES}
+
+# The per-source claim modules live in the package threadcost.claims.sources; loading it
+# here, then binding the name back to the function, keeps ``claims.sources()`` callable.
+import threadcost.claims.sources as _per_source  # noqa: E402,F401
+from threadcost.claims.published import sources  # noqa: E402,F811
