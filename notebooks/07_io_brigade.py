@@ -61,6 +61,8 @@ brigade_cpu: Union[int, str] = "auto"  # CPU of same-cpu runs ("auto": the first
 brigade_stack_kib: int = 256  # stack of each task thread, KiB (0: system default)
 brigade_reference_rounds: int = 5  # alternating rounds against the C reference (0: skip)
 brigade_reference_iterations: int = 2000  # trips per reference round (100 tasks)
+brigade_peer_kinds: list[str] = ["rust-thread", "tokio-task"]  # S5's own runtimes (Rust peer)
+brigade_peer_tasks: list[int] = [500]  # their brigade sizes (S5: 500)
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store results under data/<machine>/<run>/
@@ -149,6 +151,24 @@ else:
     display(Markdown("The reference check was skipped (brigade_reference_rounds = 0)."))
 
 # %% [markdown]
+# ## S5's own runtimes: Rust threads and Tokio tasks
+#
+# The same brigade on the Rust peer (`native/peers/rust`): N `std::thread`s, or N
+# Tokio tasks on the `current_thread` runtime, each reading one byte from its pipe and
+# writing it to the next; per hop is the median trip divided by N + 1 pipes, the
+# median over the repeats; same-CPU runs pin the whole process to one CPU. Without
+# `cargo` this section says so.
+
+# %%
+from threadcost.experiments import runtimes
+from threadcost.views import runtimes as runtimes_view
+
+peer_brigade = runtimes.brigade(tasks=brigade_peer_tasks, kinds=brigade_peer_kinds,
+                                placements=brigade_placements, iterations=brigade_iterations,
+                                warmup=brigade_warmup, repeats=brigade_repeats, cpu=brigade_cpu)
+display(runtimes_view.brigade_table(peer_brigade))
+
+# %% [markdown]
 # ## Beside the published numbers
 #
 # S5 measured Rust threads and Tokio tasks on a 2020 laptop with 500 tasks over Unix
@@ -166,3 +186,4 @@ display(claims_view.claims_section(["C18", "C19", "C20", "C21", "C22", "C23"], d
 
 # %%
 display(Markdown(view.save_run(result, save, data_dir, fp)))
+display(Markdown(view.save_run(peer_brigade, save, data_dir, fp)))

@@ -155,3 +155,18 @@ def test_sleepers_rust_variants_when_cargo_exists() -> None:
     for variant in ("rust_threads_pinned", "tokio"):
         row = r.summary["variants"][variant]
         assert row["not_run"] is None and row["wakeups"] == 20 * 4
+
+
+def test_brigade_on_rust_threads_and_tokio() -> None:
+    if peers.kind_reason("tokio-task") is not None:
+        r = runtimes.brigade(tasks=[5], iterations=5, warmup=1, repeats=1)
+        assert "not run here" in r.summary["skipped"]
+        return
+    r = runtimes.brigade(tasks=[5], iterations=20, warmup=2, repeats=2,
+                         placements=["same-cpu"])
+    runs = r.tables["runs"]
+    assert set(runs.kind) == {"rust-thread", "tokio-task"} and len(runs) == 4
+    assert (runs.trips == 20).all() and (runs.bytes_wrong == 0).all()
+    assert (runs.per_hop_ns_p50 > 0).all()
+    table = runtimes_view.brigade_table(r)
+    assert not table.isna().any().any()

@@ -119,3 +119,59 @@ def run(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_000,
     tables = {"samples": pd.concat(samples, ignore_index=True) if samples
               else pd.DataFrame(columns=["kind", "what", "ns"])}
     return Result(EXPERIMENT, p, summary, tables)
+
+
+BRIGADE_EXPERIMENT = "peer_brigade"
+BRIGADE_KINDS = ("rust-thread", "tokio-task", "tokio-task-mt")
+PLACEMENTS = ("same-cpu", "unpinned")
+
+
+def brigade(tasks: Any = (500,), kinds: Any = ("rust-thread", "tokio-task"),
+            placements: Any = PLACEMENTS, iterations: Any = 300, warmup: Any = 30,
+            repeats: Any = 5, cpu: Any = "auto") -> Result:
+    """S5's bucket brigade on the Rust peer: ``tasks`` threads or Tokio tasks in a
+    chain of pipes, one byte passed along; per hop = trip / (tasks + 1) (median
+    trip). Kinds and placements alternate within every repeat (the order flips
+    each repeat); ``same-cpu`` pins the whole process to ``cpu``."""
+    chosen = validate.choice_list("kinds", kinds, BRIGADE_KINDS)
+    p: dict[str, Any] = {
+        "tasks": sorted(set(validate.integer_list("tasks", tasks, minimum=1, maximum=4000))),
+        "kinds": [k for k in BRIGADE_KINDS if k in chosen],
+        "placements": [x for x in PLACEMENTS
+                       if x in validate.choice_list("placements", placements, PLACEMENTS)],
+        "iterations": validate.integer("iterations", iterations, minimum=3, maximum=1_000_000),
+        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=1_000_000),
+        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
+        "cpu": one_cpu("cpu", cpu, allow_none=False),
+    }
+    if "rust-thread" in p["kinds"]:
+        from threadcost.experiments import sleepers
+
+        validate.integer("tasks", max(p["tasks"]), minimum=1, maximum=sleepers.max_threads())
+    reason = registry.PEERS["rust"].absent_reason()
+    if reason is not None:
+        return Result(BRIGADE_EXPERIMENT, p, {"skipped": reason}, {})
+    conditions = [(k, x) for k in p["kinds"] for x in p["placements"]]
+    rows = []
+    for rep in range(p["repeats"]):
+        for n in p["tasks"]:
+            for kind, placement in (conditions if rep % 2 == 0 else conditions[::-1]):
+                hops = (p["iterations"] + p["warmup"]) * (n + 1)
+                data = registry.run_kind(
+                    kind, "brigade", {"tasks": n, "iterations": p["iterations"],
+                                      "warmup": p["warmup"]},
+                    timeout=60.0 + n * 2e-3 + hops * 100e-6,
+                    cpu=p["cpu"] if placement == "same-cpu" else None).data
+                trip = np.asarray(data["samples_ns"], dtype=np.int64)
+                rows.append({"repeat": rep, "kind": kind, "placement": placement, "tasks": n,
+                             "trips": int(trip.size), "trip_p50_ns": float(np.median(trip)),
+                             "per_hop_ns_p50": float(np.median(trip)) / (n + 1),
+                             "bytes_wrong": int(data.get("bytes_wrong", 0)),
+                             "rss_growth_kib": int(data.get("rss_ready_kib", 0))
+                             - int(data.get("rss_before_kib", 0))})
+    runs = pd.DataFrame(rows)
+    med = (runs.groupby(["kind", "placement", "tasks"], as_index=False)["per_hop_ns_p50"]
+           .median())
+    summary = {"skipped": None, "version": registry.PEERS["rust"].version(),
+               "per_hop_ns": med.to_dict(orient="records")}
+    return Result(BRIGADE_EXPERIMENT, p, summary, {"runs": runs})

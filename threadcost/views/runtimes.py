@@ -138,3 +138,20 @@ def million_table(result: Result) -> Any:
                          _fmt(r["max_rss_kib_at_count"] / 1024, ",.1f"),
                      "at that count": r["at_count_label"], "not run because": ""})
     return pd.DataFrame(rows).fillna("").set_index("tasks")
+
+
+def brigade_table(result: Result) -> Any:
+    """Per hop (median over repeats of each run's median trip / (N + 1)), in µs."""
+    import pandas as pd
+
+    if result.summary.get("skipped"):
+        return pd.DataFrame({"not run because": [result.summary["skipped"]]},
+                            index=pd.Index(["Rust threads and Tokio tasks"], name="tasks"))
+    runs = result.tables["runs"]
+    med = runs.groupby(["kind", "placement", "tasks"])["per_hop_ns_p50"].median() / 1000
+    wide = med.unstack("placement")
+    out = pd.DataFrame({f"per hop, {pl} (µs)": wide[pl].map(lambda v: _fmt(v, ",.2f"))
+                        for pl in wide.columns})
+    out.index = [f"{TASK_NAMES.get(k, k)}, {n:,} tasks" for k, n in out.index]
+    out.index.name = "brigade"
+    return out
