@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import selectors
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -177,33 +177,48 @@ def run_command(argv: Sequence[str], timeout: float, what: str, cpu: int | None 
     proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, env=env or clean_env(),
                             preexec_fn=pin if cpu is not None else None)
-    box: dict[str, Any] = {}
-
-    def reap() -> None:
-        # read both pipes to the end first, so a large output cannot block the child
-        box["stdout"], box["stderr"] = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
-        _, status, usage = os.wait4(proc.pid, 0)
-        box["t1"] = time.monotonic_ns()
-        box["status"], box["usage"] = status, usage
-
-    waiter = threading.Thread(target=reap, daemon=True)
-    waiter.start()
-    waiter.join(timeout)
-    if waiter.is_alive():
+    # read both pipes and reap with wait4 on this thread (no helper thread: its stack
+    # would stay mapped in the caller), stopping the child at the deadline
+    deadline = time.monotonic() + timeout
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()  # type: ignore[union-attr]
+    out: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+    try:
+        with selectors.DefaultSelector() as sel:
+            for f in (proc.stdout, proc.stderr):
+                sel.register(f, selectors.EVENT_READ)  # type: ignore[arg-type]
+            while sel.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                for key, _ in sel.select(left):
+                    chunk = os.read(key.fd, 1 << 16)
+                    if chunk:
+                        out[key.fd].append(chunk)
+                    else:
+                        sel.unregister(key.fileobj)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError
+            time.sleep(0.005)
+    except TimeoutError:
         proc.kill()
-        waiter.join(30)
+        os.wait4(proc.pid, 0)
         proc.returncode = -9
+        raise KernelError(what, 5, 0,
+                          f"did not finish within {timeout:g} s and was stopped") from None
+    finally:
         proc.stdout.close()  # type: ignore[union-attr]
         proc.stderr.close()  # type: ignore[union-attr]
-        raise KernelError(what, 5, 0, f"did not finish within {timeout:g} s and was stopped")
-    proc.returncode = os.waitstatus_to_exitcode(box["status"])
-    proc.stdout.close()  # type: ignore[union-attr]
-    proc.stderr.close()  # type: ignore[union-attr]
+    t1 = time.monotonic_ns()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    stdout, stderr = b"".join(out[out_fd]), b"".join(out[err_fd])
     if proc.returncode != 0:
         raise KernelError(what, 4, 0, f"exit status {proc.returncode}: "
-                                      f"{box['stderr'].decode(errors='replace').strip()[-300:]}")
-    usage = box["usage"]
-    return {"stdout": box["stdout"].decode(), "wall_ns": box["t1"] - t0,
+                                      f"{stderr.decode(errors='replace').strip()[-300:]}")
+    return {"stdout": stdout.decode(), "wall_ns": t1 - t0,
             "user_s": usage.ru_utime, "sys_s": usage.ru_stime, "max_rss_kib": usage.ru_maxrss}
 
 
