@@ -89,24 +89,14 @@ build/native/launch_driver: native/launch_driver/launch_driver.c native/launch.c
 	cc -O2 -Wall -Wextra -Werror -pthread -Inative -static -o $@ $(filter %.c,$^) || \
 	  cc -O2 -Wall -Wextra -Werror -pthread -Inative -o $@ $(filter %.c,$^)
 
-# The Go peers of 05_user_space_tasks (the goroutine rows), built when `go` is on
-# PATH; without Go a note says so and those rows read "not run" (peers.py also
-# builds on demand). Offline: no toolchain download, no module proxy.
-PEERS_SRC := $(wildcard native/peers/go/*.go) native/peers/go/go.mod
-PEERS_BIN := build/peers/tcpeers
-GO_ENV := GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPROXY=off GOWORK=off CGO_ENABLED=0 \
-          GOCACHE=$(CURDIR)/build/peers/gocache GOPATH=$(CURDIR)/build/peers/gopath
-
-peers:
-	@if command -v go >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory -q $(PEERS_BIN) || $(MAKE) --no-print-directory $(PEERS_BIN); \
-	else \
-	  echo "note: Go is not on PATH: skipping the Go peers; the goroutine rows of notebook 05 will read 'not run' (install Go, e.g. conda-forge go)"; \
-	fi
-
-$(PEERS_BIN): $(PEERS_SRC)
-	@mkdir -p $(@D)
-	cd native/peers/go && env $(GO_ENV) go build -trimpath -o $(CURDIR)/$@ .
+# The peers of notebooks 05 and 07 (native/peers/<language>), built into
+# build/peers/<language>/ by the peer registry (threadcost/peers), once, and
+# again when a source changes: Go (offline: no toolchain download, no module
+# proxy), Rust (cargo fetch --locked once from crates.io, then build --locked
+# --offline) and Java (javac, JDK 21 or later). A language without its
+# toolchain gets a note, and its rows read "not run here".
+peers: $(VENV)/.installed-paper
+	@$(BIN)/python -m threadcost.peers
 
 # The compiled kernels, the launch helpers and (with Go) the peers.
 kernels: $(NATIVE_LIB) $(LAUNCH_TOOLS) peers

@@ -58,6 +58,17 @@ tasks_c11_sleep_ms: int = 1000  # how long each sleeps, ms (S1: 1 s)
 tasks_go_launch_iterations: int = 20000  # goroutine launches (go, first run, wg.Done, Wait)
 tasks_go_pinning_repeats: int = 7  # C04: pinned/default pairs, alternating
 tasks_go_pinning_iterations: int = 200000  # round trips per C04 run
+tasks_peer_kinds: list[str] = ["rust-thread", "tokio-task", "tokio-task-mt", "java-platform", "java-virtual"]  # the peers' rows of the table
+tasks_peer_iterations: int = 10000  # timed round trips per peer kind (pinned)
+tasks_peer_launch_iterations: int = 1000  # launches per peer kind (pinned)
+tasks_peer_tasks: int = 10000  # idle tasks per memory slope (Tokio, Java virtual threads)
+tasks_peer_threads: int = 1000  # idle threads per memory slope (Rust, Java platform threads)
+tasks_s4_count: int = 10000  # S4's program on Rust threads and Tokio: workers (S4: 10,000)
+tasks_s4_duration_ms: int = 1000  # sleep of each worker, ms (S4: 1000 sleeps of 10 ms, 10 s)
+tasks_s1_peer_count: int = 1000000  # S1's program on Rust threads and Tokio (S1: 1,000,000)
+tasks_s1_thread_cap: int = 4000  # most Rust threads started (the rest computed, labelled)
+tasks_s6_count: int = 10000  # S6: tasks asleep at once per runtime (S6: 10k, 100k, 1M)
+tasks_s6_sleep_ms: int = 300  # how long each sleeps once all exist, ms (S6: 10 s)
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
@@ -69,10 +80,11 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import machine, parameters, plotting, stored, textout
-from threadcost.experiments import fibers, million, peers, sleepers
+from threadcost.experiments import fibers, million, peers, runtimes, sleepers
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
 from threadcost.views import million as million_view
+from threadcost.views import runtimes as runtimes_view
 from threadcost.views import sleepers_sweep as sweep_view
 from threadcost.views import user_space_tasks as view
 
@@ -165,6 +177,25 @@ else:
     display(go_view.gain_table(go_pinning))
 
 # %% [markdown]
+# ## Rust threads, Tokio tasks, Java platform and virtual threads
+#
+# The runtimes the sources ran, through the same peer interface (`threadcost/peers`):
+# a Rust program (`native/peers/rust`: `std::thread` and Tokio, both its
+# `current_thread` and multi-thread runtimes) and a Java program
+# (`native/peers/java`: platform and virtual threads, JDK 21 or later). Per kind: a
+# ping-pong between two tasks over channels with the process pinned to one CPU (one
+# round trip = two switches; Java's peer has none), a task's whole life one at a time
+# (spawn, first run, exit, join), and the resident growth per idle task by slope. A
+# runtime whose toolchain is missing reads "not run here", with what to install.
+
+# %%
+peer_result = store.get("peer_runtimes", lambda: runtimes.run(
+    kinds=tasks_peer_kinds, iterations=tasks_peer_iterations,
+    warmup=tasks_peer_iterations // 10, launch_iterations=tasks_peer_launch_iterations,
+    task_count=tasks_peer_tasks, thread_count=tasks_peer_threads,
+    points=min(tasks_memory_points, 6), cpu=tasks_cpu))
+
+# %% [markdown]
 # ## Threads and processes, in the same session
 #
 # The kernel-task rows come from the experiments of notebooks 2-4, called here with
@@ -199,7 +230,8 @@ display(Markdown(view.missing_text(kernel_missing)))
 
 # %%
 rows = (view.kernel_task_rows(kernel_results, kernel_missing)
-        + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result))
+        + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result)
+        + runtimes_view.peer_rows(peer_result))
 table = view.comparison_table(rows)
 display(table.round(1))
 display(Markdown("Round-trip distributions (ns), one clock read included in each sample. "
@@ -275,6 +307,41 @@ if not c11.summary.get("skipped"):
     display(million_view.goroutines_table(c11))
 
 # %% [markdown]
+# ### S4's and S1's programs on Rust threads and Tokio (C10, C15-C17)
+#
+# S4 ran Rust threads (unpinned, and pinned round-robin to the CPUs) against
+# goroutines; S1 started one million Rust threads. The same programs run here on the
+# Rust peer: S4's workers sleep 10 ms at a time after a staggered start, for
+# `tasks_s4_duration_ms` each; S1's tasks all sleep at once, as many threads as this
+# machine allows without nearing its process-id limit, the million computed from them
+# and labelled so.
+
+# %%
+s4_rust = store.get("sleepers_s4_peers", lambda: sleepers.run(
+    count=tasks_s4_count, period_ms=tasks_sleep_period_ms,
+    duration_ms=tasks_s4_duration_ms, stagger_ms=tasks_sleep_stagger_ms,
+    variants=["rust_threads", "rust_threads_pinned", "tokio", "goroutines"]))
+s1_rust = store.get("peer_million", lambda: million.peer_tasks(
+    kinds=["rust-thread", "tokio-task"], count=tasks_s1_peer_count,
+    sleep_ms=tasks_c11_sleep_ms, thread_cap=tasks_s1_thread_cap))
+display(runtimes_view.sleepers_table(s4_rust))
+display(runtimes_view.million_table(s1_rust))
+
+# %% [markdown]
+# ### Peak memory with every task asleep, per runtime (S6)
+#
+# Kołaczkowski's measurement (S6): start N tasks that each sleep, and read the peak
+# memory of the process. Here every task waits until all exist, then sleeps, so the
+# peak is that of all N asleep together; the max RSS is `wait4`'s, as `time` reports it.
+
+# %%
+s6_peak = store.get("peer_peak_memory", lambda: million.peer_tasks(
+    kinds=["rust-thread", "tokio-task", "goroutine", "java-platform", "java-virtual"],
+    count=tasks_s6_count, sleep_ms=tasks_s6_sleep_ms, thread_cap=max(tasks_s6_count, 1),
+    gate=True, experiment=million.PEAK_EXPERIMENT))
+display(runtimes_view.million_table(s6_peak))
+
+# %% [markdown]
 # ## The claims beside this machine
 #
 # Each claim's statements, judged by the claims layer (`threadcost/claims/`) on the
@@ -282,8 +349,9 @@ if not c11.summary.get("skipped"):
 # allow, the independent repeats behind it and the verdict (notebook 6 has them all).
 
 # %%
-display(claims_view.claims_section(["C04", "C11", "C15", "C17"], data_dir,
-                                   stored.present(go_result, go_pinning, sweep_result, c11),
+display(claims_view.claims_section(["C04", "C10", "C11", "C15", "C17", "C19", "C22", "C24"],
+                                   data_dir, stored.present(go_result, go_pinning, sweep_result, c11,
+                                                            peer_result, s4_rust, s1_rust, s6_peak),
                                    machine_id=store.machine_id))
 
 # %% [markdown]

@@ -61,6 +61,8 @@ brigade_cpu: Union[int, str] = "auto"  # CPU of same-cpu runs ("auto": the first
 brigade_stack_kib: int = 256  # stack of each task thread, KiB (0: system default)
 brigade_reference_rounds: int = 5  # alternating rounds against the C reference (0: skip)
 brigade_reference_iterations: int = 2000  # trips per reference round (100 tasks)
+brigade_peer_kinds: list[str] = ["rust-thread", "tokio-task"]  # S5's own runtimes (Rust peer)
+brigade_peer_tasks: list[int] = [500]  # their brigade sizes (S5: 500)
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
 figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
 save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
@@ -154,6 +156,25 @@ if brigade_reference_rounds > 0:
     display(Markdown(view.reference_text(check)))
 else:
     display(Markdown("The reference check was skipped (brigade_reference_rounds = 0)."))
+
+# %% [markdown]
+# ## S5's own runtimes: Rust threads and Tokio tasks
+#
+# The same brigade on the Rust peer (`native/peers/rust`): N `std::thread`s, or N
+# Tokio tasks on the `current_thread` runtime, each reading one byte from its pipe and
+# writing it to the next; per hop is the median trip divided by N + 1 pipes, the
+# median over the repeats; same-CPU runs pin the whole process to one CPU. Without
+# `cargo` this section says so.
+
+# %%
+from threadcost.experiments import runtimes
+from threadcost.views import runtimes as runtimes_view
+
+peer_brigade = store.get("peer_brigade", lambda: runtimes.brigade(
+    tasks=brigade_peer_tasks, kinds=brigade_peer_kinds, placements=brigade_placements,
+    iterations=brigade_iterations, warmup=brigade_warmup, repeats=brigade_repeats,
+    cpu=brigade_cpu))
+display(runtimes_view.brigade_table(peer_brigade))
 
 # %% [markdown]
 # ## Beside the published numbers

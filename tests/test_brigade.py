@@ -3,7 +3,9 @@ and the agreement with an independent minimal C program."""
 
 from __future__ import annotations
 
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -177,7 +179,9 @@ def test_agrees_with_a_minimal_c_reference() -> None:
 
 def test_without_go_the_goroutine_kind_is_not_run_with_the_reason(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(brigade.peers, "go_executable", lambda: None)
+    keep = [d for d in os.environ.get("PATH", "").split(os.pathsep)
+            if d and not (Path(d) / "go").exists()]
+    monkeypatch.setenv("PATH", os.pathsep.join(keep))  # the peer registry finds no Go
     r = brigade.run(tasks=[2, 5], kinds=["goroutine", "one-thread"], placement=["unpinned"],
                     iterations=20, warmup=2)
     assert "Go" in r.summary["not_run"]["goroutine"]

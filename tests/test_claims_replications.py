@@ -22,7 +22,7 @@ from threadcost.claims import catalogue
 from threadcost.results import Result
 
 REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-7003449b"
-ALL_IDS = [f"C{i:02d}" for i in range(1, 24)] + [f"C{i}" for i in range(30, 36)]  # + S7-S12
+ALL_IDS = [f"C{i:02d}" for i in range(1, 26)] + [f"C{i}" for i in range(30, 36)]  # + S6, S7-S12
 
 
 def _judge(tmp_path: Path, *results: Result) -> dict[str, claims.ClaimVerdict]:

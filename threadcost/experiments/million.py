@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import sysinfo, validate
-from threadcost.errors import KernelError, check_status
+from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.experiments import peers
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib
@@ -204,3 +204,79 @@ def threads(cap: Any = 8000, stack_kib: Any = 2048, sleep_ms: Any = 1000) -> Res
                "scaled_to_one_million": scaled.to_dict(orient="records")}
     return Result(THREADS_EXPERIMENT, p, summary,
                   {"measured": pd.DataFrame([measured]), "scaled": scaled}, limit_hit)
+
+
+# --- S1's program on the peers' runtimes (C10: Rust threads; C11: goroutines) ---------
+
+PEER_EXPERIMENT = "peer_million"  # S1's program (C10, C11)
+PEAK_EXPERIMENT = "peer_peak_memory"  # S6's: peak memory with every task asleep
+# Peer kinds whose tasks are kernel threads: their count stays under thread_ceiling.
+THREAD_KINDS = ("rust-thread", "java-platform")
+# Resident need per sleeping task for the memory check (generous).
+PEER_NEED_KIB = {"rust-thread": 64, "java-platform": 128, "tokio-task": 2,
+                 "tokio-task-mt": 2, "java-virtual": 8, "goroutine": GOROUTINE_NEED_KIB}
+
+
+def peer_tasks(kinds: Any = ("rust-thread", "tokio-task"), count: Any = S1_COUNT,
+               sleep_ms: Any = 1000, thread_cap: Any = 8000, gate: Any = True,
+               experiment: str = PEER_EXPERIMENT) -> Result:
+    """S1's program on each peer kind: ``count`` tasks that each sleep ``sleep_ms``
+    (``gate``: all asleep at once), timed from outside like ``/usr/bin/time``.
+
+    Thread kinds run at most as many as :func:`thread_ceiling` allows (and
+    ``thread_cap``); when that is below ``count``, the measured run is scaled
+    to ``count`` and labelled computed. A kind whose toolchain is missing, or
+    whose need exceeds half of MemAvailable, reads "not run here" with the reason.
+    """
+    from threadcost import peers as registry
+
+    if experiment not in (PEER_EXPERIMENT, PEAK_EXPERIMENT):
+        raise ParameterError("experiment", experiment,
+                             f"one of {PEER_EXPERIMENT}, {PEAK_EXPERIMENT}")
+    p = {"kinds": validate.choice_list("kinds", kinds, list(registry.KINDS)),
+         "count": validate.integer("count", count, minimum=1, maximum=10_000_000),
+         "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=0, maximum=60_000),
+         "thread_cap": validate.integer("thread_cap", thread_cap, minimum=1,
+                                        maximum=1_000_000),
+         "gate": bool(gate)}
+    rows = []
+    for kind in p["kinds"]:
+        base = {"kind": kind, "label": registry.KINDS[kind].label, "requested": p["count"]}
+        reason = registry.kind_reason(kind)
+        n, bound = p["count"], "requested"
+        if kind in THREAD_KINDS:
+            ceiling, why = thread_ceiling(2048, p["thread_cap"])
+            if ceiling < n:
+                n, bound = ceiling, why
+        need = n * PEER_NEED_KIB.get(kind, 64)
+        if reason is None and sysinfo.mem_available_kib() < 2 * need:
+            reason = (f"needs about {need / 2**20:,.1f} GiB and runs only with twice that "
+                      f"available")
+        if reason is not None:
+            rows.append({**base, "not_run": reason})
+            continue
+        out = registry.run_kind(kind, "million", {"count": n, "sleep_ms": p["sleep_ms"],
+                                                  "gate": p["gate"]},
+                                timeout=120.0 + n * 2e-4 + p["sleep_ms"] / 1000, timed=True)
+        d = out.data
+        started = int(d.get("started", d["count"]))
+        # wait4's ru_maxrss also counts the forked Python parent's pages before exec;
+        # the program's own high-water mark after exec (VmHWM) is its peak
+        peak_kib = int(d.get("hwm_kib") or out.max_rss_kib or 0)
+        scale = p["count"] / max(started, 1)
+        rows.append({**base, "measured_count": started, "count_bound": bound,
+                     "finished": int(d["finished"]),
+                     "alive_at_spawn_end": int(d["alive_at_spawn_end"]),
+                     "spawn_s": d["spawn_ns"] / 1e9, "wall_s": (out.wall_ns or 0) / 1e9,
+                     "user_s": out.user_s, "sys_s": out.sys_s,
+                     "max_rss_kib": peak_kib, "wait4_maxrss_kib": int(out.max_rss_kib or 0),
+                     "max_rss_kib_per_task": peak_kib / max(started, 1),
+                     "scale": scale,
+                     "at_count_label": "measured" if scale == 1 else
+                     f"computed (scaled x{scale:,.1f} from {started:,} measured)",
+                     "max_rss_kib_at_count": peak_kib * scale,
+                     "user_s_at_count": (out.user_s or 0) * scale,
+                     "sys_s_at_count": (out.sys_s or 0) * scale,
+                     "version": d.get("version") or d.get("go_version"), "not_run": None})
+    summary = {"kinds": {r["kind"]: r for r in rows}}
+    return Result(experiment, p, summary, {"runs": pd.DataFrame(rows)})

@@ -1,9 +1,8 @@
 """Go goroutines beside threads and fibers: the Go peers (native/peers/go).
 
-``tcpeers`` is one small Go program, standard library only, built with the Go
-toolchain found on PATH into ``build/peers/tcpeers`` (``make setup`` builds it;
-:func:`ensure_built` rebuilds it here when a source is newer). It prints one
-JSON object per run. Three programs:
+``tcpeers`` is one small Go program, standard library only: the Go entry of
+the peer registry (:mod:`threadcost.peers`), which builds it into
+``build/peers/go/`` when a source changes. It prints one JSON object per run. Three programs:
 
 - ``pingpong``: two goroutines send a value back and forth over unbuffered
   channels; one round trip is two goroutine switches (claim C04). Run twice:
@@ -19,120 +18,51 @@ Without Go every row is reported as not run, with the reason.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from threadcost import paths, stats, validate
-from threadcost.errors import KernelError, ParameterError
+from threadcost import stats, validate
+from threadcost.errors import ParameterError
 from threadcost.experiments.fibers import one_cpu
+from threadcost.peers.base import clean_env, parse_json, run_command
+from threadcost.peers.go import GO
 from threadcost.results import Result
 
 EXPERIMENT = "peers"
-SOURCE_DIR = paths.REPO_ROOT / "native" / "peers" / "go"
-BUILD_DIR = paths.REPO_ROOT / "build" / "peers"
-BINARY = BUILD_DIR / "tcpeers"
-GO_ABSENT = "Go toolchain not installed (go not on PATH)"
 MAX_ITERATIONS = 10_000_000
 MAX_GOROUTINES = 1_000_000
 # A goroutine starts with a 2 KiB stack; allow 8 KiB each when checking memory.
 GOROUTINE_BUDGET_KIB = 8
 
 
-def go_executable() -> str | None:
-    """The ``go`` command on PATH, or None."""
-    return shutil.which("go")
-
-
 def go_absent_reason() -> str | None:
-    """None when Go can be used, else why not (for ``not_run`` rows)."""
-    return None if go_executable() else GO_ABSENT
-
-
-def _go_env() -> dict[str, str]:
-    """Offline, self-contained builds: no toolchain download, no module proxy,
-    caches under build/ (the user's home may not be writable)."""
-    env = os.environ.copy()
-    env.update({"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0",
-                "GOPROXY": "off", "GOWORK": "off"})
-    env.setdefault("GOCACHE", str(BUILD_DIR / "gocache"))
-    env.setdefault("GOPATH", str(BUILD_DIR / "gopath"))
-    return env
-
-
-def _sources() -> list[Path]:
-    return sorted([*SOURCE_DIR.glob("*.go"), SOURCE_DIR / "go.mod"])
+    """None when Go can be used, else why not (for ``not run here`` rows)."""
+    return GO.absent_reason()
 
 
 def go_version() -> str | None:
-    go = go_executable()
-    if go is None:
-        return None
-    proc = subprocess.run([go, "version"], capture_output=True, text=True, timeout=30,
-                          env=_go_env(), check=False)
-    return proc.stdout.strip() or None
+    return GO.version()
 
 
 def ensure_built(timeout: float = 300.0) -> Path:
-    """Build ``tcpeers`` when it is missing or older than a source; return its path.
+    """Build the Go peer when missing or when a source changed; return its path
+    (through the peer registry, :mod:`threadcost.peers`).
 
     Raises KernelError when Go is absent or the build fails.
     """
-    go = go_executable()
-    if go is None:
-        raise KernelError("tcpeers build", 4, 0, GO_ABSENT)
-    newest = max(p.stat().st_mtime for p in _sources())
-    if BINARY.is_file() and BINARY.stat().st_mtime >= newest:
-        return BINARY
-    BUILD_DIR.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tcpeers.", dir=BUILD_DIR)
-    os.close(fd)
-    try:
-        proc = subprocess.run([go, "build", "-trimpath", "-o", tmp, "."], cwd=SOURCE_DIR,
-                              capture_output=True, text=True, timeout=timeout,
-                              env=_go_env(), stdin=subprocess.DEVNULL, check=False)
-        if proc.returncode != 0:
-            raise KernelError("tcpeers build", 4, 0,
-                              (proc.stderr or proc.stdout).strip()[-400:])
-        os.replace(tmp, BINARY)  # atomic: a concurrent run sees old or new, never half
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return BINARY
+    return Path(GO.ensure_built(timeout)[0])
 
 
 def run_program(args: list[str], timeout: float, env: dict[str, str] | None = None
                 ) -> dict[str, Any]:
-    """Run ``tcpeers ARGS`` and return its JSON (raises KernelError on failure)."""
+    """Run the Go peer's ``ARGS`` and return its JSON (raises KernelError on failure)."""
     binary = ensure_built()
-    full_env = os.environ.copy()
-    for name in ("GOMAXPROCS", "GOGC", "GODEBUG", "GOMEMLIMIT"):  # the runtime's defaults
-        full_env.pop(name, None)
-    full_env.update(env or {})
-    try:
-        proc = subprocess.run([str(binary), *args], capture_output=True, text=True,
-                              timeout=timeout, env=full_env, stdin=subprocess.DEVNULL,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        raise KernelError(f"tcpeers {args[0]}", 5, 0,
-                          f"did not finish within {timeout:g} s and was stopped") from None
-    if proc.returncode != 0:
-        raise KernelError(f"tcpeers {args[0]}", 4, 0,
-                          f"exit status {proc.returncode}: {proc.stderr.strip()[-300:]}")
-    try:
-        data = json.loads(proc.stdout)
-    except ValueError as exc:
-        raise KernelError(f"tcpeers {args[0]}", 4, 0, f"output is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise KernelError(f"tcpeers {args[0]}", 4, 0, "output is not a JSON object")
-    return data
+    out = run_command([str(binary), *args], timeout, f"go peer {args[0]}",
+                      env=clean_env(env))
+    return parse_json(out["stdout"], f"go peer {args[0]}")
 
 
 def sleepers_go(count: int, period_ms: int, duration_ms: int, stagger_ms: int) -> dict[str, Any]:

@@ -27,15 +27,27 @@ from typing import Any
 
 import pandas as pd
 
+from threadcost import peers as peer_kinds
 from threadcost import sysinfo, validate
 from threadcost.errors import ParameterError, check_status
-from threadcost.experiments import peers
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib, proc_status_dict
 from threadcost.results import Result
 
 EXPERIMENT = "sleepers"
 VARIANTS = ("threads", "threads_pinned", "goroutines")
+# The peers' variants (threadcost.peers): variant -> (peer kind, extra flags).
+# S4's program is Rust threads, unpinned and pinned round-robin.
+PEER_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "goroutines": ("goroutine", {}),
+    "rust_threads": ("rust-thread", {}),
+    "rust_threads_pinned": ("rust-thread", {"pin": "round-robin"}),
+    "tokio": ("tokio-task", {}),
+    "tokio_mt": ("tokio-task-mt", {}),
+    "java_platform": ("java-platform", {}),
+    "java_virtual": ("java-virtual", {}),
+}
+ALL_VARIANTS = ("threads", "threads_pinned", *PEER_VARIANTS)
 # Published workload (C15/C17): 10,000 tasks x 1000 sleeps.
 PUBLISHED_TASKS = 10_000
 PUBLISHED_WAKEUPS = 10_000 * 1000
@@ -69,8 +81,8 @@ def check_params(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 20
     if p["duration_ms"] < p["period_ms"]:
         raise ParameterError("duration_ms", duration_ms,
                              f"must be at least period_ms ({p['period_ms']} ms)")
-    chosen = validate.choice_list("variants", variants, VARIANTS)
-    p["variants"] = [v for v in VARIANTS if v in chosen]
+    chosen = validate.choice_list("variants", variants, ALL_VARIANTS)
+    p["variants"] = [v for v in ALL_VARIANTS if v in chosen]
     p["address_space_mib"] = None if address_space_mib is None else validate.integer(
         "address_space_mib", address_space_mib, minimum=16, maximum=1 << 30)
     validate.memory_fits("count", count, p["count"] * THREAD_BUDGET_KIB)
@@ -123,6 +135,22 @@ def _row(variant: str, raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _peer_raw(variant: str, count: int, p: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """One peer's sleepers run, as the C kernel's fields."""
+    kind, extra = PEER_VARIANTS[variant]
+    data = peer_kinds.run_kind(kind, "sleepers", {
+        "count": count, "period_ms": p["period_ms"], "duration_ms": p["duration_ms"],
+        "stagger_ms": p["stagger_ms"], **extra}, timeout=timeout).data
+    return {"tasks": int(data.get("started", data["count"])), "wakeups": data["wakeups"],
+            "wall_ns": data["wall_ns"], "spawn_ns": data["spawn_ns"],
+            "user_us": data["user_us"], "sys_us": data["sys_us"],
+            "rss_before_kib": data["rss_before_kib"],
+            "vsz_before_kib": data.get("vsz_before_kib", 0),
+            "peak_rss_kib": max(data["peak_rss_kib"], data.get("hwm_kib") or 0),
+            "peak_vsz_kib": data.get("peak_vsz_kib", 0), "peak_threads": data["peak_threads"],
+            "runtime_version": data.get("version") or data.get("go_version")}
+
+
 def _not_run_row(variant: str, reason: str) -> dict[str, Any]:
     return {"variant": variant, "not_run": reason}
 
@@ -153,21 +181,12 @@ def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
 
         bar = progress_bar(total=len(steps), desc="sleepers", unit="variant")
     for variant in steps:
-        if variant == "goroutines":
-            why = peers.go_absent_reason()
+        if variant in PEER_VARIANTS:
+            why = peer_kinds.kind_reason(PEER_VARIANTS[variant][0])
             if why:
                 rows[variant] = _not_run_row(variant, why)
             else:
-                data = peers.sleepers_go(p["count"], p["period_ms"], p["duration_ms"],
-                                         p["stagger_ms"])
-                peak = max(data["peak_rss_kib"], data.get("hwm_kib") or 0)
-                raw = {"tasks": data["count"], "wakeups": data["wakeups"],
-                       "wall_ns": data["wall_ns"], "spawn_ns": data["spawn_ns"],
-                       "user_us": data["user_us"], "sys_us": data["sys_us"],
-                       "rss_before_kib": data["rss_before_kib"],
-                       "vsz_before_kib": data["vsz_before_kib"], "peak_rss_kib": peak,
-                       "peak_vsz_kib": data["peak_vsz_kib"],
-                       "peak_threads": data["peak_threads"]}
+                raw = _peer_raw(variant, p["count"], p, timeout)
                 raws[variant] = raw
                 rows[variant] = _row(variant, raw)
         else:
@@ -234,24 +253,17 @@ def sweep(counts: Any = (300, 1000, 3000, 10_000), variants: Any = VARIANTS,
         bar = progress_bar(total=len(plan), desc="sleepers sweep", unit="run")
     rows: list[dict[str, Any]] = []
     limit_hit = None
-    go_reason = peers.go_absent_reason()
     for rep, n, variant in plan:
         base = {"repeat": rep, "count": n, "variant": variant, "cpus": cpus,
                 "planned_s": planned_s}
-        if variant == "goroutines":
-            if go_reason:
-                rows.append({**base, "not_run": go_reason})
+        if variant in PEER_VARIANTS:
+            why = peer_kinds.kind_reason(PEER_VARIANTS[variant][0])
+            if why:
+                rows.append({**base, "not_run": why})
                 if bar is not None:
                     bar.update(1)
                 continue
-            data = peers.sleepers_go(n, p["period_ms"], p["duration_ms"], p["stagger_ms"])
-            raw = {"tasks": data["count"], "wakeups": data["wakeups"],
-                   "wall_ns": data["wall_ns"], "spawn_ns": data["spawn_ns"],
-                   "user_us": data["user_us"], "sys_us": data["sys_us"],
-                   "rss_before_kib": data["rss_before_kib"],
-                   "vsz_before_kib": data["vsz_before_kib"],
-                   "peak_rss_kib": max(data["peak_rss_kib"], data.get("hwm_kib") or 0),
-                   "peak_vsz_kib": data["peak_vsz_kib"], "peak_threads": data["peak_threads"]}
+            raw = _peer_raw(variant, n, p, 120.0 + planned_s * 3 + n * 2e-3)
             status = 0
         else:
             timeout = 120.0 + planned_s * 3 + n * 2e-3

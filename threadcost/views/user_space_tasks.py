@@ -21,7 +21,9 @@ from threadcost import findings
 from threadcost.results import Result
 
 TASK_COLORS = {"OS thread": "#0173b2", "OS process": "#de8f05", "C fiber": "#029e73",
-               "goroutine": "#cc78bc"}
+               "goroutine": "#cc78bc", "Rust thread": "#56b4e9", "Tokio task": "#ece133",
+               "Tokio task, multi-thread runtime": "#fbafe4", "Java platform thread": "#ca9161",
+               "Java virtual thread": "#949494"}
 OWN_CLAIMS = ("C04", "C10", "C11", "C15", "C17")
 
 

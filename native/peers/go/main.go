@@ -421,6 +421,7 @@ func million(args []string) {
 		"finished":           done.Load(),
 		"spawn_ns":           int64(spawn),
 		"alive_at_spawn_end": aliveAtSpawnEnd,
+		"hwm_kib":            procStatus()["VmHWM"],
 	})
 }
 

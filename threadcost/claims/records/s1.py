@@ -6,6 +6,7 @@ from __future__ import annotations
 from threadcost.claims import selectors as sel
 from threadcost.claims import whys
 from threadcost.claims.model import Claim, Published, Reading
+from threadcost.claims.read import rust
 from threadcost.claims.records._help import about_reading, values
 
 C10 = (Published("threads", 1_000_000, "threads", "Rust threads sleeping 1 s"),
@@ -42,18 +43,18 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C10", source="S1", published=C10, as_published=(
         about_reading("Virtual memory per sleeping thread with Rust's 2 MiB stack", "KiB",
                       V10["per_thread_vsz_kib"],
-                      sel.ceiling_per_thread("vsz_kib_per_thread", sel.c10_vsz_per_thread),
+                      rust.c10_vsz_per_thread,
                       "about 2MB per thread"),
         about_reading("Resident memory per sleeping thread with a 2 MiB stack (max RSS / "
                       "threads)", "KiB", V10["per_thread_rss_kib"],
-                      sel.ceiling_per_thread("rss_kib_per_thread", sel.c10_rss_per_thread),
+                      rust.c10_rss_per_thread,
                       "about 8KB overhead per thread/stack"),
         Reading("One million threads fit within this machine's limits", "threads",
                 1_000_000, None, sel.c10_million_threads, published=1_000_000,
                 tolerance_words="at least one million",
                 quote="sysctl -w kernel.threads-max=2000000000"),
         Reading("One million sleeping threads: max RSS, scaled from the count measured here",
-                "MiB", None, None, sel.c10_million_scaled, published=V10["max_rss_kib"] / 1024,
+                "MiB", None, None, rust.c10_million, published=V10["max_rss_kib"] / 1024,
                 quote="8500640maxresident"),
         _thread_time("wall"), _thread_time("user"), _thread_time("sys"))),
     Claim("C11", source="S1", published=C11, as_published=(

@@ -6,6 +6,7 @@ from threadcost.claims import selectors as sel
 from threadcost.claims import whys
 from threadcost.claims.model import Claim, Published, Reading
 from threadcost.claims.read import as_published as ap
+from threadcost.claims.read import rust
 from threadcost.claims.records._help import about_reading, values
 
 C15 = (Published("thread_max_rss_kib", 94_000, "KiB", "10,000 threads sleeping 10 ms x 1000 "
@@ -70,9 +71,9 @@ CLAIMS: tuple[Claim, ...] = (
         _cpu("threads_pinned", "threads_pinned_sys_s", "sys  9.08s", "sys")),
         shape=(
         about_reading("Threads use about 1.5x the CPU per wake-up of goroutines (21 s vs 14 s)",
-                      "ratio", 21 / 14, sel.c17_threads_over_goroutines_cpu, CPU_QUOTE,
+                      "ratio", 21 / 14, rust.c17_threads_over_goroutines_cpu, CPU_QUOTE,
                       timing=True),
         about_reading("Pinning threads round-robin cuts their CPU time by about 40% (21 s to "
-                      "12 s)", "fraction", 0.4, sel.c17_pinning_cut,
+                      "12 s)", "fraction", 0.4, rust.c17_pinning_cut,
                       "The total CPU time now is approximately the same", timing=True))),
 )

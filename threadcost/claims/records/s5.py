@@ -6,6 +6,7 @@ from threadcost.claims import selectors as sel
 from threadcost.claims import whys
 from threadcost.claims.model import Claim, Context, Published, Reading
 from threadcost.claims.read import as_published as ap
+from threadcost.claims.read import rust
 from threadcost.claims.records._help import about_reading, values
 
 GOROUTINES_FOR_TOKIO = ("goroutines (Go's runtime: a user-space scheduler over the epoll "
@@ -66,8 +67,7 @@ CLAIMS: tuple[Claim, ...] = (
                       timing=True, substitute=GO_PINGPONG_FOR_TOKIO),),
         shape=(Reading("A thread switch costs far more than a switch between user-space tasks "
                        "(thread / user-space task)", "ratio", 2.0, None,
-                       sel.c19_thread_over_goroutine_switch, timing=True,
-                       substitute=GO_PINGPONG_FOR_TOKIO, published=1.7 / 0.2,
+                       rust.c19_thread_over_tokio_switch, timing=True, published=1.7 / 0.2,
                        tolerance_words="far more: at least 2x",
                        quote="1.7 µs vs 0.2 µs" + S5),)),
     Claim("C20", source="S5", published=C20, as_published=(
@@ -109,7 +109,7 @@ CLAIMS: tuple[Claim, ...] = (
                       substitute=EPOLL_FOR_TOKIO)),
         shape=(about_reading("A thread holds about 20x the resident memory of a user-space "
                              "task (threads / goroutines)", "ratio", 20.0,
-                             sel.c22_thread_over_goroutine_rss,
+                             rust.c22_thread_over_tokio_rss,
                              "about 9.5 KiB ... vs about 0.4 KiB per async task",
-                             substitute=GOROUTINES_FOR_TOKIO, why=whys.GO_MEMORY),)),
+                             why=whys.GO_MEMORY),)),
 )

@@ -1,0 +1,172 @@
+"""The peer interface (threadcost.peers): one contract for every language.
+
+Each peer whose toolchain is here is built (cached) and every program it has
+runs once on quick parameters on each runtime, its JSON checked against the
+contract. With the toolchain hidden (PATH, JAVA_HOME, THREADCOST_JVM_DIRS), its
+rows read "not run here" with what is missing, and the notebook 05 code path
+still produces its tables."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from threadcost import peers
+from threadcost.experiments import million, runtimes, sleepers
+from threadcost.views import runtimes as runtimes_view
+
+QUICK = {
+    "sleepers": {"count": 20, "period_ms": 5, "duration_ms": 20, "stagger_ms": 5},
+    "million": {"count": 50, "sleep_ms": 10, "gate": True},
+    "pingpong": {"iterations": 200, "warmup": 20},
+    "launch": {"iterations": 50, "warmup": 5},
+    "memory": {"count": 30, "points": 3},
+    "brigade": {"tasks": 5, "iterations": 20, "warmup": 2},
+}
+
+
+def _path_without(*commands: str) -> str:
+    keep = [d for d in os.environ.get("PATH", "").split(os.pathsep)
+            if d and not any((Path(d) / c).exists() for c in commands)]
+    return os.pathsep.join(keep)
+
+
+def _hide_java(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", _path_without("java", "javac"))
+    monkeypatch.setenv("THREADCOST_JVM_DIRS", str(tmp_path))
+
+
+@pytest.mark.parametrize("language", ["go", "rust", "java"])
+def test_each_peer_builds_and_keeps_the_contract(language: str) -> None:
+    peer = peers.peer(language)
+    reason = peer.absent_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    command = peer.ensure_built()
+    assert peer.ensure_built() == command  # cached: the second call does not rebuild
+    for runtime in peer.runtimes:
+        for program in peer.programs:
+            if language == "go" and program in ("sleepers", "million", "brigade"):
+                continue  # the Go peer's own tests run these (test_peers.py, test_brigade.py)
+            args = dict(QUICK[program])
+            if language == "go" and program == "million":
+                args.pop("gate")
+            out = peer.run(program, runtime, args, timeout=120)
+            for field in peers.CONTRACT[program]:
+                assert field in out.data, (language, runtime, program, field)
+            if program == "million":
+                assert out.data["finished"] == out.data["count"]
+            if program == "memory":
+                assert [p["tasks"] if "tasks" in p else p["goroutines"]
+                        for p in out.data["points"]][-1] == 30
+            if program == "sleepers":
+                assert out.data["wakeups"] == 20 * 4
+
+
+def test_a_peer_rejects_a_program_it_does_not_have() -> None:
+    java = peers.peer("java")
+    if java.absent_reason() is not None:
+        pytest.skip(java.absent_reason())
+    with pytest.raises(Exception, match="no program 'pingpong'"):
+        java.run("pingpong", "virtual", {}, timeout=30)
+
+
+def test_bad_flags_give_a_clear_error() -> None:
+    rust = peers.peer("rust")
+    if rust.absent_reason() is not None:
+        pytest.skip(rust.absent_reason())
+    with pytest.raises(Exception, match="-count 0: must be at least 1"):
+        rust.run("memory", "thread", {"count": 0}, timeout=30)
+
+
+def test_without_cargo_rust_rows_read_not_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", _path_without("cargo"))
+    reason = peers.kind_reason("tokio-task")
+    assert reason is not None and "not run here" in reason and "cargo" in reason
+    assert "rustup" in reason  # how to install it
+    r = runtimes.run(kinds=["rust-thread", "tokio-task"], iterations=10, launch_iterations=10,
+                     task_count=3, thread_count=3, points=3)
+    assert all(s["not_run"] == reason for s in r.summary["kinds"].values())
+    rows = runtimes_view.peer_rows(r)
+    assert [row["missing"] for row in rows] == [reason, reason]
+
+
+def test_without_a_jdk21_java_rows_read_not_run_here(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    _hide_java(monkeypatch, tmp_path)
+    reason = peers.kind_reason("java-virtual")
+    assert reason is not None and "JDK 21 or later" in reason and "JAVA_HOME" in reason
+
+
+def test_notebook_05_peer_cells_succeed_without_cargo_or_jdk(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _hide_java(monkeypatch, tmp_path)
+    monkeypatch.setenv("PATH", _path_without("cargo", "java", "javac"))
+    r = runtimes.run(iterations=10, launch_iterations=10, task_count=3, thread_count=3,
+                     points=3)
+    table = runtimes_view.peer_rows(r)
+    assert all(row["missing"].startswith("not run here") for row in table)
+    s4 = sleepers.run(count=5, period_ms=5, duration_ms=10, stagger_ms=0,
+                      variants=["rust_threads", "rust_threads_pinned", "tokio"])
+    shown = runtimes_view.sleepers_table(s4)
+    assert shown["not run because"].str.contains("cargo").all()
+    peak = million.peer_tasks(kinds=["rust-thread", "tokio-task", "java-platform",
+                                     "java-virtual"], count=10, sleep_ms=1,
+                              experiment=million.PEAK_EXPERIMENT)
+    shown = runtimes_view.million_table(peak)
+    assert shown["not run because"].str.startswith("not run here").all()
+    cells = runtimes_view.headline_cells(tmp_path, "no-such-machine")
+    assert cells and all(c["value"] is None and c["not_run"] for c in cells)
+
+
+def test_peer_rows_when_measured() -> None:
+    if peers.kind_reason("tokio-task") is not None:
+        pytest.skip(peers.kind_reason("tokio-task"))
+    r = runtimes.run(kinds=["rust-thread", "tokio-task"], iterations=200, warmup=20,
+                     launch_iterations=50, task_count=300, thread_count=30, points=3)
+    rows = {row["task"]: row for row in runtimes_view.peer_rows(r)}
+    for name in ("Rust thread", "Tokio task"):
+        row = rows[name]
+        assert row["missing"] is None
+        assert math.isfinite(row["switch_ns"]) and row["switch_ns"] > 0
+        assert row["create_ns"] > 0
+        assert math.isfinite(row["rss_per_task_kib"])
+
+
+def test_s1_thread_kinds_scale_and_say_so() -> None:
+    if peers.kind_reason("rust-thread") is not None:
+        pytest.skip(peers.kind_reason("rust-thread"))
+    r = million.peer_tasks(kinds=["rust-thread"], count=200, sleep_ms=10, thread_cap=50)
+    row = r.summary["kinds"]["rust-thread"]
+    assert row["measured_count"] == 50 and row["finished"] == 50
+    assert row["at_count_label"].startswith("computed")
+    assert row["max_rss_kib_at_count"] == pytest.approx(row["max_rss_kib"] * 4)
+
+
+def test_sleepers_rust_variants_when_cargo_exists() -> None:
+    if peers.kind_reason("rust-thread") is not None:
+        pytest.skip(peers.kind_reason("rust-thread"))
+    r = sleepers.run(count=20, period_ms=5, duration_ms=20, stagger_ms=5,
+                     variants=["rust_threads_pinned", "tokio"])
+    for variant in ("rust_threads_pinned", "tokio"):
+        row = r.summary["variants"][variant]
+        assert row["not_run"] is None and row["wakeups"] == 20 * 4
+
+
+def test_brigade_on_rust_threads_and_tokio() -> None:
+    if peers.kind_reason("tokio-task") is not None:
+        r = runtimes.brigade(tasks=[5], iterations=5, warmup=1, repeats=1)
+        assert "not run here" in r.summary["skipped"]
+        return
+    r = runtimes.brigade(tasks=[5], iterations=20, warmup=2, repeats=2,
+                         placements=["same-cpu"])
+    runs = r.tables["runs"]
+    assert set(runs.kind) == {"rust-thread", "tokio-task"} and len(runs) == 4
+    assert (runs.trips == 20).all() and (runs.bytes_wrong == 0).all()
+    assert (runs.per_hop_ns_p50 > 0).all()
+    table = runtimes_view.brigade_table(r)
+    assert not table.isna().any().any()

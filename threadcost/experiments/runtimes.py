@@ -1,0 +1,177 @@
+"""The peers' task kinds beside the C thread, the fiber and the goroutine:
+Rust threads, Tokio tasks, Java platform and virtual threads (notebook 05).
+
+Per kind, through the peer registry (:mod:`threadcost.peers`):
+
+- switch: a ping-pong between two tasks of the kind (rendezvous channels for
+  threads, Tokio channels for tasks), the whole process pinned to ``cpu``; one
+  round trip is two switches (per switch = half a round trip; p50 of the
+  samples, and a second batch timed whole);
+- creation: a task's whole life one at a time (spawn, first run, exit, join),
+  pinned to ``cpu``; p50 of the samples and a batch timed whole;
+- memory: idle tasks blocked on a lock, RSS and VSZ read at ``points`` counts;
+  per task = the slope (with R² and a 95% interval). Thread kinds use
+  ``thread_count`` tasks (they hold pids), the others ``task_count``.
+
+A kind whose toolchain is missing reads "not run here" with the reason; a kind
+whose peer lacks a program (Java has no ping-pong) leaves that column empty.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from threadcost import peers as registry
+from threadcost import stats, validate
+from threadcost.experiments.fibers import one_cpu
+from threadcost.results import Result
+
+EXPERIMENT = "peer_runtimes"
+KINDS = ("rust-thread", "tokio-task", "tokio-task-mt", "java-platform", "java-virtual")
+THREAD_KINDS = ("rust-thread", "java-platform")
+
+
+def check_params(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_000,
+                 launch_iterations: Any = 2_000, task_count: Any = 10_000,
+                 thread_count: Any = 2_000, points: Any = 6, cpu: Any = "auto"
+                 ) -> dict[str, Any]:
+    chosen = validate.choice_list("kinds", kinds, KINDS)
+    p: dict[str, Any] = {
+        "kinds": [k for k in KINDS if k in chosen],
+        "iterations": validate.integer("iterations", iterations, minimum=10,
+                                       maximum=10_000_000),
+        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=10_000_000),
+        "launch_iterations": validate.integer("launch_iterations", launch_iterations,
+                                              minimum=10, maximum=1_000_000),
+        "task_count": validate.integer("task_count", task_count, minimum=3,
+                                       maximum=1_000_000),
+        "thread_count": validate.integer("thread_count", thread_count, minimum=3,
+                                         maximum=8_000),
+        "points": validate.integer("points", points, minimum=3, maximum=100),
+        "cpu": one_cpu("cpu", cpu, allow_none=False),
+    }
+    validate.memory_fits("task_count", task_count, p["task_count"] * 16
+                         + p["thread_count"] * 256)
+    return p
+
+
+def _timed(data: dict[str, Any], per: int) -> dict[str, Any]:
+    samples = np.asarray(data["samples_ns"], dtype=np.int64)
+    return {"distribution": stats.distribution(samples),
+            "batch_ns": data["batch_ns"] / per,
+            "timer_overhead_ns": data.get("timer_overhead_ns"), "samples": samples}
+
+
+def _memory(kind: str, count: int, points: int) -> dict[str, Any]:
+    data = registry.run_kind(kind, "memory", {"count": count, "points": points},
+                             timeout=120.0 + count * 2e-3).data
+    frame = pd.DataFrame(data["points"])
+    out: dict[str, Any] = {"tasks": int(data["count"]), "points": data["points"]}
+    for column in ("rss_kib", "vsz_kib"):
+        fit = stats.fit_line(frame.tasks, frame[column])
+        out[f"per_task_{column}"] = fit.slope
+        out[f"per_task_{column}_ci95"] = [fit.slope_ci95_low, fit.slope_ci95_high]
+        out[f"per_task_{column}_r2"] = fit.r2
+    return out
+
+
+def run(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_000,
+        launch_iterations: Any = 2_000, task_count: Any = 10_000, thread_count: Any = 2_000,
+        points: Any = 6, cpu: Any = "auto") -> Result:
+    """Switch, creation and memory per task of each peer kind (see the module)."""
+    p = check_params(kinds, iterations, warmup, launch_iterations, task_count, thread_count,
+                     points, cpu)
+    out: dict[str, dict[str, Any]] = {}
+    samples: list[pd.DataFrame] = []
+    for kind in p["kinds"]:
+        k = registry.KINDS[kind]
+        peer = registry.PEERS[k.language]
+        reason = peer.absent_reason()
+        row: dict[str, Any] = {"kind": kind, "label": k.label, "not_run": reason}
+        out[kind] = row
+        if reason is not None:
+            continue
+        if "pingpong" in peer.programs:
+            data = registry.run_kind(kind, "pingpong", {"iterations": p["iterations"],
+                                                        "warmup": p["warmup"]},
+                                     timeout=120.0 + p["iterations"] * 3 * 50e-6, cpu=p["cpu"]
+                                     ).data
+            t = _timed(data, p["iterations"])
+            row["round_trip_ns"] = t["distribution"]
+            row["batch_round_trip_ns"] = t["batch_ns"]
+            row["switch_ns_batch"] = t["batch_ns"] / 2
+            samples.append(pd.DataFrame({"kind": kind, "what": "round_trip_ns",
+                                         "ns": t["samples"]}))
+        data = registry.run_kind(kind, "launch", {"iterations": p["launch_iterations"],
+                                                  "warmup": p["launch_iterations"] // 10},
+                                 timeout=120.0 + p["launch_iterations"] * 3 * 1e-3,
+                                 cpu=p["cpu"]).data
+        t = _timed(data, p["launch_iterations"])
+        row["create_ns"] = t["distribution"]
+        row["batch_create_ns"] = t["batch_ns"]
+        row["version"] = data.get("version")
+        count = p["thread_count"] if kind in THREAD_KINDS else p["task_count"]
+        row["memory"] = _memory(kind, count, min(p["points"], count + 1))
+    summary = {"kinds": out, "cpu": p["cpu"]}
+    tables = {"samples": pd.concat(samples, ignore_index=True) if samples
+              else pd.DataFrame(columns=["kind", "what", "ns"])}
+    return Result(EXPERIMENT, p, summary, tables)
+
+
+BRIGADE_EXPERIMENT = "peer_brigade"
+BRIGADE_KINDS = ("rust-thread", "tokio-task", "tokio-task-mt")
+PLACEMENTS = ("same-cpu", "unpinned")
+
+
+def brigade(tasks: Any = (500,), kinds: Any = ("rust-thread", "tokio-task"),
+            placements: Any = PLACEMENTS, iterations: Any = 300, warmup: Any = 30,
+            repeats: Any = 5, cpu: Any = "auto") -> Result:
+    """S5's bucket brigade on the Rust peer: ``tasks`` threads or Tokio tasks in a
+    chain of pipes, one byte passed along; per hop = trip / (tasks + 1) (median
+    trip). Kinds and placements alternate within every repeat (the order flips
+    each repeat); ``same-cpu`` pins the whole process to ``cpu``."""
+    chosen = validate.choice_list("kinds", kinds, BRIGADE_KINDS)
+    p: dict[str, Any] = {
+        "tasks": sorted(set(validate.integer_list("tasks", tasks, minimum=1, maximum=4000))),
+        "kinds": [k for k in BRIGADE_KINDS if k in chosen],
+        "placements": [x for x in PLACEMENTS
+                       if x in validate.choice_list("placements", placements, PLACEMENTS)],
+        "iterations": validate.integer("iterations", iterations, minimum=3, maximum=1_000_000),
+        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=1_000_000),
+        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
+        "cpu": one_cpu("cpu", cpu, allow_none=False),
+    }
+    if "rust-thread" in p["kinds"]:
+        from threadcost.experiments import sleepers
+
+        validate.integer("tasks", max(p["tasks"]), minimum=1, maximum=sleepers.max_threads())
+    reason = registry.PEERS["rust"].absent_reason()
+    if reason is not None:
+        return Result(BRIGADE_EXPERIMENT, p, {"skipped": reason}, {})
+    conditions = [(k, x) for k in p["kinds"] for x in p["placements"]]
+    rows = []
+    for rep in range(p["repeats"]):
+        for n in p["tasks"]:
+            for kind, placement in (conditions if rep % 2 == 0 else conditions[::-1]):
+                hops = (p["iterations"] + p["warmup"]) * (n + 1)
+                data = registry.run_kind(
+                    kind, "brigade", {"tasks": n, "iterations": p["iterations"],
+                                      "warmup": p["warmup"]},
+                    timeout=60.0 + n * 2e-3 + hops * 100e-6,
+                    cpu=p["cpu"] if placement == "same-cpu" else None).data
+                trip = np.asarray(data["samples_ns"], dtype=np.int64)
+                rows.append({"repeat": rep, "kind": kind, "placement": placement, "tasks": n,
+                             "trips": int(trip.size), "trip_p50_ns": float(np.median(trip)),
+                             "per_hop_ns_p50": float(np.median(trip)) / (n + 1),
+                             "bytes_wrong": int(data.get("bytes_wrong", 0)),
+                             "rss_growth_kib": int(data.get("rss_ready_kib", 0))
+                             - int(data.get("rss_before_kib", 0))})
+    runs = pd.DataFrame(rows)
+    med = (runs.groupby(["kind", "placement", "tasks"], as_index=False)["per_hop_ns_p50"]
+           .median())
+    summary = {"skipped": None, "version": registry.PEERS["rust"].version(),
+               "per_hop_ns": med.to_dict(orient="records")}
+    return Result(BRIGADE_EXPERIMENT, p, summary, {"runs": runs})

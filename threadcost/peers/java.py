@@ -1,0 +1,72 @@
+"""The Java peer (native/peers/java/Peers.java): platform and virtual threads.
+
+One source file compiled with ``javac --release 21`` (no Maven). The JDK is the
+first of release 21 or later found through ``JAVA_HOME``, ``PATH`` and the usual
+install folders (``THREADCOST_JVM_DIRS``, ``:``-separated, replaces that list)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from threadcost.peers.base import NATIVE_ROOT, Peer, build_step, tool_version
+
+INSTALL = ("install a JDK 21 or later (e.g. apt-get install openjdk-21-jdk-headless, or "
+           "Temurin from https://adoptium.net) and set JAVA_HOME or put its javac on PATH")
+MIN_RELEASE = 21
+JVM_DIRS = ("/usr/lib/jvm", "/usr/local/lib/jvm", "/opt/java", "/opt/jdk",
+            "/Library/Java/JavaVirtualMachines")
+
+
+def _release(javac: str) -> int | None:
+    m = re.search(r"javac (\d+)", tool_version([javac, "-version"]))
+    return int(m.group(1)) if m else None
+
+
+def _candidates() -> list[Path]:
+    out: list[Path] = []
+    if os.environ.get("JAVA_HOME"):
+        out.append(Path(os.environ["JAVA_HOME"]) / "bin")
+    out += [Path(d) for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    dirs = os.environ.get("THREADCOST_JVM_DIRS")
+    for root in (dirs.split(os.pathsep) if dirs is not None else JVM_DIRS):
+        if root and Path(root).is_dir():
+            out += sorted((p / "bin" for p in Path(root).iterdir()), reverse=True)
+            out += sorted((p / "Contents" / "Home" / "bin" for p in Path(root).iterdir()),
+                          reverse=True)
+    return out
+
+
+def _find() -> tuple[dict[str, str] | None, str | None]:
+    older: list[str] = []
+    seen: set[Path] = set()
+    for d in _candidates():
+        javac, java = d / "javac", d / "java"
+        if not (javac.is_file() and java.is_file() and os.access(javac, os.X_OK)):
+            continue
+        real = javac.resolve()
+        if real in seen:
+            continue
+        seen.add(real)
+        release = _release(str(javac))
+        if release is not None and release >= MIN_RELEASE:
+            return {"javac": str(javac), "java": str(java),
+                    "version": f"JDK {release}"}, None
+        older.append(f"JDK {release}")
+    found = f" (found only {', '.join(sorted(set(older)))})" if older else ""
+    return None, f"not run here: no JDK {MIN_RELEASE} or later is installed{found}; {INSTALL}"
+
+
+def _build(tool: dict[str, str], out: Path, timeout: float) -> list[str]:
+    classes = out / "classes"
+    classes.mkdir(parents=True, exist_ok=True)
+    build_step([tool["javac"], "--release", str(MIN_RELEASE), "-Xlint:all", "-Werror",
+                "-d", str(classes), str(JAVA.source_dir / "Peers.java")],
+               JAVA.source_dir, timeout, "java peer build")
+    return [tool["java"], "-cp", str(classes), "Peers"]
+
+
+JAVA = Peer(language="java", source_dir=NATIVE_ROOT / "java", source_globs=("*.java",),
+            find=_find, build=_build, programs=("sleepers", "million", "launch", "memory"),
+            runtimes=("platform", "virtual"))

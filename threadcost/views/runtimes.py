@@ -1,0 +1,157 @@
+"""The peers' task kinds in notebook 05's table and in the headline.
+
+:func:`peer_rows` turns a :mod:`threadcost.experiments.runtimes` result into
+rows of notebook 05's table (same columns and definitions as the C thread, the
+fiber and the goroutine rows); :func:`headline_cells` reads the latest stored
+run into cells of the headline table (the format of ``views.headline._cell``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from threadcost import datastore
+from threadcost.results import Result
+from threadcost.views.user_space_tasks import _row
+
+TASK_NAMES = {"rust-thread": "Rust thread", "tokio-task": "Tokio task",
+              "tokio-task-mt": "Tokio task, multi-thread runtime",
+              "java-platform": "Java platform thread", "java-virtual": "Java virtual thread"}
+SWITCH_HOW = {"rust-thread": "std::sync::mpsc rendezvous channels, process pinned to one CPU",
+              "tokio-task": "tokio::sync::mpsc channels, current_thread runtime, pinned",
+              "tokio-task-mt": "tokio::sync::mpsc channels, multi-thread runtime, pinned"}
+MEMORY_HOW = {"rust-thread": "threads (2 MiB stacks) blocked on a lock",
+              "tokio-task": "tasks awaiting a lock", "tokio-task-mt": "tasks awaiting a lock",
+              "java-platform": "platform threads blocked on a latch",
+              "java-virtual": "virtual threads blocked on a latch"}
+
+
+def peer_rows(result: Result) -> list[dict[str, Any]]:
+    """One row per peer kind; a kind not run here says why."""
+    rows = []
+    for kind, s in result.summary["kinds"].items():
+        name = TASK_NAMES.get(kind, kind)
+        if s.get("not_run"):
+            rows.append(_row(name, name, missing=s["not_run"]))
+            continue
+        mem = s["memory"]
+        rows.append(_row(
+            name, name, round_trip=s.get("round_trip_ns"),
+            batch_round_trip_ns=s.get("batch_round_trip_ns"),
+            rss_kib=mem["per_task_rss_kib"], vsz_kib=mem["per_task_vsz_kib"],
+            create_ns=s["create_ns"]["p50"],
+            switch_how=SWITCH_HOW.get(kind, "no ping-pong in this peer"),
+            memory_how=f"slope over {mem['tasks']:,} {MEMORY_HOW.get(kind, 'idle tasks')}"))
+    return rows
+
+
+def _cell(task: str, column: str, value: float | None = None, low: float | None = None,
+          high: float | None = None, definition: str = "", source: str = "",
+          not_run: str | None = None) -> dict[str, Any]:
+    ok = value is not None and math.isfinite(value)
+    return {"task": task, "column": column, "value": value if ok else None, "low": low,
+            "high": high, "partial": False, "definition": definition, "source": source,
+            "not_run": None if ok else (not_run or "no value stored"), "resident": None}
+
+
+def headline_cells(data_dir: Any, mid: str) -> list[dict[str, Any]]:
+    """Launch, switch and memory cells of every peer kind from the latest stored
+    ``peer_runtimes`` run (one clock read inside each launch sample; switch: a
+    batch of round trips timed whole / 2; memory: resident growth slope, 95% CI)."""
+    runs = datastore.list_runs("peer_runtimes", data_dir=data_dir, machine_id=mid)
+    run = runs[-1] if runs else None
+    out: list[dict[str, Any]] = []
+    for kind, name in TASK_NAMES.items():
+        s = (run.meta["summary"]["kinds"].get(kind) if run else None) or {}
+        why = s.get("not_run") or (None if s else "no peer runtimes run stored (notebook 05)")
+        src = f"peer_runtimes run {run.meta['run_id']}" if run else ""
+        if why:
+            out += [_cell(name, c, not_run=why) for c in ("launch", "switch", "memory")]
+            continue
+        d = s["create_ns"]
+        out.append(_cell(name, "launch", d["p50"], d["min"], d["p90"],
+                         f"spawn + first run + exit + join, one at a time, pinned; median of "
+                         f"{int(d['n']):,}", src))
+        if s.get("switch_ns_batch") is not None:
+            out.append(_cell(name, "switch", s["switch_ns_batch"],
+                             definition="channel ping-pong, pinned: batch of round trips / 2, "
+                                        "no clock read inside", source=src))
+        else:
+            out.append(_cell(name, "switch", not_run="this peer has no ping-pong"))
+        m = s["memory"]
+        lo, hi = m.get("per_task_rss_kib_ci95") or (None, None)
+        out.append(_cell(name, "memory", m["per_task_rss_kib"], lo, hi,
+                         f"resident growth, slope over {m['tasks']:,} idle tasks "
+                         "(the kernel side of thread kinds not counted)", src))
+    return out
+
+
+VARIANT_NAMES = {"rust_threads": "Rust threads", "rust_threads_pinned":
+                 "Rust threads, pinned round-robin", "tokio": "Tokio tasks",
+                 "tokio_mt": "Tokio tasks, multi-thread runtime", "goroutines": "goroutines",
+                 "java_platform": "Java platform threads", "java_virtual": "Java virtual threads",
+                 "threads": "C threads", "threads_pinned": "C threads, pinned round-robin"}
+
+
+def _fmt(value: Any, spec: str) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    return format(value, spec)
+
+
+def sleepers_table(result: Result) -> Any:
+    """S4's program per variant: tasks, wake-ups, wall, user and system CPU, peak RSS."""
+    import pandas as pd
+
+    rows = []
+    for variant, r in result.summary["variants"].items():
+        name = VARIANT_NAMES.get(variant, variant)
+        if r.get("not_run"):
+            rows.append({"tasks": name, "not run because": r["not_run"]})
+            continue
+        rows.append({"tasks": name, "count": _fmt(r["tasks"], ",d"),
+                     "wake-ups": _fmt(r["wakeups"], ",d"), "wall (s)": _fmt(r["wall_s"], ".2f"),
+                     "user (s)": _fmt(r["user_s"], ".2f"), "system (s)": _fmt(r["sys_s"], ".2f"),
+                     "peak RSS growth (MiB)": _fmt(r["rss_growth_kib"] / 1024, ",.1f"),
+                     "per task (KiB)": _fmt(r["rss_per_task_kib"], ",.2f"),
+                     "not run because": ""})
+    return pd.DataFrame(rows).fillna("").set_index("tasks")
+
+
+def million_table(result: Result) -> Any:
+    """S1's/S6's program per kind: measured count, max RSS (wait4), CPU, and the
+    requested count (measured, or computed by scaling and labelled so)."""
+    import pandas as pd
+
+    rows = []
+    for r in result.summary["kinds"].values():
+        name = TASK_NAMES.get(r["kind"], r["kind"])
+        if r.get("not_run"):
+            rows.append({"tasks": name, "not run because": r["not_run"]})
+            continue
+        rows.append({"tasks": name, "measured count": _fmt(r["measured_count"], ",d"),
+                     "peak RSS, VmHWM (MiB)": _fmt(r["max_rss_kib"] / 1024, ",.1f"),
+                     "per task (KiB)": _fmt(r["max_rss_kib_per_task"], ",.2f"),
+                     "user (s)": _fmt(r["user_s"], ".2f"), "system (s)": _fmt(r["sys_s"], ".2f"),
+                     f"peak RSS at {r['requested']:,} (MiB)":
+                         _fmt(r["max_rss_kib_at_count"] / 1024, ",.1f"),
+                     "at that count": r["at_count_label"], "not run because": ""})
+    return pd.DataFrame(rows).fillna("").set_index("tasks")
+
+
+def brigade_table(result: Result) -> Any:
+    """Per hop (median over repeats of each run's median trip / (N + 1)), in µs."""
+    import pandas as pd
+
+    if result.summary.get("skipped"):
+        return pd.DataFrame({"not run because": [result.summary["skipped"]]},
+                            index=pd.Index(["Rust threads and Tokio tasks"], name="tasks"))
+    runs = result.tables["runs"]
+    med = runs.groupby(["kind", "placement", "tasks"])["per_hop_ns_p50"].median() / 1000
+    wide = med.unstack("placement")
+    out = pd.DataFrame({f"per hop, {pl} (µs)": wide[pl].map(lambda v: _fmt(v, ",.2f"))
+                        for pl in wide.columns})
+    out.index = [f"{TASK_NAMES.get(k, k)}, {n:,} tasks" for k, n in out.index]
+    out.index.name = "brigade"
+    return out
