@@ -252,7 +252,7 @@ display(million_view.scaled_table(c10).style.format(
 # divides each value and its band by the published value.
 
 # %%
-memory_claims = ["C05", "C06", "C08", "C10", "C12", "C16"]
+memory_claims = ["C05", "C06", "C08", "C12", "C16"]  # C10: page 5 (S1 ran Rust threads)
 runs = stored.present(sweep, stacks, touch, caps, spawned)
 verdicts = claims.judge(store.machine_id, data_dir, runs)
 display(claims_view.style(claims_view.assertions_table(verdicts, memory_claims)

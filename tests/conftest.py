@@ -208,7 +208,9 @@ class QuickPaper:
         from threadcost import datastore
 
         stem = Path(name).stem
-        index = self.html / "data" / "runs.csv"
+        index = self.html / "runs.csv"
+        if not index.is_file():  # renderings that copied data/ kept it there
+            index = self.html / "data" / "runs.csv"
         folders = set()
         for line in index.read_text(encoding="utf-8").splitlines()[1:]:
             notebook, _, _, _, csv = line.split(",")

@@ -70,8 +70,9 @@ def test_fibers_and_go_counts_come_from_the_kernel() -> None:
     rows = gap.tables["repeats"]
     fib = rows[rows.what.isin(["asm", "ucontext"])]
     assert len(fib) == 2
-    # a switch between fibers never enters the scheduler: at most a stray preemption
-    assert (fib.switches_per_round_trip.astype(float) < 0.05).all()
+    # a switch between fibers never enters the scheduler of its own accord: no voluntary
+    # switch (another job on the machine may still preempt it: involuntary ones)
+    assert (fib.voluntary.astype(float) <= 0.01 * fib.operations.astype(float) + 2).all()
     if peers.go_absent_reason():
         pytest.skip(peers.go_absent_reason())
     kids0 = _switches(resource.RUSAGE_CHILDREN)
