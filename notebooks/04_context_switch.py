@@ -423,5 +423,5 @@ display(Markdown(text + "The direct cost of a switch is small; what a switch doe
 yard = store.get("yardsticks", lambda: yardsticks.run(
     repeats=max(switch_echo_repeats, 1), scale=min(1.0, switch_iterations / 20000)))
 display(claims_view.style(claims_view.yardsticks_table(yard), column="yardstick"))
-display(claims_view.claims_section(["C01"], data_dir, stored.present(yard),
+display(claims_view.claims_section(["C01", "C09"], data_dir, stored.present(yard),
                                    machine_id=store.machine_id))

@@ -201,15 +201,21 @@ def style(frame: pd.DataFrame, column: str = "verdict") -> Any:
 
 
 def claims_section(ids: list[str], data_dir: str | Path | None = None,
-                   results: list[Any] | None = None, machine_id: str | None = None) -> Any:
+                   results: list[Any] | None = None, machine_id: str | None = None,
+                   without: tuple[str, ...] = ()) -> Any:
     """The assertions of some claims, as a notebook on one topic shows them.
 
     ``results``: the notebook's own runs, which stand in for stored runs of the same
     experiments (so the table shows what this notebook just measured).
     ``machine_id``: whose stored runs (default: this machine's).
+    ``without``: readings (words of their text) a later notebook measures and shows:
+    left out here, so that a page never depends on what was stored after it was drawn.
     """
     verdicts = claims.judge(machine_id, data_dir, results)
-    return style(assertions_table(verdicts, ids).drop(columns=["read from"]))
+    table = assertions_table(verdicts, ids).drop(columns=["read from"])
+    for words in without:
+        table = table[~table["assertion"].str.contains(words, regex=False)]
+    return style(table.reset_index(drop=True))
 
 
 def figure(verdicts: list[ClaimVerdict], ids: list[str] | None = None) -> plt.Figure:
