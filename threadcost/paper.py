@@ -94,6 +94,9 @@ CELL_TIMEOUT_S = 900
 KERNEL_START_TIMEOUT_S = 120
 
 
+FIGURES_ENV = "THREADCOST_FIGURES_DIR"  # where notebooks save figures (threadcost.paths)
+
+
 def run_notebook(source: Path, target: Path, params: dict[str, Any],
                  progress_bar: bool = True) -> None:
     """Execute one notebook with papermill (a tqdm bar over its cells).
@@ -418,8 +421,12 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     write_stylesheet(html_dir)
     if not measure:
         # Another machine's figures never overwrite this machine's figures/.
-        params = {**params, **stored_params(str(machine_id)),
-                  "figures_dir": str(staging / "figures")}
+        # (through the environment, so that no path of this machine reaches a page)
+        params = {**params, **stored_params(str(machine_id))}
+        params.pop("figures_dir", None)
+    figures_before = os.environ.get(FIGURES_ENV)
+    if not measure:
+        os.environ[FIGURES_ENV] = str(staging / "figures")
 
     stored: dict[str, list[Path]] = {}
     # Experiments' progress bars: this process's stderr (a terminal or a log), not the page.
@@ -438,6 +445,10 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
             stored[book.stem] = _logged_runs(staging / "runlogs" / f"{book.stem}.log")
     finally:
         os.environ.pop(progress.ENV, None)
+        if figures_before is None:
+            os.environ.pop(FIGURES_ENV, None)
+        else:
+            os.environ[FIGURES_ENV] = figures_before
         relay.close()
     for skipped in datastore.skipped_runs(data_dir):  # the log names every unread run
         print(f"make paper: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
