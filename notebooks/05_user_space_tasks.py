@@ -320,7 +320,8 @@ if not c11.summary.get("skipped"):
 s4_rust = store.get("sleepers_s4_peers", lambda: sleepers.run(
     count=tasks_s4_count, period_ms=tasks_sleep_period_ms,
     duration_ms=tasks_s4_duration_ms, stagger_ms=tasks_sleep_stagger_ms,
-    variants=["rust_threads", "rust_threads_pinned", "tokio", "goroutines"]))
+    variants=["rust_threads", "rust_threads_pinned", "tokio", "goroutines"]),
+    experiment="sleepers")
 s1_rust = store.get("peer_million", lambda: million.peer_tasks(
     kinds=["rust-thread", "tokio-task"], count=tasks_s1_peer_count,
     sleep_ms=tasks_c11_sleep_ms, thread_cap=tasks_s1_thread_cap))
