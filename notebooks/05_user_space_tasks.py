@@ -348,11 +348,13 @@ display(runtimes_view.million_table(s6_peak))
 # Each claim's statements, judged by the claims layer (`threadcost/claims/`) on the
 # runs above: the value measured here with its 95% interval, what the claim's words
 # allow, the independent repeats behind it and the verdict (notebook 6 has them all).
+# C22 (memory per thread and per task) is judged with the brigade, in notebook 7.
 
 # %%
-display(claims_view.claims_section(["C04", "C10", "C11", "C15", "C17", "C19", "C22", "C24"],
-                                   data_dir, stored.present(go_result, go_pinning, sweep_result, c11,
-                                                            peer_result, s4_rust, s1_rust, s6_peak),
+display(claims_view.claims_section(["C04", "C10", "C11", "C15", "C17", "C19", "C24"],
+                                   data_dir,
+                                   stored.present(go_result, go_pinning, sweep_result, c11,
+                                                  peer_result, s4_rust, s1_rust, s6_peak),
                                    machine_id=store.machine_id))
 
 # %% [markdown]
