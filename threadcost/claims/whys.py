@@ -62,8 +62,13 @@ def cross_cpu(runs: Runs, v: AssertionVerdict) -> Why | None:
     if busy is not None:
         sticks[BUSY] = busy.value
         idle = cross.value - busy.value
-        text += (f"; with the partner CPU kept busy it costs {logic.number(busy.value)} ns, "
-                 f"so idling and waking that CPU adds {logic.number(idle)} ns")
+        if idle > 0:
+            text += (f"; with the partner CPU kept busy it costs {logic.number(busy.value)} "
+                     f"ns, so idling and waking that CPU adds {logic.number(idle)} ns")
+        else:  # a busy partner is no cheaper: the cost is the crossing itself, not the idling
+            text += (f"; with the partner CPU kept busy it costs {logic.number(busy.value)} "
+                     "ns, no less, so the cost is the crossing itself rather than waking an "
+                     "idle CPU")
         virt = _virtual(runs)
         if virt and idle > IDLE_SHARE * cross.value:
             text += (f": on this virtual machine ({virt}) an idle virtual CPU is woken "
