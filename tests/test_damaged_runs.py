@@ -20,11 +20,11 @@ import pytest
 from threadcost import datastore, machine, paths
 from threadcost.results import Result
 
-REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm"
+REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-d144ad4f"  # the committed reference run
 SOURCE = paths.REPO_ROOT / "data" / REFERENCE
 FP = {**machine.fingerprint(include_git=False), "cpu_model": "Test CPU"}
 
-pytestmark = pytest.mark.skipif(not SOURCE.is_dir(), reason="no committed reference run")
+assert SOURCE.is_dir(), f"the committed reference run {REFERENCE} is missing"
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
