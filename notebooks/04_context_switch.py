@@ -90,7 +90,7 @@ plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
 display(Markdown(
-    f"**Machine:** {textout.md_text(machine.describe(fp))} SMT sibling groups: `{fp['smt_siblings']}`; "
+    f"**Machine:** {textout.md_text(machine.describe(fp))} SMT sibling groups: {textout.cpu_groups(fp['smt_siblings'])}; "
     f"clock source `{fp['clocksource']}`"
     + (f"; transparent huge pages `{cs._thp_mode()}`." if measure else ".")))
 

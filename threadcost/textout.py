@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,6 +41,27 @@ def _one_line(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
     """``value`` as one line of printable text, cut to ``limit`` characters."""
     text = "".join(ch if ch.isprintable() else " " for ch in str(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def cpu_groups(groups: object) -> str:
+    """CPU groups (the SMT siblings of each core, as the fingerprint lists them) in
+    words: ``[[0, 2], [1, 3]]`` -> ``{0, 2} and {1, 3}``."""
+    if not isinstance(groups, list | tuple) or not groups:
+        return "unknown"
+    parts = ["{" + ", ".join(str(c) for c in g) + "}" if isinstance(g, list | tuple)
+             else str(g) for g in groups]
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+_GROUPS_REPR = re.compile(r"\[\[[0-9, \[\]]*\]\]")
+
+
+def groups_in_words(text: str) -> str:
+    """``text`` with every CPU-group list written as :func:`cpu_groups` words (older
+    runs stored the list itself in their messages)."""
+    import ast
+
+    return _GROUPS_REPR.sub(lambda m: cpu_groups(ast.literal_eval(m.group())), text)
 
 
 def md_text(value: object) -> str:

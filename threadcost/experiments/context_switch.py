@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import machine, stats, sysinfo, validate
+from threadcost import machine, stats, sysinfo, textout, validate
 from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.native import ffi, interruptible, lib
 from threadcost.results import Result
@@ -116,7 +116,7 @@ def choose_cpus(placement: str, mask: Sequence[int] | None = None,
         raise ParameterError("placement", placement,
                              "needs two SMT siblings (hardware threads of one core) in "
                              f"this process's affinity mask; this machine's cores are "
-                             f"{groups or 'unknown'}")
+                             f"{textout.cpu_groups(groups)}")
     raise ParameterError("placement", placement, "must be one of " + ", ".join(PLACEMENTS))
 
 

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims, findings
+from threadcost import claims, findings, textout
 from threadcost.experiments import context_switch as cs
 from threadcost.results import Result
 
@@ -73,7 +73,8 @@ def skipped_text(sweep_result: Result) -> str:
     by_place: dict[str, str] = {}
     for row in sweep_result.summary["skipped"]:
         by_place.setdefault(row["placement"], row["reason"])
-    return "\n".join(f"- *Skipped* `{place}` (every mechanism and task kind): {reason}."
+    return "\n".join(f"- *Skipped* `{place}` (every mechanism and task kind): "
+                     f"{textout.md_text(textout.groups_in_words(reason))}."
                      for place, reason in by_place.items())
 
 
