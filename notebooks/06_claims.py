@@ -74,11 +74,13 @@ if up_front:
     display(Markdown(up_front))
 power = claims_view.power_table(verdicts)
 if power.empty:
-    display(Markdown("Every timing reading resolves its tolerance with these parameters."))
+    display(Markdown("No reading is left inconclusive for want of power with these "
+                     "parameters."))
 else:
-    display(Markdown(f"{len(power)} timing readings cannot resolve their tolerance with "
-                     "these parameters; their verdicts below are *inconclusive* for that "
-                     "reason, not for the claim's sake:"))
+    n_ap = int((power.kind == "as published").sum())
+    display(Markdown(f"{len(power)} timing readings ({n_ap} numbers as published, "
+                     f"{len(power) - n_ap} shapes) are *inconclusive* because these "
+                     "parameters cannot resolve their tolerance, not for the claim's sake:"))
     display(claims_view.style(power, column="claim"))
 
 # %% [markdown]

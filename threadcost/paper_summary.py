@@ -108,11 +108,10 @@ def abstract_html(data_dir: str | Path | None = None, machine_id: str | None = N
                 "launch time was not measured in this run.")
     else:
         time = "Its launch and switch times were not measured in this run."
-    where = (f"Measured on {html.escape(machine_text.rstrip('.'))}, and set against "
-             "processes, fibers and goroutines and against every published claim below."
-             if machine_text else
-             "Measured on this machine, and set against processes, fibers and goroutines "
-             "and against every published claim below.")
+    against = ("processes, fibers, goroutines, Rust and Tokio tasks and Java's platform and "
+               "virtual threads, and against every published claim below.")
+    where = (f"Measured on {html.escape(machine_text.rstrip('.'))}, and set against {against}"
+             if machine_text else f"Measured on this machine, and set against {against}")
     from threadcost import claims  # which folklore holds here, which does not, and why
 
     return [memory, time, where, *claims.folklore(claims.judge(machine_id, data_dir))]

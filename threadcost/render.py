@@ -342,7 +342,8 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
 </head><body>
 <h1>What does a thread cost?</h1>
 <p class="sub">Launch, context switch and memory of Linux threads, set against processes,
-fibers and goroutines and against the published numbers, measured by
+fibers, goroutines, Rust and Tokio tasks and Java's platform and virtual threads, and
+against the published numbers, measured by
 <code>make paper</code> (parameters: <code>{html.escape(params_name)}</code>).</p>
 {origin_html}
 <h2>Abstract</h2>

@@ -47,6 +47,14 @@ def tally_readings(verdicts: list[ClaimVerdict]) -> dict[str, dict[str, int]]:
     return out
 
 
+def underpowered(verdicts: list[ClaimVerdict]) -> list[tuple[str, AssertionVerdict]]:
+    """The readings left inconclusive because the run cannot resolve their tolerance:
+    inconclusive, with a measured power that does not resolve (one definition, used by
+    the abstract, notebook 06 and ``threadcost claims``)."""
+    return [(v.id, a) for v in verdicts if not v.finding for a in v.assertions
+            if a.verdict == INCONCLUSIVE and a.power and not a.power.get("resolves", True)]
+
+
 def _value(a: AssertionVerdict) -> str:
     u = "" if a.unit in ("ratio", "fraction") else f" {a.unit}"
     return f"{logic.number(a.measured)}{u}"
@@ -72,8 +80,7 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
     t = tally_readings(published)
     out = []
     tp = t["as_published"]
-    under = sum(1 for _, a in ap if a.verdict == INCONCLUSIVE and a.power
-                and not a.power.get("resolves", True))
+    under = sum(1 for _, a in underpowered(published) if a.kind == "as_published")
     out.append(f"Of the {len(ap)} numbers the sources printed, measured here the way each "
                f"source measured it: {tp['holds']} hold on this machine, {tp['differs']} "
                f"differ, {tp['inconclusive']} are inconclusive ({under} of them because the "
@@ -81,8 +88,8 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
                f"here and {tp['computed']} are computed (from limits, or scaled), not measured.")
     holds = [(cid, a) for cid, a in ap if a.verdict == SUPPORTED and a.timing][:3]
     if holds:
-        out.append("Holding here: " + "; ".join(
-            f"{cid}'s {a.text[0].lower() + a.text[1:]} ({_value(a)})" for cid, a in holds)
+        out.append("Holding here, for example: " + "; ".join(
+            f"{a.text[0].lower() + a.text[1:]} ({cid}: {_value(a)})" for cid, a in holds)
             + ".")
     differs = [(cid, a) for cid, a in ap if a.verdict in (CONTRADICTED, NOT_REPRODUCED)]
     if differs:

@@ -82,14 +82,14 @@ def overview_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 def power_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
     """Timing readings that cannot resolve their tolerance with the parameters used:
     their interval against their band (measured), said before the numbers."""
-    rows = []
-    for v in verdicts:
-        for a in v.assertions:
-            if a.power and not a.power.get("resolves", True):
-                rows.append({"claim": v.id, "reading": a.text,
-                             "power (measured)": a.power["text"],
-                             "what can": a.power.get("can", "-")})
-    return pd.DataFrame(rows, columns=["claim", "reading", "power (measured)", "what can"])
+    from threadcost.claims.summary import underpowered
+
+    rows = [{"claim": cid, "reading": a.text,
+             "kind": "as published" if a.kind == "as_published" else "shape",
+             "power (measured)": a.power["text"], "what can": a.power.get("can", "-")}
+            for cid, a in underpowered(verdicts) if a.power]
+    return pd.DataFrame(rows, columns=["claim", "kind", "reading", "power (measured)",
+                                       "what can"])
 
 
 def up_front_text(verdicts: list[ClaimVerdict]) -> str:
