@@ -204,9 +204,12 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('launch_python_parent_iterations', 'int', '03_launch', 200,
        'forks from a Python process, for contrast, 0 skips it', minimum=0),
     _p('launch_growth_repeats', 'int', '03_launch', 5,
-       'C09: repeats of thread and fork at 0 and 8 MiB, alternating', minimum=0),
+       'C09: repeats of thread and fork at each parent size, alternating', minimum=0),
     _p('launch_growth_iterations', 'int', '03_launch', 300,
        'launches per series in those repeats', minimum=0),
+    _p('launch_growth_parent_touch_mib', 'list[int]', '03_launch', [0, 2, 4, 8],
+       "C09: the parent's touched memory in those repeats (S0-code's 0, 2, 4, 8 MB)",
+       unit='MiB', minimum=0),
     # 04_context_switch
     _p('switch_mechanisms', 'list[str]', '04_context_switch',
        ['pipe', 'condvar', 'futex', 'eventfd'],

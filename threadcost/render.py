@@ -347,7 +347,7 @@ against the published numbers, measured by
 <code>make paper</code> (parameters: <code>{html.escape(params_name)}</code>).</p>
 {origin_html}
 <h2>Abstract</h2>
-<div class="abstract"><p>{" ".join(sentences)}</p></div>
+<div class="abstract"><p>{" ".join(sentences[:3])}</p><p>{" ".join(sentences[3:])}</p></div>
 <h2>Verdicts on {total} published claims</h2>
 <ul class="tally">{chips}</ul>
 <p class="sub">Each claim of the sources below, judged on this machine{tally_link}.</p>
