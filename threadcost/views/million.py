@@ -8,21 +8,28 @@ from threadcost.results import Result
 
 
 def goroutines_text(result: Result) -> str:
+    """Each variant in words: S1's program as the median of its runs (the statistic C11
+    is judged on), the held variant as its one run."""
     s = result.summary
     if s.get("skipped"):
         return f"**C11 not run here:** {s['skipped']}."
+    table = result.tables["runs"]
     parts = []
-    for variant, r in s["variants"].items():
+    for variant, rows in table.groupby("variant", sort=False):
+        r = rows.median(numeric_only=True)
+        n = len(rows)
         head = ("S1's program" if variant == "as_published" else
                 "Held until all existed, then asleep together")
-        text = (f"{head}: {r['count']:,} goroutines each sleeping "
+        runs = f" (median of {n} runs)" if n > 1 else ""
+        text = (f"{head}{runs}: {int(r['count']):,} goroutines each sleeping "
                 f"{result.params['sleep_ms']:,} ms took **{r['wall_s']:.2f} s** wall, "
                 f"{r['user_s']:.2f} s user, {r['sys_s']:.2f} s system, max RSS "
                 f"**{r['max_rss_kib'] / 1024:,.0f} MiB** ({r['max_rss_kib_per_goroutine']:.2f} "
                 f"KiB per goroutine); starting them took {r['spawn_s']:.2f} s")
         if r["alive_at_spawn_end"] < r["count"]:
-            text += (f", and only {r['alive_at_spawn_end']:,} were still asleep when the last "
-                     "one started, so its max RSS is that of fewer goroutines at once")
+            text += (f", and only {int(r['alive_at_spawn_end']):,} were still asleep when "
+                     "the last one started, so its max RSS is that of fewer goroutines at "
+                     "once")
         parts.append(text + ".")
     return " ".join(parts)
 
@@ -31,6 +38,9 @@ def goroutines_table(result: Result) -> pd.DataFrame:
     t = result.tables["runs"].drop(columns=["gomaxprocs", "finished"])
     t["variant"] = t["variant"].map({"as_published": "S1's program",
                                      "all_at_once": "all asleep at once"})
+    if "repeat" in t:  # runs before repeats existed have one row per variant
+        t["variant"] = [f"{v}, run {r + 1}" if (t["variant"] == v).sum() > 1 else v
+                        for v, r in zip(t["variant"], t.pop("repeat"), strict=True)]
     return t.rename(columns={
         "variant": "run", "count": "goroutines",
         "alive_at_spawn_end": "asleep when the last started",
