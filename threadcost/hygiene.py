@@ -28,6 +28,7 @@ CHECKS: list[tuple[str, re.Pattern[str]]] = [
     ("saved-to line", re.compile(r"\bsaved (?:\w+ )?to\b", re.I)),
     ("progress bar", re.compile(r"\d+%\|[^|\n]*\||\d+/\d+ \[\d\d:\d\d")),
     ("traceback", re.compile(r"Traceback \(most recent call last\)|\w+Error: |failed here")),
+    ("'us' for µs", re.compile(r"\d\s?us\b")),
     # 4e+05 (as Python prints it) or a bare 1e6; not hex run ids such as "-4305e6"
     ("scientific notation", re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]\d+\b|"
                                        r"(?<![\w.-])\d+(?:\.\d+)?[eE]\d+(?![\w-])")),

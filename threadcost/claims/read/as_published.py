@@ -90,7 +90,7 @@ def switch_over_cold_memcpy(runs: Runs) -> Measurement | Missing:
                         setup={"experiment": "yardsticks", "mechanism": "pipe",
                                "placement": "same-cpu", "memcpy": "64 KiB, in no cache"},
                         how="per repeat: one pinned switch / one 64 KiB memcpy between "
-                            "buffers in no cache (as S0-code's 3 us copy), same repeat")
+                            "buffers in no cache (as S0-code's 3 µs copy), same repeat")
 
 
 def echo_rate(placement: str) -> Select:
