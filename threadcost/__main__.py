@@ -2,6 +2,9 @@
 
 import sys
 
-from threadcost.cli import main
+from threadcost.cli import EXIT_INTERRUPTED, main
 
-sys.exit(main())
+try:
+    sys.exit(main())
+except KeyboardInterrupt:  # an interrupt before main() could catch it: still exit 130
+    sys.exit(EXIT_INTERRUPTED)

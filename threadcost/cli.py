@@ -150,8 +150,20 @@ def main(argv: list[str] | None = None) -> int:
         with stop_on_sigterm():
             return _main(module, args, prog)
     except KeyboardInterrupt:
+        _ignore_further_interrupts()
         _quiet_interrupt(prog)
         return EXIT_INTERRUPTED
+
+
+def _ignore_further_interrupts() -> None:
+    """After the first interrupt the command is ending: a second SIGINT or SIGTERM (a
+    repeated Ctrl-C, or one that lands during interpreter shutdown) must not turn the
+    clean exit 130 into a death by signal."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(ValueError, OSError):  # not the main thread
+            signal.signal(sig, signal.SIG_IGN)
 
 
 def _main(module: ModuleType, args: argparse.Namespace, prog: str) -> int:
