@@ -1,6 +1,11 @@
 """S10, Li, Ding and Shen, "Quantifying the cost of context switch" (ExpCS 2007):
 a direct cost of 3.8 µs, and a total cost per switch that ranges "from several
-microseconds to more than one thousand microseconds" with the data size."""
+microseconds to more than one thousand microseconds" with the data size.
+
+The sentences (data/published/quotes.csv) were read in a copy of the paper's text
+(studylib.net); the authors' page (cs.rochester.edu/u/cli/research/switch.htm) gives
+the abstract and the venue only, and the paper's text could not be reached again to
+check them a second time."""
 
 from __future__ import annotations
 
