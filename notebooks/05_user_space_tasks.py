@@ -64,6 +64,7 @@ tasks_peer_iterations: int = 10000  # timed round trips per peer kind (pinned)
 tasks_peer_launch_iterations: int = 1000  # launches per peer kind (pinned)
 tasks_peer_tasks: int = 10000  # idle tasks per memory slope (Tokio, Java virtual threads)
 tasks_peer_threads: int = 1000  # idle threads per memory slope (Rust, Java platform threads)
+tasks_peer_repeats: int = 5  # repeats of each peer switch (fresh processes)
 tasks_s4_count: int = 10000  # S4's program on Rust threads and Tokio: workers (S4: 10,000)
 tasks_s4_duration_ms: int = 1000  # sleep of each worker, ms (S4: 1000 sleeps of 10 ms, 10 s)
 tasks_s1_peer_count: int = 1000000  # S1's program on Rust threads and Tokio (S1: 1,000,000)
@@ -193,7 +194,7 @@ else:
 peer_result = store.get("peer_runtimes", lambda: runtimes.run(
     kinds=tasks_peer_kinds, iterations=tasks_peer_iterations,
     warmup=tasks_peer_iterations // 10, launch_iterations=tasks_peer_launch_iterations,
-    task_count=tasks_peer_tasks, thread_count=tasks_peer_threads,
+    task_count=tasks_peer_tasks, thread_count=tasks_peer_threads, repeats=tasks_peer_repeats,
     points=min(tasks_memory_points, 6), cpu=tasks_cpu))
 
 # %% [markdown]

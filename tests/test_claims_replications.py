@@ -367,3 +367,117 @@ def test_random_constructed_runs_never_disagree_with_their_numbers(tmp_path: Pat
                        _pairs(gains), _brigade(per_hop),
                        _sweep([300, 10_000], 5, RSS, {k: v * rng.uniform(0.7, 1.3)
                                                       for k, v in CPU.items()})))
+
+
+# --- S5 on its own runtimes: the Rust peer (peer_brigade, peer_runtimes) ------------------
+
+def _peer_brigade(per_task: dict[tuple[str, str], float], repeats: int = 5,
+                  mean: bool = True) -> Result:
+    """peer_brigade's runs table at 500 tasks; ``mean``: False is a run stored before the
+    peer kept the mean trip (median only)."""
+    rows = []
+    for rep in range(repeats):
+        for (kind, placement), ns in per_task.items():
+            trip = ns * 500 * (1 + 0.01 * (rep % 3))
+            row = {"repeat": rep, "kind": kind, "placement": placement, "tasks": 500,
+                   "trips": 300, "trip_p50_ns": trip, "per_hop_ns_p50": trip / 501,
+                   "bytes_wrong": 0, "rss_growth_kib": 500}
+            if mean:
+                row.update(trip_mean_ns=trip, per_task_ns_mean=trip / 500)
+            rows.append(row)
+    return Result("peer_brigade", {"tasks": [500], "iterations": 300, "repeats": repeats,
+                                   "kinds": sorted({k for k, _ in per_task})},
+                  {"skipped": None}, {"runs": pd.DataFrame(rows)})
+
+
+def _peer_runtimes(thread_ns: float, tokio_ns: float, repeats: int = 5) -> Result:
+    def kind(ns: float, rss: float) -> dict[str, Any]:
+        each = [ns * (1 + 0.01 * (r % 3)) for r in range(repeats)]
+        return {"not_run": None, "switch_ns_batch": float(np.median(each)),
+                "switch_ns_batch_repeats": each,
+                "memory": {"tasks": 1000, "per_task_rss_kib": rss}}
+    return Result("peer_runtimes", {"iterations": 10_000, "cpu": 0, "repeats": repeats},
+                  {"kinds": {"rust-thread": kind(thread_ns, 9.5),
+                             "tokio-task": kind(tokio_ns, 0.4)}, "cpu": 0},
+                  {"samples": pd.DataFrame(columns=["kind", "what", "ns"])})
+
+
+# S5's published shape: thread 5.3 unpinned, 3.4 pinned, Tokio 3.6, the one-thread 1.8 µs
+S5_LIKE = {("rust-thread", "unpinned"): 5313.0, ("rust-thread", "same-cpu"): 3417.0,
+           ("tokio-task", "unpinned"): 3589.0, ("tokio-task", "same-cpu"): 3500.0,
+           ("one-thread", "unpinned"): 1800.0, ("one-thread", "same-cpu"): 1800.0}
+S5_READINGS = [("C18", "as_published", 0), ("C18", "as_published", 1),
+               ("C20", "as_published", 0), ("C20", "as_published", 1),
+               ("C20", "shape", 0), ("C20", "shape", 1),
+               ("C21", "as_published", 0), ("C21", "shape", 0)]
+
+
+def _reading(v: dict[str, claims.ClaimVerdict], cid: str, kind: str, i: int
+             ) -> claims.AssertionVerdict:
+    return getattr(v[cid], kind)[i]
+
+
+def test_s5_brigade_reads_the_rust_peer_when_stored(tmp_path: Path) -> None:
+    got = _judge(tmp_path, _brigade(CONVERGED), _peer_brigade(S5_LIKE))
+    _consistent(got)
+    for cid, kind, i in S5_READINGS:
+        a = _reading(got, cid, kind, i)
+        assert a.substitute is None, (cid, kind, i)
+        assert a.setup["experiment"] == "peer_brigade", (cid, kind, i)
+        assert "mean trip / 500 tasks" in a.how, (cid, kind, i)
+        assert a.repeats == 5
+    net = _reading(got, "C18", "as_published", 0)
+    assert "one-thread brigade of the same repeat" in net.how  # the peer's own baseline
+    # S5's own numbers, stored as the peer stores them, support S5's readings
+    for cid, kind, i in [("C18", "as_published", 1), ("C20", "as_published", 0),
+                         ("C21", "as_published", 0), ("C20", "shape", 0),
+                         ("C21", "shape", 0)]:
+        assert _reading(got, cid, kind, i).verdict == "supported", (cid, kind, i)
+
+
+def test_s5_brigade_without_the_peer_falls_back_labelled(tmp_path: Path) -> None:
+    got = _judge(tmp_path, _brigade(CONVERGED))
+    for cid, kind, i in S5_READINGS:
+        a = _reading(got, cid, kind, i)
+        assert a.substitute and "no Rust peer" in a.substitute, (cid, kind, i)
+        assert a.setup.get("experiment") != "peer_brigade"
+
+
+def test_s5_old_peer_run_reads_its_median_and_the_c_baseline_labelled(tmp_path: Path) -> None:
+    """A peer run stored before the mean and the one-thread mode: its median stands in
+    (said so) and the net subtracts the C brigade's one-thread brigade (said so)."""
+    old = {k: v for k, v in S5_LIKE.items() if k[0] != "one-thread"}
+    got = _judge(tmp_path, _brigade(CONVERGED), _peer_brigade(old, mean=False))
+    net = _reading(got, "C18", "as_published", 0)
+    assert net.substitute is None and net.setup["experiment"] == "peer_brigade"
+    assert "median stands in for S5's mean" in net.how
+    assert "C brigade's one-thread mean" in net.how
+    assert "brigade" in net.run_id and ";" in net.run_id  # both runs named
+    converge = _reading(got, "C20", "shape", 1)
+    assert converge.substitute is None and "taken as a constant" in converge.how
+    # with neither baseline stored the net reading is not run, the gross one is read
+    alone = _judge(tmp_path, _peer_brigade(old))
+    assert _reading(alone, "C18", "as_published", 0).verdict == "not run here"
+    assert _reading(alone, "C18", "as_published", 1).setup["experiment"] == "peer_brigade"
+
+
+def test_s5_switch_and_memory_read_the_peer_runtimes(tmp_path: Path) -> None:
+    got = _judge(tmp_path, _peer_runtimes(1700.0, 200.0))
+    _consistent(got)
+    switch = got["C19"].as_published[0]
+    assert switch.substitute is None and switch.setup["experiment"] == "peer_runtimes"
+    assert switch.setup["kind"] == "tokio-task" and switch.repeats == 5
+    assert switch.verdict == "supported"  # 200 ns against S5's 0.2 µs
+    ratio = got["C19"].shape[0]
+    assert ratio.substitute is None and ratio.repeats == 5 and ratio.verdict == "supported"
+    tokio_rss = got["C22"].as_published[2]
+    assert tokio_rss.substitute is None and tokio_rss.setup["kind"] == "tokio-task"
+    # a run stored before the repeats: one repeat, so the timings are not judged
+    one = _judge(tmp_path, _peer_runtimes(1700.0, 200.0, repeats=1))
+    assert one["C19"].as_published[0].verdict == "inconclusive"
+
+
+def test_s5_switch_and_memory_without_the_peer_fall_back_labelled(tmp_path: Path) -> None:
+    got = _judge(tmp_path, _brigade(CONVERGED))
+    assert got["C22"].as_published[2].substitute  # the C brigade's epoll loop
+    assert "no Rust peer" in (got["C22"].as_published[2].substitute or "")

@@ -127,7 +127,11 @@ def test_peer_rows_when_measured() -> None:
     if peers.kind_reason("tokio-task") is not None:
         pytest.skip(peers.kind_reason("tokio-task"))
     r = runtimes.run(kinds=["rust-thread", "tokio-task"], iterations=200, warmup=20,
-                     launch_iterations=50, task_count=300, thread_count=30, points=3)
+                     launch_iterations=50, task_count=300, thread_count=30, points=3,
+                     repeats=2)
+    for kind in ("rust-thread", "tokio-task"):  # each repeat a fresh ping-pong process
+        each = r.summary["kinds"][kind]["switch_ns_batch_repeats"]
+        assert len(each) == 2 and all(x > 0 for x in each)
     rows = {row["task"]: row for row in runtimes_view.peer_rows(r)}
     for name in ("Rust thread", "Tokio task"):
         row = rows[name]
@@ -165,8 +169,10 @@ def test_brigade_on_rust_threads_and_tokio() -> None:
     r = runtimes.brigade(tasks=[5], iterations=20, warmup=2, repeats=2,
                          placements=["same-cpu"])
     runs = r.tables["runs"]
-    assert set(runs.kind) == {"rust-thread", "tokio-task"} and len(runs) == 4
+    # S5's one-thread-brigade (the pipe I/O alone) runs beside the two kinds
+    assert set(runs.kind) == {"rust-thread", "tokio-task", "one-thread"} and len(runs) == 6
     assert (runs.trips == 20).all() and (runs.bytes_wrong == 0).all()
-    assert (runs.per_hop_ns_p50 > 0).all()
+    assert (runs.per_hop_ns_p50 > 0).all() and (runs.per_task_ns_mean > 0).all()
+    assert list(runs.per_task_ns_mean * 5) == pytest.approx(list(runs.trip_mean_ns))  # S5
     table = runtimes_view.brigade_table(r)
     assert not table.isna().any().any()

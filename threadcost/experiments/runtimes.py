@@ -6,7 +6,10 @@ Per kind, through the peer registry (:mod:`threadcost.peers`):
 - switch: a ping-pong between two tasks of the kind (rendezvous channels for
   threads, Tokio channels for tasks), the whole process pinned to ``cpu``; one
   round trip is two switches (per switch = half a round trip; p50 of the
-  samples, and a second batch timed whole);
+  samples, and a second batch timed whole: a mean, S5's statistic). The
+  ping-pong runs ``repeats`` times (fresh processes, kinds interleaved):
+  ``switch_ns_batch_repeats`` holds each repeat's batch mean,
+  ``switch_ns_batch`` their median;
 - creation: a task's whole life one at a time (spawn, first run, exit, join),
   pinned to ``cpu``; p50 of the samples and a batch timed whole;
 - memory: idle tasks blocked on a lock, RSS and VSZ read at ``points`` counts;
@@ -36,8 +39,8 @@ THREAD_KINDS = ("rust-thread", "java-platform")
 
 def check_params(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_000,
                  launch_iterations: Any = 2_000, task_count: Any = 10_000,
-                 thread_count: Any = 2_000, points: Any = 6, cpu: Any = "auto"
-                 ) -> dict[str, Any]:
+                 thread_count: Any = 2_000, points: Any = 6, cpu: Any = "auto",
+                 repeats: Any = 5) -> dict[str, Any]:
     chosen = validate.choice_list("kinds", kinds, KINDS)
     p: dict[str, Any] = {
         "kinds": [k for k in KINDS if k in chosen],
@@ -52,6 +55,7 @@ def check_params(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_0
                                          maximum=8_000),
         "points": validate.integer("points", points, minimum=3, maximum=100),
         "cpu": one_cpu("cpu", cpu, allow_none=False),
+        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
     }
     validate.memory_fits("task_count", task_count, p["task_count"] * 16
                          + p["thread_count"] * 256)
@@ -63,6 +67,12 @@ def _timed(data: dict[str, Any], per: int) -> dict[str, Any]:
     return {"distribution": stats.distribution(samples),
             "batch_ns": data["batch_ns"] / per,
             "timer_overhead_ns": data.get("timer_overhead_ns"), "samples": samples}
+
+
+def _pingpong(kind: str, p: dict[str, Any]) -> dict[str, Any]:
+    return registry.run_kind(kind, "pingpong", {"iterations": p["iterations"],
+                                                "warmup": p["warmup"]},
+                             timeout=120.0 + p["iterations"] * 3 * 50e-6, cpu=p["cpu"]).data
 
 
 def _memory(kind: str, count: int, points: int) -> dict[str, Any]:
@@ -80,10 +90,10 @@ def _memory(kind: str, count: int, points: int) -> dict[str, Any]:
 
 def run(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_000,
         launch_iterations: Any = 2_000, task_count: Any = 10_000, thread_count: Any = 2_000,
-        points: Any = 6, cpu: Any = "auto") -> Result:
+        points: Any = 6, cpu: Any = "auto", repeats: Any = 5) -> Result:
     """Switch, creation and memory per task of each peer kind (see the module)."""
     p = check_params(kinds, iterations, warmup, launch_iterations, task_count, thread_count,
-                     points, cpu)
+                     points, cpu, repeats)
     out: dict[str, dict[str, Any]] = {}
     samples: list[pd.DataFrame] = []
     for kind in p["kinds"]:
@@ -95,14 +105,10 @@ def run(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_000,
         if reason is not None:
             continue
         if "pingpong" in peer.programs:
-            data = registry.run_kind(kind, "pingpong", {"iterations": p["iterations"],
-                                                        "warmup": p["warmup"]},
-                                     timeout=120.0 + p["iterations"] * 3 * 50e-6, cpu=p["cpu"]
-                                     ).data
-            t = _timed(data, p["iterations"])
+            t = _timed(_pingpong(kind, p), p["iterations"])
             row["round_trip_ns"] = t["distribution"]
             row["batch_round_trip_ns"] = t["batch_ns"]
-            row["switch_ns_batch"] = t["batch_ns"] / 2
+            row["switch_ns_batch_repeats"] = [t["batch_ns"] / 2]
             samples.append(pd.DataFrame({"kind": kind, "what": "round_trip_ns",
                                          "ns": t["samples"]}))
         data = registry.run_kind(kind, "launch", {"iterations": p["launch_iterations"],
@@ -115,6 +121,15 @@ def run(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_000,
         row["version"] = data.get("version")
         count = p["thread_count"] if kind in THREAD_KINDS else p["task_count"]
         row["memory"] = _memory(kind, count, min(p["points"], count + 1))
+    # the further repeats of the switch: fresh processes, kinds interleaved, the order
+    # flipped each repeat
+    switching = [k for k, row in out.items() if "switch_ns_batch_repeats" in row]
+    for rep in range(1, p["repeats"]):
+        for kind in (switching if rep % 2 == 0 else switching[::-1]):
+            t = _timed(_pingpong(kind, p), p["iterations"])
+            out[kind]["switch_ns_batch_repeats"].append(t["batch_ns"] / 2)
+    for kind in switching:
+        out[kind]["switch_ns_batch"] = float(np.median(out[kind]["switch_ns_batch_repeats"]))
     summary = {"kinds": out, "cpu": p["cpu"]}
     tables = {"samples": pd.concat(samples, ignore_index=True) if samples
               else pd.DataFrame(columns=["kind", "what", "ns"])}
@@ -122,17 +137,21 @@ def run(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_000,
 
 
 BRIGADE_EXPERIMENT = "peer_brigade"
-BRIGADE_KINDS = ("rust-thread", "tokio-task", "tokio-task-mt")
+BRIGADE_KINDS = ("rust-thread", "tokio-task", "tokio-task-mt", "one-thread")
+BRIGADE_DEFAULT_KINDS = ("rust-thread", "tokio-task", "one-thread")
 PLACEMENTS = ("same-cpu", "unpinned")
 
 
-def brigade(tasks: Any = (500,), kinds: Any = ("rust-thread", "tokio-task"),
+def brigade(tasks: Any = (500,), kinds: Any = BRIGADE_DEFAULT_KINDS,
             placements: Any = PLACEMENTS, iterations: Any = 300, warmup: Any = 30,
             repeats: Any = 5, cpu: Any = "auto") -> Result:
     """S5's bucket brigade on the Rust peer: ``tasks`` threads or Tokio tasks in a
-    chain of pipes, one byte passed along; per hop = trip / (tasks + 1) (median
-    trip). Kinds and placements alternate within every repeat (the order flips
-    each repeat); ``same-cpu`` pins the whole process to ``cpu``."""
+    chain of pipes, one byte passed along; ``one-thread`` is S5's one-thread-brigade
+    (the same pipes, one thread doing every read and write: the pipe I/O alone).
+    Per repeat: ``per_task_ns_mean`` = mean trip / tasks (S5's "per task per iter")
+    and ``per_hop_ns_p50`` = median trip / (tasks + 1). Kinds and placements
+    alternate within every repeat (the order flips each repeat); ``same-cpu`` pins
+    the whole process to ``cpu``."""
     chosen = validate.choice_list("kinds", kinds, BRIGADE_KINDS)
     p: dict[str, Any] = {
         "tasks": sorted(set(validate.integer_list("tasks", tasks, minimum=1, maximum=4000))),
@@ -157,14 +176,21 @@ def brigade(tasks: Any = (500,), kinds: Any = ("rust-thread", "tokio-task"),
         for n in p["tasks"]:
             for kind, placement in (conditions if rep % 2 == 0 else conditions[::-1]):
                 hops = (p["iterations"] + p["warmup"]) * (n + 1)
-                data = registry.run_kind(
-                    kind, "brigade", {"tasks": n, "iterations": p["iterations"],
-                                      "warmup": p["warmup"]},
-                    timeout=60.0 + n * 2e-3 + hops * 100e-6,
-                    cpu=p["cpu"] if placement == "same-cpu" else None).data
+                args = {"tasks": n, "iterations": p["iterations"], "warmup": p["warmup"]}
+                cpu = p["cpu"] if placement == "same-cpu" else None
+                timeout = 60.0 + n * 2e-3 + hops * 100e-6
+                if kind == "one-thread":
+                    data = registry.PEERS["rust"].run("brigade", "thread",
+                                                      {**args, "mode": "one-thread"},
+                                                      timeout=timeout, cpu=cpu).data
+                else:
+                    data = registry.run_kind(kind, "brigade", args, timeout=timeout,
+                                             cpu=cpu).data
                 trip = np.asarray(data["samples_ns"], dtype=np.int64)
                 rows.append({"repeat": rep, "kind": kind, "placement": placement, "tasks": n,
                              "trips": int(trip.size), "trip_p50_ns": float(np.median(trip)),
+                             "trip_mean_ns": float(trip.mean()),
+                             "per_task_ns_mean": float(trip.mean()) / n,
                              "per_hop_ns_p50": float(np.median(trip)) / (n + 1),
                              "bytes_wrong": int(data.get("bytes_wrong", 0)),
                              "rss_growth_kib": int(data.get("rss_ready_kib", 0))

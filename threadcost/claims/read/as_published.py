@@ -236,9 +236,12 @@ def brigade_hop(kind: str, placement: str, net: bool = False) -> Select:
         if kind not in wide or (net and "one-thread" not in wide):
             return Missing(f"the brigade did not run {kind} {placement} at 500 tasks")
         values = (wide[kind] - wide["one-thread"]) if net else wide[kind]
+        # the C brigade stores trip / (tasks + 1); S5's unit is trip / tasks
+        values = values * (S5_TASKS + 1) / S5_TASKS
         return _at(over_repeats(values.dropna(), "ns", run_id=run_ids(found),
                                 setup=_brigade_setup(found, placement),
-                                how="per repeat: mean time per hop (a trip's mean / tasks)"
+                                how="per repeat: mean trip / 500 tasks (S5's \"per task per "
+                                    "iter\")"
                                     + ("; minus the one-thread brigade's (pipe I/O alone)"
                                        if net else "")), "at 500 tasks")
     return select

@@ -1,11 +1,13 @@
 """Selectors reading the sources' own runtimes from the Rust peer (and Go where
 the source ran Go): S1's Rust threads (C10), S4's Rust threads against
-goroutines (C15, C17) and S5's Rust threads against Tokio tasks (C19, C22).
+goroutines (C15, C17) and S5's Rust threads against Tokio tasks (C18-C22).
 
 Runs read: ``peer_runtimes`` (switch, creation and memory slope per kind,
-notebook 05), ``sleepers`` runs whose variants include the Rust ones (S4's
-program on the Rust peer, notebook 05) and ``peer_million`` (S1's program on
-Rust threads, notebook 05). Each run is one repeat.
+notebook 05; the switch repeated in fresh processes, older runs hold one
+repeat), ``peer_brigade`` (S5's brigade on Rust threads and Tokio tasks, with
+S5's one-thread-brigade, notebook 07), ``sleepers`` runs whose variants include
+the Rust ones (S4's program on the Rust peer, notebook 05) and ``peer_million``
+(S1's program on Rust threads, notebook 05).
 """
 
 from __future__ import annotations
@@ -13,10 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from threadcost.claims import selectors as sel
 from threadcost.claims.intervals import log_ratio, over_repeats
 from threadcost.claims.model import Measurement, Missing
+from threadcost.claims.read import as_published as ap
+from threadcost.claims.read.brigade import S5_TASKS, _brigade_at_s5
+from threadcost.claims.read.common import _at
 from threadcost.claims.runs import Runs, run_ids
 
 
@@ -48,6 +54,32 @@ def per_task_kib(kind: str, column: str) -> Any:
     return select
 
 
+def _switch_repeats(row: dict[str, Any]) -> list[float]:
+    """Each repeat's switch (a batch mean); a run stored before the repeats holds one."""
+    return [float(x) for x in row.get("switch_ns_batch_repeats") or [row["switch_ns_batch"]]]
+
+
+def switch_ns(kind: str) -> Any:
+    """One switch between two tasks of ``kind`` (half a round trip of a ping-pong over
+    one-slot channels, the batch timed whole: a mean), over the repeats."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _kinds(runs, kind)
+        if isinstance(got, Missing):
+            return got
+        summaries, found = got
+        if any(s[kind].get("switch_ns_batch") is None for s in summaries):
+            return Missing(f"the stored peer_runtimes run has no ping-pong of {kind}")
+        values = [x for s in summaries for x in _switch_repeats(s[kind])]
+        p = found[0].meta["params"]
+        return over_repeats(values, "ns", run_id=run_ids(found),
+                            setup={"experiment": "peer_runtimes", "kind": kind,
+                                   "round trips": p.get("iterations"), "cpu": p.get("cpu")},
+                            how="per repeat (a fresh process): a batch of round trips between "
+                                "two tasks over one-slot channels, pinned to one CPU, timed "
+                                "whole / round trips / 2 (a mean, as S5's programs report)")
+    return select
+
+
 def ratio_of_kinds(top: str, bottom: str, what: str) -> Any:
     """top / bottom per run (``what``: "rss" memory slope or "switch" batch switch)."""
     def select(runs: Runs) -> Measurement | Missing:
@@ -60,10 +92,12 @@ def ratio_of_kinds(top: str, bottom: str, what: str) -> Any:
                       ["per_task_rss_kib"] for s in summaries]
             how = f"per run: RSS slope per idle task, {top} / {bottom}"
         else:
-            values = [s[top]["switch_ns_batch"] / s[bottom]["switch_ns_batch"]
-                      for s in summaries]
-            how = (f"per run: switch (batch of channel round trips / 2, pinned to one CPU), "
-                   f"{top} / {bottom}")
+            values = [t / b for s in summaries
+                      for t, b in zip(_switch_repeats(s[top]), _switch_repeats(s[bottom]),
+                                      strict=False)]
+            how = (f"per repeat (fresh processes, kinds interleaved): switch (a batch of "
+                   f"channel round trips timed whole / 2, pinned to one CPU), {top} / "
+                   f"{bottom}")
         return log_ratio(np.asarray(values, dtype=float), run_id=run_ids(found),
                          setup={"experiment": "peer_runtimes", "top": top, "bottom": bottom},
                          how=how)
@@ -128,6 +162,154 @@ def c10_million_scaled(runs: Runs) -> Measurement | Missing:
                            f"Rust threads, bound: {row['count_bound']}")
 
 
+# --- S5's brigade on its own runtimes (peer_brigade, notebook 07) --------------------------
+
+PEER_MEAN = "per repeat: mean trip / 500 tasks (S5's \"per task per iter\")"
+PEER_MEDIAN = ("per repeat: median trip / 500 tasks (this run stored no mean trip: the median "
+               "stands in for S5's mean)")
+
+
+def _peer_brigade(runs: Runs, kinds: tuple[str, ...]
+                  ) -> tuple[pd.DataFrame, list[Any], str] | Missing:
+    """The peer brigade's rows at S5's 500 tasks, ``value`` = time per task per trip."""
+    found = runs.matching("peer_brigade")
+    table = runs.tables(found, "runs")
+    if table.empty:
+        return Missing("no stored peer_brigade run (S5's brigade on the Rust peer, "
+                       "notebook 07; needs cargo)")
+    at = table[table.tasks == S5_TASKS]
+    if at.empty:
+        have = ", ".join(f"{n:,}" for n in sorted(set(table.tasks)))
+        return Missing(f"the stored peer_brigade ran {have} tasks, not S5's {S5_TASKS}")
+    absent = [k for k in kinds if k not in set(at.kind)]
+    if absent:
+        return Missing(f"the stored peer_brigade did not run {', '.join(absent)} at "
+                       f"{S5_TASKS} tasks")
+    if "per_task_ns_mean" in at and at.per_task_ns_mean.notna().all():
+        return at.assign(value=at.per_task_ns_mean), found, PEER_MEAN
+    return at.assign(value=at.trip_p50_ns / at.tasks), found, PEER_MEDIAN
+
+
+def _peer_wide(at: pd.DataFrame, placement: str) -> pd.DataFrame:
+    rows = at[at.placement == placement]
+    return rows.pivot_table(index=["run_index", "repeat"], columns="kind", values="value")
+
+
+def _peer_setup(found: list[Any], placement: str, kind: str) -> dict[str, Any]:
+    p = found[0].meta["params"]
+    return {"experiment": "peer_brigade", "kind": kind, "tasks": S5_TASKS,
+            "placement": placement, "iterations": p.get("iterations"),
+            "repeats": p.get("repeats"),
+            "channel": "pipes (S5: Unix socket pairs)",
+            "Tokio runtime": "current_thread (S5: the default multi-thread one, which he "
+                             "found about the same)"}
+
+
+def _c_baseline(runs: Runs, placement: str) -> Measurement | Missing:
+    """The C brigade's one-thread mean per task (trip / 500) at 500 tasks, over its
+    repeats: the pipe-I/O baseline when the peer run holds none of its own."""
+    got = _brigade_at_s5(runs, ("one-thread",))
+    if isinstance(got, Missing):
+        return got
+    rows, found = got
+    at = rows[(rows.tasks == S5_TASKS) & (rows.placement == placement)
+              & (rows.kind == "one-thread")]
+    if at.empty or "per_hop_ns_mean" not in at:
+        return Missing(f"the brigade did not run one-thread {placement} at 500 tasks")
+    # the C brigade stores trip / (tasks + 1); S5's unit is trip / tasks
+    per_task = at.per_hop_ns_mean * (S5_TASKS + 1) / S5_TASKS
+    return over_repeats(per_task.dropna(), "ns", run_id=run_ids(found))
+
+
+def _baseline(runs: Runs, wide: pd.DataFrame, placement: str
+              ) -> tuple[pd.Series | float, str, Measurement | None] | Missing:
+    """S5's baseline, one-thread-brigade: the peer's own in the same repeat, else the C
+    brigade's mean (another run of the same paper run, taken whole)."""
+    if "one-thread" in wide and wide["one-thread"].notna().any():
+        return wide["one-thread"], "minus the one-thread brigade of the same repeat", None
+    base = _c_baseline(runs, placement)
+    if isinstance(base, Missing):
+        return Missing("the stored peer_brigade has no one-thread brigade and " + base.reason)
+    return base.value, ("minus the C brigade's one-thread mean (pipe I/O alone; this peer "
+                        "run stored no one-thread brigade)"), base
+
+
+def peer_hop(kind: str, placement: str, net: bool = False) -> Any:
+    """S5's per task per iter of ``kind`` at 500 tasks; ``net``: minus S5's
+    one-thread-brigade (S5's per context switch)."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _peer_brigade(runs, (kind,))
+        if isinstance(got, Missing):
+            return got
+        at, found, stat = got
+        wide = _peer_wide(at, placement)
+        if kind not in wide:
+            return Missing(f"the stored peer_brigade did not run {kind} {placement}")
+        info = {"run_id": run_ids(found), "setup": _peer_setup(found, placement, kind)}
+        if not net:
+            return _at(over_repeats(wide[kind].dropna(), "ns", how=stat, **info),
+                       "at 500 tasks")
+        base = _baseline(runs, wide, placement)
+        if isinstance(base, Missing):
+            return base
+        series, words, whole = base
+        if whole is None:
+            return _at(over_repeats((wide[kind] - series).dropna(), "ns",
+                                    how=f"{stat}; {words}", **info), "at 500 tasks")
+        m = over_repeats(wide[kind].dropna(), "ns")
+        low, high = m.low if m.low is not None else m.value, m.high or m.value
+        return Measurement(m.value - whole.value, "ns", low - (whole.high or whole.value),
+                           high - (whole.low or whole.value),
+                           repeats=min(m.repeats, whole.repeats),
+                           run_id=f"{info['run_id']}; {whole.run_id}", setup=info["setup"],
+                           how=f"{stat}; {words}; conservative interval from the two",
+                           where="at 500 tasks")
+    return select
+
+
+def peer_ratio(top: tuple[str, str], bottom: tuple[str, str]) -> Any:
+    """(kind, placement) over (kind, placement), per repeat of the peer brigade."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _peer_brigade(runs, (top[0], bottom[0]))
+        if isinstance(got, Missing):
+            return got
+        at, found, stat = got
+        a, b = _peer_wide(at, top[1]), _peer_wide(at, bottom[1])
+        if top[0] not in a or bottom[0] not in b:
+            return Missing(f"the stored peer_brigade lacks {top[0]} {top[1]} or "
+                           f"{bottom[0]} {bottom[1]}")
+        return _at(log_ratio((a[top[0]] / b[bottom[0]]).dropna(), run_id=run_ids(found),
+                             setup={**_peer_setup(found, f"{top[1]} / {bottom[1]}",
+                                                  f"{top[0]} / {bottom[0]}")},
+                             how=f"{stat}; {top[0]} {top[1]} / {bottom[0]} {bottom[1]} "
+                                 "(kinds and placements interleaved in each repeat)"),
+                   "at 500 tasks")
+    return select
+
+
+def peer_net_ratio(top: str, bottom: str, placement: str) -> Any:
+    """Net per task (minus S5's one-thread-brigade), top / bottom, per repeat."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _peer_brigade(runs, (top, bottom))
+        if isinstance(got, Missing):
+            return got
+        at, found, stat = got
+        wide = _peer_wide(at, placement)
+        base = _baseline(runs, wide, placement)
+        if isinstance(base, Missing):
+            return base
+        series, words, whole = base
+        ratio = ((wide[top] - series) / (wide[bottom] - series)).dropna()
+        if whole is not None:
+            words += " (taken as a constant: the interval is over the peer's repeats)"
+        return _at(log_ratio(ratio, run_id=run_ids(found) + (
+                                 f"; {whole.run_id}" if whole is not None else ""),
+                             setup=_peer_setup(found, placement, f"{top} / {bottom}"),
+                             how=f"{stat}; each {words}; {top} / {bottom}"),
+                   "at 500 tasks")
+    return select
+
+
 def prefer(primary: Any, fallback: Any, substitute: str | None = None) -> Any:
     """The Rust peer's reading when stored; else the older reading (C threads, which
     are what a Rust ``std::thread`` is underneath, or goroutines standing in for Tokio
@@ -147,6 +329,10 @@ TOKIO_BY_GOROUTINES = ("goroutines (Go's runtime: a user-space scheduler over th
                        "poller) stand in for S5's Tokio async tasks: no Rust peer run stored")
 TOKIO_SWITCH_BY_GO = ("a goroutine channel ping-pong (GOMAXPROCS=1, pinned) stands in for "
                       "S5's switch between Tokio tasks: no Rust peer run stored")
+TOKIO_BY_EPOLL = ("the C brigade's epoll loop (stackless tasks in one thread) stands in for "
+                  "S5's Tokio async tasks: no Rust peer run stored")
+RUST_BY_C = ("the C brigade's pthreads stand in for S5's Rust std::thread brigade: no Rust "
+             "peer brigade stored")
 
 # claim -> the selectors above (catalogue.py applies them)
 c10_vsz_per_thread = prefer(per_task_kib("rust-thread", "vsz_kib"),
@@ -169,3 +355,27 @@ c19_thread_over_tokio_switch = prefer(ratio_of_kinds("rust-thread", "tokio-task"
                                       sel.c19_thread_over_goroutine_switch, TOKIO_SWITCH_BY_GO)
 c22_thread_over_tokio_rss = prefer(ratio_of_kinds("rust-thread", "tokio-task", "rss"),
                                    sel.c22_thread_over_goroutine_rss, TOKIO_BY_GOROUTINES)
+
+# S5 (C18-C22): the Rust peer's brigade and switch; before the peer ran, the C brigade
+# (threads, goroutines, epoll) and the goroutine ping-pong, labelled
+THREAD, TOKIO = "rust-thread", "tokio-task"
+c18_thread_net = prefer(peer_hop(THREAD, "unpinned", net=True),
+                        ap.brigade_hop("thread", "unpinned", net=True), RUST_BY_C)
+c18_thread_gross = prefer(peer_hop(THREAD, "unpinned"), ap.brigade_hop("thread", "unpinned"),
+                          RUST_BY_C)
+c19_tokio_switch = prefer(switch_ns(TOKIO), sel.goroutine_switch_pinned_ns, TOKIO_SWITCH_BY_GO)
+c20_tokio_gross = prefer(peer_hop(TOKIO, "unpinned"), ap.brigade_hop("goroutine", "unpinned"),
+                         TOKIO_BY_GOROUTINES)
+c20_tokio_net = prefer(peer_hop(TOKIO, "unpinned", net=True),
+                       ap.brigade_hop("goroutine", "unpinned", net=True), TOKIO_BY_GOROUTINES)
+c20_tokio_over_thread = prefer(peer_ratio((TOKIO, "unpinned"), (THREAD, "unpinned")),
+                               sel.c20_goroutine_over_thread_gross, TOKIO_BY_GOROUTINES)
+c20_thread_over_tokio_net = prefer(peer_net_ratio(THREAD, TOKIO, "unpinned"),
+                                   sel.c20_thread_over_goroutine_net, TOKIO_BY_GOROUTINES)
+c21_pinned_thread = prefer(peer_hop(THREAD, "same-cpu"), ap.brigade_hop("thread", "same-cpu"),
+                           RUST_BY_C)
+c21_pinned_thread_over_tokio = prefer(peer_ratio((THREAD, "same-cpu"), (TOKIO, "unpinned")),
+                                      sel.c21_pinned_thread_over_goroutine,
+                                      TOKIO_BY_GOROUTINES)
+c22_tokio_rss = prefer(per_task_kib(TOKIO, "rss_kib"), ap.brigade_rss_slope("epoll"),
+                       TOKIO_BY_EPOLL)

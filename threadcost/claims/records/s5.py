@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from threadcost.claims import selectors as sel
 from threadcost.claims import whys
 from threadcost.claims.model import Claim, Context, Published, Reading
 from threadcost.claims.read import as_published as ap
 from threadcost.claims.read import rust
 from threadcost.claims.records._help import about_reading, values
-
-GOROUTINES_FOR_TOKIO = ("goroutines (Go's runtime: a user-space scheduler over the epoll "
-                        "poller) stand in for S5's Tokio async tasks")
-EPOLL_FOR_TOKIO = ("the brigade's epoll loop (stackless tasks in one thread, the closest "
-                   "stand-in here) stands in for S5's Tokio async tasks")
-GO_PINGPONG_FOR_TOKIO = ("a goroutine channel ping-pong (GOMAXPROCS=1, pinned) stands in for "
-                         "S5's switch between Tokio tasks; the thread side is a pipe "
-                         "ping-pong between two threads on one CPU")
 
 C18 = (Published("thread_switch_ns", 1700, "ns", "per switch between kernel threads "
                  "(headline of the README)"),
@@ -38,78 +32,89 @@ C22 = (Published("thread_user_kib", 9.5, "KiB", "RSS per thread (slope over the 
        Published("async_task_kib", 0.4, "KiB", "RSS per async task"),
        Published("thread_over_async_rss_ratio", 20, "ratio", "derived: about 20x (9.5 / 0.4 "
                  "= 24)"))
-S5 = " (S5, as the sources summarise it)"
 V18, V19, V20, V21, V22 = (values(*c) for c in (C18, C19, C20, C21, C22))
-HOP = "about 1.7 µs per context switch between kernel threads" + S5
-CONVERGE = "both converge to about 1.7 µs per switch when driven by I/O readiness" + S5
+# S5's own words (README of jimblandy/context-switch). Its summary does not name the
+# program behind 0.2 µs and 1.7 µs; its method for a switch alone is the brigade minus
+# one-thread-brigade ("a baseline cost for the I/O operations themselves, which we can
+# subtract off"), and its numbers are the mean trip / 500 tasks ("per task per iter").
+HEADLINE = ("\"A context switch takes around 0.2µs between async tasks, versus 1.7µs between "
+            "kernel threads.\" (S5)")
+SUBTRACT = ("; one-thread-brigade: \"a baseline cost for the I/O operations themselves, which "
+            "we can subtract off from the times in the other two programs\" (S5)")
+CONVERGE = ("\"But this advantage goes away if the context switch is due to I/O readiness: "
+            "both converge to 1.7µs.\" (S5)")
+THREAD_MEAN = ("thread-brigade, 500 tasks: \"mean 2.657ms per iteration, stddev 231.822µs "
+               "(5.313µs per task per iter)\" (S5)")
+ASYNC_MEAN = ("async-brigade, 500 tasks: \"mean 1.795ms per iteration, stddev 82.016µs "
+              "(3.589µs per task per iter)\" (S5)")
+PINNED_MEAN = ("thread-brigade under taskset --cpu-list 1: \"mean 1.709ms per iteration, "
+               "stddev 102.926µs (3.417µs per task per iter)\" (S5)")
+SPEEDUP = ("\"I'm seeing 18.19s / 26.91s ≅ 0.68 or a 30% speedup from going async\" (S5; "
+           "his means per trip give the same: 1.795 / 2.657 = 0.68)")
+PINNED = ("\"if I pin the threaded version to a single core, the speed advantage of async "
+          "disappears\" (S5): 1.709 ms vs 1.795 ms per trip")
+RSS = ("\"Per-thread resident memory use in `thread-brigade` is about 9.5KiB, whereas "
+       "per-async-task memory use in `async-brigade` is around 0.4KiB, a factor of ~20.\" (S5)")
+KERNEL = "\"around 20KiB (9.5KiB user, 10KiB kernel) for a kernel thread\" (S5)"
 
 
-def _hop(text: str, x: float, kind: str, placement: str, quote: str, net: bool = False,
-         substitute: str | None = None) -> Reading:
-    return about_reading(text, "ns", x, ap.brigade_hop(kind, placement, net), quote,
-                         timing=True, substitute=substitute,
+def _hop(text: str, x: float, select: Any, quote: str, placement: str = "unpinned"
+         ) -> Reading:
+    return about_reading(text, "ns", x, select, quote, timing=True,
                          why=whys.SWITCH_UNPINNED if placement == "unpinned" else ())
 
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("C18", source="S5", published=C18, as_published=(
-        _hop("Thread brigade, 500 tasks, unpinned: net time per hop (minus the one-thread "
-             "pipe I/O)", V18["thread_switch_ns"], "thread", "unpinned", HOP, net=True),
-        _hop("Thread brigade, 500 tasks, unpinned: mean time per hop, pipe I/O included",
-             V18["thread_unpinned_per_task_ns"], "thread", "unpinned",
-             "2.657 ms per 500-task trip" + S5),
+        _hop("Rust thread brigade, 500 tasks, unpinned: net time per task per trip (minus "
+             "the one-thread brigade's pipe I/O)", V18["thread_switch_ns"],
+             rust.c18_thread_net, HEADLINE + SUBTRACT),
+        _hop("Rust thread brigade, 500 tasks, unpinned: mean time per task per trip, pipe "
+             "I/O included", V18["thread_unpinned_per_task_ns"], rust.c18_thread_gross,
+             THREAD_MEAN),
     ), context=(Context("thread net per hop in empty system calls", None,
                         "empty system calls", sel.c18_thread_net_over_syscall),)),
     Claim("C19", source="S5", published=C19, as_published=(
-        about_reading("A switch between user-space tasks, not I/O driven", "ns",
-                      V19["async_switch_ns"], sel.goroutine_switch_pinned_ns,
-                      "about 0.2 µs per context switch between Tokio tasks" + S5,
-                      timing=True, substitute=GO_PINGPONG_FOR_TOKIO),),
-        shape=(Reading("A thread switch costs far more than a switch between user-space tasks "
-                       "(thread / user-space task)", "ratio", 2.0, None,
-                       rust.c19_thread_over_tokio_switch, timing=True, published=1.7 / 0.2,
-                       tolerance_words="far more: at least 2x",
-                       quote="1.7 µs vs 0.2 µs" + S5),)),
+        about_reading("A switch between two Tokio tasks over Tokio channels, not I/O driven "
+                      "(batch mean)", "ns", V19["async_switch_ns"], rust.c19_tokio_switch,
+                      HEADLINE, timing=True),),
+        shape=(Reading("A thread switch costs far more than a switch between Tokio tasks "
+                       "(Rust thread / Tokio task, each a ping-pong over channels)", "ratio",
+                       2.0, None, rust.c19_thread_over_tokio_switch, timing=True,
+                       published=1.7 / 0.2, tolerance_words="far more: at least 2x",
+                       quote=HEADLINE),)),
     Claim("C20", source="S5", published=C20, as_published=(
-        _hop("User-space task brigade, 500 tasks, unpinned: mean time per hop, pipe I/O "
-             "included", V20["async_per_task_ns"], "goroutine", "unpinned",
-             "1.795 ms per 500-task trip" + S5, substitute=GOROUTINES_FOR_TOKIO),
-        _hop("User-space task brigade, 500 tasks, unpinned: net time per hop",
-             V20["io_driven_switch_ns"], "goroutine", "unpinned", CONVERGE, net=True,
-             substitute=GOROUTINES_FOR_TOKIO),
+        _hop("Tokio task brigade, 500 tasks, unpinned: mean time per task per trip, pipe "
+             "I/O included", V20["async_per_task_ns"], rust.c20_tokio_gross, ASYNC_MEAN),
+        _hop("Tokio task brigade, 500 tasks, unpinned: net time per task per trip (minus "
+             "the one-thread brigade's pipe I/O)", V20["io_driven_switch_ns"],
+             rust.c20_tokio_net, CONVERGE + SUBTRACT),
     ), shape=(
-        about_reading("User-space tasks take about 0.68x the time of threads per hop (18.19 s "
-                      "vs 26.91 s)", "ratio", 0.68, sel.c20_goroutine_over_thread_gross,
-                      "18.19 s vs 26.91 s" + S5, timing=True,
-                      substitute=GOROUTINES_FOR_TOKIO),
-        Reading("Both converge: thread / user-space task net per hop within 0.67 to 1.5",
-                "ratio", 0.8 / 1.2, 1.2 / 0.8, sel.c20_thread_over_goroutine_net, timing=True,
-                substitute=GOROUTINES_FOR_TOKIO, published=1.0,
+        about_reading("Tokio tasks take about 0.68x the time of Rust threads per trip "
+                      "(unpinned)", "ratio", 0.68, rust.c20_tokio_over_thread, SPEEDUP,
+                      timing=True),
+        Reading("Both converge: Rust thread / Tokio task net per task per trip within 0.67 "
+                "to 1.5", "ratio", 0.8 / 1.2, 1.2 / 0.8, rust.c20_thread_over_tokio_net,
+                timing=True, published=1.0,
                 tolerance_words="both about 1.7 µs (+/- 20% each)", quote=CONVERGE))),
     Claim("C21", source="S5", published=C21, as_published=(
-        _hop("Thread brigade pinned to one CPU, 500 tasks: mean time per hop",
-             V21["thread_pinned_per_task_ns"], "thread", "same-cpu",
-             "1.709 ms vs 1.795 ms per 500-task trip" + S5),),
-        shape=(Reading("Pinned threads match the unpinned user-space tasks (per hop, threads "
-                       "pinned / tasks unpinned)", "ratio", 0.8, 1.25,
-                       sel.c21_pinned_thread_over_goroutine, timing=True,
-                       substitute=GOROUTINES_FOR_TOKIO, published=1.709 / 1.795,
+        _hop("Rust thread brigade pinned to one CPU, 500 tasks: mean time per task per trip",
+             V21["thread_pinned_per_task_ns"], rust.c21_pinned_thread, PINNED_MEAN,
+             placement="same-cpu"),),
+        shape=(Reading("Pinned threads match the unpinned Tokio tasks (per task per trip, "
+                       "Rust threads pinned / Tokio tasks unpinned)", "ratio", 0.8, 1.25,
+                       rust.c21_pinned_thread_over_tokio, timing=True,
+                       published=1.709 / 1.795,
                        tolerance_words="the advantage disappears: equal within 20%",
-                       quote="1.709 ms vs 1.795 ms per 500-task trip" + S5),)),
+                       quote=PINNED),)),
     Claim("C22", source="S5", published=C22, as_published=(
         about_reading("RSS per thread of the brigade (slope over the task count)", "KiB",
-                      V22["thread_user_kib"], ap.brigade_rss_slope("thread"),
-                      "about 9.5 KiB user per thread" + S5),
+                      V22["thread_user_kib"], ap.brigade_rss_slope("thread"), RSS),
         about_reading("Kernel memory per thread beyond its pipes (slope)", "KiB",
-                      V22["thread_kernel_kib"], sel.c22_thread_kernel_kib,
-                      "10 KiB kernel per thread" + S5),
-        about_reading("RSS per user-space task (slope over the task count)", "KiB",
-                      V22["async_task_kib"], ap.brigade_rss_slope("epoll"),
-                      "about 0.4 KiB per async task" + S5,
-                      substitute=EPOLL_FOR_TOKIO)),
-        shape=(about_reading("A thread holds about 20x the resident memory of a user-space "
-                             "task (threads / goroutines)", "ratio", 20.0,
-                             rust.c22_thread_over_tokio_rss,
-                             "about 9.5 KiB ... vs about 0.4 KiB per async task",
-                             why=whys.GO_MEMORY),)),
+                      V22["thread_kernel_kib"], sel.c22_thread_kernel_kib, KERNEL),
+        about_reading("RSS per Tokio task (slope over the task count)", "KiB",
+                      V22["async_task_kib"], rust.c22_tokio_rss, RSS)),
+        shape=(about_reading("A thread holds about 20x the resident memory of a Tokio task "
+                             "(Rust threads / Tokio tasks, RSS slopes)", "ratio", 20.0,
+                             rust.c22_thread_over_tokio_rss, RSS, why=whys.GO_MEMORY),)),
 )

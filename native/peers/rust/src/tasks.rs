@@ -246,7 +246,14 @@ fn brigade_flags(f: &Flags) -> (i64, i64, i64) {
 
 /// S5's bucket brigade on threads: `tasks` threads in a chain of pipes, each
 /// reading one byte and writing it on; one trip passes `tasks + 1` pipes.
+/// `-mode one-thread`: S5's one-thread-brigade, the same pipes with one thread
+/// doing every read and write in turn (the pipe I/O alone, S5's baseline).
 pub fn brigade_threads(f: &Flags) {
+    match f.text("mode", "threads").as_str() {
+        "threads" => {}
+        "one-thread" => return brigade_one_thread(f),
+        other => fail(&format!("-mode {other:?}: one of threads, one-thread")),
+    }
     let (n, iterations, warmup) = brigade_flags(f);
     let timer = timer_overhead_ns();
     let before = status_of(&proc_status(), "VmRSS");
@@ -285,6 +292,40 @@ pub fn brigade_threads(f: &Flags) {
         h.join().unwrap();
     }
     emit("brigade", "thread",
+         brigade_fields((n, iterations, warmup), timer, (before, ready), &samples, wrong));
+}
+
+fn brigade_one_thread(f: &Flags) {
+    let (n, iterations, warmup) = brigade_flags(f);
+    let timer = timer_overhead_ns();
+    let before = status_of(&proc_status(), "VmRSS");
+    let (first_rx, mut head) = std::io::pipe().unwrap_or_else(|e| fail(&format!("pipe: {e}")));
+    let mut rx = first_rx;
+    let mut links = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let (next_rx, tx) = std::io::pipe().unwrap_or_else(|e| fail(&format!("pipe: {e}")));
+        links.push((std::mem::replace(&mut rx, next_rx), tx));
+    }
+    let ready = status_of(&proc_status(), "VmRSS");
+    let mut tail = rx;
+    let mut wrong = 0;
+    let mut samples = Vec::with_capacity(iterations as usize);
+    for i in 0..(warmup + iterations) {
+        let byte = [(i % 251) as u8];
+        let t0 = Instant::now();
+        head.write_all(&byte).unwrap();
+        let mut b = [0u8; 1];
+        for (up, down) in links.iter_mut() {
+            up.read_exact(&mut b).unwrap();
+            down.write_all(&b).unwrap();
+        }
+        tail.read_exact(&mut b).unwrap();
+        if i >= warmup {
+            samples.push(t0.elapsed().as_nanos() as i64);
+        }
+        wrong += i64::from(b != byte);
+    }
+    emit("brigade", "one-thread",
          brigade_fields((n, iterations, warmup), timer, (before, ready), &samples, wrong));
 }
 
