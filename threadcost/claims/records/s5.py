@@ -41,7 +41,7 @@ HEADLINE = ("\"A context switch takes around 0.2µs between async tasks, versus 
             "kernel threads.\" (S5)")
 SUBTRACT = ("; one-thread-brigade: \"a baseline cost for the I/O operations themselves, which "
             "we can subtract off from the times in the other two programs\" (S5)")
-CONVERGE = ("\"But this advantage goes away if the context switch is due to I/O readiness: "
+CONVERGE = ("\"That advantage goes away if the context switch is due to I/O readiness: "
             "both converge to 1.7µs.\" (S5)")
 THREAD_MEAN = ("thread-brigade, 500 tasks: \"mean 2.657ms per iteration, stddev 231.822µs "
                "(5.313µs per task per iter)\" (S5)")
