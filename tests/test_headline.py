@@ -38,4 +38,4 @@ def test_a_stored_run_fills_its_cell(tmp_path: Path) -> None:
     fig = headline.figure(values)
     plt.close(fig)
     notes = headline.notes(values)
-    assert list(notes.index) == [("memory", "process")]
+    assert list(notes.index) == [("memory", "OS process")]

@@ -79,6 +79,10 @@ TASK_KINDS: tuple[TaskKind, ...] = (
     TaskKind("process", "OS process", "#de8f05"),
     TaskKind("fiber", "C fiber", "#029e73"),
     TaskKind("goroutine", "goroutine", "#cc78bc"),
+    TaskKind("rust-thread", "Rust thread", "#d55e00"),
+    TaskKind("tokio-task", "Tokio task", "#56b4e9"),
+    TaskKind("java-platform", "Java platform thread", "#ca9161"),
+    TaskKind("java-virtual", "Java virtual thread", "#949494"),
 )
 TASKS: tuple[str, ...] = tuple(k.key for k in TASK_KINDS)
 TASK_LABELS: dict[str, str] = {k.key: k.label for k in TASK_KINDS}

@@ -246,6 +246,104 @@ def memory_goroutine(runs: Runs) -> Value | str:
                   "threads, no kernel task of its own", resident=mem["per_goroutine_rss_kib"])
 
 
+# --- the sources' own runtimes (the Rust and Java peers, peer_runtimes) ---------------
+
+def _peer(runs: Runs, kind: str) -> tuple[datastore.Run, dict[str, Any]] | str:
+    """The newest peer_runtimes run that measured ``kind``, and its summary row."""
+    run = latest(runs, "peer_runtimes")
+    if run is None:
+        return "no peer_runtimes run stored (notebook 05)"
+    row = run.meta["summary"]["kinds"].get(kind)
+    if not row:
+        return f"the stored peer_runtimes run did not include the {PEER_TASKS[kind][0]}"
+    if row.get("not_run"):
+        return str(row["not_run"])
+    return run, row
+
+
+def _peer_launch(runs: Runs, kind: str) -> Value | str:
+    got = _peer(runs, kind)
+    if isinstance(got, str):
+        return got
+    run, row = got
+    d = row.get("create_ns")
+    if not d:
+        return f"its peer measured no launch of a {PEER_TASKS[kind][0]}"
+    return _value(run, d["p50"], d["min"], d["p90"], int(d["n"]),
+                  f"{row.get('label', kind)}: spawn, first run, exit, join, one at a time; "
+                  f"median of {int(d['n']):,}")
+
+
+def _peer_switch(runs: Runs, kind: str) -> Value | str:
+    got = _peer(runs, kind)
+    if isinstance(got, str):
+        return got
+    run, row = got
+    if row.get("switch_ns_batch") is None:
+        return f"its peer has no ping-pong between {PEER_TASKS[kind][0]}s"
+    reps = [float(x) for x in row.get("switch_ns_batch_repeats") or []]
+    label = row.get("label", kind)
+    if len(reps) > 1:
+        return _value(run, row["switch_ns_batch"], min(reps), max(reps), len(reps),
+                      f"{label}: channel ping-pong pinned to one CPU, a batch timed whole / "
+                      f"2, median of {len(reps)} runs (interval: their range)")
+    return _value(run, row["switch_ns_batch"], n=1,
+                  definition=f"{label}: channel ping-pong pinned to one CPU, a batch timed "
+                             "whole / 2 (one run)")
+
+
+def _peer_memory(runs: Runs, kind: str, kernel_side: bool) -> Value | str:
+    got = _peer(runs, kind)
+    if isinstance(got, str):
+        return got
+    run, row = got
+    mem = row.get("memory") or {}
+    if mem.get("per_task_rss_kib") is None:
+        return f"its peer measured no memory slope for a {PEER_TASKS[kind][0]}"
+    lo, hi = mem.get("per_task_rss_kib_ci95") or (None, None)
+    label = row.get("label", kind)
+    if kernel_side:  # a kernel task each: the peer reads RSS only
+        return _value(run, mem["per_task_rss_kib"], lo, hi,
+                      definition=f"{label}: RSS growth per idle task, slope over "
+                                 f"{int(mem.get('tasks', 0)):,}; the kernel side (kernel stack, "
+                                 "page tables, slab) is not counted by the peer",
+                      partial=True, resident=mem["per_task_rss_kib"])
+    return _value(run, mem["per_task_rss_kib"], lo, hi,
+                  definition=f"{label}: RSS growth per idle task, slope over "
+                             f"{int(mem.get('tasks', 0)):,}; no kernel task of its own",
+                  resident=mem["per_task_rss_kib"])
+
+
+# kind -> (its headline label, it holds a kernel task of its own)
+PEER_TASKS: dict[str, tuple[str, bool]] = {
+    "rust-thread": ("Rust thread", True),
+    "tokio-task": ("Tokio task", False),
+    "java-platform": ("Java platform thread", True),
+    "java-virtual": ("Java virtual thread", False),
+}
+
+
+def _peer_quantities(kind: str, label: str, kernel_task: bool) -> None:
+    key = kind.replace("-", "_")
+    quantity(f"launch_{key}_median_ns", statistic="median",
+             definition=f"a {label}'s whole life, one at a time: spawn, first run, exit, "
+             "join; median (interval: fastest to p90)", **LAUNCH)(
+        lambda runs: _peer_launch(runs, kind))
+    quantity(f"switch_{key}_batch_median_ns", statistic="median of runs",
+             definition=f"one switch between two {label}s over a channel, pinned to one "
+             "CPU: a batch timed whole / 2, median of runs (interval: their range)", **SWITCH)(
+        lambda runs: _peer_switch(runs, kind))
+    quantity(f"memory_{key}_rss_slope_kib", statistic="slope",
+             definition=f"RSS growth per idle {label} (slope over task counts)"
+             + ("; its kernel side is not counted" if kernel_task else
+                "; no kernel task of its own"), **MEMORY)(
+        lambda runs: _peer_memory(runs, kind, kernel_task))
+
+
+for _kind, (_label, _kernel) in PEER_TASKS.items():
+    _peer_quantities(_kind, _label, _kernel)
+
+
 # (task, column) -> finding name: the headline's grid
 CELLS: dict[tuple[str, str], str] = {
     ("thread", "launch"): "launch_thread_median_ns",
@@ -260,4 +358,10 @@ CELLS: dict[tuple[str, str], str] = {
     ("process", "memory"): "memory_process_slope_kib",
     ("fiber", "memory"): "memory_fiber_slope_kib",
     ("goroutine", "memory"): "memory_goroutine_slope_kib",
+} | {
+    (kind, column): f"{prefix}_{kind.replace('-', '_')}_{suffix}"
+    for kind in PEER_TASKS
+    for column, prefix, suffix in (("launch", "launch", "median_ns"),
+                                   ("switch", "switch", "batch_median_ns"),
+                                   ("memory", "memory", "rss_slope_kib"))
 }

@@ -81,7 +81,7 @@ def headline_values(data_dir: str | Path | None = None) -> pd.DataFrame:
 
 def _quantity(task: str, metric: str) -> str:
     label, unit, _ = METRICS[metric]
-    return f"{task} {label} ({unit})"
+    return f"{vocabulary.TASK_LABELS[task]} {label} ({unit})"
 
 
 def headline_table(values: pd.DataFrame) -> pd.DataFrame:
@@ -169,7 +169,8 @@ def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
 def figure(values: pd.DataFrame) -> plt.Figure:
     """One panel per headline metric: each task's value, one marker per machine."""
     mids = sorted(values.machine.unique())
-    fig, axes = plt.subplots(1, len(METRICS), figsize=(12, 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(METRICS), figsize=(12, 1.6 + 0.5 * len(TASKS)),
+                             squeeze=False)
     markers = "osD^v<>"
     for ax, (metric, (label, unit, factor)) in zip(axes[0], METRICS.items(), strict=True):
         y = np.arange(len(TASKS))
@@ -179,7 +180,8 @@ def figure(values: pd.DataFrame) -> plt.Figure:
                   if (pick.task == t).any() else np.nan for t in TASKS]
             ax.scatter(xs, y + (i - (len(mids) - 1) / 2) * 0.18, marker=markers[i % 7],
                        s=40, label=plain_label(mid), zorder=3)
-        ax.set_yticks(y, list(TASKS) if ax is axes[0][0] else [""] * len(TASKS))
+        ax.set_yticks(y, [vocabulary.TASK_LABELS[t] for t in TASKS] if ax is axes[0][0]
+                      else [""] * len(TASKS))
         ax.set_ylim(len(TASKS) - 0.5, -0.5)
         shown = values[values.metric == metric].value.to_numpy(dtype=float) * factor
         top = float(np.nanmax(shown)) if shown.size else 1.0

@@ -22,6 +22,14 @@ machine); the abstract and the across-machines view read the same findings:
   unreclaimable slab. Process: USS + the same kernel counters. Fiber and
   goroutine: resident growth only; they hold no kernel task of their own.
 
+The sources' own runtimes (notebook 05's ``peer_runtimes``, the Rust and Java
+peers) fill the rows below with the same columns: launch = spawn, first run,
+exit, join, one at a time (median); switch = a channel ping-pong pinned to one
+CPU, batch / 2, median of runs (the Java peer has none); memory = RSS growth
+slope: complete for a Tokio task and a Java virtual thread (no kernel task of
+their own), partial for a Rust or Java platform thread (its kernel side is not
+counted by the peer).
+
 A cell whose run is missing says which experiment would fill it.
 """
 
@@ -103,21 +111,27 @@ def table(values: pd.DataFrame, spans: bool = False) -> pd.DataFrame:
 
 
 def styled_table(values: pd.DataFrame) -> Any:
-    """:func:`table` with every value in its finding's span, as a Styler (not escaped)."""
-    return table(values, spans=True).style
+    """:func:`table` with every value in its finding's span, as a Styler (not escaped);
+    the tasks by their names."""
+    out = table(values, spans=True)
+    out.index = [vocabulary.TASK_LABELS[t] for t in out.index]
+    out.index.name = "task"
+    return out.style
 
 
 def notes(values: pd.DataFrame) -> pd.DataFrame:
     """What each cell is, and where it comes from."""
     frame = values[["task", "column", "definition", "source"]].copy()
     frame = frame[values["value"].notna()]
+    frame["task"] = frame["task"].map(vocabulary.TASK_LABELS)
     frame.columns = ["task", "column", "what the number is", "from"]
     return frame.set_index(["column", "task"])
 
 
 def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
     """Dots with intervals on log axes, one panel per column, rows shared."""
-    fig, axes = plt.subplots(1, len(COLUMNS), figsize=(13, 3.6), sharey=True)
+    fig, axes = plt.subplots(1, len(COLUMNS), figsize=(13, 1.6 + 0.5 * len(TASKS)),
+                             sharey=True)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     got = {(r.task, r.column): r for r in values.itertuples(index=False)}
     y = np.arange(len(TASKS))
@@ -147,12 +161,13 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
         ax.set_title(title_c, fontsize=10)
         ax.set_xlabel(f"{unit} per task (log scale)")
-    axes[0].set_yticks(y, TASKS)
+    axes[0].set_yticks(y, [vocabulary.TASK_LABELS[t] for t in TASKS])
     axes[0].set_ylim(len(TASKS) - 0.5, -0.7)
     fig.suptitle(title or "What one task costs on this machine", fontweight="bold")
     fig.text(0.5, -0.04, "Dots: median (launch, switch) or slope (memory); lines: fastest to "
-             "p90 (launch, thread/process switch), range of runs (goroutine switch) or 95% "
-             "interval (memory). Hollow dot: a partial definition (see the notes).",
+             "p90 (launch, thread/process switch), range of runs (goroutine, Rust and Tokio "
+             "switch) or 95% interval (memory). Hollow dot: a partial definition (Rust and "
+             "Java platform threads: resident memory only; see the notes).",
              ha="center", fontsize=8, wrap=True)
     fig.tight_layout()
     return fig
