@@ -52,8 +52,10 @@ static void *sleeper(void *p)
         uint64_t h = (uint64_t)(a->index * 2654435761u) % (uint64_t)plan->stagger_ns;
         sleep_ns((int64_t)h);
     }
+    /* asked to stop during the stagger: sleep no more */
+    int64_t each = __atomic_load_n(&plan->stop, __ATOMIC_RELAXED) ? 0 : plan->wakeups_each;
     int64_t done = 0;
-    for (int64_t i = 0; i < plan->wakeups_each; i++) {
+    for (int64_t i = 0; i < each; i++) {
         sleep_ns(plan->period_ns);
         done++;
         if (__atomic_load_n(&plan->stop, __ATOMIC_RELAXED))
@@ -199,12 +201,10 @@ int tc_sleepers_run(int64_t count, int64_t period_ns, int64_t duration_ns,
     int64_t sample_ns = period_ns < 10000000 ? period_ns : 10000000;
     while (__atomic_load_n(&plan->finished, __ATOMIC_ACQUIRE) < started) {
         if (status == TC_ESTOPPED || tc_stop_due(&next_poll)) {
-            /* a sleep may last a second: cancel it (clock_nanosleep is a cancellation
-             * point, and a sleeper holds nothing to release); then all are joined */
+            /* each sleeper ends after the sleep it is in (one period: the measured
+             * sleep itself is left as it is), then all are joined */
             status = TC_ESTOPPED;
             __atomic_store_n(&plan->stop, 1, __ATOMIC_RELEASE);
-            for (int64_t i = 0; i < started; i++)
-                pthread_cancel(tids[i]);
             break;
         }
         sample(out);

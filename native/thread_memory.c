@@ -231,7 +231,8 @@ static int drain_stack_cache(struct tc_thread_group *b, const pthread_attr_t *at
         if (s1.vsz_kib > s0.vsz_kib)
             break;
     }
-    return wait_checkins(b, b->started) == TC_OK ? 0 : ETIMEDOUT;
+    int waited = wait_checkins(b, b->started);
+    return waited == TC_OK ? 0 : waited == TC_ESTOPPED ? -1 : ETIMEDOUT;
 }
 
 static int make_attr(pthread_attr_t *attr, int64_t stack_kib, tc_thread_memory_result *out)
@@ -317,6 +318,11 @@ int tc_thread_memory_start(int64_t threads, int64_t stack_kib, int64_t touch_kib
 
     rc = drain_stack_cache(b, &attr);
     out->ballast = b->started;
+    if (rc < 0) {  /* asked to stop while the ballast checked in */
+        pthread_attr_destroy(&attr);
+        release_and_join(g);
+        return TC_ESTOPPED;
+    }
     if (rc != 0) {  /* no room for even the ballast: nothing is left running */
         out->err = rc;
         if (rc == EAGAIN || rc == ENOMEM)
