@@ -106,6 +106,8 @@ static int64_t perf_read(int fd)
     return (int64_t)v;
 }
 
+#define STOP_CHUNK ((int64_t)1 << 20) /* ~1 M divisions or writes: a few ms */
+
 /* S3's prime count, with the working set written at every outer iteration. */
 static int64_t count_primes(shared_state *sh, int64_t *ws, int *completed)
 {
@@ -114,13 +116,25 @@ static int64_t count_primes(shared_state *sh, int64_t *ws, int *completed)
     for (int64_t i = 3; i <= limit; i++) {
         if (__atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
             return primes;
-        for (int64_t k = 0; k < n; k++)
-            ws[k] = i;
+        /* The loops run in chunks of STOP_CHUNK, the stop flag read between chunks, so a
+         * stop is seen within milliseconds at any limit; the work is the same. */
+        for (int64_t k0 = 0; k0 < n; k0 += STOP_CHUNK) {
+            int64_t k1 = n - k0 < STOP_CHUNK ? n : k0 + STOP_CHUNK;
+            for (int64_t k = k0; k < k1; k++)
+                ws[k] = i;
+            if (k1 < n && __atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
+                return primes;
+        }
         __asm__ volatile("" : : "r"(ws) : "memory"); /* the writes must happen */
         int64_t divisible = 1;
-        for (int64_t j = 2; j <= limit; j++)
-            if (i % j == 0)
-                divisible++;
+        for (int64_t j0 = 2; j0 <= limit; j0 += STOP_CHUNK) {
+            int64_t j1 = limit - j0 < STOP_CHUNK ? limit : j0 + STOP_CHUNK - 1;
+            for (int64_t j = j0; j <= j1; j++)
+                if (i % j == 0)
+                    divisible++;
+            if (j1 < limit && __atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
+                return primes;
+        }
         if (divisible == 2)
             primes++;
     }
@@ -203,16 +217,22 @@ static void *thread_main(void *p)
     return NULL;
 }
 
-/* Wait until *word >= want or the absolute CLOCK_MONOTONIC deadline passes. */
+/* Wait until *word >= want (1), the absolute CLOCK_MONOTONIC deadline passes (0) or a
+ * stop is requested (-1; polled every TC_STOP_POLL_NS). */
 static int wait_count(int *word, int want, int64_t deadline)
 {
+    int64_t next_poll = 0;
     for (;;) {
         int seen = __atomic_load_n(word, __ATOMIC_ACQUIRE);
         if (seen >= want)
             return 1;
+        if (tc_stop_due(&next_poll))
+            return -1;
         int64_t left = deadline - tc_now_ns();
         if (left <= 0)
             return 0;
+        if (left > TC_STOP_POLL_NS)
+            left = TC_STOP_POLL_NS;
         struct timespec ts = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
         futex(word, FUTEX_WAIT, seen, &ts);
     }
@@ -281,17 +301,19 @@ int tc_cpu_bound_run(int mode, int tasks, int cpu, int64_t limit, int64_t ws_int
     int64_t deadline = tc_now_ns() + deadline_ns;
     if (status != TC_OK)
         __atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
-    if (!wait_count(&sh->ready, started, deadline)) {
+    int waited = wait_count(&sh->ready, started, deadline);
+    if (waited != 1) {
         __atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
-        status = TC_ETIMEOUT;
+        status = waited < 0 ? TC_ESTOPPED : TC_ETIMEOUT;
     }
     int64_t t0 = tc_now_ns();
     __atomic_store_n(&sh->gate, 1, __ATOMIC_RELEASE);
     futex(&sh->gate, FUTEX_WAKE, INT_MAX, NULL);
-    if (!wait_count(&sh->done, started, deadline)) {
+    waited = wait_count(&sh->done, started, deadline);
+    if (waited != 1) {  /* the tasks see `stop` within a chunk, then are joined or reaped */
         __atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
         if (status == TC_OK)
-            status = TC_ETIMEOUT;
+            status = waited < 0 ? TC_ESTOPPED : TC_ETIMEOUT;
     }
     for (int i = 0; i < started; i++) {
         if (mode == TC_CPU_BOUND_THREADS) {

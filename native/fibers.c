@@ -118,6 +118,7 @@ struct fiber {
     int64_t *samples;
     int64_t batch_ns;
     int64_t batch_nvcsw, batch_nivcsw; /* kernel switches of this thread in the batch */
+    int stopped;                       /* A saw tc_stop_requested() and ended early */
 #ifdef TC_ASAN_FIBERS
     void *fake_stack;
 #endif
@@ -302,24 +303,49 @@ static void pong_fn(fiber *self)
         switch_to(self, self->peer, 0);
 }
 
+/* Loops poll the stop flag between chunks of this many switches (well under 100 ms). */
+#define FIBER_CHUNK ((int64_t)1 << 14)
+
 static void ping_fn(fiber *self)
 {
     fiber *b = self->peer;
-    for (int64_t i = 0; i < self->warmup; i++)
+    int64_t next_poll = 0;
+    for (int64_t i = 0; i < self->warmup; i++) {
+        if ((i & (FIBER_CHUNK - 1)) == 0 && tc_stop_due(&next_poll)) {
+            self->stopped = 1;
+            return;
+        }
         switch_to(self, b, 0);
+    }
     int64_t prev = tc_now_ns();
     for (int64_t i = 0; i < self->iterations; i++) {
         switch_to(self, b, 0);
         int64_t now = tc_now_ns();
         self->samples[i] = now - prev;
         prev = now;
+        if (now >= next_poll) { /* the poll is left out of every sample */
+            if (tc_stop_due(&next_poll)) {
+                self->stopped = 1;
+                return;
+            }
+            prev = tc_now_ns();
+        }
     }
     struct rusage r0, r1;
     int counted = getrusage(RUSAGE_THREAD, &r0) == 0;
-    int64_t t0 = tc_now_ns();
-    for (int64_t i = 0; i < self->iterations; i++)
-        switch_to(self, b, 0);
-    self->batch_ns = tc_now_ns() - t0;
+    int64_t batch = 0;
+    for (int64_t i0 = 0; i0 < self->iterations; i0 += FIBER_CHUNK) {
+        if (tc_stop_due(&next_poll)) { /* between timed chunks */
+            self->stopped = 1;
+            return;
+        }
+        int64_t i1 = self->iterations - i0 < FIBER_CHUNK ? self->iterations : i0 + FIBER_CHUNK;
+        int64_t t0 = tc_now_ns();
+        for (int64_t i = i0; i < i1; i++)
+            switch_to(self, b, 0);
+        batch += tc_now_ns() - t0;
+    }
+    self->batch_ns = batch;
     counted = counted && getrusage(RUSAGE_THREAD, &r1) == 0;
     self->batch_nvcsw = counted ? (int64_t)(r1.ru_nvcsw - r0.ru_nvcsw) : -1;
     self->batch_nivcsw = counted ? (int64_t)(r1.ru_nivcsw - r0.ru_nivcsw) : -1;
@@ -364,10 +390,11 @@ int tc_fiber_pingpong(int impl, int64_t iterations, int64_t warmup, int64_t stac
     out->batch_voluntary = a->batch_nvcsw;
     out->batch_involuntary = a->batch_nivcsw;
     out->cpu_after = tc_current_cpu();
+    int stopped = a->stopped;
     fiber_destroy(a);
     fiber_destroy(b);
     free(f);
-    return TC_OK;
+    return stopped ? TC_ESTOPPED : TC_OK;
 }
 
 /* ---- memory of idle fibers ---------------------------------------------- */
@@ -421,9 +448,14 @@ int tc_fiber_memory(int impl, int64_t count, int64_t stack_kib, int64_t touch_ki
     int filled = 0;
     int64_t made = 0;
     fill_mem_point(&points[filled++], 0);
+    int64_t next_poll = 0;
     for (int i = 1; i < npoints; i++) {
         int64_t target = count * i / (npoints - 1);
         for (; made < target; made++) {
+            if (tc_stop_due(&next_poll)) { /* the fibers made so far are destroyed below */
+                status = TC_ESTOPPED;
+                break;
+            }
             fiber *f = &fibers[made + 1];
             int64_t t0 = tc_now_ns();
             int e = fiber_create(f, impl, bytes, touch_fn, m);
@@ -493,9 +525,14 @@ int tc_fiber_order(int impl, int nfibers, int rounds, int64_t stack_kib,
         f->trace = trace;
         f->trace_pos = &pos;
     }
+    int64_t next_poll = 0;
     if (status == TC_OK) {
         int live = nfibers;
         while (live > 0) {
+            if (tc_stop_due(&next_poll)) { /* unfinished fibers are destroyed below */
+                status = TC_ESTOPPED;
+                break;
+            }
             live = 0;
             for (int i = 0; i < nfibers; i++) {
                 fiber *f = &fibers[i + 1];
@@ -528,7 +565,10 @@ int tc_fiber_sigmask_ns(int64_t ops, int batches, double *ns_per_op, int *err)
         return TC_ESYS;
     }
     int64_t timer = tc_timer_overhead_ns(1000);
+    int64_t next_poll = 0;
     for (int b = -1; b < batches; b++) { /* batch -1: warm-up, not kept */
+        if (tc_stop_due(&next_poll))  /* between batches; ops is at most 1e6 per batch */
+            return TC_ESTOPPED;
         int64_t t0 = tc_now_ns();
         for (int64_t i = 0; i < ops; i++) {
             if (sigprocmask(SIG_SETMASK, &cur, &old) != 0) {

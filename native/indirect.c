@@ -80,6 +80,22 @@ static void switches(int64_t *vol, int64_t *invol)
     *invol = ru.ru_nivcsw;
 }
 
+/* Between hops: every 16th hop, poll the stop flag (at most every TC_STOP_POLL_NS). The
+ * time this takes is added to *paused, which the caller leaves out of its total. */
+static int stop_between_hops(int64_t h, int64_t *next_poll, int64_t *paused)
+{
+    if ((h & 15) != 0)
+        return 0;
+    int64_t p0 = tc_now_ns();
+    int stop = 0;
+    if (p0 >= *next_poll) {
+        *next_poll = p0 + TC_STOP_POLL_NS;
+        stop = tc_stop_requested();
+    }
+    *paused += tc_now_ns() - p0;
+    return stop;
+}
+
 static int run_single(int64_t bytes, int64_t stride, int64_t hops, int64_t warmup,
                       tc_indirect_result *out)
 {
@@ -95,11 +111,16 @@ static int run_single(int64_t bytes, int64_t stride, int64_t hops, int64_t warmu
         status = TC_ELIMIT;
         goto done;
     }
-    int64_t sum = 0, v0 = 0, i0 = 0, v1 = 0, i1 = 0, t0 = 0;
+    int64_t sum = 0, v0 = 0, i0 = 0, v1 = 0, i1 = 0, t0 = 0, next_poll = 0, paused = 0;
     for (int64_t h = 0; h < warmup + hops; h++) {
         if (h == warmup) {
             switches(&v0, &i0);
+            paused = 0;
             t0 = tc_now_ns();
+        }
+        if (stop_between_hops(h, &next_poll, &paused)) {
+            status = TC_ESTOPPED;
+            goto done;
         }
         sum += walk(a, bytes, stride);
         int e = full_write(p[1]);
@@ -111,7 +132,7 @@ static int run_single(int64_t bytes, int64_t stride, int64_t hops, int64_t warmu
             goto done;
         }
     }
-    out->total_ns = tc_now_ns() - t0;
+    out->total_ns = tc_now_ns() - t0 - paused;
     switches(&v1, &i1);
     out->hops = hops;
     out->voluntary = v1 - v0;
@@ -202,11 +223,16 @@ static int run_switch(int64_t bytes, int64_t stride, int64_t hops, int64_t warmu
         status = TC_ELIMIT;
         goto done;
     }
-    int64_t sum = 0, v0 = 0, i0 = 0, v1 = 0, i1 = 0, t0 = 0;
+    int64_t sum = 0, v0 = 0, i0 = 0, v1 = 0, i1 = 0, t0 = 0, next_poll = 0, paused = 0;
     for (int64_t t = 0; t < warm_trips + trips; t++) {
         if (t == warm_trips) {
             switches(&v0, &i0);
+            paused = 0;
             t0 = tc_now_ns();
+        }
+        if (stop_between_hops(t, &next_poll, &paused)) {
+            status = TC_ESTOPPED; /* the partner reads EOF below, exits and is reaped */
+            goto done;
         }
         sum += walk(a, bytes, stride);
         int e = full_write(to_b[1]);
@@ -218,7 +244,7 @@ static int run_switch(int64_t bytes, int64_t stride, int64_t hops, int64_t warmu
             goto done;
         }
     }
-    out->total_ns = tc_now_ns() - t0;
+    out->total_ns = tc_now_ns() - t0 - paused;
     switches(&v1, &i1);
     out->hops = 2 * trips;
     out->voluntary = v1 - v0;

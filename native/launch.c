@@ -255,7 +255,7 @@ static int launcher_open(launcher *l, int kind, int64_t stack_kib, const char *s
 
 /* Map and write every page of `kib` KiB; 4 KiB pages (no THP) so fork copies
  * one page-table entry per page, as in an ordinary heap. */
-static void *touch_parent_memory(int64_t kib, int *err)
+static void *touch_parent_memory(int64_t kib, int *err, int *stopped)
 {
     size_t bytes = (size_t)kib * 1024;
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -266,8 +266,15 @@ static void *touch_parent_memory(int64_t kib, int *err)
     madvise(mem, bytes, MADV_NOHUGEPAGE);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     volatile unsigned char *v = mem;
-    for (size_t off = 0; off < bytes; off += page)
+    int64_t next_poll = 0;
+    for (size_t off = 0; off < bytes; off += page) {
+        if (tc_stop_due(&next_poll)) {
+            munmap(mem, bytes);
+            *stopped = 1;
+            return NULL;
+        }
         v[off] = (unsigned char)(off / page) | 1;
+    }
     return mem;
 }
 
@@ -288,9 +295,10 @@ int tc_launch_series(int kind, int iterations, int warmup, int64_t stack_kib,
     out->rss_before_touch_kib = st.rss_kib;
     void *held = NULL;
     if (parent_touch_kib > 0) {
-        held = touch_parent_memory(parent_touch_kib, &out->err);
+        int stopped = 0;
+        held = touch_parent_memory(parent_touch_kib, &out->err, &stopped);
         if (!held)
-            return TC_ELIMIT;
+            return stopped ? TC_ESTOPPED : TC_ELIMIT;
     }
     out->touched_kib = parent_touch_kib;
     tc_read_proc_status(&st);
@@ -299,7 +307,12 @@ int tc_launch_series(int kind, int iterations, int warmup, int64_t stack_kib,
     launcher l;
     int status = launcher_open(&l, kind, stack_kib, spawn_path, &out->err);
     const int total = warmup + iterations;
+    int64_t next_poll = 0;
     for (int i = 0; status == TC_OK && i < total; i++) {
+        if (tc_stop_due(&next_poll)) {  /* between launches, outside the timed regions */
+            status = TC_ESTOPPED;
+            break;
+        }
         pthread_t tid;
         pid_t pid = -1;
         clear_stamp(&l);
@@ -350,7 +363,13 @@ int tc_launch_plain_loop(int iterations, int64_t *total_ns, int *err)
         return TC_EINVAL;
     *err = 0;
     int64_t t0 = tc_now_ns();
+    int64_t next_poll = 0;
     for (int i = 0; i < iterations; i++) {
+        /* polled every 1,024 launches (~10 ms), so the loop stays the obvious one */
+        if ((i & 1023) == 1023 && tc_stop_due(&next_poll)) {
+            *total_ns = tc_now_ns() - t0;
+            return TC_ESTOPPED;
+        }
         pthread_t t;
         int e = pthread_create(&t, NULL, empty_thread, NULL);
         if (e != 0) {
@@ -421,7 +440,12 @@ int tc_launch_burst(int n, int64_t stack_kib, int64_t *create_ns, tc_burst_resul
 
     int status = TC_OK;
     int64_t start = tc_now_ns();
+    int64_t next_poll = 0;
     for (int i = 0; i < n; i++) {
+        if (tc_stop_due(&next_poll)) {  /* the threads started so far are joined below */
+            status = TC_ESTOPPED;
+            break;
+        }
         int64_t t0 = tc_now_ns();
         int e = pthread_create(&tids[i], use_attr ? &attr : NULL, wait_for_release,
                                &release[0]);
@@ -471,7 +495,13 @@ int tc_memcpy_series(int64_t bytes, int iterations, int warmup, int64_t *samples
     }
     memset(src, 0x5a, (size_t)bytes);
     memset(dst, 0xa5, (size_t)bytes);
+    int64_t next_poll = 0;
     for (int i = 0; i < warmup + iterations; i++) {
+        if (tc_stop_due(&next_poll)) {
+            free(src);
+            free(dst);
+            return TC_ESTOPPED;
+        }
         int64_t t0 = tc_now_ns();
         memcpy(dst, src, (size_t)bytes);
         __asm__ volatile("" : : "r"(dst) : "memory");  /* the copy must happen */

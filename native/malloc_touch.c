@@ -19,6 +19,8 @@ static void fill_point(tc_touch_point *p, int64_t touched_kib)
     p->rss_anon_kib = s.rss_anon_kib;
 }
 
+#define TOUCH_CHUNK ((size_t)1 << 14) /* pages per timed chunk: 64 MiB, ~20 ms */
+
 int tc_malloc_touch(int64_t mib, int allocator, int points,
                     int touch_fraction_permille,
                     tc_touch_point *curve, tc_malloc_touch_result *out)
@@ -59,13 +61,32 @@ int tc_malloc_touch(int64_t mib, int allocator, int points,
     int64_t busy_ns = 0;
     /* volatile: the stores must happen even though nothing reads them back */
     volatile unsigned char *vbuf = buf;
-    for (int i = 1; i < points; i++) {
+    int64_t next_poll = 0;
+    int stopped = 0;
+    for (int i = 1; i < points && !stopped; i++) {
         size_t target = touch_pages * (size_t)i / (size_t)(points - 1);
-        int64_t t0 = tc_now_ns();
-        for (; done < target; done++)
-            vbuf[done * page] = (unsigned char)(done | 1);
-        busy_ns += tc_now_ns() - t0;
-        fill_point(&curve[filled++], (int64_t)(done * page / 1024));
+        /* touched in timed chunks of TOUCH_CHUNK pages; the stop flag is polled
+         * between chunks, outside the timing */
+        while (done < target) {
+            if (tc_stop_due(&next_poll)) {
+                stopped = 1;
+                break;
+            }
+            size_t end = target - done < TOUCH_CHUNK ? target : done + TOUCH_CHUNK;
+            int64_t t0 = tc_now_ns();
+            for (; done < end; done++)
+                vbuf[done * page] = (unsigned char)(done | 1);
+            busy_ns += tc_now_ns() - t0;
+        }
+        if (!stopped)
+            fill_point(&curve[filled++], (int64_t)(done * page / 1024));
+    }
+    if (stopped) {
+        if (allocator == TC_ALLOC_MALLOC)
+            free(buf);
+        else
+            munmap(buf, bytes);
+        return TC_ESTOPPED;
     }
     out->touch_ns = busy_ns;
     out->points_filled = filled;

@@ -46,8 +46,13 @@ static void child_main(procmem_shared *sh, int64_t touch_kib, int64_t until_ns, 
         if (m == MAP_FAILED)
             _exit(2);
         long page = sysconf(_SC_PAGESIZE);
-        for (size_t off = 0; off < bytes; off += (size_t)page)
+        for (size_t off = 0; off < bytes; off += (size_t)page) {
+            /* released early (the parent was asked to stop): no need to finish */
+            if ((off & (((size_t)page << 12) - 1)) == 0 &&
+                __atomic_load_n(&sh->release, __ATOMIC_ACQUIRE))
+                _exit(0);
             m[off] = 1;
+        }
     }
     __atomic_add_fetch(&sh->ready, 1, __ATOMIC_ACQ_REL);
     futex(&sh->ready, FUTEX_WAKE, INT_MAX, NULL);
@@ -87,7 +92,12 @@ int tc_procmem_start(int64_t count, int64_t touch_kib, int64_t lifetime_ns, int3
     int64_t until = tc_now_ns() + lifetime_ns;
     pid_t parent = getpid();
     int status = TC_OK;
+    int64_t next_poll = 0;
     for (; h->started < count; h->started++) {
+        if (tc_stop_due(&next_poll)) {
+            status = TC_ESTOPPED;
+            break;
+        }
         pid_t pid = fork();
         if (pid < 0) {
             out->err = errno;
@@ -102,8 +112,12 @@ int tc_procmem_start(int64_t count, int64_t touch_kib, int64_t lifetime_ns, int3
     out->started = h->started;
     for (;;) {
         int seen = __atomic_load_n(&h->sh->ready, __ATOMIC_ACQUIRE);
-        if (seen >= h->started)
+        if (seen >= h->started || status == TC_ESTOPPED)
             break;
+        if (tc_stop_due(&next_poll)) {
+            status = TC_ESTOPPED;
+            break;
+        }
         int64_t left = until - tc_now_ns();
         if (left <= 0) {
             if (status == TC_OK)
@@ -127,6 +141,13 @@ int tc_procmem_start(int64_t count, int64_t touch_kib, int64_t lifetime_ns, int3
         }
     }
     out->ready = __atomic_load_n(&h->sh->ready, __ATOMIC_ACQUIRE);
+    if (status == TC_ESTOPPED) { /* asked to stop: release and reap every child here */
+        tc_procmem_result reaped;
+        memset(&reaped, 0, sizeof reaped);
+        tc_procmem_stop(h, &reaped);
+        out->stopped += reaped.stopped;
+        *handle = NULL;
+    }
     return status;
 }
 

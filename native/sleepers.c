@@ -26,6 +26,7 @@ typedef struct {
     int64_t wakeups;    /* atomically added by each thread at its end */
     int64_t finished;
     int gate;           /* 0 until every thread is created: timing starts there */
+    int stop;           /* 1: asked to stop (tc_stop_requested): sleep no more */
 } sleep_plan;
 
 typedef struct {
@@ -51,10 +52,14 @@ static void *sleeper(void *p)
         uint64_t h = (uint64_t)(a->index * 2654435761u) % (uint64_t)plan->stagger_ns;
         sleep_ns((int64_t)h);
     }
+    /* asked to stop during the stagger: sleep no more */
+    int64_t each = __atomic_load_n(&plan->stop, __ATOMIC_RELAXED) ? 0 : plan->wakeups_each;
     int64_t done = 0;
-    for (int64_t i = 0; i < plan->wakeups_each; i++) {
+    for (int64_t i = 0; i < each; i++) {
         sleep_ns(plan->period_ns);
         done++;
+        if (__atomic_load_n(&plan->stop, __ATOMIC_RELAXED))
+            break;
     }
     __atomic_add_fetch(&plan->wakeups, done, __ATOMIC_RELAXED);
     __atomic_add_fetch(&plan->finished, 1, __ATOMIC_RELEASE);
@@ -161,7 +166,12 @@ int tc_sleepers_run(int64_t count, int64_t period_ns, int64_t duration_ns,
 
     int status = TC_OK;
     int64_t started = 0;
+    int64_t next_poll = 0;
     for (; started < count; started++) {
+        if (tc_stop_due(&next_poll)) { /* the threads started so far are stopped below */
+            status = TC_ESTOPPED;
+            break;
+        }
         args[started].plan = plan;
         args[started].index = (uint32_t)started;
         if (pin == TC_SLEEPERS_PINNED) {
@@ -190,6 +200,13 @@ int tc_sleepers_run(int64_t count, int64_t period_ns, int64_t duration_ns,
      * long period does not leave the caller asleep long after the last thread) */
     int64_t sample_ns = period_ns < 10000000 ? period_ns : 10000000;
     while (__atomic_load_n(&plan->finished, __ATOMIC_ACQUIRE) < started) {
+        if (status == TC_ESTOPPED || tc_stop_due(&next_poll)) {
+            /* each sleeper ends after the sleep it is in (one period: the measured
+             * sleep itself is left as it is), then all are joined */
+            status = TC_ESTOPPED;
+            __atomic_store_n(&plan->stop, 1, __ATOMIC_RELEASE);
+            break;
+        }
         sample(out);
         sleep_ns(sample_ns);
     }

@@ -969,8 +969,12 @@ static void *baseline_thread(void *arg)
         }
     }
     /* warm-up: a tenth of the samples, untimed */
-    int64_t elapsed;
+    int64_t elapsed, next_poll = 0;
     for (int i = 0; i < b->samples / 10 + 1; i++) {
+        if (tc_stop_due(&next_poll)) { /* between batches, outside the timing */
+            b->status = TC_ESTOPPED;
+            goto out;
+        }
         if (baseline_batch(b, fds, efd, &word, &mu, &cv, &flag, ws, msg, &elapsed) != 0) {
             b->status = TC_ESYS;
             b->err = errno;
@@ -978,6 +982,10 @@ static void *baseline_thread(void *arg)
         }
     }
     for (int i = 0; i < b->samples; i++) {
+        if (tc_stop_due(&next_poll)) {
+            b->status = TC_ESTOPPED;
+            goto out;
+        }
         if (baseline_batch(b, fds, efd, &word, &mu, &cv, &flag, ws, msg, &elapsed) != 0) {
             b->status = TC_ESYS;
             b->err = errno;

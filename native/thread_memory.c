@@ -187,18 +187,22 @@ static void release_and_join(struct tc_thread_group *g)
     free(g);
 }
 
-/* Wait (sleeping on the futex) until `want` threads checked in, or the deadline. */
+/* Wait (sleeping on the futex) until `want` threads checked in, the deadline, or a
+ * stop request (TC_ESTOPPED; polled every TC_STOP_POLL_NS). */
 static int wait_checkins(struct tc_thread_group *g, int64_t want)
 {
     const int64_t deadline = tc_now_ns() + CHECKIN_BASE_NS + CHECKIN_PER_THREAD_NS * want;
+    int64_t next_poll = 0;
     for (;;) {
         int seen = atomic_load(&g->running);
         if (seen >= want)
             return TC_OK;
+        if (tc_stop_due(&next_poll))
+            return TC_ESTOPPED;
         int64_t left = deadline - tc_now_ns();
         if (left <= 0)
             return TC_ETIMEOUT;
-        struct timespec ts = {0, left > 100000000 ? 100000000 : (long)left};
+        struct timespec ts = {0, left > TC_STOP_POLL_NS ? TC_STOP_POLL_NS : (long)left};
         futex(&g->running, FUTEX_WAIT_PRIVATE, seen, &ts);
     }
 }
@@ -227,7 +231,8 @@ static int drain_stack_cache(struct tc_thread_group *b, const pthread_attr_t *at
         if (s1.vsz_kib > s0.vsz_kib)
             break;
     }
-    return wait_checkins(b, b->started) == TC_OK ? 0 : ETIMEDOUT;
+    int waited = wait_checkins(b, b->started);
+    return waited == TC_OK ? 0 : waited == TC_ESTOPPED ? -1 : ETIMEDOUT;
 }
 
 static int make_attr(pthread_attr_t *attr, int64_t stack_kib, tc_thread_memory_result *out)
@@ -313,6 +318,11 @@ int tc_thread_memory_start(int64_t threads, int64_t stack_kib, int64_t touch_kib
 
     rc = drain_stack_cache(b, &attr);
     out->ballast = b->started;
+    if (rc < 0) {  /* asked to stop while the ballast checked in */
+        pthread_attr_destroy(&attr);
+        release_and_join(g);
+        return TC_ESTOPPED;
+    }
     if (rc != 0) {  /* no room for even the ballast: nothing is left running */
         out->err = rc;
         if (rc == EAGAIN || rc == ENOMEM)
@@ -328,7 +338,12 @@ int tc_thread_memory_start(int64_t threads, int64_t stack_kib, int64_t touch_kib
 
     int status = TC_OK;
     int64_t t0 = tc_now_ns();
+    int64_t next_poll = 0;
     for (int64_t i = 0; i < threads; i++) {
+        if (tc_stop_due(&next_poll)) { /* the threads started so far are joined below */
+            status = TC_ESTOPPED;
+            break;
+        }
         if (ncpus > 0) {
             cpu_set_t set;
             CPU_ZERO(&set);
@@ -361,8 +376,8 @@ int tc_thread_memory_start(int64_t threads, int64_t stack_kib, int64_t touch_kib
     int waited = wait_checkins(g, g->started);
     out->settle_ns = tc_now_ns() - t1;
     out->too_deep = atomic_load(&g->too_deep);
-    if (waited != TC_OK)
-        status = TC_ETIMEOUT;
+    if (waited != TC_OK && status != TC_ESTOPPED)
+        status = waited;
     if (status == TC_OK || status == TC_ELIMIT) {
         tc_read_proc_status(&out->during);
         tc_read_meminfo(&out->mem_during);

@@ -64,4 +64,18 @@ void tc_set_stop_fd(int fd);
 int tc_stop_requested(void);
 /* CFFI_END */
 
+/* A loop's stop check, cheap enough for every iteration: it reads the clock, and asks
+ * tc_stop_requested() (an atomic load and, while Python watches signals, one poll())
+ * only once TC_STOP_POLL_NS have passed since the last time. Start `*next_ns` at 0.
+ * Call it between timed regions, never inside one. */
+#define TC_STOP_POLL_NS 20000000LL /* 20 ms: a stop is seen within ~20 ms of the signal */
+static inline int tc_stop_due(int64_t *next_ns)
+{
+    int64_t now = tc_now_ns();
+    if (now < *next_ns)
+        return 0;
+    *next_ns = now + TC_STOP_POLL_NS;
+    return tc_stop_requested();
+}
+
 #endif

@@ -71,7 +71,12 @@ int tc_yardstick_run(int kind, int64_t ops, int batches, double *ns_per_op,
     }
     out->timer_overhead_ns = tc_timer_overhead_ns(1000);
     status = one_batch(kind, ops, fds, a, b, &out->err); /* warm-up, discarded */
+    int64_t next_poll = 0;
     for (int i = 0; i < batches && status == TC_OK; i++) {
+        if (tc_stop_due(&next_poll)) { /* between batches, outside the timing */
+            status = TC_ESTOPPED;
+            break;
+        }
         int64_t t0 = tc_now_ns();
         status = one_batch(kind, ops, fds, a, b, &out->err);
         int64_t t1 = tc_now_ns();
@@ -121,7 +126,13 @@ int tc_yardstick_memcpy_cold(int64_t ops, int batches, int64_t pool_bytes,
     int64_t chunks = pool_bytes / TC_YARD_MEMCPY_BYTES, next = 0;
     out->timer_overhead_ns = tc_timer_overhead_ns(1000);
     cold_batch(ops, a, b, chunks, &next); /* warm-up, discarded */
+    int64_t next_poll = 0;
     for (int i = 0; i < batches; i++) {
+        if (tc_stop_due(&next_poll)) { /* between batches, outside the timing */
+            free(a);
+            free(b);
+            return TC_ESTOPPED;
+        }
         int64_t t0 = tc_now_ns();
         cold_batch(ops, a, b, chunks, &next);
         int64_t t1 = tc_now_ns();

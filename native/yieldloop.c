@@ -7,6 +7,7 @@
 #include "tc_yieldloop.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -149,11 +150,23 @@ int tc_yieldloop_run(int processes, int64_t iterations, int64_t warmup, int cpu,
     /* side A: this thread, pinned the same way (Python calls this in a child process) */
     if (cpu >= 0)
         tc_pin_self(cpu);
-    int64_t v0 = 0, i0 = 0, v1 = 0, i1 = 0, t0 = 0;
+    int64_t v0 = 0, i0 = 0, v1 = 0, i1 = 0, t0 = 0, next_poll = 0, paused = 0;
     for (int64_t i = 0; i < warmup + iterations; i++) {
         if (i == warmup) {
             usage(RUSAGE_THREAD, &v0, &i0);
+            paused = 0;
             t0 = tc_now_ns();
+        }
+        if ((i & 15) == 0) { /* the stop flag, polled between round trips, left out of the time */
+            int64_t p0 = tc_now_ns();
+            int stop = p0 >= next_poll && tc_stop_requested();
+            if (p0 >= next_poll)
+                next_poll = p0 + TC_STOP_POLL_NS;
+            paused += tc_now_ns() - p0;
+            if (stop) {
+                status = TC_ESTOPPED;
+                break;
+            }
         }
         if (give(&a, TURN_B) != 0) {
             status = TC_ETIMEOUT;
@@ -167,10 +180,12 @@ int tc_yieldloop_run(int processes, int64_t iterations, int64_t warmup, int cpu,
         if (i >= warmup)
             out->iterations++;
     }
-    out->total_ns = tc_now_ns() - t0;
+    out->total_ns = tc_now_ns() - t0 - paused;
     usage(RUSAGE_THREAD, &v1, &i1);
-    if (status != TC_OK)
+    if (status != TC_OK) {
         __atomic_store_n(&sh->abort, 1, __ATOMIC_SEQ_CST);
+        fx(&sh->word, FUTEX_WAKE, INT_MAX, NULL); /* B, asleep, sees the abort at once */
+    }
     if (processes) {
         int ws = 0;
         while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)

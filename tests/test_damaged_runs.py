@@ -68,6 +68,36 @@ def _text_cell(run: Path) -> None:
     frame.to_csv(path, index=False)
 
 
+def _old_run(run: Path) -> None:
+    """The run as code before the kinds and missing counts saved it: rows and columns."""
+    meta = json.loads((run / "meta.json").read_text())
+    meta["table_schema"] = {name: {"rows": s["rows"], "columns": s["columns"]}
+                            for name, s in meta["table_schema"].items()}
+    (run / "meta.json").write_text(json.dumps(meta))
+
+
+def _cell(run: Path, text: str) -> None:
+    path = run / "repeats.csv"
+    frame = pd.read_csv(path)
+    frame["rate_per_s"] = frame["rate_per_s"].astype(object)
+    frame.loc[1, "rate_per_s"] = text
+    frame.to_csv(path, index=False)
+
+
+def _old_run_nan_cell(run: Path) -> None:
+    _old_run(run)
+    _cell(run, "")
+
+
+def _old_run_inf_cell(run: Path) -> None:
+    _old_run(run)
+    _cell(run, "inf")
+
+
+def _inf_cell(run: Path) -> None:
+    _cell(run, "-inf")
+
+
 def _truncated(run: Path) -> None:
     path = _csv(run)
     text = path.read_text()
@@ -87,6 +117,11 @@ CASES: dict[str, tuple[str, Callable[[Path], None], str]] = {
     "non-numeric cell": ("echo", _text_cell, "'lots' is not a number"),
     "truncated CSV": ("echo", _truncated, "rows where meta.json says"),
     "missing column": ("echo", _missing_column, "missing"),
+    "NaN cell, run saved by old code": ("echo", _old_run_nan_cell,
+                                        "row 2: 'nan' is empty or NaN in a number column"),
+    "infinite cell, run saved by old code": ("echo", _old_run_inf_cell,
+                                             "row 2: 'inf' is infinite"),
+    "infinite cell": ("echo", _inf_cell, "row 2: '-inf' is infinite"),
 }
 
 
@@ -122,6 +157,33 @@ def test_nan_cell_in_a_number_column_is_named(tmp_path: Path) -> None:
     runs, skipped = datastore.scan(tmp_path)
     assert runs == [] and len(skipped) == 1
     assert "'ns' has 1 empty or NaN cells where the run stored 0" in skipped[0].reason
+
+
+def test_old_run_keeps_its_legitimately_empty_columns(tmp_path: Path) -> None:
+    """A run saved before missing counts: a column empty where nothing was measured
+    (declared in table_checks.MAY_BE_EMPTY), or empty in every row, still loads."""
+    frame = pd.DataFrame({"n": [1, 2, 3], "rss_r2": [0.9, None, 0.99],
+                          "limit": [None, None, None], "ns": [1.5, 2.5, 3.5]})
+    saved = datastore.save_run(Result("demo", {}, {}, tables={"t": frame}),
+                               data_dir=tmp_path, fingerprint=FP)
+    _old_run(saved)
+    runs, skipped = datastore.scan(tmp_path)
+    assert len(runs) == 1 and skipped == []
+    path = saved / "t.csv"
+    path.write_text(path.read_text().replace("2.5", ""))
+    runs, skipped = datastore.scan(tmp_path)
+    assert runs == [] and len(skipped) == 1
+    assert "column 'ns', row 2: 'nan' is empty or NaN" in skipped[0].reason
+
+
+def test_every_committed_run_loads() -> None:
+    """The NaN and infinity checks skip none of the committed runs of any machine."""
+    machines = [m for m in (paths.REPO_ROOT / "data").iterdir()
+                if m.is_dir() and m.name != "published"]
+    assert machines
+    for folder in machines:
+        runs, skipped = datastore.scan(paths.REPO_ROOT / "data", machine_id=folder.name)
+        assert runs and skipped == [], [(s.path.name, s.reason) for s in skipped]
 
 
 def test_unknown_machine_names_what_exists(tmp_path: Path) -> None:

@@ -63,6 +63,61 @@ def test_switch_ends_within_a_second_of_a_signal(sig: int, tmp_path: Path) -> No
     assert err.strip() == "threadcost switch: interrupted"
 
 
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` now (children, their children ...)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(text.rsplit(")", 1)[1].split()[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found |= frontier
+    return found
+
+
+def _gone(pids: set[int], within_s: float = 5.0) -> set[int]:
+    """The pids still present (zombies included) after waiting up to ``within_s``."""
+    deadline = time.monotonic() + within_s
+    left = set(pids)
+    while left and time.monotonic() < deadline:
+        left = {p for p in left if Path(f"/proc/{p}").exists()}
+        time.sleep(0.05)
+    return left
+
+
+# Long runs of kernels that now poll the stop flag, each through the CLI (in an isolated
+# child process, some in a helper process or with children of their own).
+LONG_COMMANDS = {
+    "launch": ["launch", "--kind", "fork", "--iterations", "1000000", "--no-baseline",
+               "--memcpy-kib", "0"],
+    "fibers": ["fibers", "--impl", "ucontext", "--switch-iterations", "10000000",
+               "--count", "3", "--points", "3"],
+    "cpu-bound": ["cpu-bound", "--modes", "processes", "--working-sets", "none",
+                  "--limit", "1000000", "--tasks", "2", "--repeats", "1"],
+}
+
+
+@pytest.mark.parametrize("command", list(LONG_COMMANDS))
+def test_long_kernel_ends_within_a_second_of_sigint(command: str, tmp_path: Path) -> None:
+    proc = _start([sys.executable, "-m", "threadcost", *LONG_COMMANDS[command]],
+                  tmp_path / "data")
+    time.sleep(6)  # past the imports and the child's start, inside the C loop
+    assert proc.poll() is None, proc.communicate()[1]
+    below = _descendants(proc.pid)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    took = time.monotonic() - sent
+    assert proc.returncode == 130, err
+    assert took < 1.0, f"took {took:.2f} s"
+    assert err.strip() == f"threadcost {command}: interrupted"
+    assert _gone(below) == set(), "processes left behind"
+
+
 def test_interrupted_save_exits_130_and_leaves_nothing(tmp_path: Path) -> None:
     data = tmp_path / "data"
     proc = _start([sys.executable, "-c", SLOW_SAVER], data)

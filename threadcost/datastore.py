@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import math
 import os
 import re
 import secrets
@@ -33,9 +32,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from threadcost import machine, paths
+from threadcost import machine, paths, table_checks
 from threadcost.errors import DataError
 from threadcost.results import Result, _json_safe
 
@@ -107,7 +107,8 @@ def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
     except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:  # EOF: truncated .gz
         raise DataError(f"{path}: cannot read CSV ({_first_line(exc)})") from exc
     if schema is None:  # runs saved before table_schema existed have none
-        _check_mixed(path, frame)
+        table_checks.check_mixed(path, frame)
+        table_checks.check_finite(path, frame, None)
         return frame
     if not isinstance(schema, dict) or not isinstance(schema.get("columns"), list) \
             or not isinstance(schema.get("rows"), int):
@@ -124,9 +125,10 @@ def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
     if isinstance(kinds, dict):
         missing_counts = schema.get("missing", {})
         for column, kind in kinds.items():
-            _check_kind(path, frame, column, kind, missing_counts.get(column))
+            table_checks.check_kind(path, frame, column, kind, missing_counts.get(column))
     else:
-        _check_mixed(path, frame)
+        table_checks.check_mixed(path, frame)
+    table_checks.check_finite(path, frame, schema)
     return frame
 
 
@@ -135,51 +137,9 @@ def _first_line(exc: BaseException) -> str:
     return text[0][:200] if text else type(exc).__name__
 
 
-def _bad_cell(path: Path, frame: pd.DataFrame, column: str, mask: Any, what: str) -> DataError:
-    row = int(mask.to_numpy().nonzero()[0][0])
-    value = str(frame[column].iloc[row])[:40]
-    return DataError(f"{path}: column {column!r}, row {row + 1}: {value!r} {what}")
-
-
-def _check_kind(path: Path, frame: pd.DataFrame, column: str, kind: str,
-                missing: Any) -> None:
-    if column not in frame.columns:
-        raise DataError(f"{path}: column {column!r} missing (truncated or edited?)")
-    values = frame[column]
-    if kind == "number":
-        parsed = pd.to_numeric(values, errors="coerce")
-        bad = values.notna() & parsed.isna()
-        if bad.any():
-            raise _bad_cell(path, frame, column, bad, "is not a number")
-    # Text cells may read back empty ("" and None are both written as nothing): only
-    # a number column's count of empty cells is a fact about the run.
-    if kind == "number" and isinstance(missing, int) and int(values.isna().sum()) != missing:
-        raise DataError(f"{path}: column {column!r} has {int(values.isna().sum())} empty or "
-                        f"NaN cells where the run stored {missing} (edited?)")
-
-
-def _check_mixed(path: Path, frame: pd.DataFrame) -> None:
-    """Older runs record no column kinds: a column holding numbers and, in some cell,
-    text that is not a number has been damaged (no stored table mixes the two)."""
-    for column in frame.columns:
-        values = frame[column]
-        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-            continue
-        parsed = pd.to_numeric(values, errors="coerce")
-        if not parsed.notna().any():
-            continue
-        # A cell may list numbers ("0 1": the CPUs a run saw); anything else is damage.
-        bad = values.notna() & parsed.isna() & ~values.astype(str).map(_numbers_only)
-        if bad.any():
-            raise _bad_cell(path, frame, str(column), bad, "is not a number")
-
-
-def _numbers_only(text: str) -> bool:
-    tokens = text.split()
-    try:
-        return bool(tokens) and all(not math.isnan(float(t)) for t in tokens)
-    except ValueError:
-        return False
+def _infinite(column: pd.Series) -> int:
+    """How many cells of a number column are infinite (recorded only when some are)."""
+    return int(np.isinf(column.to_numpy(dtype=float)).sum())
 
 
 def _kind(column: pd.Series) -> str:
@@ -278,7 +238,10 @@ def save_run(result: Result, data_dir: str | Path | None = None,
                                     "kinds": {str(c): _kind(frame[c]) for c in frame.columns},
                                     "missing": {str(c): int(frame[c].isna().sum())
                                                 for c in frame.columns
-                                                if _kind(frame[c]) == "number"}}
+                                                if _kind(frame[c]) == "number"},
+                                    "infinite": {str(c): n for c in frame.columns
+                                                 if _kind(frame[c]) == "number"
+                                                 and (n := _infinite(frame[c]))}}
                              for name, frame in result.tables.items()},
             "machine": fp,
             "complete": True,

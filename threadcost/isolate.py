@@ -120,6 +120,13 @@ def run_isolated(func: Callable[..., Any], kwargs: Mapping[str, Any] | None = No
         else:
             grace = 0.0
             raise RunTimeout(f"{name} did not finish within {timeout:g} s and was stopped")
+    except KeyboardInterrupt:
+        # Interrupted (SIGINT or SIGTERM here): tell the child, whose kernel polls its
+        # stop flag, cleans up (threads joined, children reaped) and returns; it is then
+        # reaped below within the grace period.
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGINT)
+        raise
     finally:
         receiver.close()
         _reap(proc, grace)

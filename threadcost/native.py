@@ -6,8 +6,10 @@ missing build gives one clear message instead of an ImportError deep inside.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import subprocess
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -15,14 +17,52 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 try:
-    from threadcost._native import ffi, lib
+    from threadcost._native import ffi
+    from threadcost._native import lib as _lib
 except ImportError as exc:  # pragma: no cover - exercised only without a build
     raise ImportError(
         "threadcost's C kernels are not built. Run `make setup` (or `make native`) "
         "in the repository, or `pip install -e .` with a C compiler available."
     ) from exc
 
-__all__ = ["ffi", "interruptible", "lib", "proc_status_dict"]
+__all__ = ["STOPPABLE", "ffi", "interruptible", "lib", "proc_status_dict", "run_stoppable"]
+
+# The kernels whose long loops poll the stop flag (tc_stop_requested, at least every
+# 100 ms) and end with TC_ESTOPPED after cleaning up as on any other error. Called
+# through ``lib``, each runs under :func:`interruptible`, so SIGINT or SIGTERM stops it
+# promptly; ``errors.check_status`` turns TC_ESTOPPED into KeyboardInterrupt, the path
+# every interrupted command takes (exit 130, one line).
+STOPPABLE = frozenset({
+    "tc_brigade_run", "tc_cpu_bound_run", "tc_fiber_memory", "tc_fiber_order",
+    "tc_fiber_pingpong", "tc_fiber_sigmask_ns", "tc_indirect_run", "tc_launch_burst",
+    "tc_launch_plain_loop", "tc_launch_series", "tc_malloc_touch", "tc_memcpy_series",
+    "tc_procmem_start", "tc_sleepers_run", "tc_switch_baseline", "tc_switch_pingpong",
+    "tc_thread_memory_run", "tc_thread_memory_start", "tc_yardstick_memcpy_cold",
+    "tc_yardstick_run", "tc_yieldloop_run",
+})
+
+
+class _Library:
+    """The compiled library as callers use it: every name of ``threadcost._native.lib``,
+    with the kernels of :data:`STOPPABLE` run under :func:`interruptible`."""
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(_lib, name)
+        if name not in STOPPABLE:
+            return value
+
+        def stoppable(*args: Any) -> Any:
+            return interruptible(value, *args)
+
+        stoppable.__name__ = name
+        return stoppable
+
+    def __dir__(self) -> list[str]:
+        return dir(_lib)
+
+
+lib: Any = _Library()
+_active = 0  # depth of interruptible calls (a kernel called inside one needs no second)
 
 
 def interruptible(func: Callable[..., T], *args: Any) -> T:
@@ -35,7 +75,8 @@ def interruptible(func: Callable[..., T], *args: Any) -> T:
     polls that pipe. No thread is added and no handler replaced; the interrupt is
     raised as usual when the kernel has cleaned up. Outside the main thread (where
     a wakeup fd cannot be set) it simply calls ``func``."""
-    if threading.current_thread() is not threading.main_thread():
+    global _active
+    if _active or threading.current_thread() is not threading.main_thread():
         return func(*args)
     try:
         read_fd, write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
@@ -47,21 +88,50 @@ def interruptible(func: Callable[..., T], *args: Any) -> T:
         os.close(read_fd)
         os.close(write_fd)
         return func(*args)
-    lib.tc_clear_stop()
-    lib.tc_set_stop_fd(read_fd)
+    _lib.tc_clear_stop()
+    _lib.tc_set_stop_fd(read_fd)
+    _active += 1
     try:
         return func(*args)
     finally:
         # The interrupt may be raised at the first step here (Python runs its handler
         # once the kernel is back); the inner block then undoes everything.
         try:
-            lib.tc_set_stop_fd(-1)
+            _lib.tc_set_stop_fd(-1)
         finally:
-            lib.tc_set_stop_fd(-1)
-            lib.tc_clear_stop()
+            _active -= 1
+            _lib.tc_set_stop_fd(-1)
+            _lib.tc_clear_stop()
             signal.set_wakeup_fd(previous)
             os.close(read_fd)
             os.close(write_fd)
+
+
+def run_stoppable(args: list[str], timeout: float) -> subprocess.CompletedProcess[bytes]:
+    """``subprocess.run(args, capture_output=True)`` for a native helper program (such as
+    build/native/launch_driver) that stops its kernel on SIGINT: an interrupt arriving
+    here is passed on to it at once, so it ends its loop, reaps what it started and
+    exits, and the interrupt is raised here. A timeout kills it (TimeoutExpired)."""
+    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          stdin=subprocess.DEVNULL) as proc:
+        def forward(signum: int, frame: object) -> None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGINT)
+            raise KeyboardInterrupt
+
+        try:
+            previous: Any = signal.signal(signal.SIGINT, forward)
+        except ValueError:  # not the main thread: no handler to set
+            previous = None
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
 
 
 def proc_status_dict(s: Any) -> dict[str, int]:

@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../threadcost.h"
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TC_UNDER_SANITIZER 1
 #else
@@ -158,6 +160,48 @@ static int tc_has_children(void)
         test();                                                               \
         printf("%s %s\n", tc_failures == before_ ? "ok  " : "FAIL", #test);   \
     } while (0)
+
+/* A stop request from another thread `ms` milliseconds from now, as SIGINT arrives
+ * while a kernel runs (0: now, before the call). tc_stop_done() joins that thread and
+ * clears the flag; it returns the milliseconds from the request to the call's end. */
+typedef struct {
+    pthread_t thread;
+    int ms;
+    int started;
+    int64_t asked_ns;
+} tc_stopper;
+
+static void *tc_stopper_main(void *arg)
+{
+    tc_stopper *s = arg;
+    usleep((useconds_t)s->ms * 1000);
+    __atomic_store_n(&s->asked_ns, tc_now_ns(), __ATOMIC_SEQ_CST);
+    tc_request_stop();
+    return NULL;
+}
+
+__attribute__((unused)) static void tc_stop_later(tc_stopper *s, int ms)
+{
+    s->ms = ms;
+    s->started = 0;
+    s->asked_ns = 0;
+    if (ms <= 0) {
+        s->asked_ns = tc_now_ns();
+        tc_request_stop();
+    } else {
+        s->started = pthread_create(&s->thread, NULL, tc_stopper_main, s) == 0;
+    }
+}
+
+__attribute__((unused)) static int64_t tc_stop_done(tc_stopper *s)
+{
+    int64_t end = tc_now_ns();
+    if (s->started)
+        pthread_join(s->thread, NULL);
+    tc_clear_stop();
+    int64_t asked = __atomic_load_n(&s->asked_ns, __ATOMIC_SEQ_CST);
+    return asked ? (end - asked) / 1000000 : -1;
+}
 
 static int tc_summary(const char *name)
 {

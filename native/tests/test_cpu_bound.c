@@ -100,11 +100,31 @@ static void test_refused_working_set_is_a_limit(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
 }
 
+static void test_stops_on_request(void)
+{
+    for (int mode = TC_CPU_BOUND_THREADS; mode <= TC_CPU_BOUND_PROCESSES; mode++) {
+        tc_held before = tc_held_now();
+        tc_cpu_task t[2];
+        tc_cpu_bound_result out;
+        tc_stopper s;
+        tc_stop_later(&s, 100);
+        int st = tc_cpu_bound_run(mode, 2, first_cpu(), 1000000, 0, 600LL * 1000000000, t,
+                                  &out);
+        int64_t ms = tc_stop_done(&s);
+        CHECK(st == TC_ESTOPPED, "mode %d: status %d", mode, st);
+        CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "mode %d: stopped %lld ms after the request", mode,
+              (long long)ms);
+        CHECK(out.stopped == 2, "mode %d: %d tasks joined or reaped", mode, (int)out.stopped);
+        CHECK_HELD(before, 0);
+    }
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_threads_and_processes);
     RUN(test_deadline_stops_the_tasks);
     RUN(test_refused_working_set_is_a_limit);
+    RUN(test_stops_on_request);
     return tc_summary("cpu_bound");
 }

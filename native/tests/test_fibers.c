@@ -117,10 +117,40 @@ static void test_sigmask_yardstick(void)
     TWICE(sigmask_yardstick());
 }
 
+static void test_stops_on_request(void)
+{
+    tc_held before = tc_held_now();
+    const int64_t n = 2000000;
+    int64_t *samples = calloc((size_t)n, sizeof *samples);
+    tc_fiber_pingpong_result out;
+    if (samples) {
+        tc_stopper s;
+        tc_stop_later(&s, 100);
+        int st = tc_fiber_pingpong(TC_FIBER_UCONTEXT, n, 0, 64, samples, &out);
+        int64_t ms = tc_stop_done(&s);
+        CHECK(st == TC_ESTOPPED, "ping-pong: status %d", st);
+        CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "stopped %lld ms after the request", (long long)ms);
+        free(samples);
+    }
+    tc_stopper s;
+    int32_t trace[64];
+    int finished = 0;
+    tc_stop_later(&s, 0);
+    CHECK(tc_fiber_order(TC_FIBER_ASM, 4, 8, 64, trace, &finished) == TC_ESTOPPED, "order");
+    tc_stop_done(&s);
+    double per_op[4];
+    int err = 0;
+    tc_stop_later(&s, 0);
+    CHECK(tc_fiber_sigmask_ns(10, 4, per_op, &err) == TC_ESTOPPED, "sigmask");
+    tc_stop_done(&s);
+    CHECK_HELD(before, 0);
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_sigmask_yardstick);
     RUN(test_each_implementation);
+    RUN(test_stops_on_request);
     return tc_summary("fibers");
 }

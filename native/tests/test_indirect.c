@@ -36,9 +36,27 @@ static void test_both_modes(void)
     TWICE(one(TC_IND_SWITCH, 1 << 16, 64));
 }
 
+static void test_stops_on_request(void)
+{
+    int modes[2] = {TC_IND_SINGLE, TC_IND_SWITCH};
+    for (int m = 0; m < 2; m++) {
+        tc_held before = tc_held_now();
+        tc_indirect_result out;
+        tc_stopper s;
+        tc_stop_later(&s, 100);
+        int st = tc_indirect_run(modes[m], 4096, 64, 200000000, 0, -1, &out);
+        int64_t ms = tc_stop_done(&s);
+        CHECK(st == TC_ESTOPPED, "mode %d: status %d", modes[m], st);
+        CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "mode %d: stopped %lld ms after the request", modes[m],
+              (long long)ms);
+        CHECK_HELD(before, 0);
+    }
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_both_modes);
+    RUN(test_stops_on_request);
     return tc_summary("indirect");
 }

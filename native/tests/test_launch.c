@@ -89,10 +89,48 @@ static void test_plain_loop_burst_memcpy(void)
     TWICE(plain_loop_burst_memcpy());
 }
 
+static void test_stops_on_request(void)
+{
+    tc_held before = tc_held_now();
+    const int n = 1000000;
+    tc_launch_sample *samples = calloc((size_t)n, sizeof *samples);
+    tc_launch_result out;
+    int kinds[2] = {TC_LAUNCH_THREAD, TC_LAUNCH_FORK};
+    for (int k = 0; k < 2 && samples; k++) {
+        tc_stopper s;
+        tc_stop_later(&s, 100);
+        int st = tc_launch_series(kinds[k], n, 0, 0, 0, 0, NULL, NULL, samples, &out);
+        int64_t ms = tc_stop_done(&s);
+        CHECK(st == TC_ESTOPPED, "kind %d: status %d", kinds[k], st);
+        CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "kind %d: stopped %lld ms after the request", kinds[k],
+              (long long)ms);
+        CHECK_HELD(before, 0);
+    }
+    free(samples);
+    int64_t total = 0;
+    int err = 0;
+    tc_stopper s;
+    tc_stop_later(&s, 0);
+    CHECK(tc_launch_plain_loop(5000, &total, &err) == TC_ESTOPPED, "plain loop");
+    tc_stop_done(&s);
+    int64_t create[16];
+    tc_burst_result burst;
+    tc_stop_later(&s, 0);
+    CHECK(tc_launch_burst(16, 0, create, &burst) == TC_ESTOPPED && burst.created == 0,
+          "burst");
+    tc_stop_done(&s);
+    int64_t copies[8];
+    tc_stop_later(&s, 0);
+    CHECK(tc_memcpy_series(4096, 8, 0, copies) == TC_ESTOPPED, "memcpy");
+    tc_stop_done(&s);
+    CHECK_HELD(before, 0);
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_every_kind);
     RUN(test_plain_loop_burst_memcpy);
+    RUN(test_stops_on_request);
     return tc_summary("launch");
 }

@@ -99,10 +99,24 @@ static void test_limit_is_reported(void)
           "TC_ELIMIT/ENOMEM)", st);
 }
 
+static void test_stops_on_request(void)
+{
+    tc_held before = tc_held_now();
+    tc_touch_point curve[4];
+    tc_malloc_touch_result out;
+    tc_stopper s;
+    tc_stop_later(&s, 0);
+    int st = tc_malloc_touch(64, TC_ALLOC_MMAP, 4, 1000, curve, &out);
+    tc_stop_done(&s);
+    CHECK(st == TC_ESTOPPED, "status %d", st);
+    CHECK_HELD(before, 0);
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_small_runs);
     RUN(test_limit_is_reported);
+    RUN(test_stops_on_request);
     return tc_summary("malloc_touch");
 }

@@ -52,10 +52,25 @@ static void test_children_leave_by_themselves_after_their_lifetime(void)
     CHECK(out.stopped == 2, "stopped %lld", (long long)out.stopped);
 }
 
+static void test_stops_on_request(void)
+{
+    tc_held before = tc_held_now();
+    int32_t pids[4];
+    tc_procmem_result out;
+    tc_procmem *h = NULL;
+    tc_stopper s;
+    tc_stop_later(&s, 0);
+    int st = tc_procmem_start(4, 0, 10LL * 1000000000, pids, &out, &h);
+    tc_stop_done(&s);
+    CHECK(st == TC_ESTOPPED && h == NULL && out.started == 0, "status %d", st);
+    CHECK_HELD(before, 0);
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_children_sleep_until_stopped);
     RUN(test_children_leave_by_themselves_after_their_lifetime);
+    RUN(test_stops_on_request);
     return tc_summary("process_memory");
 }

@@ -30,9 +30,29 @@ static void test_runs_pinned_and_not(void)
     TWICE(sleepers(TC_SLEEPERS_PINNED));
 }
 
+static void test_stops_on_request(void)
+{
+    tc_held before = tc_held_now();
+    tc_sleepers_result out;
+    tc_stopper s;
+    tc_stop_later(&s, 100);
+    int st = tc_sleepers_run(8, 50000000, 5000000000LL, 0, TC_SLEEPERS_UNPINNED, 64, &out);
+    int64_t ms = tc_stop_done(&s);
+    CHECK(st == TC_ESTOPPED, "status %d", st);
+    CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "stopped %lld ms after the request", (long long)ms);
+    CHECK_HELD(before, 0);
+    tc_stop_later(&s, 0);
+    st = tc_sleepers_run(8, 1000000, 5000000, 0, TC_SLEEPERS_UNPINNED, 64, &out);
+    tc_stop_done(&s);
+    CHECK(st == TC_ESTOPPED && out.started == 0, "stop first: status %d started %lld", st,
+          (long long)out.started);
+    CHECK_HELD(before, 0);
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_runs_pinned_and_not);
+    RUN(test_stops_on_request);
     return tc_summary("sleepers");
 }

@@ -115,6 +115,19 @@ static void test_limit_is_reported(void)
           "child status %d (10 setrlimit, 11 not TC_ELIMIT, 12 counts, 13 threads left)", st);
 }
 
+static void test_stops_on_request(void)
+{
+    tc_held before = tc_held_now();
+    tc_thread_memory_result out;
+    tc_stopper s;
+    tc_stop_later(&s, 0);
+    int st = tc_thread_memory_run(16, 64, 0, NULL, 0, &out);
+    tc_stop_done(&s);
+    CHECK(st == TC_ESTOPPED && out.started == 0, "status %d started %lld", st,
+          (long long)out.started);
+    CHECK_HELD(before, 0);
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
@@ -122,5 +135,6 @@ int main(void)
     RUN(test_small_stacks_and_pinning);
     RUN(test_start_then_stop);
     RUN(test_limit_is_reported);
+    RUN(test_stops_on_request);
     return tc_summary("thread_memory");
 }

@@ -64,10 +64,27 @@ static void test_every_yardstick(void)
     run_one(TC_YARD_MEMCPY);
 }
 
+static void test_stops_on_request(void)
+{
+    tc_held before = tc_held_now();
+    double per_op[4];
+    tc_yardstick_result out;
+    tc_stopper s;
+    tc_stop_later(&s, 0);
+    CHECK(tc_yardstick_run(TC_YARD_PIPE, 10, 4, per_op, &out) == TC_ESTOPPED, "pipe");
+    tc_stop_done(&s);
+    tc_stop_later(&s, 0);
+    CHECK(tc_yardstick_memcpy_cold(2, 4, 4 * TC_YARD_MEMCPY_BYTES, per_op, &out) ==
+          TC_ESTOPPED, "cold memcpy");
+    tc_stop_done(&s);
+    CHECK_HELD(before, 0);
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_every_yardstick);
     RUN(test_cold_memcpy_wraps_its_pool);
+    RUN(test_stops_on_request);
     return tc_summary("yardsticks");
 }

@@ -29,9 +29,26 @@ static void test_threads_and_processes(void)
     TWICE(loop(1));
 }
 
+static void test_stops_on_request(void)
+{
+    for (int processes = 0; processes < 2; processes++) {
+        tc_held before = tc_held_now();
+        tc_yieldloop_result out;
+        tc_stopper s;
+        tc_stop_later(&s, 100);
+        int st = tc_yieldloop_run(processes, 100000000, 0, -1, 10000, &out);
+        int64_t ms = tc_stop_done(&s);
+        CHECK(st == TC_ESTOPPED, "processes %d: status %d", processes, st);
+        CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "processes %d: stopped %lld ms after the request",
+              processes, (long long)ms);
+        CHECK_HELD(before, 0);
+    }
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_threads_and_processes);
+    RUN(test_stops_on_request);
     return tc_summary("yieldloop");
 }

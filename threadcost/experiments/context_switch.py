@@ -20,7 +20,6 @@ per-sample timing.
 from __future__ import annotations
 
 import itertools
-import math
 import re
 import shutil
 import subprocess
@@ -31,208 +30,52 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import machine, stats, sysinfo, textout, validate
-from threadcost.errors import KernelError, ParameterError, check_status
-from threadcost.native import ffi, interruptible, lib
+from threadcost import stats, validate
+from threadcost.errors import ParameterError
+from threadcost.experiments.context_switch_kernels import (
+    _pingpong,
+    _raise_for,
+    baseline,
+    measure_baselines,
+    touch_cost,
+)
+from threadcost.experiments.context_switch_params import (
+    BASELINE_TEXT,
+    BASELINES,
+    CLAIM_MECHANISMS,
+    EXPERIMENT,
+    LIMITS,
+    MAX_ITERATIONS,
+    MAX_MESSAGE,
+    MECHANISMS,
+    PLACEMENTS,
+    SELF_HOP,
+    STEPS,
+    TASKS,
+    check_params,
+    choose_cpus,
+)
+from threadcost.experiments.context_switch_results import (
+    _derived,
+    _pinning_verified,
+    _thp_mode,
+    assemble,
+    median_ci95,
+    targets,
+)
 from threadcost.results import Result
 
-EXPERIMENT = "context_switch"
-MECHANISMS = {"pipe": lib.TC_SW_PIPE, "condvar": lib.TC_SW_CONDVAR,
-              "futex": lib.TC_SW_FUTEX, "eventfd": lib.TC_SW_EVENTFD}
-PLACEMENTS = ("same-cpu", "cross-cpu", "smt-siblings", "unpinned")
-TASKS = {"threads": lib.TC_SW_THREADS, "processes": lib.TC_SW_PROCESSES}
-MAX_ITERATIONS = 10_000_000
-MAX_MESSAGE = 4096
-# The work of one hop done by one task alone (no partner, so no switch).
-SELF_HOP = {"pipe": lib.TC_SWB_SELF_PIPE, "condvar": lib.TC_SWB_SELF_CONDVAR,
-            "futex": lib.TC_SWB_SELF_FUTEX, "eventfd": lib.TC_SWB_SELF_EVENTFD}
-BASELINES = {
-    # name: (kind, operations per timed batch, batches)
-    "timer": (lib.TC_SWB_TIMER, 100, 2000),
-    "getcpu": (lib.TC_SWB_GETCPU, 100, 2000),
-    "empty_syscall": (lib.TC_SWB_EMPTY_SYSCALL, 50, 2000),
-    "lock_unlock": (lib.TC_SWB_LOCK_UNLOCK, 200, 1000),
-}
-BASELINE_TEXT = {
-    "timer": "one clock_gettime(CLOCK_MONOTONIC) through the vDSO",
-    "getcpu": "one sched_getcpu()",
-    "empty_syscall": "one empty system call (getppid)",
-    "lock_unlock": "an uncontended pthread mutex lock + unlock",
-    "self_hop": "one hop's calls made by one task alone (no partner, no switch)",
-    "touch": "writing the working set once with warm caches (one word per 64-byte line)",
-}
-STEPS = {
-    lib.TC_SW_STEP_NONE: "",
-    lib.TC_SW_STEP_SETUP: "creating the pipes, eventfds or shared memory",
-    lib.TC_SW_STEP_SPAWN: "starting the partner (pthread_create or fork)",
-    lib.TC_SW_STEP_WORKSET: "mapping a working set",
-    lib.TC_SW_STEP_PINGPONG: "during the ping-pong",
-    lib.TC_SW_STEP_PIN: "pinning (sched_setaffinity)",
-}
-# What a TC_ELIMIT at each step ran into.
-LIMITS = {
-    lib.TC_SW_STEP_SETUP: "file descriptors or memory while creating pipes, eventfds or shared "
-                          "memory (RLIMIT_NOFILE, RLIMIT_AS)",
-    lib.TC_SW_STEP_SPAWN: "threads or processes while starting the partner (RLIMIT_NPROC, the "
-                          "pids cgroup, or memory for its stack: RLIMIT_AS)",
-    lib.TC_SW_STEP_WORKSET: "memory while mapping a working set (RLIMIT_AS, overcommit or RAM)",
-}
-# C01/C02 were published for pipe and condvar ping-pong between two threads.
-CLAIM_MECHANISMS = ("pipe", "condvar")
-
-
-# --------------------------------------------------------------- parameters
-
-def choose_cpus(placement: str, mask: Sequence[int] | None = None,
-                siblings: Sequence[Sequence[int]] | None = None) -> tuple[int, int]:
-    """The CPUs of sides A and B for a placement (-1: not pinned).
-
-    same-cpu: both on the last CPU of the affinity mask. cross-cpu: two CPUs
-    of different cores when the machine has SMT, else any two. smt-siblings:
-    two hardware threads of one core. Raises ParameterError when this process
-    may not run on enough CPUs for the placement.
-    """
-    cpus = list(mask if mask is not None else sysinfo.affinity())
-    groups = [list(g) for g in (siblings if siblings is not None
-                                else machine.smt_siblings())]
-    if placement == "unpinned":
-        return -1, -1
-    if placement == "same-cpu":
-        return cpus[-1], cpus[-1]
-    if placement == "cross-cpu":
-        if len(cpus) < 2:
-            raise ParameterError("placement", placement,
-                                 f"needs 2 CPUs in this process's affinity mask, which "
-                                 f"holds only {cpus}")
-        first = cpus[0]
-        same_core = next((set(g) for g in groups if first in g), {first})
-        other = next((c for c in cpus[1:] if c not in same_core), cpus[1])
-        return first, other
-    if placement == "smt-siblings":
-        for group in groups:
-            usable = [c for c in group if c in cpus]
-            if len(usable) >= 2:
-                return usable[0], usable[1]
-        raise ParameterError("placement", placement,
-                             "needs two SMT siblings (hardware threads of one core) in "
-                             f"this process's affinity mask; this machine's cores are "
-                             f"{textout.cpu_groups(groups)}")
-    raise ParameterError("placement", placement, "must be one of " + ", ".join(PLACEMENTS))
-
-
-def check_params(mechanism: Any = "pipe", placement: Any = "same-cpu",
-                 tasks: Any = "threads", iterations: Any = 20_000, warmup: Any = 2_000,
-                 working_set_kib: Any = 0, message_bytes: Any = 1,
-                 timeout_s: Any = 10.0) -> dict[str, Any]:
-    """Validate and normalise the parameters of :func:`run` (raises ParameterError)."""
-    mech = validate.choice("mechanism", mechanism, MECHANISMS)
-    place = validate.choice("placement", placement, PLACEMENTS)
-    kind = validate.choice("tasks", tasks, TASKS)
-    n = validate.integer("iterations", iterations, minimum=1, maximum=MAX_ITERATIONS)
-    warm = validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS)
-    ws = validate.integer("working_set_kib", working_set_kib, minimum=0, maximum=1 << 40)
-    msg = validate.integer("message_bytes", message_bytes, minimum=1, maximum=MAX_MESSAGE)
-    if msg != 1 and mech != "pipe":
-        raise ParameterError("message_bytes", message_bytes,
-                             "only the pipe mechanism carries a message; must be 1 for "
-                             f"{mech}")
-    timeout = validate.number("timeout_s", timeout_s, minimum=0.01, maximum=3600.0)
-    # both sides' working sets, plus 16 bytes of samples and CPUs per round trip
-    validate.memory_fits("working_set_kib", working_set_kib, 2 * ws + (16 * n) // 1024)
-    cpu_a, cpu_b = choose_cpus(place)
-    return {"mechanism": mech, "placement": place, "tasks": kind, "iterations": n,
-            "warmup": warm, "working_set_kib": ws, "message_bytes": msg,
-            "timeout_s": timeout, "cpu_a": cpu_a, "cpu_b": cpu_b}
-
-
-# ------------------------------------------------------------------ kernels
-
-def _raise_for(kernel: str, status: int, err: int, where: int, timeout_s: float) -> None:
-    if status == lib.TC_ETIMEOUT:
-        raise KernelError(kernel, status, 0,
-                          f"no round trip completed for {timeout_s:g} s: the partner "
-                          "stopped answering (or died), so the watchdog stopped the run")
-    check_status(kernel, status, err, STEPS.get(where, ""))
-
-
-def baseline(kind: int, cpu: int, batches: int, batch: int, *, working_set_kib: int = 0,
-             message_bytes: int = 1) -> np.ndarray:
-    """Per-operation times (ns) of one baseline: ``batches`` timed batches of
-    ``batch`` operations, each divided by ``batch``. Runs in a new thread pinned
-    to ``cpu`` (-1: not pinned)."""
-    out = ffi.new("int64_t[]", batches)
-    err = ffi.new("int *")
-    status = lib.tc_switch_baseline(kind, cpu, batches, batch, working_set_kib * 1024,
-                                    message_bytes, out, err)
-    check_status("tc_switch_baseline", status, err[0])
-    if status == lib.TC_ELIMIT:
-        raise KernelError("tc_switch_baseline", status, err[0], "a system limit")
-    return np.frombuffer(ffi.buffer(out), dtype=np.int64).astype(float) / batch
-
-
-def touch_cost(working_set_kib: int, cpu: int, budget_s: float = 0.2) -> np.ndarray:
-    """Times (ns) of writing a warm working set of ``working_set_kib`` once."""
-    probe = baseline(lib.TC_SWB_TOUCH, cpu, 3, 1, working_set_kib=working_set_kib)
-    each = max(float(np.median(probe)), 1.0)
-    batches = int(min(2000, max(20, budget_s * 1e9 / each)))
-    return baseline(lib.TC_SWB_TOUCH, cpu, batches, 1, working_set_kib=working_set_kib)
-
-
-def measure_baselines(mechanism: str, cpu: int, message_bytes: int = 1,
-                      working_set_kib: int = 0, scale: float = 1.0) -> dict[str, np.ndarray]:
-    """Every baseline for one configuration, on side A's CPU: the timer, getcpu,
-    an empty syscall, an uncontended lock, the mechanism's hop without a
-    partner, and (with a working set) the warm touch. ``scale`` shrinks the
-    number of batches (quick runs)."""
-    out: dict[str, np.ndarray] = {}
-    for name, (kind, batch, batches) in BASELINES.items():
-        out[name] = baseline(kind, cpu, max(20, int(batches * scale)), batch)
-    out["self_hop"] = baseline(SELF_HOP[mechanism], cpu, max(20, int(2000 * scale)), 10,
-                               message_bytes=message_bytes)
-    if working_set_kib > 0:
-        out["touch"] = touch_cost(working_set_kib, cpu, budget_s=0.2 * scale)
-    return out
-
-
-def _pingpong(p: dict[str, Any], per_sample: bool, record_cpus: bool,
-              stall_after: int) -> dict[str, Any]:
-    """Run the C kernel once; plain Python values back (picklable)."""
-    n = p["iterations"]
-    cfg = ffi.new("tc_switch_config *")
-    cfg.mechanism = MECHANISMS[p["mechanism"]]
-    cfg.tasks = TASKS[p["tasks"]]
-    cfg.cpu_a, cfg.cpu_b = p["cpu_a"], p["cpu_b"]
-    cfg.iterations = n
-    cfg.warmup = p["warmup"]
-    cfg.working_set_bytes = p["working_set_kib"] * 1024
-    cfg.message_bytes = p["message_bytes"]
-    cfg.per_sample = int(per_sample)
-    cfg.record_cpus = int(record_cpus)
-    cfg.timeout_ms = max(1, round(p["timeout_s"] * 1000))
-    cfg.test_stall_after = stall_after
-    samples = ffi.new("int64_t[]", n) if per_sample else ffi.NULL
-    cpu_a = ffi.new("int32_t[]", n) if record_cpus else ffi.NULL
-    cpu_b = ffi.new("int32_t[]", n) if record_cpus else ffi.NULL
-    out = ffi.new("tc_switch_result *")
-    status = interruptible(lib.tc_switch_pingpong, cfg, samples, cpu_a, cpu_b, out)
-    _raise_for("tc_switch_pingpong", status, out.err, out.where, p["timeout_s"])
-    done = int(out.completed)
-
-    def take(arr: Any, dtype: Any) -> np.ndarray:
-        if arr == ffi.NULL:
-            return np.zeros(0, dtype=dtype)
-        return np.frombuffer(ffi.buffer(arr), dtype=dtype)[:done].copy()
-
-    def side(s: Any) -> dict[str, int]:
-        return {"voluntary": int(s.voluntary), "involuntary": int(s.involuntary),
-                "user_ns": int(s.user_ns), "sys_ns": int(s.sys_ns),
-                "cpu_after_pin": int(s.cpu_after_pin), "pin_err": int(s.pin_err)}
-
-    return {"status": int(status), "err": int(out.err), "where": int(out.where),
-            "completed": done, "total_ns": int(out.total_ns),
-            "a": side(out.a), "b": side(out.b), "child_killed": int(out.child_killed),
-            "samples": take(samples, np.int64), "cpu_a": take(cpu_a, np.int32),
-            "cpu_b": take(cpu_b, np.int32)}
+# Re-exported: callers (commands, views, notebooks, other experiments, tests) import
+# everything from this module.
+__all__ = [
+    "BASELINES", "BASELINE_TEXT", "CLAIM_MECHANISMS", "EXPERIMENT", "LIMITS",
+    "MAX_ITERATIONS", "MAX_MESSAGE", "MECHANISMS", "PLACEMENTS", "PLACEMENT_EXPERIMENT",
+    "QUANTILES", "SELF_HOP", "STEPS", "TASKS", "_derived", "_pingpong", "_pinning_verified",
+    "_raise_for", "_thp_mode", "assemble", "baseline", "check_params", "choose_cpus",
+    "measure_baselines", "median_ci95", "perf_bench_pipe", "perf_cross_check", "placement_repeats",
+    "plan", "quantile_table", "run", "sweep", "targets", "timing_check", "touch_cost",
+    "working_set_sweep",
+]
 
 
 # --------------------------------------------------------------------- run
@@ -291,158 +134,6 @@ def run(mechanism: Any = "pipe", placement: Any = "same-cpu", tasks: Any = "thre
                               p["working_set_kib"], scale) if baselines else {})
     return assemble(p, raw, base, per_sample=bool(per_sample),
                     record_cpus=bool(record_cpus))
-
-
-def assemble(p: dict[str, Any], raw: dict[str, Any], base: dict[str, np.ndarray], *,
-             per_sample: bool, record_cpus: bool) -> Result:
-    """Build the Result of one configuration from the kernel's raw output."""
-    done = raw["completed"]
-    rt = raw["samples"].astype(float)
-    a, b = raw["a"], raw["b"]
-    switches = a["voluntary"] + a["involuntary"] + b["voluntary"] + b["involuntary"]
-    spr = switches / done if done else float("nan")
-    per_switch_ok = done > 0 and spr >= 0.5
-    cpus_a = sorted({int(c) for c in raw["cpu_a"]})
-    cpus_b = sorted({int(c) for c in raw["cpu_b"]})
-    if not record_cpus:
-        cpus_a = [a["cpu_after_pin"]] if a["cpu_after_pin"] >= 0 else []
-        cpus_b = [b["cpu_after_pin"]] if b["cpu_after_pin"] >= 0 else []
-    rt_dist = stats.distribution(rt) if per_sample else stats.distribution([])
-    whole_mean = raw["total_ns"] / done if done else float("nan")
-    summary: dict[str, Any] = {
-        "round_trip_ns": rt_dist,
-        "switch_ns": stats.distribution(rt / spr) if per_sample and per_switch_ok
-        else stats.distribution([]),
-        "switches_per_round_trip": spr,
-        "switches": {"a_voluntary": a["voluntary"], "a_involuntary": a["involuntary"],
-                     "b_voluntary": b["voluntary"], "b_involuntary": b["involuntary"],
-                     "total": switches},
-        "cpu_time_ns": {"a_user": a["user_ns"], "a_sys": a["sys_ns"],
-                        "b_user": b["user_ns"], "b_sys": b["sys_ns"]},
-        "sys_ns_per_round_trip": (a["sys_ns"] + b["sys_ns"]) / done if done else None,
-        "cpus_requested": [p["cpu_a"], p["cpu_b"]],
-        "cpus_seen": sorted(set(cpus_a) | set(cpus_b)),
-        "cpus_seen_a": cpus_a,
-        "cpus_seen_b": cpus_b,
-        "pinning_verified": _pinning_verified(p, cpus_a, cpus_b),
-        "completed": done,
-        "total_ns": raw["total_ns"],
-        "whole_run_mean_ns": whole_mean,
-        "transparent_hugepages": _thp_mode(),
-    }
-    if record_cpus and done:
-        together = raw["cpu_a"] == raw["cpu_b"]
-        summary["same_cpu_share"] = float(np.mean(together))
-        if per_sample:
-            summary["round_trip_ns_same_cpu"] = stats.distribution(rt[together])
-            summary["round_trip_ns_different_cpus"] = stats.distribution(rt[~together])
-    if per_sample and per_switch_ok:
-        lo, hi = median_ci95(rt / spr)
-        summary["switch_ns_p50_ci95"] = [lo, hi]
-    summary["baselines"] = {name: stats.distribution(v) for name, v in base.items()}
-    summary.update(_derived(p, summary, base, record_cpus))
-    tables: dict[str, pd.DataFrame] = {}
-    if per_sample:
-        frame = {"round_trip_ns": raw["samples"]}
-        if record_cpus:
-            frame.update(cpu_a=raw["cpu_a"], cpu_b=raw["cpu_b"])
-        tables["samples"] = pd.DataFrame(frame)
-    if base:
-        tables["baselines"] = pd.DataFrame(
-            [{"baseline": name, "ns_per_op": float(x)} for name, v in base.items()
-             for x in v])
-    params = {**p, "per_sample": per_sample, "record_cpus": record_cpus}
-    limit_hit = None
-    if raw["status"] == lib.TC_ELIMIT:
-        from threadcost.experiments.limits import name_from_errno
-
-        limit_hit = {"limit": f"{name_from_errno(int(raw['err']), 'tasks')}: "
-                              f"{LIMITS.get(raw['where'], 'a system limit')}",
-                     "errno": raw["err"]}
-    return Result(EXPERIMENT, params, summary, tables, limit_hit)
-
-
-def median_ci95(samples: np.ndarray) -> tuple[float, float]:
-    """A distribution-free 95% interval of the median: the order statistics at
-    n/2 -+ 1.96 sqrt(n)/2 (normal approximation of the binomial)."""
-    x = np.sort(np.asarray(samples, dtype=float))
-    n = x.size
-    if n == 0:
-        return float("nan"), float("nan")
-    half = 1.96 * math.sqrt(n) / 2
-    lo = max(0, math.floor(n / 2 - half))
-    hi = min(n - 1, math.ceil(n / 2 + half))
-    return float(x[lo]), float(x[hi])
-
-
-def _pinning_verified(p: dict[str, Any], cpus_a: list[int], cpus_b: list[int]) -> bool | None:
-    if p["cpu_a"] < 0:
-        return None
-    return cpus_a == [p["cpu_a"]] and cpus_b == [p["cpu_b"]]
-
-
-def _thp_mode() -> str | None:
-    text = sysinfo.read_text("/sys/kernel/mm/transparent_hugepage/enabled")
-    if not text:
-        return None
-    m = re.search(r"\[(\w+)\]", text)
-    return m.group(1) if m else text
-
-
-def _derived(p: dict[str, Any], s: dict[str, Any], base: dict[str, np.ndarray],
-             record_cpus: bool) -> dict[str, Any]:
-    """Baseline-relative numbers: instrumentation share, net switch, net of touching."""
-    out: dict[str, Any] = {}
-    p50 = s["round_trip_ns"]["p50"]
-    if "timer" in base and math.isfinite(p50) and p50 > 0:
-        timer = float(np.median(base["timer"]))
-        getcpu = float(np.median(base["getcpu"])) if record_cpus else 0.0
-        cost = timer + 2 * getcpu  # A stamps and notes its CPU; B notes its CPU
-        out["instrumentation_ns_per_sample"] = cost
-        out["instrumentation_share"] = cost / p50
-    touch = float(np.median(base["touch"])) if "touch" in base else 0.0
-    if p["working_set_kib"] > 0 and "touch" in base:
-        out["touch_ns_p50"] = touch
-        out["round_trip_minus_touch_ns"] = {
-            k: s["round_trip_ns"][k] - 2 * touch for k in ("min", "p50", "p90", "p99", "max",
-                                                           "mean")}
-    spr = s["switches_per_round_trip"]
-    if "self_hop" in base and math.isfinite(p50) and spr >= 0.5:
-        hop = float(np.median(base["self_hop"]))
-        out["self_hop_ns_p50"] = hop
-        # what the two switches cost beyond the calls a hop makes anyway
-        out["switch_net_ns_p50"] = (p50 - 2 * hop - 2 * touch) / spr
-    return out
-
-
-def targets(headline: Result, perf: Result | None = None,
-            timing: Result | None = None) -> pd.DataFrame:
-    """The issue's benchmark targets, measured: each with its value and whether it was met.
-
-    ``headline`` is a same-cpu pipe run of threads with baselines.
-    """
-    s = headline.summary
-    rows = []
-    share = s.get("instrumentation_share")
-    if share is not None:
-        rows.append({"target": "timer (and CPU notes) per sample <= 2% of a same-cpu round trip",
-                     "measured": f"{share:.2%}", "met": share <= 0.02})
-    rate = s["completed"] / (s["total_ns"] / 1e9) if s["total_ns"] else float("nan")
-    rows.append({"target": "100,000 same-cpu round trips with per-sample timing in < 2 s",
-                 "measured": f"{100_000 / rate:.2f} s at this run's rate",
-                 "met": 100_000 / rate < 2.0})
-    if perf is not None and perf.summary.get("perf_available"):
-        r = perf.summary["ratio_ours_over_perf"]
-        rows.append({"target": "pipe round trip within +-15% of perf bench sched pipe -T",
-                     "measured": f"ratio {r:.3f}", "met": abs(r - 1) <= 0.15})
-    elif perf is not None:
-        rows.append({"target": "pipe round trip within +-15% of perf bench sched pipe -T",
-                     "measured": f"not run: {perf.summary.get('reason')}", "met": None})
-    if timing is not None:
-        r = timing.summary["ratio"]
-        rows.append({"target": "per-sample mean and whole-run mean agree within 5%",
-                     "measured": f"ratio {r:.3f}", "met": abs(r - 1) <= 0.05})
-    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------- studies

@@ -32,7 +32,7 @@ import pandas as pd
 from threadcost import paths, validate
 from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.isolate import run_isolated
-from threadcost.native import ffi, lib
+from threadcost.native import ffi, lib, run_stoppable
 from threadcost.results import Result
 
 EXPERIMENT = "launch"
@@ -168,6 +168,7 @@ def _samples(arr: Any, n: int) -> dict[str, np.ndarray]:
             "lifecycle_ns": raw[:, 3]}
 
 
+DRIVER_STOPPED = 3  # launch_driver's exit status after SIGINT/SIGTERM stopped its series
 def _series_in_driver(driver: str, kind: str, iterations: int, warmup: int,
                       stack_kib: int, parent_touch_mib: int, pause_us: int,
                       spawn_path: str, timeout: float, baseline_iterations: int = 0,
@@ -175,8 +176,9 @@ def _series_in_driver(driver: str, kind: str, iterations: int, warmup: int,
     args = [driver, str(KINDS[kind]), str(iterations), str(warmup), str(stack_kib),
             str(parent_touch_mib * 1024), str(pause_us * 1000), spawn_path or "-",
             str(baseline_iterations)]
-    proc = subprocess.run(args, capture_output=True, stdin=subprocess.DEVNULL,
-                          timeout=timeout, check=False)
+    proc = run_stoppable(args, timeout)
+    if proc.returncode == DRIVER_STOPPED:
+        raise KeyboardInterrupt
     if proc.returncode != 0:
         raise KernelError("launch_driver", lib.TC_ESYS, 0,
                           f"exited with status {proc.returncode} for kind {kind}")

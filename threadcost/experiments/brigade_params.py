@@ -1,0 +1,93 @@
+"""The brigade, part one: kinds, placements, limits and the checks of
+:func:`threadcost.experiments.brigade.run`'s parameters (before any C runs);
+re-exported by :mod:`threadcost.experiments.brigade`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadcost import paths, sysinfo, validate
+from threadcost.errors import ParameterError
+from threadcost.experiments.fibers import one_cpu
+from threadcost.native import lib
+
+EXPERIMENT = "brigade"
+KINDS = ("thread", "epoll", "one-thread", "goroutine")
+C_KINDS = {"thread": lib.TC_BR_THREAD, "epoll": lib.TC_BR_EPOLL,
+           "one-thread": lib.TC_BR_ONE_THREAD}
+BASELINE = "one-thread"
+PLACEMENTS = ("same-cpu", "unpinned")
+# Threads are kernel tasks: kernel.pid_max (32768) is shared by everyone on the
+# machine, so one brigade never asks for more than 10,000.
+MAX_TASKS = 10_000
+MAX_ITERATIONS = 1_000_000
+MAX_HOPS_PER_RUN = 200_000_000  # iterations * (tasks + 1): about 15 min at 5 us/hop
+MAX_REPEATS = 50
+# Per task, what the memory check allows: a thread's touched stack, its kernel
+# stack and bookkeeping, two pipes' buffers at worst.
+TASK_BUDGET_KIB = 160
+LIMITS = {
+    lib.TC_BR_LIMIT_FDS: "open files (RLIMIT_NOFILE or fs.file-max): a task needs 2 fds",
+    lib.TC_BR_LIMIT_THREADS: "thread creation refused (pthread_create EAGAIN: cgroup pids.max, "
+                             "kernel.threads-max or kernel.pid_max)",
+    lib.TC_BR_LIMIT_MEMORY: "memory (ENOMEM: a thread stack, a pipe or kernel memory)",
+}
+GO_LIMITS = {"fds": LIMITS[lib.TC_BR_LIMIT_FDS], "memory": LIMITS[lib.TC_BR_LIMIT_MEMORY]}
+REFERENCE_SOURCE = paths.REPO_ROOT / "native" / "brigade_reference" / "brigade_ref.c"
+REFERENCE_BINARY = paths.REPO_ROOT / "build" / "native" / "brigade_ref"
+
+
+def check_params(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS,
+                 placement: Any = PLACEMENTS, iterations: Any = 1000, warmup: Any = 100,
+                 repeats: Any = 1, cpu: Any = "auto", stack_kib: Any = 256,
+                 timeout_s: Any = 10, max_fds: Any = None) -> dict[str, Any]:
+    """Validate and normalise the parameters (raises ParameterError)."""
+    task_list = validate.integer_list("tasks", tasks, minimum=1, maximum=MAX_TASKS,
+                                      max_items=64)
+    p: dict[str, Any] = {
+        "tasks": sorted(set(task_list)),
+        "kinds": validate.choice_list("kinds", kinds, KINDS),
+        "placement": validate.choice_list("placement", placement, PLACEMENTS),
+        "iterations": validate.integer("iterations", iterations, minimum=1,
+                                       maximum=MAX_ITERATIONS),
+        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
+        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS),
+        "stack_kib": validate.stack_kib("stack_kib", stack_kib),
+        "timeout_s": validate.number("timeout_s", timeout_s, minimum=0.05, maximum=3600),
+        "max_fds": None if max_fds is None else validate.integer(
+            "max_fds", max_fds, minimum=16, maximum=_nofile_hard()),
+    }
+    biggest = max(p["tasks"])
+    hops = (p["iterations"] + p["warmup"]) * (biggest + 1)
+    if hops > MAX_HOPS_PER_RUN:
+        raise ParameterError("iterations", iterations,
+                             f"(iterations + warmup) * (largest tasks + 1) must be at most "
+                             f"{MAX_HOPS_PER_RUN:,} hops per run; with {biggest:,} tasks "
+                             f"at most {MAX_HOPS_PER_RUN // (biggest + 1) - p['warmup']:,} "
+                             "iterations")
+    p["cpu"] = one_cpu("cpu", cpu, allow_none=False)
+    if "thread" in p["kinds"]:
+        _check_thread_headroom(tasks, biggest)
+    validate.memory_fits("tasks", tasks, biggest * TASK_BUDGET_KIB)
+    return p
+
+
+def _nofile_hard() -> int:
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return hard if hard != resource.RLIM_INFINITY else 1 << 20
+
+
+def _check_thread_headroom(value: Any, biggest: int) -> None:
+    """Refuse a thread brigade that would bring the system near kernel.pid_max."""
+    pid_max = sysinfo.sysctl("kernel.pid_max") or 32768
+    threads_max = sysinfo.sysctl("kernel.threads-max") or pid_max
+    running = sysinfo.system_threads() or 0
+    room = int(min(pid_max, threads_max) * 0.75) - running
+    if biggest > room:
+        raise ParameterError("tasks", value,
+                             f"the thread kind needs {biggest:,} threads, but only {room:,} "
+                             f"fit under 75% of kernel.pid_max/threads-max with the "
+                             f"{running:,} threads now running on this machine")
+

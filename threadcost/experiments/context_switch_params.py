@@ -1,0 +1,121 @@
+"""Context switch, part one: the names of mechanisms, placements and tasks, and the
+checks of :func:`threadcost.experiments.context_switch.run`'s parameters (before any
+C runs); re-exported by :mod:`threadcost.experiments.context_switch`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from threadcost import machine, sysinfo, textout, validate
+from threadcost.errors import ParameterError
+from threadcost.native import lib
+
+EXPERIMENT = "context_switch"
+MECHANISMS = {"pipe": lib.TC_SW_PIPE, "condvar": lib.TC_SW_CONDVAR,
+              "futex": lib.TC_SW_FUTEX, "eventfd": lib.TC_SW_EVENTFD}
+PLACEMENTS = ("same-cpu", "cross-cpu", "smt-siblings", "unpinned")
+TASKS = {"threads": lib.TC_SW_THREADS, "processes": lib.TC_SW_PROCESSES}
+MAX_ITERATIONS = 10_000_000
+MAX_MESSAGE = 4096
+# The work of one hop done by one task alone (no partner, so no switch).
+SELF_HOP = {"pipe": lib.TC_SWB_SELF_PIPE, "condvar": lib.TC_SWB_SELF_CONDVAR,
+            "futex": lib.TC_SWB_SELF_FUTEX, "eventfd": lib.TC_SWB_SELF_EVENTFD}
+BASELINES = {
+    # name: (kind, operations per timed batch, batches)
+    "timer": (lib.TC_SWB_TIMER, 100, 2000),
+    "getcpu": (lib.TC_SWB_GETCPU, 100, 2000),
+    "empty_syscall": (lib.TC_SWB_EMPTY_SYSCALL, 50, 2000),
+    "lock_unlock": (lib.TC_SWB_LOCK_UNLOCK, 200, 1000),
+}
+BASELINE_TEXT = {
+    "timer": "one clock_gettime(CLOCK_MONOTONIC) through the vDSO",
+    "getcpu": "one sched_getcpu()",
+    "empty_syscall": "one empty system call (getppid)",
+    "lock_unlock": "an uncontended pthread mutex lock + unlock",
+    "self_hop": "one hop's calls made by one task alone (no partner, no switch)",
+    "touch": "writing the working set once with warm caches (one word per 64-byte line)",
+}
+STEPS = {
+    lib.TC_SW_STEP_NONE: "",
+    lib.TC_SW_STEP_SETUP: "creating the pipes, eventfds or shared memory",
+    lib.TC_SW_STEP_SPAWN: "starting the partner (pthread_create or fork)",
+    lib.TC_SW_STEP_WORKSET: "mapping a working set",
+    lib.TC_SW_STEP_PINGPONG: "during the ping-pong",
+    lib.TC_SW_STEP_PIN: "pinning (sched_setaffinity)",
+}
+# What a TC_ELIMIT at each step ran into.
+LIMITS = {
+    lib.TC_SW_STEP_SETUP: "file descriptors or memory while creating pipes, eventfds or shared "
+                          "memory (RLIMIT_NOFILE, RLIMIT_AS)",
+    lib.TC_SW_STEP_SPAWN: "threads or processes while starting the partner (RLIMIT_NPROC, the "
+                          "pids cgroup, or memory for its stack: RLIMIT_AS)",
+    lib.TC_SW_STEP_WORKSET: "memory while mapping a working set (RLIMIT_AS, overcommit or RAM)",
+}
+# C01/C02 were published for pipe and condvar ping-pong between two threads.
+CLAIM_MECHANISMS = ("pipe", "condvar")
+
+
+# --------------------------------------------------------------- parameters
+
+def choose_cpus(placement: str, mask: Sequence[int] | None = None,
+                siblings: Sequence[Sequence[int]] | None = None) -> tuple[int, int]:
+    """The CPUs of sides A and B for a placement (-1: not pinned).
+
+    same-cpu: both on the last CPU of the affinity mask. cross-cpu: two CPUs
+    of different cores when the machine has SMT, else any two. smt-siblings:
+    two hardware threads of one core. Raises ParameterError when this process
+    may not run on enough CPUs for the placement.
+    """
+    cpus = list(mask if mask is not None else sysinfo.affinity())
+    groups = [list(g) for g in (siblings if siblings is not None
+                                else machine.smt_siblings())]
+    if placement == "unpinned":
+        return -1, -1
+    if placement == "same-cpu":
+        return cpus[-1], cpus[-1]
+    if placement == "cross-cpu":
+        if len(cpus) < 2:
+            raise ParameterError("placement", placement,
+                                 f"needs 2 CPUs in this process's affinity mask, which "
+                                 f"holds only {cpus}")
+        first = cpus[0]
+        same_core = next((set(g) for g in groups if first in g), {first})
+        other = next((c for c in cpus[1:] if c not in same_core), cpus[1])
+        return first, other
+    if placement == "smt-siblings":
+        for group in groups:
+            usable = [c for c in group if c in cpus]
+            if len(usable) >= 2:
+                return usable[0], usable[1]
+        raise ParameterError("placement", placement,
+                             "needs two SMT siblings (hardware threads of one core) in "
+                             f"this process's affinity mask; this machine's cores are "
+                             f"{textout.cpu_groups(groups)}")
+    raise ParameterError("placement", placement, "must be one of " + ", ".join(PLACEMENTS))
+
+
+def check_params(mechanism: Any = "pipe", placement: Any = "same-cpu",
+                 tasks: Any = "threads", iterations: Any = 20_000, warmup: Any = 2_000,
+                 working_set_kib: Any = 0, message_bytes: Any = 1,
+                 timeout_s: Any = 10.0) -> dict[str, Any]:
+    """Validate and normalise the parameters of :func:`run` (raises ParameterError)."""
+    mech = validate.choice("mechanism", mechanism, MECHANISMS)
+    place = validate.choice("placement", placement, PLACEMENTS)
+    kind = validate.choice("tasks", tasks, TASKS)
+    n = validate.integer("iterations", iterations, minimum=1, maximum=MAX_ITERATIONS)
+    warm = validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS)
+    ws = validate.integer("working_set_kib", working_set_kib, minimum=0, maximum=1 << 40)
+    msg = validate.integer("message_bytes", message_bytes, minimum=1, maximum=MAX_MESSAGE)
+    if msg != 1 and mech != "pipe":
+        raise ParameterError("message_bytes", message_bytes,
+                             "only the pipe mechanism carries a message; must be 1 for "
+                             f"{mech}")
+    timeout = validate.number("timeout_s", timeout_s, minimum=0.01, maximum=3600.0)
+    # both sides' working sets, plus 16 bytes of samples and CPUs per round trip
+    validate.memory_fits("working_set_kib", working_set_kib, 2 * ws + (16 * n) // 1024)
+    cpu_a, cpu_b = choose_cpus(place)
+    return {"mechanism": mech, "placement": place, "tasks": kind, "iterations": n,
+            "warmup": warm, "working_set_kib": ws, "message_bytes": msg,
+            "timeout_s": timeout, "cpu_a": cpu_a, "cpu_b": cpu_b}
+
