@@ -240,8 +240,7 @@ c10 = store.get("threads_ceiling", lambda: million.threads(
     cap=memory_c10_cap, stack_kib=2048, sleep_ms=memory_c10_sleep_ms))
 view.keep(c10, False)
 display(Markdown(million_view.threads_text(c10)))
-display(million_view.scaled_table(c10).style.format(
-    {"value for 1,000,000 threads": "{:,.1f}"}))
+display(million_view.scaled_table(c10))
 
 # %% [markdown]
 # ## The published claims beside this machine

@@ -370,9 +370,12 @@ table a line links to the CSV it was drawn from and the code that measured it.</
 
 
 def _link(address: str) -> str:
-    """An address as a link when it is a URL, else as text."""
+    """An address as a link when it is a URL, else as text; words after the URL
+    ("https://... (folders a, b)") stay text beside the link, not in its href."""
     if address.startswith(("https://", "http://")):
-        return f'<a href="{html.escape(address)}">{html.escape(address)}</a>'
+        url, sep, rest = address.partition(" ")
+        return (f'<a href="{html.escape(url)}">{html.escape(url)}</a>'
+                + (f" {html.escape(rest)}" if sep else ""))
     return html.escape(address)
 
 

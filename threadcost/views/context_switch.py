@@ -98,7 +98,21 @@ def baselines_table(sweep_result: Result) -> pd.DataFrame:
     if b.empty:
         return b
     out = b[["placement", "baseline", "min", "p50", "p90", "p99", "max"]].copy()
+    out["baseline"] = out["baseline"].map(baseline_name)
     return out.set_index(["placement", "baseline"]).round(1)
+
+
+_BASELINE_NAMES = {"timer": "one clock read (the timer)",
+                   "getcpu": "getcpu (vDSO)",
+                   "empty_syscall": "empty system call",
+                   "lock_unlock": "mutex lock + unlock, uncontended"}
+
+
+def baseline_name(name: str) -> str:
+    """A stored baseline's name in words: ``self_hop_pipe`` is "lone hop: pipe"."""
+    if name.startswith("self_hop_"):
+        return f"lone hop: {name.removeprefix('self_hop_')}"
+    return _BASELINE_NAMES.get(name, name.replace("_", " "))
 
 
 def unpinned_split_figure(result: Result) -> plt.Figure:

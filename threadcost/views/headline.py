@@ -44,6 +44,7 @@ COLUMNS = {  # column -> (panel title, unit, factor from the stored ns / KiB)
     "switch": ("one context switch, same CPU", "ns", 1.0),
     "memory": ("memory per idle task: resident + kernel side", "KiB", 1.0),
 }
+PER = {"launch": "per launch", "switch": "per switch", "memory": "per idle task"}
 CELL_COLS = ["task", "column", "value", "low", "high", "partial", "definition", "source",
              "not_run", "resident", "quantity"]
 
@@ -146,14 +147,14 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
             ax.set_xlim(min(shown) / 4, max(shown) * 4)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
         ax.set_title(title_c, fontsize=10)
-        ax.set_xlabel(f"{unit} per task (log scale)")
+        ax.set_xlabel(f"{unit} {PER.get(column, 'per task')} (log scale)")
     axes[0].set_yticks(y, TASKS)
     axes[0].set_ylim(len(TASKS) - 0.5, -0.7)
     fig.suptitle(title or "What one task costs on this machine", fontweight="bold")
     fig.text(0.5, -0.04, "Dots: median (launch, switch) or slope (memory); lines: fastest to "
              "p90 (launch, thread/process switch), range of runs (goroutine switch) or 95% "
              "interval (memory). Hollow dot: a partial definition (see the notes).",
-             ha="center", fontsize=8, wrap=True)
+             ha="center", fontsize=9, wrap=True)
     fig.tight_layout()
     return fig
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from threadcost import findings
 from threadcost.results import Result
 
 
@@ -62,7 +63,26 @@ def threads_text(result: Result) -> str:
             "are **computed** from these by scaling, not measured.")
 
 
+# quantity stored -> (its name in words, display unit, factor from the stored unit,
+# format): the formats of the c10_million_threads_* findings, so notebook 3's table of
+# the same numbers prints the same values
+_SCALED = {
+    "rss_kib": ("resident memory (RSS growth)", "MiB", 1 / 1024, ",.0f"),
+    "vsz_kib": ("virtual size (VSZ growth)", "GiB", 1 / 1024 ** 2, ",.0f"),
+    "user_s": ("user CPU time", "s", 1.0, ",.1f"),
+    "sys_s": ("system CPU time", "s", 1.0, ",.1f"),
+}
+
+
 def scaled_table(result: Result) -> pd.DataFrame:
-    t = result.tables["scaled"].copy()
-    t.columns = ["quantity", "value for 1,000,000 threads", "unit", "how"]
-    return t.set_index("quantity")
+    """The run's numbers scaled to one million threads, in words and display units
+    (computed, not measured: the "how" column says from how many threads)."""
+    rows = []
+    for _, r in result.tables["scaled"].iterrows():
+        name, unit, factor, fmt = _SCALED.get(
+            str(r["quantity"]), (str(r["quantity"]), str(r["unit"]), 1.0, ",.3g"))
+        rows.append({"quantity": name,
+                     "value for 1,000,000 threads": findings.number(
+                         float(r["value"]) * factor, fmt),
+                     "unit": unit, "how": r["label"]})
+    return pd.DataFrame(rows).set_index("quantity")

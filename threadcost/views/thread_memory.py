@@ -125,8 +125,8 @@ def breakdown_figure(result: Result, with_published: bool = True) -> plt.Figure:
     ax.set_yticks(range(len(bars)), [b[0] for b in reversed(bars)])
     total = fits["total_kib"]
     ax.set(xlabel="memory per thread (KiB), including the kernel's",
-           title=f"One idle thread costs about {total['per_thread']:.0f} KiB, "
-                 f"{fits['rss_kib']['per_thread']:.0f} of them visible in RSS")
+           title=f"One idle thread costs {total['per_thread']:.1f} KiB, "
+                 f"{fits['rss_kib']['per_thread']:.1f} KiB of it visible in RSS")
     ax.set_xlim(0, ax.get_xlim()[1] * 1.15)
     handles, names = ax.get_legend_handles_labels()
     order = [t for _, t in PARTS] + ["kernel, not split"]
