@@ -204,7 +204,9 @@ if "burst" in result.tables:
 # S0-code timed the create call alone (`pthread_create` or `fork` returning in the
 # parent; the join was timed apart) and averaged 10,000 launches; its "MB" is 10^6
 # bytes, ours MiB. So the comparison uses the **mean create time**. The interval is
-# the 5th to 95th percentile of this machine's launches. Published values come from
+# the 5th to 95th percentile of this machine's launches. The memcpy row is this run's
+# copy between buffers in cache; S0-code's copy was made in no cache, which is how C09 is
+# judged (notebook 4's yardsticks). Published values come from
 # `data/published/values.csv`.
 
 # %%

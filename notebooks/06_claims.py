@@ -11,7 +11,7 @@
 # %% [markdown]
 # # 6. The claims, checked on this machine
 #
-# The published claims about what threads cost (C01..C23 from the sources S0..S5,
+# The published claims about what threads cost (C01..C25 from the sources S0..S6,
 # C30..C35 from S7..S12, all cited in `data/published/references.csv`), each in one record under
 # `threadcost/claims/records/`: its source, its published values, and three readings.
 #
@@ -158,8 +158,9 @@ from threadcost.views import across_machines
 machine_ids = across_machines.machines(data_dir)
 if len(machine_ids) >= 2:
     across = across_machines.headline_values(data_dir)
-    display(Markdown("; ".join(f"{textout.md_code(m)}: {textout.md_text(across_machines.describe(data_dir, m))}"
-                               for m in machine_ids)))
+    display(Markdown("\n".join(
+        f"- {textout.md_code(m)}: {textout.md_text(across_machines.describe(data_dir, m))}"
+        for m in machine_ids)))
     display(across_machines.headline_table(across))
     display(across_machines.verdict_table(data_dir))
     normalised = across_machines.normalised_table(data_dir, across)

@@ -186,7 +186,7 @@ display(runtimes_view.brigade_table(peer_brigade))
 # returns at once, and for Go the scheduler's own bookkeeping). The claims layer
 # judges C18-C23 on the ratios of the net costs and on the memory slopes of this
 # notebook's run (experiment `brigade`); C19, a switch not driven by I/O, reads the
-# pinned pipe switch of notebook 04's yardsticks and the goroutine switch of notebook 05.
+# pinned pipe switch of notebook 4's yardsticks and the goroutine switch of notebook 5.
 
 # %%
 display(claims_view.claims_section(["C18", "C19", "C20", "C21", "C22", "C23"], data_dir,

@@ -184,7 +184,7 @@ def _serial_thread_create(result: Result) -> float | None:
 _C09_LABELS = {
     "thread_launch_ns": "thread launch, 0 MB touched",
     **{f"fork_launch_ns_{mb}mb": f"fork launch, {mb} MB touched" for mb in (0, 2, 4, 8)},
-    "memcpy_64kib_ns": "64 KiB memcpy",
+    "memcpy_64kib_ns": "64 KiB memcpy, buffers in cache",
 }
 
 
@@ -281,9 +281,13 @@ def explorer(result: Result) -> Any:
 # ---------------------------------------------------------------- prose from the data
 # Every sentence that quotes a number is built here from the result it describes.
 
-def _us(ns: float | None, digits: int = 1) -> str:
+def _us(ns: float | None, digits: int | None = None) -> str:
+    """Microseconds as the tables print them (three significant figures), or with
+    ``digits`` decimals."""
     if ns is None or ns != ns:
         return "n/a"
+    if digits is None:
+        return f"{tables.format_number(ns / 1000)} µs"
     return f"{ns / 1000:,.{digits}f} µs"
 
 
@@ -475,7 +479,7 @@ def conclusion_text(result: Result, data_dir: Any = None) -> str:
             text += f", plus {fit['slope'] / 1000:.2f} µs per MiB the parent holds"
     # For scale, the 64 KiB memcpy is one of notebook 04's yardsticks: it is printed
     # there, once, because this page is drawn before that notebook has measured it.
-    return text + (". For scale, notebook 04 times a 64 KiB memcpy among its yardsticks. "
+    return text + (". For scale, notebook 4 times a 64 KiB memcpy among its yardsticks. "
                    "vfork, clone(CLONE_VM) and posix_spawn avoid copying the page tables; "
                    "posix_spawn pays for an execve instead. The next notebook measures "
                    "switching between threads that already exist.")
@@ -491,7 +495,7 @@ def growth_table(growth: Result) -> pd.DataFrame:
         wide = grp.pivot(index="repeat", columns="parent_touch_mib", values="create_ns_p50")
         row: dict[str, Any] = {"kind": kind, "repeats": len(wide)}
         for mib in sizes:
-            row[f"create at {mib} MiB (µs)"] = f"{wide[mib].median() / 1000:.2f}"
+            row[f"create at {mib} MiB (µs)"] = tables.format_number(wide[mib].median() / 1000)
         if len(sizes) >= 2:
             ratio = (wide[sizes[-1]] / wide[sizes[0]]).median()
             row[f"{sizes[-1]} MiB / {sizes[0]} MiB"] = f"{ratio:.2f}"

@@ -259,7 +259,7 @@ def sweep_text(result: Result) -> str:
                   f"thread ({100 * (pmap - rss) / rss:+.2f}%).")
     return (
         f"Over {s['runs']} runs of up to {s['max_threads_measured']:,} threads with "
-        f"{s['stack_kib']:,} KiB stacks, each extra thread added **{v('vsz_kib'):,.1f} KiB** "
+        f"{s['stack_kib']:,} KiB stacks, each extra thread added **{v('vsz_kib'):,.0f} KiB** "
         f"of virtual size (the stack plus a {s['guard_kib']} KiB guard page) but only "
         f"**{_finding('memory_thread_rss_slope_kib', result)}** of resident set "
         f"(R² = {fits['rss_kib']['r2']:.4f}).{agree} "
@@ -268,7 +268,7 @@ def sweep_text(result: Result) -> str:
         f"{v('page_tables_kib'):.2f} KiB of page tables and {v('slab_kib'):.1f} KiB of slab "
         f"objects. The true cost of one idle thread here is therefore about "
         f"**{_finding('memory_thread_slope_kib', result)}** (95% CI "
-        f"{fits['total_kib']['ci95_low'] or 0:.1f} .. "
+        f"{fits['total_kib']['ci95_low'] or 0:.1f} to "
         f"{fits['total_kib']['ci95_high'] or 0:.1f}), "
         f"{v('total_kib') / rss:.1f} times what RSS suggests. Creating these threads took a "
         f"median {s['create_us_per_thread']['p50']:.1f} µs each: every one gets a fresh "
@@ -287,7 +287,7 @@ def touch_text(result: Result) -> str:
     rss, rollup = float(deepest.rss_kib_per_thread), float(deepest.rss_rollup_kib_per_thread)
     slope = "" if not fit else (
         f"Each KiB written adds {fit['rss_per_touched_kib']:.3f} KiB of RSS "
-        f"(R² = {fit['r2']:.5f}) on top of {fit['untouched_kib']:.1f} KiB for an "
+        f"(R² = {fit['r2']:.4f}) on top of {fit['untouched_kib']:.1f} KiB for an "
         "untouched thread. ")
     n = result.params["threads"]
     try:

@@ -185,7 +185,7 @@ def kernel_task_rows(results: dict[str, Result], missing: dict[str, str]
             switches_per_round_trip=result.summary.get("switches_per_round_trip")
             if result else None,
             switch_how="futex wait/wake ping-pong, both pinned to one CPU",
-            memory_how=("slope over idle threads (notebook 02)" if is_thread and per_thread
+            memory_how=("slope over idle threads (notebook 2)" if is_thread and per_thread
                         else (missing.get("thread_memory", "") if is_thread
                               else "not measured per process here (see notebook 3)")),
             missing=reason))
