@@ -236,6 +236,7 @@ rows = (view.kernel_task_rows(kernel_results, kernel_missing)
         + runtimes_view.peer_rows(peer_result))
 table = view.comparison_table(rows)
 display(table.round(1))
+display(Markdown(view.headline_contrast_text(kernel_results, data_dir, store.machine_id)))
 display(Markdown("Round-trip distributions (ns), one clock read included in each sample. "
                  "The mean of a run timed as a whole: for fibers and goroutines a second "
                  "batch without clock reads, for threads and processes the sampled run's "
