@@ -7,6 +7,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter
 
 from threadcost import claims, findings
 from threadcost.experiments import thread_memory
@@ -28,8 +29,9 @@ def _fit_label(f: dict[str, Any], unit: str = "KiB") -> str:
     if f["method"] != "slope":
         return f"{f['per_thread']:,.1f} {unit}/thread (delta / N)"
     half = (f["ci95_high"] - f["ci95_low"]) / 2
-    return (f"slope {f['per_thread']:,.2f} {unit}/thread (95% CI ±{half:,.2f}), "
-            f"R² = {f['r2']:.4f}")
+    digits = 0 if abs(f["per_thread"]) >= 100 else 2
+    return (f"slope {f['per_thread']:,.{digits}f} {unit}/thread (95% CI "
+            f"±{half:,.{max(digits, 2)}f}), R² = {f['r2']:.4f}")
 
 
 def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
@@ -37,7 +39,7 @@ def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
     dot, with the fitted line. Growth is this process's, from before the first
     thread to all threads asleep."""
     pts = result.tables["points"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 5.6))
     x = pts.started
     xs = np.linspace(0, float(x.max()), 50)
     for ax, name, label, scale, unit in (
@@ -50,14 +52,16 @@ def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
                 label=_fit_label(f))
         ax.set(xlabel="threads running (all asleep)",
                ylabel=f"growth of {label} ({unit})")
-        ax.legend(loc="upper left", fontsize=9)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     if "rss_rollup_kib" in pts and pts.rss_rollup_kib.notna().any():
         right.plot(x, pts.rss_rollup_kib / KIB_PER_MIB, "x", ms=5, color="grey",
                    label="same, counted by page walk (smaps_rollup)")
     if "rss_pmap_kib" in pts and pts.rss_pmap_kib.notna().any():
         right.plot(x, pts.rss_pmap_kib / KIB_PER_MIB, "+", ms=7, color="black",
                    label="same, read from outside (pmap -x)")
-    right.legend(loc="upper left", fontsize=9)
+    for ax in (left, right):  # under each panel: the points fill the plot's diagonal
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9,
+                  frameon=False)
     if log_virtual:
         left.set_yscale("log")
     stack = result.summary["stack_kib"]
