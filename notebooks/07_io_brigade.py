@@ -104,8 +104,9 @@ saved = plotting.save_figure(fig, "brigade_per_hop", figures_dir)
 #
 # Do user-space tasks keep their advantage when switches are driven by I/O
 # readiness, and how does that change with N? "Net" is a kind's p50 per hop minus
-# the one-thread baseline's at the same N and placement: what the switch or the
-# readiness wait adds on top of the pipe I/O itself.
+# the one-thread baseline's at the same N and placement, in each repeat, then averaged
+# over the repeats (the table's last column): what the switch or the readiness wait
+# adds on top of the pipe I/O itself.
 
 # %%
 display(Markdown(view.answer_text(result)))

@@ -334,6 +334,9 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
     if commits:
         origin += f"Numbers measured by the code at commit {commits}."
     origin_html = f'<p class="sub tc-measured-by">{origin}</p>' if origin else ""
+    # a paper drawn from stored runs says so below, rather than "measured by make paper"
+    measured_how = ("" if from_stored else ", measured by <code>make paper</code> "
+                    f"(parameters: <code>{html.escape(params_name)}</code>)")
     body = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
@@ -343,8 +346,7 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
 <h1>What does a thread cost?</h1>
 <p class="sub">Launch, context switch and memory of Linux threads, set against processes,
 fibers, goroutines, Rust and Tokio tasks and Java's platform and virtual threads, and
-against the published numbers, measured by
-<code>make paper</code> (parameters: <code>{html.escape(params_name)}</code>).</p>
+against the published numbers{measured_how}.</p>
 {origin_html}
 <h2>Abstract</h2>
 <div class="abstract"><p>{" ".join(sentences[:3])}</p><p>{" ".join(sentences[3:])}</p></div>

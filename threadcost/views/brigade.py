@@ -165,6 +165,8 @@ def per_hop_table(result: Result) -> Styler:
                          _net_of(result, r) if d else None,
                      "note": note})
     frame = pd.DataFrame(rows)
+    if not frame.empty and not frame["note"].astype(bool).any():
+        frame = frame.drop(columns=["note"])  # no run was cut short or skipped
     num = {c: "{:,.0f}" for c in frame.columns if "ns/hop" in c}
     num["tasks (N)"] = "{:,}"
     return _styled(frame, num)
