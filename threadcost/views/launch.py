@@ -355,10 +355,10 @@ def memory_fit_table(result: Result) -> pd.DataFrame:
     """Per kind: create time against parent memory, least squares over every sample."""
     rows = []
     for kind, fit in result.summary.get("memory_fit", {}).items():
-        rows.append({"kind": kind, "slope (µs per MiB)": fit["slope"] / 1000,
-                     "95% CI low": fit["slope_ci95_low"] / 1000,
-                     "95% CI high": fit["slope_ci95_high"] / 1000,
-                     "intercept (µs)": fit["intercept"] / 1000, "R²": fit["r2"],
+        rows.append({"kind": kind, "slope (ns per MiB)": fit["slope"],
+                     "95% CI low (ns per MiB)": fit["slope_ci95_low"],
+                     "95% CI high (ns per MiB)": fit["slope_ci95_high"],
+                     "intercept (µs)": fit["intercept"] / 1000, "R²": round(fit["r2"], 3),
                      "samples": fit["n"]})
     return pd.DataFrame(rows).set_index("kind") if rows else pd.DataFrame()
 

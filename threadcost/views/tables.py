@@ -87,7 +87,7 @@ def format_number(x: Any) -> str:
 
 
 _INTERVAL = re.compile(r"^\s*(\S+)\s*\.\.\s*(\S+)\s*$")
-_MISSING_TEXT = {"nan", "none", "nat", "<na>", "null", ""}
+_MISSING_TEXT = {"nan", "none", "nat", "<na>", "null", "", "-"}  # "-": one dash for all
 
 
 def format_cell(x: Any) -> str:
