@@ -86,7 +86,7 @@ saved = plotting.save_figure(fig, "malloc_touch_curve", figures_dir)
 # %%
 for allocator, result in results.items():
     display(Markdown(f"**{allocator}**: readings of `/proc/self/status` (MiB)"))
-    display(view.stages_table(result).round(1))
+    display(view.stages_table(result))
 
 # %%
 s = first.summary

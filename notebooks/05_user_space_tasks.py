@@ -235,13 +235,13 @@ rows = (view.kernel_task_rows(kernel_results, kernel_missing)
         + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result)
         + runtimes_view.peer_rows(peer_result))
 table = view.comparison_table(rows)
-display(table.round(1))
+display(table)
 display(Markdown(view.headline_contrast_text(kernel_results, data_dir, store.machine_id)))
 display(Markdown("Round-trip distributions (ns), one clock read included in each sample. "
                  "The mean of a run timed as a whole: for fibers and goroutines a second "
                  "batch without clock reads, for threads and processes the sampled run's "
                  "total over its round trips."))
-display(view.switch_distribution_table(rows).round(1))
+display(view.switch_distribution_table(rows))
 
 # %%
 fig = view.switch_figure(rows)
