@@ -94,7 +94,7 @@ d = s["deltas_kib"]
 display(Markdown(
     f"Allocating {first.params['mib']} MiB with `{malloc_allocators[0]}` grew the virtual size by "
     f"**{d['after_alloc']['vsz'] / 1024:,.1f} MiB** and the resident set by "
-    f"**{d['after_alloc']['rss'] / 1024:,.2f} MiB**. Touching every page then grew RSS to "
+    f"**{d['after_alloc']['rss']:,.0f} KiB**. Touching every page then grew RSS to "
     f"**{d['after_touch']['rss'] / 1024:,.1f} MiB** above the baseline, at "
     f"{s['touch_mib_per_s']:,.0f} MiB/s (that rate includes one page fault per "
     f"{fp.get('page_size', 4096) // 1024} KiB page). Freeing brought RSS back to "

@@ -175,7 +175,8 @@ fig = view.stack_figure(stacks)
 plotting.save_figure(fig, "thread_memory_stack", figures_dir);
 display(stacks.tables["per_stack_size"][["stack_kib_asked", "stack_used_kib", "vsz_kib_per_thread",
                                          "rss_kib_per_thread", "page_tables_kib_per_thread",
-                                         "kernel_kib_per_thread"]])
+                                         "kernel_kib_per_thread"]]
+        .replace({"stack_kib_asked": {0: "default"}}))
 
 # %% [markdown]
 # ## Touching the stack: RSS follows the depth written
