@@ -95,7 +95,9 @@ def table(values: pd.DataFrame, spans: bool = False) -> pd.DataFrame:
             text = findings.tag(row.quantity, number) if spans else number
             if row.low is not None and row.high is not None and not (
                     pd.isna(row.low) or pd.isna(row.high)):
-                text += f" [{_fmt(row.low * factor)} to {_fmt(row.high * factor)}]"
+                lo, hi = _fmt(row.low * factor), _fmt(row.high * factor)
+                if lo != hi:  # "33.8 [33.8 to 33.8]" says nothing more than "33.8"
+                    text += f" [{lo} to {hi}]"
             if row.partial:
                 text += " (partial: see note)"
         out.loc[row.task, f"{title} ({unit})"] = text
@@ -105,7 +107,10 @@ def table(values: pd.DataFrame, spans: bool = False) -> pd.DataFrame:
 
 def styled_table(values: pd.DataFrame) -> Any:
     """:func:`table` with every value in its finding's span, as a Styler (not escaped)."""
-    return table(values, spans=True).style
+    out = table(values, spans=True)
+    # "task" heads the row labels on the header row itself, not on a blank row of its own
+    out.columns.name, out.index.name = out.index.name, None
+    return out.style
 
 
 def notes(values: pd.DataFrame) -> pd.DataFrame:
