@@ -104,7 +104,7 @@ display(claims_view.style(claims_view.overview_table(verdicts)))
 # %% [markdown]
 # ## The yardsticks behind "why"
 #
-# Measured in every run by the last cell of notebook 04, on this machine.
+# Measured in every run by the last cell of notebook 4, on this machine.
 
 # %%
 display(claims_view.style(claims_view.why_yardsticks_table(mid, data_dir),
@@ -135,7 +135,7 @@ if save:
 #
 # Not verdicts: the sources' machines (a 2018 desktop, for S0) and this one differ in more
 # than threads.
-# Where this machine measured the 64 KiB memcpy yardstick (notebook 04's last cell, or
+# Where this machine measured the 64 KiB memcpy yardstick (notebook 4's last cell, or
 # the launch run), each time is also divided by how much faster or slower the memcpy
 # is here than on the source's machine (S0-code: about 3 µs): a normalised ratio near 1
 # means the difference is the machine's general speed, not the operation.

@@ -141,17 +141,19 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
             if r.low is not None and r.high is not None and not (
                     pd.isna(r.low) or pd.isna(r.high)):
                 lo, hi = r.low * factor, r.high * factor
-                ax.plot([max(lo, v / 100), hi], [i, i], color=colours[0], lw=2, alpha=0.6)
+                # end caps: on a log axis a narrow interval hides behind its dot
+                ax.plot([max(lo, v / 100), hi], [i, i], color=colours[0], lw=2, alpha=0.6,
+                        marker="|", ms=12, mew=2)
                 shown += [max(lo, v / 100), hi]
-            ax.plot(v, i, marker="o", ms=8, color=colours[0],
+            ax.plot(v, i, marker="o", ms=6, color=colours[0],
                     mfc="white" if r.partial else colours[0], mew=2)
             ax.annotate(f"{_fmt(v)} {unit}" + (" (partial)" if r.partial else ""), (v, i),
-                        xytext=(0, 9), textcoords="offset points", ha="center", fontsize=9)
+                        xytext=(0, 9), textcoords="offset points", ha="center", fontsize=10)
         ax.set_xscale("log")
         if shown:
             ax.set_xlim(min(shown) / 4, max(shown) * 4)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
-        ax.set_title(title_c, fontsize=10)
+        ax.set_title(title_c, fontsize=11)
         ax.set_xlabel(f"{unit} {PER.get(column, 'per task')} (log scale)")
     axes[0].set_yticks(y, TASKS)
     axes[0].set_ylim(len(TASKS) - 0.5, -0.7)
