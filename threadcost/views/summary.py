@@ -114,6 +114,22 @@ def ceiling_text(data_dir: str | Path | None = None, machine_id: str | None = No
 
 # --- runs used ----------------------------------------------------------------------------
 
+def _param(value: Any) -> str:
+    """A run parameter as a reader reads it: lists without brackets or quotes, None as
+    "not set", 10.0 as 10 (the names stay as the API spells them, to rerun the run)."""
+    if value is None:
+        return "not set"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return f"{int(value)}"
+    if isinstance(value, list | tuple):
+        return ", ".join(_param(v) for v in value) if value else "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_param(v)}" for k, v in value.items())
+    return str(value)
+
+
 def runs_table(data_dir: str | Path | None = None, machine_id: str | None = None) -> pd.DataFrame:
     """The newest run of each experiment on this machine: when, parameters, limits hit."""
     mid = machine_id or machine.machine_id()
@@ -125,7 +141,8 @@ def runs_table(data_dir: str | Path | None = None, machine_id: str | None = None
         limit = run.meta.get("limit_hit")
         rows.append({"experiment": name, "run": run.meta["run_id"],
                      "when (UTC)": run.meta.get("created_utc", ""),
-                     "parameters": ", ".join(f"{k}={v}" for k, v in run.meta["params"].items()),
+                     "parameters": "; ".join(f"{k} {_param(v)}"
+                                             for k, v in run.meta["params"].items()),
                      "limit hit": limit.get("limit", str(limit)) if isinstance(limit, dict)
                      else ("" if limit is None else str(limit))})
     return pd.DataFrame(rows, columns=["experiment", "run", "when (UTC)", "parameters",
