@@ -59,13 +59,13 @@ def percentiles_table(sweep_result: Result) -> pd.DataFrame:
     out = pd.DataFrame({
         "placement": c.placement, "mechanism": c.mechanism, "tasks": c.tasks,
         "round trip p50 (µs)": c.round_trip_p50_ns * US,
-        "p90": c.round_trip_p90_ns * US, "p99": c.round_trip_p99_ns * US,
-        "max": c.round_trip_max_ns * US,
+        "p90 (µs)": c.round_trip_p90_ns * US, "p99 (µs)": c.round_trip_p99_ns * US,
+        "max (µs)": c.round_trip_max_ns * US,
         "switches / round trip": c.switches_per_round_trip,
         "per switch p50 (µs)": c.switch_p50_ns * US,
         "CPUs seen": c.cpus_seen,
     })
-    return out.set_index(["placement", "mechanism", "tasks"]).round(2)
+    return out.set_index(["placement", "mechanism", "tasks"])
 
 
 def skipped_text(sweep_result: Result) -> str:
@@ -99,7 +99,7 @@ def baselines_table(sweep_result: Result) -> pd.DataFrame:
         return b
     out = b[["placement", "baseline", "min", "p50", "p90", "p99", "max"]].copy()
     out["baseline"] = out["baseline"].map(baseline_name)
-    return out.set_index(["placement", "baseline"]).round(1)
+    return out.set_index(["placement", "baseline"])
 
 
 _BASELINE_NAMES = {"timer": "one clock read (the timer)",
@@ -181,7 +181,7 @@ def working_set_table(ws_result: Result) -> pd.DataFrame:
         "sys µs / round trip": pts.sys_ns_per_round_trip * US,
         "user µs / round trip": pts.user_ns_per_round_trip * US,
     })
-    return out.set_index(["working set (KiB)", "tasks"]).round(2)
+    return out.set_index(["working set (KiB)", "tasks"])
 
 
 def echo_figure(echo_result: Result) -> plt.Figure:
