@@ -224,7 +224,10 @@ def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "create p50 (ns)": frame.create_ns,
         "not measured because": frame.missing.fillna(""),
     }).set_index("task")
-    return out.astype({c: float for c in out.columns if c != "not measured because"})
+    out = out.astype({c: float for c in out.columns if c != "not measured because"})
+    if not out["not measured because"].astype(bool).any():  # every row measured
+        out = out.drop(columns=["not measured because"])
+    return out
 
 
 def switch_distribution_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
