@@ -37,6 +37,9 @@ def goroutines_text(result: Result) -> str:
 
 def goroutines_table(result: Result) -> pd.DataFrame:
     t = result.tables["runs"].drop(columns=["gomaxprocs", "finished"])
+    # S1's runs first, in order, then the held variant; RSS in MiB as the prose prints it
+    t = t.sort_values("variant", key=lambda v: v != "as_published", kind="stable")
+    t["max_rss_kib"] = t["max_rss_kib"] / 1024
     t["variant"] = t["variant"].map({"as_published": "S1's program",
                                      "all_at_once": "all asleep at once"})
     if "repeat" in t:  # runs before repeats existed have one row per variant
@@ -46,7 +49,7 @@ def goroutines_table(result: Result) -> pd.DataFrame:
         "variant": "run", "count": "goroutines",
         "alive_at_spawn_end": "asleep when the last started",
         "spawn_s": "start all (s)", "wall_s": "wall (s)", "user_s": "user (s)",
-        "sys_s": "system (s)", "max_rss_kib": "max RSS (KiB)",
+        "sys_s": "system (s)", "max_rss_kib": "max RSS (MiB)",
         "max_rss_kib_per_goroutine": "max RSS per goroutine (KiB)"}).set_index("run")
 
 
