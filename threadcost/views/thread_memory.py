@@ -80,9 +80,14 @@ def per_thread_table(result: Result) -> pd.DataFrame:
             continue
         rows.append({"counter": thread_memory.SERIES[name],
                      "KiB per thread": f["per_thread"],
-                     "95% CI low": f["ci95_low"], "95% CI high": f["ci95_high"],
-                     "R²": f["r2"], "runs": f["n"], "method": f["method"]})
-    return pd.DataFrame(rows).set_index("counter")
+                     "95% CI low (KiB)": f["ci95_low"], "95% CI high (KiB)": f["ci95_high"],
+                     # four decimals for every row: 0.99995 and 0.9999 read alike
+                     "R²": "—" if f["r2"] is None else f"{f['r2']:.4f}",
+                     "runs": f["n"], "method": f["method"]})
+    out = pd.DataFrame(rows).set_index("counter")
+    if not out.empty and (out["method"] == "slope").all():
+        out = out.drop(columns=["method"])  # the text above says every value is a slope
+    return out
 
 
 def _published_bars() -> list[tuple[str, dict[str, float]]]:
