@@ -26,7 +26,8 @@
 #   task structures, page tables), which no per-process counter shows.
 #
 # Each cost is set against the alternatives: a **process** (fork), a **fiber**
-# (a user-space context switched by C code), and a **goroutine** (Go's scheduler).
+# (a user-space context switched by C code), and a **goroutine** (Go's scheduler);
+# notebook 5 adds Rust threads, Tokio tasks and Java's platform and virtual threads.
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
@@ -99,16 +100,25 @@ display(headline.notes(values))
 
 # %% [markdown]
 # ## How to read the rest
-#
-# | notebook | what it measures | claims |
-# |---|---|---|
-# | 1. malloc and touch | virtual vs resident memory of one allocation | C07 |
-# | 2. thread memory | virtual, resident and kernel memory of idle threads | C05, C06, C08, C10, C12, C16 |
-# | 3. launch | thread create vs fork, vfork, posix_spawn | C09 |
-# | 4. context switch | pipe, condvar, futex, eventfd; threads vs processes; pinned or not | C01, C02, C03, C13, C14 |
-# | 5. user-space tasks | C fibers and Go goroutines against threads | C04, C11, C15, C17 |
-# | 6. claims | every published claim beside this machine, with a verdict | C01..C23, C30..C35 |
-# | 8. more sources | fork+exec vs posix_spawn, fibers, switch counts, indirect cost, LockOSThread, NPTL | C30..C35 |
-#
+
+# %%
+display(summary.reading_guide({
+    "01_malloc_touch": ("malloc and touch", "virtual vs resident memory of one allocation"),
+    "02_thread_memory": ("thread memory",
+                         "virtual, resident and kernel memory of idle threads and processes; "
+                         "the limits on their number"),
+    "03_launch": ("launch", "thread create vs fork, vfork, clone, posix_spawn"),
+    "04_context_switch": ("context switch", "pipe, condvar, futex, eventfd; threads vs "
+                          "processes; pinned or not; the machine's yardsticks"),
+    "05_user_space_tasks": ("user-space tasks", "C fibers, goroutines, Rust threads, Tokio "
+                            "tasks and Java threads against OS threads"),
+    "06_claims": ("claims", "every published claim beside this machine, with a verdict"),
+    "07_io_brigade": ("I/O brigade", "switches driven by pipe readiness: threads vs epoll "
+                      "vs goroutines"),
+    "08_more_sources": ("more sources", "fork+exec vs posix_spawn, fibers, switch counts, "
+                        "indirect cost, LockOSThread, NPTL"),
+}))
+
+# %% [markdown]
 # Code is folded under each result in the rendered paper; the notebooks run unchanged
 # in JupyterLab (`make lab`), where the sliders rerun the C kernels.

@@ -75,7 +75,7 @@ results = {
 # ## VSZ jumps at allocation, RSS follows the touch
 #
 # The x axis is how much of the buffer has been written so far; the y axis is the
-# growth of each counter since before the allocation, in MiB. The dotted diagonal is
+# growth of each counter since before the allocation, in MiB. The dashed diagonal is
 # "one resident MiB per MiB touched".
 
 # %%
@@ -86,7 +86,7 @@ saved = plotting.save_figure(fig, "malloc_touch_curve", figures_dir)
 # %%
 for allocator, result in results.items():
     display(Markdown(f"**{allocator}**: readings of `/proc/self/status` (MiB)"))
-    display(view.stages_table(result).round(1))
+    display(view.stages_table(result))
 
 # %%
 s = first.summary
@@ -94,10 +94,11 @@ d = s["deltas_kib"]
 display(Markdown(
     f"Allocating {first.params['mib']} MiB with `{malloc_allocators[0]}` grew the virtual size by "
     f"**{d['after_alloc']['vsz'] / 1024:,.1f} MiB** and the resident set by "
-    f"**{d['after_alloc']['rss'] / 1024:,.2f} MiB**. Touching every page then grew RSS to "
+    f"**{d['after_alloc']['rss']:,.0f} KiB**. Touching every page then grew RSS to "
     f"**{d['after_touch']['rss'] / 1024:,.1f} MiB** above the baseline, at "
-    f"{s['touch_mib_per_s']:,.0f} MiB/s (that rate includes one page fault per 4 KiB page). "
-    f"Freeing returned RSS to {d['after_free']['rss'] / 1024:+,.1f} MiB and VSZ to "
+    f"{s['touch_mib_per_s']:,.0f} MiB/s (that rate includes one page fault per "
+    f"{fp.get('page_size', 4096) // 1024} KiB page). Freeing brought RSS back to "
+    f"{d['after_free']['rss'] / 1024:+,.1f} MiB and VSZ to "
     f"{d['after_free']['vsz'] / 1024:+,.1f} MiB of the baseline."
 ))
 

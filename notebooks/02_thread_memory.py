@@ -175,7 +175,8 @@ fig = view.stack_figure(stacks)
 plotting.save_figure(fig, "thread_memory_stack", figures_dir);
 display(stacks.tables["per_stack_size"][["stack_kib_asked", "stack_used_kib", "vsz_kib_per_thread",
                                          "rss_kib_per_thread", "page_tables_kib_per_thread",
-                                         "kernel_kib_per_thread"]].round(2))
+                                         "kernel_kib_per_thread"]]
+        .replace({"stack_kib_asked": {0: "default"}}))
 
 # %% [markdown]
 # ## Touching the stack: RSS follows the depth written
@@ -240,8 +241,7 @@ c10 = store.get("threads_ceiling", lambda: million.threads(
     cap=memory_c10_cap, stack_kib=2048, sleep_ms=memory_c10_sleep_ms))
 view.keep(c10, False)
 display(Markdown(million_view.threads_text(c10)))
-display(million_view.scaled_table(c10).style.format(
-    {"value for 1,000,000 threads": "{:,.1f}"}))
+display(million_view.scaled_table(c10))
 
 # %% [markdown]
 # ## The published claims beside this machine

@@ -170,7 +170,7 @@ display(Markdown(view.switch_count_text(sweep)))
 # %% [markdown]
 # ## Baselines: what a hop costs without a switch
 #
-# Measured in the same run on the same CPU as side A. `self_hop_<mechanism>` is one
+# Measured in the same run on the same CPU as side A. A **lone hop** is one
 # task doing a hop's calls on its own objects (write then read its own pipe; wake a
 # futex nobody waits on, then wait on a word that already changed; signal a
 # condition variable nobody waits on). All numbers are **ns per operation**.
@@ -383,9 +383,12 @@ else:
 
 # %%
 s = head_full.summary
-text = (f"On this machine a switch between two threads sharing a CPU cost "
-        f"**{s['switch_ns']['p50'] / 1000:.2f} µs** with the pipe calls around it, and about "
-        f"**{s['switch_net_ns_p50'] / 1000:.2f} µs** beyond those calls. ")
+text = (f"On this machine a pipe switch between two threads sharing a CPU cost "
+        f"**{s['switch_ns']['p50'] / 1000:.2f} µs** with the pipe calls around it in the "
+        "rerun with its baselines"
+        + (f" ({head.summary['switch_ns']['p50'] / 1000:.2f} µs in the sweep above)"
+           if head is not None else "")
+        + f", and about **{s['switch_net_ns_p50'] / 1000:.2f} µs** beyond those calls. ")
 cross = each.get(("pipe", "cross-cpu", "threads"))
 if cross is not None:
     slower = cross.summary["round_trip_ns"]["p50"] / s["round_trip_ns"]["p50"]
@@ -393,12 +396,15 @@ if cross is not None:
              f"per round trip: the wake-up crosses CPUs and the other CPU may be asleep. ")
 pts = ws.tables["points"]
 big = pts[pts.working_set_kib == pts.working_set_kib.max()]
+parts = []
 for row in big.itertuples():
     extra = row.round_trip_minus_touch_p50_ns / 1000
-    text += (f"With {row.working_set_kib:,} KiB written per side per hop, {row.tasks} needed "
-             + (f"{extra:,.1f} µs per round trip beyond the touching itself. " if extra > 0 else
-                f"no measurable time beyond the touching itself (the difference, {extra:,.1f} µs, "
-                f"is below the noise of timing the touch alone). "))
+    parts.append(f"{row.tasks} {extra:,.0f} µs" if extra > 0 else
+                 f"{row.tasks} no measurable time (the difference, {extra:,.0f} µs, is below "
+                 "the noise of timing the touch alone)")
+if parts:
+    text += (f"With {int(big.working_set_kib.iloc[0]):,} KiB written per side per hop, the "
+             "round trip took, beyond the touching itself: " + "; ".join(parts) + ". ")
 text += cpu_view.conclusion_text(cpu) + " "
 display(Markdown(text + "The direct cost of a switch is small; what a switch does to the "
                  "caches, and where the scheduler puts the two tasks, can cost more. Notebook 5 "
@@ -416,12 +422,12 @@ display(Markdown(text + "The direct cost of a switch is small; what a switch doe
 # is what idling and waking a CPU adds to a wake-up. They put this machine's numbers on a measured scale: a switch that
 # costs many empty system calls, or a published number from a machine whose memcpy
 # was slower, can be read for what it is, instead of blamed on "a virtual machine".
-# C01's practical point, that a switch is cheaper than copying 64 KiB, is judged here
-# from the same repeats.
+# C01's practical point, that a switch is cheaper than copying 64 KiB, and C09's
+# 64 KiB memcpy are judged here from the same repeats (C09's launch times are on page 3).
 
 # %%
 yard = store.get("yardsticks", lambda: yardsticks.run(
     repeats=max(switch_echo_repeats, 1), scale=min(1.0, switch_iterations / 20000)))
 display(claims_view.style(claims_view.yardsticks_table(yard), column="yardstick"))
 display(claims_view.claims_section(["C01", "C09"], data_dir, stored.present(yard),
-                                   machine_id=store.machine_id))
+                                   machine_id=store.machine_id, without=("launch",)))

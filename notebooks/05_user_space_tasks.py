@@ -27,9 +27,10 @@
 #   again here so that the table comes from the same session.
 #
 # Published claims checked here: **C04** (goroutine ping-pong, S0), **C11**
-# (memory per goroutine, S1), **C15** and **C17** (10,000 sleeping threads vs
-# goroutines: memory and CPU, S4), and the thread side of **C10** (memory per
-# sleeping thread, S1).
+# (memory per goroutine, S1), **C15** to **C17** (10,000 sleeping threads vs
+# goroutines: memory and CPU, S4), the thread side of **C10** (memory per
+# sleeping thread, S1), **C19** (a Tokio task switch, S5) and **C24**, **C25** (peak
+# memory of many sleeping tasks per runtime, S6).
 
 # %% tags=["parameters"]
 # Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
@@ -235,12 +236,13 @@ rows = (view.kernel_task_rows(kernel_results, kernel_missing)
         + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result)
         + runtimes_view.peer_rows(peer_result))
 table = view.comparison_table(rows)
-display(table.round(1))
+display(table)
+display(Markdown(view.headline_contrast_text(kernel_results, data_dir, store.machine_id)))
 display(Markdown("Round-trip distributions (ns), one clock read included in each sample. "
                  "The mean of a run timed as a whole: for fibers and goroutines a second "
                  "batch without clock reads, for threads and processes the sampled run's "
                  "total over its round trips."))
-display(view.switch_distribution_table(rows).round(1))
+display(view.switch_distribution_table(rows))
 
 # %%
 fig = view.switch_figure(rows)
@@ -314,8 +316,8 @@ if not c11.summary.get("skipped"):
 #
 # S4 ran Rust threads (unpinned, and pinned round-robin to the CPUs) against
 # goroutines; S1 started one million Rust threads. The same programs run here on the
-# Rust peer: S4's workers sleep 10 ms at a time after a staggered start, for
-# `tasks_s4_duration_ms` each; S1's tasks all sleep at once, as many threads as this
+# Rust peer: S4's workers sleep 10 ms at a time after a staggered start, for as long
+# as the `tasks_s4_duration_ms` parameter says (S4: 10 s); S1's tasks all sleep at once, as many threads as this
 # machine allows without nearing its process-id limit, the million computed from them
 # and labelled so.
 

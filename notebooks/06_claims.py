@@ -11,7 +11,7 @@
 # %% [markdown]
 # # 6. The claims, checked on this machine
 #
-# The published claims about what threads cost (C01..C23 from the sources S0..S5,
+# The published claims about what threads cost (C01..C25 from the sources S0..S6,
 # C30..C35 from S7..S12, all cited in `data/published/references.csv`), each in one record under
 # `threadcost/claims/records/`: its source, its published values, and three readings.
 #
@@ -104,7 +104,7 @@ display(claims_view.style(claims_view.overview_table(verdicts)))
 # %% [markdown]
 # ## The yardsticks behind "why"
 #
-# Measured in every run by the last cell of notebook 04, on this machine.
+# Measured in every run by the last cell of notebook 4, on this machine.
 
 # %%
 display(claims_view.style(claims_view.why_yardsticks_table(mid, data_dir),
@@ -135,7 +135,7 @@ if save:
 #
 # Not verdicts: the sources' machines (a 2018 desktop, for S0) and this one differ in more
 # than threads.
-# Where this machine measured the 64 KiB memcpy yardstick (notebook 04's last cell, or
+# Where this machine measured the 64 KiB memcpy yardstick (notebook 4's last cell, or
 # the launch run), each time is also divided by how much faster or slower the memcpy
 # is here than on the source's machine (S0-code: about 3 µs): a normalised ratio near 1
 # means the difference is the machine's general speed, not the operation.
@@ -158,8 +158,9 @@ from threadcost.views import across_machines
 machine_ids = across_machines.machines(data_dir)
 if len(machine_ids) >= 2:
     across = across_machines.headline_values(data_dir)
-    display(Markdown("; ".join(f"{textout.md_code(m)}: {textout.md_text(across_machines.describe(data_dir, m))}"
-                               for m in machine_ids)))
+    display(Markdown("\n".join(
+        f"- {textout.md_code(m)}: {textout.md_text(across_machines.describe(data_dir, m))}"
+        for m in machine_ids)))
     display(across_machines.headline_table(across))
     display(across_machines.verdict_table(data_dir))
     normalised = across_machines.normalised_table(data_dir, across)

@@ -104,8 +104,9 @@ saved = plotting.save_figure(fig, "brigade_per_hop", figures_dir)
 #
 # Do user-space tasks keep their advantage when switches are driven by I/O
 # readiness, and how does that change with N? "Net" is a kind's p50 per hop minus
-# the one-thread baseline's at the same N and placement: what the switch or the
-# readiness wait adds on top of the pipe I/O itself.
+# the one-thread baseline's at the same N and placement, in each repeat, then averaged
+# over the repeats (the table's last column): what the switch or the readiness wait
+# adds on top of the pipe I/O itself.
 
 # %%
 display(Markdown(view.answer_text(result)))
@@ -186,7 +187,7 @@ display(runtimes_view.brigade_table(peer_brigade))
 # returns at once, and for Go the scheduler's own bookkeeping). The claims layer
 # judges C18-C23 on the ratios of the net costs and on the memory slopes of this
 # notebook's run (experiment `brigade`); C19, a switch not driven by I/O, reads the
-# pinned pipe switch of notebook 04's yardsticks and the goroutine switch of notebook 05.
+# pinned pipe switch of notebook 4's yardsticks and the goroutine switch of notebook 5.
 
 # %%
 display(claims_view.claims_section(["C18", "C19", "C20", "C21", "C22", "C23"], data_dir,

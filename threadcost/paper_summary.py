@@ -108,6 +108,7 @@ def abstract_html(data_dir: str | Path | None = None, machine_id: str | None = N
                 "launch time was not measured in this run.")
     else:
         time = "Its launch and switch times were not measured in this run."
+    time += _contrast(data_dir, machine_id)
     against = ("processes, fibers, goroutines, Rust and Tokio tasks and Java's platform and "
                "virtual threads, and against every published claim below.")
     where = (f"Measured on {html.escape(machine_text.rstrip('.'))}, and set against {against}"
@@ -115,6 +116,19 @@ def abstract_html(data_dir: str | Path | None = None, machine_id: str | None = N
     from threadcost import claims  # which folklore holds here, which does not, and why
 
     return [memory, time, where, *claims.folklore(claims.judge(machine_id, data_dir))]
+
+
+def _contrast(data_dir: str | Path | None, machine_id: str | None) -> str:
+    """Page 00's sentence of ratios (process vs thread, thread vs goroutine), as HTML:
+    the abstract's thread set against its alternatives, from the same headline cells."""
+    import re
+
+    from threadcost.views import headline as headline_view
+
+    text = headline_view.sentence(headline_view.cells(data_dir, machine_id))
+    if text.startswith("Too few"):
+        return ""
+    return " " + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(text, quote=False))
 
 
 def verdict_tally(data_dir: str | Path | None = None,

@@ -273,6 +273,8 @@ margin:2.5rem auto;padding:0 1.2rem;line-height:1.55;color:#222}
 h1{margin-bottom:.2em;font-size:2.1em} .sub{color:#555;margin-top:0}
 .abstract{font-size:1.08em;background:#f7f9fc;border-left:4px solid #1f5fa8;
 padding:.8em 1.1em;margin:1.2em 0}
+.abstract ul.abstract-claims{font-size:1em;margin:.2em 0 .4em;padding-left:1.3em}
+.abstract ul.abstract-claims li{margin:.25em 0}
 .tally{display:flex;flex-wrap:wrap;gap:.6em;margin:.6em 0 1.2em;padding:0;list-style:none}
 .tally li{padding:.35em .8em;border-radius:4px;font-size:.95em}
 ol>li{margin:.7em 0} ul{font-size:.93em} a{color:#1f5fa8}
@@ -334,6 +336,9 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
     if commits:
         origin += f"Numbers measured by the code at commit {commits}."
     origin_html = f'<p class="sub tc-measured-by">{origin}</p>' if origin else ""
+    # a paper drawn from stored runs says so below, rather than "measured by make paper"
+    measured_how = ("" if from_stored else ", measured by <code>make paper</code> "
+                    f"(parameters: <code>{html.escape(params_name)}</code>)")
     body = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
@@ -343,11 +348,10 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
 <h1>What does a thread cost?</h1>
 <p class="sub">Launch, context switch and memory of Linux threads, set against processes,
 fibers, goroutines, Rust and Tokio tasks and Java's platform and virtual threads, and
-against the published numbers, measured by
-<code>make paper</code> (parameters: <code>{html.escape(params_name)}</code>).</p>
+against the published numbers{measured_how}.</p>
 {origin_html}
 <h2>Abstract</h2>
-<div class="abstract"><p>{" ".join(sentences[:3])}</p><p>{" ".join(sentences[3:])}</p></div>
+<div class="abstract"><p>{" ".join(sentences[:3])}</p>{_claims_list(sentences[3:])}</div>
 <h2>Verdicts on {total} published claims</h2>
 <ul class="tally">{chips}</ul>
 <p class="sub">Each claim of the sources below, judged on this machine{tally_link}.</p>
@@ -369,10 +373,22 @@ table a line links to the CSV it was drawn from and the code that measured it.</
     return target
 
 
+def _claims_list(sentences: list[str]) -> str:
+    """The abstract's sentences on the published claims, one point each: a reader finds
+    the tally, the examples and the causes apart, not in one paragraph."""
+    if not sentences:
+        return ""
+    items = "".join(f"<li>{s}</li>" for s in sentences)
+    return f'<p>Against the published claims:</p><ul class="abstract-claims">{items}</ul>'
+
+
 def _link(address: str) -> str:
-    """An address as a link when it is a URL, else as text."""
+    """An address as a link when it is a URL, else as text; words after the URL
+    ("https://... (folders a, b)") stay text beside the link, not in its href."""
     if address.startswith(("https://", "http://")):
-        return f'<a href="{html.escape(address)}">{html.escape(address)}</a>'
+        url, sep, rest = address.partition(" ")
+        return (f'<a href="{html.escape(url)}">{html.escape(url)}</a>'
+                + (f" {html.escape(rest)}" if sep else ""))
     return html.escape(address)
 
 

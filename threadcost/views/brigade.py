@@ -165,6 +165,8 @@ def per_hop_table(result: Result) -> Styler:
                          _net_of(result, r) if d else None,
                      "note": note})
     frame = pd.DataFrame(rows)
+    if not frame.empty and not frame["note"].astype(bool).any():
+        frame = frame.drop(columns=["note"])  # no run was cut short or skipped
     num = {c: "{:,.0f}" for c in frame.columns if "ns/hop" in c}
     num["tasks (N)"] = "{:,}"
     return _styled(frame, num)
@@ -221,6 +223,7 @@ def answer_text(result: Result) -> str:
             continue
         where = PLACEMENT_HEADS.get(placement, placement)
         sentences = []
+        spans: list[pd.Index] = []
         for kind in ("goroutine", "epoll"):
             other = _net(frame, kind, placement)
             common = thread.index.intersection(other.index)
@@ -233,14 +236,16 @@ def answer_text(result: Result) -> str:
             verb = (f"{verb_s} the advantage" if lo > 1.25 else
                     "loses it" if hi < 1.25 and kind == "epoll" else
                     "lose it" if hi < 1.25 else f"{verb_s} it only in part")
+            spans.append(common)
             sentences.append(
-                f"{label} {verb}: the net cost of a thread hop is {_x(lo, hi)} that of "
-                f"{label} over N = {int(common.min()):,} to {int(common.max()):,} "
-                f"(threads {thread[common].min():,.0f} to {thread[common].max():,.0f} ns, "
-                f"{label} {other[common].min():,.0f} to {other[common].max():,.0f} ns net "
-                "per hop)")
+                f"{label} {other[common].min():,.0f} to {other[common].max():,.0f} ns, so a "
+                f"thread hop costs {_x(lo, hi)} as much: {label} {verb}")
         if sentences:
-            parts.append(f"**{where}:** " + "; ".join(sentences) + ".")
+            every = spans[0].union(spans[-1])
+            parts.append(
+                f"**{where}** (net cost per hop, N = {int(every.min()):,} to "
+                f"{int(every.max()):,}): threads {thread[every].min():,.0f} to "
+                f"{thread[every].max():,.0f} ns; " + "; ".join(sentences) + ".")
     trend = []
     placement = "same-cpu" if "same-cpu" in set(frame.placement) else frame.placement.iloc[0]
     for kind in result.params["kinds"]:

@@ -59,13 +59,13 @@ def percentiles_table(sweep_result: Result) -> pd.DataFrame:
     out = pd.DataFrame({
         "placement": c.placement, "mechanism": c.mechanism, "tasks": c.tasks,
         "round trip p50 (µs)": c.round_trip_p50_ns * US,
-        "p90": c.round_trip_p90_ns * US, "p99": c.round_trip_p99_ns * US,
-        "max": c.round_trip_max_ns * US,
+        "p90 (µs)": c.round_trip_p90_ns * US, "p99 (µs)": c.round_trip_p99_ns * US,
+        "max (µs)": c.round_trip_max_ns * US,
         "switches / round trip": c.switches_per_round_trip,
         "per switch p50 (µs)": c.switch_p50_ns * US,
         "CPUs seen": c.cpus_seen,
     })
-    return out.set_index(["placement", "mechanism", "tasks"]).round(2)
+    return out.set_index(["placement", "mechanism", "tasks"])
 
 
 def skipped_text(sweep_result: Result) -> str:
@@ -98,7 +98,21 @@ def baselines_table(sweep_result: Result) -> pd.DataFrame:
     if b.empty:
         return b
     out = b[["placement", "baseline", "min", "p50", "p90", "p99", "max"]].copy()
-    return out.set_index(["placement", "baseline"]).round(1)
+    out["baseline"] = out["baseline"].map(baseline_name)
+    return out.set_index(["placement", "baseline"])
+
+
+_BASELINE_NAMES = {"timer": "one clock read (the timer)",
+                   "getcpu": "getcpu (vDSO)",
+                   "empty_syscall": "empty system call",
+                   "lock_unlock": "mutex lock + unlock, uncontended"}
+
+
+def baseline_name(name: str) -> str:
+    """A stored baseline's name in words: ``self_hop_pipe`` is "lone hop: pipe"."""
+    if name.startswith("self_hop_"):
+        return f"lone hop: {name.removeprefix('self_hop_')}"
+    return _BASELINE_NAMES.get(name, name.replace("_", " "))
 
 
 def unpinned_split_figure(result: Result) -> plt.Figure:
@@ -167,7 +181,7 @@ def working_set_table(ws_result: Result) -> pd.DataFrame:
         "sys µs / round trip": pts.sys_ns_per_round_trip * US,
         "user µs / round trip": pts.user_ns_per_round_trip * US,
     })
-    return out.set_index(["working set (KiB)", "tasks"]).round(2)
+    return out.set_index(["working set (KiB)", "tasks"])
 
 
 def echo_figure(echo_result: Result) -> plt.Figure:

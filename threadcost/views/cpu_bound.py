@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost.results import Result
+from threadcost.views import tables
 
 WS_LABEL = {"none": "no working set", "own": "own working set"}
 PANELS = (("wall_s", "wall (s)"), ("user_s", "user (s, all tasks)"),
@@ -48,6 +49,12 @@ def totals_figure(result: Result) -> plt.Figure:
     return fig
 
 
+def _ratio(x: float) -> str:
+    """A ratio: three decimals near 1 (S3's "~1%" needs them), else three significant
+    figures (81.6, not 81.553)."""
+    return f"{x:.3f}" if 0.1 <= abs(x) < 10 else tables.format_number(float(x))
+
+
 def totals_table(result: Result) -> pd.DataFrame:
     """Median over repeats of each run's totals, per condition."""
     t = result.tables["totals"]
@@ -57,8 +64,8 @@ def totals_table(result: Result) -> pd.DataFrame:
         "runs": t["repeats"],
         "wall (s)": t.wall_s_median,
         "user (s)": t.user_s_median,
-        "system (s)": t.sys_s_median,
-        "system, whole run (s)": t.whole_sys_s_median,
+        "system (ms)": t.sys_s_median * 1000,
+        "system, whole run (ms)": t.whole_sys_s_median * 1000,
         "switches": t.switches_median,
         "dTLB load misses (millions)": t.dtlb_misses_median / 1e6,
     })
@@ -78,7 +85,7 @@ def ratios_table(result: Result) -> pd.DataFrame:
         "quantity": r.quantity.map(names),
         "pairs": r.n,
         "processes / threads": r.ratio,
-        "95% interval": [f"{lo:.3f} to {hi:.3f}" if pd.notna(lo) else "-"
+        "95% interval": [f"{_ratio(lo)} to {_ratio(hi)}" if pd.notna(lo) else "-"
                          for lo, hi in zip(r.ci95_low, r.ci95_high, strict=True)],
     })
     return out.set_index(["working set", "quantity"])
@@ -102,8 +109,8 @@ def summary_text(result: Result) -> str:
         if row.empty or pd.isna(row.ratio.iloc[0]):
             return "not measurable (a zero in a run)"
         lo, hi = row.ci95_low.iloc[0], row.ci95_high.iloc[0]
-        ci = f" (95% interval {lo:.3f} to {hi:.3f})" if pd.notna(lo) else ""
-        return f"**{row.ratio.iloc[0]:.3f}**{ci}"
+        ci = f" (95% interval {_ratio(lo)} to {_ratio(hi)})" if pd.notna(lo) else ""
+        return f"**{_ratio(row.ratio.iloc[0])}**{ci}"
 
     parts = []
     for ws in result.params["working_sets"]:
@@ -124,7 +131,7 @@ def conclusion_text(result: Result) -> str:
     for ws in result.params["working_sets"]:
         if ws in wall.index and pd.notna(wall.loc[ws, "ratio"]):
             label = "no working set" if ws == "none" else _ws_label(result, ws)
-            parts.append(f"**{wall.loc[ws, 'ratio']:.3f}** with {label}")
+            parts.append(f"**{_ratio(wall.loc[ws, 'ratio'])}** with {label}")
     if not parts:
         return ""
     return (f"The wall time of processes over threads ({result.params['tasks']} CPU-bound "

@@ -52,6 +52,7 @@ COLUMNS = {  # column -> (panel title, unit, factor from the stored ns / KiB)
     "switch": ("one context switch, same CPU", "ns", 1.0),
     "memory": ("memory per idle task: resident + kernel side", "KiB", 1.0),
 }
+PER = {"launch": "per launch", "switch": "per switch", "memory": "per idle task"}
 CELL_COLS = ["task", "column", "value", "low", "high", "partial", "definition", "source",
              "not_run", "resident", "quantity"]
 
@@ -102,7 +103,9 @@ def table(values: pd.DataFrame, spans: bool = False) -> pd.DataFrame:
             text = findings.tag(row.quantity, number) if spans else number
             if row.low is not None and row.high is not None and not (
                     pd.isna(row.low) or pd.isna(row.high)):
-                text += f" [{_fmt(row.low * factor)} to {_fmt(row.high * factor)}]"
+                lo, hi = _fmt(row.low * factor), _fmt(row.high * factor)
+                if lo != hi:  # "33.8 [33.8 to 33.8]" says nothing more than "33.8"
+                    text += f" [{lo} to {hi}]"
             if row.partial:
                 text += " (partial: see note)"
         out.loc[row.task, f"{title} ({unit})"] = text
@@ -115,7 +118,8 @@ def styled_table(values: pd.DataFrame) -> Any:
     the tasks by their names."""
     out = table(values, spans=True)
     out.index = [vocabulary.TASK_LABELS[t] for t in out.index]
-    out.index.name = "task"
+    # "task" heads the row labels on the header row itself, not on a blank row of its own
+    out.columns.name, out.index.name = "task", None
     return out.style
 
 
@@ -149,18 +153,20 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
             if r.low is not None and r.high is not None and not (
                     pd.isna(r.low) or pd.isna(r.high)):
                 lo, hi = r.low * factor, r.high * factor
-                ax.plot([max(lo, v / 100), hi], [i, i], color=colours[0], lw=2, alpha=0.6)
+                # end caps: on a log axis a narrow interval hides behind its dot
+                ax.plot([max(lo, v / 100), hi], [i, i], color=colours[0], lw=2, alpha=0.6,
+                        marker="|", ms=12, mew=2)
                 shown += [max(lo, v / 100), hi]
-            ax.plot(v, i, marker="o", ms=8, color=colours[0],
+            ax.plot(v, i, marker="o", ms=6, color=colours[0],
                     mfc="white" if r.partial else colours[0], mew=2)
             ax.annotate(f"{_fmt(v)} {unit}" + (" (partial)" if r.partial else ""), (v, i),
-                        xytext=(0, 9), textcoords="offset points", ha="center", fontsize=9)
+                        xytext=(0, 9), textcoords="offset points", ha="center", fontsize=10)
         ax.set_xscale("log")
         if shown:
             ax.set_xlim(min(shown) / 4, max(shown) * 4)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
-        ax.set_title(title_c, fontsize=10)
-        ax.set_xlabel(f"{unit} per task (log scale)")
+        ax.set_title(title_c, fontsize=11)
+        ax.set_xlabel(f"{unit} {PER.get(column, 'per task')} (log scale)")
     axes[0].set_yticks(y, [vocabulary.TASK_LABELS[t] for t in TASKS])
     axes[0].set_ylim(len(TASKS) - 0.5, -0.7)
     fig.suptitle(title or "What one task costs on this machine", fontweight="bold")
@@ -168,7 +174,7 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
              "p90 (launch, thread/process switch), range of runs (goroutine, Rust and Tokio "
              "switch) or 95% interval (memory). Hollow dot: a partial definition (Rust and "
              "Java platform threads: resident memory only; see the notes).",
-             ha="center", fontsize=8, wrap=True)
+             ha="center", fontsize=9, wrap=True)
     fig.tight_layout()
     return fig
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from threadcost import claims, findings
 from threadcost.results import Result
+from threadcost.views import tables
 
 KIND_LABELS = {
     "thread": "thread (pthread_create)",
@@ -39,7 +40,7 @@ def distribution_table(result: Result, metric: str = "lifecycle_ns") -> pd.DataF
     out = d.set_index(["kind", "parent_touch_mib"])[["min", "p50", "p90", "p99", "max",
                                                      "mean"]] / 1000
     out["n"] = d.set_index(["kind", "parent_touch_mib"])["n"].astype(int)
-    out.columns = [f"{c} (us)" if c != "n" else c for c in out.columns]
+    out.columns = [f"{c} (µs)" if c != "n" else c for c in out.columns]
     return out
 
 
@@ -53,10 +54,10 @@ def phases_table(result: Result) -> pd.DataFrame:
             continue
         first = e["first_launches_lifecycle_ns"]
         rows.append({"kind": e["kind"],
-                     "very first launch (us)": (e["very_first_lifecycle_ns"] or np.nan) / 1000,
-                     "warm-up launches, p50 (us)": first["p50"] / 1000,
-                     "steady state, p50 (us)": e["lifecycle_ns"]["p50"] / 1000,
-                     "steady state, p99 (us)": e["lifecycle_ns"]["p99"] / 1000})
+                     "very first launch (µs)": (e["very_first_lifecycle_ns"] or np.nan) / 1000,
+                     "warm-up launches, p50 (µs)": first["p50"] / 1000,
+                     "steady state, p50 (µs)": e["lifecycle_ns"]["p50"] / 1000,
+                     "steady state, p99 (µs)": e["lifecycle_ns"]["p99"] / 1000})
     return pd.DataFrame(rows).set_index("kind")
 
 
@@ -77,7 +78,7 @@ def distributions_figure(result: Result, metric: str = "lifecycle_ns",
         ax.step(values, np.arange(1, values.size + 1) / values.size, where="post",
                 label=KIND_LABELS.get(kind, kind), lw=2)
     ax.set_xscale("log")
-    ax.set(xlabel=f"time per launch (us, log scale): {METRIC_LABELS[metric]}",
+    ax.set(xlabel=f"time per launch (µs, log scale): {METRIC_LABELS[metric]}",
            ylabel="share of launches at or below",
            title=f"Launch time, one per launch, parent holding {mib} MiB")
     ax.legend(loc="lower right", fontsize="small")
@@ -103,7 +104,7 @@ def histogram_figure(result: Result, metric: str = "lifecycle_ns",
             if v.size:
                 ax.hist(v, bins=bins, histtype="step", lw=2, label=KIND_LABELS.get(kind, kind))
     ax.set_xscale("log")
-    ax.set(xlabel=f"time per launch (us, log scale): {METRIC_LABELS[metric]}",
+    ax.set(xlabel=f"time per launch (µs, log scale): {METRIC_LABELS[metric]}",
            ylabel="launches per bin", title=f"Launch time histogram, parent holding {mib} MiB")
     ax.legend(loc="upper right", fontsize="small")
     return fig
@@ -129,7 +130,7 @@ def memory_figure(result: Result, metric: str = "create_ns") -> plt.Figure:
     ax.set_xticks(range(len(mems)))
     ax.set_xticklabels([str(m) for m in mems])
     ax.set(xlabel="memory the parent holds, every page written (MiB; ticks evenly spaced)",
-           ylabel="time per launch (us, log): p50, bar to p90",
+           ylabel="time per launch (µs, log scale): p50, bar to p90",
            title=f"Launch vs parent memory ({METRIC_LABELS[metric].split(',')[0]})")
     ax.legend(fontsize="small", loc="upper left")
     return fig
@@ -148,7 +149,7 @@ def burst_figure(result: Result) -> plt.Figure:
     if fit:
         xs = np.array([b.n.min(), b.n.max()], dtype=float)
         left.plot(xs, (fit["slope"] * xs + fit["intercept"]) / 1e6, ls="--", color="grey",
-                  label=f"fit: {fit['slope'] / 1000:.1f} us per create, R$^2$ {fit['r2']:.3f}")
+                  label=f"fit: {fit['slope'] / 1000:.1f} µs per create, R$^2$ {fit['r2']:.3f}")
     left.set_ylim(0, float(b.wall_ns.max()) / 1e6 * 1.5)
     left.set(xlabel="threads alive at once (N)", ylabel="time for the whole burst (ms)",
              title="Burst: time grows with N")
@@ -163,7 +164,7 @@ def burst_figure(result: Result) -> plt.Figure:
         right.axhline(serial / 1000, color="grey", ls=":",
                       label="one at a time (serial create, mean)")
     right.set_xscale("log")
-    right.set(xlabel="threads alive at once (N, log)", ylabel="mean time per create (us)",
+    right.set(xlabel="threads alive at once (N, log)", ylabel="mean time per create (µs)",
               title="Per-thread create time")
     top = max(float(b.create_mean_ns.max()) / 1000, serial / 1000 if serial else 0.0)
     right.set_ylim(0, top * 1.6)
@@ -180,6 +181,18 @@ def _serial_thread_create(result: Result) -> float | None:
     return None
 
 
+_C09_LABELS = {
+    "thread_launch_ns": "thread launch, 0 MB touched",
+    **{f"fork_launch_ns_{mb}mb": f"fork launch, {mb} MB touched" for mb in (0, 2, 4, 8)},
+    "memcpy_64kib_ns": "64 KiB memcpy, buffers in cache",
+}
+
+
+def _sig(x: float) -> str:
+    """Three significant figures, as the table's other cells."""
+    return tables.format_number(float(x))
+
+
 def c09_table(result: Result) -> pd.DataFrame:
     """C09's published numbers beside this run's (microseconds).
 
@@ -193,16 +206,17 @@ def c09_table(result: Result) -> pd.DataFrame:
     def add(quantity: str, values: Any) -> None:
         arr = np.asarray(values, dtype=float)
         value = pub.loc[quantity, "value"]
+        label = _C09_LABELS.get(quantity, quantity)
         if arr.size == 0:
-            rows.append({"quantity": quantity, "published (us)": value / 1000,
-                         "this machine, mean (us)": np.nan,
-                         "this machine, p5..p95 (us)": "not run here",
+            rows.append({"quantity": label, "published (µs)": value / 1000,
+                         "this machine, mean (µs)": np.nan,
+                         "this machine, p5..p95 (µs)": "not run here",
                          "ratio (here / published)": np.nan})
             return
         lo, hi = np.percentile(arr, [5, 95]) / 1000
-        rows.append({"quantity": quantity, "published (us)": value / 1000,
-                     "this machine, mean (us)": arr.mean() / 1000,
-                     "this machine, p5..p95 (us)": f"{lo:,.1f} .. {hi:,.1f}",
+        rows.append({"quantity": label, "published (µs)": value / 1000,
+                     "this machine, mean (µs)": arr.mean() / 1000,
+                     "this machine, p5..p95 (µs)": f"{_sig(lo)} to {_sig(hi)}",
                      "ratio (here / published)": arr.mean() / value})
 
     def steady(kind: str, mib: int) -> Any:
@@ -228,14 +242,13 @@ def c09_figure(result: Result) -> plt.Figure:
     t = c09_table(result)
     fig, ax = plt.subplots(figsize=(8, 4.2))
     x = np.arange(len(t))
-    ax.bar(x - 0.2, t["published (us)"], width=0.4, label="published (C09, S0-code)")
-    ax.bar(x + 0.2, t["this machine, mean (us)"], width=0.4, label="this machine")
+    ax.bar(x - 0.2, t["published (µs)"], width=0.4, label="published (C09, S0-code)")
+    ax.bar(x + 0.2, t["this machine, mean (µs)"], width=0.4, label="this machine")
     ax.set_xticks(x)
-    labels = [q.replace("_launch_ns", "").replace("fork_", "fork ").replace("_ns", "")
-              .replace("mb", " MB").replace("memcpy_64kib", "memcpy 64 KiB") for q in t.index]
+    labels = [q.replace(" launch,", ",").replace(" touched", "") for q in t.index]
     ax.set_xticklabels(labels, rotation=20, ha="right")
     ax.set_yscale("log")
-    ax.set(ylabel="time per launch or copy (us, log)",
+    ax.set(ylabel="time per launch or copy (µs, log scale)",
            title="C09: create-call time, published vs this machine")
     ax.legend(fontsize="small", loc="upper left")
     return fig
@@ -268,9 +281,13 @@ def explorer(result: Result) -> Any:
 # ---------------------------------------------------------------- prose from the data
 # Every sentence that quotes a number is built here from the result it describes.
 
-def _us(ns: float | None, digits: int = 1) -> str:
+def _us(ns: float | None, digits: int | None = None) -> str:
+    """Microseconds as the tables print them (three significant figures), or with
+    ``digits`` decimals."""
     if ns is None or ns != ns:
         return "n/a"
+    if digits is None:
+        return f"{tables.format_number(ns / 1000)} µs"
     return f"{ns / 1000:,.{digits}f} µs"
 
 
@@ -338,10 +355,10 @@ def memory_fit_table(result: Result) -> pd.DataFrame:
     """Per kind: create time against parent memory, least squares over every sample."""
     rows = []
     for kind, fit in result.summary.get("memory_fit", {}).items():
-        rows.append({"kind": kind, "slope (µs per MiB)": fit["slope"] / 1000,
-                     "95% CI low": fit["slope_ci95_low"] / 1000,
-                     "95% CI high": fit["slope_ci95_high"] / 1000,
-                     "intercept (µs)": fit["intercept"] / 1000, "R²": fit["r2"],
+        rows.append({"kind": kind, "slope (ns per MiB)": fit["slope"],
+                     "95% CI low (ns per MiB)": fit["slope_ci95_low"],
+                     "95% CI high (ns per MiB)": fit["slope_ci95_high"],
+                     "intercept (µs)": fit["intercept"] / 1000, "R²": round(fit["r2"], 3),
                      "samples": fit["n"]})
     return pd.DataFrame(rows).set_index("kind") if rows else pd.DataFrame()
 
@@ -462,7 +479,7 @@ def conclusion_text(result: Result, data_dir: Any = None) -> str:
             text += f", plus {fit['slope'] / 1000:.2f} µs per MiB the parent holds"
     # For scale, the 64 KiB memcpy is one of notebook 04's yardsticks: it is printed
     # there, once, because this page is drawn before that notebook has measured it.
-    return text + (". For scale, notebook 04 times a 64 KiB memcpy among its yardsticks. "
+    return text + (". For scale, notebook 4 times a 64 KiB memcpy among its yardsticks. "
                    "vfork, clone(CLONE_VM) and posix_spawn avoid copying the page tables; "
                    "posix_spawn pays for an execve instead. The next notebook measures "
                    "switching between threads that already exist.")
@@ -478,7 +495,7 @@ def growth_table(growth: Result) -> pd.DataFrame:
         wide = grp.pivot(index="repeat", columns="parent_touch_mib", values="create_ns_p50")
         row: dict[str, Any] = {"kind": kind, "repeats": len(wide)}
         for mib in sizes:
-            row[f"create at {mib} MiB (µs)"] = f"{wide[mib].median() / 1000:.2f}"
+            row[f"create at {mib} MiB (µs)"] = tables.format_number(wide[mib].median() / 1000)
         if len(sizes) >= 2:
             ratio = (wide[sizes[-1]] / wide[sizes[0]]).median()
             row[f"{sizes[-1]} MiB / {sizes[0]} MiB"] = f"{ratio:.2f}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from threadcost import findings
 from threadcost.results import Result
 
 
@@ -36,6 +37,9 @@ def goroutines_text(result: Result) -> str:
 
 def goroutines_table(result: Result) -> pd.DataFrame:
     t = result.tables["runs"].drop(columns=["gomaxprocs", "finished"])
+    # S1's runs first, in order, then the held variant; RSS in MiB as the prose prints it
+    t = t.sort_values("variant", key=lambda v: v != "as_published", kind="stable")
+    t["max_rss_kib"] = t["max_rss_kib"] / 1024
     t["variant"] = t["variant"].map({"as_published": "S1's program",
                                      "all_at_once": "all asleep at once"})
     if "repeat" in t:  # runs before repeats existed have one row per variant
@@ -45,7 +49,7 @@ def goroutines_table(result: Result) -> pd.DataFrame:
         "variant": "run", "count": "goroutines",
         "alive_at_spawn_end": "asleep when the last started",
         "spawn_s": "start all (s)", "wall_s": "wall (s)", "user_s": "user (s)",
-        "sys_s": "system (s)", "max_rss_kib": "max RSS (KiB)",
+        "sys_s": "system (s)", "max_rss_kib": "max RSS (MiB)",
         "max_rss_kib_per_goroutine": "max RSS per goroutine (KiB)"}).set_index("run")
 
 
@@ -62,7 +66,26 @@ def threads_text(result: Result) -> str:
             "are **computed** from these by scaling, not measured.")
 
 
+# quantity stored -> (its name in words, display unit, factor from the stored unit,
+# format): the formats of the c10_million_threads_* findings, so notebook 3's table of
+# the same numbers prints the same values
+_SCALED = {
+    "rss_kib": ("resident memory (RSS growth)", "MiB", 1 / 1024, ",.0f"),
+    "vsz_kib": ("virtual size (VSZ growth)", "GiB", 1 / 1024 ** 2, ",.0f"),
+    "user_s": ("user CPU time", "s", 1.0, ",.1f"),
+    "sys_s": ("system CPU time", "s", 1.0, ",.1f"),
+}
+
+
 def scaled_table(result: Result) -> pd.DataFrame:
-    t = result.tables["scaled"].copy()
-    t.columns = ["quantity", "value for 1,000,000 threads", "unit", "how"]
-    return t.set_index("quantity")
+    """The run's numbers scaled to one million threads, in words and display units
+    (computed, not measured: the "how" column says from how many threads)."""
+    rows = []
+    for _, r in result.tables["scaled"].iterrows():
+        name, unit, factor, fmt = _SCALED.get(
+            str(r["quantity"]), (str(r["quantity"]), str(r["unit"]), 1.0, ",.3g"))
+        rows.append({"quantity": name,
+                     "value for 1,000,000 threads": findings.number(
+                         float(r["value"]) * factor, fmt),
+                     "unit": unit, "how": r["label"]})
+    return pd.DataFrame(rows).set_index("quantity")

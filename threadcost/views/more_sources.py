@@ -12,6 +12,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from threadcost.claims.logic import number
 from threadcost.results import Result
@@ -326,8 +327,10 @@ def waves_figure(result: Result) -> plt.Figure:
     fig, ax = plt.subplots(figsize=(6.0, 3.4))
     per_thread = (waves.create_ns + waves.join_ns) / waves.created.clip(lower=1) / 1000
     for rep, rows in waves.assign(per=per_thread).groupby("repeat"):
-        ax.plot(rows.wave, rows.per, marker=".", linewidth=0.8, label=f"repeat {rep + 1}")
-    ax.set_xlabel("wave")
+        ax.plot(rows.wave + 1, rows.per, marker=".", linewidth=0.8,
+                label=f"repeat {rep + 1}")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(f"wave ({int(waves.created.max()):,} threads alive at once, then joined)")
     ax.set_ylabel("create + destroy, per thread (µs)")
     ax.set_title("Threads created and destroyed, wave after wave")
     ax.legend(fontsize=7, ncol=3)

@@ -75,8 +75,8 @@ def side_by_side_figure(threads: Result, processes: Result) -> plt.Figure:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
     ax.set_yticks(range(len(labels)), labels)
     ax.invert_yaxis()
-    ax.set_xlabel("KiB per idle task (slope over runs, 95% interval cut at a tenth; "
-                  "log scale)")
+    ax.set_xlabel("KiB per idle task (slope over runs, log scale; bars: 95% interval, "
+                  "drawn from a tenth of the value when it reaches lower)")
     fig.legend(loc="lower center", ncol=2, frameon=False, bbox_to_anchor=(0.5, -0.06))
     ax.set_title("An idle thread beside an idle forked process", fontweight="bold")
     fig.tight_layout()

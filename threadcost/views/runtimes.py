@@ -116,7 +116,14 @@ def sleepers_table(result: Result) -> Any:
                      "peak RSS growth (MiB)": _fmt(r["rss_growth_kib"] / 1024, ",.1f"),
                      "per task (KiB)": _fmt(r["rss_per_task_kib"], ",.2f"),
                      "not run because": ""})
-    return pd.DataFrame(rows).fillna("").set_index("tasks")
+    return _drop_empty_reason(pd.DataFrame(rows).fillna("").set_index("tasks"))
+
+
+def _drop_empty_reason(frame: Any) -> Any:
+    """No "not run because" column when every row ran."""
+    if "not run because" in frame and not frame["not run because"].astype(bool).any():
+        return frame.drop(columns=["not run because"])
+    return frame
 
 
 def million_table(result: Result) -> Any:
@@ -137,7 +144,7 @@ def million_table(result: Result) -> Any:
                      f"peak RSS at {r['requested']:,} (MiB)":
                          _fmt(r["max_rss_kib_at_count"] / 1024, ",.1f"),
                      "at that count": r["at_count_label"], "not run because": ""})
-    return pd.DataFrame(rows).fillna("").set_index("tasks")
+    return _drop_empty_reason(pd.DataFrame(rows).fillna("").set_index("tasks"))
 
 
 def brigade_table(result: Result) -> Any:

@@ -9,6 +9,13 @@ from matplotlib.ticker import FuncFormatter
 from threadcost.results import Result
 
 STYLE = {"threads": ("o", "-"), "threads_pinned": ("s", "--"), "goroutines": ("^", ":")}
+NAMES = {"threads": "threads, placed by the scheduler",
+         "threads_pinned": "threads, pinned round-robin", "goroutines": "goroutines"}
+
+
+def name(variant: str) -> str:
+    """A variant in words (``threads_pinned`` is "threads, pinned round-robin")."""
+    return NAMES.get(variant, variant.replace("_", " "))
 
 
 def figure(result: Result) -> plt.Figure:
@@ -31,7 +38,7 @@ def figure(result: Result) -> plt.Figure:
                 value=(col, "median"), saturated=("saturated", "any")).reset_index()
             if g.empty:
                 continue
-            ax.plot(g["count"], g["value"], ls=ls, color=cycle[i], label=variant)
+            ax.plot(g["count"], g["value"], ls=ls, color=cycle[i], label=name(variant))
             for sat, fill in ((False, cycle[i]), (True, "white")):
                 sub = g[g.saturated == sat]
                 ax.scatter(sub["count"], sub["value"], marker=marker, s=45,
@@ -60,8 +67,9 @@ def table(result: Result) -> pd.DataFrame:
     for (count, variant), g in pts.groupby(["count", "variant"], sort=True):
         sat = int(g.saturated.astype(bool).sum())
         rows.append({
-            "tasks": f"{int(count):,}", "variant": variant, "repeats": len(g),
-            "wake-ups": round(float(g.wakeups.median())), "spawn (s)": float(g.spawn_s.median()),
+            "tasks": f"{int(count):,}", "variant": name(variant), "repeats": len(g),
+            "wake-ups": round(float(g.wakeups.median())),
+            "create all (ms)": float(g.spawn_s.median()) * 1000,
             "wall (s)": float(g.wall_s.median()), "CPU µs / wake-up": float(g.cpu_us.median()),
             "user µs / wake-up": float(g.user_us_per_wakeup.median()),
             "sys µs / wake-up": float(g.sys_us_per_wakeup.median()),
@@ -77,8 +85,9 @@ def text(result: Result) -> str:
              f"tasks kept them at least 80% busy or the run took more than 1.25x its "
              f"{s['planned_s']:.1f} s of planned sleeping."]
     for variant, count in s["first_saturated_count"].items():
-        parts.append(f"{variant}: " + (f"saturated from {count:,} tasks." if count else
-                                       "never saturated in this sweep."))
+        parts.append(f"{name(variant).capitalize()}: "
+                     + (f"saturated from {count:,} tasks." if count else
+                        "never saturated in this sweep."))
     for variant, reason in s["not_run"].items():
-        parts.append(f"{variant} not run: {reason}.")
+        parts.append(f"{name(variant).capitalize()} not run: {reason}.")
     return " ".join(parts)

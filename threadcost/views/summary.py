@@ -44,7 +44,10 @@ def _pools(pools: Any) -> str:
         return "not recorded"
     if not pools:
         return "none loaded"
-    return ", ".join(f"{p.get('internal_api')} {p.get('num_threads')} threads" for p in pools)
+    # two copies of one library (numpy's and scipy's OpenBLAS) differ by version
+    return ", ".join(f"{p.get('internal_api')}"
+                     + (f" {p['version']}" if p.get("version") else "")
+                     + f" ({p.get('num_threads')} threads)" for p in pools)
 
 
 def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
@@ -111,6 +114,22 @@ def ceiling_text(data_dir: str | Path | None = None, machine_id: str | None = No
 
 # --- runs used ----------------------------------------------------------------------------
 
+def _param(value: Any) -> str:
+    """A run parameter as a reader reads it: lists without brackets or quotes, None as
+    "not set", 10.0 as 10 (the names stay as the API spells them, to rerun the run)."""
+    if value is None:
+        return "not set"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return f"{int(value)}"
+    if isinstance(value, list | tuple):
+        return ", ".join(_param(v) for v in value) if value else "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_param(v)}" for k, v in value.items())
+    return str(value)
+
+
 def runs_table(data_dir: str | Path | None = None, machine_id: str | None = None) -> pd.DataFrame:
     """The newest run of each experiment on this machine: when, parameters, limits hit."""
     mid = machine_id or machine.machine_id()
@@ -122,8 +141,49 @@ def runs_table(data_dir: str | Path | None = None, machine_id: str | None = None
         limit = run.meta.get("limit_hit")
         rows.append({"experiment": name, "run": run.meta["run_id"],
                      "when (UTC)": run.meta.get("created_utc", ""),
-                     "parameters": ", ".join(f"{k}={v}" for k, v in run.meta["params"].items()),
+                     "parameters": "; ".join(f"{k} {_param(v)}"
+                                             for k, v in run.meta["params"].items()),
                      "limit hit": limit.get("limit", str(limit)) if isinstance(limit, dict)
                      else ("" if limit is None else str(limit))})
     return pd.DataFrame(rows, columns=["experiment", "run", "when (UTC)", "parameters",
                                        "limit hit"])
+
+
+# --- the reading guide of page 0 ------------------------------------------------------
+
+def _claim_ranges(ids: list[str]) -> str:
+    """C05, C06, C07, C09 -> "C05 to C07, C09": consecutive claims as one range."""
+    nums = sorted({int(i[1:]) for i in ids if i[1:].isdigit()})
+    groups: list[list[int]] = []
+    for n in nums:
+        if groups and n == groups[-1][-1] + 1:
+            groups[-1].append(n)
+        else:
+            groups.append([n])
+    parts = []
+    for g in groups:
+        parts += ([f"C{n:02d}" for n in g] if len(g) < 3 else [f"C{g[0]:02d} to C{g[-1]:02d}"])
+    return ", ".join(parts) if parts else "—"
+
+
+def reading_guide(what: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """One row per notebook of ``what`` (its file stem -> its short title and what it
+    measures, in the notebook's words). The claims come from the experiments' registry,
+    so the list follows the experiments; a notebook that measures nothing (the claims
+    page) shows every claim."""
+    from threadcost.experiments.registry import EXPERIMENTS
+
+    by_notebook: dict[str, set[str]] = {}
+    for e in EXPERIMENTS:
+        if e.notebook and not e.retired:
+            by_notebook.setdefault(e.notebook, set()).update(e.claims)
+    every = sorted(set().union(*by_notebook.values())) if by_notebook else []
+    rows = []
+    for stem, (title, words) in what.items():
+        number = stem.partition("_")[0]
+        ids = sorted(by_notebook.get(stem, set())) or every
+        rows.append({"notebook": f"{int(number)}. {title}" if number.isdigit() else title,
+                     "what it measures": words,
+                     "claims": ("every claim: " if stem not in by_notebook else "")
+                     + _claim_ranges(ids)})
+    return pd.DataFrame(rows).set_index("notebook")

@@ -46,10 +46,10 @@ def readable_name(name: Any) -> str:
     if isinstance(name, tuple):
         return " ".join(readable_name(n) for n in name if str(n))
     text = str(name)
+    if " " in text or "(" in text or not text:  # already words ("warm-up, p50 (us)")
+        return re.sub(r"\(us\b", "(µs", re.sub(r"\bus\)", "µs)", text))
     if "-" in text or "." in text:  # an identifier such as a machine id: as it is
         return text
-    if " " in text or "(" in text or not text:
-        return re.sub(r"\(us\b", "(µs", re.sub(r"\bus\)", "µs)", text))
     tokens = [t for t in text.split("_") if t]
     unit = None
     if len(tokens) >= 3 and tokens[-2] == "per" and tokens[-1] == "s":
@@ -87,7 +87,7 @@ def format_number(x: Any) -> str:
 
 
 _INTERVAL = re.compile(r"^\s*(\S+)\s*\.\.\s*(\S+)\s*$")
-_MISSING_TEXT = {"nan", "none", "nat", "<na>", "null", ""}
+_MISSING_TEXT = {"nan", "none", "nat", "<na>", "null", "", "-"}  # "-": one dash for all
 
 
 def format_cell(x: Any) -> str:

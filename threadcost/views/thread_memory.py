@@ -7,6 +7,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter
 
 from threadcost import claims, findings
 from threadcost.experiments import thread_memory
@@ -28,8 +29,9 @@ def _fit_label(f: dict[str, Any], unit: str = "KiB") -> str:
     if f["method"] != "slope":
         return f"{f['per_thread']:,.1f} {unit}/thread (delta / N)"
     half = (f["ci95_high"] - f["ci95_low"]) / 2
-    return (f"slope {f['per_thread']:,.2f} {unit}/thread (95% CI ±{half:,.2f}), "
-            f"R² = {f['r2']:.4f}")
+    digits = 0 if abs(f["per_thread"]) >= 100 else 2
+    return (f"slope {f['per_thread']:,.{digits}f} {unit}/thread (95% CI "
+            f"±{half:,.{max(digits, 2)}f}), R² = {f['r2']:.4f}")
 
 
 def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
@@ -37,7 +39,7 @@ def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
     dot, with the fitted line. Growth is this process's, from before the first
     thread to all threads asleep."""
     pts = result.tables["points"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 5.6))
     x = pts.started
     xs = np.linspace(0, float(x.max()), 50)
     for ax, name, label, scale, unit in (
@@ -50,14 +52,16 @@ def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
                 label=_fit_label(f))
         ax.set(xlabel="threads running (all asleep)",
                ylabel=f"growth of {label} ({unit})")
-        ax.legend(loc="upper left", fontsize=9)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     if "rss_rollup_kib" in pts and pts.rss_rollup_kib.notna().any():
         right.plot(x, pts.rss_rollup_kib / KIB_PER_MIB, "x", ms=5, color="grey",
                    label="same, counted by page walk (smaps_rollup)")
     if "rss_pmap_kib" in pts and pts.rss_pmap_kib.notna().any():
         right.plot(x, pts.rss_pmap_kib / KIB_PER_MIB, "+", ms=7, color="black",
                    label="same, read from outside (pmap -x)")
-    right.legend(loc="upper left", fontsize=9)
+    for ax in (left, right):  # under each panel: the points fill the plot's diagonal
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9,
+                  frameon=False)
     if log_virtual:
         left.set_yscale("log")
     stack = result.summary["stack_kib"]
@@ -76,9 +80,14 @@ def per_thread_table(result: Result) -> pd.DataFrame:
             continue
         rows.append({"counter": thread_memory.SERIES[name],
                      "KiB per thread": f["per_thread"],
-                     "95% CI low": f["ci95_low"], "95% CI high": f["ci95_high"],
-                     "R²": f["r2"], "runs": f["n"], "method": f["method"]})
-    return pd.DataFrame(rows).set_index("counter")
+                     "95% CI low (KiB)": f["ci95_low"], "95% CI high (KiB)": f["ci95_high"],
+                     # four decimals for every row: 0.99995 and 0.9999 read alike
+                     "R²": "—" if f["r2"] is None else f"{f['r2']:.4f}",
+                     "runs": f["n"], "method": f["method"]})
+    out = pd.DataFrame(rows).set_index("counter")
+    if not out.empty and (out["method"] == "slope").all():
+        out = out.drop(columns=["method"])  # the text above says every value is a slope
+    return out
 
 
 def _published_bars() -> list[tuple[str, dict[str, float]]]:
@@ -125,8 +134,8 @@ def breakdown_figure(result: Result, with_published: bool = True) -> plt.Figure:
     ax.set_yticks(range(len(bars)), [b[0] for b in reversed(bars)])
     total = fits["total_kib"]
     ax.set(xlabel="memory per thread (KiB), including the kernel's",
-           title=f"One idle thread costs about {total['per_thread']:.0f} KiB, "
-                 f"{fits['rss_kib']['per_thread']:.0f} of them visible in RSS")
+           title=f"One idle thread costs {total['per_thread']:.1f} KiB, "
+                 f"{fits['rss_kib']['per_thread']:.1f} KiB of it visible in RSS")
     ax.set_xlim(0, ax.get_xlim()[1] * 1.15)
     handles, names = ax.get_legend_handles_labels()
     order = [t for _, t in PARTS] + ["kernel, not split"]
@@ -259,7 +268,7 @@ def sweep_text(result: Result) -> str:
                   f"thread ({100 * (pmap - rss) / rss:+.2f}%).")
     return (
         f"Over {s['runs']} runs of up to {s['max_threads_measured']:,} threads with "
-        f"{s['stack_kib']:,} KiB stacks, each extra thread added **{v('vsz_kib'):,.1f} KiB** "
+        f"{s['stack_kib']:,} KiB stacks, each extra thread added **{v('vsz_kib'):,.0f} KiB** "
         f"of virtual size (the stack plus a {s['guard_kib']} KiB guard page) but only "
         f"**{_finding('memory_thread_rss_slope_kib', result)}** of resident set "
         f"(R² = {fits['rss_kib']['r2']:.4f}).{agree} "
@@ -268,7 +277,7 @@ def sweep_text(result: Result) -> str:
         f"{v('page_tables_kib'):.2f} KiB of page tables and {v('slab_kib'):.1f} KiB of slab "
         f"objects. The true cost of one idle thread here is therefore about "
         f"**{_finding('memory_thread_slope_kib', result)}** (95% CI "
-        f"{fits['total_kib']['ci95_low'] or 0:.1f} .. "
+        f"{fits['total_kib']['ci95_low'] or 0:.1f} to "
         f"{fits['total_kib']['ci95_high'] or 0:.1f}), "
         f"{v('total_kib') / rss:.1f} times what RSS suggests. Creating these threads took a "
         f"median {s['create_us_per_thread']['p50']:.1f} µs each: every one gets a fresh "
@@ -287,7 +296,7 @@ def touch_text(result: Result) -> str:
     rss, rollup = float(deepest.rss_kib_per_thread), float(deepest.rss_rollup_kib_per_thread)
     slope = "" if not fit else (
         f"Each KiB written adds {fit['rss_per_touched_kib']:.3f} KiB of RSS "
-        f"(R² = {fit['r2']:.5f}) on top of {fit['untouched_kib']:.1f} KiB for an "
+        f"(R² = {fit['r2']:.4f}) on top of {fit['untouched_kib']:.1f} KiB for an "
         "untouched thread. ")
     n = result.params["threads"]
     try:
