@@ -163,3 +163,18 @@ int tc_current_cpu(void)
 {
     return sched_getcpu();
 }
+
+int tc_copy_buffers(int64_t bytes, unsigned char **src, unsigned char **dst, void **region)
+{
+    const int64_t page = 4096;
+    int64_t span = (bytes + page - 1) / page * page; /* src, rounded up to pages */
+    void *mem = NULL;
+    *src = *dst = NULL;
+    *region = NULL;
+    if (bytes < 1 || posix_memalign(&mem, (size_t)page, (size_t)(span + 2048 + bytes)) != 0)
+        return TC_ENOMEM;
+    *region = mem;
+    *src = (unsigned char *)mem;
+    *dst = (unsigned char *)mem + span + 2048;
+    return TC_OK;
+}

@@ -486,20 +486,16 @@ int tc_memcpy_series(int64_t bytes, int iterations, int warmup, int64_t *samples
 {
     if (bytes < 1 || bytes > (INT64_C(1) << 30) || iterations < 1 || warmup < 0 || !samples)
         return TC_EINVAL;
-    unsigned char *src = malloc((size_t)bytes);
-    unsigned char *dst = malloc((size_t)bytes);
-    if (!src || !dst) {
-        free(src);
-        free(dst);
+    unsigned char *src, *dst;
+    void *region;
+    if (tc_copy_buffers(bytes, &src, &dst, &region) != TC_OK)
         return TC_ENOMEM;
-    }
     memset(src, 0x5a, (size_t)bytes);
     memset(dst, 0xa5, (size_t)bytes);
     int64_t next_poll = 0;
     for (int i = 0; i < warmup + iterations; i++) {
         if (tc_stop_due(&next_poll)) {
-            free(src);
-            free(dst);
+            free(region);
             return TC_ESTOPPED;
         }
         int64_t t0 = tc_now_ns();
@@ -510,7 +506,6 @@ int tc_memcpy_series(int64_t bytes, int iterations, int warmup, int64_t *samples
             samples[i - warmup] = t1 - t0;
         src[i % bytes] ^= 1;  /* a different source each time */
     }
-    free(src);
-    free(dst);
+    free(region);
     return TC_OK;
 }

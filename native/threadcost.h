@@ -78,4 +78,14 @@ static inline int tc_stop_due(int64_t *next_ns)
     return tc_stop_requested();
 }
 
+/* Two buffers of `bytes` for a timed memcpy, in one page-aligned region that
+ * *region receives (free() it): *dst starts 2 KiB past a page boundary after *src,
+ * so dst - src = 2048 (mod 4096) in either direction of copy. Two plain malloc()s
+ * leave them 16 bytes apart (mod 4096): the stores of a forward copy then alias,
+ * in their low 12 address bits, the loads that follow them (4K aliasing), which
+ * slows the copy by 2x to 10x depending on the CPU and its microcode, so the
+ * yardstick would time the allocator's layout instead of the machine. Returns
+ * TC_OK or TC_ENOMEM; the buffers are not touched. */
+int tc_copy_buffers(int64_t bytes, unsigned char **src, unsigned char **dst, void **region);
+
 #endif

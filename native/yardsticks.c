@@ -54,15 +54,14 @@ int tc_yardstick_run(int kind, int64_t ops, int batches, double *ns_per_op,
     out->ops = ops;
     int fds[2] = {-1, -1};
     unsigned char *a = NULL, *b = NULL;
+    void *region = NULL;
     int status = TC_OK;
     if (kind == TC_YARD_PIPE && pipe(fds) != 0) {
         out->err = errno;
         return TC_ESYS;
     }
     if (kind == TC_YARD_MEMCPY) {
-        a = malloc(TC_YARD_MEMCPY_BYTES);
-        b = malloc(TC_YARD_MEMCPY_BYTES);
-        if (a == NULL || b == NULL) {
+        if (tc_copy_buffers(TC_YARD_MEMCPY_BYTES, &a, &b, &region) != TC_OK) {
             status = TC_ENOMEM;
             goto done;
         }
@@ -90,8 +89,7 @@ done:
         close(fds[0]);
     if (fds[1] >= 0)
         close(fds[1]);
-    free(a);
-    free(b);
+    free(region);
     return status;
 }
 
