@@ -338,7 +338,9 @@ display(runtimes_view.million_table(s1_rust))
 #
 # Kołaczkowski's measurement (S6): start N tasks that each sleep, and read the peak
 # memory of the process. Here every task waits until all exist, then sleeps, so the
-# peak is that of all N asleep together; the max RSS is `wait4`'s, as `time` reports it.
+# peak is that of all N asleep together. The peak is the program's own high-water mark
+# (VmHWM, read by the program itself before it exits): `wait4`'s max RSS, which `time`
+# reports, would also count the pages of the Python process that forked it.
 
 # %%
 s6_peak = store.get("peer_peak_memory", lambda: million.peer_tasks(

@@ -2,8 +2,8 @@
 
 :func:`peer_rows` turns a :mod:`threadcost.experiments.runtimes` result into
 rows of notebook 05's table (same columns and definitions as the C thread, the
-fiber and the goroutine rows); :func:`headline_cells` reads the latest stored
-run into cells of the headline table (the format of ``views.headline._cell``).
+fiber and the goroutine rows). The headline's rows of the same kinds are findings
+(``threadcost.findings.headline``), read by ``views.headline``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from threadcost import datastore
 from threadcost.results import Result
 from threadcost.views.user_space_tasks import _row
 
@@ -44,47 +43,6 @@ def peer_rows(result: Result) -> list[dict[str, Any]]:
             switch_how=SWITCH_HOW.get(kind, "no ping-pong in this peer"),
             memory_how=f"slope over {mem['tasks']:,} {MEMORY_HOW.get(kind, 'idle tasks')}"))
     return rows
-
-
-def _cell(task: str, column: str, value: float | None = None, low: float | None = None,
-          high: float | None = None, definition: str = "", source: str = "",
-          not_run: str | None = None) -> dict[str, Any]:
-    ok = value is not None and math.isfinite(value)
-    return {"task": task, "column": column, "value": value if ok else None, "low": low,
-            "high": high, "partial": False, "definition": definition, "source": source,
-            "not_run": None if ok else (not_run or "no value stored"), "resident": None}
-
-
-def headline_cells(data_dir: Any, mid: str) -> list[dict[str, Any]]:
-    """Launch, switch and memory cells of every peer kind from the latest stored
-    ``peer_runtimes`` run (one clock read inside each launch sample; switch: a
-    batch of round trips timed whole / 2; memory: resident growth slope, 95% CI)."""
-    runs = datastore.list_runs("peer_runtimes", data_dir=data_dir, machine_id=mid)
-    run = runs[-1] if runs else None
-    out: list[dict[str, Any]] = []
-    for kind, name in TASK_NAMES.items():
-        s = (run.meta["summary"]["kinds"].get(kind) if run else None) or {}
-        why = s.get("not_run") or (None if s else "no peer runtimes run stored (notebook 05)")
-        src = f"peer_runtimes run {run.meta['run_id']}" if run else ""
-        if why:
-            out += [_cell(name, c, not_run=why) for c in ("launch", "switch", "memory")]
-            continue
-        d = s["create_ns"]
-        out.append(_cell(name, "launch", d["p50"], d["min"], d["p90"],
-                         f"spawn + first run + exit + join, one at a time, pinned; median of "
-                         f"{int(d['n']):,}", src))
-        if s.get("switch_ns_batch") is not None:
-            out.append(_cell(name, "switch", s["switch_ns_batch"],
-                             definition="channel ping-pong, pinned: batch of round trips / 2, "
-                                        "no clock read inside", source=src))
-        else:
-            out.append(_cell(name, "switch", not_run="this peer has no ping-pong"))
-        m = s["memory"]
-        lo, hi = m.get("per_task_rss_kib_ci95") or (None, None)
-        out.append(_cell(name, "memory", m["per_task_rss_kib"], lo, hi,
-                         f"resident growth, slope over {m['tasks']:,} idle tasks "
-                         "(the kernel side of thread kinds not counted)", src))
-    return out
 
 
 VARIANT_NAMES = {"rust_threads": "Rust threads", "rust_threads_pinned":
@@ -127,7 +85,8 @@ def _drop_empty_reason(frame: Any) -> Any:
 
 
 def million_table(result: Result) -> Any:
-    """S1's/S6's program per kind: measured count, max RSS (wait4), CPU, and the
+    """S1's/S6's program per kind: measured count, peak RSS (the program's VmHWM), CPU,
+    and the
     requested count (measured, or computed by scaling and labelled so)."""
     import pandas as pd
 
