@@ -33,14 +33,20 @@ import os
 import shutil
 import sys
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from threadcost import datastore, machine, notebook_sources, paths, progress
-from threadcost.errors import ThreadcostError, one_line
-from threadcost.render import (
+# jsonschema (under nbformat) imports rfc3987_syntax when it is installed, only for its
+# "iri" format checks, and that import compiles some forty grammars: seconds of every
+# build. nbformat never checks formats; without the module jsonschema skips those two.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
+from threadcost import datastore, machine, notebook_sources, paths, progress  # noqa: E402
+from threadcost.errors import ThreadcostError, one_line  # noqa: E402
+from threadcost.render import (  # noqa: E402
     STATIC,
     Page,
     Provenance,
@@ -416,9 +422,6 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     html_dir.mkdir(parents=True)
     final_html = html_out if html_out is not None else out / "html"
     links = Links(html_dir, final_html, link_repo)
-    if links.assets == STATIC:
-        copy_vendor(html_dir)
-    write_stylesheet(html_dir)
     if not measure:
         # Another machine's figures never overwrite this machine's figures/.
         # (through the environment, so that no path of this machine reaches a page)
@@ -429,20 +432,58 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         os.environ[FIGURES_ENV] = str(staging / "figures")
 
     stored: dict[str, list[Path]] = {}
+    stems = [b.stem for b in reading_order(books)]
+
+    def logged(book: Path) -> list[Path]:
+        return _logged_runs(staging / "runlogs" / f"{book.stem}.log")
+
+    def render(stem: str, runs: list[Path] | None) -> Page:
+        """One page: a measuring notebook's ``runs``, or (None) a summary's."""
+        prov = (provenance_for(runs, links) if runs
+                else summary_provenance(links, stored, SUMMARY_CODE))
+        target = render_notebook(staging / "notebooks" / f"{stem}.ipynb", html_dir,
+                                 nav=nav_html(stems, stems.index(stem)), provenance=prov,
+                                 assets=links.assets)
+        return read_page(target)
+
+    # Rendering never overlaps a timing: it starts once the last measuring notebook
+    # has run, on one thread, while the summary notebooks (which only read) run.
+    renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="render")
+    rendered: dict[str, Future[Page]] = {}
+    prepared: list[Future[Any]] = []
+
+    def start_rendering(done: list[Path]) -> None:
+        if prepared:
+            return
+        if links.assets == STATIC:
+            prepared.append(renderer.submit(copy_vendor, html_dir))
+        prepared.append(renderer.submit(write_stylesheet, html_dir))
+        for book in done:
+            stored[book.stem] = logged(book)
+            if stored[book.stem]:
+                rendered[book.stem] = renderer.submit(render, book.stem, stored[book.stem])
+
     # Experiments' progress bars: this process's stderr (a terminal or a log), not the page.
     relay = _ProgressRelay()
     os.environ[progress.ENV] = relay.path
     try:
         if measure:  # one at a time: a notebook's timings must not share the CPUs
+            summaries = {b for b in books if notebook_sources.is_summary(b)}
             for i, book in enumerate(books, 1):
+                if book in summaries:
+                    start_rendering(books[:i - 1])  # every timing is done
                 print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
                 failed = _run_logged(book, staging, params, True)
                 if failed is not None:
                     raise NotebookFailed(*failed)
         else:  # drawing only: the experiment notebooks at once, then the summaries
             _run_drawing(books, staging, params)
+        start_rendering([])
         for book in books:
-            stored[book.stem] = _logged_runs(staging / "runlogs" / f"{book.stem}.log")
+            stored[book.stem] = logged(book)
+    except BaseException:
+        renderer.shutdown(wait=True, cancel_futures=True)
+        raise
     finally:
         os.environ.pop(progress.ENV, None)
         if figures_before is None:
@@ -453,16 +494,13 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     for skipped in datastore.skipped_runs(data_dir):  # the log names every unread run
         print(f"make paper: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
 
-    ordered = [staging / "notebooks" / f"{b.stem}.ipynb" for b in reading_order(books)]
-    stems = [p.stem for p in ordered]
-    pages: list[Page] = []
-    for i, executed in enumerate(ordered):
-        runs = stored.get(executed.stem, [])
-        prov = (provenance_for(runs, links) if runs
-                else summary_provenance(links, stored, SUMMARY_CODE))
-        target = render_notebook(executed, html_dir, nav=nav_html(stems, i), provenance=prov,
-                                 assets=links.assets)
-        pages.append(read_page(target))
+    try:
+        for job in prepared:
+            job.result()
+        pages = [rendered[stem].result() if stem in rendered else render(stem, stored[stem])
+                 for stem in stems]
+    finally:
+        renderer.shutdown(wait=True, cancel_futures=True)
     figures = _copy_headline(html_dir, staging / "figures" if not measure
                              else paths.figures_dir())
     fp_now = machine.fingerprint(include_git=True)
