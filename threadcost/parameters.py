@@ -320,7 +320,7 @@ DECLARATIONS: tuple[Param, ...] = (
        'kinds to run'),
     _p('brigade_placements', 'list[str]', '07_io_brigade', ['same-cpu', 'unpinned'],
        'placements to run'),
-    _p('brigade_iterations', 'int', '07_io_brigade', 150,
+    _p('brigade_iterations', 'int', '07_io_brigade', 100,
        'timed trips per run', minimum=0),
     _p('brigade_warmup', 'int', '07_io_brigade', 30,
        'untimed trips before timing', minimum=0),
