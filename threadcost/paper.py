@@ -352,14 +352,21 @@ DRAWING_WORKERS = 3
 def _run_drawing(books: list[Path], staging: Path, params: dict[str, Any]) -> None:
     """Run notebooks that only draw from stored runs, several at a time, each in a
     process of its own (its own run log); the summary notebooks after the others."""
+    summary = [b for b in books if notebook_sources.is_summary(b)]
+    _run_waves([[b for b in books if b not in summary], summary], staging, params)
+
+
+def _run_waves(waves: list[list[Path]], staging: Path, params: dict[str, Any],
+               workers: int = DRAWING_WORKERS) -> None:
+    """Each wave's notebooks at once (none of them measures), each in a process of its
+    own (its own run log), a wave after the one before."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    summary = [b for b in books if notebook_sources.is_summary(b)]
-    waves = [[b for b in books if b not in summary], summary]
+    books = [b for wave in waves for b in wave]
     try:
-        with ProcessPoolExecutor(max_workers=DRAWING_WORKERS,
+        with ProcessPoolExecutor(max_workers=workers,
                                  mp_context=multiprocessing.get_context("spawn")) as pool:
             for wave in waves:
                 for book in wave:
@@ -375,6 +382,35 @@ def _run_drawing(books: list[Path], staging: Path, params: dict[str, Any]) -> No
             failed = _run_logged(book, staging, params, False)
             if failed is not None:
                 raise NotebookFailed(*failed) from None
+
+
+def _run_summaries(books: list[Path], staging: Path, params: dict[str, Any]) -> None:
+    """The summary notebooks at once: the last (the claims, the longest) in this
+    process, the others in worker processes (whose start overlaps it)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    *others, last = books
+    for book in books:
+        print(f"drawing {book.name}", file=sys.stderr, flush=True)
+    if not others:
+        failed = _run_logged(last, staging, params, False)
+        if failed is not None:
+            raise NotebookFailed(*failed)
+        return
+    with ProcessPoolExecutor(max_workers=len(others),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_run_logged, b, staging, params, False) for b in others]
+        outcomes = [_run_logged(last, staging, params, False)]
+        for book, future in zip(others, futures, strict=True):
+            try:
+                outcomes.insert(-1, future.result())
+            except BrokenProcessPool:  # no worker could start: run it here
+                outcomes.insert(-1, _run_logged(book, staging, params, False))
+    for failed in outcomes:
+        if failed is not None:
+            raise NotebookFailed(*failed)
 
 
 class BuildError(Exception):
@@ -447,7 +483,7 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         return read_page(target)
 
     # Rendering never overlaps a timing: it starts once the last measuring notebook
-    # has run, on one thread, while the summary notebooks (which only read) run.
+    # has run, on one thread, while the summary notebooks (which only read) run, at once.
     renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="render")
     rendered: dict[str, Future[Page]] = {}
     prepared: list[Future[Any]] = []
@@ -468,14 +504,16 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     os.environ[progress.ENV] = relay.path
     try:
         if measure:  # one at a time: a notebook's timings must not share the CPUs
-            summaries = {b for b in books if notebook_sources.is_summary(b)}
-            for i, book in enumerate(books, 1):
-                if book in summaries:
-                    start_rendering(books[:i - 1])  # every timing is done
+            summaries = [b for b in books if notebook_sources.is_summary(b)]
+            measuring = [b for b in books if b not in summaries]
+            for i, book in enumerate(measuring, 1):
                 print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
                 failed = _run_logged(book, staging, params, True)
                 if failed is not None:
                     raise NotebookFailed(*failed)
+            if summaries:  # every timing is done: these only read and draw
+                start_rendering(measuring)
+                _run_summaries(summaries, staging, params)
         else:  # drawing only: the experiment notebooks at once, then the summaries
             _run_drawing(books, staging, params)
         start_rendering([])
