@@ -498,6 +498,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
             stored[book.stem] = logged(book)
             if stored[book.stem]:
                 rendered[book.stem] = renderer.submit(render, book.stem, stored[book.stem])
+        # the log names every unread run (reading every stored table takes seconds)
+        prepared.append(renderer.submit(datastore.skipped_runs, data_dir))
 
     # Experiments' progress bars: this process's stderr (a terminal or a log), not the page.
     relay = _ProgressRelay()
@@ -529,12 +531,11 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         else:
             os.environ[FIGURES_ENV] = figures_before
         relay.close()
-    for skipped in datastore.skipped_runs(data_dir):  # the log names every unread run
-        print(f"make paper: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
-
     try:
         for job in prepared:
             job.result()
+        for skipped in prepared[-1].result():
+            print(f"make paper: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
         pages = [rendered[stem].result() if stem in rendered else render(stem, stored[stem])
                  for stem in stems]
     finally:
