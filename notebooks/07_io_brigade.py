@@ -54,13 +54,13 @@ from typing import Optional, Union  # papermill reads these annotations, not "X 
 brigade_tasks: list[int] = [2, 10, 100, 500, 1000]  # brigade sizes N (S5 used 500; a task needs 2 fds)
 brigade_kinds: list[str] = ["thread", "epoll", "one-thread", "goroutine"]  # kinds to run
 brigade_placements: list[str] = ["same-cpu", "unpinned"]  # placements to run
-brigade_iterations: int = 300  # timed trips per run
+brigade_iterations: int = 100  # timed trips per run
 brigade_warmup: int = 30  # untimed trips before timing
 brigade_repeats: int = 5  # independent runs per condition, interleaved
 brigade_cpu: Union[int, str] = "auto"  # CPU of same-cpu runs ("auto": the first usable)
 brigade_stack_kib: int = 256  # stack of each task thread, KiB (0: system default)
 brigade_reference_rounds: int = 5  # alternating rounds against the C reference (0: skip)
-brigade_reference_iterations: int = 2000  # trips per reference round (100 tasks)
+brigade_reference_iterations: int = 500  # trips per reference round (100 tasks)
 brigade_peer_kinds: list[str] = ["rust-thread", "tokio-task", "one-thread"]  # S5's own runtimes (Rust peer)
 brigade_peer_tasks: list[int] = [500]  # their brigade sizes (S5: 500)
 data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)

@@ -33,17 +33,29 @@ import os
 import shutil
 import sys
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from threadcost import datastore, machine, notebook_sources, paths, progress
-from threadcost.errors import ThreadcostError, one_line
-from threadcost.render import (
+# jsonschema (under nbformat) imports rfc3987_syntax when it is installed, only for its
+# "iri" format checks, and that import compiles some forty grammars: seconds of every
+# build. nbformat never checks formats; without the module jsonschema skips those two.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
+from threadcost import datastore, machine, notebook_sources, paper_pages, paths, progress  # noqa: E402
+from threadcost.errors import ThreadcostError, one_line  # noqa: E402
+from threadcost.paper_pages import (  # noqa: E402
+    SUMMARY_CODE,
+    Links,
+    experiment_module,  # noqa: F401 (the paper's name for it, read by tests)
+    provenance_for,
+    summary_provenance,
+)
+from threadcost.render import (  # noqa: E402
     STATIC,
     Page,
-    Provenance,
     copy_vendor,
     nav_html,
     read_page,
@@ -53,7 +65,6 @@ from threadcost.render import (
 )
 
 NOTEBOOKS_DIR = notebook_sources.NOTEBOOKS_DIR
-HEADLINE_FIGURE = "summary_headline"
 
 
 def load_params(path: str | Path) -> dict[str, Any]:
@@ -136,16 +147,6 @@ def _swap_into_place(staging: Path, out: Path) -> None:
         os.rename(staging, out)
 
 
-def _copy_headline(html_dir: Path, figures_dir: Path) -> list[str]:
-    """Put the headline figure beside the index, when the summary produced it."""
-    src = figures_dir / f"{HEADLINE_FIGURE}.png"
-    if not src.is_file():
-        return []
-    (html_dir / "figures").mkdir(exist_ok=True)
-    shutil.copy2(src, html_dir / "figures" / src.name)
-    return [f"figures/{src.name}"]
-
-
 class NotebookFailed(Exception):
     """A notebook raised during ``make paper``: which one, which cell, what error."""
 
@@ -170,119 +171,6 @@ def _failure(book: Path, exc: BaseException) -> NotebookFailed:
     first = str(exc).strip().splitlines()
     return NotebookFailed(book.name, "before any cell ran",
                           f"{type(exc).__name__}: {first[0] if first else ''}")
-
-
-class Links:
-    """How a page reaches the runs, the code and the vendored bundles it links to.
-
-    ``copy`` (the default, ``make paper``): copied next to the pages (``html/data/``,
-    ``html/code/``, ``html/_static/``), so the folder reads offline on its own.
-    ``repo``: no copy; relative links into the repository's ``data/``, code and
-    ``vendor/`` from where the pages will live (``final_html``), so a rendering
-    committed inside the clone (``reference/<machine>/``) reads offline from it.
-    A run outside the repository (``THREADCOST_DATA_DIR``) is still copied.
-    """
-
-    def __init__(self, html_dir: Path, final_html: Path, link_repo: bool = False) -> None:
-        self.html_dir, self.final_html, self.link_repo = html_dir, final_html, link_repo
-
-    def _repo_href(self, target: Path) -> str | None:
-        if not self.link_repo:
-            return None
-        try:
-            target.resolve().relative_to(paths.REPO_ROOT)
-        except ValueError:
-            return None
-        return Path(os.path.relpath(target.resolve(), self.final_html.resolve())).as_posix()
-
-    @property
-    def assets(self) -> str:
-        """Where pages find ``requirejs/`` and ``vega/``."""
-        href = self._repo_href(paths.REPO_ROOT / "vendor")
-        return href if href is not None else STATIC
-
-    def data(self, run: Path, src: Path) -> str:
-        href = self._repo_href(src)
-        if href is not None:
-            return href
-        target = self.html_dir / "data" / run.parent.name / run.name
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, target / src.name)
-        return f"data/{run.parent.name}/{run.name}/{src.name}"
-
-    def code(self, rel: str) -> str:
-        src = paths.REPO_ROOT / rel
-        href = self._repo_href(src)
-        if href is not None:
-            return href
-        (self.html_dir / "code" / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, self.html_dir / "code" / rel)
-        return "code/" + rel
-
-
-def experiment_module(experiment: str) -> Path | None:
-    """The module of ``threadcost/experiments/`` that produces runs named ``experiment``
-    (from :mod:`threadcost.experiments.registry`); None when it is not registered."""
-    from threadcost.experiments import registry
-
-    rel = registry.module_path(experiment)
-    return paths.REPO_ROOT / rel if rel is not None else None
-
-
-def _run_label(run: Path, names: list[str]) -> str:
-    label = run.name.split("-", 1)[-1]  # experiment-suffix, e.g. malloc_touch-3a1f7f
-    if names.count(label.rsplit("-", 1)[0]) == 1:
-        label = label.rsplit("-", 1)[0]
-    return label
-
-
-def provenance_for(runs: list[Path], links: Links) -> Provenance:
-    """Links to the runs' CSV files and their experiment modules (copied or in place)."""
-    data: list[tuple[str, str]] = []
-    code: list[tuple[str, str]] = []
-    names = [run.name.split("-", 1)[-1].rsplit("-", 1)[0] for run in runs]
-    for run in sorted(runs):
-        label = _run_label(run, names)
-        meta = json.loads((run / datastore.META).read_text(encoding="utf-8"))
-        for name in meta.get("tables", []):
-            src = datastore.table_path(run, name)
-            if src.is_file():
-                data.append((f"{label}/{src.name}", links.data(run, src)))
-        links.data(run, run / datastore.META)  # copied beside its tables (copy mode)
-        module = experiment_module(str(meta.get("experiment", "")))
-        if module is not None and module.is_file():
-            rel = module.relative_to(paths.REPO_ROOT).as_posix()
-            if rel not in {t for t, _ in code}:
-                code.append((rel, links.code(rel)))
-    return Provenance(data=data, code=code)
-
-
-def summary_provenance(links: Links, stored: dict[str, list[Path]],
-                       modules: tuple[str, ...]) -> Provenance:
-    """A summary page reads the runs the others stored: link their index and its views."""
-    rows = ["notebook,experiment,run_id,table,csv"]
-    for book, runs in stored.items():
-        for run in sorted(runs):
-            meta = json.loads((run / datastore.META).read_text(encoding="utf-8"))
-            for name in meta.get("tables", []):
-                rows.append(f"{book},{meta['experiment']},{run.name},{name},"
-                            f"{run.parent.name}/{run.name}/{name}.csv")
-    # An index of the runs (generated, not a copy of data/): beside the pages.
-    (links.html_dir / "runs.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    code = [(mod, links.code(mod)) for mod in modules if (paths.REPO_ROOT / mod).is_file()]
-    return Provenance(data=[("runs.csv (every run read)", "runs.csv")], code=code)
-
-
-def _logged_runs(log: Path) -> list[Path]:
-    """The run folders a notebook wrote or read, from its run log, in order, once each."""
-    if not log.is_file():
-        return []
-    seen: dict[Path, None] = {}
-    for line in log.read_text(encoding="utf-8").splitlines():
-        _, _, path = line.partition(" ")
-        if path:
-            seen[Path(path)] = None
-    return [p for p in seen if (p / datastore.META).is_file()]
 
 
 class _ProgressRelay:
@@ -317,10 +205,6 @@ class _ProgressRelay:
         os.close(self._read)
 
 
-SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/views/headline.py",
-                "threadcost/claims/selectors.py", "threadcost/paper_summary.py")
-
-
 def _run_logged(book: Path, staging: Path, params: dict[str, Any],
                 progress_bar: bool) -> tuple[str, str, str] | None:
     """Run one notebook; None, or (notebook, cell, message) of its failure.
@@ -346,14 +230,21 @@ DRAWING_WORKERS = 3
 def _run_drawing(books: list[Path], staging: Path, params: dict[str, Any]) -> None:
     """Run notebooks that only draw from stored runs, several at a time, each in a
     process of its own (its own run log); the summary notebooks after the others."""
+    summary = [b for b in books if notebook_sources.is_summary(b)]
+    _run_waves([[b for b in books if b not in summary], summary], staging, params)
+
+
+def _run_waves(waves: list[list[Path]], staging: Path, params: dict[str, Any],
+               workers: int = DRAWING_WORKERS) -> None:
+    """Each wave's notebooks at once (none of them measures), each in a process of its
+    own (its own run log), a wave after the one before."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    summary = [b for b in books if notebook_sources.is_summary(b)]
-    waves = [[b for b in books if b not in summary], summary]
+    books = [b for wave in waves for b in wave]
     try:
-        with ProcessPoolExecutor(max_workers=DRAWING_WORKERS,
+        with ProcessPoolExecutor(max_workers=workers,
                                  mp_context=multiprocessing.get_context("spawn")) as pool:
             for wave in waves:
                 for book in wave:
@@ -369,6 +260,35 @@ def _run_drawing(books: list[Path], staging: Path, params: dict[str, Any]) -> No
             failed = _run_logged(book, staging, params, False)
             if failed is not None:
                 raise NotebookFailed(*failed) from None
+
+
+def _run_summaries(books: list[Path], staging: Path, params: dict[str, Any]) -> None:
+    """The summary notebooks at once: the last (the claims, the longest) in this
+    process, the others in worker processes (whose start overlaps it)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    *others, last = books
+    for book in books:
+        print(f"drawing {book.name}", file=sys.stderr, flush=True)
+    if not others:
+        failed = _run_logged(last, staging, params, False)
+        if failed is not None:
+            raise NotebookFailed(*failed)
+        return
+    with ProcessPoolExecutor(max_workers=len(others),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_run_logged, b, staging, params, False) for b in others]
+        outcomes = [_run_logged(last, staging, params, False)]
+        for book, future in zip(others, futures, strict=True):
+            try:
+                outcomes.insert(-1, future.result())
+            except BrokenProcessPool:  # no worker could start: run it here
+                outcomes.insert(-1, _run_logged(book, staging, params, False))
+    for failed in outcomes:
+        if failed is not None:
+            raise NotebookFailed(*failed)
 
 
 class BuildError(Exception):
@@ -416,9 +336,6 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     html_dir.mkdir(parents=True)
     final_html = html_out if html_out is not None else out / "html"
     links = Links(html_dir, final_html, link_repo)
-    if links.assets == STATIC:
-        copy_vendor(html_dir)
-    write_stylesheet(html_dir)
     if not measure:
         # Another machine's figures never overwrite this machine's figures/.
         # (through the environment, so that no path of this machine reaches a page)
@@ -429,20 +346,62 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         os.environ[FIGURES_ENV] = str(staging / "figures")
 
     stored: dict[str, list[Path]] = {}
+    stems = [b.stem for b in reading_order(books)]
+
+    def logged(book: Path) -> list[Path]:
+        return paper_pages.logged_runs(staging / "runlogs" / f"{book.stem}.log")
+
+    def render(stem: str, runs: list[Path] | None) -> Page:
+        """One page: a measuring notebook's ``runs``, or (None) a summary's."""
+        prov = (provenance_for(runs, links) if runs
+                else summary_provenance(links, stored, SUMMARY_CODE))
+        target = render_notebook(staging / "notebooks" / f"{stem}.ipynb", html_dir,
+                                 nav=nav_html(stems, stems.index(stem)), provenance=prov,
+                                 assets=links.assets)
+        return read_page(target)
+
+    # Rendering never overlaps a timing: it starts once the last measuring notebook
+    # has run, on one thread, while the summary notebooks (which only read) run, at once.
+    renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="render")
+    rendered: dict[str, Future[Page]] = {}
+    prepared: list[Future[Any]] = []
+
+    def start_rendering(done: list[Path]) -> None:
+        if prepared:
+            return
+        if links.assets == STATIC:
+            prepared.append(renderer.submit(copy_vendor, html_dir))
+        prepared.append(renderer.submit(write_stylesheet, html_dir))
+        for book in done:
+            stored[book.stem] = logged(book)
+            if stored[book.stem]:
+                rendered[book.stem] = renderer.submit(render, book.stem, stored[book.stem])
+        # the log names every unread run (reading every stored table takes seconds)
+        prepared.append(renderer.submit(datastore.skipped_runs, data_dir))
+
     # Experiments' progress bars: this process's stderr (a terminal or a log), not the page.
     relay = _ProgressRelay()
     os.environ[progress.ENV] = relay.path
     try:
         if measure:  # one at a time: a notebook's timings must not share the CPUs
-            for i, book in enumerate(books, 1):
+            summaries = [b for b in books if notebook_sources.is_summary(b)]
+            measuring = [b for b in books if b not in summaries]
+            for i, book in enumerate(measuring, 1):
                 print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
                 failed = _run_logged(book, staging, params, True)
                 if failed is not None:
                     raise NotebookFailed(*failed)
+            if summaries:  # every timing is done: these only read and draw
+                start_rendering(measuring)
+                _run_summaries(summaries, staging, params)
         else:  # drawing only: the experiment notebooks at once, then the summaries
             _run_drawing(books, staging, params)
+        start_rendering([])
         for book in books:
-            stored[book.stem] = _logged_runs(staging / "runlogs" / f"{book.stem}.log")
+            stored[book.stem] = logged(book)
+    except BaseException:
+        renderer.shutdown(wait=True, cancel_futures=True)
+        raise
     finally:
         os.environ.pop(progress.ENV, None)
         if figures_before is None:
@@ -450,20 +409,16 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         else:
             os.environ[FIGURES_ENV] = figures_before
         relay.close()
-    for skipped in datastore.skipped_runs(data_dir):  # the log names every unread run
-        print(f"make paper: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
-
-    ordered = [staging / "notebooks" / f"{b.stem}.ipynb" for b in reading_order(books)]
-    stems = [p.stem for p in ordered]
-    pages: list[Page] = []
-    for i, executed in enumerate(ordered):
-        runs = stored.get(executed.stem, [])
-        prov = (provenance_for(runs, links) if runs
-                else summary_provenance(links, stored, SUMMARY_CODE))
-        target = render_notebook(executed, html_dir, nav=nav_html(stems, i), provenance=prov,
-                                 assets=links.assets)
-        pages.append(read_page(target))
-    figures = _copy_headline(html_dir, staging / "figures" if not measure
+    try:
+        for job in prepared:
+            job.result()
+        for skipped in prepared[-1].result():
+            print(f"make paper: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+        pages = [rendered[stem].result() if stem in rendered else render(stem, stored[stem])
+                 for stem in stems]
+    finally:
+        renderer.shutdown(wait=True, cancel_futures=True)
+    figures = paper_pages.copy_headline(html_dir, staging / "figures" if not measure
                              else paths.figures_dir())
     fp_now = machine.fingerprint(include_git=True)
     git = fp_now.get("git") or {}

@@ -6,6 +6,7 @@ install folders (``THREADCOST_JVM_DIRS``, ``:``-separated, replaces that list)."
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -20,6 +21,15 @@ JVM_DIRS = ("/usr/lib/jvm", "/usr/local/lib/jvm", "/opt/java", "/opt/jdk",
 
 
 def _release(javac: str) -> int | None:
+    """The JDK release of ``javac`` (``javac -version`` starts a JVM: a fraction of a
+    second, asked before every peer run), asked once per file and modification time."""
+    st = os.stat(javac)
+    return _release_of(javac, str(Path(javac).resolve()), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=32)
+def _release_of(javac: str, real: str, mtime_ns: int, size: int) -> int | None:
+    del real, mtime_ns, size  # the cache key: a replaced javac is asked again
     m = re.search(r"javac (\d+)", tool_version([javac, "-version"]))
     return int(m.group(1)) if m else None
 

@@ -1,0 +1,143 @@
+"""What each page of the paper links to: the runs its notebook stored (their CSV files
+and meta.json) and the experiment modules that made them, copied next to the pages or
+linked in place (:class:`Links`); the summary pages' index of every run read; the
+headline figure beside the index. Used by :mod:`threadcost.paper`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from threadcost import datastore, paths
+from threadcost.render import STATIC, Provenance
+
+HEADLINE_FIGURE = "summary_headline"
+
+
+def copy_headline(html_dir: Path, figures_dir: Path) -> list[str]:
+    """Put the headline figure beside the index, when the summary produced it."""
+    src = figures_dir / f"{HEADLINE_FIGURE}.png"
+    if not src.is_file():
+        return []
+    (html_dir / "figures").mkdir(exist_ok=True)
+    shutil.copy2(src, html_dir / "figures" / src.name)
+    return [f"figures/{src.name}"]
+
+
+class Links:
+    """How a page reaches the runs, the code and the vendored bundles it links to.
+
+    ``copy`` (the default, ``make paper``): copied next to the pages (``html/data/``,
+    ``html/code/``, ``html/_static/``), so the folder reads offline on its own.
+    ``repo``: no copy; relative links into the repository's ``data/``, code and
+    ``vendor/`` from where the pages will live (``final_html``), so a rendering
+    committed inside the clone (``reference/<machine>/``) reads offline from it.
+    A run outside the repository (``THREADCOST_DATA_DIR``) is still copied.
+    """
+
+    def __init__(self, html_dir: Path, final_html: Path, link_repo: bool = False) -> None:
+        self.html_dir, self.final_html, self.link_repo = html_dir, final_html, link_repo
+
+    def _repo_href(self, target: Path) -> str | None:
+        if not self.link_repo:
+            return None
+        try:
+            target.resolve().relative_to(paths.REPO_ROOT)
+        except ValueError:
+            return None
+        return Path(os.path.relpath(target.resolve(), self.final_html.resolve())).as_posix()
+
+    @property
+    def assets(self) -> str:
+        """Where pages find ``requirejs/`` and ``vega/``."""
+        href = self._repo_href(paths.REPO_ROOT / "vendor")
+        return href if href is not None else STATIC
+
+    def data(self, run: Path, src: Path) -> str:
+        href = self._repo_href(src)
+        if href is not None:
+            return href
+        target = self.html_dir / "data" / run.parent.name / run.name
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, target / src.name)
+        return f"data/{run.parent.name}/{run.name}/{src.name}"
+
+    def code(self, rel: str) -> str:
+        src = paths.REPO_ROOT / rel
+        href = self._repo_href(src)
+        if href is not None:
+            return href
+        (self.html_dir / "code" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, self.html_dir / "code" / rel)
+        return "code/" + rel
+
+
+def experiment_module(experiment: str) -> Path | None:
+    """The module of ``threadcost/experiments/`` that produces runs named ``experiment``
+    (from :mod:`threadcost.experiments.registry`); None when it is not registered."""
+    from threadcost.experiments import registry
+
+    rel = registry.module_path(experiment)
+    return paths.REPO_ROOT / rel if rel is not None else None
+
+
+def _run_label(run: Path, names: list[str]) -> str:
+    label = run.name.split("-", 1)[-1]  # experiment-suffix, e.g. malloc_touch-3a1f7f
+    if names.count(label.rsplit("-", 1)[0]) == 1:
+        label = label.rsplit("-", 1)[0]
+    return label
+
+
+def provenance_for(runs: list[Path], links: Links) -> Provenance:
+    """Links to the runs' CSV files and their experiment modules (copied or in place)."""
+    data: list[tuple[str, str]] = []
+    code: list[tuple[str, str]] = []
+    names = [run.name.split("-", 1)[-1].rsplit("-", 1)[0] for run in runs]
+    for run in sorted(runs):
+        label = _run_label(run, names)
+        meta = json.loads((run / datastore.META).read_text(encoding="utf-8"))
+        for name in meta.get("tables", []):
+            src = datastore.table_path(run, name)
+            if src.is_file():
+                data.append((f"{label}/{src.name}", links.data(run, src)))
+        links.data(run, run / datastore.META)  # copied beside its tables (copy mode)
+        module = experiment_module(str(meta.get("experiment", "")))
+        if module is not None and module.is_file():
+            rel = module.relative_to(paths.REPO_ROOT).as_posix()
+            if rel not in {t for t, _ in code}:
+                code.append((rel, links.code(rel)))
+    return Provenance(data=data, code=code)
+
+
+def summary_provenance(links: Links, stored: dict[str, list[Path]],
+                       modules: tuple[str, ...]) -> Provenance:
+    """A summary page reads the runs the others stored: link their index and its views."""
+    rows = ["notebook,experiment,run_id,table,csv"]
+    for book, runs in stored.items():
+        for run in sorted(runs):
+            meta = json.loads((run / datastore.META).read_text(encoding="utf-8"))
+            for name in meta.get("tables", []):
+                rows.append(f"{book},{meta['experiment']},{run.name},{name},"
+                            f"{run.parent.name}/{run.name}/{name}.csv")
+    # An index of the runs (generated, not a copy of data/): beside the pages.
+    (links.html_dir / "runs.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code = [(mod, links.code(mod)) for mod in modules if (paths.REPO_ROOT / mod).is_file()]
+    return Provenance(data=[("runs.csv (every run read)", "runs.csv")], code=code)
+
+
+def logged_runs(log: Path) -> list[Path]:
+    """The run folders a notebook wrote or read, from its run log, in order, once each."""
+    if not log.is_file():
+        return []
+    seen: dict[Path, None] = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        _, _, path = line.partition(" ")
+        if path:
+            seen[Path(path)] = None
+    return [p for p in seen if (p / datastore.META).is_file()]
+
+
+SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/views/headline.py",
+                "threadcost/claims/selectors.py", "threadcost/paper_summary.py")
