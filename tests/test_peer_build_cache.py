@@ -101,3 +101,17 @@ def test_off_or_damaged_cache_builds(clones: tuple[Path, Path],
     _in_clone(monkeypatch, root, "c")
     _peer(src, builds).ensure_built()
     assert len(builds) == 3
+
+
+def test_a_clone_built_before_the_cache_fills_it(clones: tuple[Path, Path],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    src, root = clones
+    builds: list[Path] = []
+    monkeypatch.setenv(build_cache.ENV, "off")
+    _in_clone(monkeypatch, root, "a")
+    _peer(src, builds).ensure_built()
+    monkeypatch.setenv(build_cache.ENV, str(root / "cache"))
+    _peer(src, builds).ensure_built()  # its own stamp: kept in the cache as it is
+    _in_clone(monkeypatch, root, "b")
+    _peer(src, builds).ensure_built()
+    assert len(builds) == 1

@@ -109,9 +109,10 @@ class Peer:
         command_file = self.build_dir / "command.json"
         print_ = self.fingerprint(tool)
         if stamp.is_file() and command_file.is_file() and stamp.read_text() == print_:
-            command = json.loads(command_file.read_text())
+            command = [str(c) for c in json.loads(command_file.read_text())]
             if Path(command[0]).exists():
-                return [str(c) for c in command]
+                build_cache.store(self.language, print_, self.build_dir, command)  # once
+                return command
         self.build_dir.mkdir(parents=True, exist_ok=True)
         command = build_cache.restore(self.language, print_, self.build_dir)
         if command is None:

@@ -104,6 +104,8 @@ def store(language: str, fingerprint: str, build_dir: Path, command: list[str]) 
     if entry is None or entry.exists():
         return
     files = sorted({r for a in command if (r := _relative(a, build_dir)) not in (None, ".")})
+    if not files or not all((build_dir / f).exists() for f in files):
+        return  # a command that names nothing of this build folder is not kept
     saved = [BUILD + "/" + r if (r := _relative(a, build_dir)) not in (None, ".") else a
              for a in command]
     with contextlib.suppress(OSError):
