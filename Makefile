@@ -94,7 +94,9 @@ build/native/launch_driver: native/launch_driver/launch_driver.c native/launch.c
 # again when a source changes: Go (offline: no toolchain download, no module
 # proxy), Rust (cargo fetch --locked once from crates.io, then build --locked
 # --offline) and Java (javac, JDK 21 or later). A language without its
-# toolchain gets a note, and its rows read "not run here".
+# toolchain gets a note, and its rows read "not run here". A build is kept in
+# ~/.cache/threadcost/peers (keyed by its sources and toolchain): another clone copies
+# it instead of building (THREADCOST_PEER_CACHE=off builds every time).
 peers: $(VENV)/.installed-paper
 	@$(BIN)/python -m threadcost.peers
 
@@ -121,10 +123,13 @@ paper-from-data: $(VENV)/.installed-paper $(NATIVE_LIB)
 # The suite on TEST_WORKERS pytest-xdist workers (2: the cores of the reference
 # machine). Every notebook is executed once per session: one quick rendering, built in
 # the background while the other tests run, read by every test that needs it
-# (tests/conftest.py).
+# (tests/conftest.py). Each worker takes the next test when it is done (the long ones
+# are collected first, the readers of the quick rendering last); loadgroup keeps the
+# JupyterLab tests on one worker, with one server.
 TEST_WORKERS ?= 2
+PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup
 test: setup browser-deps
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest $(PYTEST_XDIST)
 
 # The same suite with one core kept busy by another job (a plain busy loop), as on a
 # shared machine: it must stay green, and each test within its bounds.
@@ -132,7 +137,7 @@ test-busy: setup browser-deps
 	@$(PYTHON) -c 'while True: pass' & busy=$$!; \
 	  trap 'kill $$busy 2>/dev/null' EXIT INT TERM; \
 	  echo "test-busy: a busy loop (pid $$busy) keeps one core busy"; \
-	  $(BIN)/python -m pytest -n $(TEST_WORKERS)
+	  $(BIN)/python -m pytest $(PYTEST_XDIST)
 
 lint: setup
 	$(BIN)/ruff check threadcost tests native notebooks tools

@@ -168,10 +168,42 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.timeout(QUICK_PAPER_TEST_TIMEOUT_S))
         if item.get_closest_marker("notebook") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(NOTEBOOK_TEST_TIMEOUT_S))
+        if "lab" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("lab"))
     if readers:
-        items[:] = [i for i in items if i not in readers] + readers
+        others = [i for i in items if i not in readers]
+        items[:] = sorted(others, key=_weight) + sorted(readers, key=_weight)
         if not os.environ.get("THREADCOST_QUICK_PAPER"):
             start_quick_paper(config)
+    else:
+        items.sort(key=_weight)
+
+
+# Under pytest-xdist (`make test`: --dist loadgroup) each worker takes the next test when
+# it is done: the long tests go first (LONG_TESTS, tens of seconds each; then those that
+# start notebooks, builds, the sanitizers, a browser), the short ones fill the ends, so
+# that neither worker idles while the other finishes a long test. Readers of the quick
+# rendering stay last, ordered the same way. (The tests that use JupyterLab share one
+# server: xdist_group.) The order only schedules; no test depends on it.
+LONG_TESTS = frozenset({
+    "test_stored_rendering_prints_the_numbers_of_the_measuring_one",
+    "test_every_control_changes_its_chart",
+    "test_a_double_clicked_py_notebook_runs_and_its_widgets_redraw",
+    "test_kernels_are_clean_under_the_sanitizers",
+    "test_two_builds_at_once_keep_their_own_provenance",
+    "test_intel_folder_renders_from_stored_runs",
+    "test_linked_rendering_holds_no_copies_and_reads_offline",
+    "test_hostile_machine_folder_renders_as_text",
+    "test_agrees_with_a_minimal_c_reference",
+})
+
+
+def _weight(item: pytest.Item) -> int:
+    if getattr(item, "originalname", item.name) in LONG_TESTS:
+        return 0
+    marks = ("notebook", "sanitize", "browser")
+    in_browser = Path(str(item.fspath)).parent == Path(__file__).parent / "browser"
+    return 1 if in_browser or any(item.get_closest_marker(m) for m in marks) else 2
 
 
 @dataclass(frozen=True)

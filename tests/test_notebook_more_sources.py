@@ -1,5 +1,6 @@
 """Notebook 08 under quick parameters: it runs, stores its six runs and its figures,
-shows the switch-count column for every mechanism, and its prose holds no debris."""
+shows the switch-count column for every mechanism, and its prose holds no debris
+(read from the session's one quick rendering, tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import quick_params, run_notebook
-from threadcost import datastore
+from tests.conftest import QuickPaper, quick_params
 
 pytestmark = pytest.mark.notebook
 
@@ -19,18 +19,18 @@ FIGURES = ["sources_spawn_growth", "sources_fiber_gap", "sources_switch_counts",
            "sources_indirect_cost", "sources_thread_waves"]
 
 
-def test_notebook_records_six_sources(tmp_path) -> None:
-    out, data_dir = run_notebook("08_more_sources.ipynb", tmp_path)
+def test_notebook_records_six_sources(quick_paper: QuickPaper) -> None:
+    out = quick_paper.executed("08_more_sources")
     q = quick_params()
     for experiment in EXPERIMENTS:
-        assert datastore.latest_run(experiment, data_dir=data_dir) is not None, experiment
-    waves = datastore.latest_run("thread_waves", data_dir=data_dir)
+        assert quick_paper.runs("08_more_sources", experiment), experiment
+    waves = quick_paper.runs("08_more_sources", "thread_waves")[-1]
     assert int(waves.table("repeats").threads.sum()) == q["sources_threads"]
-    gap = datastore.latest_run("fiber_gap", data_dir=data_dir)
+    gap = quick_paper.runs("08_more_sources", "fiber_gap")[-1]
     assert len(gap.table("ratios")) == q["sources_repeats"]
     for stem in FIGURES:
         for ext in ("svg", "png"):
-            assert (tmp_path / "figures" / f"{stem}.{ext}").is_file(), stem
+            assert (quick_paper.figures / f"{stem}.{ext}").is_file(), stem
     shown = _outputs(out)
     assert "Traceback" not in shown
     assert "switches per round trip (kernel)" in shown
@@ -41,7 +41,7 @@ def test_notebook_records_six_sources(tmp_path) -> None:
         assert mechanism in shown, mechanism
     for claim in ("C30", "C31", "C32", "C33", "C34", "C35"):
         assert claim in shown, claim
-    for debris in ("NaN", "None", "nan ", "e+0", str(tmp_path)):
+    for debris in ("NaN", "None", "nan ", "e+0", str(quick_paper.base)):
         assert debris not in shown, debris
 
 

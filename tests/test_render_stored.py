@@ -1,7 +1,9 @@
 """Measure, then render from what was stored; the registry; builds that run at once.
 
 - The quick paper drawn again from its stored runs (``--machine``, nothing measured)
-  prints the same numbers on every page as the measuring build that stored them.
+  prints the same numbers as the measuring build that stored them, on the pages that
+  read the most stored runs (REDRAWN: the claims, which read every experiment, and
+  page 04).
 - The committed Intel folder (older code) renders as a paper; what its runs predate
   reads "Not measured on this machine"; the index names the commit that measured it.
 - A rendering with ``--link-repo`` holds no copy of data/, code or vendor/, every link
@@ -69,22 +71,33 @@ def printed_numbers(page: Path) -> list[str]:
     return NUMBER.findall(text)
 
 
+# The pages drawn again (each notebook drawn costs a kernel and its figures, 8-10 s of
+# CPU; all nine cost 84 s): the claims page judges every claim from the stored runs of
+# every experiment, and page 04 (four experiments) has the measuring-order effect above.
+# A notebook's drawing from stored runs is the same mechanism on every page
+# (threadcost.stored.Store with measure=False).
+REDRAWN = ("04", "06")
+
+
 @pytest.mark.notebook
 def test_stored_rendering_prints_the_numbers_of_the_measuring_one(
         quick_paper_html: Path, tmp_path: Path) -> None:
-    """Every page drawn again from the runs the measuring build stored: same numbers."""
+    """The REDRAWN pages drawn again from the runs the measuring build stored: the same
+    numbers as the measuring build printed."""
     data = quick_paper_html.parent.parent / "data"
     mid = machine.machine_id()
     stored_before = len(datastore.list_runs(data_dir=data))
     started = time.monotonic()
     proc = _paper("--machine", mid, "--params", str(QUICK), "--out", str(tmp_path / "again"),
-                  data=data, figures=tmp_path / "figures")
+                  "--only", *REDRAWN, data=data, figures=tmp_path / "figures")
     took = time.monotonic() - started
     assert proc.returncode == 0, proc.stderr[-3000:]
     again = tmp_path / "again" / "html"
     assert len(datastore.list_runs(data_dir=data)) == stored_before  # nothing measured
-    pages = sorted(p.name for p in quick_paper_html.glob("*.html"))
-    assert pages == sorted(p.name for p in again.glob("*.html"))
+    pages = sorted(p.name for p in quick_paper_html.glob("*.html")
+                   if p.name.startswith(REDRAWN))
+    assert len(pages) == len(REDRAWN)
+    assert pages == sorted(p.name for p in again.glob("*.html") if p.name != "index.html")
     for name in pages:
         first, second = printed_numbers(quick_paper_html / name), printed_numbers(again / name)
         assert first == second, (name, [(a, b) for a, b in zip(first, second, strict=False)
@@ -98,13 +111,14 @@ def test_stored_rendering_prints_the_numbers_of_the_measuring_one(
 
 @pytest.mark.notebook
 def test_intel_folder_renders_from_stored_runs(tmp_path: Path) -> None:
-    """The committed Intel runs (measured by older code): a whole paper, the sections its
-    runs predate saying so in one line, the index naming the commit that measured it."""
+    """The committed Intel runs (measured by older code) render (pages 04 and 00): the
+    sections its runs predate say so in one line, the index names the commit that
+    measured it."""
     commits = {r.commit for r in datastore.list_runs(data_dir=REPO / "data",
                                                      machine_id=INTEL)} - {None}
     assert commits
-    proc = _paper("--machine", INTEL, "--out", str(tmp_path / "intel"), "--only", "01", "04",
-                  "00", data=REPO / "data", figures=tmp_path / "figures")
+    proc = _paper("--machine", INTEL, "--out", str(tmp_path / "intel"), "--only", "04", "00",
+                  data=REPO / "data", figures=tmp_path / "figures")
     assert proc.returncode == 0, proc.stderr[-3000:]
     html = tmp_path / "intel" / "html"
     index = (html / "index.html").read_text(encoding="utf-8")
@@ -132,7 +146,7 @@ def test_linked_rendering_holds_no_copies_and_reads_offline(tmp_path: Path) -> N
     html = out / "pages"
     try:
         proc = _paper("--machine", AMD, "--out", str(out / "work"), "--html", str(html),
-                      "--link-repo", "--only", "01", "00", data=REPO / "data",
+                      "--link-repo", "--only", "01", data=REPO / "data",
                       figures=tmp_path / "figures")
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert not (html / "data").exists()

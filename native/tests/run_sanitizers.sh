@@ -7,6 +7,10 @@
 #   tsan   ThreadSanitizer.
 # A sanitizer the compiler or this machine cannot run is skipped with the
 # reason printed; any failed check, sanitizer report or leak fails the script.
+# The builds run one after another; each test program starts as soon as it is
+# built, while the next one compiles (the programs mostly wait: on their
+# partners, their watchdogs, their sleeps), at most SANITIZE_RUNS of them at once
+# (default 4). The report lists them in order when all have ended.
 # Usage: native/tests/run_sanitizers.sh [test_name ...]   (from the repository root)
 set -u
 cd "$(dirname "$0")/../.."
@@ -27,6 +31,8 @@ export GLIBC_TUNABLES="glibc.pthread.stack_cache_size=0"
 
 failed=0
 ran=0
+RUNS=${SANITIZE_RUNS:-4}
+results=()  # one file per build_and_run, in order: its report lines
 say() { printf '%s\n' "$*"; }
 
 # Can this compiler build and this machine run a program with these flags?
@@ -45,16 +51,29 @@ probe() {
     return 0
 }
 
+# Run one built test program; its report goes to $result (first line: ok or FAIL).
+run_one() {  # variant name bin log result runner...
+    local variant=$1 name=$2 bin=$3 log=$4 result=$5
+    shift 5
+    if timeout 300 "$@" "$bin" >"$log" 2>&1; then
+        say "ok   $variant $name ($(tail -n 1 "$log"))" >"$result"
+    else
+        { say "FAIL $variant $name (exit $?):"; sed 's/^/    /' "$log" | head -n 80; } >"$result"
+    fi
+}
+
 build_and_run() {  # variant flags test_file
     local variant=$1 flags=$2 file=$3
-    local name family bin log
+    local name family bin log result
     name=$(basename "$file" .c)
     family=${name#test_}
+    result="$OUT/$name-$variant.result"
+    results+=("$result")
     local sources=(native/common.c)
     [ "$family" != common ] && sources+=("native/$family.c")
     for s in "${sources[@]}"; do
         if [ ! -f "$s" ]; then
-            say "SKIP $variant $name: $s does not exist (kernel not written yet)"
+            say "SKIP $variant $name: $s does not exist (kernel not written yet)" >"$result"
             return
         fi
     done
@@ -64,9 +83,7 @@ build_and_run() {  # variant flags test_file
         bin="$OUT/$name-plain"  # valgrind runs the plain build as it is
     # shellcheck disable=SC2086
     elif ! "$CC" $flags -Inative "$file" "${sources[@]}" -o "$bin" -lpthread 2>"$log"; then
-        say "FAIL $variant $name: does not compile"
-        cat "$log"
-        failed=1
+        { say "FAIL $variant $name: does not compile"; cat "$log"; } >"$result"
         return
     fi
     local runner=()
@@ -75,13 +92,10 @@ build_and_run() {  # variant flags test_file
                 --errors-for-leak-kinds=definite,indirect --child-silent-after-fork=yes)
     fi
     ran=$((ran + 1))
-    if timeout 300 "${runner[@]}" "$bin" >"$log" 2>&1; then
-        say "ok   $variant $name ($(tail -n 1 "$log"))"
-    else
-        say "FAIL $variant $name (exit $?):"
-        sed 's/^/    /' "$log" | head -n 80
-        failed=1
-    fi
+    while [ "$(jobs -rp | wc -l)" -ge "$RUNS" ]; do
+        wait -n
+    done
+    run_one "$variant" "$name" "$bin" "$log" "$result" "${runner[@]}" &
 }
 
 if [ $# -gt 0 ]; then
@@ -106,6 +120,14 @@ for v in "${variants[@]}"; do
     for file in "${tests[@]}"; do
         build_and_run "${v%%|*}" "${v#*|}" "$file"
     done
+done
+
+wait  # every program started (each bounded by its timeout)
+for result in "${results[@]}"; do
+    cat "$result"
+    if [ "$(head -c 4 "$result")" = FAIL ]; then
+        failed=1
+    fi
 done
 
 if [ "$failed" -ne 0 ]; then

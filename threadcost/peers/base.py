@@ -15,6 +15,7 @@ from typing import Any
 
 from threadcost import paths
 from threadcost.errors import KernelError
+from threadcost.peers import build_cache
 
 BUILD_ROOT = paths.REPO_ROOT / "build" / "peers"
 NATIVE_ROOT = paths.REPO_ROOT / "native" / "peers"
@@ -99,7 +100,8 @@ class Peer:
     def ensure_built(self, timeout: float = 600.0) -> list[str]:
         """Build once (cached by a fingerprint of the sources and the toolchain);
         return the command that runs the peer. Raises KernelError when the
-        toolchain is absent or the build fails."""
+        toolchain is absent or the build fails. A build another clone made from the
+        same sources with the same toolchain is copied instead (build_cache)."""
         tool, reason = self.find()
         if tool is None:
             raise KernelError(f"{self.language} peer build", 4, 0, reason or "no toolchain")
@@ -107,11 +109,15 @@ class Peer:
         command_file = self.build_dir / "command.json"
         print_ = self.fingerprint(tool)
         if stamp.is_file() and command_file.is_file() and stamp.read_text() == print_:
-            command = json.loads(command_file.read_text())
+            command = [str(c) for c in json.loads(command_file.read_text())]
             if Path(command[0]).exists():
-                return [str(c) for c in command]
+                build_cache.store(self.language, print_, self.build_dir, command)  # once
+                return command
         self.build_dir.mkdir(parents=True, exist_ok=True)
-        command = self.build(tool, self.build_dir, timeout)
+        command = build_cache.restore(self.language, print_, self.build_dir)
+        if command is None:
+            command = self.build(tool, self.build_dir, timeout)
+            build_cache.store(self.language, print_, self.build_dir, command)
         command_file.write_text(json.dumps(command))
         stamp.write_text(print_)
         return command
