@@ -153,10 +153,20 @@ def test_sigkilled_saver_leaves_a_partial_the_next_save_removes(tmp_path: Path) 
     assert len(datastore.list_runs(data_dir=data)) == 1
 
 
+def _wait_for_descendant(proc: subprocess.Popen[str], timeout: float = 60) -> None:
+    """Until ``proc`` has started a process of its own (its command is running: past the
+    interpreter's start, where a SIGINT ends any Python program by the signal)."""
+    deadline = time.monotonic() + timeout
+    while not _descendants(proc.pid):
+        assert proc.poll() is None and time.monotonic() < deadline, "no child started"
+        time.sleep(0.02)
+
+
 def test_interrupted_memory_run_prints_one_line(tmp_path: Path) -> None:
-    for delay in (1.5, 3.0):
+    for delay in (0.0, 0.5, 1.5):
         proc = _start([sys.executable, "-m", "threadcost", "memory", "--threads",
                        "100,500,1000", "--repeats", "3"], tmp_path / "data")
+        _wait_for_descendant(proc)  # the isolated measurement has started
         time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)

@@ -28,7 +28,8 @@ from typing import Any
 
 from threadcost.errors import KernelError, LimitReached, RunTimeout
 
-_PRELOAD = ["threadcost.native", "threadcost.results", "numpy", "pandas"]
+_PRELOAD = ["threadcost.forkserver_init", "threadcost.native", "threadcost.results", "numpy",
+            "pandas"]
 _context: Any = None
 _inline_depth = 0
 
@@ -54,9 +55,39 @@ def _ctx() -> Any:
     return _context
 
 
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[list[int]]:
+    """SIGINT and SIGTERM noted, not raised, while a child is being started (bounded by
+    START_WAIT_S): an interrupt landing inside multiprocessing's start-up (the
+    forkserver's handshake, its locks) left a half-started forkserver that printed a
+    traceback, or a child nobody reaped. The caller raises a noted interrupt once the
+    child exists, where it is passed on to the child. Outside the main thread (no
+    handler can be set there) nothing is deferred."""
+    noted: list[int] = []
+
+    def note(signum: int, frame: object) -> None:
+        noted.append(signum)
+
+    previous: dict[int, Any] = {}
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, note)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield noted
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def _child(conn: Any, func: Callable[..., Any], kwargs: Mapping[str, Any],
            rlimits: Mapping[int, tuple[int, int]]) -> None:
     import resource
+
+    # The forkserver starts its children ignoring SIGINT (threadcost.forkserver_init):
+    # from here on an interrupt passed on to this child reaches its kernel's stop flag.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     try:
         for which, value in rlimits.items():
@@ -101,7 +132,8 @@ def run_isolated(func: Callable[..., Any], kwargs: Mapping[str, Any] | None = No
     proc = ctx.Process(target=_child, args=(sender, func, dict(kwargs or {}),
                                             dict(rlimits or {})), daemon=True)
     try:
-        _start(proc, name)
+        with _interrupts_deferred() as noted:
+            _start(proc, name)
     except BaseException:
         receiver.close()
         sender.close()
@@ -109,6 +141,8 @@ def run_isolated(func: Callable[..., Any], kwargs: Mapping[str, Any] | None = No
     sender.close()
     grace = EXIT_GRACE_S  # a child that answered exits by itself; a stuck one is killed
     try:
+        if noted:  # an interrupt came while the child was being started
+            raise KeyboardInterrupt
         ready = multiprocessing.connection.wait([receiver, proc.sentinel], timeout)
         if receiver in ready:
             try:
@@ -151,7 +185,8 @@ START_WAIT_S = 15.0
 # The forkserver needs no BLAS threads: with one, it never has to create a
 # thread at import, which can fail (OpenBLAS then raises SIGINT) when process
 # ids are short.
-_QUIET_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+_QUIET_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "THREADCOST_FORKSERVER": "1"}
 _unreaped: list[Any] = []
 
 

@@ -1,0 +1,15 @@
+"""The forkserver's first preload (``threadcost.isolate``): in the forkserver only
+(it is started with ``THREADCOST_FORKSERVER=1``), SIGINT is ignored before the
+forkserver records the handlers its children start with. A child then ignores an
+interrupt that arrives while multiprocessing is still setting it up (one that would
+have printed a traceback from its bootstrap) until ``isolate._child`` restores
+Python's handler, so an interrupt reaches it only inside the work it runs.
+Imported anywhere else, it does nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+if os.environ.get("THREADCOST_FORKSERVER") == "1":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
