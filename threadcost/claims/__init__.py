@@ -29,18 +29,27 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
     """The verdict on every published claim, from one machine's stored runs.
 
     ``machine_id``: a folder under the data folder (default: this machine).
-    ``results``: experiment Results measured just now (saved or not); they stand
-    in for the stored runs of their experiments (this machine only).
+    ``results``: experiment Results a notebook holds. One read back from a stored run
+    of the folder (a notebook measured and saved it, or drew it from the store) is
+    pooled with the other stored runs, as every page pools them, so a claim gets
+    one verdict on every page. One not stored (``save=False``) stands in for the
+    stored runs of its experiment; it was measured on this host, and the folder's
+    runs of another host are refused. A folder of another machine (a paper drawn
+    from its stored runs) is read with its own runs' fingerprint, never this host's.
     """
     from threadcost import machine
     from threadcost.claims import catalogue, readings, selectors
     from threadcost.claims.model import Measurement
     from threadcost.claims.runs import Runs
 
-    mid = machine_id or machine.machine_id()
+    here = machine.machine_id()
+    mid = machine_id or here
     runs = Runs.load(mid, data_dir)
-    if results:
-        runs = runs.with_results(list(results), machine.fingerprint(include_git=False))
+    fresh = [r for r in results or [] if not runs.holds(r)]
+    if fresh:
+        fp = (machine.fingerprint(include_git=False) if mid == here or not runs.runs
+              else runs.host_fingerprint())
+        runs = runs.with_results(fresh, fp)
     yard = {}  # yardstick -> (measured here, published), for the context rows
     got = selectors.yardstick("memcpy_64kib_cold")(runs)
     if isinstance(got, Measurement):

@@ -187,8 +187,11 @@ def judge_record(claim: Claim, runs: Runs, source: str, text: str,
     verdicts = [judge_reading(kind, r, runs) for kind, r in claim.readings()]
     cls, reason = logic.combine(verdicts)
     ctx = tuple(logic.context_row(c, runs, yard or {}) for c in claim.context)
-    up_front = claim.up_front or " ".join(dict.fromkeys(v.up_front for v in verdicts
-                                                        if v.up_front))
+    # said before the numbers only when it is so here: an up-front text explains an
+    # inconclusive reading, and sits above a verdict it would contradict otherwise
+    up_front = ((claim.up_front if any(v.verdict == INCONCLUSIVE for v in verdicts) else "")
+                or " ".join(dict.fromkeys(v.up_front for v in verdicts
+                                          if v.up_front and v.verdict == INCONCLUSIVE)))
     return ClaimVerdict(claim.id, source, text, cls, sentence(claim.id, verdicts), reason,
                         tuple(verdicts), ctx, finding=claim.finding,
                         label=label(cls, verdicts), up_front=up_front)

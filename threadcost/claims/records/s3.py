@@ -16,12 +16,11 @@ C14 = (Published("process_sys_s", 0.74, "s", "5 processes with an 8 MB working s
                  "system time"),
        Published("process_over_thread_sys_ratio", 8.8, "ratio", "derived: 0.74 / 0.084"))
 V = values(*C14)
-C13_UP_FRONT = ("Inconclusive by construction at the default parameters: a band of +/- 1% "
-                "needs an interval narrower than 1% of a run's wall time, and the default "
-                "repeats give a wider one (the power row says by how much).")
-C14_UP_FRONT = ("Inconclusive by construction at the default parameters: the threads' "
-                "system time is a few scheduler ticks, and getrusage counts CPU time in "
-                "whole ticks.")
+C13_UP_FRONT = ("Inconclusive here for want of power: a band of +/- 1% needs an interval "
+                "narrower than 1% of a run's wall time, and these repeats give a wider one "
+                "(the power row says by how much).")
+C14_UP_FRONT = ("Inconclusive here for want of resolution: the threads' system time is a few "
+                "scheduler ticks, and getrusage counts CPU time in whole ticks.")
 SYS_QUOTE = "The sys time for running threads program is 0.084s for all 5 threads"
 
 CLAIMS: tuple[Claim, ...] = (
