@@ -135,6 +135,10 @@ def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict
     v = replace(v, words=words(v))
     if kind == "as_published" and v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         v = replace(v, why=why(reading, runs, v))
+    elif kind == "shape" and reading.why and v.verdict in (SUPPORTED, CONTRADICTED):
+        # a relation the source states, explained by a yardstick of the same mechanism
+        # measured in the same run (none measured: nothing is said)
+        v = replace(v, why=tuple(w for w in why(reading, runs, v) if w.text != UNEXPLAINED))
     return v
 
 

@@ -56,8 +56,21 @@ def underpowered(verdicts: list[ClaimVerdict]) -> list[tuple[str, AssertionVerdi
 
 
 def _value(a: AssertionVerdict) -> str:
-    u = "" if a.unit in ("ratio", "fraction") else f" {a.unit}"
-    return f"{logic.number(a.measured)}{u}"
+    """"3.28 million iterations/s", "153 ns", "1.00": three significant figures."""
+    if a.measured is None:
+        return "-"
+    return f"{logic.numbers(a.measured)[0]}{logic.scaled(a.unit, a.measured)}"
+
+
+def _published(a: AssertionVerdict) -> str:
+    if a.published is None:
+        return ""
+    return f"; published {logic.numbers(a.published)[0]}{logic.scaled(a.unit, a.published)}"
+
+
+def _phrase(text: str) -> str:
+    """A reading's text as the subject of a sentence (an acronym keeps its capitals)."""
+    return text if text[1:2].isupper() else text[0].lower() + text[1:]
 
 
 def _cause(a: AssertionVerdict) -> str:
@@ -89,8 +102,8 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
     holds = [(cid, a) for cid, a in ap if a.verdict == SUPPORTED and a.timing][:3]
     if holds:
         out.append("Holding here, for example: " + "; ".join(
-            f"{a.text[0].lower() + a.text[1:]} ({cid}: {_value(a)})" for cid, a in holds)
-            + ".")
+            f"{_phrase(a.text)} measures {_value(a)} ({cid}{_published(a)})"
+            for cid, a in holds) + ".")
     differs = [(cid, a) for cid, a in ap if a.verdict in (CONTRADICTED, NOT_REPRODUCED)]
     if differs:
         causes = Counter(_cause(a) for _, a in differs)
@@ -102,7 +115,7 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
         cross = next((a for _, a in differs if _cause(a).startswith("the cost of a cross")),
                      None)
         if cross is not None:
-            out.append(f"For example, {cross.text[0].lower() + cross.text[1:]} measures "
+            out.append(f"For example, {_phrase(cross.text)} measures "
                        f"{_value(cross)} ({cross.words}): {cross.why[0].text}.")
     ts = t["shape"]
     out.append(f"Of the {len(sh)} relations the sources themselves state, {ts['holds']} hold "
