@@ -74,7 +74,7 @@ def _phrase(text: str) -> str:
 
 
 def _cause(a: AssertionVerdict) -> str:
-    """The kind of cause: cross-CPU, CPU speed, a fact, or unexplained."""
+    """The kind of cause: the yardstick it was read from, a fact, or unexplained."""
     w = a.why[0] if a.why else None
     if w is None or w.text == UNEXPLAINED:
         return "unexplained"
@@ -82,7 +82,11 @@ def _cause(a: AssertionVerdict) -> str:
         return "a fact of the kernel or runtime version"
     if "wakeup_cross_cpu" in w.yardsticks:
         return "the cost of a cross-CPU wake-up"
-    return "this CPU's speed at the pieces"
+    if "pipe_switch_pinned" in w.yardsticks:
+        return "the cost of a pipe hand-off on one CPU"
+    if "memcpy_64kib_cold" in w.yardsticks:
+        return "this CPU's speed at S0-code's 64 KiB copy"
+    return "a yardstick of the same mechanism measured in the same run"
 
 
 def folklore(verdicts: list[ClaimVerdict]) -> list[str]:

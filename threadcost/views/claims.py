@@ -116,7 +116,11 @@ def overview_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
     the relations it states, and why a number differs (each why beside its reading)."""
     rows = []
     for v in verdicts:
-        whys_ = [f"{a.text}: {_why_text(a)}" for a in v.assertions if a.why]
+        by_cause: dict[str, list[str]] = {}  # one cause, once, with every reading it explains
+        for a in v.assertions:
+            if a.why:
+                by_cause.setdefault(_why_text(a), []).append(a.text)
+        whys_ = [f"{' and '.join(texts)}: {cause}" for cause, texts in by_cause.items()]
         shown = v.label if v.label and v.label != v.verdict else ""
         rows.append({"claim": v.id + (" (finding)" if v.finding else ""), "source": v.source,
                      "the source's words": v.claim,
@@ -174,7 +178,8 @@ def assertions_table(verdicts: list[ClaimVerdict],
                 "measured here [95% interval]": measured,
                 "the claim allows": Text(logic.tolerance_text(a.low, a.high, a.unit),
                                          a.tolerance_words),
-                "verdict": Text(a.verdict, a.words if a.words != a.verdict else "",
+                "verdict": Text(a.verdict, a.words if a.words != a.verdict
+                                and not a.words.startswith("not run here") else "",
                                 f"{'why it differs' if why != UNEXPLAINED else 'why'}: "
                                 f"{why}" if why else "", "why"),
                 "read from": _setup(a),

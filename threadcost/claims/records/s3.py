@@ -25,8 +25,8 @@ SYS_QUOTE = "The sys time for running threads program is 0.084s for all 5 thread
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("C13", source="S3", published=C13, up_front=C13_UP_FRONT, as_published=(
-        Reading("The wall time of 5 CPU-bound processes over that of 5 threads on one CPU, "
-                "with a small working set",
+        Reading("The wall-time ratio of 5 small-memory CPU-bound processes to 5 such "
+                "threads on one CPU",
                 "ratio", 0.99, 1.01, sel.c13_process_over_thread_time, timing=True,
                 published=1.0, tolerance_words="within about 1%",
                 quote="There is not much difference in the time taken to run the program in "
