@@ -112,7 +112,8 @@ def power(v: AssertionVerdict) -> dict[str, Any] | None:
                 f"{logic.number(band)} from the value to the bound")
     if v.repeats < logic.MIN_REPEATS:
         resolves = False
-        text += f"; {v.repeats} independent repeats, a timing verdict needs {logic.MIN_REPEATS}"
+        text += (f"; {v.repeats} independent repeat{'s' if v.repeats != 1 else ''}, a timing "
+                 f"verdict needs {logic.MIN_REPEATS}")
     out: dict[str, Any] = {"half_width": half, "band": band, "resolves": resolves,
                            "text": text}
     if not resolves:

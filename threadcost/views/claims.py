@@ -8,6 +8,7 @@ figures, and a dash with the reason where there is no number.
 from __future__ import annotations
 
 import html as html_lib
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -57,18 +58,35 @@ def _cell_html(x: Any) -> str:
     return out
 
 
+_TOKENS = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in sorted(
+    [*WORDS, "rust-thread", "tokio-task"], key=len, reverse=True)) + r")\b")
+_MORE = {"rust-thread": "Rust thread", "tokio-task": "Tokio task"}
+
+
+def _plain(text: str) -> str:
+    """A sentence with the identifiers a run stores spelled out in words."""
+    return _TOKENS.sub(lambda m: WORDS.get(m.group(0)) or _MORE[m.group(0)], text)
+
+
 def _words(value: Any) -> str:
     """A stored setup value in words: lists joined, identifiers spelled out."""
     if isinstance(value, list | tuple):
         return ", ".join(_words(v) for v in value)
     text = str(value)
-    return WORDS.get(text, text.replace("_", " "))
+    return WORDS.get(text) or _plain(text).replace("_", " ")
 
 
 def _setup(a: AssertionVerdict) -> str:
     if not a.setup:
         return "-"
     return "; ".join(f"{str(k).replace('_', ' ')}: {_words(v)}" for k, v in a.setup.items())
+
+
+def _where(where: str) -> str:
+    """The setup in a few words after a value: ", at 1,000 tasks" or " (the weakest ...)"."""
+    if not where:
+        return ""
+    return f" {_plain(where)}" if where.startswith("(") else f", {_plain(where)}"
 
 
 def _why_text(a: AssertionVerdict) -> str:
@@ -162,11 +180,11 @@ def assertions_table(verdicts: list[ClaimVerdict],
             continue
         for a in v.assertions:
             quote = f"the source: \u201c{a.quote}\u201d" if a.quote else ""
-            note = (a.reason if a.measured is not None and a.reason else a.how) or ""
+            note = _plain((a.reason if a.measured is not None and a.reason else a.how) or "")
             if a.measured is not None:
                 repeats = f"{a.repeats:,} repeat{'s' if a.repeats != 1 else ''}"
-                measured = Text(logic.measured_text(a) + (f", {a.where}" if a.where else ""),
-                                repeats)
+                measured = Text(logic.measured_text(a)
+                                + _where(a.where), repeats)
             else:
                 measured = Text("-", a.reason)
             why = _why_text(a)

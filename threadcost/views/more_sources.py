@@ -316,14 +316,16 @@ def go_text(result: Result, judged: Any = None) -> str:
     runs = result.tables["runs"]
     free = float(runs[~runs.locked.astype(bool)].ns_per_round_trip.mean())
     locked = float(runs[runs.locked.astype(bool)].ns_per_round_trip.mean())
+    sw_free = float(runs[~runs.locked.astype(bool)].switches_per_round_trip.mean())
+    sw_locked = float(runs[runs.locked.astype(bool)].switches_per_round_trip.mean())
     ratio = (_interval(judged) + " times, the geometric mean of the pairs' ratios as C34 "
              "reads it" if _judged(judged) else f"{number(locked / free)} times")
     return (f"One round trip over the channels took {number(free)} ns "
             f"unlocked and {number(locked)} ns with both goroutines locked to "
             f"their own OS threads (means over repeats, as a Go benchmark's ns/op is; "
             f"{ratio}; the issue: 7,887 / 500 = {number(7887 / 500)}). The kernel counted "
-            f"{number(s['switches_per_round_trip']['unlocked'])} switches per round trip "
-            f"unlocked and {number(s['switches_per_round_trip']['locked'])} locked: unlocked, "
+            f"{number(sw_free)} switches per round trip unlocked and {number(sw_locked)} "
+            "locked (means, as the why of C34 reads them): unlocked, "
             "the hand-off is a goroutine switch inside one OS thread; locked, every send "
             "wakes another OS thread and puts this one to sleep.")
 
