@@ -79,7 +79,15 @@ def _words(value: Any) -> str:
 def _setup(a: AssertionVerdict) -> str:
     if not a.setup:
         return "-"
-    return "; ".join(f"{str(k).replace('_', ' ')}: {_words(v)}" for k, v in a.setup.items())
+    return "; ".join(f"{_key(str(k))}: {_words(v)}" for k, v in a.setup.items())
+
+
+def _key(key: str) -> str:
+    """A setup key in words: "stack_kib" -> "stack (KiB)"."""
+    for suffix, unit in (("_kib", " (KiB)"), ("_mib", " (MiB)"), ("_ns", " (ns)")):
+        if key.endswith(suffix):
+            return key.removesuffix(suffix).replace("_", " ") + unit
+    return key.replace("_", " ")
 
 
 def _where(where: str) -> str:
