@@ -82,3 +82,56 @@ def test_another_machines_runs_are_never_refused_for_this_hosts_fingerprint(
     assert not any("not pooled" in v.reason or "not pooled" in a.reason
                    for v in verdicts for a in v.assertions)
     assert _shown(verdicts) == page06
+
+
+# ------------------------------------------------------------ as a reader sees them
+
+def test_a_value_and_its_interval_share_one_precision() -> None:
+    from dataclasses import replace
+
+    from threadcost.claims import logic
+    from threadcost.claims.model import AssertionVerdict
+
+    base = AssertionVerdict("x", 1.0, None, None, "ratio", 5, "supported", {}, "")
+    assert logic.measured_text(replace(base, ci_low=0.9999, ci_high=1.012)) == \
+        "1.00 [1.00, 1.01]"
+    assert logic.measured_text(replace(base, measured=-0.021, ci_low=-0.042,
+                                       ci_high=0.00053)) == "-0.0210 [-0.0420, 0.0005]"
+    rate = replace(base, measured=3_276_063, ci_low=3_230_667, ci_high=3_321_460,
+                   unit="iterations/s")
+    assert logic.measured_text(rate) == "3.28 million iterations/s [3.23, 3.32]"
+    assert logic.tolerance_text(0.9, 1.1, "ratio") == "0.90 to 1.10"
+
+
+def test_up_front_words_sit_only_above_an_inconclusive_reading() -> None:
+    for v in claims.judge(_other_machine(), DATA):
+        if v.up_front:
+            assert any(a.verdict == "inconclusive" for a in v.assertions), v.id
+
+
+def test_a_why_is_a_yardstick_of_its_own_readings_mechanism() -> None:
+    """A 64 KiB copy explains only a copy; the pinned pipe echo and switch are explained
+    by the pipe hand-off measured on one CPU, never by the copy."""
+    verdicts = {v.id: v for v in claims.judge(_other_machine(), DATA)}
+    for v in verdicts.values():
+        for a in v.assertions:
+            for w in a.why:
+                if "memcpy_64kib_cold" in w.yardsticks:
+                    assert "memcpy" in a.text, (v.id, a.text)
+    for a in verdicts["C03"].as_published + verdicts["C01"].as_published:
+        if "pinned to one CPU" in a.text:
+            for w in a.why:
+                assert w.text == "unexplained" or "pipe_switch_pinned" in w.yardsticks, a.text
+
+
+def test_claims_tables_show_words_not_identifiers() -> None:
+    from threadcost.views import claims as view
+
+    verdicts = claims.judge(_other_machine(), DATA)
+    frame = view.assertions_table(verdicts)
+    assert len(frame.columns) <= 7
+    text = repr(view.style(frame)) + view.style(frame)._repr_html_()
+    for raw in ("same-cpu", "vsz_kib", "threadcost.reserve", "['", "64kib", "e+0"):
+        assert raw not in text, raw
+    assert set(frame["reading"]) <= {"as published", "shape"}
+    assert not frame["assertion"].str.startswith(("As published", "Shape", "Why")).any()

@@ -126,7 +126,7 @@ def readings_tally_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 def _here(a: AssertionVerdict) -> str:
     """"1,400 ns [1,380, 1,420] (S0: 1.2 to 1.5 µs): holds here"."""
     if a.measured is None:
-        return f"{a.text}: {a.words}"
+        return f"{a.text}: {_plain(a.words)}"
     pub = ""
     if a.published is not None:
         unit = "" if a.unit in ("ratio", "fraction") else f" {a.unit}"
@@ -146,7 +146,7 @@ def overview_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
         for a in v.assertions:
             if a.why:
                 by_cause.setdefault(_why_text(a), []).append(a.text)
-        whys_ = [f"{' and '.join(texts)}: {cause}" for cause, texts in by_cause.items()]
+        whys_ = [f"{' and '.join(texts)}: {_plain(cause)}" for cause, texts in by_cause.items()]
         shown = v.label if v.label and v.label != v.verdict else ""
         rows.append({"claim": v.id + (" (finding)" if v.finding else ""), "source": v.source,
                      "the source's words": v.claim,
@@ -194,7 +194,7 @@ def assertions_table(verdicts: list[ClaimVerdict],
                 measured = Text(logic.measured_text(a)
                                 + _where(a.where), repeats)
             else:
-                measured = Text("-", a.reason)
+                measured = Text("-", _plain(a.reason))
             why = _why_text(a)
             rows.append({
                 "claim": v.id,
