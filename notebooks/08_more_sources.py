@@ -60,7 +60,7 @@ machine_id: Optional[str] = None  # with measure False: the folder under data/ t
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, parameters, plotting, stored, textout
+from threadcost import claims, machine, parameters, plotting, stored, textout
 from threadcost.experiments import indirect, more_sources
 from threadcost.views import claims as claims_view
 from threadcost.views import more_sources as view
@@ -70,6 +70,11 @@ parameters.check("08_more_sources", globals())  # a bad value names its paramete
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
 display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
+
+
+def judged(claim_id: str, words: str, *results: object) -> object:
+    """The claim's reading of a number a sentence prints: one value per quantity."""
+    return claims.measure(claim_id, words, store.machine_id, data_dir, stored.present(*results))
 
 # %% [markdown]
 # ## S7: fork + exec against posix_spawn, as the parent grows
@@ -113,7 +118,7 @@ fig = view.gap_figure(gap)
 saved = plotting.save_figure(fig, "sources_fiber_gap", figures_dir)
 
 # %%
-display(Markdown(view.gap_text(gap)))
+display(Markdown(view.gap_text(gap, judged("C31", "ucontext_t switch", gap))))
 
 # %% [markdown]
 # ## S11: a goroutine hand-off, and the same hand-off between locked OS threads
@@ -129,7 +134,7 @@ display(Markdown(view.gap_text(gap)))
 # %%
 go = store.get("go_lockosthread", lambda: more_sources.go_lockosthread(
     repeats=sources_repeats, iterations=sources_go_iterations, warmup=sources_go_iterations // 10))
-display(Markdown(view.go_text(go)))
+display(Markdown(view.go_text(go, judged("C34", "about 16 times slower", go))))
 if not go.summary.get("skipped"):
     fig = view.go_figure(go)
     saved = plotting.save_figure(fig, "sources_lockosthread", figures_dir)
@@ -173,7 +178,7 @@ fig = view.indirect_figure(ind)
 saved = plotting.save_figure(fig, "sources_indirect_cost", figures_dir)
 
 # %%
-display(Markdown(view.indirect_text(ind)))
+display(Markdown(view.indirect_text(ind, judged("C33", "direct cost", ind))))
 
 # %% [markdown]
 # ### Every mechanism, with the switches the kernel counted
@@ -200,18 +205,18 @@ display(Markdown(view.tsuna_text(counts)))
 # %%
 waves = store.get("thread_waves", lambda: more_sources.thread_waves(
     total=sources_threads, wave=sources_wave, repeats=sources_repeats))
-display(Markdown(view.waves_text(waves)))
+display(Markdown(view.waves_text(waves, judged("C35", "Creating and destroying", waves))))
 fig = view.waves_figure(waves)
 saved = plotting.save_figure(fig, "sources_thread_waves", figures_dir)
 
 # %% [markdown]
-# ## The claims, three readings each
+# ## The claims: as published, shape, and why
 #
 # "As published" sets the source's number beside this machine's, in the source's own
-# terms; "Shape" checks the relation the source states; "Why" is computed from a
-# yardstick of the same run and carries no verdict. An absolute time from another
-# machine is judged only as the "as published" reading; what differs there is
-# explained by the "why" row, or left unexplained.
+# terms; "Shape" checks the relation the source states. Under a verdict, "why" (folded)
+# names the cause from a yardstick of the same mechanism measured in the same run, or
+# says "unexplained": it carries no verdict of its own. An absolute time from another
+# machine is judged only as the "as published" reading.
 
 # %%
 results = [spawn, gap, go, counts, ind, waves]

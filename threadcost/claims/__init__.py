@@ -21,7 +21,7 @@ from threadcost.claims.model import CLASSES, AssertionVerdict, ClaimVerdict
 from threadcost.claims.published import claims, sources, value, values, values_for
 
 __all__ = ["CLASSES", "AssertionVerdict", "ClaimVerdict", "claims", "folklore", "judge",
-           "sources", "tally", "tally_readings", "value", "values", "values_for"]
+           "measure", "sources", "tally", "tally_readings", "value", "values", "values_for"]
 
 
 def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
@@ -29,18 +29,18 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
     """The verdict on every published claim, from one machine's stored runs.
 
     ``machine_id``: a folder under the data folder (default: this machine).
-    ``results``: experiment Results measured just now (saved or not); they stand
-    in for the stored runs of their experiments (this machine only).
+    ``results``: experiment Results a notebook holds. One read back from a stored run
+    of the folder (a notebook measured and saved it, or drew it from the store) is
+    pooled with the other stored runs, as every page pools them, so a claim gets
+    one verdict on every page. One not stored (``save=False``) stands in for the
+    stored runs of its experiment; it was measured on this host, and the folder's
+    runs of another host are refused. A folder of another machine (a paper drawn
+    from its stored runs) is read with its own runs' fingerprint, never this host's.
     """
-    from threadcost import machine
     from threadcost.claims import catalogue, readings, selectors
     from threadcost.claims.model import Measurement
-    from threadcost.claims.runs import Runs
 
-    mid = machine_id or machine.machine_id()
-    runs = Runs.load(mid, data_dir)
-    if results:
-        runs = runs.with_results(list(results), machine.fingerprint(include_git=False))
+    mid, runs = _runs(machine_id, data_dir, results)
     yard = {}  # yardstick -> (measured here, published), for the context rows
     got = selectors.yardstick("memcpy_64kib_cold")(runs)
     if isinstance(got, Measurement):
@@ -54,6 +54,47 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
         words = str(row["claim"]) if row is not None else claim.words
         out.append(readings.judge_record(claim, runs, source, words, yard))
     return _note_skipped(out, data_dir, mid)
+
+
+def _runs(machine_id: str | None, data_dir: str | Path | None,
+          results: list[Any] | None) -> tuple[str, Any]:
+    """(the machine folder, its runs as :func:`judge` reads them)."""
+    from threadcost import machine
+    from threadcost.claims.runs import Runs
+
+    here = machine.machine_id()
+    mid = machine_id or here
+    runs = Runs.load(mid, data_dir)
+    fresh = [r for r in results or [] if not runs.holds(r)]
+    if fresh:
+        fp = (machine.fingerprint(include_git=False) if mid == here or not runs.runs
+              else runs.host_fingerprint())
+        runs = runs.with_results(fresh, fp)
+    return mid, runs
+
+
+def measure(claim_id: str, words: str, machine_id: str | None = None,
+            data_dir: str | Path | None = None, results: list[Any] | None = None) -> Any:
+    """What one reading (or context row) of a claim reads, from the runs :func:`judge`
+    reads: a :class:`~threadcost.claims.model.Measurement` (value, 95% interval,
+    repeats) or a ``Missing``. ``words``: a part of the reading's text. A page that
+    prints a number a claim judges prints this, so both say the same value of the
+    same statistic."""
+    from threadcost.claims import catalogue
+    from threadcost.claims.model import Missing
+
+    _, runs = _runs(machine_id, data_dir, results)
+    for claim in catalogue.CLAIMS:
+        if claim.id != claim_id:
+            continue
+        selects = [r.select for _, r in claim.readings() if words in r.text]
+        selects += [c.select for c in claim.context if words in c.label]
+        if selects:
+            try:
+                return selects[0](runs)
+            except (KeyError, ValueError, IndexError) as exc:
+                return Missing(str(exc))
+    raise KeyError(f"claim {claim_id} has no reading with the words {words!r}")
 
 
 def _note_skipped(verdicts: list[ClaimVerdict], data_dir: str | Path | None,

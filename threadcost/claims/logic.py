@@ -21,6 +21,7 @@ gave a clear answer; "computed" or "not run here" when nothing was judged.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from threadcost.claims.model import (
@@ -130,43 +131,70 @@ def combine(verdicts: list[AssertionVerdict]) -> tuple[str, str]:
     return NOT_RUN, reasons[0] if reasons else "no run of its experiment is stored"
 
 
+MILLION = 1e6
+
+
+def _decimals(x: float) -> int:
+    """Decimals that give ``x`` about three significant figures (none from 100 up)."""
+    ax = abs(x)
+    if ax == 0 or ax >= 100:
+        return 0
+    return max(0, 2 - math.floor(math.log10(ax)))
+
+
+def _fixed(x: float, d: int) -> str:
+    text = f"{x:,.{d}f}"
+    return "0" if float(x) == 0 and d == 0 else ("0" if text in ("-0", "0") else text)
+
+
 def number(x: float | None) -> str:
-    """About three significant figures, thousands separated, never scientific."""
+    """About three significant figures, thousands separated, never scientific; from a
+    million up in millions ("3.28 million")."""
     if x is None:
         return "-"
-    ax = abs(x)
-    if ax == 0:
-        return "0"
-    if ax >= 100:
-        return f"{x:,.0f}"
-    if ax >= 10:
-        return f"{x:,.1f}"
-    if ax >= 1:
-        return f"{x:,.2f}"
-    if ax >= 0.01:
-        return f"{x:.3f}".rstrip("0").rstrip(".")
-    return f"{x:.5f}".rstrip("0").rstrip(".")
+    if abs(x) >= MILLION:
+        return f"{_fixed(x / MILLION, _decimals(x / MILLION))} million"
+    return _fixed(x, _decimals(x))
+
+
+def numbers(*xs: float) -> list[str]:
+    """Several numbers at one precision (a value and its interval, a band's two ends):
+    three significant figures of the largest; from a million up, in millions (the word
+    "million" left to the caller, see :func:`scaled`)."""
+    big = max(abs(x) for x in xs)
+    scale = MILLION if big >= MILLION else 1.0
+    d = _decimals(big / scale)
+    return [_fixed(x / scale, d) for x in xs]
+
+
+def scaled(unit: str, *xs: float) -> str:
+    """The unit as shown after :func:`numbers` of ``xs`` ("million iterations/s")."""
+    u = "" if unit in ("ratio", "fraction", "") else unit
+    if max(abs(x) for x in xs) >= MILLION:
+        return f" million {u}".rstrip() if u else " million"
+    return f" {u}" if u else ""
 
 
 def tolerance_text(low: float | None, high: float | None, unit: str) -> str:
-    u = "" if unit in ("ratio", "fraction", "") else f" {unit}"
     if low is not None and high is not None:
-        return f"{number(low)} to {number(high)}{u}"
+        lo, hi = numbers(low, high)
+        return f"{lo} to {hi}{scaled(unit, low, high)}"
     if low is not None:
-        return f"above {number(low)}{u}"
+        return f"above {numbers(low)[0]}{scaled(unit, low)}"
     if high is not None:
-        return f"below {number(high)}{u}"
+        return f"below {numbers(high)[0]}{scaled(unit, high)}"
     return "any value"
 
 
 def measured_text(v: AssertionVerdict) -> str:
+    """"2.40 µs [2.35, 2.44]": the value and its interval at one precision."""
     if v.measured is None:
         return "-"
-    u = "" if v.unit in ("ratio", "fraction", "") else f" {v.unit}"
-    text = f"{number(v.measured)}{u}"
     if v.ci_low is not None and v.ci_high is not None and v.ci_low != v.ci_high:
-        text += f" [{number(v.ci_low)}, {number(v.ci_high)}]"
-    return text
+        x, lo, hi = numbers(v.measured, v.ci_low, v.ci_high)
+        if lo != hi:
+            return f"{x}{scaled(v.unit, v.measured, v.ci_low, v.ci_high)} [{lo}, {hi}]"
+    return f"{numbers(v.measured)[0]}{scaled(v.unit, v.measured)}"
 
 
 def sentence(claim_id: str, cls: str, verdicts: list[AssertionVerdict]) -> str:

@@ -204,7 +204,7 @@ class AssertionVerdict:
                "substitute": self.substitute, "published": self.published,
                "tolerance_words": self.tolerance_words, "timing": self.timing,
                "where": self.where, "power": self.power, "up_front": self.up_front}
-        if self.kind == "as_published":
+        if self.kind == "as_published" or self.why:
             out["why"] = [w.as_dict() for w in self.why]
         return out
 
@@ -248,7 +248,7 @@ class ClaimVerdict:
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``threadcost claims --json``."""
         verdict = (self.label or self.verdict) + (f" ({self.reason})" if self.reason else "")
-        why = [{"reading": a.text, **w.as_dict()} for a in self.as_published for w in a.why]
+        why = [{"reading": a.text, **w.as_dict()} for a in self.assertions for w in a.why]
         out: dict[str, Any] = {"id": self.id, "source": self.source, "claim": self.claim,
                                "verdict": verdict, "class": self.verdict,
                                "finding": self.finding, "up_front": self.up_front,

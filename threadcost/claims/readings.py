@@ -112,7 +112,8 @@ def power(v: AssertionVerdict) -> dict[str, Any] | None:
                 f"{logic.number(band)} from the value to the bound")
     if v.repeats < logic.MIN_REPEATS:
         resolves = False
-        text += f"; {v.repeats} independent repeats, a timing verdict needs {logic.MIN_REPEATS}"
+        text += (f"; {v.repeats} independent repeat{'s' if v.repeats != 1 else ''}, a timing "
+                 f"verdict needs {logic.MIN_REPEATS}")
     out: dict[str, Any] = {"half_width": half, "band": band, "resolves": resolves,
                            "text": text}
     if not resolves:
@@ -135,6 +136,10 @@ def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict
     v = replace(v, words=words(v))
     if kind == "as_published" and v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         v = replace(v, why=why(reading, runs, v))
+    elif kind == "shape" and reading.why and v.verdict in (SUPPORTED, CONTRADICTED):
+        # a relation the source states, explained by a yardstick of the same mechanism
+        # measured in the same run (none measured: nothing is said)
+        v = replace(v, why=tuple(w for w in why(reading, runs, v) if w.text != UNEXPLAINED))
     return v
 
 
@@ -187,8 +192,11 @@ def judge_record(claim: Claim, runs: Runs, source: str, text: str,
     verdicts = [judge_reading(kind, r, runs) for kind, r in claim.readings()]
     cls, reason = logic.combine(verdicts)
     ctx = tuple(logic.context_row(c, runs, yard or {}) for c in claim.context)
-    up_front = claim.up_front or " ".join(dict.fromkeys(v.up_front for v in verdicts
-                                                        if v.up_front))
+    # said before the numbers only when it is so here: an up-front text explains an
+    # inconclusive reading, and sits above a verdict it would contradict otherwise
+    up_front = ((claim.up_front if any(v.verdict == INCONCLUSIVE for v in verdicts) else "")
+                or " ".join(dict.fromkeys(v.up_front for v in verdicts
+                                          if v.up_front and v.verdict == INCONCLUSIVE)))
     return ClaimVerdict(claim.id, source, text, cls, sentence(claim.id, verdicts), reason,
                         tuple(verdicts), ctx, finding=claim.finding,
                         label=label(cls, verdicts), up_front=up_front)

@@ -52,6 +52,19 @@ class Runs:
                                            self.machine_id),) if other else ())
         return Runs(self.machine_id, kept + tuple(fresh), refused)
 
+    def host_fingerprint(self) -> dict[str, Any]:
+        """The fingerprint of the host these runs were measured on (its newest run's)."""
+        fp = self.runs[-1].meta.get("machine") if self.runs else None
+        return dict(fp) if isinstance(fp, dict) else {}
+
+    def holds(self, result: Any) -> bool:
+        """Is ``result`` one of these stored runs read back (same experiment, parameters,
+        summary and limit)? Then it is pooled already and stands in for nothing."""
+        return any(r.experiment == result.experiment
+                   and r.meta.get("params") == result.params
+                   and r.meta.get("summary") == result.summary
+                   and r.meta.get("limit_hit") == result.limit_hit for r in self.runs)
+
     def matching(self, experiment: str, **params: Any) -> list[datastore.Run]:
         """Runs of ``experiment`` whose parameters equal every given value.
 

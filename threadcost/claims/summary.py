@@ -56,12 +56,35 @@ def underpowered(verdicts: list[ClaimVerdict]) -> list[tuple[str, AssertionVerdi
 
 
 def _value(a: AssertionVerdict) -> str:
-    u = "" if a.unit in ("ratio", "fraction") else f" {a.unit}"
-    return f"{logic.number(a.measured)}{u}"
+    """"3.28 million iterations/s", "153 ns", "1.00": three significant figures."""
+    if a.measured is None:
+        return "-"
+    return f"{logic.numbers(a.measured)[0]}{logic.scaled(a.unit, a.measured)}"
+
+
+def _published(a: AssertionVerdict) -> str:
+    if a.published is None:
+        return ""
+    return f"; published {logic.numbers(a.published)[0]}{logic.scaled(a.unit, a.published)}"
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _subject(text: str) -> str:
+    """The reading's text as a sentence's subject: a comma closes an inserted phrase."""
+    phrase = _phrase(text)
+    return phrase + "," if "," in phrase else phrase
+
+
+def _phrase(text: str) -> str:
+    """A reading's text as the subject of a sentence (an acronym keeps its capitals)."""
+    return text if text[1:2].isupper() else text[0].lower() + text[1:]
 
 
 def _cause(a: AssertionVerdict) -> str:
-    """The kind of cause: cross-CPU, CPU speed, a fact, or unexplained."""
+    """The kind of cause: the yardstick it was read from, a fact, or unexplained."""
     w = a.why[0] if a.why else None
     if w is None or w.text == UNEXPLAINED:
         return "unexplained"
@@ -69,7 +92,11 @@ def _cause(a: AssertionVerdict) -> str:
         return "a fact of the kernel or runtime version"
     if "wakeup_cross_cpu" in w.yardsticks:
         return "the cost of a cross-CPU wake-up"
-    return "this CPU's speed at the pieces"
+    if "pipe_switch_pinned" in w.yardsticks:
+        return "the cost of a pipe hand-off on one CPU"
+    if "memcpy_64kib_cold" in w.yardsticks:
+        return "this CPU's speed at S0-code's 64 KiB copy"
+    return "a yardstick of the same mechanism measured in the same run"
 
 
 def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
@@ -89,24 +116,27 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
     holds = [(cid, a) for cid, a in ap if a.verdict == SUPPORTED and a.timing][:3]
     if holds:
         out.append("Holding here, for example: " + "; ".join(
-            f"{a.text[0].lower() + a.text[1:]} ({cid}: {_value(a)})" for cid, a in holds)
-            + ".")
+            f"{_subject(a.text)} measures {_value(a)} ({cid}{_published(a)})"
+            for cid, a in holds) + ".")
     differs = [(cid, a) for cid, a in ap if a.verdict in (CONTRADICTED, NOT_REPRODUCED)]
     if differs:
         causes = Counter(_cause(a) for _, a in differs)
         lead = sorted(causes.items(), key=lambda kv: -kv[1])
-        out.append("Of those that differ, " + ", ".join(
-            f"{n} {'are' if n != 1 else 'is'} " + ("unexplained" if c == "unexplained"
-                                                  else f"explained by {c}")
-            for c, n in lead) + ".")
+        parts = [f"{n} {'are' if n != 1 else 'is'} " + ("unexplained" if c == "unexplained"
+                                                        else f"explained by {c}")
+                 for c, n in lead]
+        out.append("Of those that differ, " + _and(parts) + ".")
         cross = next((a for _, a in differs if _cause(a).startswith("the cost of a cross")),
                      None)
         if cross is not None:
-            out.append(f"For example, {cross.text[0].lower() + cross.text[1:]} measures "
+            out.append(f"For example, {_subject(cross.text)} measures "
                        f"{_value(cross)} ({cross.words}): {cross.why[0].text}.")
     ts = t["shape"]
-    out.append(f"Of the {len(sh)} relations the sources themselves state, {ts['holds']} hold "
-               f"here, {ts['fails']} fail and {ts['inconclusive']} are inconclusive.")
+    counts = [f"{ts['holds']} hold here", f"{ts['fails']} fail",
+              f"{ts['inconclusive']} are inconclusive"]
+    if ts["not run here"]:
+        counts.append(f"{ts['not run here']} were not run here")
+    out.append(f"Of the {len(sh)} relations the sources themselves state, {_and(counts)}.")
     found = [v for v in verdicts if v.finding]
     for v in found:
         out.append(f"{v.id} is this study's own reading of its source, listed apart as a "

@@ -7,6 +7,9 @@ figures, and a dash with the reason where there is no number.
 
 from __future__ import annotations
 
+import html as html_lib
+import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -15,17 +18,87 @@ import numpy as np
 import pandas as pd
 
 from threadcost import claims, vocabulary
-from threadcost.claims import logic
-from threadcost.claims.model import AssertionVerdict, ClaimVerdict
+from threadcost.claims import logic, whys
+from threadcost.claims.model import UNEXPLAINED, AssertionVerdict, ClaimVerdict
+from threadcost.views import tables
 
 COLOURS = vocabulary.VERDICT_COLOURS  # one vocabulary: threadcost/vocabulary.py
 MARKERS = vocabulary.VERDICT_MARKERS
+
+# words for the names a run's setup stores (a cell shows words, never an identifier)
+WORDS = {"same-cpu": "one CPU", "cross-cpu": "two CPUs", "unpinned": "unpinned",
+         "vsz_kib": "virtual size (VmSize)", "rss_kib": "resident size (VmRSS)",
+         **whys.YARDSTICK_WORDS}
+
+
+class Text(str):
+    """A table cell: its text (the ``str``), a second, smaller line (``detail``) and a
+    folded note (``more``, under a ``label`` the reader opens). As a plain string it is
+    its first line, so a frame of them filters, drops and prints like any other."""
+
+    detail: str
+    more: str
+    label: str
+
+    def __new__(cls, text: str, detail: str = "", more: str = "",
+                label: str = "how") -> Text:
+        obj = super().__new__(cls, text)
+        obj.detail, obj.more, obj.label = detail, more, label
+        return obj
+
+
+def _cell_html(x: Any) -> str:
+    out = tables.cell_html(str(x) if isinstance(x, Text) else x)
+    if isinstance(x, Text):
+        if x.detail:
+            out += f'<br><span class="tc-detail">{html_lib.escape(x.detail)}</span>'
+        if x.more:
+            out += (f'<details class="tc-detail"><summary>{html_lib.escape(x.label)}'
+                    f"</summary>{html_lib.escape(x.more)}</details>")
+    return out
+
+
+_TOKENS = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in sorted(
+    [*WORDS, "rust-thread", "tokio-task"], key=len, reverse=True)) + r")\b")
+_MORE = {"rust-thread": "Rust thread", "tokio-task": "Tokio task"}
+
+
+def _plain(text: str) -> str:
+    """A sentence with the identifiers a run stores spelled out in words."""
+    return _TOKENS.sub(lambda m: WORDS.get(m.group(0)) or _MORE[m.group(0)], text)
+
+
+def _words(value: Any) -> str:
+    """A stored setup value in words: lists joined, identifiers spelled out."""
+    if isinstance(value, list | tuple):
+        return ", ".join(_words(v) for v in value)
+    text = str(value)
+    return WORDS.get(text) or _plain(text).replace("_", " ")
 
 
 def _setup(a: AssertionVerdict) -> str:
     if not a.setup:
         return "-"
-    return ", ".join(f"{k} {v}" for k, v in a.setup.items())
+    return "; ".join(f"{_key(str(k))}: {_words(v)}" for k, v in a.setup.items())
+
+
+def _key(key: str) -> str:
+    """A setup key in words: "stack_kib" -> "stack (KiB)"."""
+    for suffix, unit in (("_kib", " (KiB)"), ("_mib", " (MiB)"), ("_ns", " (ns)")):
+        if key.endswith(suffix):
+            return key.removesuffix(suffix).replace("_", " ") + unit
+    return key.replace("_", " ")
+
+
+def _where(where: str) -> str:
+    """The setup in a few words after a value: ", at 1,000 tasks" or " (the weakest ...)"."""
+    if not where:
+        return ""
+    return f" {_plain(where)}" if where.startswith("(") else f", {_plain(where)}"
+
+
+def _why_text(a: AssertionVerdict) -> str:
+    return "; ".join(w.text for w in a.why)
 
 
 def tally_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
@@ -53,7 +126,7 @@ def readings_tally_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 def _here(a: AssertionVerdict) -> str:
     """"1,400 ns [1,380, 1,420] (S0: 1.2 to 1.5 µs): holds here"."""
     if a.measured is None:
-        return f"{a.text}: {a.words}"
+        return f"{a.text}: {_plain(a.words)}"
     pub = ""
     if a.published is not None:
         unit = "" if a.unit in ("ratio", "fraction") else f" {a.unit}"
@@ -66,16 +139,21 @@ def _here(a: AssertionVerdict) -> str:
 
 def overview_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
     """One row per claim: the source's words, what was measured here in the same terms,
-    the relations it states, and why a number differs."""
+    the relations it states, and why a number differs (each why beside its reading)."""
     rows = []
     for v in verdicts:
-        whys = [f"{a.text}: {w.text}" for a in v.as_published for w in a.why]
+        by_cause: dict[str, list[str]] = {}  # one cause, once, with every reading it explains
+        for a in v.assertions:
+            if a.why:
+                by_cause.setdefault(_why_text(a), []).append(a.text)
+        whys_ = [f"{' and '.join(texts)}: {_plain(cause)}" for cause, texts in by_cause.items()]
+        shown = v.label if v.label and v.label != v.verdict else ""
         rows.append({"claim": v.id + (" (finding)" if v.finding else ""), "source": v.source,
                      "the source's words": v.claim,
                      "as published, here": "; ".join(_here(a) for a in v.as_published) or "-",
                      "shape": "; ".join(_here(a) for a in v.shape) or "-",
-                     "why it differs": "; ".join(whys) or "-",
-                     "verdict": v.verdict, "shown as": v.label or v.verdict})
+                     "why it differs": "; ".join(whys_) or "-",
+                     "verdict": Text(v.verdict, f"shown as: {shown}" if shown else "")})
     return pd.DataFrame(rows)
 
 
@@ -100,27 +178,36 @@ def up_front_text(verdicts: list[ClaimVerdict]) -> str:
 
 def assertions_table(verdicts: list[ClaimVerdict],
                      ids: list[str] | None = None) -> pd.DataFrame:
-    """One row per assertion: measured value with its interval, tolerance, repeats."""
+    """One row per reading: what it reads (the source's words below it, how it was
+    measured folded), the value with its 95% interval (repeats and the verdict in words
+    below it), what the words allow, the verdict (why it differs folded) and the setup
+    it was read from."""
     rows = []
     for v in verdicts:
         if ids is not None and v.id not in ids:
             continue
         for a in v.assertions:
-            unit = "" if a.unit in ("ratio", "fraction") else a.unit
+            quote = f"the source: \u201c{a.quote}\u201d" if a.quote else ""
+            note = _plain((a.reason if a.measured is not None and a.reason else a.how) or "")
+            if a.measured is not None:
+                repeats = f"{a.repeats:,} repeat{'s' if a.repeats != 1 else ''}"
+                measured = Text(logic.measured_text(a)
+                                + _where(a.where), repeats)
+            else:
+                measured = Text("-", _plain(a.reason))
+            why = _why_text(a)
             rows.append({
                 "claim": v.id,
                 "reading": "as published" if a.kind == "as_published" else "shape",
-                "assertion": a.text + (f" (stand-in: {a.substitute})" if a.substitute else ""),
-                "the source's words": a.quote or "-",
-                "measured [95% interval]": (logic.measured_text(a)
-                                            + (f" {a.where}" if a.where else "")
-                                            if a.measured is not None else f"- ({a.reason})"),
-                "the claim allows": logic.tolerance_text(a.low, a.high, a.unit),
-                "unit": unit or a.unit,
-                "repeats": str(a.repeats) if a.measured is not None else "-",
-                "verdict": a.verdict,
-                "in words": a.words or "-",
-                "note": (a.reason if a.measured is not None and a.reason else a.how) or "-",
+                "assertion": Text(a.text + (f" (stand-in: {a.substitute})"
+                                            if a.substitute else ""), quote, note),
+                "measured here [95% interval]": measured,
+                "the claim allows": Text(logic.tolerance_text(a.low, a.high, a.unit),
+                                         a.tolerance_words),
+                "verdict": Text(a.verdict, a.words if a.words != a.verdict
+                                and not a.words.startswith("not run here") else "",
+                                f"{'why it differs' if why != UNEXPLAINED else 'why'}: "
+                                f"{why}" if why else "", "why"),
                 "read from": _setup(a),
             })
     return pd.DataFrame(rows)
@@ -159,7 +246,8 @@ def why_yardsticks_table(machine_id: str | None = None,
     for name, m in whys.yardsticks_of(runs).items():
         interval = (f"{logic.number(m.low)} to {logic.number(m.high)}"
                     if m.low is not None and m.high is not None and m.low != m.high else "-")
-        rows.append({"yardstick": name.replace("_", " "), "ns (mean of repeats)":
+        rows.append({"yardstick": whys.YARDSTICK_WORDS.get(name, name.replace("_", " ")),
+                     "ns (mean of repeats)":
                      logic.number(m.value), "95% interval (ns)": interval,
                      "repeats": str(m.repeats)})
     return pd.DataFrame(rows, columns=["yardstick", "ns (mean of repeats)",
@@ -177,7 +265,8 @@ def yardsticks_table(result: Any) -> pd.DataFrame:
         m = over_repeats(sub, "ns")
         interval = (f"{logic.number(m.low)} to {logic.number(m.high)}"
                     if m.low is not None and m.low != m.high else "-")
-        rows.append({"yardstick": name.replace("_", " "), "what one operation is": what,
+        rows.append({"yardstick": whys.YARDSTICK_WORDS.get(name, name.replace("_", " ")),
+                     "what one operation is": what,
                      "mean of repeats (ns)": logic.number(m.value),
                      "95% interval (ns)": interval, "repeats": str(m.repeats)})
     return pd.DataFrame(rows)
@@ -187,17 +276,45 @@ def _slug(verdict: str) -> str:
     return "tc-" + verdict.replace(" ", "-")
 
 
-def style(frame: pd.DataFrame, column: str = "verdict") -> Any:
-    """A Styler: rows tinted by their verdict, no index, text left-aligned. The tint is a
-    class per cell and one rule per verdict, so a long table adds little inline CSS."""
-    classes = pd.DataFrame(
-        [[_slug(str(row.get(column, "")))] * len(frame.columns)
-         for _, row in frame.iterrows()], index=frame.index, columns=frame.columns)
-    rules = [{"selector": f"td.{_slug(v)}", "props": f"background-color: {c};"}
-             for v, c in COLOURS.items()]
-    rules.append({"selector": "td, th", "props": "text-align: left; vertical-align: top;"})
-    return (frame.style.set_td_classes(classes).set_table_styles(rules)
-            .hide(axis="index"))
+CSS = ("td.tc-cell, th.tc-head {text-align: left; vertical-align: top;} "
+       ".tc-detail {font-size: 0.85em; color: #555;} "
+       "details.tc-detail summary {cursor: pointer;}")
+
+
+class ClaimsTable:
+    """A claims table for ``display``: rows tinted by their verdict (a class per cell,
+    one rule per verdict), no index, every text escaped, a cell's second line and
+    folded note (:class:`Text`) shown beneath it."""
+
+    def __init__(self, frame: pd.DataFrame, column: str = "verdict") -> None:
+        self.frame = frame.reset_index(drop=True)
+        self.column = column
+
+    def _repr_html_(self) -> str:
+        rules = " ".join(f"td.{_slug(v)} {{background-color: {c};}}"
+                         for v, c in COLOURS.items())
+        head = "".join(f'<th class="tc-head">{html_lib.escape(str(c))}</th>'
+                       for c in self.frame.columns)
+        rows = []
+        for _, row in self.frame.iterrows():
+            slug = _slug(str(row.get(self.column, "")))
+            tds = "".join(f'<td class="tc-cell {slug}">{_cell_html(x)}</td>' for x in row)
+            rows.append(f"<tr>{tds}</tr>")
+        return (f"<style>{rules} {CSS}</style>"
+                f'<table class="dataframe tc-table tc-claims"><thead><tr>{head}</tr></thead>'
+                f"<tbody>{''.join(rows)}</tbody></table>")
+
+    def __repr__(self) -> str:
+        def plain(x: Any) -> str:
+            if isinstance(x, Text):
+                return str(x) + (f" ({x.detail})" if x.detail else "")
+            return tables.format_cell(x)
+        return self.frame.map(plain).to_string(index=False) if len(self.frame) else ""
+
+
+def style(frame: pd.DataFrame, column: str = "verdict") -> ClaimsTable:
+    """The frame as the claims pages show it (see :class:`ClaimsTable`)."""
+    return ClaimsTable(frame, column)
 
 
 def claims_section(ids: list[str], data_dir: str | Path | None = None,
@@ -228,7 +345,10 @@ def figure(verdicts: list[ClaimVerdict], ids: list[str] | None = None) -> plt.Fi
              if (ids is None or v.id in ids) and a.measured is not None
              and a.published and a.published > 0 and a.measured > 0
              and a.verdict != "computed"]
-    fig, ax = plt.subplots(figsize=(8.5, 1.4 + 0.34 * max(len(items), 3)))
+    # every label whole, wrapped over lines (never cut short)
+    labels = [textwrap.fill(f"{cid} {a.text}", 58) for cid, a in items]
+    most = max((label.count("\n") + 1 for label in labels), default=1)
+    fig, ax = plt.subplots(figsize=(10.5, 1.6 + (0.14 * most + 0.12) * max(len(items), 3)))
     if not items:
         ax.text(0.5, 0.5, "no claim measured here yet", ha="center", va="center",
                 transform=ax.transAxes, color="grey")
@@ -246,8 +366,7 @@ def figure(verdicts: list[ClaimVerdict], ids: list[str] | None = None) -> plt.Fi
         err_hi = (a.ci_high or a.measured) / pub - x
         ax.errorbar(x, y, xerr=[[max(err_lo, 0)], [max(err_hi, 0)]], fmt="o",
                     color=MARKERS[a.verdict], ms=5, capsize=2)
-    ax.set_yticks(ys, [f"{cid} {a.text[:48]}{'...' if len(a.text) > 48 else ''}"
-                       for cid, a in items], fontsize=8)
+    ax.set_yticks(ys, labels, fontsize=8)
     ax.invert_yaxis()
     ax.axvline(1.0, color="grey", lw=0.8)
     ax.set_xscale("log")

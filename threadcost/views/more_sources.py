@@ -34,6 +34,22 @@ def _us(ns: float) -> str:
     return f"{number(ns / 1000)} µs"
 
 
+def _judged(m: Any) -> bool:
+    """A claim's reading (a Measurement with a value), not a Missing or None."""
+    return m is not None and getattr(m, "value", None) is not None
+
+
+def _interval(m: Any, unit: str = "") -> str:
+    """"63.5 [56.0, 71.9]": a claim's reading, value and 95% interval at one precision."""
+    from threadcost.claims.logic import numbers
+
+    u = f" {unit}" if unit else ""
+    if m.low is None or m.high is None or m.low == m.high:
+        return f"{numbers(m.value)[0]}{u}"
+    x, lo, hi = numbers(m.value, m.low, m.high)
+    return f"{x}{u} [95% interval {lo} to {hi}]"
+
+
 # ------------------------------------------------------------------ S7
 
 def spawn_table(result: Result) -> Any:
@@ -116,16 +132,22 @@ def gap_figure(result: Result) -> plt.Figure:
     return fig
 
 
-def gap_text(result: Result) -> str:
+def gap_text(result: Result, judged: Any = None) -> str:
+    """``judged``: C31's reading of the ratio (``claims.measure``): the page prints the
+    statistic the claim judges, Boost's (a mean over many switches), not a median."""
     s = result.summary
-    med = s["median_ns"]
-    ratio = s["ucontext_over_asm"]["p50"]
-    gap = s["gap_over_sigprocmask"]["p50"]
-    return (f"Here a hand-written switch took {number(med['asm'])} ns and a swapcontext "
-            f"switch {number(med['ucontext'])} ns (medians over {s['ucontext_over_asm']['n']} "
-            f"repeats): a ratio of {number(ratio)}, against Boost's {number(547 / 9)} "
-            f"(547 ns / 9 ns). The gap, {number(med['ucontext'] - med['asm'])} ns, is "
-            f"{number(gap)} times one empty rt_sigprocmask call ({number(med['sigprocmask'])} "
+    frame = result.tables["repeats"]
+    mean = {w: float(frame[frame.what == w].ns.mean()) for w in ("asm", "ucontext",
+                                                                  "sigprocmask")}
+    n = s["ucontext_over_asm"]["n"]
+    ratio = (_interval(judged) + ", the geometric mean of the repeats' ratios as C31 reads "
+             "it" if _judged(judged) else number(s["ucontext_over_asm"]["p50"]) + " (median)")
+    gap = (mean["ucontext"] - mean["asm"]) / mean["sigprocmask"]
+    return (f"Here a hand-written switch took {number(mean['asm'])} ns and a swapcontext "
+            f"switch {number(mean['ucontext'])} ns (means over {n} repeats, as Boost "
+            f"reports a mean): a ratio of {ratio}, against Boost's {number(547 / 9)} "
+            f"(547 ns / 9 ns). The gap, {number(mean['ucontext'] - mean['asm'])} ns, is "
+            f"{number(gap)} times one empty rt_sigprocmask call ({number(mean['sigprocmask'])} "
             "ns) measured in the same process: swapcontext saves and restores the signal "
             "mask with that system call on every switch. Neither switch made a kernel context "
             "switch (the kernel's counter stayed at zero): a trip into the kernel is not a "
@@ -257,15 +279,23 @@ def indirect_table(result: Result) -> Any:
                        "the partner.")
 
 
-def indirect_text(result: Result) -> str:
+def indirect_text(result: Result, judged: Any = None) -> str:
+    """``judged``: C33's reading of the direct cost (``claims.measure``, µs): the page
+    prints the claim's statistic (a mean over repeats), not a median of its own."""
     s = result.summary
-    direct = s["direct_ns"]["p50"]
     pts = result.tables["points"]
     llc = s.get("llc_kib")
     inside = pts[(pts.array_kib > 0) & (pts.array_kib <= (llc or 0))]
-    text = (f"The direct cost (no array) was {_us(direct)} per switch here (median over "
-            f"{s['direct_ns']['n']} repeats), against their 3.8 µs; one empty system call "
-            f"took {number(s['empty_syscall_ns']['p50'])} ns in the same run.")
+    if _judged(judged):
+        direct = (f"{_interval(judged, 'µs')} per switch here (mean over {judged.repeats} "
+                  "repeats, as C33 reads it)")
+    else:
+        direct = f"{_us(s['direct_ns']['p50'])} per switch here (median over " \
+                 f"{s['direct_ns']['n']} repeats)"
+    syscall = float(result.tables["syscall"].ns_per_call.mean()) \
+        if "syscall" in result.tables else float(s["empty_syscall_ns"]["p50"])
+    text = (f"The direct cost (no array) was {direct}, against their 3.8 µs; one empty "
+            f"system call took {number(syscall)} ns in the same run (mean).")
     if not inside.empty:
         top = inside.groupby(["array_kib", "stride_bytes"]).c2_ns.median()
         (kib, stride), worst = top.idxmax(), float(top.max())
@@ -277,16 +307,25 @@ def indirect_text(result: Result) -> str:
 
 # ------------------------------------------------------------------ S11
 
-def go_text(result: Result) -> str:
+def go_text(result: Result, judged: Any = None) -> str:
+    """``judged``: C34's reading of the ratio (``claims.measure``): a Go benchmark's
+    ns/op is a mean, and the page prints the claim's value of it."""
     s = result.summary
     if s.get("skipped"):
         return f"The Go peer did not run: {s['skipped']}."
-    return (f"One round trip over the channels took {number(s['unlocked_ns']['p50'])} ns "
-            f"unlocked and {number(s['locked_ns']['p50'])} ns with both goroutines locked to "
-            f"their own OS threads ({number(s['locked_over_unlocked']['p50'])} times; the "
-            f"issue: 7,887 / 500 = {number(7887 / 500)}). The kernel counted "
-            f"{number(s['switches_per_round_trip']['unlocked'])} switches per round trip "
-            f"unlocked and {number(s['switches_per_round_trip']['locked'])} locked: unlocked, "
+    runs = result.tables["runs"]
+    free = float(runs[~runs.locked.astype(bool)].ns_per_round_trip.mean())
+    locked = float(runs[runs.locked.astype(bool)].ns_per_round_trip.mean())
+    sw_free = float(runs[~runs.locked.astype(bool)].switches_per_round_trip.mean())
+    sw_locked = float(runs[runs.locked.astype(bool)].switches_per_round_trip.mean())
+    ratio = (_interval(judged) + " times, the geometric mean of the pairs' ratios as C34 "
+             "reads it" if _judged(judged) else f"{number(locked / free)} times")
+    return (f"One round trip over the channels took {number(free)} ns "
+            f"unlocked and {number(locked)} ns with both goroutines locked to "
+            f"their own OS threads (means over repeats, as a Go benchmark's ns/op is; "
+            f"{ratio}; the issue: 7,887 / 500 = {number(7887 / 500)}). The kernel counted "
+            f"{number(sw_free)} switches per round trip unlocked and {number(sw_locked)} "
+            "locked (means, as the why of C34 reads them): unlocked, "
             "the hand-off is a goroutine switch inside one OS thread; locked, every send "
             "wakes another OS thread and puts this one to sleep.")
 
@@ -307,14 +346,17 @@ def go_figure(result: Result) -> plt.Figure:
 
 # ------------------------------------------------------------------ S12
 
-def waves_text(result: Result) -> str:
+def waves_text(result: Result, judged: Any = None) -> str:
+    """``judged``: C35's reading (``claims.measure``, s): the mean over repeats."""
     s = result.summary
     p = result.params
     secs = s["seconds_per_100k"]
+    took = (f"{_interval(judged, 's')} (mean over {judged.repeats} repeats, as C35 reads it; "
+            if _judged(judged) else f"{number(secs['p50'])} s (median; ")
     text = (f"{s['threads']:,} threads were created and destroyed in waves of {p['wave']:,} "
             f"(at most {s['max_alive']:,} threads of the process alive at once), in "
             f"{p['repeats']} fresh processes. At each repeat's rate, 100,000 threads take "
-            f"{number(secs['p50'])} s (median; {number(secs['min'])} to "
+            f"{took}the repeats ranged from {number(secs['min'])} to "
             f"{number(secs['max'])} s), against NPTL's \"not more than two seconds\" on "
             "IA-32 in 2002.")
     if result.limit_hit:

@@ -2,8 +2,10 @@
 
 Each reads the stored runs of one experiment of notebook 08 by setup, pools every
 matching run, and returns a Measurement (a value with its interval over the
-independent repeats) or a Missing with the reason. "Why" readings are returned as
-computed measurements: they explain a number and never carry a verdict.
+independent repeats) or a Missing with the reason. The ``*_why`` selectors return
+computed measurements whose sentence :func:`threadcost.claims.whys.computed` attaches
+to the reading it explains: they never carry a verdict. Every time is a mean over
+repeats, as the claims read it, so a why and its reading print the same number.
 """
 
 from __future__ import annotations
@@ -115,10 +117,10 @@ def s8_why(runs: Runs) -> Measurement | Missing:
     if isinstance(got, Missing):
         return got
     table, found = got
-    value = float(table.gap_over_sigprocmask.median())
+    value = float(table.gap_over_sigprocmask.mean())
     return _why(value, "system calls",
                 f"why: the swapcontext switch costs {value:.2f} empty rt_sigprocmask calls "
-                "more than the hand-written one (median over repeats, both timed in the same "
+                "more than the hand-written one (mean over repeats, both timed in the same "
                 "process): the gap is the signal-mask system call swapcontext makes",
                 found, experiment="fiber_gap")
 
@@ -151,8 +153,8 @@ def s9_why(runs: Runs) -> Measurement | Missing:
     rows = table[(table.mechanism == "futex_yield") & (table.tasks == "processes")]
     if rows.empty:
         return Missing("the stored switch_counts run has no run of tsuna's loop")
-    vol = float((rows.voluntary / rows.round_trips).median())
-    inv = float((rows.involuntary / rows.round_trips).median())
+    vol = float((rows.voluntary / rows.round_trips).mean())
+    inv = float((rows.involuntary / rows.round_trips).mean())
     return _why(vol + inv, "switches",
                 f"why: per iteration the kernel counted {vol:.2f} voluntary switches (a "
                 f"side sleeping in FUTEX_WAIT) and {inv:.2f} involuntary ones (a "
@@ -223,11 +225,12 @@ def s10_why(runs: Runs) -> Measurement | Missing:
     sys_table = runs.tables(found, "syscall")
     if sys_table.empty:
         return Missing("the stored run has no system-call yardstick")
-    c1 = float(table[table.array_kib == 0].c2_ns.median())
-    syscall = float(sys_table.ns_per_call.median())
+    c1 = float(table[table.array_kib == 0].c2_ns.mean())
+    syscall = float(sys_table.ns_per_call.mean())
     return _why(c1 / syscall, "system calls",
-                f"why: the direct cost here is {c1 / 1000:,.2f} µs, {c1 / syscall:,.1f} empty "
-                f"system calls of {syscall:,.0f} ns measured in the same run; theirs (3.8 µs) "
+                f"why: the direct cost here is {c1 / 1000:,.2f} µs (mean over repeats), "
+                f"{c1 / syscall:,.1f} empty system calls of {syscall:,.0f} ns measured in the "
+                "same run; theirs (3.8 µs) "
                 "was measured in 2007 on another machine, so the gap in µs says how the two "
                 "machines differ, not the method", found, experiment="indirect_cost")
 
@@ -273,15 +276,16 @@ def s11_why(runs: Runs) -> Measurement | Missing:
         return got
     table, found = got
     locked, free = table[table.locked], table[~table.locked]
-    extra_ns = float(locked.ns_per_round_trip.median() - free.ns_per_round_trip.median())
-    extra_sw = float(locked.switches_per_round_trip.median()
-                     - free.switches_per_round_trip.median())
+    extra_ns = float(locked.ns_per_round_trip.mean() - free.ns_per_round_trip.mean())
+    extra_sw = float(locked.switches_per_round_trip.mean()
+                     - free.switches_per_round_trip.mean())
     if extra_sw <= 0:
         return Missing("locking added no counted kernel switch")
     per = extra_ns / extra_sw
     return _why(per, "ns",
                 f"why: locking adds {extra_sw:.2f} kernel switches per round trip and "
-                f"{extra_ns / 1000:,.1f} µs, {per / 1000:,.2f} µs per added switch: the price "
+                f"{extra_ns / 1000:,.1f} µs (means over repeats), {per / 1000:,.2f} µs per added "
+                "switch: the price "
                 "of a thread switch (set it beside the futex switch between threads in the "
                 "switch-count table of the same notebook)", found,
                 experiment="go_lockosthread")
@@ -308,4 +312,5 @@ def s12_concurrent(runs: Runs) -> Missing:
     pid_max = sysinfo.sysctl("kernel.pid_max")
     limit = f"kernel.pid_max is {pid_max:,} here" if pid_max else "kernel.pid_max is unknown"
     return Missing(f"100,000 threads alive at once need 100,000 process ids; {limit}, and "
-                   "runs keep far below it (threadcost.reserve), so the threads come in waves")
+                   "every run keeps a reserve of process ids below it, so the threads come in "
+                   "waves")

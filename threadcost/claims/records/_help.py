@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from threadcost.claims.logic import number
 from threadcost.claims.model import Published, Reading
 
 ABOUT = 0.20  # "about X": X +/- 20% unless the words say more
@@ -17,7 +18,7 @@ def about_reading(text: str, unit: str, x: float, select: Any, quote: str = "",
                   **kw: Any) -> Reading:
     lo, hi = about(x)
     return Reading(text, unit, lo, hi, select, published=x, quote=quote,
-                   tolerance_words=f"about {x:,g} (+/- 20%)", **kw)
+                   tolerance_words=f"about {number(x)} (+/- 20%)", **kw)
 
 
 def values(*rows: Published) -> dict[str, float]:

@@ -75,7 +75,7 @@ def fork_growth(mib: int) -> Any:
 def _fork(mib: int) -> Reading:
     return about_reading(f"Fork launch with {mib} MB touched in the parent", "ns",
                          V[f"fork_launch_ns_{mib}mb"], create_ns("fork", mib), GROWTH_QUOTE,
-                         timing=True, why=whys.PINNED)
+                         timing=True, why=whys.CPU_BOUND)
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -84,7 +84,7 @@ CLAIMS: tuple[Claim, ...] = (
                 5000, 5500, create_ns("thread", 0), timing=True, published=5250,
                 tolerance_words="the published range, 5 to 5.5 µs",
                 quote="thread launch about 5 to 5.5 µs (S0-code's plot data)",
-                why=whys.PINNED),
+                why=whys.CPU_BOUND),
         _fork(0), _fork(2), _fork(4), _fork(8),
         about_reading("A 64 KiB memcpy, made as S0-code made it (buffers in no cache)", "ns",
                       V["memcpy_64kib_ns"], yardstick(whys.COLD),

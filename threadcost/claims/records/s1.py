@@ -36,7 +36,7 @@ def _thread_time(what: str) -> Reading:
 def _go_time(what: str) -> Reading:
     return about_reading(f"One million sleeping goroutines, S1's program: {what}", "s",
                          V11[f"{what}_s"], sel.c11_as_published(f"{what}_s"), GO_TIME,
-                         timing=True, why=whys.PINNED)
+                         timing=True, why=whys.CPU_BOUND)
 
 
 CLAIMS: tuple[Claim, ...] = (

@@ -9,20 +9,20 @@ check them a second time."""
 
 from __future__ import annotations
 
-from threadcost.claims.model import Assertion, Claim
+from threadcost.claims import whys
+from threadcost.claims.model import Claim, Reading
 from threadcost.claims.read import further as sel
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C33", (
-        Assertion("As published: the direct cost of a switch is about 3.8 µs (two processes, "
-                  "a pipe pair, no array)", "µs", 3.8 * 0.8, 3.8 * 1.2, sel.s10_direct_us,
-                  timing=True, published=3.8, tolerance_words="about 3.8 (+/- 20%)"),
-        Assertion("Shape: the total cost per switch grows with the data each process walks "
-                  "(largest array within the last-level cache, smallest stride / no array; "
-                  "theirs: from several µs to over a thousand)", "ratio", 2.0, None,
-                  sel.s10_growth, timing=True, published=None,
-                  tolerance_words="grows: at least 2x"),
-        Assertion("Why: the direct cost in empty system calls timed in the same run",
-                  "system calls", None, None, sel.s10_why),
+    Claim("C33", as_published=(
+        Reading("The direct cost of a switch is about 3.8 µs (two processes, a pipe pair, no "
+                "array)", "µs", 3.8 * 0.8, 3.8 * 1.2, sel.s10_direct_us, timing=True,
+                published=3.8, tolerance_words="about 3.8 (+/- 20%)",
+                why=(whys.computed(sel.s10_why, "empty system calls per direct cost"),)),
+    ), shape=(
+        Reading("The total cost per switch grows with the data each process walks (largest "
+                "array within the last-level cache, smallest stride / no array; theirs: "
+                "from several µs to over a thousand)", "ratio", 2.0, None, sel.s10_growth,
+                timing=True, published=None, tolerance_words="grows: at least 2x"),
     )),
 )

@@ -16,17 +16,17 @@ C14 = (Published("process_sys_s", 0.74, "s", "5 processes with an 8 MB working s
                  "system time"),
        Published("process_over_thread_sys_ratio", 8.8, "ratio", "derived: 0.74 / 0.084"))
 V = values(*C14)
-C13_UP_FRONT = ("Inconclusive by construction at the default parameters: a band of +/- 1% "
-                "needs an interval narrower than 1% of a run's wall time, and the default "
-                "repeats give a wider one (the power row says by how much).")
-C14_UP_FRONT = ("Inconclusive by construction at the default parameters: the threads' "
-                "system time is a few scheduler ticks, and getrusage counts CPU time in "
-                "whole ticks.")
+C13_UP_FRONT = ("Inconclusive here for want of power: a band of +/- 1% needs an interval "
+                "narrower than 1% of a run's wall time, and these repeats give a wider one "
+                "(the power row says by how much).")
+C14_UP_FRONT = ("Inconclusive here for want of resolution: the threads' system time is a few "
+                "scheduler ticks, and getrusage counts CPU time in whole ticks.")
 SYS_QUOTE = "The sys time for running threads program is 0.084s for all 5 threads"
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("C13", source="S3", published=C13, up_front=C13_UP_FRONT, as_published=(
-        Reading("Small memory: 5 CPU-bound processes / 5 threads on one CPU, wall time",
+        Reading("The wall-time ratio of 5 small-memory CPU-bound processes to 5 such "
+                "threads on one CPU",
                 "ratio", 0.99, 1.01, sel.c13_process_over_thread_time, timing=True,
                 published=1.0, tolerance_words="within about 1%",
                 quote="There is not much difference in the time taken to run the program in "
