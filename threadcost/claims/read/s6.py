@@ -23,8 +23,12 @@ def _rows(runs: Runs, kind: str, count: int) -> tuple[pd.DataFrame, list[Any]] |
     found = runs.matching(EXPERIMENT, count=count)
     table = runs.tables(found, "runs")
     if table.empty or "kind" not in table:
-        return Missing(f"no stored {EXPERIMENT} run at {count:,} tasks on this machine "
-                       "(notebook 05, tasks_s6_count)")
+        from threadcost import parameters
+
+        default = parameters.BY_NAME["tasks_s6_count"].default
+        return Missing(f"no run of S6's program at {count:,} tasks is stored on this machine: "
+                       "notebook 05 runs the count its tasks_s6_count parameter gives "
+                       f"({default:,} by default; params/large.yaml runs one million)")
     rows = table[table.kind == kind]
     if "not_run" in rows:
         why = rows.not_run.dropna()
