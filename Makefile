@@ -37,19 +37,23 @@ $(VENV)/.created:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "threadcost needs Python 3.11+ (set PYTHON=...)")'
 	@command -v cc >/dev/null || { echo "threadcost needs a C compiler (apt-get install build-essential)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade pip 'uv>=0.13,<0.14'
 	@touch $@
+
+# The locked sets are installed by uv (the same pins pip would install, in a fraction of
+# the time); threadcost itself by pip (its build compiles the kernels).
+UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
 
 # The study's environment: the locked runtime + notebooks set, then threadcost
 # itself (editable; its build compiles the kernels).
 $(VENV)/.installed-paper: $(VENV)/.created $(LOCK_PAPER) pyproject.toml setup.py
-	$(BIN)/python -m pip install --quiet -r $(LOCK_PAPER)
+	$(UV_INSTALL) -r $(LOCK_PAPER)
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $@
 
 # The test environment: the above plus the locked test and browser tools.
 $(VENV)/.installed-test: $(VENV)/.installed-paper $(LOCK_TEST)
-	$(BIN)/python -m pip install --quiet -r $(LOCK_TEST)
+	$(UV_INSTALL) -r $(LOCK_TEST)
 	@touch $@
 
 # Recompile the lock after editing pyproject.toml's lists. uv keeps every pin
@@ -60,7 +64,6 @@ $(VENV)/.installed-test: $(VENV)/.installed-paper $(LOCK_TEST)
 UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11.5 --quiet \
              $(if $(UPGRADE),--upgrade)
 lock: $(VENV)/.created
-	$(BIN)/python -m pip install --quiet 'uv>=0.13,<0.14'
 	$(UV_COMPILE) --extra notebooks --extra test --extra browser -o $(LOCK_TEST)
 	$(UV_COMPILE) --extra notebooks -c $(LOCK_TEST) -o $(LOCK_PAPER)
 	$(MAKE) --no-print-directory environments
