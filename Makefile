@@ -42,7 +42,12 @@ $(VENV)/.created:
 
 # The locked sets are installed by uv (the same pins pip would install, in a fraction of
 # the time); threadcost itself by pip (its build compiles the kernels).
-UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
+# --compile-bytecode: every process then imports compiled modules, also where
+# PYTHONDONTWRITEBYTECODE keeps Python from caching them itself (pip compiles by default).
+UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
+# The package's own modules and the tests, compiled before a run for the same reason (a
+# module edited later is compiled again in memory, as usual).
+COMPILE = $(BIN)/python -m compileall -q -j 0 threadcost tests
 
 # The study's environment: the locked runtime + notebooks set, then threadcost
 # itself (editable; its build compiles the kernels).
@@ -112,6 +117,7 @@ setup: $(VENV)/.installed-test kernels
 native: $(NATIVE_LIB) $(LAUNCH_TOOLS)
 
 paper: $(VENV)/.installed-paper kernels
+	@$(COMPILE)
 	$(BIN)/python -m threadcost.paper --params $(PARAMS) --out $(PAPER_DIR)
 
 # The paper of any machine folder under data/ (yours, the committed ones, one a user
@@ -132,6 +138,7 @@ paper-from-data: $(VENV)/.installed-paper $(NATIVE_LIB)
 TEST_WORKERS ?= 2
 PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup
 test: setup browser-deps
+	@$(COMPILE)
 	$(BIN)/python -m pytest $(PYTEST_XDIST)
 
 # The same suite with one core kept busy by another job (a plain busy loop), as on a
@@ -139,7 +146,7 @@ test: setup browser-deps
 test-busy: setup browser-deps
 	@$(PYTHON) -c 'while True: pass' & busy=$$!; \
 	  trap 'kill $$busy 2>/dev/null' EXIT INT TERM; \
-	  echo "test-busy: a busy loop (pid $$busy) keeps one core busy"; \
+	  echo "test-busy: a busy loop (pid $$busy) keeps one core busy"; $(COMPILE); \
 	  $(BIN)/python -m pytest $(PYTEST_XDIST)
 
 lint: setup
