@@ -20,7 +20,7 @@ import pytest
 from threadcost import datastore, machine, paths
 from threadcost.results import Result
 
-REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-d144ad4f"  # the committed reference run
+REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-1650d2c6"  # the committed reference run
 SOURCE = paths.REPO_ROOT / "data" / REFERENCE
 FP = {**machine.fingerprint(include_git=False), "cpu_model": "Test CPU"}
 
