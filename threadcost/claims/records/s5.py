@@ -116,5 +116,5 @@ CLAIMS: tuple[Claim, ...] = (
                       V22["async_task_kib"], rust.c22_tokio_rss, RSS)),
         shape=(about_reading("A thread holds about 20x the resident memory of a Tokio task "
                              "(Rust threads / Tokio tasks, RSS slopes)", "ratio", 20.0,
-                             rust.c22_thread_over_tokio_rss, RSS, why=whys.GO_MEMORY),)),
+                             rust.c22_thread_over_tokio_rss, RSS),)),
 )
