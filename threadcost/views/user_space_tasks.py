@@ -217,7 +217,10 @@ def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "round trip p50 (ns)": frame.round_trip_p50_ns,
         "round trip p99 (ns)": frame.round_trip_p99_ns,
         "per switch, p50/2 (ns)": frame.switch_ns,
-        "switches per round trip (kernel's count)": frame.switches_per_round_trip,
+        # two decimals: the kernel counts whole switches, and a count of 1 in 200,000
+        # round trips (a fiber's) reads as 0.00, not as 0.00000500
+        "switches per round trip (kernel's count)": frame.switches_per_round_trip.map(
+            lambda v: v if pd.isna(v) else f"{v:.2f}"),
         "RSS per task (KiB)": frame.rss_per_task_kib,
         "VSZ per task (KiB)": frame.vsz_per_task_kib,
         "kernel memory per task (KiB)": frame.kernel_per_task_kib,
