@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import signal
 import sys
 
 from threadcost.cli import EXIT_INTERRUPTED, main
@@ -23,4 +24,8 @@ except KeyboardInterrupt:  # an interrupt before main() could catch it: still ex
     _leave_interrupted()
 if code == EXIT_INTERRUPTED:
     _leave_interrupted()
+# The command is done: an interrupt arriving while the interpreter shuts down has
+# nothing left to stop, and must not turn its exit status into a death by the signal.
+for _sig in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(_sig, signal.SIG_IGN)
 sys.exit(code)
