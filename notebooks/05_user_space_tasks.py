@@ -234,7 +234,7 @@ display(Markdown(view.missing_text(kernel_missing)))
 # %%
 rows = (view.kernel_task_rows(kernel_results, kernel_missing)
         + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result)
-        + runtimes_view.peer_rows(peer_result))
+        + [row for r in stored.present(peer_result) for row in runtimes_view.peer_rows(r)])
 table = view.comparison_table(rows)
 display(table)
 display(Markdown(view.headline_contrast_text(kernel_results, data_dir, store.machine_id)))
