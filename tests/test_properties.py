@@ -36,7 +36,7 @@ HANG_GUARD_S = 240
 # database: nothing is written into the repository.
 RUNS = settings(max_examples=8, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-CHECKS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+CHECKS = settings(max_examples=30, deadline=None, derandomize=True, database=None,
                   suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -4,10 +4,10 @@
   prints the same numbers as the measuring build that stored them, on the pages that
   read the most stored runs (REDRAWN: the claims, which read every experiment, and
   page 04).
-- The committed Intel folder (older code) renders as a paper; what its runs predate
-  reads "Not measured on this machine"; the index names the commit that measured it.
-- A rendering with ``--link-repo`` holds no copy of data/, code or vendor/, every link
-  resolves, and (with Chromium) its charts still draw offline.
+- The committed Intel folder (older code) renders as a paper, with ``--link-repo`` as
+  the reference is: what its runs predate reads "Not measured on this machine"; the
+  index names the commit that measured it; the pages hold no copy of data/, code or
+  vendor/, every link resolves, and (with Chromium) its charts still draw offline.
 - Every experiment a run is stored under, or a ``Result`` is made with, is registered.
 - Two builds at once: unique temporary figure names; provenance from each build's own runs.
 """
@@ -31,7 +31,6 @@ from threadcost.experiments import registry
 REPO = Path(__file__).resolve().parent.parent
 QUICK = REPO / "params" / "quick.yaml"
 INTEL = "x86_64-intel-xeon-2cpu-24g-kvm-a0232525"
-AMD = "x86_64-amd-epyc-2cpu-24g-kvm-7003449b"  # the reference machine: every experiment stored
 
 
 def _paper(*args: str, data: Path, figures: Path, timeout: float = 600
@@ -110,24 +109,35 @@ def test_stored_rendering_prints_the_numbers_of_the_measuring_one(
 
 
 @pytest.mark.notebook
-def test_intel_folder_renders_from_stored_runs(tmp_path: Path) -> None:
+def test_intel_folder_renders_linked_from_stored_runs(tmp_path: Path) -> None:
     """The committed Intel runs (measured by older code) render (pages 04 and 00): the
     sections its runs predate say so in one line, the index names the commit that
-    measured it."""
+    measured it. Rendered as the reference is (``--link-repo``): the pages hold no copy
+    of data/, code or vendor/, every link resolves, and the charts draw offline."""
     commits = {r.commit for r in datastore.list_runs(data_dir=REPO / "data",
                                                      machine_id=INTEL)} - {None}
     assert commits
-    proc = _paper("--machine", INTEL, "--out", str(tmp_path / "intel"), "--only", "04", "00",
-                  data=REPO / "data", figures=tmp_path / "figures")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    html = tmp_path / "intel" / "html"
-    index = (html / "index.html").read_text(encoding="utf-8")
-    assert any(c[:10] in index for c in commits)
-    page = (html / "04_context_switch.html").read_text(encoding="utf-8")
-    assert page.count('class="tc-not-measured"') >= 1  # e.g. cpu_bound: newer than the runs
-    assert "Traceback" not in page
-    assert INTEL in (html / "00_introduction.html").read_text(encoding="utf-8")
-    assert not (tmp_path / "figures").exists()  # another machine's figures stay apart
+    out = REPO / "build" / f"test-linked-{os.getpid()}"
+    html = out / "pages"
+    try:
+        proc = _paper("--machine", INTEL, "--out", str(out / "work"), "--html", str(html),
+                      "--link-repo", "--only", "04", "00", data=REPO / "data",
+                      figures=tmp_path / "figures")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        index = (html / "index.html").read_text(encoding="utf-8")
+        assert any(c[:10] in index for c in commits)
+        page = (html / "04_context_switch.html").read_text(encoding="utf-8")
+        assert page.count('class="tc-not-measured"') >= 1  # e.g. cpu_bound: newer than the runs
+        assert "Traceback" not in page
+        assert INTEL in (html / "00_introduction.html").read_text(encoding="utf-8")
+        assert not (tmp_path / "figures").exists()  # another machine's figures stay apart
+        _links_resolve_to_the_repository(html, "04_context_switch.html", INTEL,
+                                         "threadcost/experiments/context_switch.py")
+        _charts_draw(html / "04_context_switch.html")
+    finally:
+        import shutil
+
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def test_unknown_machine_is_one_line_exit_2(tmp_path: Path) -> None:
@@ -140,33 +150,21 @@ def test_unknown_machine_is_one_line_exit_2(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ the reference layout
 
-@pytest.mark.notebook
-def test_linked_rendering_holds_no_copies_and_reads_offline(tmp_path: Path) -> None:
-    out = REPO / "build" / f"test-linked-{os.getpid()}"
-    html = out / "pages"
-    try:
-        proc = _paper("--machine", AMD, "--out", str(out / "work"), "--html", str(html),
-                      "--link-repo", "--only", "01", data=REPO / "data",
-                      figures=tmp_path / "figures")
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        assert not (html / "data").exists()
-        assert not (html / "code").exists()
-        assert not (html / "_static" / "vega").exists()
-        assert not (html / "_static" / "requirejs").exists()
-        page = (html / "01_malloc_touch.html").read_text(encoding="utf-8")
-        hrefs = re.findall(r'(?:href|src)="([^"#]+)"', page)
-        local = [h for h in hrefs if not h.startswith(("data:", "http", "#"))]
-        assert any(h.endswith("vendor/vega/vega.min.js") for h in local)
-        assert any("/data/" + AMD + "/" in h for h in local)
-        assert any(h.endswith("threadcost/experiments/malloc_touch.py") for h in local)
-        for href in local:
-            assert not href.startswith(("/", "file:")), href
-            assert (html / href).resolve().is_file(), href
-        _charts_draw(html / "01_malloc_touch.html")
-    finally:
-        import shutil
-
-        shutil.rmtree(out, ignore_errors=True)
+def _links_resolve_to_the_repository(html: Path, name: str, machine_id: str,
+                                     code: str) -> None:
+    assert not (html / "data").exists()
+    assert not (html / "code").exists()
+    assert not (html / "_static" / "vega").exists()
+    assert not (html / "_static" / "requirejs").exists()
+    page = (html / name).read_text(encoding="utf-8")
+    hrefs = re.findall(r'(?:href|src)="([^"#]+)"', page)
+    local = [h for h in hrefs if not h.startswith(("data:", "http", "#"))]
+    assert any(h.endswith("vendor/vega/vega.min.js") for h in local)
+    assert any("/data/" + machine_id + "/" in h for h in local)
+    assert any(h.endswith(code) for h in local)
+    for href in local:
+        assert not href.startswith(("/", "file:")), href
+        assert (html / href).resolve().is_file(), href
 
 
 def _charts_draw(page: Path) -> None:

@@ -139,6 +139,15 @@ def ipc_kernel_manager_class() -> type:
             self.ip = str(Path(self._ipc_dir) / "k")  # sockets: <dir>/k-1 .. k-5
             return await super()._async_pre_start_kernel(**kw)
 
+        async def _async_interrupt_kernel(self) -> None:
+            # jupyter_client interrupts a kernel before asking it to shut down; landing
+            # while the kernel handles its last message, that SIGINT printed ipykernel's
+            # "KeyboardInterrupt caught in kernel" on the build's stderr. A kernel that
+            # does not stop when asked is killed after its wait, as before.
+            if getattr(self, "shutting_down", False):
+                return
+            await super()._async_interrupt_kernel()
+
         async def _async_cleanup_resources(self, restart: bool = False) -> None:
             await super()._async_cleanup_resources(restart=restart)
             if not restart and self._ipc_dir is not None:

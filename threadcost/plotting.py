@@ -9,17 +9,41 @@ import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt  # without a display matplotlib falls back to Agg
-import seaborn as sns
+from cycler import cycler
 from matplotlib import ticker
 
 from threadcost import paths
 
 PALETTE = "colorblind"
+# seaborn's "colorblind" palette: its ten colours, as 0-255 RGB.
+COLORBLIND = ((1, 115, 178), (222, 143, 5), (2, 158, 115), (213, 94, 0), (204, 120, 188),
+              (202, 145, 97), (251, 175, 228), (148, 148, 148), (236, 225, 51),
+              (86, 180, 233))
+# What seaborn's ``set_theme(context="paper", style="whitegrid", palette=PALETTE,
+# font_scale=1.2)`` sets, written out: importing seaborn (and scipy.stats with it) to
+# set these took most of a second in every notebook kernel. tests/test_plotting.py
+# checks that they still equal what seaborn sets.
+PAPER_THEME: dict[str, object] = {
+    "axes.axisbelow": True, "axes.edgecolor": ".8", "axes.grid": True,
+    "axes.labelcolor": ".15", "axes.labelsize": 11.52, "axes.linewidth": 1.0,
+    "axes.prop_cycle": cycler("color", [tuple(c / 255 for c in rgb) for rgb in COLORBLIND]),
+    "axes.titlesize": 11.52,
+    "font.sans-serif": ["Arial", "DejaVu Sans", "Liberation Sans", "Bitstream Vera Sans",
+                        "sans-serif"],
+    "font.size": 11.52, "grid.color": ".8", "legend.fontsize": 10.56,
+    "legend.title_fontsize": 11.52, "lines.linewidth": 1.2, "lines.markersize": 4.8,
+    "lines.solid_capstyle": "round", "patch.edgecolor": "w", "patch.force_edgecolor": True,
+    "patch.linewidth": 0.8, "text.color": ".15", "xtick.bottom": False, "xtick.color": ".15",
+    "xtick.labelsize": 10.56, "xtick.major.size": 4.8, "xtick.major.width": 1.0,
+    "xtick.minor.size": 3.2, "xtick.minor.width": 0.8, "ytick.color": ".15",
+    "ytick.labelsize": 10.56, "ytick.left": False, "ytick.major.size": 4.8,
+    "ytick.major.width": 1.0, "ytick.minor.size": 3.2, "ytick.minor.width": 0.8,
+}
 
 
 def use_paper_theme() -> None:
     """Readable defaults for every figure of the paper."""
-    sns.set_theme(context="paper", style="whitegrid", palette=PALETTE, font_scale=1.2)
+    plt.rcParams.update(PAPER_THEME)
     plt.rcParams.update({
         "figure.figsize": (7.0, 4.2),
         "figure.dpi": 110,

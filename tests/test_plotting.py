@@ -1,0 +1,38 @@
+"""The paper's figure theme, written out in threadcost.plotting, is seaborn's."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+PROBE = """
+import matplotlib as mpl
+import seaborn as sns
+from threadcost import plotting
+sns.set_theme(context="paper", style="whitegrid", palette=plotting.PALETTE, font_scale=1.2)
+theirs = dict(mpl.rcParams)
+mpl.rcdefaults()
+plotting.use_paper_theme()
+ours = dict(mpl.rcParams)
+differ = [k for k in plotting.PAPER_THEME if str(ours[k]) != str(theirs[k])
+          and not (isinstance(ours[k], float) and abs(ours[k] - theirs[k]) < 1e-9)]
+missing = [k for k in theirs if k not in plotting.PAPER_THEME and k != "image.cmap"
+           and str(theirs[k]) != str(mpl.rcParamsDefault[k])]
+print(differ, missing)
+"""
+
+
+def test_paper_theme_is_seaborns_paper_whitegrid_colorblind() -> None:
+    proc = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[] []", proc.stdout
+
+
+def test_importing_plotting_does_not_import_seaborn_or_scipy() -> None:
+    code = ("import sys; import threadcost.plotting; "
+            "print(sorted(m for m in ('seaborn', 'scipy.stats') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]"
