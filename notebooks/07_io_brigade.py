@@ -54,8 +54,8 @@ from typing import Optional, Union  # papermill reads these annotations, not "X 
 brigade_tasks: list[int] = [2, 10, 100, 500, 1000]  # brigade sizes N (S5 used 500; a task needs 2 fds)
 brigade_kinds: list[str] = ["thread", "epoll", "one-thread", "goroutine"]  # kinds to run
 brigade_placements: list[str] = ["same-cpu", "unpinned"]  # placements to run
-brigade_iterations: int = 100  # timed trips per run
-brigade_warmup: int = 30  # untimed trips before timing
+brigade_iterations: int = 60  # timed trips per run
+brigade_warmup: int = 15  # untimed trips before timing
 brigade_repeats: int = 5  # independent runs per condition, interleaved
 brigade_cpu: Union[int, str] = "auto"  # CPU of same-cpu runs ("auto": the first usable)
 brigade_stack_kib: int = 256  # stack of each task thread, KiB (0: system default)
