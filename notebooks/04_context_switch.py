@@ -310,7 +310,7 @@ display(view.placement_table(placed))
 #
 # `perf bench sched pipe -T` is the kernel developers' own pipe ping-pong between two
 # threads; one of its "ops" is one round trip. It runs here pinned to the same CPU as
-# our same-cpu runs, alternating with our kernel timed as a whole. Then our kernel
+# our runs on one CPU, alternating with our kernel timed as a whole. Then our kernel
 # runs with and without per-round-trip stamps, alternately, to show that stamping
 # every sample does not change the answer.
 

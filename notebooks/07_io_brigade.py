@@ -192,3 +192,14 @@ display(runtimes_view.brigade_table(peer_brigade))
 # %%
 display(claims_view.claims_section(["C18", "C19", "C20", "C21", "C22", "C23"], data_dir,
                                    stored.present(result), machine_id=store.machine_id))
+
+# %% [markdown]
+# ## What this means
+#
+# The page's question answered in this run's numbers, at S5's length of 500 tasks: the
+# net cost of a hop for threads, goroutines and the epoll loop, unpinned and on one CPU;
+# the same brigade on S5's own runtimes; and, labelled so, the numbers S5 published.
+
+# %%
+display(Markdown(view.conclusion_text(
+    data_dir, store.machine_id, None if save else stored.present(result, peer_brigade))))

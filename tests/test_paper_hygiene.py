@@ -129,14 +129,16 @@ def test_hygiene_finds_each_kind_of_debris() -> None:
     page = ('<div data-mime-type="application/vnd.jupyter.stderr">x</div>'
             "<p>Out[3]: [PosixPath('/tmp/x/figures/a.svg')] saved to /work/data/run</p>"
             "<p>launch:  40%|████      | 4/10 [00:01&lt;00:01]</p><p>ratio 4e+05</p>"
-            "<table><tbody><tr><th>0</th><td>NaN</td></tr></tbody></table>")
+            "<table><tbody><tr><th>0</th><td>NaN</td></tr></tbody></table>"
+            "<p>per hop, same-cpu (µs)</p>")
     kinds = {p.split(":")[0] for p in hygiene.problems(page)}
     assert {"stderr block", "Out[] prompt", "Python repr", "absolute path", "saved-to line",
             "progress bar", "scientific notation",
-            "index column"} <= kinds, kinds
+            "index column", "identifier for words"} <= kinds, kinds
     assert any(k.startswith("missing value") for k in kinds)
     folded = '<details class="tc-code"><pre>print(Path("/tmp/x"))</pre></details>'
-    assert hygiene.problems("<p>1.5 µs, 2,000 KiB, C01-C17</p>" + folded) == []
+    assert hygiene.problems("<p>1.5 µs, 2,000 KiB, C01-C17, <code>same-cpu</code>: one "
+                            "CPU; data: go_lockosthread/runs.csv</p>" + folded) == []
 
 
 def test_table_rules() -> None:

@@ -4,13 +4,16 @@
 (scripts, styles, folded code and attribute values are not visible text): stderr
 blocks, progress bars, ``Out[n]:`` prompts, Python reprs, absolute paths of the
 rendering machine, NaN/None cells, numbers in scientific notation, tables that
-show a bare numeric index. The test suite runs it over a quick rendering.
+show a bare numeric index, identifiers a run stores (``same-cpu``, ``rust-thread``)
+where words belong. The test suite runs it over a quick rendering.
 """
 
 from __future__ import annotations
 
 import html as html_lib
 import re
+
+from threadcost import vocabulary
 
 _HIDDEN = re.compile(
     r"<(script|style)\b.*?</\1>|<details class=\"tc-code\".*?</details>|<!--.*?-->",
@@ -33,6 +36,13 @@ CHECKS: list[tuple[str, re.Pattern[str]]] = [
     ("scientific notation", re.compile(r"(?<![\w.])\d+(?:\.\d+)?[eE][+-]\d+\b|"
                                        r"(?<![\w.-])\d+(?:\.\d+)?[eE]\d+(?![\w-])")),
 ]
+# an identifier a run stores, where the reader should read words (a notebook's prose may
+# name a parameter's value in code font; a data file's path is a path)
+_CODE = re.compile(r"<code\b.*?</code>", re.S | re.I)
+_IDENTIFIERS = re.compile(r"(?<![\w/-])(?:" + "|".join(re.escape(k) for k in sorted(
+    (k for k in vocabulary.IDENTIFIER_WORDS
+     if ("-" in k or "_" in k) and k not in ("posix_spawn", "one-thread")),
+    key=len, reverse=True)) + r")(?![\w/-])")
 _CELL = re.compile(r"<t[dh]\b[^>]*>(.*?)</t[dh]>", re.S | re.I)
 _BAD_CELL = re.compile(r"^\s*(?:nan|NaN|None|NaT|<NA>|null|inf|-inf)\s*$")
 _STDERR = re.compile(r'class="[^"]*jp-RenderedText[^"]*"[^>]*data-mime-type="application/'
@@ -64,6 +74,8 @@ def problems(page: str) -> list[str]:
         value = html_lib.unescape(_TAG.sub("", cell))
         if _BAD_CELL.match(value):
             found.append(f"missing value shown as {value.strip()!r} (use a dash and a reason)")
+    for m in _IDENTIFIERS.finditer(visible_text(_CODE.sub(" ", page))):
+        found.append(f"identifier for words: {m.group(0)!r} (threadcost.vocabulary.words)")
     text = visible_text(page)
     for kind, pattern in CHECKS:
         for m in pattern.finditer(text):

@@ -67,11 +67,16 @@ def verdict_order(name: str) -> int:
 
 @dataclass(frozen=True)
 class TaskKind:
-    """A kind of task the study compares: its key, its label, its colour."""
+    """A kind of task the study compares: its key (as runs store it), its label (the
+    words every page, figure and finding prints), its colour, the runtime a peer runs
+    it on in words (the peer registry's label adds it in brackets), and whether it is a
+    row of the headline."""
 
     key: str
     label: str
     colour: str
+    runtime: str = ""
+    headline: bool = True
 
 
 TASK_KINDS: tuple[TaskKind, ...] = (
@@ -79,12 +84,82 @@ TASK_KINDS: tuple[TaskKind, ...] = (
     TaskKind("process", "OS process", "#de8f05"),
     TaskKind("fiber", "C fiber", "#029e73"),
     TaskKind("goroutine", "goroutine", "#cc78bc"),
-    TaskKind("rust-thread", "Rust thread", "#d55e00"),
-    TaskKind("tokio-task", "Tokio task", "#56b4e9"),
+    TaskKind("rust-thread", "Rust thread", "#d55e00", runtime="std::thread"),
+    TaskKind("tokio-task", "Tokio task", "#56b4e9", runtime="current_thread runtime"),
+    TaskKind("tokio-task-mt", "Tokio task (multi-thread runtime)", "#fbafe4",
+             headline=False),
     TaskKind("java-platform", "Java platform thread", "#ca9161"),
     TaskKind("java-virtual", "Java virtual thread", "#949494"),
 )
-TASKS: tuple[str, ...] = tuple(k.key for k in TASK_KINDS)
+TASKS: tuple[str, ...] = tuple(k.key for k in TASK_KINDS if k.headline)  # the headline's rows
 TASK_LABELS: dict[str, str] = {k.key: k.label for k in TASK_KINDS}
 TASK_COLOURS: dict[str, str] = {k.label: k.colour for k in TASK_KINDS} | {
     k.key: k.colour for k in TASK_KINDS}
+
+
+def task_label(key: str, runtime: bool = False, plural: bool = False) -> str:
+    """A task kind in words ("Rust thread"); with ``runtime``, the runtime a peer runs
+    it on in brackets ("Rust thread (std::thread)"); with ``plural``, for many ("Rust
+    threads", "Tokio tasks (multi-thread runtime)"). A key this vocabulary lacks comes
+    back with its hyphens as spaces. A label holds no comma, so a list of them reads."""
+    kind = next((k for k in TASK_KINDS if k.key == key), None)
+    if kind is None:
+        return key.replace("-", " ").replace("_", " ")
+    head, sep, tail = kind.label.partition(" (")
+    words = f"{head}s{sep}{tail}" if plural else kind.label
+    return f"{words} ({kind.runtime})" if runtime and kind.runtime else words
+
+
+# --- the identifiers a run stores, in words -----------------------------------------
+# A run stores identifiers (a placement, a variant, a mode: what its API takes); a
+# page shows words. Every view that prints one reads :func:`words`; a new identifier
+# a reader may see is one line here.
+
+PLACEMENT_WORDS: dict[str, str] = {
+    "same-cpu": "one CPU", "cross-cpu": "two CPUs", "smt-siblings": "two SMT siblings",
+    "unpinned": "unpinned",
+}
+IDENTIFIER_WORDS: dict[str, str] = PLACEMENT_WORDS | {
+    k.key: k.label for k in TASK_KINDS if "-" in k.key} | {
+    # the brigade's kinds (07) beside the task kinds
+    "one-thread": "one thread", "epoll": "epoll loop",
+    # launch kinds (03, 08)
+    "fork_exec": "fork + exec", "posix_spawn": "posix_spawn",
+    # variants and modes
+    "as_published": "as published", "all_at_once": "all at once",
+    "threads_pinned": "threads (pinned round-robin)",
+    "rust_threads": task_label("rust-thread", plural=True),
+    "rust_threads_pinned": task_label("rust-thread", plural=True) + " (pinned round-robin)",
+    "tokio": task_label("tokio-task", plural=True),
+    "tokio_mt": task_label("tokio-task-mt", plural=True),
+    "goroutines": task_label("goroutine", plural=True),
+    "java_platform": task_label("java-platform", plural=True),
+    "java_virtual": task_label("java-virtual", plural=True),
+    # experiments whose names do not read as words once split at "_"
+    "go_lockosthread": "Go LockOSThread",
+}
+
+
+def words(value: object) -> str:
+    """A stored identifier (or a list of them) in words: ``same-cpu`` -> "one CPU",
+    ``rust-thread`` -> "Rust thread", ``as_published`` -> "as published"; an
+    identifier this vocabulary lacks comes back with its underscores as spaces."""
+    if isinstance(value, list | tuple):
+        return ", ".join(words(v) for v in value)
+    text = str(value)
+    return IDENTIFIER_WORDS.get(text) or text.replace("_", " ")
+
+# a run's parameter names that do not read as words once split at "_" (the unit
+# suffix, _kib, _ms ..., is read apart: threadcost.views.summary)
+PARAMETER_WORDS: dict[str, str] = {
+    "impl": "fiber switch", "ws_ints": "working-set integers",
+    "ws_limit": "working-set iterations", "cpu_a": "CPU of task A",
+    "cpu_b": "CPU of task B", "gomaxprocs": "GOMAXPROCS", "llc": "last-level cache",
+    "max_fds": "most file descriptors", "pmap": "read pmap", "per_sample": "time each sample",
+    "record_cpus": "record the CPUs", "gate": "start together", "exhaust": "spawn until failure",
+    "pin": "CPUs pinned to", "cap": "most threads started", "thread_cap": "most threads started",
+    "mib": "allocation", "baseline": "baselines", "touch_fraction": "share touched",
+}
+# what an unset (None) parameter means, where "not set" does not say it
+UNSET_WORDS: dict[str, str] = {"pin": "none", "max_fds": "no limit",
+                               "address_space_mib": "no limit"}

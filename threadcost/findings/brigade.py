@@ -1,4 +1,5 @@
-"""Findings of notebook 07: the net time per hop of the I/O brigade (C18)."""
+"""Findings of notebook 07: the I/O brigade's net time per hop at S5's 500 tasks (C18 reads
+the thread's, unpinned), and S5's own runtimes' time per hop (the Rust peer)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pandas as pd
 from threadcost.claims.intervals import over_repeats
 from threadcost.claims.runs import Runs
 from threadcost.findings import Value, quantity
+from threadcost.vocabulary import task_label
 
 S5_TASKS = 500  # S5's brigade length
 BASELINE = "one-thread"  # one thread doing a hop's calls alone: no switch
@@ -44,10 +46,15 @@ def _brigade(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | str:
     return table, found
 
 
-@quantity("c18_thread_net_hop_mean_ns", "ns", "mean over repeats",
-          f"C18: the thread brigade of {S5_TASKS} tasks (one blocking read per thread), "
-          f"unpinned: {NET_DEFINITION}")
-def c18_thread_net_hop(runs: Runs) -> Value | str:
+# the placements a finding's name and words carry
+PLACES = {"unpinned": ("unpinned", "unpinned"), "same-cpu": ("one_cpu", "every task on one CPU")}
+KIND_WORDS = {"thread": "thread brigade (one blocking read per thread)",
+              "goroutine": "goroutine brigade (the Go poller)",
+              "epoll": "epoll loop (one thread, non-blocking pipes)"}
+SHOWN = dict(fmt="auto", scale=1e-3, display_unit="µs")  # ns stored, µs printed
+
+
+def _net(runs: Runs, kind: str, placement: str) -> Value | str:
     got = _brigade(runs)
     if isinstance(got, str):
         return got
@@ -56,12 +63,84 @@ def c18_thread_net_hop(runs: Runs) -> Value | str:
     if S5_TASKS not in have:
         return (f"the stored brigade ran {', '.join(f'{n:,}' for n in have)} tasks, not S5's "
                 f"{S5_TASKS}")
-    net = net_per_hop(table, "thread", S5_TASKS, "unpinned")
+    net = net_per_hop(table, kind, S5_TASKS, placement)
     if net is None:
-        return f"the stored brigade has no thread and one-thread rows at {S5_TASKS} tasks"
+        why = next((r.meta["summary"].get("not_run", {}).get(kind) for r in found
+                    if isinstance(r.meta["summary"].get("not_run"), dict)
+                    and r.meta["summary"]["not_run"].get(kind)), None)
+        return why or (f"the stored brigade has no {kind} and one-thread rows at {S5_TASKS} "
+                       f"tasks, {PLACES[placement][1]}")
     value, low, high, n = net
     p = found[0].meta["params"]
     return Value(value, low, high, n, found,
-                 setup={"experiment": "brigade", "tasks": S5_TASKS, "placement": "unpinned",
+                 setup={"experiment": "brigade", "tasks": S5_TASKS, "placement": placement,
                         "iterations": p.get("iterations"), "repeats": p.get("repeats"),
                         "channel": "pipes (S5: Unix socket pairs)"})
+
+
+def net_name(kind: str, placement: str) -> str:
+    """The finding of ``kind``'s net time per hop at S5's 500 tasks, ``placement``."""
+    return f"brigade_{kind}_net_hop_{PLACES[placement][0]}_mean_ns"
+
+
+def _net_quantity(kind: str, placement: str) -> None:
+    c18 = "C18: " if (kind, placement) == ("thread", "unpinned") else ""
+    quantity(net_name(kind, placement), "ns", "mean over repeats",
+             f"{c18}the {KIND_WORDS[kind]} of {S5_TASKS} tasks, {PLACES[placement][1]}: "
+             f"{NET_DEFINITION}", **SHOWN)(lambda runs: _net(runs, kind, placement))
+
+
+for _kind in KIND_WORDS:
+    for _placement in PLACES:
+        _net_quantity(_kind, _placement)
+
+
+# --- S5's brigade on its own runtimes (the Rust peer, peer_brigade) ------------------------
+
+PEER_KINDS = ("rust-thread", "tokio-task")
+PEER_DEFINITION = ("time per hop, pipe I/O included: each repeat's median trip / (N + 1) "
+                   "pipes; median over the repeats")
+
+
+def peer_hop(table: pd.DataFrame, kind: str, tasks: int, placement: str) -> float | None:
+    """The peer brigade's time per hop of one setup (ns): the median over its repeats of
+    each repeat's median trip / (N + 1), or None when absent. The one definition: notebook
+    07's table of S5's runtimes and the findings read it."""
+    rows = table[(table.kind == kind) & (table.tasks == tasks) & (table.placement == placement)
+                 & (table.trips > 0)]
+    values = rows.per_hop_ns_p50.dropna()
+    return float(values.median()) if len(values) else None
+
+
+def peer_name(kind: str, placement: str) -> str:
+    return f"peer_brigade_{kind.replace('-', '_')}_hop_{PLACES[placement][0]}_median_ns"
+
+
+def _peer(runs: Runs, kind: str, placement: str) -> Value | str:
+    found = runs.matching("peer_brigade")
+    table = runs.tables(found, "runs")
+    if table.empty:
+        skipped = next((r.meta["summary"].get("skipped") for r in found
+                        if r.meta["summary"].get("skipped")), None)
+        return skipped or "no peer_brigade run stored (notebook 07; needs cargo)"
+    value = peer_hop(table, kind, S5_TASKS, placement)
+    if value is None:
+        return (f"the stored peer_brigade has no {task_label(kind, plural=True)} at "
+                f"{S5_TASKS} tasks, {PLACES[placement][1]}")
+    rows = table[(table.kind == kind) & (table.tasks == S5_TASKS)
+                 & (table.placement == placement)].per_hop_ns_p50.dropna()
+    return Value(value, float(rows.min()), float(rows.max()), len(rows), found,
+                 setup={"experiment": "peer_brigade", "kind": kind, "tasks": S5_TASKS,
+                        "placement": placement})
+
+
+def _peer_quantity(kind: str, placement: str) -> None:
+    quantity(peer_name(kind, placement), "ns", "median of repeats",
+             f"S5's brigade of {S5_TASKS} {task_label(kind, runtime=True, plural=True)} on "
+             f"the Rust peer, {PLACES[placement][1]}: {PEER_DEFINITION} (interval: their "
+             "range)", **SHOWN)(lambda runs: _peer(runs, kind, placement))
+
+
+for _kind in PEER_KINDS:
+    for _placement in PLACES:
+        _peer_quantity(_kind, _placement)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadcost import datastore
+from threadcost import datastore, vocabulary
 from threadcost.claims.runs import Runs
 from threadcost.findings import Value, quantity
 
@@ -248,6 +248,10 @@ def memory_goroutine(runs: Runs) -> Value | str:
 
 # --- the sources' own runtimes (the Rust and Java peers, peer_runtimes) ---------------
 
+def _label(kind: str, runtime: bool = False, plural: bool = False) -> str:
+    return vocabulary.task_label(kind, runtime=runtime, plural=plural)
+
+
 def _peer(runs: Runs, kind: str) -> tuple[datastore.Run, dict[str, Any]] | str:
     """The newest peer_runtimes run that measured ``kind``, and its summary row."""
     run = latest(runs, "peer_runtimes")
@@ -255,7 +259,7 @@ def _peer(runs: Runs, kind: str) -> tuple[datastore.Run, dict[str, Any]] | str:
         return "no peer_runtimes run stored (notebook 05)"
     row = run.meta["summary"]["kinds"].get(kind)
     if not row:
-        return f"the stored peer_runtimes run did not include the {PEER_TASKS[kind][0]}"
+        return f"the stored peer_runtimes run did not include the {_label(kind)}"
     if row.get("not_run"):
         return str(row["not_run"])
     return run, row
@@ -268,9 +272,9 @@ def _peer_launch(runs: Runs, kind: str) -> Value | str:
     run, row = got
     d = row.get("create_ns")
     if not d:
-        return f"its peer measured no launch of a {PEER_TASKS[kind][0]}"
+        return f"its peer measured no launch of a {_label(kind)}"
     return _value(run, d["p50"], d["min"], d["p90"], int(d["n"]),
-                  f"{row.get('label', kind)}: spawn, first run, exit, join, one at a time; "
+                  f"{_label(kind, runtime=True)}: spawn, first run, exit, join, one at a time; "
                   f"median of {int(d['n']):,}")
 
 
@@ -280,9 +284,9 @@ def _peer_switch(runs: Runs, kind: str) -> Value | str:
         return got
     run, row = got
     if row.get("switch_ns_batch") is None:
-        return f"its peer has no ping-pong between {PEER_TASKS[kind][0]}s"
+        return f"its peer has no ping-pong between {_label(kind, plural=True)}"
     reps = [float(x) for x in row.get("switch_ns_batch_repeats") or []]
-    label = row.get("label", kind)
+    label = _label(kind, runtime=True)
     if len(reps) > 1:
         return _value(run, row["switch_ns_batch"], min(reps), max(reps), len(reps),
                       f"{label}: channel ping-pong pinned to one CPU, a batch timed whole / "
@@ -299,9 +303,9 @@ def _peer_memory(runs: Runs, kind: str, kernel_side: bool) -> Value | str:
     run, row = got
     mem = row.get("memory") or {}
     if mem.get("per_task_rss_kib") is None:
-        return f"its peer measured no memory slope for a {PEER_TASKS[kind][0]}"
+        return f"its peer measured no memory slope for a {_label(kind)}"
     lo, hi = mem.get("per_task_rss_kib_ci95") or (None, None)
-    label = row.get("label", kind)
+    label = _label(kind, runtime=True)
     if kernel_side:  # a kernel task each: the peer reads RSS only
         return _value(run, mem["per_task_rss_kib"], lo, hi,
                       definition=f"{label}: RSS growth per idle task, slope over "
@@ -314,12 +318,13 @@ def _peer_memory(runs: Runs, kind: str, kernel_side: bool) -> Value | str:
                   resident=mem["per_task_rss_kib"])
 
 
-# kind -> (its headline label, it holds a kernel task of its own)
-PEER_TASKS: dict[str, tuple[str, bool]] = {
-    "rust-thread": ("Rust thread", True),
-    "tokio-task": ("Tokio task", False),
-    "java-platform": ("Java platform thread", True),
-    "java-virtual": ("Java virtual thread", False),
+# the peers' kinds in the headline -> whether each holds a kernel task of its own (its
+# words: threadcost.vocabulary.TASK_LABELS, like every other task kind's)
+PEER_KERNEL_TASK: dict[str, bool] = {
+    "rust-thread": True,
+    "tokio-task": False,
+    "java-platform": True,
+    "java-virtual": False,
 }
 
 
@@ -340,8 +345,8 @@ def _peer_quantities(kind: str, label: str, kernel_task: bool) -> None:
         lambda runs: _peer_memory(runs, kind, kernel_task))
 
 
-for _kind, (_label, _kernel) in PEER_TASKS.items():
-    _peer_quantities(_kind, _label, _kernel)
+for _kind, _kernel in PEER_KERNEL_TASK.items():
+    _peer_quantities(_kind, vocabulary.TASK_LABELS[_kind], _kernel)
 
 
 # (task, column) -> finding name: the headline's grid
@@ -360,7 +365,7 @@ CELLS: dict[tuple[str, str], str] = {
     ("goroutine", "memory"): "memory_goroutine_slope_kib",
 } | {
     (kind, column): f"{prefix}_{kind.replace('-', '_')}_{suffix}"
-    for kind in PEER_TASKS
+    for kind in PEER_KERNEL_TASK
     for column, prefix, suffix in (("launch", "launch", "median_ns"),
                                    ("switch", "switch", "batch_median_ns"),
                                    ("memory", "memory", "rss_slope_kib"))

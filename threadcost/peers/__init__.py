@@ -13,11 +13,12 @@ names what is missing and how to install it; nothing raises.
 
 The registry (:data:`PEERS`) maps a language to its peer; :data:`KINDS` maps
 the task kinds the paper shows (``rust-thread``, ``tokio-task``...) to a
-language, a runtime name and a label.
+language, a runtime name and a label (the label from :mod:`threadcost.vocabulary`).
 """
 
 from __future__ import annotations
 
+from threadcost import vocabulary
 from threadcost.peers.base import CONTRACT, Kind, Peer, RunOutput
 from threadcost.peers.go import GO
 from threadcost.peers.java import JAVA
@@ -25,13 +26,17 @@ from threadcost.peers.rust import RUST
 
 PEERS: dict[str, Peer] = {p.language: p for p in (GO, RUST, JAVA)}
 
-KINDS: dict[str, Kind] = {k.name: k for k in (
-    Kind("goroutine", "go", "", "goroutine"),
-    Kind("rust-thread", "rust", "thread", "Rust thread (std::thread)"),
-    Kind("tokio-task", "rust", "tokio-ct", "Tokio task (current_thread runtime)"),
-    Kind("tokio-task-mt", "rust", "tokio-mt", "Tokio task (multi-thread runtime)"),
-    Kind("java-platform", "java", "platform", "Java platform thread"),
-    Kind("java-virtual", "java", "virtual", "Java virtual thread"),
+# (task kind, language, runtime): each kind's label is the vocabulary's, with the
+# runtime it runs on (threadcost/vocabulary.py: one label table for every page)
+KINDS: dict[str, Kind] = {name: Kind(name, language, runtime,
+                                     vocabulary.task_label(name, runtime=True))
+                          for name, language, runtime in (
+    ("goroutine", "go", ""),
+    ("rust-thread", "rust", "thread"),
+    ("tokio-task", "rust", "tokio-ct"),
+    ("tokio-task-mt", "rust", "tokio-mt"),
+    ("java-platform", "java", "platform"),
+    ("java-virtual", "java", "virtual"),
 )}
 
 

@@ -147,7 +147,9 @@ def normalised_table(data_dir: str | Path | None, values: pd.DataFrame) -> pd.Da
             hit = values[(values.task == task) & (values.metric == metric)]
             if hit.empty:
                 continue
-            row: dict[str, Any] = {"quantity": f"{task} {METRICS[metric][0]} (empty system calls)"}
+            row: dict[str, Any] = {
+                "quantity": f"{vocabulary.TASK_LABELS[task]} {METRICS[metric][0]} "
+                            "(empty system calls)"}
             for mid, (_, ns) in sticks.items():
                 got = hit[hit.machine == mid]
                 row[mid] = float(got.value.iloc[-1]) / ns if not got.empty else None

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from threadcost import vocabulary
 from threadcost.experiments.brigade import BASELINE
 from threadcost.results import Result
 
@@ -18,7 +19,7 @@ LABELS = {"thread": "threads (blocking read)", "epoll": "epoll loop, one thread"
           "goroutine": "goroutines (Go poller)"}
 STYLE = {"thread": ("#0072B2", "o", "-"), "epoll": ("#009E73", "s", "-"),
          "goroutine": ("#D55E00", "^", "-"), "one-thread": ("#555555", "", "--")}
-SHORT = {"thread": "threads", "epoll": "epoll loop", "one-thread": "one thread\n(baseline)",
+SHORT = {"thread": "threads", "epoll": "epoll loop", "one-thread": "one thread (baseline)",
          "goroutine": "goroutines"}
 PLACEMENT_TITLES = {"same-cpu": "every task on one CPU", "unpinned": "unpinned"}
 PLACEMENT_HEADS = {"same-cpu": "Every task on one CPU", "unpinned": "Unpinned"}
@@ -123,7 +124,7 @@ def memory_figure(result: Result) -> plt.Figure:
         if math.isnan(kern[i]):
             ax.text(x[i] + 0.2, 0.1, "not\nmeasured", ha="center", va="bottom",
                     fontsize="x-small")
-    ax.set_xticks(x, [SHORT.get(k, k) for k in kinds])
+    ax.set_xticks(x, [SHORT.get(k, k).replace(" (", "\n(") for k in kinds])
     ax.set_ylabel("KiB per task (slope over N)")
     ax.set_title(f"Memory per task in the brigade ({PLACEMENT_TITLES.get(placement, placement)})")
     ax.legend(fontsize="small")
@@ -157,7 +158,7 @@ def per_hop_table(result: Result) -> Styler:
         d = r.get("per_hop_ns") or {}
         note = r.get("not_run") or (r.get("limit_hit") or {}).get("limit", "")
         rows.append({"kind": LABELS.get(r["kind"], r["kind"]), "tasks (N)": r["tasks"],
-                     "placement": r["placement"],
+                     "placement": vocabulary.words(r["placement"]),
                      "min (ns/hop)": d.get("min"), "p50 (ns/hop)": d.get("p50"),
                      "p99 (ns/hop)": d.get("p99"), "max (ns/hop)": d.get("max"),
                      "mean (ns/hop)": d.get("mean"),
@@ -175,7 +176,8 @@ def per_hop_table(result: Result) -> Styler:
 def memory_table(result: Result) -> Styler:
     rows = []
     for m in result.summary["memory"]:
-        rows.append({"kind": LABELS.get(m["kind"], m["kind"]), "placement": m["placement"],
+        rows.append({"kind": LABELS.get(m["kind"], m["kind"]),
+                     "placement": vocabulary.words(m["placement"]),
                      "runs": m["runs"], "largest N": m["max_tasks"],
                      "RSS per task (KiB)": m["rss_per_task_kib"],
                      "RSS 95% CI (KiB)": _ci(m["rss_ci95_low"], m["rss_ci95_high"]),
@@ -215,8 +217,8 @@ def answer_text(result: Result) -> str:
     kinds = set(frame.kind)
     parts: list[str] = []
     if "thread" not in kinds or BASELINE not in kinds:
-        return ("The answer needs the `thread` kind and the `one-thread` baseline; this run "
-                "measured " + ", ".join(sorted(kinds)) + ".")
+        return ("The answer needs the threads and the one-thread baseline; this run "
+                "measured " + ", ".join(SHORT.get(k, k) for k in sorted(kinds)) + ".")
     for placement in result.params["placement"]:
         thread = _net(frame, "thread", placement)
         if thread.empty:
@@ -264,11 +266,72 @@ def answer_text(result: Result) -> str:
                      "is consistent with that (cache misses were not counted here).")
     limits = result.summary.get("limits") or []
     for lim in limits:
-        parts.append(f"The {lim['kind']} kind ({lim['placement']}) stopped at N = "
+        parts.append(f"The {SHORT.get(lim['kind'], lim['kind'])} kind "
+                     f"({vocabulary.words(lim['placement'])}) stopped at N = "
                      f"{lim['tasks']:,}: {lim['limit']} ({lim['tasks_ready']:,} tasks were "
                      f"set up; RLIMIT_NOFILE soft limit {lim['nofile_soft']:,}).")
     for kind, why in (result.summary.get("not_run") or {}).items():
-        parts.append(f"The {kind} kind was not run: {why}.")
+        parts.append(f"The {SHORT.get(kind, kind)} kind was not run: {why}.")
+    return "\n\n".join(parts)
+
+
+def conclusion_text(data_dir: Any = None, machine_id: str | None = None,
+                    results: list[Result] | None = None) -> str:
+    """What the page found, in this run's numbers: the findings of notebook 07 (net per hop
+    at S5's 500 tasks; S5's own runtimes on the Rust peer), each read by name, and S5's
+    published numbers (``data/published``, the claims' records) labelled published.
+    ``results``: runs measured but not stored (``save = False``)."""
+    from threadcost import findings
+    from threadcost.claims import published
+    from threadcost.findings.brigade import S5_TASKS, net_name, peer_name
+
+    def q(name: str) -> findings.Quantity:
+        return findings.get(name, data_dir, machine_id, results)
+
+    def show(got: findings.Quantity) -> str:
+        return findings.span(got) + (f" {got.interval_text()}" if got.interval_text() else "")
+
+    parts = []
+    for placement, head in (("unpinned", "Driven by I/O readiness, unpinned"),
+                            ("same-cpu", "Every task on one CPU")):
+        thread, go, epoll = (q(net_name(k, placement)) for k in ("thread", "goroutine", "epoll"))
+        if not thread.measured:
+            parts.append(f"**{head}**: the thread brigade at {S5_TASKS} tasks was "
+                         f"{findings.span(thread)}.")
+            continue
+        others = [(w, o) for w, o in (("a goroutine's", go), ("the epoll loop's", epoll))]
+        said = "; ".join(f"{w} {show(o)}" for w, o in others)
+        shown = [o for _, o in others if o.measured and o.high is not None]
+        if shown and thread.low is not None and all(thread.low > o.high for o in shown):
+            verdict = ("user-space tasks keep their advantage: the thread's interval lies "
+                       "above theirs")
+        elif shown and thread.high is not None and all(thread.high < o.low for o in shown
+                                                         if o.low is not None):
+            verdict = "the threads are the cheaper here"
+        else:
+            verdict = "the intervals overlap: no advantage either way is shown"
+        parts.append(f"**{head}** ({S5_TASKS} tasks, net time per hop beyond the pipe calls, "
+                     f"mean over repeats [95% interval]): a thread hop costs {show(thread)}; "
+                     f"{said}: {verdict}.")
+    rust = [q(peer_name("rust-thread", p)) for p in ("unpinned", "same-cpu")]
+    tokio = [q(peer_name("tokio-task", p)) for p in ("unpinned", "same-cpu")]
+    if rust[0].measured or tokio[0].measured:
+        parts.append(f"**S5's own runtimes** (the Rust peer, {S5_TASKS} tasks, time per hop "
+                     "with the pipe I/O, median of repeats [their range]): Rust threads "
+                     f"{show(rust[0])} unpinned and {show(rust[1])} on one CPU; Tokio tasks "
+                     f"{show(tokio[0])} unpinned and {show(tokio[1])} on one CPU.")
+    else:
+        parts.append(f"**S5's own runtimes** were {findings.span(rust[0])}.")
+
+    def pub(claim: str, quantity: str) -> str:
+        return f"{published.value(claim, quantity) / 1000:g} µs"
+
+    parts.append("**Published** (S5, not measured here: a 2020 laptop, Unix socket pairs): "
+                 f"about {pub('C18', 'thread_switch_ns')} per switch between kernel threads "
+                 f"and {pub('C19', 'async_switch_ns')} between async tasks when the switch is "
+                 "not driven by I/O, both converging to about "
+                 f"{pub('C20', 'io_driven_switch_ns')} when it is. The verdicts on C18-C23 "
+                 "above read this page's runs.")
     return "\n\n".join(parts)
 
 
@@ -285,7 +348,7 @@ def reference_table(check: dict[str, Any]) -> Styler:
 
 def reference_text(check: dict[str, Any], low: float = 0.67, high: float = 1.5) -> str:
     ok = all(low <= r <= high for r in check["ratio"].values())
-    ratios = ", ".join(f"{k} {v:.2f}" for k, v in check["ratio"].items())
+    ratios = ", ".join(f"{SHORT.get(k, k)} {v:.2f}" for k, v in check["ratio"].items())
     return (f"Medians of {check['rounds']} alternating rounds, {check['tasks']:,} tasks pinned "
             f"to CPU {check['cpu']}, {check['iterations']:,} trips each (median trip / hops). "
             f"Kernel / reference: {ratios}: "

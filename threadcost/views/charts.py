@@ -47,6 +47,15 @@ def js(text: str) -> str:
     return json.dumps(text)
 
 
+def lookup(expr: str, mapping: dict[str, str]) -> str:
+    """A Vega expression mapping the value of ``expr`` through ``mapping`` (an identifier
+    a run stores -> the words a control or a title shows)."""
+    out = expr
+    for key, text in mapping.items():
+        out = f"{expr} == {js(key)} ? {js(text)} : ({out})"
+    return out
+
+
 def csv_data(frame: pd.DataFrame, digits: int = 4) -> alt.InlineData:
     """A frame as inline CSV (far smaller than JSON rows); numeric columns are
     parsed as numbers, floats kept to ``digits`` significant digits."""

@@ -26,8 +26,9 @@ COLOURS = vocabulary.VERDICT_COLOURS  # one vocabulary: threadcost/vocabulary.py
 MARKERS = vocabulary.VERDICT_MARKERS
 
 # words for the names a run's setup stores (a cell shows words, never an identifier)
-WORDS = {"same-cpu": "one CPU", "cross-cpu": "two CPUs", "unpinned": "unpinned",
+WORDS = {**vocabulary.PLACEMENT_WORDS,
          "vsz_kib": "virtual size (VmSize)", "rss_kib": "resident size (VmRSS)",
+         "page_tables_kib": "page tables (PageTables)",
          **whys.YARDSTICK_WORDS}
 
 
@@ -58,14 +59,26 @@ def _cell_html(x: Any) -> str:
     return out
 
 
-_TOKENS = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in sorted(
-    [*WORDS, "rust-thread", "tokio-task"], key=len, reverse=True)) + r")\b")
-_MORE = {"rust-thread": "Rust thread", "tokio-task": "Tokio task"}
+# the task kinds a run stores ("rust-thread", "rust-threads" in a sentence), in the
+# vocabulary's words, and the other identifiers of its words that cannot be English (a
+# variant such as "as_published"; not "one-thread", an adjective in S5's words too)
+_KINDS = {k for k in vocabulary.TASK_LABELS if "-" in k}
+_IDS = {k: v for k, v in vocabulary.IDENTIFIER_WORDS.items()
+        if ("-" in k or "_" in k) and k not in _KINDS | {"one-thread", "posix_spawn"}}
+_TOKENS = re.compile(r"\b(?:(" + "|".join(re.escape(k) for k in sorted(
+    _KINDS, key=len, reverse=True)) + r")(s?)|" + "|".join(re.escape(k) for k in sorted(
+    WORDS | _IDS, key=len, reverse=True)) + r")\b")
+
+
+def _token(m: re.Match[str]) -> str:
+    if m.group(1):
+        return vocabulary.task_label(m.group(1), plural=bool(m.group(2)))
+    return WORDS.get(m.group(0)) or _IDS[m.group(0)]
 
 
 def _plain(text: str) -> str:
     """A sentence with the identifiers a run stores spelled out in words."""
-    return _TOKENS.sub(lambda m: WORDS.get(m.group(0)) or _MORE[m.group(0)], text)
+    return _TOKENS.sub(_token, text)
 
 
 def _words(value: Any) -> str:
@@ -73,7 +86,8 @@ def _words(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(_words(v) for v in value)
     text = str(value)
-    return WORDS.get(text) or _plain(text).replace("_", " ")
+    return (WORDS.get(text) or vocabulary.IDENTIFIER_WORDS.get(text)
+            or _plain(text).replace("_", " "))
 
 
 def _setup(a: AssertionVerdict) -> str:

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import claims, findings, textout
+from threadcost import claims, findings, textout, vocabulary
 from threadcost.experiments import context_switch as cs
 from threadcost.results import Result
 
@@ -39,7 +39,7 @@ def distributions_figure(sweep_result: Result) -> plt.Figure:
             ax.plot(g.round_trip_ns * US, g["quantile"], color=colors[mech],
                     ls=TASK_STYLE[kind], lw=1.6, label=f"{mech}, {kind}")
         ax.set_xscale("log")
-        ax.set(title=place, xlabel="round trip (µs, log scale)")
+        ax.set(title=vocabulary.words(place), xlabel="round trip (µs, log scale)")
         ax.set_xlim(x_lo, x_hi)
         ax.set_ylim(0, 1.0)
     axes[0][0].set_ylabel("share of round trips at or below")
@@ -57,7 +57,8 @@ def percentiles_table(sweep_result: Result) -> pd.DataFrame:
     per-switch median, in µs."""
     c = sweep_result.tables["configs"]
     out = pd.DataFrame({
-        "placement": c.placement, "mechanism": c.mechanism, "tasks": c.tasks,
+        "placement": c.placement.map(vocabulary.words), "mechanism": c.mechanism,
+        "tasks": c.tasks,
         "round trip p50 (µs)": c.round_trip_p50_ns * US,
         "p90 (µs)": c.round_trip_p90_ns * US, "p99 (µs)": c.round_trip_p99_ns * US,
         "max (µs)": c.round_trip_max_ns * US,
@@ -73,7 +74,7 @@ def skipped_text(sweep_result: Result) -> str:
     by_place: dict[str, str] = {}
     for row in sweep_result.summary["skipped"]:
         by_place.setdefault(row["placement"], row["reason"])
-    return "\n".join(f"- *Skipped* `{place}` (every mechanism and task kind): "
+    return "\n".join(f"- *Skipped*: {vocabulary.words(place)} (every mechanism and task kind): "
                      f"{textout.md_text(textout.groups_in_words(reason))}."
                      for place, reason in by_place.items())
 
@@ -86,7 +87,7 @@ def switch_count_text(sweep_result: Result, tolerance: float = 0.1) -> str:
     if odd.empty:
         return (f"Every configuration counted 2 switches per round trip (within "
                 f"{tolerance:g}), so per switch is half a round trip throughout.")
-    items = ", ".join(f"{r.mechanism}/{r.placement}/{r.tasks} "
+    items = "; ".join(f"{r.mechanism} ({r.tasks}, {vocabulary.words(r.placement)}) "
                       f"**{r.switches_per_round_trip:.2f}**" for r in odd.itertuples())
     return (f"Configurations that did not count 2 switches per round trip (by more than "
             f"{tolerance:g}): {items}. Their per-switch times divide by the count measured.")
@@ -99,6 +100,7 @@ def baselines_table(sweep_result: Result) -> pd.DataFrame:
         return b
     out = b[["placement", "baseline", "min", "p50", "p90", "p99", "max"]].copy()
     out["baseline"] = out["baseline"].map(baseline_name)
+    out["placement"] = out["placement"].map(vocabulary.words)
     return out.set_index(["placement", "baseline"])
 
 
@@ -196,7 +198,7 @@ def echo_figure(echo_result: Result) -> plt.Figure:
     lo = mid - np.array([low[n] for n in names])
     hi = np.array([high[n] for n in names]) - mid
     fig, ax = plt.subplots()
-    ax.bar(names, mid / 1e3, yerr=[lo / 1e3, hi / 1e3],
+    ax.bar([vocabulary.words(n) for n in names], mid / 1e3, yerr=[lo / 1e3, hi / 1e3],
            capsize=6, color="#4c72b0", label="this machine (mean of runs)")
     pub = claims.values_for("C03").set_index("quantity")["value"]
     ax.axhline(pub["echo_pinned_per_s"] / 1e3, color="#dd8452", ls="--",
@@ -235,8 +237,8 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
 
     cache = dict(results or {})
     mech = w.Dropdown(options=MECH_ORDER, value="pipe", description="mechanism")
-    place = w.Dropdown(options=[p for p in cs.PLACEMENTS], value="same-cpu",
-                       description="placement")
+    place = w.Dropdown(options=[(vocabulary.words(p), p) for p in cs.PLACEMENTS],
+                       value="same-cpu", description="placement")
     kind = w.ToggleButtons(options=list(cs.TASKS), value="threads", description="tasks")
 
     def draw(mechanism: str, placement: str, tasks: str) -> None:

@@ -10,6 +10,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from threadcost import vocabulary
 from threadcost.experiments import context_switch as cs
 from threadcost.results import Result
 from threadcost.views import charts
@@ -65,7 +66,9 @@ def chart(sweep_result: Result) -> Any:
     mech = alt.param(name="mechanism", value=mechs[0],
                      bind=alt.binding_select(options=mechs, name="mechanism "))
     place = alt.param(name="placement", value=places[0],
-                      bind=alt.binding_select(options=places, name="placement "))
+                      bind=alt.binding_select(options=places,
+                                              labels=[vocabulary.words(x) for x in places],
+                                              name="placement "))
     kind = alt.param(name="tasks", value=kinds[0],
                      bind=alt.binding_radio(options=kinds, name="tasks "))
     chosen = ("datum.mechanism == mechanism && datum.placement == placement "
@@ -88,10 +91,13 @@ def chart(sweep_result: Result) -> Any:
         align="left", baseline="top", fontSize=12, color="#333").encode(
         x=alt.value(4), y=alt.value(-14), text="text:N")
     title = alt.TitleParams(
-        text={"expr": "mechanism + ', ' + placement + ', ' + tasks"},
+        text={"expr": "mechanism + ', ' + ("
+              + charts.lookup("placement", {x: vocabulary.words(x) for x in places})
+              + ") + ', ' + tasks"},
         subtitle="blue: the configuration chosen; grey: every other one this run measured "
                  "(curves up to the 99th percentile)",
         offset=22)
     layered = alt.layer(others, picked, note).add_params(mech, place, kind)
     return charts.finish(layered.properties(width=charts.WIDTH, height=charts.HEIGHT,
                                             title=title))
+

@@ -84,11 +84,11 @@ def chart(result: Result) -> Any:
     names = {c: KIND_LABELS.get(k, k) for k, c in kind_code.items()}
     color = alt.Color("kind:N", title="launched", sort=list(names),
                       scale=alt.Scale(domain=list(names)),
-                      legend=alt.Legend(labelExpr=_lookup("datum.label", names)))
+                      legend=alt.Legend(labelExpr=charts.lookup("datum.label", names)))
     x = alt.X("x:Q", scale=alt.Scale(type="log"),
               title="time per launch (µs, log scale)")
     base = (alt.Chart(charts.csv_data(data, digits=3)).transform_filter(keep)
-            .transform_calculate(launched=_lookup("datum.kind", names)))
+            .transform_calculate(launched=charts.lookup("datum.kind", names)))
     ecdf = base.transform_filter("datum.plot == 'e' && plot == 'ECDF'").mark_line(
         interpolate="step-after", strokeWidth=2).encode(
         x=x, y=alt.Y("y:Q", title="share of launches (ECDF: at or below; histogram: per bin)",
@@ -103,7 +103,8 @@ def chart(result: Result) -> Any:
                  alt.Tooltip("x2:Q", title="to µs", format=",.2f"),
                  alt.Tooltip("y:Q", title="share in bin", format=".1%")])
     label = alt.param(name="metric_label",
-                      expr=_lookup("metric", {metric_code[m]: METRIC_SHORT[m] for m in metrics}))
+                      expr=charts.lookup("metric", {metric_code[m]: METRIC_SHORT[m]
+                                                    for m in metrics}))
     title = alt.TitleParams(
         text={"expr": "'Launch time (' + metric_label + '), parent holding ' "
                       "+ parent_mib + ' MiB'"},
@@ -112,10 +113,3 @@ def chart(result: Result) -> Any:
     return charts.finish(layered.properties(width=charts.WIDTH, height=charts.HEIGHT,
                                             title=title))
 
-
-def _lookup(expr: str, mapping: dict[str, str]) -> str:
-    """A Vega expression mapping the value of ``expr`` through ``mapping``."""
-    out = expr
-    for key, text in mapping.items():
-        out = f"{expr} == {charts.js(key)} ? {charts.js(text)} : ({out})"
-    return out

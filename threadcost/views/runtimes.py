@@ -11,12 +11,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from threadcost import vocabulary
 from threadcost.results import Result
 from threadcost.views.user_space_tasks import _row
 
-TASK_NAMES = {"rust-thread": "Rust thread", "tokio-task": "Tokio task",
-              "tokio-task-mt": "Tokio task, multi-thread runtime",
-              "java-platform": "Java platform thread", "java-virtual": "Java virtual thread"}
 SWITCH_HOW = {"rust-thread": "std::sync::mpsc rendezvous channels, process pinned to one CPU",
               "tokio-task": "tokio::sync::mpsc channels, current_thread runtime, pinned",
               "tokio-task-mt": "tokio::sync::mpsc channels, multi-thread runtime, pinned"}
@@ -30,13 +28,13 @@ def peer_rows(result: Result) -> list[dict[str, Any]]:
     """One row per peer kind; a kind not run here says why."""
     rows = []
     for kind, s in result.summary["kinds"].items():
-        name = TASK_NAMES.get(kind, kind)
+        name = vocabulary.task_label(kind)
         if s.get("not_run"):
-            rows.append(_row(name, name, missing=s["not_run"]))
+            rows.append(_row(name, kind, missing=s["not_run"]))
             continue
         mem = s["memory"]
         rows.append(_row(
-            name, name, round_trip=s.get("round_trip_ns"),
+            name, kind, round_trip=s.get("round_trip_ns"),
             batch_round_trip_ns=s.get("batch_round_trip_ns"),
             rss_kib=mem["per_task_rss_kib"], vsz_kib=mem["per_task_vsz_kib"],
             create_ns=s["create_ns"]["p50"],
@@ -45,11 +43,12 @@ def peer_rows(result: Result) -> list[dict[str, Any]]:
     return rows
 
 
-VARIANT_NAMES = {"rust_threads": "Rust threads", "rust_threads_pinned":
-                 "Rust threads, pinned round-robin", "tokio": "Tokio tasks",
-                 "tokio_mt": "Tokio tasks, multi-thread runtime", "goroutines": "goroutines",
-                 "java_platform": "Java platform threads", "java_virtual": "Java virtual threads",
-                 "threads": "C threads", "threads_pinned": "C threads, pinned round-robin"}
+# S4's program per variant (the names its runs store), in the vocabulary's words; the
+# C threads of the sweep beside them
+VARIANT_NAMES = {v: vocabulary.words(v) for v in (
+    "rust_threads", "rust_threads_pinned", "tokio", "tokio_mt", "goroutines",
+    "java_platform", "java_virtual")} | {
+    "threads": "C threads", "threads_pinned": "C threads (pinned round-robin)"}
 
 
 def _fmt(value: Any, spec: str) -> str:
@@ -92,7 +91,7 @@ def million_table(result: Result) -> Any:
 
     rows = []
     for r in result.summary["kinds"].values():
-        name = TASK_NAMES.get(r["kind"], r["kind"])
+        name = vocabulary.task_label(r["kind"])
         if r.get("not_run"):
             rows.append({"tasks": name, "not run because": r["not_run"]})
             continue
@@ -107,17 +106,25 @@ def million_table(result: Result) -> Any:
 
 
 def brigade_table(result: Result) -> Any:
-    """Per hop (median over repeats of each run's median trip / (N + 1)), in µs."""
+    """Per hop (median over repeats of each run's median trip / (N + 1)), in µs: the
+    findings' one definition (``threadcost.findings.brigade.peer_hop``)."""
     import pandas as pd
+
+    from threadcost.findings.brigade import peer_hop
 
     if result.summary.get("skipped"):
         return pd.DataFrame({"not run because": [result.summary["skipped"]]},
                             index=pd.Index(["Rust threads and Tokio tasks"], name="tasks"))
     runs = result.tables["runs"]
-    med = runs.groupby(["kind", "placement", "tasks"])["per_hop_ns_p50"].median() / 1000
-    wide = med.unstack("placement")
-    out = pd.DataFrame({f"per hop, {pl} (µs)": wide[pl].map(lambda v: _fmt(v, ",.2f"))
-                        for pl in wide.columns})
-    out.index = [f"{TASK_NAMES.get(k, k)}, {n:,} tasks" for k, n in out.index]
-    out.index.name = "brigade"
-    return out
+    kinds = list(dict.fromkeys(runs.kind))
+    placements = list(dict.fromkeys(runs.placement))
+    rows = []
+    for kind in kinds:
+        for n in sorted(set(runs[runs.kind == kind].tasks)):
+            row = {"brigade": f"{vocabulary.words(kind)}, {n:,} tasks"}
+            for pl in placements:
+                hop = peer_hop(runs, kind, n, pl)
+                row[f"per hop, {vocabulary.words(pl)} (µs)"] = _fmt(
+                    None if hop is None else hop / 1000, ",.2f")
+            rows.append(row)
+    return pd.DataFrame(rows).set_index("brigade")

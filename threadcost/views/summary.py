@@ -14,7 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, findings, machine
+from threadcost import datastore, findings, machine, vocabulary
+from threadcost.views import tables
 
 # --- the machine card -------------------------------------------------------------
 
@@ -114,24 +115,60 @@ def ceiling_text(data_dir: str | Path | None = None, machine_id: str | None = No
 
 # --- runs used ----------------------------------------------------------------------------
 
-def _param(value: Any) -> str:
-    """A run parameter as a reader reads it: lists without brackets or quotes, None as
-    "not set", 10.0 as 10 (the names stay as the API spells them, to rerun the run)."""
+UNITS = {"kib": "KiB", "mib": "MiB", "ms": "ms", "us": "µs", "ns": "ns", "s": "s",
+         "bytes": "bytes"}
+
+
+def _name(key: str) -> tuple[str, str]:
+    """A parameter's name in words and its unit: "stack_kib" -> ("stack", "KiB"),
+    "run_timeout_s" -> ("run timeout", "s"), "cpu_a" -> ("CPU of task A", "")."""
+    if key in UNITS:  # a bare unit: "mib" -> ("allocation", "MiB")
+        return vocabulary.PARAMETER_WORDS.get(key, "size"), UNITS[key]
+    if key in vocabulary.PARAMETER_WORDS:
+        return vocabulary.PARAMETER_WORDS[key], ""
+    stem, _, last = key.rpartition("_")
+    unit = UNITS.get(last, "") if stem else ""
+    base = stem if unit else key
+    words = vocabulary.PARAMETER_WORDS.get(base) or " ".join(
+        tables.WORDS.get(t, t) for t in base.split("_") if t)
+    return words, unit
+
+
+def _param(value: Any, unit: str = "", key: str = "") -> str:
+    """A run parameter's value as a reader reads it: identifiers in words ("same-cpu":
+    "one CPU"), numbers with separators and about three significant figures, each with
+    its unit, lists without brackets or quotes, None as "not set" (or what it means
+    for ``key``), a stack of 0 as "default", a CPU of -1 as "not pinned"."""
     if value is None:
-        return "not set"
+        return vocabulary.UNSET_WORDS.get(key, "not set")
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, float) and value.is_integer():
-        return f"{int(value)}"
     if isinstance(value, list | tuple):
-        return ", ".join(_param(v) for v in value) if value else "none"
+        return ", ".join(_param(v, unit, key) for v in value) if value else "none"
     if isinstance(value, dict):
-        return ", ".join(f"{k} {_param(v)}" for k, v in value.items())
-    return str(value)
+        return ", ".join(f"{_name(str(k))[0]} {_param(v)}" for k, v in value.items())
+    if isinstance(value, int | float):
+        if key.startswith("stack") and value == 0:
+            return "default"
+        if key.startswith("cpu") and value == -1:
+            return "not pinned"
+        number = tables.format_number(int(value) if float(value).is_integer() else value)
+        return f"{number} {'byte' if unit == 'bytes' and value == 1 else unit}".rstrip()
+    return vocabulary.words(value)
+
+
+def parameters_text(params: dict[str, Any]) -> str:
+    """A run's parameters in words: "stack 256 KiB; placement one CPU, unpinned"."""
+    out = []
+    for key, value in params.items():
+        name, unit = _name(str(key))
+        out.append(f"{name} {_param(value, unit, str(key))}")
+    return "; ".join(out) or "none recorded"
 
 
 def runs_table(data_dir: str | Path | None = None, machine_id: str | None = None) -> pd.DataFrame:
-    """The newest run of each experiment on this machine: when, parameters, limits hit."""
+    """The newest run of each experiment on this machine: when, parameters (in words),
+    limits hit. The run column is the run's folder name, as it is spelled on disk."""
     mid = machine_id or machine.machine_id()
     latest: dict[str, datastore.Run] = {}
     for run in datastore.list_runs(data_dir=data_dir, machine_id=mid):
@@ -139,12 +176,12 @@ def runs_table(data_dir: str | Path | None = None, machine_id: str | None = None
     rows = []
     for name, run in sorted(latest.items()):
         limit = run.meta.get("limit_hit")
-        rows.append({"experiment": name, "run": run.meta["run_id"],
-                     "when (UTC)": run.meta.get("created_utc", ""),
-                     "parameters": "; ".join(f"{k} {_param(v)}"
-                                             for k, v in run.meta["params"].items()),
+        rows.append({"experiment": vocabulary.words(name), "run": run.meta["run_id"],
+                     "when (UTC)": run.meta.get("created_utc", "").replace("T", " ")
+                     .removesuffix("Z"),
+                     "parameters": parameters_text(run.meta["params"]),
                      "limit hit": limit.get("limit", str(limit)) if isinstance(limit, dict)
-                     else ("" if limit is None else str(limit))})
+                     else ("no" if limit is None else str(limit))})
     return pd.DataFrame(rows, columns=["experiment", "run", "when (UTC)", "parameters",
                                        "limit hit"])
 

@@ -17,14 +17,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import findings
+from threadcost import findings, vocabulary
 from threadcost.results import Result
 from threadcost.views import tables
 
-TASK_COLORS = {"OS thread": "#0173b2", "OS process": "#de8f05", "C fiber": "#029e73",
-               "goroutine": "#cc78bc", "Rust thread": "#56b4e9", "Tokio task": "#ece133",
-               "Tokio task, multi-thread runtime": "#fbafe4", "Java platform thread": "#ca9161",
-               "Java virtual thread": "#949494"}
 OWN_CLAIMS = ("C04", "C10", "C11", "C15", "C17")
 
 
@@ -57,11 +53,12 @@ def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
     for impl, result in results.items():
         s = result.summary
         pf = s["per_fiber"] or {}
-        name = "C fiber, hand-written switch" if impl == "asm" else "C fiber, ucontext"
+        fiber = vocabulary.TASK_LABELS["fiber"]
+        name = f"{fiber}, hand-written switch" if impl == "asm" else f"{fiber}, ucontext"
         if impl == "asm" and not s["asm_native"]:
-            name = "C fiber, asm requested (ucontext fallback)"
+            name = f"{fiber}, asm requested (ucontext fallback)"
         rows.append(_row(
-            name, "C fiber", round_trip=s["round_trip_ns"],
+            name, "fiber", round_trip=s["round_trip_ns"],
             batch_round_trip_ns=s["batch_round_trip_ns"], rss_kib=pf.get("rss_kib"),
             vsz_kib=pf.get("vsz_kib"), kernel_kib=None,
             create_ns=fiber_create(result)["create_ns"],
@@ -77,11 +74,12 @@ def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
 def goroutine_rows(result: Result) -> list[dict[str, Any]]:
     s = result.summary
     if s.get("skipped"):
-        return [_row("goroutine", "goroutine", missing=s["skipped"])]
+        return [_row(vocabulary.TASK_LABELS["goroutine"], "goroutine", missing=s["skipped"])]
     mem = s["goroutine_memory"]
     rows = []
-    for key, name in (("channel_pingpong", "goroutine, GOMAXPROCS=1 pinned"),
-                      ("channel_pingpong_default", "goroutine, default GOMAXPROCS")):
+    goroutine = vocabulary.TASK_LABELS["goroutine"]
+    for key, name in (("channel_pingpong", f"{goroutine}, GOMAXPROCS=1 pinned"),
+                      ("channel_pingpong_default", f"{goroutine}, default GOMAXPROCS")):
         m = s[key]
         rows.append(_row(
             name, "goroutine", round_trip=m["round_trip_ns"],
@@ -168,13 +166,13 @@ def kernel_task_rows(results: dict[str, Result], missing: dict[str, str]
     launch = results.get("launch")
     create = _dist_of(launch.summary, "create_ns") if launch else None
     rows = []
-    for name, task, kind in (("switch_thread", "OS thread, futex, same CPU", "OS thread"),
-                             ("switch_process", "OS process, futex, same CPU", "OS process")):
+    for name, kind in (("switch_thread", "thread"), ("switch_process", "process")):
+        task = f"{vocabulary.TASK_LABELS[kind]}, futex, same CPU"
         result = results.get(name)
         rt = _switch_distribution(result) if result else None
         reason = missing.get(name) if result is None else (
             None if rt else "the context-switch result has no round-trip distribution")
-        is_thread = kind == "OS thread"
+        is_thread = kind == "thread"
         whole = result.summary.get("whole_run_mean_ns") if result else None
         rows.append(_row(
             task, kind, round_trip=rt, batch_round_trip_ns=whole,
@@ -251,7 +249,8 @@ def switch_distribution_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
 # ---------------------------------------------------------------------- figures
 
 def _color(kind: str) -> str:
-    return TASK_COLORS.get(kind, "grey")
+    """A task kind's colour (a row's "kind" is its key in threadcost/vocabulary.py)."""
+    return vocabulary.TASK_COLOURS.get(kind, "grey")
 
 
 def switch_figure(rows: list[dict[str, Any]]) -> plt.Figure:
@@ -448,7 +447,7 @@ def missing_text(missing: dict[str, str]) -> str:
 def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
     by = {r["task"]: r for r in rows}
     asm = next((r for t, r in by.items() if "hand-written" in t), None)
-    thread = next((r for t, r in by.items() if t.startswith("OS thread")), None)
+    thread = next((r for r in by.values() if r["kind"] == "thread"), None)
     if not asm or not thread or asm["round_trip_p50_ns"] is None \
             or thread["round_trip_p50_ns"] is None:
         return ("The thread/fiber switch ratio needs both rows; see the missing rows above "

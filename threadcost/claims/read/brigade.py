@@ -65,8 +65,9 @@ def _brigade_setup(found: list[Any], placement: str, tasks: Any = S5_TASKS) -> d
 def c18_thread_net_ns(runs: Runs) -> Measurement | Missing:
     """Context for C18: the thread brigade's net per hop at 500 tasks, unpinned."""
     from threadcost import findings  # one definition: the findings layer
+    from threadcost.findings.brigade import net_name
 
-    return findings.measurement("c18_thread_net_hop_mean_ns", runs, setup={}, how="")
+    return findings.measurement(net_name("thread", "unpinned"), runs, setup={}, how="")
 
 
 def c18_thread_net_over_syscall(runs: Runs) -> Measurement | Missing:

@@ -16,6 +16,7 @@ from threadcost.claims.read.common import (
     _missing,
 )
 from threadcost.claims.runs import Runs, run_ids
+from threadcost.vocabulary import words
 
 # --- launch (C09) --------------------------------------------------------------------------------
 
@@ -195,7 +196,7 @@ def _sweep(runs: Runs, *variants: str) -> tuple[pd.DataFrame, list[Any]] | Missi
     found = runs.matching("sleepers_sweep", variants=_has(*variants))
     table = runs.tables(found, "points")
     if table.empty:
-        return _missing("sleepers_sweep", f"variants {', '.join(variants)}", "notebook 05")
+        return _missing("sleepers_sweep", f"the variants {words(variants)}", "notebook 05")
     if "not_run" in table:
         skipped = table[table.not_run.notna() & table.variant.isin(variants)]
         table = table[table.not_run.isna()]

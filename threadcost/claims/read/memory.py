@@ -18,6 +18,7 @@ from threadcost.claims.read.common import (
 )
 from threadcost.claims.read.switching import _peers_skipped
 from threadcost.claims.runs import Runs, kernel_version, run_ids
+from threadcost.vocabulary import words
 
 # --- idle-thread memory (C05, C12, C16) ----------------------------------------------------
 
@@ -281,7 +282,7 @@ def _million(runs: Runs, variant: str) -> tuple[pd.DataFrame, list[Any]] | Missi
     if table.empty or variant not in set(table.variant):
         if skipped:
             return Missing(f"the one-million-goroutine run was skipped: {skipped[0]}")
-        return _missing("goroutines_million", f"the {variant} variant", "notebook 05")
+        return _missing("goroutines_million", f"the variant {words(variant)}", "notebook 05")
     return table[table.variant == variant], found
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 from threadcost.claims.intervals import over_repeats, quotient
 from threadcost.claims.model import Measurement, Missing
 from threadcost.claims.runs import Runs, run_ids
+from threadcost.vocabulary import task_label
 
 EXPERIMENT = "peer_peak_memory"
 KIB_TO_MB = 1024 / 1e6
@@ -36,7 +37,8 @@ def _rows(runs: Runs, kind: str, count: int) -> tuple[pd.DataFrame, list[Any]] |
         if rows.empty and not why.empty:
             return Missing(str(why.iloc[0]))
     if rows.empty:
-        return Missing(f"no {kind} row in the stored {EXPERIMENT} runs at {count:,} tasks")
+        return Missing(f"no row of {task_label(kind, plural=True)} in the stored {EXPERIMENT} "
+                       f"runs at {count:,} tasks")
     return rows, found
 
 
@@ -70,7 +72,9 @@ def ratio(top: str, bottom: str, count: int) -> Any:
             return b
         return quotient(a, b, setup={"experiment": EXPERIMENT, "count": count,
                                      "top": top, "bottom": bottom},
-                        run_id=a.run_id, how=f"peak {top} / peak {bottom}",
+                        run_id=a.run_id,
+                        how=f"peak of the {task_label(top, plural=True)} / peak of the "
+                            f"{task_label(bottom, plural=True)}",
                         where=f"at {count:,} tasks")
     return select
 

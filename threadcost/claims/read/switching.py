@@ -15,6 +15,7 @@ from threadcost.claims.read.common import (
     _missing,
 )
 from threadcost.claims.runs import Runs, run_ids
+from threadcost.vocabulary import words
 
 # --- yardsticks (C01, and the normalisation of absolute numbers) -----------------------
 
@@ -55,7 +56,8 @@ def _echo(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     found = runs.matching("echo", placements=_has("same-cpu", "unpinned"))
     table = runs.tables(found, "repeats")
     if table.empty:
-        return _missing("echo", "placements same-cpu and unpinned", "notebook 04")
+        return _missing("echo", f"the placements {words(['same-cpu', 'unpinned'])}",
+                        "notebook 04")
     wide = table.pivot_table(index=["run_index", "repeat"], columns="placement",
                              values="rate_per_s")
     return wide, found
