@@ -51,19 +51,31 @@ RSS_WORDS = ("peak RSS of the whole program (sampled every period, and its VmHWM
              "as time's max RSS")
 
 
+def _number(value: Any) -> float | None:
+    """A stored number, or None for anything else (a damaged or hostile field)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
 def _old_rows(run: Any) -> pd.DataFrame:
-    """A run stored before the repeats: its per-variant summary as repeat 0."""
-    variants = (run.meta.get("summary") or {}).get("variants") or {}
+    """A run stored before the repeats: its per-variant summary as repeat 0 (its
+    saturation computed by the experiment's rule, from the run's own fingerprint)."""
+    variants = (run.meta.get("summary") or {}).get("variants")
     params = run.meta.get("params") or {}
-    cpus = len((run.meta.get("machine") or {}).get("affinity") or []) or None
-    planned = (params.get("duration_ms", 0) + params.get("stagger_ms", 0)) / 1000
+    affinity = (run.meta.get("machine") or {}).get("affinity")
+    cpus = len(affinity) if isinstance(affinity, list) else 0
+    planned = ((_number(params.get("duration_ms")) or 0)
+               + (_number(params.get("stagger_ms")) or 0)) / 1000
     rows = []
-    for variant, row in variants.items():
+    for variant, row in (variants.items() if isinstance(variants, dict) else ()):
+        if not isinstance(row, dict):
+            continue
         row = {**row, "variant": variant, "repeat": 0}
-        if not row.get("not_run") and cpus and row.get("wall_s"):
-            busy = float(row["cpu_s"]) / float(row["wall_s"])
-            row["saturated"] = bool(busy >= SATURATION_SHARE * cpus
-                                    or float(row["wall_s"]) > LATE_FACTOR * planned)
+        cpu, wall = _number(row.get("cpu_s")), _number(row.get("wall_s"))
+        if not row.get("not_run") and cpus and cpu is not None and wall:
+            row["saturated"] = bool(cpu / wall >= SATURATION_SHARE * cpus
+                                    or (planned > 0 and wall > LATE_FACTOR * planned))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -78,7 +90,7 @@ def _table(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
             frame = run.table("repeats")
         else:
             frame = _old_rows(run)
-        if frame.empty:
+        if frame.empty or "variant" not in frame:
             continue
         count = (run.meta.get("params") or {}).get("count")
         frames.append(frame.assign(run_id=run.meta["run_id"], run_index=i, count=count))
