@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.test_claims_s4 import VARIANTS as S4_VARIANTS
+from tests.test_claims_s4 import sleepers_run
 from threadcost import claims, paths
 from threadcost.claims import catalogue
 from threadcost.results import Result
@@ -109,72 +111,7 @@ def test_c14_judged_only_with_enough_ticks(tmp_path: Path) -> None:
     assert zero.shape[0].verdict == "inconclusive" and "tick" in zero.shape[0].reason
 
 
-# --- C15 / C17: sleepers_sweep --------------------------------------------------------------
-
-def _sweep(counts: list[int], repeats: int, rss: dict[str, float], cpu: dict[str, float],
-           saturated_from: int | None = None) -> Result:
-    rows = []
-    for rep in range(repeats):
-        for n in counts:
-            for variant in ("threads", "threads_pinned", "goroutines"):
-                jitter = 1 + 0.01 * (rep % 3)
-                rows.append({"repeat": rep, "count": n, "variant": variant, "not_run": None,
-                             "rss_per_task_kib": rss[variant] * jitter,
-                             "peak_rss_kib": 2000 + rss[variant] * jitter * n,
-                             "cpu_us_per_wakeup": cpu[variant] * jitter,
-                             "user_us_per_wakeup": cpu[variant] * jitter / 2,
-                             "sys_us_per_wakeup": cpu[variant] * jitter / 2,
-                             "saturated": saturated_from is not None and n >= saturated_from})
-    params = {"period_ms": 10, "duration_ms": 300, "stagger_ms": 100, "stack_kib": 0,
-              "variants": ["threads", "threads_pinned", "goroutines"], "counts": counts,
-              "repeats": repeats}
-    return Result("sleepers_sweep", params, {}, {"points": pd.DataFrame(rows)})
-
-
-RSS = {"threads": 9.0, "threads_pinned": 9.0, "goroutines": 3.0}
-CPU = {"threads": 15.0, "threads_pinned": 9.0, "goroutines": 10.0}
-
-
-def test_c15_reads_ten_thousand_or_says_which_count(tmp_path: Path) -> None:
-    at_10k = _judge(tmp_path, _sweep([300, 10_000], 1, RSS, CPU))["C15"]
-    (shape,) = at_10k.shape  # max RSS, threads / goroutines: about 3x
-    assert shape.verdict == "supported"
-    assert shape.setup["tasks"] == 10_000
-    smaller = _judge(tmp_path, _sweep([300, 1000, 3000], 1, RSS, CPU,
-                                      saturated_from=3000))["C15"]
-    assert smaller.verdict == "not run here" and "10,000" in smaller.reason
-    lo, hi = _tolerance("C15", 2)
-    assert lo is not None and hi is not None
-    half = {**RSS, "goroutines": RSS["threads"] / (hi * 1.5)}
-    assert _judge(tmp_path, _sweep([10_000], 1, half, CPU))["C15"].shape[0].verdict \
-        == "contradicted"
-
-
-def test_c17_unsaturated_with_five_repeats(tmp_path: Path) -> None:
-    five = _judge(tmp_path, _sweep([300, 1000, 10_000], 5, RSS, CPU, saturated_from=10_000))
-    c17 = five["C17"]
-    assert [a.setup["tasks"] for a in c17.shape] == [1000, 1000]
-    assert c17.shape[0].verdict == "supported"  # 15 / 10 = 1.5
-    assert c17.shape[1].verdict == "supported"  # 1 - 9 / 15 = 0.4
-    # as published, at S4's 10,000 tasks: saturated here, so shown but not judged
-    assert all(a.verdict == "inconclusive" and "saturated" in a.reason
-               for a in c17.as_published)
-    _consistent(five)
-    two = _judge(tmp_path, _sweep([300], 2, RSS, CPU))["C17"]
-    assert two.shape[0].verdict == "inconclusive" and ">= 5" in two.shape[0].reason
-    busy = _judge(tmp_path, _sweep([300, 1000], 5, RSS, CPU, saturated_from=300))["C17"]
-    assert busy.verdict == "not run here" and "saturated" in busy.shape[0].reason
-
-
-def test_c15_c17_goroutines_not_run(tmp_path: Path) -> None:
-    res = _sweep([300], 5, RSS, CPU)
-    pts = res.tables["points"]
-    pts.loc[pts.variant == "goroutines", "not_run"] = "Go is not installed"
-    got = _judge(tmp_path, res)
-    assert got["C15"].verdict == "not run here"
-    assert "Go is not installed" in got["C15"].shape[0].reason
-    assert got["C17"].shape[0].verdict == "not run here"
-    assert got["C17"].shape[1].verdict == "supported"  # threads pinned vs unpinned
+# --- C15 / C17: S4's program on the peers (tests/test_claims_s4.py) -------------------------
 
 
 # --- C11 / C10: one million goroutines, the thread ceiling ----------------------------------
@@ -339,7 +276,7 @@ def test_judge_lists_every_claim_on_an_old_run_only(tmp_path: Path) -> None:
     assert [v.id for v in verdicts] == ALL_IDS
     by = {v.id: v for v in verdicts}
     assert by["C13"].verdict == "not run here" and "cpu_bound" in by["C13"].reason
-    assert by["C15"].verdict == "not run here" and "sleepers_sweep" in by["C15"].reason
+    assert by["C15"].verdict == "not run here" and "sleepers run" in by["C15"].reason
     # each mechanism is read from its own pairs, never from the echo
     assert by["C02"].verdict == "not run here"
     assert "context_switch_placement" in by["C02"].reason
@@ -365,8 +302,7 @@ def test_random_constructed_runs_never_disagree_with_their_numbers(tmp_path: Pat
                                            for k, v in CONVERGED.items()}
     _consistent(_judge(tmp_path, _cpu_bound(ratios, sys_threads=rng.uniform(0, 0.5)),
                        _pairs(gains), _brigade(per_hop),
-                       _sweep([300, 10_000], 5, RSS, {k: v * rng.uniform(0.7, 1.3)
-                                                      for k, v in CPU.items()})))
+                       sleepers_run(scale={k: rng.uniform(0.7, 1.3) for k in S4_VARIANTS})))
 
 
 # --- S5 on its own runtimes: the Rust peer (peer_brigade, peer_runtimes) ------------------

@@ -31,14 +31,19 @@ def test_notebook_records_fibers_peers_sleepers_and_figures(quick_paper: QuickPa
         assert go_run.meta["summary"]["skipped"] is None
     sweep_run = (quick_paper.runs("05_user_space_tasks", "sleepers_sweep") or [None])[-1]
     assert sweep_run is not None
-    assert "points" in sweep_run.meta["tables"]  # what C15 and C17 read
+    assert "points" in sweep_run.meta["tables"]  # the figure's (no claim reads it)
     assert sweep_run.meta["params"]["repeats"] == q["tasks_sleep_sweep_repeats"]
-    # S4's program runs on the peers (Rust threads, Tokio, goroutines); the old single
-    # count of C threads is not stored any more (the sweep measures those)
+    # S4's program runs on the peers (Rust threads, Tokio, goroutines), repeated: what
+    # C15 and C17 read; the C threads are the sweep's
     from threadcost.experiments import sleepers
 
-    for run in quick_paper.runs("05_user_space_tasks", "sleepers"):
+    s4_runs = quick_paper.runs("05_user_space_tasks", "sleepers")
+    assert s4_runs
+    for run in s4_runs:
         assert set(run.meta["params"]["variants"]) <= set(sleepers.PEER_VARIANTS)
+        assert run.meta["params"]["repeats"] == q["tasks_s4_repeats"]
+        rows = run.table("repeats")
+        assert len(rows) == q["tasks_s4_repeats"] * len(run.meta["params"]["variants"])
     # the kernel-task runs of notebooks 02-04 are used, not stored again here
     assert not [r for r in quick_paper.stored_by("05_user_space_tasks")
                 if r.experiment == "thread_memory"]

@@ -45,9 +45,12 @@ def test_without_go_the_cli_exits_0_with_skipped(monkeypatch) -> None:
 def test_without_go_sleepers_report_goroutines_not_run(monkeypatch) -> None:
     monkeypatch.setenv("PATH", path_without_go())
     r = sleepers.run(count=20, period_ms=10, duration_ms=30, stagger_ms=5,
-                     variants=["threads", "goroutines"])
+                     variants=["threads", "goroutines"], repeats=2)
     assert "not installed" in r.summary["variants"]["goroutines"]["not_run"]
     assert r.summary["variants"]["threads"]["rss_growth_kib"] > 0
+    rows = r.tables["repeats"]
+    gone = rows[rows.variant == "goroutines"]
+    assert len(gone) == 2 and gone.not_run.str.contains("not installed").all()
 
 
 # ----------------------------------------------------------------- Go present
@@ -116,6 +119,38 @@ def test_peers_bad_parameters(kwargs: dict, name: str) -> None:
 
 
 # ------------------------------------------------------------------- sleepers
+
+def test_sleepers_repeats_interleave_the_variants() -> None:
+    """One row per (repeat, variant), the order reversed from one repeat to the next;
+    the summary and the variants table hold each variant's mean over its repeats."""
+    r = sleepers.run(count=20, period_ms=5, duration_ms=10, stagger_ms=2, repeats=3,
+                     variants=["threads", "threads_pinned"])
+    t = r.tables["repeats"]
+    assert list(t.repeat) == [0, 0, 1, 1, 2, 2]
+    assert list(t.variant) == ["threads", "threads_pinned", "threads_pinned", "threads",
+                               "threads", "threads_pinned"]
+    assert (t.wakeups == 20 * 2).all() and t.not_run.isna().all()
+    assert {"cpu_busy", "saturated", "user_us_per_wakeup", "sys_us_per_wakeup"} <= set(t)
+    assert r.params["repeats"] == 3 and r.summary["repeats"] == 3
+    for variant, row in r.summary["variants"].items():
+        runs = t[t.variant == variant]
+        assert row["repeats"] == 3
+        assert row["cpu_s"] == pytest.approx(runs.cpu_s.mean())
+        assert row["peak_rss_kib"] == pytest.approx(runs.peak_rss_kib.mean())
+        assert row["saturated"] == bool(runs.saturated.any())
+    assert list(r.tables["variants"].variant) == ["threads", "threads_pinned"]
+
+
+@pytest.mark.parametrize("value, says", [
+    (0, "from 1 to 100"), (101, "from 1 to 100"), (1.5, "without a decimal point"),
+    ("two", "ASCII digits"), (True, "not a boolean"), (None, "must be an integer"),
+])
+def test_sleepers_refuse_a_bad_repeats_naming_it(value: object, says: str) -> None:
+    with pytest.raises(ParameterError) as info:
+        sleepers.run(count=5, period_ms=1, duration_ms=2, variants="threads", repeats=value)
+    assert info.value.name == "repeats"
+    assert repr(value) in str(info.value) and says in str(info.value)
+
 
 def test_c_thread_sleepers_unpinned_and_pinned() -> None:
     count, period, duration = 200, 10, 100

@@ -111,9 +111,10 @@ def test_notebook_05_peer_cells_succeed_without_cargo_or_jdk(
     table = runtimes_view.peer_rows(r)
     assert all(row["missing"].startswith("not run here") for row in table)
     s4 = sleepers.run(count=5, period_ms=5, duration_ms=10, stagger_ms=0,
-                      variants=["rust_threads", "rust_threads_pinned", "tokio"])
+                      variants=["rust_threads", "rust_threads_pinned", "tokio"], repeats=2)
     shown = runtimes_view.sleepers_table(s4)
     assert shown["not run because"].str.contains("cargo").all()
+    assert s4.tables["repeats"].not_run.str.contains("cargo").all()
     peak = million.peer_tasks(kinds=["rust-thread", "tokio-task", "java-platform",
                                      "java-virtual"], count=10, sleep_ms=1,
                               experiment=million.PEAK_EXPERIMENT)
@@ -160,10 +161,14 @@ def test_sleepers_rust_variants_when_cargo_exists() -> None:
     if peers.kind_reason("rust-thread") is not None:
         pytest.skip(peers.kind_reason("rust-thread"))
     r = sleepers.run(count=20, period_ms=5, duration_ms=20, stagger_ms=5,
-                     variants=["rust_threads_pinned", "tokio"])
+                     variants=["rust_threads_pinned", "tokio"], repeats=2)
     for variant in ("rust_threads_pinned", "tokio"):
         row = r.summary["variants"][variant]
-        assert row["not_run"] is None and row["wakeups"] == 20 * 4
+        assert row["not_run"] is None and row["wakeups"] == 20 * 4 and row["repeats"] == 2
+    rows = r.tables["repeats"]  # each a fresh peer process, the order reversed per repeat
+    assert list(zip(rows.repeat, rows.variant, strict=True)) == [
+        (0, "rust_threads_pinned"), (0, "tokio"), (1, "tokio"), (1, "rust_threads_pinned")]
+    assert (rows.wakeups == 20 * 4).all() and (rows.peak_rss_kib > 0).all()
 
 
 def test_brigade_on_rust_threads_and_tokio() -> None:

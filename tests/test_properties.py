@@ -148,7 +148,8 @@ def _late_entries() -> list[Entry]:
             "count": st.integers(1, 6), "period_ms": st.integers(1, 3),
             "duration_ms": st.integers(3, 10), "stagger_ms": st.integers(0, 2),
             "stack_kib": st.sampled_from([0, 64]),
-            "variants": st.sampled_from(["threads", "threads_pinned", ["threads"]])}))
+            "variants": st.sampled_from(["threads", "threads_pinned", ["threads"]]),
+            "repeats": st.integers(1, 2)}))
     with contextlib.suppress(ImportError):
         from threadcost.experiments import context_switch
 

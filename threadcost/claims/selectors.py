@@ -28,16 +28,12 @@ from threadcost.claims.read.common import (
 )
 from threadcost.claims.read.launch_cpu import (
     MIN_TICKS,
-    S4_COUNT,
     TICK_MS_IF_UNKNOWN,
     c09_fork_growth,
     c09_thread_growth,
     c13_process_over_thread_time,
     c14_dtlb_ratio,
     c14_process_over_thread_sys,
-    c15_thread_over_goroutine_rss,
-    c17_pinning_cut,
-    c17_threads_over_goroutines_cpu,
     launch_ns,
 )
 from threadcost.claims.read.memory import (
@@ -68,6 +64,7 @@ from threadcost.claims.read.memory import (
     ceiling_per_thread,
     split_rss_cause,
 )
+from threadcost.claims.read.s4 import S4_COUNT
 from threadcost.claims.read.switching import (
     ECHO_FOR_PINGPONG,
     c01_switch_over_memcpy,
@@ -129,10 +126,7 @@ __all__ = [
     "c13_process_over_thread_time",
     "c14_dtlb_ratio",
     "c14_process_over_thread_sys",
-    "c15_thread_over_goroutine_rss",
     "c16_page_tables_per_thread",
-    "c17_pinning_cut",
-    "c17_threads_over_goroutines_cpu",
     "c18_thread_net_ns",
     "c18_thread_net_over_syscall",
     "c19_thread_over_goroutine_switch",

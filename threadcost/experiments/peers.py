@@ -10,8 +10,9 @@ the peer registry (:mod:`threadcost.peers`), which builds it into
   default unpinned;
 - ``memory``: N goroutines blocked on a channel; RSS/VSZ per goroutine by slope
   (claim C11, scaled down from a million);
-- ``sleepers``: N goroutines each sleeping ``period_ms`` at a time (claims
-  C15/C17; :mod:`threadcost.experiments.sleepers` runs it beside C threads).
+- ``sleepers``: N goroutines each sleeping ``period_ms`` at a time (S4's workload;
+  :mod:`threadcost.experiments.sleepers` runs it, repeated, beside Rust threads for
+  C15/C17, and beside C threads in its sweep).
 
 Without Go every row is reported as not run, with the reason.
 """

@@ -89,12 +89,13 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     _e("goroutine_launch", "peers", ("samples",), NB05, ("tasks_creation",)),
     _e("goroutine_pinning", "peers", ("runs", "gain"), NB05, (), ("C04",)),
     _e("goroutines_million", "million", ("runs",), NB05, (), ("C11",)),
-    _e("sleepers_sweep", "sleepers", ("points",), NB05, ("tasks_sleepers_sweep",),
-       ("C15", "C17")),
+    # C threads at several counts: the figure; C15 and C17 read S4's program (sleepers)
+    _e("sleepers_sweep", "sleepers", ("points",), NB05, ("tasks_sleepers_sweep",)),
     _e("tasks_switch_thread", "context_switch", (), NB05, auxiliary=True),
     _e("tasks_switch_process", "context_switch", (), NB05, auxiliary=True),
     _e("tasks_thread_memory", "thread_memory", ("points",), NB05, auxiliary=True),
     _e("tasks_launch", "launch", ("samples",), NB05, auxiliary=True),
+    # every run holds "variants"; runs since the repeats also "repeats" (older: one run)
     _e("sleepers", "sleepers", ("variants",), NB05, (), ("C15", "C16", "C17")),
     _e("brigade", "brigade", ("runs", "trips", "per_hop", "memory"), NB07,
        ("brigade_per_hop", "brigade_memory_per_task"),

@@ -18,7 +18,14 @@ peak (sampled every period by the main thread, and VmHWM where it can be
 reset) minus the resident set just before the first task started. That growth
 is what the tasks cost; the baseline of a Python child and of a Go binary
 differ, and are shown beside it. CPU is user and system time of the process
-over the run (getrusage).
+over the run (getrusage), from the moment every task exists (they wait at a
+gate) to the last one's end.
+
+:func:`run` repeats the variants ``repeats`` times, each run a fresh process,
+the variants in alternating order from one repeat to the next; it stores one
+row per (repeat, variant) (table ``repeats``, with how busy the CPUs were) and,
+per variant, the mean over the repeats (table ``variants`` and the summary).
+A run stored before the repeats holds only the per-variant rows: one repeat.
 """
 
 from __future__ import annotations
@@ -54,6 +61,9 @@ PUBLISHED_WAKEUPS = 10_000 * 1000
 # Rough resident cost of one idle thread (stack pages, TLS, kernel side), for
 # the memory check before running.
 THREAD_BUDGET_KIB = 64
+MAX_REPEATS = 100
+SATURATION_SHARE = 0.8  # CPU busy share of the usable CPUs from which a run is saturated
+LATE_FACTOR = 1.25  # or: the run took this much longer than its sleeps
 
 
 def max_threads() -> int:
@@ -68,7 +78,8 @@ def max_threads() -> int:
 
 def check_params(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
                  stagger_ms: Any = 200, stack_kib: Any = 0,
-                 variants: Any = VARIANTS, address_space_mib: Any = None) -> dict[str, Any]:
+                 variants: Any = VARIANTS, address_space_mib: Any = None,
+                 repeats: Any = 1) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError)."""
     p: dict[str, Any] = {
         "count": validate.integer("count", count, minimum=1, maximum=max_threads()),
@@ -85,6 +96,7 @@ def check_params(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 20
     p["variants"] = [v for v in ALL_VARIANTS if v in chosen]
     p["address_space_mib"] = None if address_space_mib is None else validate.integer(
         "address_space_mib", address_space_mib, minimum=16, maximum=1 << 30)
+    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     validate.memory_fits("count", count, p["count"] * THREAD_BUDGET_KIB)
     return p
 
@@ -155,71 +167,138 @@ def _not_run_row(variant: str, reason: str) -> dict[str, Any]:
     return {"variant": variant, "not_run": reason}
 
 
+def _busy(row: dict[str, Any], raw: dict[str, Any], cpus: int, planned_s: float
+          ) -> dict[str, Any]:
+    """A measured row with CPU per wake-up split into user and system, and how busy
+    the CPUs were: ``cpu_busy`` = CPU seconds / wall seconds, ``saturated`` when that
+    reaches SATURATION_SHARE of the usable CPUs or the run took more than
+    LATE_FACTOR times its planned sleeping time."""
+    wakeups = max(raw["wakeups"], 1)
+    row["user_us_per_wakeup"] = raw["user_us"] / wakeups
+    row["sys_us_per_wakeup"] = raw["sys_us"] / wakeups
+    row["cpu_busy"] = row["cpu_s"] / row["wall_s"] if row["wall_s"] > 0 else None
+    row["cpu_bound"] = bool((row["cpu_busy"] or 0) >= SATURATION_SHARE * cpus)
+    row["late"] = bool(row["wall_s"] > LATE_FACTOR * planned_s)
+    row["saturated"] = row["cpu_bound"] or row["late"]
+    return row
+
+
+def _threads_raw(variant: str, count: int, p: dict[str, Any], timeout: float,
+                 address_space_mib: int | None = None) -> dict[str, Any]:
+    """One C-thread run in a child process of its own."""
+    return run_isolated(_threads_child, {
+        "count": count, "period_ms": p["period_ms"], "duration_ms": p["duration_ms"],
+        "stagger_ms": p["stagger_ms"], "pinned": variant == "threads_pinned",
+        "stack_kib": p["stack_kib"], "address_space_mib": address_space_mib},
+        timeout=timeout)
+
+
+def _limit(raw: dict[str, Any], variant: str) -> dict[str, Any]:
+    return {"limit": "thread creation refused (pthread_create: threads-max, pid_max, "
+                     "cgroup pids.max, RLIMIT_NPROC or memory)",
+            "errno": raw["err"], "variant": variant, "threads_started": raw["tasks"]}
+
+
+def _mean_rows(table: pd.DataFrame, variants: list[str]) -> dict[str, dict[str, Any]]:
+    """Per variant: the mean over its measured repeats (counts rounded back to
+    integers), with how many repeats and whether any saturated; a variant with no
+    measured repeat keeps its reason."""
+    out: dict[str, dict[str, Any]] = {}
+    for variant in variants:
+        rows = table[table.variant == variant]
+        measured = rows[rows.not_run.isna()]
+        if measured.empty:
+            out[variant] = _not_run_row(variant, str(rows.not_run.iloc[0]))
+            continue
+        row: dict[str, Any] = {"variant": variant}
+        for column in _ROW_COLUMNS:
+            values = pd.to_numeric(measured[column], errors="coerce")
+            mean = float(values.mean()) if values.notna().any() else None
+            row[column] = (round(mean) if column in _INTEGER_COLUMNS and mean is not None
+                           else mean)
+        row.update(not_run=None, repeats=len(measured),
+                   saturated=bool(measured.saturated.astype(bool).any()))
+        out[variant] = row
+    return out
+
+
+_ROW_COLUMNS = ("tasks", "wakeups", "wall_s", "spawn_s", "user_s", "sys_s", "cpu_s",
+                "cpu_us_per_wakeup", "rss_before_kib", "peak_rss_kib", "rss_growth_kib",
+                "rss_per_task_kib", "vsz_growth_kib", "vsz_per_task_kib", "peak_os_threads",
+                "user_us_per_wakeup", "sys_us_per_wakeup", "cpu_busy")
+_INTEGER_COLUMNS = ("tasks", "wakeups", "peak_os_threads")
+
+
 def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
         stagger_ms: Any = 200, stack_kib: Any = 0, variants: Any = VARIANTS,
-        progress: bool = False, address_space_mib: Any = None) -> Result:
-    """Run each variant of the sleepers workload and return one row per variant.
+        progress: bool = False, address_space_mib: Any = None, repeats: Any = 1) -> Result:
+    """Run each variant of the sleepers workload ``repeats`` times.
 
     ``count`` tasks; ``period_ms`` per sleep; ``duration_ms`` of sleep per task;
     ``stagger_ms`` bound of the start delay; ``stack_kib`` for C threads (0:
-    system default); ``variants`` a subset of ``VARIANTS``; ``address_space_mib``
+    system default); ``variants`` a subset of ``ALL_VARIANTS``; ``address_space_mib``
     caps the C-thread processes' address space (RLIMIT_AS) that far above their
-    size before starting threads, to show a limit being hit. Goroutines are
-    ``not_run`` (with the reason) without Go. A refused pthread_create returns
-    the partial result with ``limit_hit``.
+    size before starting threads, to show a limit being hit; ``repeats`` runs of
+    every variant, each a fresh process, the variants interleaved (in order, then
+    reversed, from one repeat to the next).
+
+    Tables: ``repeats``, one row per (repeat, variant), and ``variants``, the mean
+    of each variant over its repeats (also the summary's ``variants``). A peer
+    whose toolchain is missing is ``not_run`` (with the reason). A refused
+    pthread_create returns the partial result with ``limit_hit``: the repeat it
+    happened in is finished, no further repeat starts.
     """
     p = check_params(count, period_ms, duration_ms, stagger_ms, stack_kib, variants,
-                     address_space_mib)
-    timeout = 120.0 + (p["duration_ms"] + p["stagger_ms"]) / 1000 * 3 + p["count"] * 1e-3
-    rows: dict[str, dict[str, Any]] = {}
-    raws: dict[str, dict[str, Any]] = {}
-    limit_hit = None
-    steps = p["variants"]
+                     address_space_mib, repeats)
+    planned_s = (p["duration_ms"] + p["stagger_ms"]) / 1000
+    timeout = 120.0 + planned_s * 3 + p["count"] * 1e-3
+    cpus = len(sysinfo.affinity())
+    absent = {v: peer_kinds.kind_reason(PEER_VARIANTS[v][0]) for v in p["variants"]
+              if v in PEER_VARIANTS}
+    plan = [(rep, v) for rep in range(p["repeats"])
+            for v in (p["variants"] if rep % 2 == 0 else list(reversed(p["variants"])))]
     bar = None
     if progress:
         from threadcost.progress import bar as progress_bar
 
-        bar = progress_bar(total=len(steps), desc="sleepers", unit="variant")
-    for variant in steps:
-        if variant in PEER_VARIANTS:
-            why = peer_kinds.kind_reason(PEER_VARIANTS[variant][0])
-            if why:
-                rows[variant] = _not_run_row(variant, why)
-            else:
-                raw = _peer_raw(variant, p["count"], p, timeout)
-                raws[variant] = raw
-                rows[variant] = _row(variant, raw)
+        bar = progress_bar(total=len(plan), desc="sleepers", unit="run")
+    rows: list[dict[str, Any]] = []
+    raws: dict[str, list[dict[str, Any]]] = {}
+    limit_hit = None
+    for rep, variant in plan:
+        if limit_hit is not None and rep > limit_hit["repeat"]:
+            break
+        base = {"repeat": rep, "cpus": cpus, "planned_s": planned_s}
+        if absent.get(variant):
+            rows.append({**base, **_not_run_row(variant, str(absent[variant]))})
         else:
-            raw = run_isolated(_threads_child, {
-                "count": p["count"], "period_ms": p["period_ms"],
-                "duration_ms": p["duration_ms"], "stagger_ms": p["stagger_ms"],
-                "pinned": variant == "threads_pinned", "stack_kib": p["stack_kib"],
-                "address_space_mib": p["address_space_mib"]},
-                timeout=timeout)
-            raws[variant] = raw
-            rows[variant] = _row(variant, raw)
-            if raw["status"] == lib.TC_ELIMIT and limit_hit is None:
-                limit_hit = {"limit": "thread creation refused (pthread_create: threads-max, "
-                                      "pid_max, cgroup pids.max, RLIMIT_NPROC or memory)",
-                             "errno": raw["err"], "variant": variant,
-                             "threads_started": raw["tasks"]}
+            if variant in PEER_VARIANTS:
+                raw = _peer_raw(variant, p["count"], p, timeout)
+            else:
+                raw = _threads_raw(variant, p["count"], p, timeout, p["address_space_mib"])
+                if raw["status"] == lib.TC_ELIMIT and limit_hit is None:
+                    limit_hit = {**_limit(raw, variant), "repeat": rep}
+            raws.setdefault(variant, []).append(raw)
+            rows.append({**base, **_busy(_row(variant, raw), raw, cpus, planned_s)})
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
+    table = pd.DataFrame(rows)
+    means = _mean_rows(table, p["variants"])
     summary: dict[str, Any] = {
-        "variants": rows,
+        "variants": means,
+        "repeats": p["repeats"], "cpus": cpus, "planned_s": planned_s,
         "raw": raws,
     }
-    table = pd.DataFrame([rows[v] for v in p["variants"]])
-    return Result(EXPERIMENT, p, summary, {"variants": table}, limit_hit)
+    return Result(EXPERIMENT, p, summary,
+                  {"variants": pd.DataFrame([means[v] for v in p["variants"]]),
+                   "repeats": table}, limit_hit)
 
 
-# --- the sweep over counts (C15/C17 in the unsaturated range) ------------------------
+# --- the sweep over counts (notebook 05's figure; C threads, no claim reads it) -------
 
 SWEEP_EXPERIMENT = "sleepers_sweep"
-SATURATION_SHARE = 0.8  # CPU busy share of the usable CPUs from which a point is saturated
-LATE_FACTOR = 1.25  # or: the run took this much longer than its sleeps
 
 
 def sweep(counts: Any = (300, 1000, 3000, 10_000), variants: Any = VARIANTS,
@@ -266,21 +345,9 @@ def sweep(counts: Any = (300, 1000, 3000, 10_000), variants: Any = VARIANTS,
             raw = _peer_raw(variant, n, p, 120.0 + planned_s * 3 + n * 2e-3)
             status = 0
         else:
-            timeout = 120.0 + planned_s * 3 + n * 2e-3
-            raw = run_isolated(_threads_child, {
-                "count": n, "period_ms": p["period_ms"], "duration_ms": p["duration_ms"],
-                "stagger_ms": p["stagger_ms"], "pinned": variant == "threads_pinned",
-                "stack_kib": 0}, timeout=timeout)
+            raw = _threads_raw(variant, n, p, 120.0 + planned_s * 3 + n * 2e-3)
             status = raw["status"]
-        row = {**base, **_row(variant, raw)}
-        wakeups = max(raw["wakeups"], 1)
-        row["user_us_per_wakeup"] = raw["user_us"] / wakeups
-        row["sys_us_per_wakeup"] = raw["sys_us"] / wakeups
-        row["cpu_busy"] = row["cpu_s"] / row["wall_s"] if row["wall_s"] > 0 else None
-        row["cpu_bound"] = bool((row["cpu_busy"] or 0) >= SATURATION_SHARE * cpus)
-        row["late"] = bool(row["wall_s"] > LATE_FACTOR * planned_s)
-        row["saturated"] = row["cpu_bound"] or row["late"]
-        rows.append(row)
+        rows.append({**base, **_busy(_row(variant, raw), raw, cpus, planned_s)})
         if bar is not None:
             bar.update(1)
         if status == lib.TC_ELIMIT:

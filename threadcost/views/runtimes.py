@@ -58,7 +58,10 @@ def _fmt(value: Any, spec: str) -> str:
 
 
 def sleepers_table(result: Result) -> Any:
-    """S4's program per variant: tasks, wake-ups, wall, user and system CPU, peak RSS."""
+    """S4's program per variant, the mean over its repeats (a run stored before the
+    repeats: its one run): tasks, wake-ups, wall, user and system CPU, CPU per wake-up,
+    the whole program's peak RSS and its growth per task, and whether any repeat
+    saturated the CPUs."""
     import pandas as pd
 
     rows = []
@@ -67,13 +70,23 @@ def sleepers_table(result: Result) -> Any:
         if r.get("not_run"):
             rows.append({"tasks": name, "not run because": r["not_run"]})
             continue
-        rows.append({"tasks": name, "count": _fmt(r["tasks"], ",d"),
-                     "wake-ups": _fmt(r["wakeups"], ",d"), "wall (s)": _fmt(r["wall_s"], ".2f"),
+        wakeups = r["wakeups"] or 0
+        per_wakeup = r["cpu_s"] * 1e6 / wakeups if wakeups else None
+        saturated = r.get("saturated")
+        rows.append({"tasks": name, "repeats": _fmt(r.get("repeats", 1), "d"),
+                     "count": _fmt(r["tasks"], ",d"), "wake-ups": _fmt(wakeups, ",d"),
+                     "wall (s)": _fmt(r["wall_s"], ".2f"),
                      "user (s)": _fmt(r["user_s"], ".2f"), "system (s)": _fmt(r["sys_s"], ".2f"),
+                     "CPU per wake-up (µs)": _fmt(per_wakeup, ".2f"),
+                     "peak RSS (MiB)": _fmt(r["peak_rss_kib"] / 1024, ",.1f"),
                      "peak RSS growth (MiB)": _fmt(r["rss_growth_kib"] / 1024, ",.1f"),
                      "per task (KiB)": _fmt(r["rss_per_task_kib"], ",.2f"),
+                     "saturated": "" if saturated is None else ("yes" if saturated else "no"),
                      "not run because": ""})
-    return _drop_empty_reason(pd.DataFrame(rows).fillna("").set_index("tasks"))
+    frame = _drop_empty_reason(pd.DataFrame(rows).fillna("").set_index("tasks"))
+    if "saturated" in frame and not frame["saturated"].astype(bool).any():
+        frame = frame.drop(columns=["saturated"])  # a run stored before the repeats
+    return frame
 
 
 def _drop_empty_reason(frame: Any) -> Any:

@@ -1,4 +1,5 @@
-"""Figure and table of the sleepers sweep (C15/C17 at counts from hundreds to 10,000)."""
+"""Figure and table of the sleepers sweep: C threads and goroutines at counts from
+hundreds to 10,000 (context; C15 and C17 are judged on S4's program on the peers)."""
 
 from __future__ import annotations
 

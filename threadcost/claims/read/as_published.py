@@ -17,7 +17,7 @@ from threadcost.claims.read.brigade import (
     _slope_measurement,
 )
 from threadcost.claims.read.common import _at, _has, _missing
-from threadcost.claims.read.launch_cpu import S4_COUNT, _cpu_bound, _sweep
+from threadcost.claims.read.launch_cpu import _cpu_bound
 from threadcost.claims.read.memory import _thread_points
 from threadcost.claims.read.switching import _pinning, yardstick_repeats
 from threadcost.claims.runs import Runs, run_ids
@@ -180,45 +180,6 @@ def cpu_bound_total(mode: str, column: str) -> Select:
                             how="per repeat: system time of the whole run, like the time "
                                 "command")
     return select
-
-
-def sweep_at_s4(variant: str, column: str, unit: str, words: str) -> Select:
-    def select(runs: Runs) -> Measurement | Missing:
-        got = _sweep(runs, variant)
-        if isinstance(got, Missing):
-            return got
-        rows, found = got
-        rows = rows[(rows["count"] == S4_COUNT) & (rows.variant == variant)]
-        if rows.empty:
-            return Missing(f"the sleepers sweep did not run {variant} at S4's 10,000 tasks")
-        saturated = bool(rows.saturated.astype(bool).any())
-        got = over_repeats(rows[column], unit, run_id=run_ids(found),
-                           setup={"experiment": "sleepers_sweep", "variant": variant,
-                                  "tasks": S4_COUNT,
-                                  "period_ms": found[0].meta["params"].get("period_ms")},
-                           how=f"per repeat at 10,000 tasks: {words}")
-        if saturated:
-            got = Measurement(**{**got.__dict__, "unjudgeable":
-                                 "the variant saturated the CPUs at 10,000 tasks here"})
-        return _at(got, "at 10,000 tasks")
-    return select
-
-
-def peak_rss_ratio(runs: Runs) -> Measurement | Missing:
-    got = _sweep(runs, "threads", "goroutines")
-    if isinstance(got, Missing):
-        return got
-    rows, found = got
-    rows = rows[rows["count"] == S4_COUNT]
-    wide = rows.pivot_table(index=["run_index", "repeat"], columns="variant",
-                            values="peak_rss_kib")
-    if "threads" not in wide or "goroutines" not in wide:
-        return Missing("the sleepers sweep lacks both variants at 10,000 tasks")
-    return _at(log_ratio((wide["threads"] / wide["goroutines"]).dropna(),
-                         run_id=run_ids(found),
-                         setup={"experiment": "sleepers_sweep", "tasks": S4_COUNT},
-                         how="per repeat: peak RSS of the whole program (S4's max RSS), "
-                             "threads / goroutines"), "at 10,000 tasks")
 
 
 def brigade_hop(kind: str, placement: str, net: bool = False) -> Select:

@@ -1,5 +1,5 @@
-"""Selectors of launch (C09), CPU-bound tasks on one CPU (C13, C14) and sleepers
-(C15, C17)."""
+"""Selectors of launch (C09) and CPU-bound tasks on one CPU (C13, C14). S4's sleepers
+(C15, C17) are read in :mod:`threadcost.claims.read.s4`."""
 
 from __future__ import annotations
 
@@ -11,12 +11,10 @@ import pandas as pd
 from threadcost.claims.intervals import log_ratio, over_repeats
 from threadcost.claims.model import Measurement, Missing
 from threadcost.claims.read.common import (
-    _at,
     _has,
     _missing,
 )
 from threadcost.claims.runs import Runs, run_ids
-from threadcost.vocabulary import words
 
 # --- launch (C09) --------------------------------------------------------------------------------
 
@@ -185,98 +183,3 @@ def _hz(found: list[Any]) -> int | None:
             except (TypeError, ValueError):
                 return None
     return None
-
-
-# --- sleepers at several counts (C15, C17) -----------------------------------------------------
-
-S4_COUNT = 10_000
-
-
-def _sweep(runs: Runs, *variants: str) -> tuple[pd.DataFrame, list[Any]] | Missing:
-    found = runs.matching("sleepers_sweep", variants=_has(*variants))
-    table = runs.tables(found, "points")
-    if table.empty:
-        return _missing("sleepers_sweep", f"the variants {words(variants)}", "notebook 05")
-    if "not_run" in table:
-        skipped = table[table.not_run.notna() & table.variant.isin(variants)]
-        table = table[table.not_run.isna()]
-        if table.empty or not set(variants) <= set(table.variant):
-            why = skipped.not_run.iloc[0] if not skipped.empty else "no measured points"
-            return Missing(f"the sleepers sweep did not measure {', '.join(variants)}: {why}")
-    return table[table.variant.isin(variants)], found
-
-
-def _wide(rows: pd.DataFrame, value: str) -> pd.DataFrame:
-    return rows.pivot_table(index=["run_index", "repeat"], columns="variant", values=value)
-
-
-def c15_thread_over_goroutine_rss(runs: Runs) -> Measurement | Missing:
-    """sleepers_sweep/points: RSS per task, threads / goroutines, at 10,000 tasks (or the
-    largest count where neither variant saturated the CPUs)."""
-    got = _sweep(runs, "threads", "goroutines")
-    if isinstance(got, Missing):
-        return got
-    rows, found = got
-    both = [n for n, g in rows.groupby("count") if {"threads", "goroutines"} <= set(g.variant)]
-    if S4_COUNT in both:
-        count, which = S4_COUNT, "S4's 10,000 tasks"
-    else:
-        calm = [n for n in both if not rows[rows["count"] == n].saturated.astype(bool).any()]
-        if not calm:
-            return Missing("no count of the sleepers sweep has both variants unsaturated")
-        count = max(calm)
-        which = f"{count:,} tasks, the largest unsaturated count (10,000 was not run)"
-    wide = _wide(rows[rows["count"] == count], "rss_per_task_kib")
-    where = ("at 10,000 tasks" if count == S4_COUNT else
-             f"(at {count:,} tasks: the largest unsaturated count; 10,000 was not run)")
-    got = log_ratio((wide["threads"] / wide["goroutines"]).dropna(), run_id=run_ids(found),
-                     setup={"experiment": "sleepers_sweep", "tasks": count,
-                            "period_ms": found[0].meta["params"].get("period_ms")},
-                     how=f"per repeat at {which}: peak RSS growth per task, threads / "
-                         "goroutines")
-    return _at(got, where)
-
-
-def _unsaturated(rows: pd.DataFrame, variants: tuple[str, str]) -> int | None:
-    """The largest count at which every repeat of both variants stayed unsaturated."""
-    ok = []
-    for n, g in rows.groupby("count"):
-        g = g[g.variant.isin(variants)]
-        if set(variants) <= set(g.variant) and not g.saturated.astype(bool).any():
-            ok.append(int(n))
-    return max(ok) if ok else None
-
-
-def _cpu_per_wakeup(runs: Runs, top: str, bottom: str, words: str,
-                    cut: bool = False) -> Measurement | Missing:
-    got = _sweep(runs, top, bottom)
-    if isinstance(got, Missing):
-        return got
-    rows, found = got
-    count = _unsaturated(rows, (top, bottom))
-    if count is None:
-        return Missing(f"every count of the sleepers sweep saturated the CPUs for {top} or "
-                       f"{bottom}; CPU per wake-up is judged only where they kept up")
-    at = rows[rows["count"] == count].assign(
-        cpu_us=lambda f: f.user_us_per_wakeup + f.sys_us_per_wakeup)
-    wide = _wide(at, "cpu_us")
-    ratio = (wide[top] / wide[bottom]).dropna()
-    setup = {"experiment": "sleepers_sweep", "tasks": count, "unsaturated": True,
-             "period_ms": found[0].meta["params"].get("period_ms"),
-             "duration_ms": found[0].meta["params"].get("duration_ms")}
-    how = (f"per repeat at {count:,} tasks (the largest count where neither variant "
-           f"saturated the CPUs): CPU (user + system) per wake-up, {words}")
-    where = f"(at {count:,} tasks: the largest count where neither saturated the CPUs)"
-    if not cut:
-        return _at(log_ratio(ratio, run_id=run_ids(found), setup=setup, how=how), where)
-    return _at(over_repeats(1 - ratio, "fraction", run_id=run_ids(found), setup=setup,
-                            how=how + "; cut = 1 - pinned / unpinned"), where)
-
-
-def c17_threads_over_goroutines_cpu(runs: Runs) -> Measurement | Missing:
-    return _cpu_per_wakeup(runs, "threads", "goroutines", "threads / goroutines")
-
-
-def c17_pinning_cut(runs: Runs) -> Measurement | Missing:
-    return _cpu_per_wakeup(runs, "threads_pinned", "threads",
-                           "threads pinned round-robin vs unpinned", cut=True)

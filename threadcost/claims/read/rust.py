@@ -1,13 +1,13 @@
 """Selectors reading the sources' own runtimes from the Rust peer (and Go where
-the source ran Go): S1's Rust threads (C10), S4's Rust threads against
-goroutines (C15, C17) and S5's Rust threads against Tokio tasks (C18-C22).
+the source ran Go): S1's Rust threads (C10) and S5's Rust threads against Tokio
+tasks (C18-C22). S4's Rust threads against goroutines (C15, C17) are read in
+:mod:`threadcost.claims.read.s4`.
 
 Runs read: ``peer_runtimes`` (switch, creation and memory slope per kind,
 notebook 05; the switch repeated in fresh processes, older runs hold one
 repeat), ``peer_brigade`` (S5's brigade on Rust threads and Tokio tasks, with
-S5's one-thread-brigade, notebook 07), ``sleepers`` runs whose variants include
-the Rust ones (S4's program on the Rust peer, notebook 05) and ``peer_million``
-(S1's program on Rust threads, notebook 05).
+S5's one-thread-brigade, notebook 07) and ``peer_million`` (S1's program on Rust
+threads, notebook 05).
 """
 
 from __future__ import annotations
@@ -101,46 +101,6 @@ def ratio_of_kinds(top: str, bottom: str, what: str) -> Any:
         return log_ratio(np.asarray(values, dtype=float), run_id=run_ids(found),
                          setup={"experiment": "peer_runtimes", "top": top, "bottom": bottom},
                          how=how)
-    return select
-
-
-def _sleepers(runs: Runs, top: str, bottom: str
-              ) -> tuple[list[dict[str, Any]], list[Any]] | Missing:
-    found = []
-    for r in runs.matching("sleepers"):
-        v = r.meta["summary"]["variants"]
-        if all(x in v and not v[x].get("not_run") for x in (top, bottom)):
-            found.append(r)
-    if not found:
-        return Missing(f"no stored sleepers run with {top} and {bottom} measured on this "
-                       "machine (notebook 05, S4's program on the Rust peer)")
-    return [r.meta["summary"]["variants"] for r in found], found
-
-
-def sleepers_ratio(top: str, bottom: str, column: str, cut: bool = False) -> Any:
-    """S4's program: ``column`` of ``top`` / ``bottom`` per run (cut: 1 - ratio)."""
-    def select(runs: Runs) -> Measurement | Missing:
-        got = _sleepers(runs, top, bottom)
-        if isinstance(got, Missing):
-            return got
-        variants, found = got
-
-        def value(v: dict[str, Any]) -> float:
-            if column == "cpu_per_wakeup":
-                return float(v["cpu_s"]) / max(float(v["wakeups"]), 1.0)
-            return float(v[column])
-
-        ratios = np.asarray([value(v[top]) / value(v[bottom]) for v in variants], dtype=float)
-        tasks = int(variants[0][top]["tasks"])
-        setup = {"experiment": "sleepers", "tasks": tasks, "top": top, "bottom": bottom,
-                 "duration_ms": found[0].meta["params"].get("duration_ms")}
-        how = f"per run at {tasks:,} tasks (S4's program, Rust peer): {column}, {top} / {bottom}"
-        if cut:
-            return over_repeats(1 - ratios, "fraction", run_id=run_ids(found), setup=setup,
-                                how=how + "; cut = 1 - pinned / unpinned",
-                                where=f"(at {tasks:,} tasks)")
-        m = log_ratio(ratios, run_id=run_ids(found), setup=setup, how=how)
-        return Measurement(**{**m.__dict__, "where": f"(at {tasks:,} tasks)"})
     return select
 
 
@@ -342,15 +302,6 @@ c10_rss_per_thread = prefer(per_task_kib("rust-thread", "rss_kib"),
                             sel.ceiling_per_thread("rss_kib_per_thread",
                                                    sel.c10_rss_per_thread))
 c10_million = prefer(c10_million_scaled, sel.c10_million_scaled)
-c15_thread_over_goroutine_rss = prefer(
-    sleepers_ratio("rust_threads", "goroutines", "rss_per_task_kib"),
-    sel.c15_thread_over_goroutine_rss)
-c17_threads_over_goroutines_cpu = prefer(
-    sleepers_ratio("rust_threads", "goroutines", "cpu_per_wakeup"),
-    sel.c17_threads_over_goroutines_cpu)
-c17_pinning_cut = prefer(
-    sleepers_ratio("rust_threads_pinned", "rust_threads", "cpu_per_wakeup", cut=True),
-    sel.c17_pinning_cut)
 c19_thread_over_tokio_switch = prefer(ratio_of_kinds("rust-thread", "tokio-task", "switch"),
                                       sel.c19_thread_over_goroutine_switch, TOKIO_SWITCH_BY_GO)
 c22_thread_over_tokio_rss = prefer(ratio_of_kinds("rust-thread", "tokio-task", "rss"),

@@ -1,12 +1,16 @@
-"""S4 (matklad, 10k_linux_threads): sleeping threads vs goroutines (C15-C17)."""
+"""S4 (matklad, 10k_linux_threads): sleeping threads vs goroutines (C15-C17).
+
+C15 and C17 read S4's own program, run on the Rust peer (threads, and threads
+pinned round-robin) and the Go peer (goroutines), repeated in fresh processes
+with the variants interleaved (``sleepers`` runs, notebook 05;
+:mod:`threadcost.claims.read.s4`). C16 reads the C thread-memory runs."""
 
 from __future__ import annotations
 
 from threadcost.claims import selectors as sel
 from threadcost.claims import whys
 from threadcost.claims.model import Claim, Published, Reading
-from threadcost.claims.read import as_published as ap
-from threadcost.claims.read import rust
+from threadcost.claims.read import s4
 from threadcost.claims.records._help import about_reading, values
 
 C15 = (Published("thread_max_rss_kib", 94_000, "KiB", "10,000 threads sleeping 10 ms x 1000 "
@@ -30,32 +34,31 @@ CPU_QUOTE = ("it is possible to explain why threads need 21 seconds of CPU time 
 
 
 CPU_WORDS = {"cpu": "CPU (user + system)", "user": "user CPU", "sys": "system CPU"}
+PEER = {"threads": s4.THREADS, "threads_pinned": s4.PINNED, "goroutines": s4.GOROUTINES}
 
 
 def _cpu(variant: str, key: str, quote: str, part: str = "cpu") -> Reading:
     us = V17[key] / WAKEUPS * 1e6
     words = CPU_WORDS[part]
-    return about_reading(f"{words[0].upper() + words[1:]} per wake-up, "
-                         f"{variant.replace('_', ' ')}, at 10,000 tasks (S4's {V17[key]:g} s "
-                         "/ 10 million wake-ups)", "µs", us,
-                         ap.sweep_at_s4(variant, f"{part}_us_per_wakeup", "µs",
-                                        f"{CPU_WORDS[part]} time / wake-ups"),
+    name = s4.NAMES[PEER[variant]]
+    return about_reading(f"{words[0].upper() + words[1:]} per wake-up, {name}, at 10,000 "
+                         f"tasks (S4's {V17[key]:g} s / 10 million wake-ups)", "µs", us,
+                         s4.at_s4(PEER[variant], f"{part}_us_per_wakeup", "µs"),
                          quote, timing=True, why=whys.SWITCH_UNPINNED)
 
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("C15", source="S4", published=C15, as_published=(
-        about_reading("Max RSS of 10,000 sleeping threads", "KiB", V15["thread_max_rss_kib"],
-                      ap.sweep_at_s4("threads", "peak_rss_kib", "KiB",
-                                     "peak RSS of the whole program"), "rss  94472k"),
+        about_reading("Max RSS of 10,000 sleeping Rust threads", "KiB",
+                      V15["thread_max_rss_kib"],
+                      s4.at_s4(s4.THREADS, "peak_rss_kib", "KiB"), "rss  94472k"),
         about_reading("Max RSS of 10,000 sleeping goroutines", "KiB",
                       V15["goroutine_max_rss_kib"],
-                      ap.sweep_at_s4("goroutines", "peak_rss_kib", "KiB",
-                                     "peak RSS of the whole program"), "rss  34924k",
+                      s4.at_s4(s4.GOROUTINES, "peak_rss_kib", "KiB"), "rss  34924k",
                       why=whys.GO_MEMORY)),
         shape=(about_reading("A sleeping thread takes about 3x the memory of a goroutine "
-                             "(max RSS, threads / goroutines)", "ratio", 3.0,
-                             ap.peak_rss_ratio, RSS_QUOTE),)),
+                             "(max RSS, Rust threads / goroutines)", "ratio", 3.0,
+                             s4.c15_max_rss_ratio, RSS_QUOTE),)),
     Claim("C16", source="S4", published=C16, as_published=(
         about_reading("Page tables per thread with a default stack (40 MB / 10,000)", "KiB",
                       V16["per_thread_page_tables_kib"], sel.c16_page_tables_per_thread,
@@ -71,9 +74,9 @@ CLAIMS: tuple[Claim, ...] = (
         _cpu("threads_pinned", "threads_pinned_sys_s", "sys  9.08s", "sys")),
         shape=(
         about_reading("Threads use about 1.5x the CPU per wake-up of goroutines (21 s vs 14 s)",
-                      "ratio", 21 / 14, rust.c17_threads_over_goroutines_cpu, CPU_QUOTE,
+                      "ratio", 21 / 14, s4.c17_threads_over_goroutines_cpu, CPU_QUOTE,
                       timing=True),
         about_reading("Pinning threads round-robin cuts their CPU time by about 40% (21 s to "
-                      "12 s)", "fraction", 0.4, rust.c17_pinning_cut,
+                      "12 s)", "fraction", 0.4, s4.c17_pinning_cut,
                       "The total CPU time now is approximately the same", timing=True))),
 )

@@ -1,0 +1,230 @@
+"""Selectors of S4's claims (matklad's 10k_linux_threads: C15, C17) on S4's own
+program: Rust threads, unpinned and pinned round-robin, against goroutines, read
+from the ``sleepers`` runs of notebook 05 (the Rust and Go peers).
+
+A run holds one row per (repeat, variant) in its ``repeats`` table: every repeat
+runs each variant in a fresh process, the variants interleaved. A run stored
+before the repeats holds one row per variant (its summary's ``variants``): it
+counts as one repeat. Runs are pooled only at one task count.
+
+What S4 read from ``time``, and what is read here:
+
+- max RSS: the peak resident set of the whole program (sampled every period and
+  its VmHWM), read by the program itself: wait4's max RSS would also count the
+  pages of the Python process that forked it;
+- CPU: user and system time of the program from the moment every task exists
+  (they wait at a gate) to the last one's end, divided by the wake-ups (S4: 21 s
+  over 10,000 tasks x 1000 sleeps = 10 million wake-ups). Per wake-up, a run of
+  fewer sleeps than S4's 1000 is compared with his on the same footing.
+
+CPU per wake-up is judged only where the tasks kept up with their schedule: a
+repeat whose CPUs were at least 80% busy, or which ran more than 1.25 times its
+planned sleeping time, is saturated (the same rule as
+:mod:`threadcost.experiments.sleepers`), and a CPU reading that includes one is
+shown but not judged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from threadcost.claims.intervals import log_ratio, over_repeats
+from threadcost.claims.model import Measurement, Missing
+from threadcost.claims.runs import Runs, run_ids
+
+EXPERIMENT = "sleepers"
+S4_COUNT = 10_000
+THREADS, PINNED, GOROUTINES = "rust_threads", "rust_threads_pinned", "goroutines"
+NAMES = {THREADS: "Rust threads", PINNED: "Rust threads pinned round-robin",
+         GOROUTINES: "goroutines", "threads": "C threads",
+         "threads_pinned": "C threads pinned round-robin"}
+PROGRAM = {THREADS: "Rust peer", PINNED: "Rust peer", GOROUTINES: "Go peer"}
+# as threadcost.experiments.sleepers (a run stored before the repeats lacks the flag)
+SATURATION_SHARE, LATE_FACTOR = 0.8, 1.25
+CPU_COLUMNS = {"cpu_us_per_wakeup": "CPU (user + system) time / wake-ups",
+               "user_us_per_wakeup": "user CPU time / wake-ups",
+               "sys_us_per_wakeup": "system CPU time / wake-ups"}
+RSS_WORDS = ("peak RSS of the whole program (sampled every period, and its VmHWM), "
+             "as time's max RSS")
+
+
+def _number(value: Any) -> float | None:
+    """A stored number, or None for anything else (a damaged or hostile field)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _old_rows(run: Any) -> pd.DataFrame:
+    """A run stored before the repeats: its per-variant summary as repeat 0 (its
+    saturation computed by the experiment's rule, from the run's own fingerprint)."""
+    variants = (run.meta.get("summary") or {}).get("variants")
+    params = run.meta.get("params") or {}
+    affinity = (run.meta.get("machine") or {}).get("affinity")
+    cpus = len(affinity) if isinstance(affinity, list) else 0
+    planned = ((_number(params.get("duration_ms")) or 0)
+               + (_number(params.get("stagger_ms")) or 0)) / 1000
+    rows = []
+    for variant, row in (variants.items() if isinstance(variants, dict) else ()):
+        if not isinstance(row, dict):
+            continue
+        row = {**row, "variant": variant, "repeat": 0}
+        cpu, wall = _number(row.get("cpu_s")), _number(row.get("wall_s"))
+        if not row.get("not_run") and cpus and cpu is not None and wall:
+            row["saturated"] = bool(cpu / wall >= SATURATION_SHARE * cpus
+                                    or (planned > 0 and wall > LATE_FACTOR * planned))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _table(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    """Every stored sleepers run's rows (one per repeat and variant), with the task
+    count the run asked for (``count``), ``run_id`` and ``run_index``."""
+    found = runs.matching(EXPERIMENT)
+    frames = []
+    for i, run in enumerate(found):
+        if "repeats" in (run.meta.get("tables") or []):
+            frame = run.table("repeats")
+        else:
+            frame = _old_rows(run)
+        if frame.empty or "variant" not in frame:
+            continue
+        count = (run.meta.get("params") or {}).get("count")
+        frames.append(frame.assign(run_id=run.meta["run_id"], run_index=i, count=count))
+    if not frames:
+        return Missing("no stored sleepers run on this machine (notebook 05: S4's program "
+                       "on the Rust and Go peers)")
+    table = pd.concat(frames, ignore_index=True)
+    if "not_run" not in table:
+        table["not_run"] = None
+    if "saturated" not in table:
+        table["saturated"] = False
+    table["saturated"] = table["saturated"].fillna(False).astype(bool)
+    wakeups = pd.to_numeric(table["wakeups"], errors="coerce").where(lambda w: w > 0)
+    for column, seconds in (("cpu_us_per_wakeup", "cpu_s"), ("user_us_per_wakeup", "user_s"),
+                            ("sys_us_per_wakeup", "sys_s")):
+        if seconds in table:
+            table[column] = pd.to_numeric(table[seconds], errors="coerce") * 1e6 / wakeups
+    return table, found
+
+
+def _rows(runs: Runs, *variants: str) -> tuple[pd.DataFrame, list[Any], int] | Missing:
+    """The measured rows of ``variants`` at one count: S4's 10,000 when stored, else
+    the largest count at which all of them ran."""
+    got = _table(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    mine = table[table.variant.isin(variants)]
+    measured = mine[mine.not_run.isna()]
+    absent = [v for v in variants if v not in set(measured.variant)]
+    if absent:
+        why = mine[mine.variant.isin(absent) & mine.not_run.notna()].not_run
+        if not why.empty:
+            return Missing(f"{NAMES.get(absent[0], absent[0])} not run: {why.iloc[0]}")
+        return Missing(f"no stored sleepers run with {', '.join(NAMES.get(v, v) for v in absent)}"
+                       " measured on this machine (notebook 05, S4's program on the peers)")
+    counts = [int(n) for n, g in measured.groupby("count") if set(variants) <= set(g.variant)]
+    if not counts:
+        return Missing(f"no stored sleepers run has {' and '.join(variants)} at one count")
+    count = S4_COUNT if S4_COUNT in counts else max(counts)
+    rows = measured[measured["count"] == count]
+    used = sorted(set(rows.run_index))
+    return rows, [found[i] for i in used], count
+
+
+def _where(count: int) -> str:
+    return "at 10,000 tasks" if count == S4_COUNT else f"(at {count:,} tasks)"
+
+
+def _setup(found: list[Any], count: int, **more: Any) -> dict[str, Any]:
+    p = found[0].meta.get("params") or {}
+    return {"experiment": EXPERIMENT, **more, "tasks": count, "period_ms": p.get("period_ms"),
+            "duration_ms": p.get("duration_ms"), "stagger_ms": p.get("stagger_ms")}
+
+
+def _saturated(rows: pd.DataFrame, count: int) -> str:
+    """Why a CPU reading over ``rows`` cannot be judged ("" when every repeat kept up)."""
+    busy = sorted({NAMES.get(v, v) for v in rows[rows.saturated].variant})
+    if not busy:
+        return ""
+    return (f"{' and '.join(busy)} saturated the CPUs at {count:,} tasks here (CPUs at "
+            f"least {SATURATION_SHARE:.0%} busy, or the run more than {LATE_FACTOR}x its "
+            "schedule): CPU per wake-up is judged only where the tasks kept up")
+
+
+def _per_repeat(found: list[Any]) -> str:
+    """How the repeats were run, in words (older runs: one run each)."""
+    old = sum("repeats" not in (r.meta.get("tables") or []) for r in found)
+    if old == len(found):
+        return "per run (stored before the repeats: each variant run once, in its own process)"
+    return ("per repeat (each variant a fresh process, variants interleaved"
+            + ("; a run stored before the repeats counts as one" if old else "") + ")")
+
+
+def at_s4(variant: str, column: str, unit: str) -> Any:
+    """One variant's ``column`` (peak_rss_kib, or a CPU per wake-up) at S4's 10,000
+    tasks, over the repeats."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _rows(runs, variant)
+        if isinstance(got, Missing):
+            return got
+        rows, found, count = got
+        if count != S4_COUNT:
+            return Missing(f"the stored sleepers runs ran {NAMES[variant]} at {count:,} tasks,"
+                           " not S4's 10,000 (notebook 05's tasks_s4_count)")
+        cpu = column in CPU_COLUMNS
+        words = CPU_COLUMNS[column] if cpu else RSS_WORDS
+        m = over_repeats(rows[column].dropna(), unit, run_id=run_ids(found),
+                         setup=_setup(found, count, variant=variant),
+                         how=f"{_per_repeat(found)} at 10,000 tasks, S4's program on the "
+                             f"{PROGRAM.get(variant, 'peer')}: {words}",
+                         where=_where(count))
+        reason = _saturated(rows, count) if cpu else ""
+        return Measurement(**{**m.__dict__, "unjudgeable": reason}) if reason else m
+    return select
+
+
+def ratio(top: str, bottom: str, column: str, cut: bool = False) -> Any:
+    """``column`` of ``top`` / ``bottom``, paired by repeat (the geometric mean of the
+    ratios); ``cut``: 1 - top / bottom, over the repeats. A CPU per wake-up is read at
+    S4's 10,000 tasks when stored, else at the largest count with both (and said so);
+    the whole program's peak RSS only at S4's 10,000 (at fewer tasks the program's own
+    baseline weighs more)."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _rows(runs, top, bottom)
+        if isinstance(got, Missing):
+            return got
+        rows, found, count = got
+        if column not in CPU_COLUMNS and count != S4_COUNT:
+            return Missing(f"the stored sleepers runs ran {count:,} tasks, not S4's 10,000 "
+                           "(notebook 05's tasks_s4_count): the whole program's peak RSS "
+                           "is compared at S4's count only")
+        wide = rows.pivot_table(index=["run_index", "repeat"], columns="variant",
+                                values=column)
+        ratios = (wide[top] / wide[bottom]).replace([np.inf, -np.inf], np.nan).dropna()
+        if ratios.empty:
+            return Missing(f"no repeat holds both {NAMES[top]} and {NAMES[bottom]}")
+        cpu = column in CPU_COLUMNS
+        words = CPU_COLUMNS[column].replace(" time / wake-ups", " per wake-up") if cpu \
+            else RSS_WORDS
+        info = {"run_id": run_ids(found), "where": _where(count),
+                "setup": _setup(found, count, top=top, bottom=bottom),
+                "how": f"{_per_repeat(found)} at {count:,} tasks, S4's program on the Rust "
+                       f"and Go peers: {words}, {NAMES[top]} / {NAMES[bottom]}"}
+        if cut:
+            info["how"] += "; cut = 1 - pinned / unpinned"
+            m = over_repeats(1 - ratios, "fraction", **info)
+        else:
+            m = log_ratio(ratios, **info)
+        reason = _saturated(rows, count) if cpu else ""
+        return Measurement(**{**m.__dict__, "unjudgeable": reason}) if reason else m
+    return select
+
+
+c15_max_rss_ratio = ratio(THREADS, GOROUTINES, "peak_rss_kib")
+c17_threads_over_goroutines_cpu = ratio(THREADS, GOROUTINES, "cpu_us_per_wakeup")
+c17_pinning_cut = ratio(PINNED, THREADS, "cpu_us_per_wakeup", cut=True)
