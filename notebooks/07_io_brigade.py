@@ -163,9 +163,11 @@ else:
 #
 # The same brigade on the Rust peer (`native/peers/rust`): N `std::thread`s, or N
 # Tokio tasks on the `current_thread` runtime, each reading one byte from its pipe and
-# writing it to the next; per hop is the median trip divided by N + 1 pipes, the
-# median over the repeats; same-CPU runs pin the whole process to one CPU. Without
-# `cargo` this section says so.
+# writing it to the next, and S5's one-thread brigade (one thread making the same pipe
+# calls, no switch); same-CPU runs pin the whole process to one CPU. The table shows
+# the gross time per hop, pipe calls included: the median trip divided by N + 1 pipes,
+# the median over the repeats. The conclusion below subtracts the one-thread brigade of
+# the same repeat, as for the C brigade. Without `cargo` this section says so.
 
 # %%
 from threadcost.experiments import runtimes
@@ -185,9 +187,10 @@ display(runtimes_view.brigade_table(peer_brigade))
 # verdict: what carries over is the shape. Threads pay a kernel switch per hop; the
 # epoll loop and the goroutines pay a readiness wait instead (an `epoll_wait` that
 # returns at once, and for Go the scheduler's own bookkeeping). The claims layer
-# judges C18-C23 on the ratios of the net costs and on the memory slopes of this
-# notebook's run (experiment `brigade`); C19, a switch not driven by I/O, reads the
-# pinned pipe switch of notebook 4's yardsticks and the goroutine switch of notebook 5.
+# judges C18, C20 and C21 on S5's own runtimes (the Rust peer's brigade above, S5's
+# statistic: a trip's mean time / 500 tasks), C19 and the Tokio side of C22 on the Rust
+# peer's runs of notebook 5, and the thread side of C22 (memory per thread) and C23 on
+# this notebook's C brigade (experiment `brigade`).
 
 # %%
 display(claims_view.claims_section(["C18", "C19", "C20", "C21", "C22", "C23"], data_dir,

@@ -98,14 +98,13 @@ for _kind in KIND_WORDS:
 # --- S5's brigade on its own runtimes (the Rust peer, peer_brigade) ------------------------
 
 PEER_KINDS = ("rust-thread", "tokio-task")
-PEER_DEFINITION = ("time per hop, pipe I/O included: each repeat's median trip / (N + 1) "
-                   "pipes; median over the repeats")
 
 
 def peer_hop(table: pd.DataFrame, kind: str, tasks: int, placement: str) -> float | None:
-    """The peer brigade's time per hop of one setup (ns): the median over its repeats of
-    each repeat's median trip / (N + 1), or None when absent. The one definition: notebook
-    07's table of S5's runtimes and the findings read it."""
+    """The peer brigade's gross time per hop of one setup (ns), pipe I/O included: the
+    median over its repeats of each repeat's median trip / (N + 1), or None when absent.
+    Notebook 07's table of S5's runtimes shows it for every kind, the one-thread brigade
+    too; the findings below are net, as the C brigade's."""
     rows = table[(table.kind == kind) & (table.tasks == tasks) & (table.placement == placement)
                  & (table.trips > 0)]
     values = rows.per_hop_ns_p50.dropna()
@@ -113,7 +112,7 @@ def peer_hop(table: pd.DataFrame, kind: str, tasks: int, placement: str) -> floa
 
 
 def peer_name(kind: str, placement: str) -> str:
-    return f"peer_brigade_{kind.replace('-', '_')}_hop_{PLACES[placement][0]}_median_ns"
+    return f"peer_brigade_{kind.replace('-', '_')}_net_hop_{PLACES[placement][0]}_mean_ns"
 
 
 def _peer(runs: Runs, kind: str, placement: str) -> Value | str:
@@ -123,22 +122,21 @@ def _peer(runs: Runs, kind: str, placement: str) -> Value | str:
         skipped = next((r.meta["summary"].get("skipped") for r in found
                         if r.meta["summary"].get("skipped")), None)
         return skipped or "no peer_brigade run stored (notebook 07; needs cargo)"
-    value = peer_hop(table, kind, S5_TASKS, placement)
-    if value is None:
-        return (f"the stored peer_brigade has no {task_label(kind, plural=True)} at "
-                f"{S5_TASKS} tasks, {PLACES[placement][1]}")
-    rows = table[(table.kind == kind) & (table.tasks == S5_TASKS)
-                 & (table.placement == placement)].per_hop_ns_p50.dropna()
-    return Value(value, float(rows.min()), float(rows.max()), len(rows), found,
+    net = net_per_hop(table, kind, S5_TASKS, placement)
+    if net is None:
+        return (f"the stored peer_brigade has no {task_label(kind, plural=True)} and "
+                f"one-thread rows at {S5_TASKS} tasks, {PLACES[placement][1]}")
+    value, low, high, n = net
+    return Value(value, low, high, n, found,
                  setup={"experiment": "peer_brigade", "kind": kind, "tasks": S5_TASKS,
                         "placement": placement})
 
 
 def _peer_quantity(kind: str, placement: str) -> None:
-    quantity(peer_name(kind, placement), "ns", "median of repeats",
+    quantity(peer_name(kind, placement), "ns", "mean over repeats",
              f"S5's brigade of {S5_TASKS} {task_label(kind, runtime=True, plural=True)} on "
-             f"the Rust peer, {PLACES[placement][1]}: {PEER_DEFINITION} (interval: their "
-             "range)", **SHOWN)(lambda runs: _peer(runs, kind, placement))
+             f"the Rust peer, {PLACES[placement][1]}: {NET_DEFINITION} (the peer's own "
+             "one-thread brigade)", **SHOWN)(lambda runs: _peer(runs, kind, placement))
 
 
 for _kind in PEER_KINDS:

@@ -316,8 +316,8 @@ def conclusion_text(data_dir: Any = None, machine_id: str | None = None,
     rust = [q(peer_name("rust-thread", p)) for p in ("unpinned", "same-cpu")]
     tokio = [q(peer_name("tokio-task", p)) for p in ("unpinned", "same-cpu")]
     if rust[0].measured or tokio[0].measured:
-        parts.append(f"**S5's own runtimes** (the Rust peer, {S5_TASKS} tasks, time per hop "
-                     "with the pipe I/O, median of repeats [their range]): Rust threads "
+        parts.append(f"**S5's own runtimes** (the Rust peer, {S5_TASKS} tasks, net time per "
+                     "hop beyond the pipe calls, mean over repeats [95% interval]): Rust threads "
                      f"{show(rust[0])} unpinned and {show(rust[1])} on one CPU; Tokio tasks "
                      f"{show(tokio[0])} unpinned and {show(tokio[1])} on one CPU.")
     else:

@@ -119,8 +119,9 @@ def million_table(result: Result) -> Any:
 
 
 def brigade_table(result: Result) -> Any:
-    """Per hop (median over repeats of each run's median trip / (N + 1)), in µs: the
-    findings' one definition (``threadcost.findings.brigade.peer_hop``)."""
+    """Gross time per hop, pipe I/O included (median over repeats of each run's median
+    trip / (N + 1)), in µs, for every kind the peer ran, its one-thread brigade too
+    (``threadcost.findings.brigade.peer_hop``); the page's net findings subtract it."""
     import pandas as pd
 
     from threadcost.findings.brigade import peer_hop
@@ -137,7 +138,7 @@ def brigade_table(result: Result) -> Any:
             row = {"brigade": f"{vocabulary.words(kind)}, {n:,} tasks"}
             for pl in placements:
                 hop = peer_hop(runs, kind, n, pl)
-                row[f"per hop, {vocabulary.words(pl)} (µs)"] = _fmt(
+                row[f"per hop, pipe calls included, {vocabulary.words(pl)} (µs)"] = _fmt(
                     None if hop is None else hop / 1000, ",.2f")
             rows.append(row)
     return pd.DataFrame(rows).set_index("brigade")
