@@ -295,7 +295,7 @@ TOKIO_BY_EPOLL = ("the C brigade's epoll loop (stackless tasks in one thread) st
                   "S5's Tokio async tasks: no Rust peer run stored")
 RUST_BY_C = ("the C brigade's pthreads stand in for S5's Rust std::thread brigade: no Rust "
              "peer brigade stored")
-PAGE_TABLES_BY_C = ("C threads on glibc's default 8 MiB stacks (notebook 02's thread_memory "
+PAGE_TABLES_BY_C = ("C threads on glibc's default 8 MiB stacks (notebook 2's thread-memory "
                     "runs: the change of VmPTE with 10,000 idle threads / threads) stand in "
                     "for S4's Rust threads on 2 MiB stacks: no stored sleepers run of S4's "
                     "program holds the page tables (VmPTE)")
