@@ -1,11 +1,13 @@
-"""C15 and C17 (S4) read S4's own program on the peers: the ``sleepers`` runs' table of
-one row per (repeat, variant), Rust threads (unpinned and pinned round-robin) and
-goroutines; never the C-thread sleepers sweep, never a substitute.
+"""C15, C16 and C17 (S4) read S4's own program on the peers: the ``sleepers`` runs' table
+of one row per (repeat, variant), Rust threads (unpinned and pinned round-robin) and
+goroutines; C15 and C17 never the C-thread sleepers sweep, never a substitute.
 
 Each test builds the tables a run stores (no program runs), hands them to
 ``claims.judge`` as unsaved results, and checks the verdicts: judged on five repeats,
 too few repeats, saturated CPUs, another count, a peer not run, and a run stored
-before the repeats (its summary only: one repeat)."""
+before the repeats (its summary only: one repeat). C16 reads the Rust threads' page
+tables (VmPTE) where the run holds them, else notebook 02's C threads, labelled a
+substitute."""
 
 from __future__ import annotations
 
@@ -19,24 +21,32 @@ from threadcost import claims
 from threadcost.claims.read import s4 as read_s4
 from threadcost.results import Result
 
-S4 = {  # per wake-up (µs), S4's seconds / 10 million wake-ups; max RSS (KiB)
-    "rust_threads": {"user": 0.5, "sys": 1.6, "rss": 94_000},
-    "rust_threads_pinned": {"user": 0.3, "sys": 0.9, "rss": 94_000},
-    "goroutines": {"user": 1.0, "sys": 0.4, "rss": 35_000},
-    "tokio": {"user": 0.3, "sys": 0.05, "rss": 9_000},
+S4 = {  # per wake-up (µs), S4's seconds / 10 million wake-ups; max RSS (KiB); page
+    # tables per task (KiB: S4's 40 MB / 10,000 for threads)
+    "rust_threads": {"user": 0.5, "sys": 1.6, "rss": 94_000, "pte": 4.0},
+    "rust_threads_pinned": {"user": 0.3, "sys": 0.9, "rss": 94_000, "pte": 4.0},
+    "goroutines": {"user": 1.0, "sys": 0.4, "rss": 35_000, "pte": 0.01},
+    "tokio": {"user": 0.3, "sys": 0.05, "rss": 9_000, "pte": 0.0},
 }
+PTE_BEFORE = 60  # KiB: the program's page tables before its first task
 VARIANTS = list(S4)
 
 
 def _row(variant: str, count: int, each: int, rep: int, scale: float = 1.0,
-         saturated: bool = False) -> dict[str, Any]:
+         saturated: bool = False, page_tables: bool = True) -> dict[str, Any]:
     v = S4[variant]
     jitter = 1 + 0.01 * (rep % 3)
     wakeups = count * each
     user_s = v["user"] * scale * jitter * wakeups / 1e6
     sys_s = v["sys"] * scale * jitter * wakeups / 1e6
     wall = 0.7 * (3 if saturated else 1)
-    return {"repeat": rep, "variant": variant, "cpus": 2, "planned_s": 0.7, "tasks": count,
+    pte = {}
+    if page_tables:
+        growth = v["pte"] * scale * jitter * count
+        pte = {"page_tables_before_kib": PTE_BEFORE,
+               "peak_page_tables_kib": PTE_BEFORE + growth,
+               "page_tables_growth_kib": growth, "page_tables_per_task_kib": growth / count}
+    return {**pte, "repeat": rep, "variant": variant, "cpus": 2, "planned_s": 0.7, "tasks": count,
             "wakeups": wakeups, "wall_s": wall, "spawn_s": 0.4, "user_s": user_s,
             "sys_s": sys_s, "cpu_s": user_s + sys_s,
             "cpu_us_per_wakeup": (user_s + sys_s) * 1e6 / wakeups,
@@ -50,8 +60,9 @@ def _row(variant: str, count: int, each: int, rep: int, scale: float = 1.0,
 
 def sleepers_run(repeats: int = 5, count: int = 10_000, each: int = 50,
                  saturated: tuple[str, ...] = (), not_run: dict[str, str] | None = None,
-                 scale: dict[str, float] | None = None) -> Result:
-    """A sleepers run as :func:`threadcost.experiments.sleepers.run` stores it."""
+                 scale: dict[str, float] | None = None, page_tables: bool = True) -> Result:
+    """A sleepers run as :func:`threadcost.experiments.sleepers.run` stores it
+    (``page_tables=False``: as stored before the peers reported VmPTE)."""
     rows = []
     for rep in range(repeats):
         for variant in (VARIANTS if rep % 2 == 0 else VARIANTS[::-1]):
@@ -59,7 +70,7 @@ def sleepers_run(repeats: int = 5, count: int = 10_000, each: int = 50,
                 rows.append({"repeat": rep, "variant": variant, "not_run": not_run[variant]})
                 continue
             rows.append(_row(variant, count, each, rep, (scale or {}).get(variant, 1.0),
-                             variant in saturated))
+                             variant in saturated, page_tables))
     table = pd.DataFrame(rows)
     means = {}
     for variant in VARIANTS:
@@ -76,7 +87,7 @@ def sleepers_run(repeats: int = 5, count: int = 10_000, each: int = 50,
 
 def old_sleepers_run(count: int = 10_000) -> Result:
     """A sleepers run stored before the repeats: one run per variant, its summary."""
-    new = sleepers_run(repeats=1, count=count)
+    new = sleepers_run(repeats=1, count=count, page_tables=False)
     rows = {v: {k: val for k, val in r.items()
                 if k not in ("repeat", "cpus", "planned_s", "user_us_per_wakeup",
                              "sys_us_per_wakeup", "cpu_busy", "saturated", "repeats")}
@@ -98,9 +109,20 @@ def _sweep_only() -> Result:
                   {}, {"points": pd.DataFrame(rows)})
 
 
+def thread_memory_run(per_thread_kib: float = 4.1, repeats: int = 3) -> Result:
+    """Notebook 02's C threads (glibc's default 8 MiB stacks) at 10,000 idle threads:
+    what C16 read before the peers reported VmPTE."""
+    rows = [{"repeat": rep, "threads": 10_000, "requested": 10_000, "started": 10_000,
+             "stack_bytes": 8 << 20, "touch_kib": 0,
+             "page_tables_kib": per_thread_kib * 10_000 * (1 + 0.01 * rep)}
+            for rep in range(repeats)]
+    return Result("thread_memory", {"thread_counts": [10_000], "stack_kib": 0, "touch_kib": 0,
+                                    "repeats": repeats}, {}, {"points": pd.DataFrame(rows)})
+
+
 def _judge(tmp_path: Path, *results: Result) -> dict[str, claims.ClaimVerdict]:
     return {v.id: v for v in claims.judge(None, tmp_path, list(results))
-            if v.id in ("C15", "C17")}
+            if v.id in ("C15", "C16", "C17")}
 
 
 def _readings(verdict: claims.ClaimVerdict) -> list[claims.AssertionVerdict]:
@@ -199,3 +221,59 @@ def test_saturation_rule_is_the_experiments() -> None:
 
     assert (read_s4.SATURATION_SHARE, read_s4.LATE_FACTOR) == (sleepers.SATURATION_SHARE,
                                                                sleepers.LATE_FACTOR)
+
+
+def test_c16_reads_the_rust_threads_page_tables(tmp_path: Path) -> None:
+    got = _judge(tmp_path, sleepers_run(), thread_memory_run(per_thread_kib=9.0))["C16"]
+    (a,) = got.as_published
+    assert a.substitute is None and a.verdict == "supported", a.reason
+    assert a.setup["experiment"] == "sleepers" and a.setup["variant"] == "rust_threads"
+    assert a.repeats == 5 and a.where == "at 10,000 tasks"
+    assert a.measured == pytest.approx(4.0 * 1.01, rel=0.01)  # (peak - before) / threads
+    assert a.low < a.measured < a.high
+    assert "2 MiB" in a.text and "VmPTE" in a.text  # what it counts, in its label
+    assert "VmPTE" in a.how and "minus" in a.how and "fresh process" in a.how
+    assert "2 MiB" in a.setup["stack"]
+
+
+def test_c16_contradicted_when_a_thread_takes_more(tmp_path: Path) -> None:
+    got = _judge(tmp_path, sleepers_run(scale={"rust_threads": 4.0}))["C16"]
+    assert got.as_published[0].verdict == "contradicted"  # 16 KiB, not about 4
+
+
+def test_c16_without_page_tables_falls_back_to_c_threads_labelled(tmp_path: Path) -> None:
+    for run in (sleepers_run(page_tables=False), old_sleepers_run()):
+        got = _judge(tmp_path, run, thread_memory_run())["C16"]
+        (a,) = got.as_published
+        assert a.setup["experiment"] == "thread_memory"
+        assert a.substitute is not None and "C threads" in a.substitute
+        assert "8 MiB" in a.substitute and "VmPTE" in a.substitute
+        assert a.measured == pytest.approx(4.1 * 1.01, rel=0.01)
+        assert got.verdict == "substitute"
+        # C15 and C17 still read the peers' run
+        assert _judge(tmp_path, run)["C15"].as_published[0].setup["experiment"] == "sleepers"
+
+
+def test_c16_neither_run_is_not_run_here(tmp_path: Path) -> None:
+    got = _judge(tmp_path, sleepers_run(page_tables=False))["C16"]
+    assert got.verdict == "not run here"
+    assert got.as_published[0].measured is None
+
+
+def test_c16_at_another_count_falls_back(tmp_path: Path) -> None:
+    got = _judge(tmp_path, sleepers_run(count=200), thread_memory_run())["C16"]
+    assert got.as_published[0].setup["experiment"] == "thread_memory"
+    assert got.as_published[0].substitute
+
+
+def test_c16_pools_only_runs_holding_page_tables(tmp_path: Path) -> None:
+    """A run stored before VmPTE beside one since: only the newer one is read."""
+    from threadcost import datastore
+
+    old = datastore.save_run(sleepers_run(page_tables=False), data_dir=tmp_path)
+    new = datastore.save_run(sleepers_run(repeats=3), data_dir=tmp_path)
+    verdicts = {v.id: v for v in claims.judge(None, tmp_path)}
+    (a,) = verdicts["C16"].as_published
+    assert a.substitute is None and a.repeats == 3
+    assert new.name in a.run_id and old.name not in a.run_id
+    assert verdicts["C15"].as_published[0].repeats == 5 + 3  # C15 pools both

@@ -82,6 +82,8 @@ def test_peers_rows_when_go_is_present() -> None:
     # an idle goroutine starts with a 2 KiB stack: between 1 and 16 KiB resident
     assert 1 <= mem["per_goroutine_rss_kib"] <= 16
     assert s["sleepers"]["wakeups"] == 100 * 5
+    # the program's page tables (VmPTE): before the goroutines, and the largest reading
+    assert 0 < s["sleepers"]["page_tables_before_kib"] <= s["sleepers"]["peak_page_tables_kib"]
 
 
 @needs_go
@@ -139,6 +141,9 @@ def test_sleepers_repeats_interleave_the_variants() -> None:
         assert row["peak_rss_kib"] == pytest.approx(runs.peak_rss_kib.mean())
         assert row["saturated"] == bool(runs.saturated.any())
     assert list(r.tables["variants"].variant) == ["threads", "threads_pinned"]
+    # the C kernel reports no page tables (the peers do: C16 reads the Rust threads')
+    assert t.page_tables_per_task_kib.isna().all()
+    assert all(row["page_tables_per_task_kib"] is None for row in r.summary["variants"].values())
 
 
 @pytest.mark.parametrize("value, says", [

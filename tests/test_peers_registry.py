@@ -65,6 +65,13 @@ def test_each_peer_builds_and_keeps_the_contract(language: str) -> None:
                         for p in out.data["points"]][-1] == 30
             if program == "sleepers":
                 assert out.data["wakeups"] == 20 * 4
+                # the program's page tables (VmPTE, KiB): before the first task, and
+                # the largest reading from the moment every task exists
+                before = out.data["page_tables_before_kib"]
+                peak = out.data["peak_page_tables_kib"]
+                assert 0 < before <= peak, (language, runtime)
+                if runtime in ("thread", "platform"):  # 20 new stacks mapped and written
+                    assert peak - before >= 4, (language, runtime)
 
 
 def test_a_peer_rejects_a_program_it_does_not_have() -> None:
@@ -169,6 +176,11 @@ def test_sleepers_rust_variants_when_cargo_exists() -> None:
     assert list(zip(rows.repeat, rows.variant, strict=True)) == [
         (0, "rust_threads_pinned"), (0, "tokio"), (1, "tokio"), (1, "rust_threads_pinned")]
     assert (rows.wakeups == 20 * 4).all() and (rows.peak_rss_kib > 0).all()
+    threads = rows[rows.variant == "rust_threads_pinned"]  # C16: page tables per thread
+    assert (threads.page_tables_per_task_kib > 0).all()
+    assert (threads.page_tables_growth_kib == threads.peak_page_tables_kib
+            - threads.page_tables_before_kib).all()
+    assert r.summary["variants"]["rust_threads_pinned"]["page_tables_per_task_kib"] > 0
 
 
 def test_brigade_on_rust_threads_and_tokio() -> None:

@@ -17,9 +17,12 @@ Memory is the growth of the process's resident set while the tasks run: the
 peak (sampled every period by the main thread, and VmHWM where it can be
 reset) minus the resident set just before the first task started. That growth
 is what the tasks cost; the baseline of a Python child and of a Go binary
-differ, and are shown beside it. CPU is user and system time of the process
-over the run (getrusage), from the moment every task exists (they wait at a
-gate) to the last one's end.
+differ, and are shown beside it. The peers also report the program's page
+tables (VmPTE, outside RSS; C16): before the first task, and the largest
+reading, once every task exists and then every period (the C-thread variants
+leave them empty, as do runs stored before the peers reported them). CPU is
+user and system time of the process over the run (getrusage), from the moment
+every task exists (they wait at a gate) to the last one's end.
 
 :func:`run` repeats the variants ``repeats`` times, each run a fresh process,
 the variants in alternating order from one repeat to the next; it stores one
@@ -143,8 +146,18 @@ def _row(variant: str, raw: dict[str, Any]) -> dict[str, Any]:
         "rss_before_kib": raw["rss_before_kib"], "peak_rss_kib": raw["peak_rss_kib"],
         "rss_growth_kib": growth, "rss_per_task_kib": growth / tasks,
         "vsz_growth_kib": vsz_growth, "vsz_per_task_kib": vsz_growth / tasks,
-        "peak_os_threads": raw["peak_threads"], "not_run": None,
+        "peak_os_threads": raw["peak_threads"], **_page_tables(raw, tasks), "not_run": None,
     }
+
+
+def _page_tables(raw: dict[str, Any], tasks: int) -> dict[str, Any]:
+    """The program's page tables (VmPTE, KiB): before the first task, the peak, the
+    growth and the growth per task; None where the program did not report them."""
+    before, peak = raw.get("page_tables_before_kib"), raw.get("peak_page_tables_kib")
+    growth = peak - before if before is not None and peak is not None else None
+    return {"page_tables_before_kib": before, "peak_page_tables_kib": peak,
+            "page_tables_growth_kib": growth,
+            "page_tables_per_task_kib": None if growth is None else growth / tasks}
 
 
 def _peer_raw(variant: str, count: int, p: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -160,6 +173,8 @@ def _peer_raw(variant: str, count: int, p: dict[str, Any], timeout: float) -> di
             "vsz_before_kib": data.get("vsz_before_kib", 0),
             "peak_rss_kib": max(data["peak_rss_kib"], data.get("hwm_kib") or 0),
             "peak_vsz_kib": data.get("peak_vsz_kib", 0), "peak_threads": data["peak_threads"],
+            "page_tables_before_kib": data["page_tables_before_kib"],
+            "peak_page_tables_kib": data["peak_page_tables_kib"],
             "runtime_version": data.get("version") or data.get("go_version")}
 
 
@@ -225,7 +240,9 @@ def _mean_rows(table: pd.DataFrame, variants: list[str]) -> dict[str, dict[str, 
 _ROW_COLUMNS = ("tasks", "wakeups", "wall_s", "spawn_s", "user_s", "sys_s", "cpu_s",
                 "cpu_us_per_wakeup", "rss_before_kib", "peak_rss_kib", "rss_growth_kib",
                 "rss_per_task_kib", "vsz_growth_kib", "vsz_per_task_kib", "peak_os_threads",
-                "user_us_per_wakeup", "sys_us_per_wakeup", "cpu_busy")
+                "page_tables_before_kib", "peak_page_tables_kib", "page_tables_growth_kib",
+                "page_tables_per_task_kib", "user_us_per_wakeup", "sys_us_per_wakeup",
+                "cpu_busy")
 _INTEGER_COLUMNS = ("tasks", "wakeups", "peak_os_threads")
 
 

@@ -21,10 +21,16 @@ BUILD_ROOT = paths.REPO_ROOT / "build" / "peers"
 NATIVE_ROOT = paths.REPO_ROOT / "native" / "peers"
 
 # Every program's JSON carries these fields (besides program and the runtime's
-# version), whatever the language.
+# version), whatever the language. sleepers' page tables (VmPTE of /proc/self/status,
+# KiB): ``page_tables_before_kib`` before the first task is started,
+# ``peak_page_tables_kib`` the largest reading, once every task exists (at the gate)
+# and then every period while they run. Every peer prints them; a run stored before
+# they were added lacks them, so whatever reads a stored run takes them as optional
+# (C16's reader, threadcost.claims.read.s4, then falls back to the C-thread runs).
 CONTRACT: dict[str, tuple[str, ...]] = {
     "sleepers": ("count", "wakeups", "wall_ns", "spawn_ns", "user_us", "sys_us",
-                 "rss_before_kib", "peak_rss_kib", "peak_threads"),
+                 "rss_before_kib", "peak_rss_kib", "peak_threads",
+                 "page_tables_before_kib", "peak_page_tables_kib"),
     "million": ("count", "finished", "spawn_ns", "alive_at_spawn_end", "hwm_kib"),
     "pingpong": ("iterations", "batch_ns", "samples_ns", "timer_overhead_ns"),
     "launch": ("iterations", "batch_ns", "samples_ns"),
@@ -32,8 +38,9 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "brigade": ("tasks", "samples_ns", "timer_overhead_ns"),
 }
 # Environment variables a runtime reads whose values the study leaves at their defaults.
+# (RUST_MIN_STACK: std::thread's default stack, 2 MiB, as S1, S4 and S5 ran it.)
 RUNTIME_ENV = ("GOMAXPROCS", "GOGC", "GODEBUG", "GOMEMLIMIT", "JAVA_TOOL_OPTIONS",
-               "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "TOKIO_WORKER_THREADS")
+               "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "TOKIO_WORKER_THREADS", "RUST_MIN_STACK")
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ MARKERS = vocabulary.VERDICT_MARKERS
 # words for the names a run's setup stores (a cell shows words, never an identifier)
 WORDS = {**vocabulary.PLACEMENT_WORDS,
          "vsz_kib": "virtual size (VmSize)", "rss_kib": "resident size (VmRSS)",
-         "page_tables_kib": "page tables (PageTables)",
+         "page_tables_kib": "page tables (VmPTE)",  # thread_memory: this process's
          **whys.YARDSTICK_WORDS}
 
 

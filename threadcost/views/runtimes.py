@@ -60,8 +60,9 @@ def _fmt(value: Any, spec: str) -> str:
 def sleepers_table(result: Result) -> Any:
     """S4's program per variant, the mean over its repeats (a run stored before the
     repeats: its one run): tasks, wake-ups, wall, user and system CPU, CPU per wake-up,
-    the whole program's peak RSS and its growth per task, and whether any repeat
-    saturated the CPUs."""
+    the whole program's peak RSS and its growth per task, the growth of its page
+    tables (VmPTE) per task (runs since the peers report them), and whether any
+    repeat saturated the CPUs."""
     import pandas as pd
 
     rows = []
@@ -81,9 +82,14 @@ def sleepers_table(result: Result) -> Any:
                      "peak RSS (MiB)": _fmt(r["peak_rss_kib"] / 1024, ",.1f"),
                      "peak RSS growth (MiB)": _fmt(r["rss_growth_kib"] / 1024, ",.1f"),
                      "per task (KiB)": _fmt(r["rss_per_task_kib"], ",.2f"),
+                     "page tables per task (KiB)": _fmt(r.get("page_tables_per_task_kib"),
+                                                        ",.2f"),
                      "saturated": "" if saturated is None else ("yes" if saturated else "no"),
                      "not run because": ""})
     frame = _drop_empty_reason(pd.DataFrame(rows).fillna("").set_index("tasks"))
+    pte = "page tables per task (KiB)"
+    if pte in frame and not frame[pte].astype(bool).any():
+        frame = frame.drop(columns=[pte])  # a run stored before the peers reported VmPTE
     if "saturated" in frame and not frame["saturated"].astype(bool).any():
         frame = frame.drop(columns=["saturated"])  # a run stored before the repeats
     return frame

@@ -274,6 +274,9 @@ func sleepers(args []string) {
 		}(uint32(i))
 	}
 	spawn := time.Since(spawnStart)
+	// page tables (VmPTE): the largest reading, once every goroutine exists, then
+	// every period with the resident set
+	peakPte := procStatus()["VmPTE"]
 	u0, s0, _ := rusageUs()
 	start := time.Now()
 	close(gate)
@@ -287,6 +290,7 @@ loop:
 		peakRss = max(peakRss, s["VmRSS"])
 		peakVsz = max(peakVsz, s["VmSize"])
 		peakThreads = max(peakThreads, s["Threads"])
+		peakPte = max(peakPte, s["VmPTE"])
 		select {
 		case <-finished:
 			break loop
@@ -298,25 +302,27 @@ loop:
 	u1, s1, maxrss := rusageUs()
 	end := procStatus()
 	emit(map[string]any{
-		"program":        "sleepers",
-		"go_version":     runtime.Version(),
-		"gomaxprocs":     runtime.GOMAXPROCS(0),
-		"count":          *count,
-		"period_ms":      *periodMs,
-		"duration_ms":    *durationMs,
-		"stagger_ms":     *staggerMs,
-		"wakeups":        wakeups.Load(),
-		"wall_ns":        int64(wall),
-		"spawn_ns":       int64(spawn),
-		"user_us":        u1 - u0,
-		"sys_us":         s1 - s0,
-		"rss_before_kib": before["VmRSS"],
-		"vsz_before_kib": before["VmSize"],
-		"peak_rss_kib":   peakRss,
-		"peak_vsz_kib":   peakVsz,
-		"peak_threads":   peakThreads,
-		"hwm_kib":        end["VmHWM"],
-		"ru_maxrss_kib":  maxrss,
+		"program":                "sleepers",
+		"go_version":             runtime.Version(),
+		"gomaxprocs":             runtime.GOMAXPROCS(0),
+		"count":                  *count,
+		"period_ms":              *periodMs,
+		"duration_ms":            *durationMs,
+		"stagger_ms":             *staggerMs,
+		"wakeups":                wakeups.Load(),
+		"wall_ns":                int64(wall),
+		"spawn_ns":               int64(spawn),
+		"user_us":                u1 - u0,
+		"sys_us":                 s1 - s0,
+		"rss_before_kib":         before["VmRSS"],
+		"vsz_before_kib":         before["VmSize"],
+		"peak_rss_kib":           peakRss,
+		"peak_vsz_kib":           peakVsz,
+		"peak_threads":           peakThreads,
+		"hwm_kib":                end["VmHWM"],
+		"ru_maxrss_kib":          maxrss,
+		"page_tables_before_kib": before["VmPTE"],
+		"peak_page_tables_kib":   peakPte,
 	})
 }
 

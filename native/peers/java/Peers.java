@@ -54,7 +54,7 @@ public final class Peers {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 String[] kv = line.split(":", 2);
-                if (kv.length == 2 && List.of("VmSize", "VmRSS", "RssAnon", "VmHWM", "Threads").contains(kv[0])) {
+                if (kv.length == 2 && List.of("VmSize", "VmRSS", "RssAnon", "VmHWM", "Threads", "VmPTE").contains(kv[0])) {
                     out.put(kv[0], Long.parseLong(kv[1].trim().split("\\s+")[0]));
                 }
             }
@@ -151,6 +151,7 @@ public final class Peers {
             }));
         }
         long spawn = System.nanoTime() - t0;
+        long peakPte = st(status(), "VmPTE"); // page tables: once every thread exists, then each period
         long[] c0 = cpuUs();
         long start = System.nanoTime();
         gate.countDown();
@@ -160,6 +161,7 @@ public final class Peers {
             peakRss = Math.max(peakRss, st(s, "VmRSS"));
             peakVsz = Math.max(peakVsz, st(s, "VmSize"));
             peakThreads = Math.max(peakThreads, st(s, "Threads"));
+            peakPte = Math.max(peakPte, st(s, "VmPTE"));
             Thread.sleep(periodMs);
         }
         joinAll(ts);
@@ -172,7 +174,8 @@ public final class Peers {
                 "user_us", c1[0] - c0[0], "sys_us", c1[1] - c0[1],
                 "rss_before_kib", st(before, "VmRSS"), "vsz_before_kib", st(before, "VmSize"),
                 "peak_rss_kib", peakRss, "peak_vsz_kib", peakVsz, "peak_threads", peakThreads,
-                "hwm_kib", st(end, "VmHWM"));
+                "hwm_kib", st(end, "VmHWM"), "page_tables_before_kib", st(before, "VmPTE"),
+                "peak_page_tables_kib", peakPte);
     }
 
     static String million(Map<String, String> f, boolean virtual, String rt) throws Exception {

@@ -1,7 +1,8 @@
 """Selectors reading the sources' own runtimes from the Rust peer (and Go where
 the source ran Go): S1's Rust threads (C10) and S5's Rust threads against Tokio
-tasks (C18-C22). S4's Rust threads against goroutines (C15, C17) are read in
-:mod:`threadcost.claims.read.s4`.
+tasks (C18-C22). S4's Rust threads against goroutines (C15, C17) and their page
+tables (C16) are read in :mod:`threadcost.claims.read.s4`; C16 falls back here to
+the C threads of notebook 02 for runs stored before the peers reported VmPTE.
 
 Runs read: ``peer_runtimes`` (switch, creation and memory slope per kind,
 notebook 05; the switch repeated in fresh processes, older runs hold one
@@ -21,6 +22,7 @@ from threadcost.claims import selectors as sel
 from threadcost.claims.intervals import log_ratio, over_repeats
 from threadcost.claims.model import Measurement, Missing
 from threadcost.claims.read import as_published as ap
+from threadcost.claims.read import s4
 from threadcost.claims.read.brigade import S5_TASKS, _brigade_at_s5
 from threadcost.claims.read.common import _at
 from threadcost.claims.runs import Runs, run_ids
@@ -293,6 +295,10 @@ TOKIO_BY_EPOLL = ("the C brigade's epoll loop (stackless tasks in one thread) st
                   "S5's Tokio async tasks: no Rust peer run stored")
 RUST_BY_C = ("the C brigade's pthreads stand in for S5's Rust std::thread brigade: no Rust "
              "peer brigade stored")
+PAGE_TABLES_BY_C = ("C threads on glibc's default 8 MiB stacks (notebook 2's thread-memory "
+                    "runs: the change of VmPTE with 10,000 idle threads / threads) stand in "
+                    "for S4's Rust threads on 2 MiB stacks: no stored sleepers run of S4's "
+                    "program holds the page tables (VmPTE)")
 
 # claim -> the selectors above (catalogue.py applies them)
 c10_vsz_per_thread = prefer(per_task_kib("rust-thread", "vsz_kib"),
@@ -302,6 +308,8 @@ c10_rss_per_thread = prefer(per_task_kib("rust-thread", "rss_kib"),
                             sel.ceiling_per_thread("rss_kib_per_thread",
                                                    sel.c10_rss_per_thread))
 c10_million = prefer(c10_million_scaled, sel.c10_million_scaled)
+c16_page_tables_per_thread = prefer(s4.page_tables_per_thread, sel.c16_page_tables_per_thread,
+                                    PAGE_TABLES_BY_C)
 c19_thread_over_tokio_switch = prefer(ratio_of_kinds("rust-thread", "tokio-task", "switch"),
                                       sel.c19_thread_over_goroutine_switch, TOKIO_SWITCH_BY_GO)
 c22_thread_over_tokio_rss = prefer(ratio_of_kinds("rust-thread", "tokio-task", "rss"),

@@ -1,4 +1,4 @@
-"""Selectors of S4's claims (matklad's 10k_linux_threads: C15, C17) on S4's own
+"""Selectors of S4's claims (matklad's 10k_linux_threads: C15-C17) on S4's own
 program: Rust threads, unpinned and pinned round-robin, against goroutines, read
 from the ``sleepers`` runs of notebook 05 (the Rust and Go peers).
 
@@ -15,7 +15,12 @@ What S4 read from ``time``, and what is read here:
 - CPU: user and system time of the program from the moment every task exists
   (they wait at a gate) to the last one's end, divided by the wake-ups (S4: 21 s
   over 10,000 tasks x 1000 sleeps = 10 million wake-ups). Per wake-up, a run of
-  fewer sleeps than S4's 1000 is compared with his on the same footing.
+  fewer sleeps than S4's 1000 is compared with his on the same footing;
+- page tables (C16; ``time`` shows none: they are kernel memory outside RSS): the
+  program's VmPTE at its peak (the largest reading once every thread exists and
+  then every period) minus its VmPTE before the first thread, / threads. A run
+  stored before the peers reported VmPTE has none (C16 then reads the C-thread
+  runs instead, labelled a substitute: :mod:`threadcost.claims.read.rust`).
 
 CPU per wake-up is judged only where the tasks kept up with their schedule: a
 repeat whose CPUs were at least 80% busy, or which ran more than 1.25 times its
@@ -103,6 +108,12 @@ def _table(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     if "saturated" not in table:
         table["saturated"] = False
     table["saturated"] = table["saturated"].fillna(False).astype(bool)
+    tasks = pd.to_numeric(table["tasks"], errors="coerce").where(lambda n: n > 0) \
+        if "tasks" in table else np.nan
+    table["page_tables_per_task_kib"] = (
+        (pd.to_numeric(table["peak_page_tables_kib"], errors="coerce")
+         - pd.to_numeric(table["page_tables_before_kib"], errors="coerce")) / tasks
+        if {"peak_page_tables_kib", "page_tables_before_kib"} <= set(table) else np.nan)
     wakeups = pd.to_numeric(table["wakeups"], errors="coerce").where(lambda w: w > 0)
     for column, seconds in (("cpu_us_per_wakeup", "cpu_s"), ("user_us_per_wakeup", "user_s"),
                             ("sys_us_per_wakeup", "sys_s")):
@@ -228,3 +239,32 @@ def ratio(top: str, bottom: str, column: str, cut: bool = False) -> Any:
 c15_max_rss_ratio = ratio(THREADS, GOROUTINES, "peak_rss_kib")
 c17_threads_over_goroutines_cpu = ratio(THREADS, GOROUTINES, "cpu_us_per_wakeup")
 c17_pinning_cut = ratio(PINNED, THREADS, "cpu_us_per_wakeup", cut=True)
+
+
+PAGE_TABLES_WORDS = ("page tables per thread of S4's program on the Rust peer (std::thread's "
+                     "default 2 MiB stacks): the program's VmPTE (its page tables, every "
+                     "level, outside RSS) at its peak (read once every thread exists, then "
+                     "every period) minus its VmPTE before the first thread, / threads")
+
+
+def page_tables_per_thread(runs: Runs) -> Measurement | Missing:
+    """C16 on S4's program: the Rust threads' page tables per thread at 10,000 threads,
+    over the repeats; Missing for runs stored before the peers reported VmPTE."""
+    got = _rows(runs, THREADS)
+    if isinstance(got, Missing):
+        return got
+    rows, found, count = got
+    if count != S4_COUNT:
+        return Missing(f"the stored sleepers runs ran {NAMES[THREADS]} at {count:,} tasks, "
+                       "not S4's 10,000 (notebook 05's tasks_s4_count)")
+    rows = rows[pd.to_numeric(rows["page_tables_per_task_kib"], errors="coerce").notna()]
+    if rows.empty:
+        return Missing("no stored sleepers run holds the Rust threads' page tables (VmPTE): "
+                       "runs stored before the peers reported them")
+    found = [r for r in found if r.meta["run_id"] in set(rows.run_id)]
+    return over_repeats(rows["page_tables_per_task_kib"].astype(float), "KiB",
+                        run_id=run_ids(found),
+                        setup=_setup(found, count, variant=THREADS,
+                                     stack="std::thread default (2 MiB)"),
+                        how=f"{_per_repeat(found)} at 10,000 tasks: {PAGE_TABLES_WORDS}",
+                        where=_where(count))

@@ -1,16 +1,18 @@
 """S4 (matklad, 10k_linux_threads): sleeping threads vs goroutines (C15-C17).
 
-C15 and C17 read S4's own program, run on the Rust peer (threads, and threads
+C15, C16 and C17 read S4's own program, run on the Rust peer (threads, and threads
 pinned round-robin) and the Go peer (goroutines), repeated in fresh processes
 with the variants interleaved (``sleepers`` runs, notebook 05;
-:mod:`threadcost.claims.read.s4`). C16 reads the C thread-memory runs."""
+:mod:`threadcost.claims.read.s4`). C16 counts the program's page tables (VmPTE)
+per Rust thread on std::thread's default 2 MiB stacks; a run stored before the
+peers reported VmPTE falls back to notebook 02's C threads (8 MiB stacks), labelled
+a substitute (:mod:`threadcost.claims.read.rust`)."""
 
 from __future__ import annotations
 
-from threadcost.claims import selectors as sel
 from threadcost.claims import whys
 from threadcost.claims.model import Claim, Published, Reading
-from threadcost.claims.read import s4
+from threadcost.claims.read import rust, s4
 from threadcost.claims.records._help import about_reading, values
 
 C15 = (Published("thread_max_rss_kib", 94_000, "KiB", "10,000 threads sleeping 10 ms x 1000 "
@@ -60,8 +62,10 @@ CLAIMS: tuple[Claim, ...] = (
                              "(max RSS, Rust threads / goroutines)", "ratio", 3.0,
                              s4.c15_max_rss_ratio, RSS_QUOTE),)),
     Claim("C16", source="S4", published=C16, as_published=(
-        about_reading("Page tables per thread with a default stack (40 MB / 10,000)", "KiB",
-                      V16["per_thread_page_tables_kib"], sel.c16_page_tables_per_thread,
+        about_reading("Page tables per thread of 10,000 sleeping Rust threads on std::thread's "
+                      "default 2 MiB stacks (the program's VmPTE growth / threads; S4: 40 MB "
+                      "/ 10,000)", "KiB",
+                      V16["per_thread_page_tables_kib"], rust.c16_page_tables_per_thread,
                       "10k threads with default stack sizes need about 40mb of page "
                       "tables"),)),
     Claim("C17", source="S4", published=C17, as_published=(

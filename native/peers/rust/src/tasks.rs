@@ -11,7 +11,9 @@ use tokio::runtime::{Builder, Runtime};
 use tokio::sync::{mpsc, RwLock};
 
 use crate::threads::{memory_point, stagger_us};
-use crate::util::{emit, fail, proc_status, rusage, status_of, timer_overhead_ns, Flags, J};
+use crate::util::{
+    emit, fail, proc_status, rusage, status_of, timer_overhead_ns, Flags, Peaks, J,
+};
 
 fn runtime(kind: &str) -> Runtime {
     let mut b = if kind == "tokio-ct" {
@@ -63,15 +65,13 @@ async fn sleepers(f: &Flags) -> Vec<(&'static str, J)> {
         }));
     }
     let spawn = spawn_start.elapsed();
+    let mut peaks = Peaks::default();
+    peaks.sample(); // every task exists
     let (u0, s0, _) = rusage();
     let start = Instant::now();
     drop(held);
-    let (mut peak_rss, mut peak_vsz, mut peak_threads) = (0, 0, 0);
     while finished.load(Ordering::Acquire) < count {
-        let s = proc_status();
-        peak_rss = peak_rss.max(status_of(&s, "VmRSS"));
-        peak_vsz = peak_vsz.max(status_of(&s, "VmSize"));
-        peak_threads = peak_threads.max(status_of(&s, "Threads"));
+        peaks.sample();
         tokio::time::sleep(period).await;
     }
     for h in handles {
@@ -80,18 +80,16 @@ async fn sleepers(f: &Flags) -> Vec<(&'static str, J)> {
     let wall = start.elapsed();
     let (u1, s1, maxrss) = rusage();
     let end = proc_status();
-    vec![
+    let mut fields = vec![
         ("count", J::I(count)), ("started", J::I(count)), ("spawn_errno", J::I(0)),
         ("period_ms", J::I(period_ms)), ("duration_ms", J::I(duration_ms)),
         ("stagger_ms", J::I(stagger_ms)), ("wakeups", J::I(wakeups.load(Ordering::Relaxed))),
         ("wall_ns", J::I(wall.as_nanos() as i64)), ("spawn_ns", J::I(spawn.as_nanos() as i64)),
         ("user_us", J::I(u1 - u0)), ("sys_us", J::I(s1 - s0)),
-        ("rss_before_kib", J::I(status_of(&before, "VmRSS"))),
-        ("vsz_before_kib", J::I(status_of(&before, "VmSize"))),
-        ("peak_rss_kib", J::I(peak_rss)), ("peak_vsz_kib", J::I(peak_vsz)),
-        ("peak_threads", J::I(peak_threads)), ("hwm_kib", J::I(status_of(&end, "VmHWM"))),
-        ("ru_maxrss_kib", J::I(maxrss)),
-    ]
+    ];
+    fields.extend(peaks.fields(&before));
+    fields.extend([("hwm_kib", J::I(status_of(&end, "VmHWM"))), ("ru_maxrss_kib", J::I(maxrss))]);
+    fields
 }
 
 async fn million(f: &Flags) -> Vec<(&'static str, J)> {

@@ -6,7 +6,9 @@ use std::sync::{Arc, RwLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::util::{emit, fail, proc_status, rusage, status_of, timer_overhead_ns, Flags, J};
+use crate::util::{
+    emit, fail, proc_status, rusage, status_of, timer_overhead_ns, Flags, Peaks, J,
+};
 
 pub fn dispatch(program: &str, f: &Flags) {
     match program {
@@ -33,7 +35,8 @@ fn spawn_error(e: &std::io::Error) -> i64 {
 }
 
 /// S4's program: `count` threads each sleep `period_ms`, `duration_ms / period_ms`
-/// times, after a staggered start; peak RSS is sampled every period.
+/// times, after a staggered start; peak RSS and page tables (VmPTE) are sampled
+/// once every thread exists, then every period.
 fn sleepers(f: &Flags) {
     let count = f.int("count", 10_000, 1);
     let period_ms = f.int("period-ms", 10, 1);
@@ -75,15 +78,13 @@ fn sleepers(f: &Flags) {
         }
     }
     let spawn = spawn_start.elapsed();
+    let mut peaks = Peaks::default();
+    peaks.sample(); // every thread exists (its stack mapped, its descriptor at the top)
     let (u0, s0, _) = rusage();
     let start = Instant::now();
     drop(held);
-    let (mut peak_rss, mut peak_vsz, mut peak_threads) = (0, 0, 0);
     while handles.iter().any(|h| !h.is_finished()) {
-        let s = proc_status();
-        peak_rss = peak_rss.max(status_of(&s, "VmRSS"));
-        peak_vsz = peak_vsz.max(status_of(&s, "VmSize"));
-        peak_threads = peak_threads.max(status_of(&s, "Threads"));
+        peaks.sample();
         thread::sleep(period);
     }
     let started = handles.len() as i64;
@@ -93,19 +94,19 @@ fn sleepers(f: &Flags) {
     let wall = start.elapsed();
     let (u1, s1, maxrss) = rusage();
     let end = proc_status();
-    emit("sleepers", "thread", vec![
+    let mut fields = vec![
         ("count", J::I(count)), ("started", J::I(started)), ("spawn_errno", J::I(errno)),
         ("period_ms", J::I(period_ms)), ("duration_ms", J::I(duration_ms)),
         ("stagger_ms", J::I(stagger_ms)), ("wakeups", J::I(wakeups.load(Ordering::Relaxed))),
         ("wall_ns", J::I(wall.as_nanos() as i64)), ("spawn_ns", J::I(spawn.as_nanos() as i64)),
         ("user_us", J::I(u1 - u0)), ("sys_us", J::I(s1 - s0)),
-        ("rss_before_kib", J::I(status_of(&before, "VmRSS"))),
-        ("vsz_before_kib", J::I(status_of(&before, "VmSize"))),
-        ("peak_rss_kib", J::I(peak_rss)), ("peak_vsz_kib", J::I(peak_vsz)),
-        ("peak_threads", J::I(peak_threads)), ("hwm_kib", J::I(status_of(&end, "VmHWM"))),
-        ("ru_maxrss_kib", J::I(maxrss)), ("pin", J::S(pin)),
-        ("cpus", J::A(cpus.iter().map(|c| J::I(*c as i64)).collect())),
+    ];
+    fields.extend(peaks.fields(&before));
+    fields.extend([
+        ("hwm_kib", J::I(status_of(&end, "VmHWM"))), ("ru_maxrss_kib", J::I(maxrss)),
+        ("pin", J::S(pin)), ("cpus", J::A(cpus.iter().map(|c| J::I(*c as i64)).collect())),
     ]);
+    emit("sleepers", "thread", fields);
 }
 
 /// The CPUs this process may run on.

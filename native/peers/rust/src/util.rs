@@ -77,6 +77,39 @@ pub fn status_of(s: &HashMap<String, i64>, name: &str) -> i64 {
     s.get(name).copied().unwrap_or(0)
 }
 
+/// The largest VmRSS, VmSize, Threads and VmPTE (the process's page tables, KiB)
+/// of /proc/self/status read so far: sampled once every task exists, at the gate,
+/// then every period while they run.
+#[derive(Default)]
+pub struct Peaks {
+    pub rss: i64,
+    pub vsz: i64,
+    pub threads: i64,
+    pub page_tables: i64,
+}
+
+impl Peaks {
+    pub fn sample(&mut self) {
+        let s = proc_status();
+        self.rss = self.rss.max(status_of(&s, "VmRSS"));
+        self.vsz = self.vsz.max(status_of(&s, "VmSize"));
+        self.threads = self.threads.max(status_of(&s, "Threads"));
+        self.page_tables = self.page_tables.max(status_of(&s, "VmPTE"));
+    }
+
+    /// The sleepers fields of these peaks (with the readings before the first spawn).
+    pub fn fields(&self, before: &HashMap<String, i64>) -> Vec<(&'static str, J)> {
+        vec![
+            ("rss_before_kib", J::I(status_of(before, "VmRSS"))),
+            ("vsz_before_kib", J::I(status_of(before, "VmSize"))),
+            ("page_tables_before_kib", J::I(status_of(before, "VmPTE"))),
+            ("peak_rss_kib", J::I(self.rss)), ("peak_vsz_kib", J::I(self.vsz)),
+            ("peak_threads", J::I(self.threads)),
+            ("peak_page_tables_kib", J::I(self.page_tables)),
+        ]
+    }
+}
+
 /// User and system CPU time (µs) and ru_maxrss (KiB) of this process.
 pub fn rusage() -> (i64, i64, i64) {
     // SAFETY: getrusage fills the zeroed struct it is given; nothing else reads it.
