@@ -119,7 +119,7 @@ def _futex_switch(runs: Runs, tasks: str) -> Value | str:
     c = run.table("configs")
     hit = c[(c.mechanism == "futex") & (c.placement == "same-cpu") & (c.tasks == tasks)]
     if hit.empty:
-        return "the futex same-cpu configuration is not in the stored run"
+        return f"the stored run has no futex ping-pong between {tasks} on one CPU"
     r = hit.iloc[0]
     return _value(run, r.switch_p50_ns, r.switch_min_ns, r.switch_p90_ns, 1,
                   f"futex ping-pong, both {tasks} on one CPU: round trip / "

@@ -67,7 +67,7 @@ def _echo(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | str:
                                                 or [])]
     table = runs.tables(found, "repeats")
     if table.empty:
-        return f"no echo run with placements same-cpu and unpinned stored ({NOTEBOOK_04})"
+        return f"no echo run stored with the two placements, one CPU and unpinned ({NOTEBOOK_04})"
     wide = table.pivot_table(index=["run_index", "repeat"], columns="placement",
                              values="rate_per_s")
     return wide, found

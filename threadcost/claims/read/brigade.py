@@ -143,7 +143,7 @@ def c21_pinned_thread_over_goroutine(runs: Runs) -> Measurement | Missing:
         return Missing("the brigade at 500 tasks lacks threads pinned or goroutines unpinned")
     ratio = (pinned["thread"] / free["goroutine"]).dropna()
     return _at(log_ratio(ratio, run_id=run_ids(found),
-                     setup={**_brigade_setup(found, "threads same-cpu, goroutines unpinned")},
+                     setup={**_brigade_setup(found, "threads on one CPU, goroutines unpinned")},
                      how="per repeat: p50 time per hop, threads pinned to one CPU / "
                          "goroutines unpinned (placements interleaved in each repeat)"),
                "at 500 tasks")

@@ -100,7 +100,7 @@ def switch_pinned_ns(runs: Runs) -> Measurement | Missing:
     found = runs.matching("context_switch", placements=_has("same-cpu"))
     table = runs.tables(found, "configs")
     if table.empty:
-        return _missing("context_switch", "pipe, same-cpu", "notebook 04")
+        return _missing("context_switch", "a pipe ping-pong on one CPU", "notebook 04")
     rows = table[(table.mechanism == "pipe") & (table.placement == "same-cpu")
                  & (table.tasks == "threads") & (table.working_set_kib == 0)]
     return over_repeats(rows.switch_p50_ns, "ns", run_id=run_ids(found))
