@@ -70,6 +70,9 @@ def outcomes() -> dict[str, tuple[int, str, str]]:
     return results
 
 
+# One worker runs them all: the module fixture starts the processes once, not once per
+# pytest-xdist worker.
+@pytest.mark.xdist_group("cli_bad_input")
 @pytest.mark.parametrize("argv, word", BAD_INPUT, ids=[" ".join(a) for a, _ in BAD_INPUT])
 def test_bad_input_exits_2_with_one_line(argv: list[str], word: str,
                                          outcomes: dict[str, tuple[int, str, str]]) -> None:

@@ -127,6 +127,25 @@ CASES: dict[str, tuple[str, Callable[[Path], None], str]] = {
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_damaged_run_is_named_not_dropped(case: str, tmp_path: Path) -> None:
+    """The store names the damaged run and the reason, and reads every other run."""
+    experiment, damage, reason = CASES[case]
+    data = _copy(tmp_path)
+    run = _run(data, experiment)
+    damage(run)
+    runs, skipped = datastore.scan(data)
+    assert [s.path for s in skipped] == [run]
+    assert reason in skipped[0].reason, skipped[0].reason
+    assert len(runs) == len(list((data / REFERENCE).iterdir())) - 1
+
+
+# Through the CLI, one damage per kind of experiment it hides (the claims read by
+# name what the store skipped): a meta.json, a whole run's folder, a table's cell.
+CLI_CASES = ["empty meta.json", "no meta.json", "infinite cell"]
+
+
+@pytest.mark.parametrize("case", CLI_CASES)
+def test_claims_name_the_damaged_run_and_move_no_verdict_silently(case: str,
+                                                                  tmp_path: Path) -> None:
     experiment, damage, reason = CASES[case]
     data = _copy(tmp_path)
     run = _run(data, experiment)
