@@ -22,12 +22,15 @@ typedef struct {
     volatile int ready;
 } partner_report;
 
+/* The pages are populated by the mmap call, in one pass, not faulted one by one by
+ * the first walk: the same pages before the timed hops either way, a few times
+ * cheaper (64 MiB: 16,384 faults of a few µs each in a guest). */
 static unsigned char *map_array(int64_t bytes)
 {
     if (bytes <= 0)
         return NULL;
     void *mem = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     return mem == MAP_FAILED ? NULL : mem;
 }
 
