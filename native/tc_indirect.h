@@ -26,9 +26,10 @@ typedef struct {
  * hand-off, so a round trip is two hops and, on one CPU, two switches.
  * TC_IND_SINGLE: this process alone walks one array and writes and reads one
  * byte through its own pipe per hop. A walk reads and writes one byte every
- * `stride_bytes` of an `array_bytes` array (0: no walk). `warmup_hops` untimed
- * hops first (they also fault the arrays in), then `hops` timed ones (both
- * even for TC_IND_SWITCH). Nothing is left behind; a partner that dies makes
+ * `stride_bytes` of an `array_bytes` array (0: no walk), with the same code in
+ * both modes and both processes. The arrays are mapped with their pages in;
+ * `warmup_hops` untimed hops first (they bring the arrays into the caches), then
+ * `hops` timed ones (both even for TC_IND_SWITCH). Nothing is left behind; a partner that dies makes
  * the read fail with TC_ESYS.
  */
 int tc_indirect_run(int mode, int64_t array_bytes, int64_t stride_bytes, int64_t hops,

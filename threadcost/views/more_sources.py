@@ -246,7 +246,7 @@ def indirect_figure(result: Result) -> plt.Figure:
     base = pts[pts.array_kib == 0].c2_ns.median() / 1000
     for stride, rows in pts[pts.array_kib > 0].groupby("stride_bytes"):
         med = rows.groupby("array_kib").c2_ns.median() / 1000
-        med = med[med > 0]  # a median at or below zero is noise: the table shows it
+        med = med[med > 0]  # at or below zero: noise, no cost; the table shows it
         ax.plot(med.index, med.values, marker="o", label=f"stride {stride} B")
     ax.axhline(base, color="#999999", linestyle=":", label="direct cost (no array)")
     llc = result.summary.get("llc_kib")
@@ -274,9 +274,11 @@ def indirect_table(result: Result) -> Any:
                    "switches per round trip (kernel)"]
     return tables.show(agg, note="Median over repeats. c2 = per hop with a partner - per "
                        "hop alone; indirect = c2 - c2 without an array (the direct cost). "
-                       "A value at or below zero (left out of the figure): the difference is "
-                       "within the noise of the walks, which take as long with or without "
-                       "the partner.")
+                       "A value at or below zero (left out of the figure) is no cost of a "
+                       "switch: alone, the process walks the same array with no partner "
+                       "evicting it. It is noise larger than the cost or, in every repeat, "
+                       "two runs that did not time the same work (C33's growth reading "
+                       "says which).")
 
 
 def indirect_text(result: Result, judged: Any = None) -> str:

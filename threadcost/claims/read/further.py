@@ -197,7 +197,14 @@ def s10_direct_us(runs: Runs) -> Measurement | Missing:
 
 
 def s10_growth(runs: Runs) -> Measurement | Missing:
-    """c2 at the largest array within the last-level cache (smallest stride) / c1."""
+    """c2 at the largest array within the last-level cache (smallest stride) / c1.
+
+    Their c2 "ranges from several microseconds to more than one thousand
+    microseconds" with the array size and the stride; the reading holds the stride at
+    the smallest of the sweep (a sequential walk, whose refills a prefetcher hides best:
+    the least growth of the sweep's strides) and asks for 2x. A repeat whose c2 or c1 is
+    at or below zero has no ratio: it is never dropped (that would bias the growth
+    upward); the reading is then not judged and says why."""
     got = _points(runs)
     if isinstance(got, Missing):
         return got
@@ -210,11 +217,51 @@ def s10_growth(runs: Runs) -> Measurement | Missing:
     size = int(inside.array_kib.max())
     stride = int(inside.stride_bytes.min())
     rows = inside[(inside.array_kib == size) & (inside.stride_bytes == stride)]
-    return log_ratio((rows.c2_ns / rows.c1_ns).to_numpy(), run_id=run_ids(found),
-                     setup={"experiment": "indirect_cost", "array_kib": size,
-                            "stride_bytes": stride, "llc_kib": llc},
-                     how="per repeat: total cost per switch with the array / with none",
-                     where=f"{size:,} KiB, stride {stride} B")
+    info: dict[str, Any] = {
+        "run_id": run_ids(found),
+        "setup": {"experiment": "indirect_cost", "array_kib": size, "stride_bytes": stride,
+                  "llc_kib": llc},
+        "how": "per repeat: total cost per switch with the array / with none",
+        "where": f"{size:,} KiB, stride {stride} B"}
+    unusable = _s10_nonpositive(rows, size, stride)
+    if unusable:
+        value = float(rows.c2_ns.mean() / rows.c1_ns.mean()) if rows.c1_ns.mean() else 0.0
+        return Measurement(value, "ratio", repeats=len(rows), unjudgeable=unusable,
+                           **{**info, "how": "mean c2 over the repeats / mean c1 (no "
+                                             "per-repeat ratio: see why not)"})
+    return log_ratio((rows.c2_ns / rows.c1_ns).to_numpy(), **info)
+
+
+def _s10_nonpositive(rows: pd.DataFrame, size: int, stride: int) -> str:
+    """Why the per-repeat ratios c2 / c1 cannot be read ("": they can)."""
+    n = len(rows)
+    low_c1 = rows[rows.c1_ns <= 0]
+    if not low_c1.empty:
+        return (f"the direct cost c1 (no array) came out at or below zero in {len(low_c1)} "
+                f"of {n} repeats (median {_ns(low_c1.c1_ns.median())}): the two processes "
+                "were not slower per hop than the one alone, so there is no cost to "
+                "compare with")
+    low = rows[rows.c2_ns <= 0]
+    if low.empty:
+        return ""
+    alone, both = _ns(low.single.median()), _ns(low.switch.median())
+    said = (f"at {size:,} KiB, stride {stride} B, c2 = (per hop with the partner) - (per hop "
+            "alone) came out at or below zero in ")
+    why = ("; alone, the process walks the same array with no partner evicting it, so a c2 "
+           "below zero is no cost of a switch: ")
+    if len(low) == n:
+        return (f"{said}every repeat (median {alone} per hop alone against {both} with the "
+                f"partner){why}the two runs did not time the same work (their code or the "
+                "machine's state differed), and no growth can be read from them")
+    rest = rows[rows.c2_ns > 0]
+    return (f"{said}{len(low)} of {n} repeats (median {alone} per hop alone against {both} "
+            f"with the partner; in the other repeats {_ns(rest.single.median())} against "
+            f"{_ns(rest.switch.median())}){why}in those repeats the noise was larger than "
+            "the cost, and leaving them out would bias the growth upward")
+
+
+def _ns(x: float) -> str:
+    return f"{x:,.0f} ns"
 
 
 def s10_why(runs: Runs) -> Measurement | Missing:
