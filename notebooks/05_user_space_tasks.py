@@ -53,7 +53,7 @@ tasks_thread_counts: list[int] = [100, 500, 1000, 2000]  # thread counts for the
 tasks_kernel_switch_iterations: int = 50000  # thread/process round trips (futex, same CPU)
 tasks_launch_iterations: int = 2000  # thread launches for the creation comparison
 tasks_sleep_counts: list[int] = [300, 1000, 3000, 10000]  # sleeper counts of the sweep
-tasks_sleep_sweep_duration_ms: int = 300  # total sleep of each task in the sweep, ms
+tasks_sleep_sweep_duration_ms: int = 200  # total sleep of each task in the sweep, ms
 tasks_sleep_sweep_repeats: int = 2  # repeats of every point of the sweep's figure, interleaved (no claim reads it)
 tasks_c11_goroutines: int = 1000000  # C11: goroutines sleeping at once (S1: 1,000,000)
 tasks_c11_sleep_ms: int = 1000  # how long each sleeps, ms (S1: 1 s)
@@ -68,7 +68,7 @@ tasks_peer_tasks: int = 10000  # idle tasks per memory slope (Tokio, Java virtua
 tasks_peer_threads: int = 1000  # idle threads per memory slope (Rust, Java platform threads)
 tasks_peer_repeats: int = 5  # repeats of each peer switch (fresh processes)
 tasks_s4_count: int = 10000  # S4's program on Rust threads, goroutines and Tokio: workers (S4: 10,000)
-tasks_s4_duration_ms: int = 500  # sleep of each worker, ms (S4: 1000 sleeps of 10 ms, 10 s; C17 is per wake-up)
+tasks_s4_duration_ms: int = 250  # sleep of each worker, ms (S4: 1000 sleeps of 10 ms, 10 s; C17 is per wake-up)
 tasks_s4_repeats: int = 5  # C15, C17: runs of every variant (fresh processes, variants interleaved)
 tasks_s1_peer_count: int = 1000000  # S1's program on Rust threads and Tokio (S1: 1,000,000)
 tasks_s1_thread_cap: int = 4000  # most Rust threads started (the rest computed, labelled)
@@ -332,9 +332,9 @@ if not c11.summary.get("skipped"):
 # process that started it), and the **CPU per wake-up**: the program's user and system
 # time from the moment every worker exists to the last one's end, divided by the
 # wake-ups. S4's 21 s of threads are 21 s / 10 million wake-ups = 2.1 µs each; a run of
-# fewer sleeps than his is compared per wake-up, so the shorter default run (500 ms: 50
+# fewer sleeps than his is compared per wake-up, so the shorter default run (250 ms: 25
 # sleeps per worker) reads the same quantity. Two small differences remain: the
-# staggered first sleep is one wake-up per worker that the division leaves out (1 in 51
+# staggered first sleep is one wake-up per worker that the division leaves out (1 in 26
 # at the default duration, 1 in 1001 at S4's), and S4's `time` also counted the
 # creation of the workers, which here happens before the clock starts. A CPU number is
 # judged only where the workers kept up with their schedule: a repeat with the CPUs at
