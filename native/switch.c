@@ -160,6 +160,11 @@ static volatile uint64_t *map_working_set(int64_t bytes, int *err)
 }
 
 /* Write one 8-byte word in every 64-byte line: the whole set passes through the cache. */
+/* One copy of the working-set walk, called by every timed loop and its baseline (as
+ * indirect.c's walk): inlined, each caller had its own copy of the loop at its own
+ * alignment, and a loop that crosses a 64-byte boundary can run slower, so the
+ * switch and its baseline would have timed different machine code. */
+__attribute__((noinline, aligned(64)))
 static void touch(volatile uint64_t *ws, int64_t bytes, uint64_t value)
 {
     const int64_t step = LINE / (int64_t)sizeof(uint64_t);
