@@ -98,10 +98,36 @@ class Run:
         return git.get("commit")
 
 
+# Tables read and checked in this process, keyed by the file's identity (inode, size,
+# modification time: a run's files are written whole and renamed into place) and the
+# schema it was checked against. A page reads the same runs many times (the claims, the
+# findings, every machine's summary); each file is parsed and checked once.
+_TABLES: dict[tuple[Any, ...], pd.DataFrame] = {}
+_TABLES_MAX = 2048
+
+
 def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
     """Table ``name`` of a run, checked against its schema: row count, columns, and
     the kind of each column (numbers stay numbers; no cell went missing)."""
     path = table_path(run_dir, name)
+    try:
+        st = path.stat()
+        key: tuple[Any, ...] | None = (str(path), st.st_dev, st.st_ino, st.st_size,
+                                       st.st_mtime_ns, json.dumps(schema, sort_keys=True,
+                                                                  default=str))
+    except OSError:
+        key = None
+    if key is not None and key in _TABLES:
+        return _TABLES[key].copy()
+    frame = _read_checked_table(run_dir, path, name, schema)
+    if key is not None:
+        if len(_TABLES) >= _TABLES_MAX:
+            _TABLES.pop(next(iter(_TABLES)))
+        _TABLES[key] = frame.copy()
+    return frame
+
+
+def _read_checked_table(run_dir: Path, path: Path, name: str, schema: Any) -> pd.DataFrame:
     try:
         frame = pd.read_csv(path)
     except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:  # EOF: truncated .gz
