@@ -37,12 +37,13 @@ static unsigned char *map_array(int64_t bytes)
 /* One walk, called by every mode: the single run, the switch run's parent and its
  * partner all execute these same instructions at the same address. Inlined, each
  * mode had its own copy of the loop, laid out at its own offset, and at a small
- * stride the walk is bound by how fast the loop issues, not by memory: a copy
- * whose 26-byte loop straddled a 64-byte boundary ran ~35% slower per access
- * (AMD Zen; 0.54 against 0.40 ns), which made the single run slower than the
- * switch run and c2 negative. noinline keeps one copy; aligned(64) starts it on a
- * cache line, so its loop (16-byte aligned by -O2, a few instructions in) stays
- * within one. */
+ * stride the walk is bound by how fast the loop issues, not by memory: the single
+ * run's copy, whose 26-byte loop straddled a 64-byte boundary, ran up to a third
+ * slower per access than the switch run's copies (the reference machine's AMD
+ * guest, in some periods: 0.55 against 0.42 ns), so the single run took longer
+ * than the switch run and c2 came out negative. noinline keeps one copy (whatever
+ * its layout costs, every mode pays it); aligned(64) starts it on a cache line, so
+ * its loop (16-byte aligned by -O2, a few instructions in) stays within one. */
 static __attribute__((noinline, aligned(64))) int64_t walk(unsigned char *a, int64_t bytes,
                                                             int64_t stride)
 {

@@ -29,8 +29,8 @@ typedef struct {
  * `stride_bytes` of an `array_bytes` array (0: no walk), with the same code in
  * both modes and both processes. The arrays are mapped with their pages in;
  * `warmup_hops` untimed hops first (they bring the arrays into the caches), then
- * `hops` timed ones (both even for TC_IND_SWITCH). Nothing is left behind; a partner that dies makes
- * the read fail with TC_ESYS.
+ * `hops` timed ones (both even for TC_IND_SWITCH). Nothing is left behind; a
+ * partner that dies makes the read fail with TC_ESYS.
  */
 int tc_indirect_run(int mode, int64_t array_bytes, int64_t stride_bytes, int64_t hops,
                     int64_t warmup_hops, int cpu, tc_indirect_result *out);
