@@ -332,10 +332,10 @@ if not c11.summary.get("skipped"):
 # process that started it), and the **CPU per wake-up**: the program's user and system
 # time from the moment every worker exists to the last one's end, divided by the
 # wake-ups. S4's 21 s of threads are 21 s / 10 million wake-ups = 2.1 µs each; a run of
-# fewer sleeps than his is compared per wake-up, so the shorter default run (250 ms: 25
-# sleeps per worker) reads the same quantity. Two small differences remain: the
-# staggered first sleep is one wake-up per worker that the division leaves out (1 in 26
-# at the default duration, 1 in 1001 at S4's), and S4's `time` also counted the
+# fewer sleeps than his is compared per wake-up, so a shorter run (`tasks_s4_duration_ms`
+# / 10 ms sleeps per worker) reads the same quantity. Two small differences remain: the
+# staggered first sleep is one wake-up per worker that the division leaves out (one in
+# the sleeps per worker + 1: 1 in 1,001 at S4's 10 s), and S4's `time` also counted the
 # creation of the workers, which here happens before the clock starts. A CPU number is
 # judged only where the workers kept up with their schedule: a repeat with the CPUs at
 # least 80% busy, or 25% late, is shown but not judged (10,000 threads waking every

@@ -62,3 +62,19 @@ def fit_line(x: Any, y: Any) -> LinearFit:
         slope_stderr=float(res.stderr),
         n=int(xs.size),
     )
+
+
+# When a sleepers run (S4's workload: tasks that sleep and wake on a schedule) could not
+# keep up, so that its CPU per wake-up is no longer the cost of a wake-up: the CPUs at
+# least SATURATION_SHARE busy, or the run LATE_FACTOR times longer than its sleeps. The
+# experiment stores the flags by this rule; the claims apply it to runs stored before
+# the flags.
+SATURATION_SHARE = 0.8
+LATE_FACTOR = 1.25
+
+
+def saturation(cpu_s: float, wall_s: float, cpus: int, planned_s: float) -> tuple[bool, bool]:
+    """(cpu_bound, late) of one sleepers run by the rule above."""
+    busy = cpu_s / wall_s if wall_s > 0 else 0.0
+    return bool(busy >= SATURATION_SHARE * cpus), bool(planned_s > 0 and
+                                                       wall_s > LATE_FACTOR * planned_s)

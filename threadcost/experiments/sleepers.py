@@ -38,7 +38,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import peers as peer_kinds
-from threadcost import sysinfo, validate
+from threadcost import stats, sysinfo, validate
 from threadcost.errors import ParameterError, check_status
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib, proc_status_dict
@@ -65,8 +65,7 @@ PUBLISHED_WAKEUPS = 10_000 * 1000
 # the memory check before running.
 THREAD_BUDGET_KIB = 64
 MAX_REPEATS = 100
-SATURATION_SHARE = 0.8  # CPU busy share of the usable CPUs from which a run is saturated
-LATE_FACTOR = 1.25  # or: the run took this much longer than its sleeps
+SATURATION_SHARE, LATE_FACTOR = stats.SATURATION_SHARE, stats.LATE_FACTOR  # the one rule
 
 
 def max_threads() -> int:
@@ -192,8 +191,8 @@ def _busy(row: dict[str, Any], raw: dict[str, Any], cpus: int, planned_s: float
     row["user_us_per_wakeup"] = raw["user_us"] / wakeups
     row["sys_us_per_wakeup"] = raw["sys_us"] / wakeups
     row["cpu_busy"] = row["cpu_s"] / row["wall_s"] if row["wall_s"] > 0 else None
-    row["cpu_bound"] = bool((row["cpu_busy"] or 0) >= SATURATION_SHARE * cpus)
-    row["late"] = bool(row["wall_s"] > LATE_FACTOR * planned_s)
+    row["cpu_bound"], row["late"] = stats.saturation(row["cpu_s"], row["wall_s"], cpus,
+                                                     planned_s)
     row["saturated"] = row["cpu_bound"] or row["late"]
     return row
 

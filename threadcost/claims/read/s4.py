@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from threadcost import stats
 from threadcost.claims.intervals import log_ratio, over_repeats
 from threadcost.claims.model import Measurement, Missing
 from threadcost.claims.runs import Runs, run_ids
@@ -47,11 +48,11 @@ NAMES = {THREADS: "Rust threads", PINNED: "Rust threads pinned round-robin",
          GOROUTINES: "goroutines", "threads": "C threads",
          "threads_pinned": "C threads pinned round-robin"}
 PROGRAM = {THREADS: "Rust peer", PINNED: "Rust peer", GOROUTINES: "Go peer"}
-# as threadcost.experiments.sleepers (a run stored before the repeats lacks the flag)
-SATURATION_SHARE, LATE_FACTOR = 0.8, 1.25
 CPU_COLUMNS = {"cpu_us_per_wakeup": "CPU (user + system) time / wake-ups",
                "user_us_per_wakeup": "user CPU time / wake-ups",
                "sys_us_per_wakeup": "system CPU time / wake-ups"}
+# the experiment's saturation rule (threadcost.stats), for runs stored before its flags
+SATURATION_SHARE, LATE_FACTOR = stats.SATURATION_SHARE, stats.LATE_FACTOR
 RSS_WORDS = ("peak RSS of the whole program (sampled every period, and its VmHWM), "
              "as time's max RSS")
 
@@ -79,8 +80,7 @@ def _old_rows(run: Any) -> pd.DataFrame:
         row = {**row, "variant": variant, "repeat": 0}
         cpu, wall = _number(row.get("cpu_s")), _number(row.get("wall_s"))
         if not row.get("not_run") and cpus and cpu is not None and wall:
-            row["saturated"] = bool(cpu / wall >= SATURATION_SHARE * cpus
-                                    or (planned > 0 and wall > LATE_FACTOR * planned))
+            row["saturated"] = any(stats.saturation(cpu, wall, cpus, planned))
         rows.append(row)
     return pd.DataFrame(rows)
 
