@@ -41,10 +41,11 @@ $(VENV)/.created:
 	@touch $@
 
 # The locked sets are installed by uv (the same pins pip would install, in a fraction of
-# the time); threadcost itself by pip (its build compiles the kernels).
+# the time), exactly as locked (--no-deps: the lock is complete); threadcost itself by pip
+# (its build compiles the kernels).
 # --compile-bytecode: every process then imports compiled modules, also where
 # PYTHONDONTWRITEBYTECODE keeps Python from caching them itself (pip compiles by default).
-UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
+UV_INSTALL = $(BIN)/uv pip install --quiet --no-deps --compile-bytecode --python $(BIN)/python
 # The package's own modules and the tests, compiled before a run for the same reason (a
 # module edited later is compiled again in memory, as usual).
 COMPILE = $(BIN)/python -m compileall -q -j 0 threadcost tests
@@ -67,7 +68,13 @@ $(VENV)/.installed-test: $(VENV)/.installed-paper $(LOCK_TEST)
 # compiled within test.txt, so the two never disagree on a version. The lock is
 # universal (any OS, Python 3.11.5 and later: a locked dependency needs 3.11.5).
 UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11.5 --quiet \
-             $(if $(UPGRADE),--upgrade)
+             $(NOT_LOCKED) $(if $(UPGRADE),--upgrade)
+# Left out of the lock: jsonschema's optional IRI format checker, which jupyter-events asks
+# for (jsonschema[format-nongpl]), and its parser. It compiles a grammar when jsonschema is
+# imported: about 1 s of CPU in every process that imports nbformat, nbconvert, papermill or
+# Altair (each kernel, each build), for a format check nothing here uses. Without it,
+# jsonschema leaves that one format unchecked.
+NOT_LOCKED = --no-emit-package rfc3987-syntax --no-emit-package lark
 lock: $(VENV)/.created
 	$(UV_COMPILE) --extra notebooks --extra test --extra browser -o $(LOCK_TEST)
 	$(UV_COMPILE) --extra notebooks -c $(LOCK_TEST) -o $(LOCK_PAPER)
@@ -133,8 +140,9 @@ paper-from-data: $(VENV)/.installed-paper $(NATIVE_LIB)
 # machine). Every notebook is executed once per session: one quick rendering, built in
 # the background while the other tests run, read by every test that needs it
 # (tests/conftest.py). Each worker takes the next test when it is done (the long ones
-# are collected first, the readers of the quick rendering last); loadgroup keeps the
-# JupyterLab tests on one worker, with one server.
+# are collected first, the readers of the quick rendering last): loadgroup hands out
+# the tests in that order, a few at a time. (Its xdist_group marks do not group under
+# pytest 9, so no test relies on them.)
 TEST_WORKERS ?= 2
 PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup
 test: setup browser-deps

@@ -168,8 +168,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.timeout(QUICK_PAPER_TEST_TIMEOUT_S))
         if item.get_closest_marker("notebook") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(NOTEBOOK_TEST_TIMEOUT_S))
-        if "lab" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("lab"))
     if readers:
         others = [i for i in items if i not in readers]
         items[:] = sorted(others, key=_weight) + sorted(readers, key=_weight)
@@ -183,12 +181,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # it is done: the long tests go first (LONG_TESTS, tens of seconds each; then those that
 # start notebooks, builds, the sanitizers, a browser), the short ones fill the ends, so
 # that neither worker idles while the other finishes a long test. Readers of the quick
-# rendering stay last, ordered the same way. (The tests that use JupyterLab share one
-# server: xdist_group.) The order only schedules; no test depends on it.
+# rendering stay last, ordered the same way. (JupyterLab is started by one test only: one
+# server.) The order only schedules; no test depends on it.
 LONG_TESTS = frozenset({
     "test_stored_rendering_prints_the_numbers_of_the_measuring_one",
     "test_every_control_changes_its_chart",
-    "test_a_double_clicked_py_notebook_runs_and_its_widgets_redraw",
+    "test_in_the_lab_a_double_clicked_notebook_runs_and_every_chart_redraws",
     "test_kernels_are_clean_under_the_sanitizers",
     "test_two_builds_at_once_keep_their_own_provenance",
     "test_intel_folder_renders_from_stored_runs",

@@ -47,37 +47,15 @@ def _needs(command: str) -> None:
                     f"(available: {', '.join(sorted(AVAILABLE))})")
 
 
-@pytest.fixture(scope="module")
-def outcomes() -> dict[str, tuple[int, str, str]]:
-    """Every available bad-input command, started at once (each a fresh
-    `python -m threadcost`), so the module waits for the slowest, not the sum."""
-    procs = {}
-    for argv, _ in BAD_INPUT:
-        if argv[0] in AVAILABLE:
-            procs[" ".join(argv)] = subprocess.Popen(
-                [sys.executable, "-m", "threadcost", *argv], stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-                env=os.environ.copy())
-    results = {}
-    for key, proc in procs.items():
-        try:
-            out, err = proc.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-            err += "\n(killed: no answer within 120 s)"
-        results[key] = (proc.returncode, out, err)
-    return results
-
-
-# One worker runs them all: the module fixture starts the processes once, not once per
-# pytest-xdist worker.
-@pytest.mark.xdist_group("cli_bad_input")
 @pytest.mark.parametrize("argv, word", BAD_INPUT, ids=[" ".join(a) for a, _ in BAD_INPUT])
-def test_bad_input_exits_2_with_one_line(argv: list[str], word: str,
-                                         outcomes: dict[str, tuple[int, str, str]]) -> None:
+def test_bad_input_exits_2_with_one_line(argv: list[str], word: str) -> None:
+    """Each a fresh `python -m threadcost` (one process per case: the cases spread over
+    the pytest-xdist workers and none runs twice)."""
     _needs(argv[0])
-    code, stdout, stderr = outcomes[" ".join(argv)]
+    proc = subprocess.run([sys.executable, "-m", "threadcost", *argv], capture_output=True,
+                          stdin=subprocess.DEVNULL, text=True, env=os.environ.copy(),
+                          timeout=120, check=False)
+    code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
     assert code == 2, (code, stdout[-500:], stderr[-2000:])
     lines = stderr.strip().splitlines()
     assert len(lines) == 1, stderr

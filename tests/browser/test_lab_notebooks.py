@@ -125,7 +125,16 @@ def _change_dropdown(dropdown: Any) -> str:
            f"{options[values.index(current)]} -> {options[values.index(other)]}"
 
 
-def test_a_double_clicked_py_notebook_runs_and_its_widgets_redraw(
+def test_in_the_lab_a_double_clicked_notebook_runs_and_every_chart_redraws(
+        lab: Any, browser: Any, screenshots: Path) -> None:
+    """One test, so that one worker starts one JupyterLab (pytest-xdist's loadgroup
+    does not group under pytest 9): the reader's notebook, then the paper's chart."""
+    _double_clicked_py_notebook_runs_and_its_widgets_redraw(lab, browser, screenshots)
+    lab.shutdown_kernels()
+    _the_papers_chart_also_works_in_the_lab(lab, browser, screenshots)
+
+
+def _double_clicked_py_notebook_runs_and_its_widgets_redraw(
         lab: Any, browser: Any, screenshots: Path) -> None:
     name = f"{LAB_NOTEBOOK}.py"
     context = browser.new_context(viewport={"width": 1400, "height": 900})
@@ -181,8 +190,8 @@ charts.show(malloc_touch_chart.chart(grid))
 """
 
 
-def test_the_papers_chart_also_works_in_the_lab(lab: Any, browser: Any,
-                                                screenshots: Path) -> None:
+def _the_papers_chart_also_works_in_the_lab(lab: Any, browser: Any,
+                                            screenshots: Path) -> None:
     """The chart code of the paper (interactive=False), run in a live JupyterLab
     kernel: the vendored bundles come inline, the chart draws and its controls work."""
     import nbformat
