@@ -37,24 +37,24 @@ $(VENV)/.created:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "threadcost needs Python 3.11+ (set PYTHON=...)")'
 	@command -v cc >/dev/null || { echo "threadcost needs a C compiler (apt-get install build-essential)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip 'uv>=0.13,<0.14'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check 'uv>=0.13,<0.14'
 	@touch $@
 
-# The locked sets are installed by uv (the same pins pip would install, in a fraction of
-# the time), exactly as locked (--no-deps: the lock is complete); threadcost itself by pip
-# (its build compiles the kernels).
-# --compile-bytecode: every process then imports compiled modules, also where
-# PYTHONDONTWRITEBYTECODE keeps Python from caching them itself (pip compiles by default).
-UV_INSTALL = $(BIN)/uv pip install --quiet --no-deps --compile-bytecode --python $(BIN)/python
-# The package's own modules and the tests, compiled before a run for the same reason (a
-# module edited later is compiled again in memory, as usual).
-COMPILE = $(BIN)/python -m compileall -q -j 0 threadcost tests
+# Python caches the bytecode of what it imports (.venv, threadcost/, tests/), also where
+# the caller's environment sets PYTHONDONTWRITEBYTECODE: else every test process and
+# notebook kernel compiles each module it imports again (the suite took 470 s, not 294 s).
+# Only what is imported is compiled, once, by the first process that imports it.
+unexport PYTHONDONTWRITEBYTECODE
 
-# The study's environment: the locked runtime + notebooks set, then threadcost
-# itself (editable; its build compiles the kernels).
+# The locked sets are installed by uv (the same pins pip would install, in a fraction of
+# the time), exactly as locked (--no-deps: the lock is complete), and so is threadcost
+# itself (editable; its build compiles the kernels in place).
+UV_INSTALL = $(BIN)/uv pip install --quiet --no-deps --python $(BIN)/python
+
+# The study's environment: the locked runtime + notebooks set, then threadcost.
 $(VENV)/.installed-paper: $(VENV)/.created $(LOCK_PAPER) pyproject.toml setup.py
 	$(UV_INSTALL) -r $(LOCK_PAPER)
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(UV_INSTALL) -e .
 	@touch $@
 
 # The test environment: the above plus the locked test and browser tools.
@@ -85,9 +85,10 @@ lock: $(VENV)/.created
 environments:
 	$(PYTHON) tools/environments.py
 
-# Rebuild the kernels in place whenever a C source or header changes.
+# Rebuild the kernels in place whenever a C source or header changes (not again right
+# after the editable install built them).
 $(NATIVE_LIB): $(VENV)/.installed-paper $(NATIVE_SRC)
-	$(BIN)/python native/build_native.py
+	$(BIN)/python native/build_native.py --if-stale
 	@touch $@
 
 # Small static helpers of 03_launch, built from native/ subfolders (outside the
@@ -124,7 +125,6 @@ setup: $(VENV)/.installed-test kernels
 native: $(NATIVE_LIB) $(LAUNCH_TOOLS)
 
 paper: $(VENV)/.installed-paper kernels
-	@$(COMPILE)
 	$(BIN)/python -m threadcost.paper --params $(PARAMS) --out $(PAPER_DIR)
 
 # The paper of any machine folder under data/ (yours, the committed ones, one a user
@@ -146,7 +146,6 @@ paper-from-data: $(VENV)/.installed-paper $(NATIVE_LIB)
 TEST_WORKERS ?= 2
 PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup
 test: setup browser-deps
-	@$(COMPILE)
 	$(BIN)/python -m pytest $(PYTEST_XDIST)
 
 # The same suite with one core kept busy by another job (a plain busy loop), as on a
@@ -154,7 +153,7 @@ test: setup browser-deps
 test-busy: setup browser-deps
 	@$(PYTHON) -c 'while True: pass' & busy=$$!; \
 	  trap 'kill $$busy 2>/dev/null' EXIT INT TERM; \
-	  echo "test-busy: a busy loop (pid $$busy) keeps one core busy"; $(COMPILE); \
+	  echo "test-busy: a busy loop (pid $$busy) keeps one core busy"; \
 	  $(BIN)/python -m pytest $(PYTEST_XDIST)
 
 lint: setup

@@ -6,7 +6,8 @@ are the regions between ``/* CFFI_BEGIN */`` and ``/* CFFI_END */`` of every
 ``.c`` and a ``tc_<family>.h`` and nothing else.
 
 Used by setup.py (``cffi_modules``) and directly by ``make native``
-(``python native/build_native.py`` builds in place, next to the package).
+(``python native/build_native.py`` builds in place, next to the package;
+``--if-stale`` keeps a module that is newer than every input).
 Set ``THREADCOST_CFLAGS`` to add flags (``make sanitize`` uses it).
 """
 
@@ -96,5 +97,19 @@ def build_in_place() -> Path:
     return target
 
 
+def built_module_is_current() -> Path | None:
+    """The module in threadcost/ when it is newer than every source, header and this
+    file (e.g. just built by the editable install, with the same flags), else None."""
+    built = sorted((HERE.parent / "threadcost").glob("_native*.so"))
+    inputs = [*sources(), *headers(), Path(__file__).resolve()]
+    if len(built) != 1 or os.environ.get("THREADCOST_CFLAGS"):
+        return None
+    newest_input = max(p.stat().st_mtime for p in inputs)
+    return built[0] if built[0].stat().st_mtime > newest_input else None
+
+
 if __name__ == "__main__":
-    print(build_in_place())
+    import sys
+
+    current = built_module_is_current() if "--if-stale" in sys.argv[1:] else None
+    print(f"{current} (up to date)" if current else build_in_place())
