@@ -52,8 +52,7 @@ def _wait_for_line(proc: subprocess.Popen[str], text: str, timeout: float = 60) 
 def test_switch_ends_within_a_second_of_a_signal(sig: int, tmp_path: Path) -> None:
     proc = _start([sys.executable, "-m", "threadcost", "switch", "--iterations", "10000000"],
                   tmp_path / "data")
-    time.sleep(4)  # past the imports, inside the C loop (it runs for tens of seconds)
-    assert proc.poll() is None
+    _wait_until_looping(proc)  # past the imports, inside the C loop (tens of seconds)
     sent = time.monotonic()
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
@@ -61,6 +60,45 @@ def test_switch_ends_within_a_second_of_a_signal(sig: int, tmp_path: Path) -> No
     assert proc.returncode == 130, err
     assert took < 1.0, f"took {took:.2f} s"
     assert err.strip() == "threadcost switch: interrupted"
+
+
+def _cpu_s(stat_path: Path) -> float:
+    """User + system CPU seconds of a process or thread (its /proc stat file)."""
+    try:
+        fields = stat_path.read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _looping_cpu_s(pid: int) -> float:
+    """The most CPU one worker of ``pid``'s run has spent: a thread of ``pid`` other
+    than its main thread (whose CPU went to the imports), or a process below it other
+    than the forkserver (whose CPU went to its preloads; the isolated children forked
+    from it start from zero)."""
+    threads = [t for t in Path(f"/proc/{pid}/task").glob("*") if t.name != str(pid)]
+    spent = [_cpu_s(t / "stat") for t in threads]
+    for child in _descendants(pid):
+        try:
+            parent = int(Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if not (parent == pid and b"forkserver" in command):
+            spent.append(_cpu_s(Path(f"/proc/{child}/stat")))
+    return max(spent, default=0.0)
+
+
+def _wait_until_looping(proc: subprocess.Popen[str], cpu_s: float = 0.25,
+                        timeout: float = 90) -> None:
+    """Until one worker of the run has spent ``cpu_s`` of CPU: it is inside its C loop
+    (waiting on the CPU it uses, not a fixed time that a loaded machine may not reach
+    and a quiet one spends burning two cores)."""
+    deadline = time.monotonic() + timeout
+    while _looping_cpu_s(proc.pid) < cpu_s:
+        assert proc.poll() is None, proc.communicate()[1]
+        assert time.monotonic() < deadline, f"no worker spent {cpu_s} s of CPU in {timeout} s"
+        time.sleep(0.05)
 
 
 def _descendants(pid: int) -> set[int]:
@@ -105,8 +143,7 @@ LONG_COMMANDS = {
 def test_long_kernel_ends_within_a_second_of_sigint(command: str, tmp_path: Path) -> None:
     proc = _start([sys.executable, "-m", "threadcost", *LONG_COMMANDS[command]],
                   tmp_path / "data")
-    time.sleep(6)  # past the imports and the child's start, inside the C loop
-    assert proc.poll() is None, proc.communicate()[1]
+    _wait_until_looping(proc)  # past the imports and the child's start, inside the C loop
     below = _descendants(proc.pid)
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
