@@ -43,13 +43,16 @@ def poison(value: Any, counter: list[int]) -> Any:
 
 
 def hostile_data_dir(target: Path) -> Path:
-    """The repository's data/ with one machine folder renamed to a hostile id and every
-    string of its fingerprint, of its runs' parameters and its machine id hostile."""
+    """Two machine folders of the repository's data/ (and its published tables): the
+    first as it is, the last renamed to a hostile id, with every string of its
+    fingerprint, of its runs' parameters and its machine id hostile."""
     data = target / "data"
-    shutil.copytree(REPO / "data", data)
-    machines = sorted(p for p in data.iterdir() if p.is_dir() and p.name != "published")
-    victim = machines[-1]
-    hostile = victim.rename(data / HOSTILE_ID)
+    machines = sorted(p for p in (REPO / "data").iterdir()
+                      if p.is_dir() and p.name != "published")
+    shutil.copytree(REPO / "data" / "published", data / "published")
+    shutil.copytree(machines[0], data / machines[0].name)
+    hostile = data / HOSTILE_ID
+    shutil.copytree(machines[-1], hostile)
     for meta_path in hostile.glob("*/meta.json"):
         meta = json.loads(meta_path.read_text())
         meta["machine"] = poison(meta["machine"], [0])

@@ -166,13 +166,22 @@ def compare(before: Snapshot, after: Snapshot,
 def check(func: Callable[[], Any], *, warmup: int = 1, repeat: int = 3,
           tolerance: Tolerance | None = None) -> list[str]:
     """Call ``func`` ``warmup`` times, snapshot, call it ``repeat`` times more,
-    snapshot again, and return the differences that count as a leak."""
-    for _ in range(warmup):
-        func()
-    gc.collect()
-    before = snapshot()
-    for _ in range(repeat):
-        func()
-    gc.collect()
-    after = snapshot()
+    snapshot again, and return the differences that count as a leak.
+
+    Before each snapshot the garbage ``func`` made is collected (an unreachable object
+    still holding an fd is not a leak). The objects that existed before the call are
+    frozen meanwhile (:func:`gc.freeze`): a collection skips them instead of walking a
+    large process's whole heap (0.13 s each in a test process)."""
+    gc.freeze()
+    try:
+        for _ in range(warmup):
+            func()
+        gc.collect()
+        before = snapshot()
+        for _ in range(repeat):
+            func()
+        gc.collect()
+        after = snapshot()
+    finally:
+        gc.unfreeze()
     return compare(before, after, tolerance)
