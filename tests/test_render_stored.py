@@ -173,12 +173,14 @@ def _links_resolve_to_the_repository(html: Path, name: str, machine_id: str,
 def _charts_draw(page: Path) -> None:
     """In headless Chromium, offline: every chart of the page draws its SVG."""
     sync_api = pytest.importorskip("playwright.sync_api")
-    chromium = next((p for p in ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
-                     if os.access(p, os.X_OK)), None)
+    from tests.browser.conftest import CHROMIUM_ARGS, chromium_path
+
+    chromium = chromium_path()
     if chromium is None:
         pytest.skip("no chromium (make browser-deps)")
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        browser = pw.chromium.launch(executable_path=chromium, headless=True,
+                                     args=CHROMIUM_ARGS)
         try:
             ctx = browser.new_context()
             ctx.route("http*://**", lambda route: route.abort())

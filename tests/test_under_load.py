@@ -91,7 +91,7 @@ def test_a_writer_killed_among_concurrent_writers_leaves_nothing_that_looks_comp
     env = {**os.environ, "THREADCOST_DATA_DIR": str(data_dir)}
     rng = random.Random(17)
     survivors = 0
-    for round_ in range(3):
+    for round_ in range(2):  # the victim and the moment drawn anew each round
         procs = [subprocess.Popen([sys.executable, "-c", SAVER, "300000", f"r{round_}w{i}"],
                                   cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True, stdin=subprocess.DEVNULL, env=env)

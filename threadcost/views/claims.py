@@ -381,15 +381,16 @@ def figure(verdicts: list[ClaimVerdict], ids: list[str] | None = None) -> plt.Fi
         ax.errorbar(x, y, xerr=[[max(err_lo, 0)], [max(err_hi, 0)]], fmt="o",
                     color=MARKERS[a.verdict], ms=5, capsize=2)
     ax.set_yticks(ys, labels, fontsize=8)
-    ax.invert_yaxis()
+    ax.set_ylim(len(items) - 0.5, -0.5)  # the first row on top, no empty band above it
     ax.axvline(1.0, color="grey", lw=0.8)
     ax.set_xscale("log")
+    ax.tick_params(axis="x", top=True, labeltop=True)  # a tall figure: the scale at both ends
     ax.set_xlabel("measured here / published value (log scale)\n"
                   "bar: what the claim's words allow; dot: measured, with its 95% interval")
     handles = [plt.Line2D([], [], marker="o", ls="", color=MARKERS[c], label=c)
                for c in MARKERS if any(a.verdict == c for _, a in items)]
     ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0),
-              ncol=min(len(handles), 4), frameon=False, fontsize=8)
-    ax.set_title("Each assertion against its tolerance", pad=34)
+              ncol=min(len(handles), 4), frameon=False, fontsize=8, borderaxespad=2.2)
+    ax.set_title("Each assertion against its tolerance", pad=52)
     fig.tight_layout()
     return fig
