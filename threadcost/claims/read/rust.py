@@ -295,6 +295,8 @@ TOKIO_BY_EPOLL = ("the C brigade's epoll loop (stackless tasks in one thread) st
                   "S5's Tokio async tasks: no Rust peer run stored")
 RUST_BY_C = ("the C brigade's pthreads stand in for S5's Rust std::thread brigade: no Rust "
              "peer brigade stored")
+RUST_RSS_BY_C = ("the C brigade's pthreads (RSS slope over the brigade's length) stand in for "
+                 "S5's Rust threads: no Rust peer memory run stored")
 PAGE_TABLES_BY_C = ("C threads on glibc's default 8 MiB stacks (notebook 2's thread-memory "
                     "runs: the change of VmPTE with 10,000 idle threads / threads) stand in "
                     "for S4's Rust threads on 2 MiB stacks: no stored sleepers run of S4's "
@@ -336,5 +338,9 @@ c21_pinned_thread = prefer(peer_hop(THREAD, "same-cpu"), ap.brigade_hop("thread"
 c21_pinned_thread_over_tokio = prefer(peer_ratio((THREAD, "same-cpu"), (TOKIO, "unpinned")),
                                       sel.c21_pinned_thread_over_goroutine,
                                       TOKIO_BY_GOROUTINES)
+# S5 weighs each side with RSS over the task count: Rust threads and Tokio tasks alike
+# from the Rust peer's idle tasks (the C brigade's threads and epoll loop before it ran)
+c22_thread_rss = prefer(per_task_kib(THREAD, "rss_kib"), ap.brigade_rss_slope("thread"),
+                        RUST_RSS_BY_C)
 c22_tokio_rss = prefer(per_task_kib(TOKIO, "rss_kib"), ap.brigade_rss_slope("epoll"),
                        TOKIO_BY_EPOLL)

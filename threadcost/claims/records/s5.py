@@ -7,7 +7,6 @@ from typing import Any
 from threadcost.claims import selectors as sel
 from threadcost.claims import whys
 from threadcost.claims.model import Claim, Context, Published, Reading
-from threadcost.claims.read import as_published as ap
 from threadcost.claims.read import rust
 from threadcost.claims.records._help import about_reading, values
 
@@ -108,8 +107,8 @@ CLAIMS: tuple[Claim, ...] = (
                        tolerance_words="the advantage disappears: equal within 20%",
                        quote=PINNED),)),
     Claim("C22", source="S5", published=C22, as_published=(
-        about_reading("RSS per thread of the brigade (slope over the task count)", "KiB",
-                      V22["thread_user_kib"], ap.brigade_rss_slope("thread"), RSS),
+        about_reading("RSS per Rust thread (slope over the task count)", "KiB",
+                      V22["thread_user_kib"], rust.c22_thread_rss, RSS),
         about_reading("Kernel memory per thread beyond its pipes (slope)", "KiB",
                       V22["thread_kernel_kib"], sel.c22_thread_kernel_kib, KERNEL),
         about_reading("RSS per Tokio task (slope over the task count)", "KiB",
