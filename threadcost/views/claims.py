@@ -76,6 +76,13 @@ def _token(m: re.Match[str]) -> str:
     return WORDS.get(m.group(0)) or _IDS[m.group(0)]
 
 
+
+def _quoted(words: str) -> str:
+    """The source's words in quotation marks, unless they carry their own (a quotation
+    with its attribution and a remark of ours after it)."""
+    return words if words.startswith(('"', "\u201c")) else f"\u201c{words}\u201d"
+
+
 def _plain(text: str) -> str:
     """A sentence with the identifiers a run stores spelled out in words."""
     return _TOKENS.sub(_token, text)
@@ -201,7 +208,7 @@ def assertions_table(verdicts: list[ClaimVerdict],
         if ids is not None and v.id not in ids:
             continue
         for a in v.assertions:
-            quote = f"the source: \u201c{a.quote}\u201d" if a.quote else ""
+            quote = f"the source: {_quoted(a.quote)}" if a.quote else ""
             note = _plain((a.reason if a.measured is not None and a.reason else a.how) or "")
             if a.measured is not None:
                 repeats = f"{a.repeats:,} repeat{'s' if a.repeats != 1 else ''}"
