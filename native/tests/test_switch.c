@@ -140,7 +140,7 @@ static void stopped(int mechanism, int tasks)
     pthread_join(t, NULL);
     tc_clear_stop();
     CHECK(st == TC_ESTOPPED, "%s/%s: status %d", mech_name[mechanism], task_name[tasks], st);
-    CHECK(took_ms < 1000, "%s/%s: stopped after %lld ms", mech_name[mechanism],
+    CHECK(took_ms < STOP_BOUND_MS, "%s/%s: stopped after %lld ms", mech_name[mechanism],
           task_name[tasks], (long long)took_ms);
 }
 
