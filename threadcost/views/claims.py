@@ -76,7 +76,6 @@ def _token(m: re.Match[str]) -> str:
     return WORDS.get(m.group(0)) or _IDS[m.group(0)]
 
 
-
 def _quoted(words: str) -> str:
     """The source's words in quotation marks, unless they carry their own (a quotation
     with its attribution and a remark of ours after it)."""

@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
+from threadcost import stats
 from threadcost.results import Result
 
 STYLE = {"threads": ("o", "-"), "threads_pinned": ("s", "--"), "goroutines": ("^", ":")}
@@ -52,7 +53,8 @@ def figure(result: Result) -> plt.Figure:
         ax.set_ylim(bottom=0)
     axes[0].legend(frameon=False, fontsize=9)
     fig.suptitle("Sleeping tasks: CPU per wake-up and memory per task\n(hollow: saturated, "
-                 "the CPUs at least 80% busy or the run behind schedule)", fontweight="bold")
+                 f"the CPUs at least {stats.SATURATION_SHARE:.0%} busy or the run behind "
+                 "schedule)", fontweight="bold")
     fig.tight_layout()
     return fig
 
@@ -83,7 +85,8 @@ def table(result: Result) -> pd.DataFrame:
 def text(result: Result) -> str:
     s = result.summary
     parts = [f"This machine has {s['cpus']} usable CPUs; a point counts as saturated when its "
-             f"tasks kept them at least 80% busy or the run took more than 1.25x its "
+             f"tasks kept them at least {stats.SATURATION_SHARE:.0%} busy or the run took "
+             f"more than {stats.LATE_FACTOR:g}x its "
              f"{s['planned_s']:.1f} s of planned sleeping."]
     for variant, count in s["first_saturated_count"].items():
         parts.append(f"{name(variant).capitalize()}: "
