@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 PARAMS ?= params/default.yaml
 # Where `make paper` writes the executed notebooks and the rendered HTML.
 PAPER_DIR ?= build/paper
-NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py
+NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py threadcost/cbuild.py
 NATIVE_LIB := threadcost/.native.stamp
 
 .PHONY: help setup native kernels paper paper-from-data test test-busy lab clean lint sanitize peers \
@@ -33,11 +33,23 @@ help:
 LOCK_PAPER := requirements/paper.txt
 LOCK_TEST  := requirements/test.txt
 
+# The oldest Python the lock resolves for (a locked dependency needs 3.11.5; the lock is
+# compiled for it, UV_COMPILE below, and pyproject.toml's requires-python says the same).
+PYTHON_MIN := 3.11.5
+
+# Each step of the setup is one line when it fails, with the README's exit codes: 2 for
+# bad input (PYTHON names no usable Python), 4 for what the system lacks (a Python too
+# old, its venv module, a C compiler, the network, disk space); tools/setup_step.sh keeps
+# a step's output in build/setup.log. (make itself then exits 2 and names the code in
+# its last line: "Error 4".)
+SETUP_STEP := sh tools/setup_step.sh
 $(VENV)/.created:
-	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "threadcost needs Python 3.11+ (set PYTHON=...)")'
-	@command -v cc >/dev/null || { echo "threadcost needs a C compiler (apt-get install build-essential)"; exit 1; }
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check 'uv>=0.13,<0.14'
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "setup: PYTHON=$(PYTHON) is not a command here: threadcost needs Python $(PYTHON_MIN) or later (set PYTHON=/path/to/python3)" >&2; exit 2; }
+	@$(PYTHON) -c 'import sys; need = tuple(map(int, "$(PYTHON_MIN)".split("."))); v = sys.version_info[:3]; ok = v >= need; ok or print("setup: threadcost needs Python $(PYTHON_MIN) or later; $(PYTHON) is %d.%d.%d (install a newer one and set PYTHON=/path/to/it)" % v, file=sys.stderr); sys.exit(0 if ok else 4)'
+	@$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || { echo "setup: $(PYTHON) has no venv module (Debian, Ubuntu: apt-get install python3-venv)" >&2; exit 4; }
+	@command -v cc >/dev/null || { echo "setup: no C compiler (cc) on PATH (Debian, Ubuntu: apt-get install build-essential; Fedora: dnf install gcc make)" >&2; exit 4; }
+	@$(SETUP_STEP) "creating $(VENV)" $(PYTHON) -m venv $(VENV)
+	@$(SETUP_STEP) "installing uv into $(VENV)" $(BIN)/python -m pip install --quiet --disable-pip-version-check 'uv>=0.13,<0.14'
 	@touch $@
 
 # Python caches the bytecode of what it imports (.venv, threadcost/, tests/), also where
@@ -53,13 +65,13 @@ UV_INSTALL = $(BIN)/uv pip install --quiet --no-deps --python $(BIN)/python
 
 # The study's environment: the locked runtime + notebooks set, then threadcost.
 $(VENV)/.installed-paper: $(VENV)/.created $(LOCK_PAPER) pyproject.toml setup.py
-	$(UV_INSTALL) -r $(LOCK_PAPER)
-	$(UV_INSTALL) -e .
+	@$(SETUP_STEP) "installing the locked packages ($(LOCK_PAPER))" $(UV_INSTALL) -r $(LOCK_PAPER)
+	@$(SETUP_STEP) "installing threadcost and compiling its C kernels" $(UV_INSTALL) -e .
 	@touch $@
 
 # The test environment: the above plus the locked test and browser tools.
 $(VENV)/.installed-test: $(VENV)/.installed-paper $(LOCK_TEST)
-	$(UV_INSTALL) -r $(LOCK_TEST)
+	@$(SETUP_STEP) "installing the locked test tools ($(LOCK_TEST))" $(UV_INSTALL) -r $(LOCK_TEST)
 	@touch $@
 
 # Recompile the lock after editing pyproject.toml's lists. uv keeps every pin
@@ -67,7 +79,7 @@ $(VENV)/.installed-test: $(VENV)/.installed-paper $(LOCK_TEST)
 # UPGRADE=1 to move to the newest versions the ranges allow. paper.txt is
 # compiled within test.txt, so the two never disagree on a version. The lock is
 # universal (any OS, Python 3.11.5 and later: a locked dependency needs 3.11.5).
-UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version 3.11.5 --quiet \
+UV_COMPILE = $(BIN)/uv pip compile pyproject.toml --universal --python-version $(PYTHON_MIN) --quiet \
              $(NOT_LOCKED) $(if $(UPGRADE),--upgrade)
 # Left out of the lock: jsonschema's optional IRI format checker, which jupyter-events asks
 # for (jsonschema[format-nongpl]), and its parser. It compiles a grammar when jsonschema is
@@ -88,22 +100,22 @@ environments:
 # Rebuild the kernels in place whenever a C source or header changes (not again right
 # after the editable install built them).
 $(NATIVE_LIB): $(VENV)/.installed-paper $(NATIVE_SRC)
-	$(BIN)/python native/build_native.py --if-stale
+	@$(BIN)/python native/build_native.py --if-stale >/dev/null
 	@touch $@
 
 # Small static helpers of 03_launch, built from native/ subfolders (outside the
 # extension's native/*.c glob): the program posix_spawn starts, and the small
-# clean process launches are timed from (launch.py also builds them if missing).
+# clean process launches are timed from (launch.py also builds them if missing). Both
+# are compiled by threadcost.cbuild, with the flags of every build on a reader's machine
+# (warnings shown, never errors), statically where libc.a exists.
 LAUNCH_TOOLS := build/native/spawn_target build/native/launch_driver
+CBUILD = $(BIN)/python -m threadcost.cbuild --static
 
-build/native/spawn_target: native/spawn_target/spawn_target.c
-	@mkdir -p $(@D)
-	cc -O2 -Wall -Wextra -Werror -static -o $@ $< || cc -O2 -Wall -Wextra -Werror -o $@ $<
+build/native/spawn_target: native/spawn_target/spawn_target.c threadcost/cbuild.py | $(VENV)/.installed-paper
+	@$(CBUILD) -o $@ $(filter %.c,$^)
 
-build/native/launch_driver: native/launch_driver/launch_driver.c native/launch.c native/common.c native/tc_launch.h native/threadcost.h
-	@mkdir -p $(@D)
-	cc -O2 -Wall -Wextra -Werror -pthread -Inative -static -o $@ $(filter %.c,$^) || \
-	  cc -O2 -Wall -Wextra -Werror -pthread -Inative -o $@ $(filter %.c,$^)
+build/native/launch_driver: native/launch_driver/launch_driver.c native/launch.c native/common.c native/tc_launch.h native/threadcost.h threadcost/cbuild.py | $(VENV)/.installed-paper
+	@$(CBUILD) -Inative -o $@ $(filter %.c,$^)
 
 # The peers of notebooks 05 and 07 (native/peers/<language>), built into
 # build/peers/<language>/ by the peer registry (threadcost/peers), once, and
@@ -186,7 +198,8 @@ dist: $(VENV)/.created
 	$(BIN)/python -m build --outdir dist .
 
 clean:
-	rm -rf build dist $(PAPER_DIR) threadcost/_native*.so threadcost/_native.c $(NATIVE_LIB) \
+	rm -rf build dist $(PAPER_DIR) threadcost/_native*.so threadcost/_native.c threadcost/_native.py \
+	       threadcost/_kernels*.so $(NATIVE_LIB) \
 	       .pytest_cache *.egg-info
 
 # Debian's Chromium for the browser tests (tests/browser). A no-op when it is

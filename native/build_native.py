@@ -1,38 +1,42 @@
-"""Build the cffi extension ``threadcost._native`` (out-of-line API mode).
+"""Build threadcost's C kernels: a plain shared library, opened by cffi in ABI mode.
 
-Every ``native/*.c`` is compiled into one extension. The declarations cffi sees
-are the regions between ``/* CFFI_BEGIN */`` and ``/* CFFI_END */`` of every
-``native/*.h`` (the shared ``threadcost.h`` first), so a kernel family adds a
-``.c`` and a ``tc_<family>.h`` and nothing else.
+Every ``native/*.c`` is compiled into one shared library, ``threadcost/_kernels<suffix>.so``
+(plain C: no Python header is needed, so a machine without python3-dev builds it). The
+declarations cffi sees are the regions between ``/* CFFI_BEGIN */`` and ``/* CFFI_END */``
+of every ``native/*.h`` (the shared ``threadcost.h`` first), written once into the pure
+Python module ``threadcost/_native.py`` (cffi's out-of-line ABI mode: the declarations
+are parsed here, not at each import); :mod:`threadcost.native` opens the library with
+``ffi.dlopen``. A kernel family adds a ``.c`` and a ``tc_<family>.h`` and nothing else.
+The headers declare every struct whole, so cffi's layout is the compiler's
+(tests/test_build_flags.py checks each size and offset against the compiler's).
 
-Used by setup.py (``cffi_modules``) and directly by ``make native``
-(``python native/build_native.py`` builds in place, next to the package;
-``--if-stale`` keeps a module that is newer than every input).
-Set ``THREADCOST_CFLAGS`` to add flags (``make sanitize`` uses it).
+Used by setup.py (``ext_modules`` and ``cffi_modules``) and directly by ``make native``
+(``python native/build_native.py`` builds in place, next to the package; ``--if-stale``
+keeps a build that is newer than every input). The flags are threadcost.cbuild's
+user-facing ones (warnings shown, never errors); set ``THREADCOST_CFLAGS`` to add flags.
 """
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import re
 import shlex
+import sys
 from pathlib import Path
 
 from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
-REGION = re.compile(r"/\* CFFI_BEGIN \*/(.*?)/\* CFFI_END \*/", re.S)
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:  # threadcost.cbuild, at install time too (stdlib only)
+    sys.path.insert(0, str(ROOT))
 
-STRICT_FLAGS = [
-    "-O2",
-    "-Wall",
-    "-Wextra",
-    "-Werror",
-    "-Wno-unused-parameter",  # cffi's generated glue has unused parameters
-    "-D_FORTIFY_SOURCE=2",
-    "-fstack-protector-strong",
-    "-pthread",
-]
+from threadcost import cbuild  # noqa: E402
+
+REGION = re.compile(r"/\* CFFI_BEGIN \*/(.*?)/\* CFFI_END \*/", re.S)
+MODULE = "threadcost._native"  # the declarations (pure Python)
+LIBRARY = "threadcost._kernels"  # the compiled kernels (a plain shared library)
 
 
 def headers() -> list[Path]:
@@ -53,63 +57,70 @@ def cdef_text() -> str:
     return "\n".join(parts)
 
 
-def make_builder(absolute: bool = False) -> FFI:
-    """setuptools wants paths relative to the project; cffi's own compile() runs
-    in its tmpdir and needs absolute ones."""
+def extra_flags() -> list[str]:
+    return shlex.split(os.environ.get("THREADCOST_CFLAGS", ""))
 
-    def where(p: Path) -> str:
-        return str(p if absolute else p.relative_to(HERE.parent))
 
+def make_builder() -> FFI:
     builder = FFI()
     builder.cdef(cdef_text())
-    includes = "\n".join(f'#include "{h.name}"' for h in headers())
-    extra = shlex.split(os.environ.get("THREADCOST_CFLAGS", ""))
-    builder.set_source(
-        "threadcost._native",
-        includes,
-        sources=[where(p) for p in sources()],
-        include_dirs=[where(HERE)],
-        extra_compile_args=STRICT_FLAGS + extra,
-        extra_link_args=["-pthread", *extra],
-        libraries=["pthread"],
-    )
+    builder.set_source(MODULE, None)  # ABI mode: a Python module, no C glue
     return builder
+
+
+def kernels_extension() -> object:
+    """The kernels as a setuptools Extension (a shared library with no Python code:
+    setuptools only compiles and places it)."""
+    from setuptools import Extension
+
+    return Extension(LIBRARY, sources=[str(p.relative_to(ROOT)) for p in sources()],
+                     include_dirs=[str(HERE.relative_to(ROOT))],
+                     extra_compile_args=[*cbuild.FLAGS, *extra_flags()],
+                     extra_link_args=["-pthread", *extra_flags()])
 
 
 ffibuilder = make_builder()
 
 
-def build_in_place() -> Path:
-    """Compile under build/native and copy the module into threadcost/."""
-    import shutil
+def library_path() -> Path:
+    """Where the in-place build puts the kernels (the name setuptools gives them)."""
+    return ROOT / "threadcost" / f"_kernels{importlib.machinery.EXTENSION_SUFFIXES[0]}"
 
-    root = HERE.parent
-    os.chdir(root)
-    builder = make_builder(absolute=True)
-    built = Path(builder.compile(tmpdir=str(root / "build" / "native"), verbose=False))
-    target = root / "threadcost" / built.name
-    tmp = target.with_suffix(".tmp")
-    shutil.copy2(built, tmp)
-    os.replace(tmp, target)  # atomic: a running kernel keeps its old mapping
-    for stale in (root / "threadcost").glob("_native*.so"):
-        if stale != target:  # e.g. the abi3 copy pip's editable install built
+
+def build_in_place() -> Path:
+    """Compile the kernels into threadcost/ and write threadcost/_native.py."""
+    target = library_path()
+    cbuild.compile_program(sources(), target, program="native/*.c (the kernels)",
+                           extra=["-shared", "-fPIC", f"-I{HERE}", *extra_flags()])
+    module = ROOT / "threadcost" / "_native.py"
+    tmp = module.with_name(f".{module.name}.{os.getpid()}.tmp")
+    ffibuilder.emit_python_code(str(tmp))
+    os.replace(tmp, module)  # atomic: a running kernel keeps its old mapping
+    for stale in (ROOT / "threadcost").glob("_kernels*.so"):
+        if stale != target:  # e.g. built by another Python version
             stale.unlink()
+    for old in (ROOT / "threadcost").glob("_native*.so"):
+        old.unlink()  # the API-mode extension of earlier versions
     return target
 
 
 def built_module_is_current() -> Path | None:
-    """The module in threadcost/ when it is newer than every source, header and this
-    file (e.g. just built by the editable install, with the same flags), else None."""
-    built = sorted((HERE.parent / "threadcost").glob("_native*.so"))
-    inputs = [*sources(), *headers(), Path(__file__).resolve()]
-    if len(built) != 1 or os.environ.get("THREADCOST_CFLAGS"):
+    """The kernels in threadcost/ when they and the declarations are newer than every
+    source, header and this file (e.g. just built by the editable install, with the same
+    flags), else None."""
+    built = sorted((ROOT / "threadcost").glob("_kernels*.so"))
+    module = ROOT / "threadcost" / "_native.py"
+    inputs = [*sources(), *headers(), Path(__file__).resolve(), ROOT / "threadcost" / "cbuild.py"]
+    if len(built) != 1 or not module.is_file() or os.environ.get("THREADCOST_CFLAGS"):
         return None
     newest_input = max(p.stat().st_mtime for p in inputs)
-    return built[0] if built[0].stat().st_mtime > newest_input else None
+    oldest_output = min(built[0].stat().st_mtime, module.stat().st_mtime)
+    return built[0] if oldest_output > newest_input else None
 
 
 if __name__ == "__main__":
-    import sys
-
     current = built_module_is_current() if "--if-stale" in sys.argv[1:] else None
-    print(f"{current} (up to date)" if current else build_in_place())
+    try:
+        print(f"{current} (up to date)" if current else build_in_place())
+    except cbuild.CompileError as exc:
+        sys.exit(f"build_native: {exc}")

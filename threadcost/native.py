@@ -1,4 +1,5 @@
-"""Access to the compiled C kernels (``threadcost._native``).
+"""Access to the compiled C kernels (``threadcost._kernels``, declared in
+``threadcost._native``).
 
 Import ``ffi`` and ``lib`` from here, never from ``_native`` directly, so a
 missing build gives one clear message instead of an ImportError deep inside.
@@ -7,6 +8,7 @@ missing build gives one clear message instead of an ImportError deep inside.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import signal
 import subprocess
@@ -16,14 +18,27 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-try:
-    from threadcost._native import ffi
-    from threadcost._native import lib as _lib
-except ImportError as exc:  # pragma: no cover - exercised only without a build
-    raise ImportError(
-        "threadcost's C kernels are not built. Run `make setup` (or `make native`) "
-        "in the repository, or `pip install -e .` with a C compiler available."
-    ) from exc
+
+def _open_kernels() -> tuple[Any, Any]:
+    """(ffi, the opened library): the declarations module and the kernels' shared
+    library that native/build_native.py builds (cffi's ABI mode: no Python headers)."""
+    missing = ("threadcost's C kernels are not built. Run `make setup` (or `make native`) "
+               "in the repository, or `pip install -e .` with a C compiler available.")
+    try:
+        from threadcost._native import ffi as declarations
+    except ImportError as exc:  # pragma: no cover - exercised only without a build
+        raise ImportError(missing) from exc
+    spec = importlib.util.find_spec("threadcost._kernels")
+    if spec is None or not spec.origin:  # pragma: no cover - only without a build
+        raise ImportError(missing)
+    try:
+        return declarations, declarations.dlopen(spec.origin)
+    except OSError as exc:  # pragma: no cover - a damaged or foreign build
+        raise ImportError(f"threadcost's C kernels ({spec.origin}) cannot be loaded: {exc}. "
+                          "Run `make native` to build them again.") from exc
+
+
+ffi, _lib = _open_kernels()
 
 __all__ = ["STOPPABLE", "ffi", "interruptible", "lib", "proc_status_dict", "run_stoppable"]
 
@@ -43,7 +58,7 @@ STOPPABLE = frozenset({
 
 
 class _Library:
-    """The compiled library as callers use it: every name of ``threadcost._native.lib``,
+    """The compiled library as callers use it: every name the kernels' library declares,
     with the kernels of :data:`STOPPABLE` run under :func:`interruptible`."""
 
     def __getattr__(self, name: str) -> Any:

@@ -34,9 +34,8 @@ static void *task(void *arg)
     long i = (long)arg;
     char c;
     while (read(pipes[i][0], &c, 1) == 1) {
-        if (c == 0)  /* the stop byte: pass it on and end */
-            return write(pipes[i + 1][1], &c, 1) == 1 ? NULL : NULL;
-        if (write(pipes[i + 1][1], &c, 1) != 1)
+        int stop = c == 0;  /* the stop byte: pass it on and end */
+        if (write(pipes[i + 1][1], &c, 1) != 1 || stop)
             break;
     }
     return NULL;

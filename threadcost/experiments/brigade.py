@@ -38,8 +38,6 @@ that kind and placement are then not tried.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -48,7 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import paths, stats, validate
+from threadcost import cbuild, paths, stats, validate
 from threadcost.errors import KernelError
 from threadcost.experiments import peers
 from threadcost.experiments.brigade_one_run import run_one
@@ -329,24 +327,15 @@ def per_hop_table(results: list[dict[str, Any]]) -> pd.DataFrame:
 # ------------------------------------------------------------------ the reference check
 
 
-def build_reference() -> Path | None:
-    """build/native/brigade_ref from native/brigade_reference/ (None without a compiler)."""
+def build_reference() -> Path:
+    """build/native/brigade_ref from native/brigade_reference/, compiled with the
+    project's user-facing flags (warnings shown, never errors: threadcost.cbuild).
+    Raises cbuild.CompileError naming the file and the compiler's first error lines."""
     dst = REFERENCE_BINARY
     if dst.is_file() and dst.stat().st_mtime >= REFERENCE_SOURCE.stat().st_mtime:
         return dst
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        return None
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f".brigade_ref.{os.getpid()}.tmp")
-    proc = subprocess.run([cc, "-O2", "-Wall", "-Wextra", "-Werror", "-pthread", "-o", str(tmp),
-                           str(REFERENCE_SOURCE)], capture_output=True, check=False,
-                          stdin=subprocess.DEVNULL, timeout=120)
-    if proc.returncode != 0:
-        tmp.unlink(missing_ok=True)
-        return None
-    os.replace(tmp, dst)
-    return dst
+    return cbuild.compile_program([REFERENCE_SOURCE], dst,
+                                  program=str(REFERENCE_SOURCE.relative_to(paths.REPO_ROOT)))
 
 
 def reference_check(tasks: Any = 100, iterations: Any = 2000, warmup: Any = 200,
@@ -367,9 +356,6 @@ def reference_check(tasks: Any = 100, iterations: Any = 2000, warmup: Any = 200,
     p = check_params(tasks=[n], kinds=["thread", "one-thread"], placement=["same-cpu"],
                      iterations=iterations, warmup=warmup, cpu=cpu, stack_kib=64)
     binary = build_reference()
-    if binary is None:
-        raise KernelError("brigade_ref build", 4, 0, "no C compiler could build "
-                          f"{REFERENCE_SOURCE.relative_to(paths.REPO_ROOT)}")
     rows: list[dict[str, Any]] = []
     for i in range(r):
         proc = subprocess.run([str(binary), str(n), str(p["iterations"]), str(p["warmup"]),

@@ -19,8 +19,6 @@ Jupyter kernel would be risky and would measure the kernel, not the launch.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import paths, validate
+from threadcost import cbuild, paths, validate
 from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib, run_stoppable
@@ -57,12 +55,9 @@ NATIVE = paths.REPO_ROOT / "native"
 TOOLS_DIR = paths.REPO_ROOT / "build" / "native"
 # Small static programs built from native/ subfolders (the Makefile's `native`
 # target builds them; launch.py builds them on first use if they are missing).
-TOOLS = {
-    "spawn_target": [NATIVE / "spawn_target" / "spawn_target.c"],
-    "launch_driver": [NATIVE / "launch_driver" / "launch_driver.c", NATIVE / "launch.c",
-                      NATIVE / "common.c"],
-}
+TOOLS = {p.name: list(p.sources) for p in cbuild.helpers()}
 TOOL_HEADERS = [NATIVE / "threadcost.h", NATIVE / "tc_launch.h"]
+BUILD_FAILURES: dict[str, str] = {}  # helper -> why it could not be built (this process)
 SPAWN_FALLBACK = "/bin/true"
 PARENTS = ("small", "python")
 HEADER_FIELDS = 7  # int64 fields before the samples in launch_driver's output
@@ -117,26 +112,22 @@ def check_params(kinds: Any = "thread", iterations: Any = 1000, warmup: Any = 20
 
 def build_tool(name: str) -> Path | None:
     """Path of the static helper ``name`` under build/native/, compiled if missing
-    or older than its sources; None when no C compiler can build it."""
+    or older than its sources (with threadcost.cbuild's user-facing flags: warnings
+    shown, never errors); None when no C compiler can build it (the reason is kept in
+    :data:`BUILD_FAILURES`)."""
     sources = TOOLS[name]
     dst = TOOLS_DIR / name
     newest = max(p.stat().st_mtime for p in [*sources, *TOOL_HEADERS] if p.is_file())
     if dst.is_file() and os.access(dst, os.X_OK) and dst.stat().st_mtime >= newest:
         return dst
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc or not all(p.is_file() for p in sources):
+    if not all(p.is_file() for p in sources):
         return None
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f".{name}.{os.getpid()}.tmp")
-    for extra in (["-static"], []):  # static when libc.a exists: no dynamic loader to run
-        proc = subprocess.run([cc, "-O2", "-Wall", "-Wextra", "-pthread", *extra,
-                               f"-I{NATIVE}", "-o", str(tmp), *map(str, sources)],
-                              capture_output=True, check=False)
-        if proc.returncode == 0:
-            os.replace(tmp, dst)
-            return dst
-    tmp.unlink(missing_ok=True)
-    return None
+    try:  # static when libc.a exists: no dynamic loader to run
+        return cbuild.compile_program(sources, dst, program=str(sources[0].relative_to(
+            paths.REPO_ROOT)), extra=[f"-I{NATIVE}"], alternatives=(["-static"], []))
+    except cbuild.CompileError as exc:
+        BUILD_FAILURES[name] = str(exc)
+        return None
 
 
 def spawn_target() -> tuple[str, str]:

@@ -1,0 +1,113 @@
+"""arm64, as far as this machine allows: every C program of the project (threadcost.cbuild
+.programs(): the kernels' shared library, the launch helpers, the brigade reference, the
+kernels' C tests) compiled with Debian's aarch64 cross compiler, -Werror under Ubuntu
+24.04's default flags for arm64; then each C test run under qemu-user, where it runs here.
+
+    python tools/cross_arm64.py [--no-run] [test_name ...]     (make cross-arm64)
+
+Needs gcc-aarch64-linux-gnu (and libc6-dev-arm64-cross); running needs qemu-user-static
+(or qemu-user). Without qemu the compile check still runs and says so. Exit 0 when every
+build (and run) passed, 1 on a failure, 4 without the cross compiler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from threadcost import cbuild  # noqa: E402
+
+CROSS_CC = os.environ.get("CROSS_CC", "aarch64-linux-gnu-gcc")
+SYSROOT = Path(os.environ.get("CROSS_SYSROOT", "/usr/aarch64-linux-gnu"))
+OUT = ROOT / "build" / "arm64"
+RUN_TIMEOUT_S = 600  # a test under emulation runs several times slower than natively
+
+
+def cross_compiler() -> str | None:
+    return shutil.which(CROSS_CC)
+
+
+def qemu() -> str | None:
+    for name in (os.environ.get("QEMU", ""), "qemu-aarch64-static", "qemu-aarch64"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def build(cc: str, program: cbuild.Program) -> tuple[str, Path | None, str]:
+    """(name, the built file or None, what went wrong)."""
+    flags = cbuild.distro_flags("ubuntu-24.04", "aarch64")
+    out = OUT / (f"lib{program.name}.so" if program.shared else program.name)
+    shape = ["-shared", "-fPIC"] if program.shared else []
+    proc = subprocess.run([cc, *flags, *shape, f"-I{cbuild.native_dir()}", "-o", str(out),
+                           *map(str, program.sources)], capture_output=True, text=True,
+                          errors="replace", check=False, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        return program.name, None, cbuild.first_errors(proc.stderr or proc.stdout)
+    return program.name, out, ""
+
+
+def run(emulator: str, binary: Path) -> tuple[bool, str]:
+    env = {**os.environ, "QEMU_LD_PREFIX": str(SYSROOT)}
+    try:
+        proc = subprocess.run([emulator, str(binary)], capture_output=True, text=True,
+                              errors="replace", env=env, timeout=RUN_TIMEOUT_S, check=False,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return False, f"did not finish within {RUN_TIMEOUT_S} s"
+    lines = (proc.stdout + proc.stderr).strip().splitlines() or ["no output"]
+    if proc.returncode != 0:
+        return False, f"exit {proc.returncode}: " + " | ".join(lines[-8:])
+    return True, lines[-1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tools/cross_arm64.py", description=__doc__)
+    parser.add_argument("--no-run", action="store_true", help="compile only")
+    parser.add_argument("tests", nargs="*", help="C tests to run (default: all)")
+    args = parser.parse_args(argv)
+    cc = cross_compiler()
+    if cc is None:
+        print(f"cross-arm64: no {CROSS_CC} here (apt-get install gcc-aarch64-linux-gnu)",
+              file=sys.stderr)
+        return 4
+    OUT.mkdir(parents=True, exist_ok=True)
+    programs = cbuild.programs()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        built = list(pool.map(lambda p: build(cc, p), programs))
+    failed = [(name, why) for name, out, why in built if out is None]
+    for name, why in failed:
+        print(f"FAIL build {name}: {why}")
+    print(f"arm64 builds: {len(built) - len(failed)} of {len(built)} C programs compiled "
+          f"with {Path(cc).name} -Werror under Ubuntu 24.04's defaults for arm64")
+    emulator = None if args.no_run else qemu()
+    if args.no_run or emulator is None:
+        why = ("--no-run" if args.no_run
+               else "no qemu-aarch64 here (apt-get install qemu-user-static)")
+        print(f"SKIP runs: {why}")
+        return 1 if failed else 0
+    if not (SYSROOT / "lib" / "ld-linux-aarch64.so.1").exists():
+        print(f"SKIP runs: no arm64 C library at {SYSROOT} (apt-get install libc6-arm64-cross)")
+        return 1 if failed else 0
+    wanted = {t.removesuffix(".c") for t in args.tests}
+    tests = [out for name, out, _ in built if out is not None and name.startswith("test_")
+             and (not wanted or name in wanted)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda b: (b.name, *run(emulator, b)), tests))
+    for name, ok, line in results:
+        print(f"{'ok  ' if ok else 'FAIL'} qemu-aarch64 {name} ({line})")
+    passed = sum(ok for _, ok, _ in results)
+    print(f"arm64 runs under {Path(emulator).name}: {passed} of {len(results)} C tests passed")
+    return 1 if failed or passed < len(results) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
