@@ -71,7 +71,9 @@ def _find() -> tuple[dict[str, str] | None, str | None]:
 def _build(tool: dict[str, str], out: Path, timeout: float) -> list[str]:
     classes = out / "classes"
     classes.mkdir(parents=True, exist_ok=True)
-    build_step([tool["javac"], "--release", str(MIN_RELEASE), "-Xlint:all", "-Werror",
+    # Warnings are shown, never errors, on a reader's JDK (a newer javac may warn where
+    # ours does not); the project's own check adds -Werror (tests/test_build_flags.py).
+    build_step([tool["javac"], "--release", str(MIN_RELEASE), "-Xlint:all",
                 "-d", str(classes), str(JAVA.source_dir / "Peers.java")],
                JAVA.source_dir, timeout, "java peer build")
     return [tool["java"], "-cp", str(classes), "Peers"]
