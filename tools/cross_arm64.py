@@ -56,7 +56,7 @@ def build(cc: str, program: cbuild.Program) -> tuple[str, Path | None, str]:
 
 
 def run(emulator: str, binary: Path) -> tuple[bool, str]:
-    env = {**os.environ, "QEMU_LD_PREFIX": str(SYSROOT)}
+    env = {**os.environ, "QEMU_LD_PREFIX": str(SYSROOT), "TC_TEST_EMULATED": "1"}
     try:
         proc = subprocess.run([emulator, str(binary)], capture_output=True, text=True,
                               errors="replace", env=env, timeout=RUN_TIMEOUT_S, check=False,

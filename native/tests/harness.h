@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,19 @@
 #endif
 
 static int tc_failures;
+
+/* The tests' small thread stack: 64 KiB, or the C library's minimum where that is larger
+ * (glibc's PTHREAD_STACK_MIN is 16 KiB on x86-64, 128 KiB on arm64). */
+#define TC_SMALL_STACK_KIB \
+    ((int64_t)PTHREAD_STACK_MIN > 64 * 1024 ? (int64_t)PTHREAD_STACK_MIN / 1024 : (int64_t)64)
+
+/* Set by tools/cross_arm64.py, which runs the tests under qemu-user: the emulator lays
+ * out the guest's address space itself, so RLIMIT_AS cannot be lowered under it. */
+__attribute__((unused)) static int tc_under_emulation(void)
+{
+    const char *e = getenv("TC_TEST_EMULATED");
+    return e && e[0] == '1';
+}
 
 __attribute__((unused)) static void *tc_idle_thread(void *arg)
 {

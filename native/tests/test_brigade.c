@@ -20,7 +20,7 @@ static tc_brigade_config config(int kind, int tasks)
     c.cpu = -1;
     c.iterations = N;
     c.warmup = 10;
-    c.stack_kib = 64;
+    c.stack_kib = TC_SMALL_STACK_KIB;
     c.timeout_ms = 5000;
     c.test_stall_after = -1;
     return c;

@@ -81,7 +81,7 @@ static void test_deadline_stops_the_tasks(void)
  * sanitizers, whose shadow memory needs an unlimited address space. */
 static void test_refused_working_set_is_a_limit(void)
 {
-    if (TC_UNDER_SANITIZER)
+    if (TC_UNDER_SANITIZER || tc_under_emulation())
         return;
     pid_t pid = fork();
     if (pid == 0) {

@@ -66,7 +66,7 @@ static void test_every_kind(void)
     for (int kind = TC_LAUNCH_THREAD; kind <= TC_LAUNCH_FORK_EXEC; kind++)
         TWICE(series(kind, 0, 0, 0));
     TWICE(series(TC_LAUNCH_FORK_EXEC, 0, 4096, 0));
-    TWICE(series(TC_LAUNCH_THREAD, 64, 0, 0));
+    TWICE(series(TC_LAUNCH_THREAD, TC_SMALL_STACK_KIB, 0, 0));
     TWICE(series(TC_LAUNCH_THREAD, 0, 0, 100000));
     TWICE(series(TC_LAUNCH_FORK, 0, 4096, 0));
 }
@@ -78,7 +78,7 @@ static void plain_loop_burst_memcpy(void)
     CHECK(tc_launch_plain_loop(N, &total, &err) == TC_OK && err == 0 && total > 0,
           "plain loop total %lld err %d", (long long)total, err);
     tc_burst_result b;
-    int st = tc_launch_burst(N, 64, ns, &b);
+    int st = tc_launch_burst(N, TC_SMALL_STACK_KIB, ns, &b);
     CHECK(st == TC_OK && b.created == N, "burst status %d created %d", st, b.created);
     CHECK(b.threads_alive >= N + 1, "threads alive %lld", (long long)b.threads_alive);
     CHECK(tc_memcpy_series(1 << 16, N, 2, ns) == TC_OK, "memcpy series");

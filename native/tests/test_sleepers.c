@@ -17,7 +17,7 @@ static void test_refuses_bad_arguments(void)
 static void sleepers(int pin)
 {
     tc_sleepers_result out;
-    int st = tc_sleepers_run(8, 1000000, 5000000, 500000, pin, 64, &out);
+    int st = tc_sleepers_run(8, 1000000, 5000000, 500000, pin, TC_SMALL_STACK_KIB, &out);
     CHECK(st == TC_OK, "pin %d: status %d err %d", pin, st, out.err);
     CHECK(out.started == 8 && out.finished == 8, "pin %d: started %lld finished %lld", pin,
           (long long)out.started, (long long)out.finished);
@@ -36,13 +36,13 @@ static void test_stops_on_request(void)
     tc_sleepers_result out;
     tc_stopper s;
     tc_stop_later(&s, 100);
-    int st = tc_sleepers_run(8, 50000000, 5000000000LL, 0, TC_SLEEPERS_UNPINNED, 64, &out);
+    int st = tc_sleepers_run(8, 50000000, 5000000000LL, 0, TC_SLEEPERS_UNPINNED, TC_SMALL_STACK_KIB, &out);
     int64_t ms = tc_stop_done(&s);
     CHECK(st == TC_ESTOPPED, "status %d", st);
     CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "stopped %lld ms after the request", (long long)ms);
     CHECK_HELD(before, 0);
     tc_stop_later(&s, 0);
-    st = tc_sleepers_run(8, 1000000, 5000000, 0, TC_SLEEPERS_UNPINNED, 64, &out);
+    st = tc_sleepers_run(8, 1000000, 5000000, 0, TC_SLEEPERS_UNPINNED, TC_SMALL_STACK_KIB, &out);
     tc_stop_done(&s);
     CHECK(st == TC_ESTOPPED && out.started == 0, "stop first: status %d started %lld", st,
           (long long)out.started);
