@@ -11,7 +11,7 @@ NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py threadcos
 NATIVE_LIB := threadcost/.native.stamp
 
 .PHONY: help setup native kernels paper paper-from-data test test-busy lab clean lint sanitize peers \
-        browser-deps reference lock environments dist vendor
+        browser-deps reference lock environments dist vendor cross-arm64 debian13-check
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
@@ -22,6 +22,8 @@ help:
 	@echo "make lab      JupyterLab on the notebooks"
 	@echo "make setup    .venv with the locked dependencies, test tools included, + compiled C kernels"
 	@echo "make sanitize C kernels under ASan+UBSan (and TSan)"
+	@echo "make cross-arm64  every C program built for arm64 (-Werror), C tests under qemu-user"
+	@echo "make debian13-check  make paper and make test in a fresh Debian 13 root (debootstrap)"
 	@echo "make lock     recompile the lock (requirements/*.txt) from pyproject.toml"
 	@echo "make dist     build the sdist and the wheel into dist/"
 	@echo "make clean    remove build outputs (never data/)"
@@ -177,6 +179,18 @@ lint: setup
 # `make test` runs it too (tests/test_sanitizers.py).
 sanitize:
 	native/tests/run_sanitizers.sh
+
+# arm64 as far as this machine allows: every C program compiled with Debian's aarch64
+# cross compiler, -Werror under Ubuntu's arm64 defaults, and the C tests run under
+# qemu-user (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static).
+cross-arm64:
+	@$(PYTHON) tools/cross_arm64.py
+
+# A reader's fresh Debian 13 (CONTRIBUTING.md, "A reader's machine"): as root, a debootstrap
+# root with python3, python3-venv, build-essential and git; the committed HEAD cloned
+# into it; make paper (PARAMS, default quick) and make test (TESTS=... for a subset) timed.
+debian13-check:
+	tools/debootstrap_check.sh
 
 # notebooks/*.py are the notebooks (jupytext py:percent): JupyterLab opens them as
 # notebooks on a double click (tools/jupyterlab-overrides.json: Python files open with
