@@ -15,7 +15,13 @@ if "$@" >>"$log" 2>&1; then
     exit 0
 fi
 out=$(tail -n "+$((start + 1))" "$log" 2>/dev/null)
-line=$(printf '%s\n' "$out" | grep -m 1 -iE 'error|no space|denied|not found|failed' || true)
+# The most telling line: a compiler's error (file:line: error), a disk or permission
+# error, a command that failed inside a build, else the first line saying error.
+for pattern in '\.[ch]:[0-9]+(:[0-9]+)?: (fatal )?error' 'No space left|Permission denied|Read-only file system' \
+               'error: [Cc]ommand' 'error|failed|not found'; do
+    line=$(printf '%s\n' "$out" | grep -m 1 -iE "$pattern" || true)
+    [ -z "$line" ] || break
+done
 [ -n "$line" ] || line=$(printf '%s\n' "$out" | grep -v '^[[:space:]]*$' | tail -n 1)
 line=$(printf '%s' "$line" | sed 's/^[[:space:]]*//' | cut -c 1-300)
 case $out in
