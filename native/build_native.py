@@ -122,5 +122,6 @@ if __name__ == "__main__":
     current = built_module_is_current() if "--if-stale" in sys.argv[1:] else None
     try:
         print(f"{current} (up to date)" if current else build_in_place())
-    except cbuild.CompileError as exc:
-        sys.exit(f"build_native: {exc}")
+    except cbuild.CompileError as exc:  # one line, the README's code for the system: 4
+        print(f"build_native: {exc}", file=sys.stderr)
+        sys.exit(4)
