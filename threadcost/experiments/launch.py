@@ -135,7 +135,8 @@ def spawn_target() -> tuple[str, str]:
     (from native/spawn_target/), or /bin/true when it cannot be built."""
     path = build_tool("spawn_target")
     if path is None:
-        return SPAWN_FALLBACK, "/bin/true (no C compiler: first-run time not available)"
+        why = BUILD_FAILURES.get("spawn_target", "no C compiler")
+        return SPAWN_FALLBACK, f"/bin/true ({why}; first-run time not available)"
     return str(path), "tiny static program (native/spawn_target): reads the clock, exits"
 
 
