@@ -9,7 +9,8 @@
 #   tools/debootstrap_check.sh [ROOT]        ROOT defaults to /var/tmp/threadcost-debian13
 # Environment: SUITE (trixie), MIRROR (this machine's Debian mirror), REF (the commit to
 # clone: HEAD), PARAMS, TESTS, STEPS ("paper test", in that order: the paper runs first
-# in the fresh clone, so its time includes the setup; drop one to skip it), KEEP_ROOT=1
+# in the fresh clone, so its time includes the setup; drop one to skip it; "setup" times
+# make setup alone), KEEP_ROOT=1
 # (reuse an existing root: skips debootstrap; the clone is always made anew).
 #
 # So that the package registries answer from inside the root as they do here, it copies
@@ -114,7 +115,8 @@ for step in $STEPS; do
                   cmd=(sh -c "make setup && .venv/bin/python -m pytest -p no:cacheprovider -n 2 $TESTS")
               else cmd=(make test); fi ;;
         paper) cmd=(make paper "PARAMS=$PARAMS") ;;
-        *) die "unknown step $step (test, paper)" ;;
+        setup) cmd=(make setup) ;;  # the setup alone, timed (a fresh clone each run)
+        *) die "unknown step $step (setup, paper, test)" ;;
     esac
     say "running: ${cmd[*]} (log: $LOG_DIR/$step.log)"
     start=$SECONDS
