@@ -22,7 +22,7 @@ help:
 	@echo "make lab      JupyterLab on the notebooks"
 	@echo "make setup    .venv with the locked dependencies, test tools included, + compiled C kernels"
 	@echo "make sanitize C kernels under ASan+UBSan (and TSan)"
-	@echo "make cross-arm64  every C program built for arm64 (-Werror), C tests under qemu-user"
+	@echo "make cross-arm64  every C program built for arm64 (warnings as errors), C tests under qemu-user"
 	@echo "make debian13-check  make paper and make test in a fresh Debian 13 root (debootstrap)"
 	@echo "make lock     recompile the lock (requirements/*.txt) from pyproject.toml"
 	@echo "make dist     build the sdist and the wheel into dist/"

@@ -32,8 +32,8 @@ from threadcost.errors import TC_ESYS, KernelError
 
 __all__ = [
     "DISTRO_FLAGS", "FLAGS", "HARDENING", "STRICT_CHECK", "STRICT_FLAGS", "WARNINGS",
-    "CompileError", "Program", "compile_program", "compiler", "distro_flags", "first_errors",
-    "helpers", "programs",
+    "CompileError", "Program", "compile_program", "compiler", "compiler_command", "distro_flags",
+    "first_errors", "helpers", "programs",
 ]
 
 WARNINGS = ["-Wall", "-Wextra"]
@@ -130,14 +130,21 @@ class CompileError(KernelError):
         return (type(self), (self.program, self.detail))
 
 
-def compiler() -> str | None:
-    """The C compiler: $CC (its first word) when set and found, else cc, else gcc."""
-    wanted = shlex.split(os.environ.get("CC", ""))[:1]
-    for name in [*wanted, "cc", "gcc"]:
-        found = shutil.which(name)
+def compiler_command() -> list[str] | None:
+    """The C compiler as a command: $CC when set and found (``ccache gcc`` included),
+    else cc, else gcc; None when there is none."""
+    wanted = shlex.split(os.environ.get("CC", ""))
+    for command in ([wanted] if wanted else []) + [["cc"], ["gcc"]]:
+        found = shutil.which(command[0])
         if found:
-            return found
+            return [found, *command[1:]]
     return None
+
+
+def compiler() -> str | None:
+    """The path of the C compiler (the first word of :func:`compiler_command`)."""
+    command = compiler_command()
+    return command[0] if command else None
 
 
 def first_errors(output: str, limit: int = ERROR_LINES) -> str:
@@ -156,7 +163,7 @@ def compile_program(sources: Sequence[Path], out: Path, *, program: str,
     (a running copy keeps its file). Each of ``alternatives`` (extra flags, such as
     ``-static`` then none) is tried in turn until one builds. Raises
     :class:`CompileError` naming ``program`` and the compiler's first error lines."""
-    cc = compiler()
+    cc = compiler_command()
     if cc is None:
         raise CompileError(program, f"no C compiler found to build {program} (install "
                                     "gcc or clang, e.g. apt-get install build-essential)")
@@ -166,7 +173,7 @@ def compile_program(sources: Sequence[Path], out: Path, *, program: str,
     try:
         for alternative in alternatives:
             try:
-                proc = subprocess.run([cc, *FLAGS, *extra, *alternative, "-o", str(tmp),
+                proc = subprocess.run([*cc, *FLAGS, *extra, *alternative, "-o", str(tmp),
                                        *map(str, sources)], capture_output=True, text=True,
                                       errors="replace", check=False,
                                       stdin=subprocess.DEVNULL, timeout=timeout)
@@ -179,7 +186,7 @@ def compile_program(sources: Sequence[Path], out: Path, *, program: str,
             failure = first_errors(proc.stderr or proc.stdout)
     finally:
         tmp.unlink(missing_ok=True)
-    raise CompileError(program, f"{Path(cc).name} could not compile {program}: {failure}")
+    raise CompileError(program, f"{Path(cc[-1]).name} could not compile {program}: {failure}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
