@@ -43,8 +43,8 @@ def _lock(name: str) -> dict[str, str]:
 # The CLI and the library import only these (views, the paper and the notebook
 # tooling are the [notebooks] extra's): a module -> distribution map of them.
 # (_cffi_backend is cffi's compiled core, imported by the generated threadcost/_native.py.)
-RUNTIME = {"cffi": "cffi", "_cffi_backend": "cffi", "numpy": "numpy", "pandas": "pandas", "scipy": "scipy",
-           "yaml": "pyyaml", "tqdm": "tqdm", "threadpoolctl": "threadpoolctl"}
+RUNTIME = {"cffi": "cffi", "_cffi_backend": "cffi", "numpy": "numpy", "pandas": "pandas",
+           "scipy": "scipy", "yaml": "pyyaml", "tqdm": "tqdm", "threadpoolctl": "threadpoolctl"}
 NOTEBOOK_ONLY = ("views", "plotting.py", "render.py", "paper.py", "notebook_sources.py",
                  "notebook_run.py", "stored.py")
 
