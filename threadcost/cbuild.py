@@ -7,10 +7,10 @@ distribution's own defaults (Ubuntu and Fedora define ``_FORTIFY_SOURCE=3``, whi
 makes glibc mark ``write`` and ``read`` warn_unused_result) may warn where ours does not,
 and a warning must never stop a reader's build.
 
-The project's own checks compile the same sources with :data:`STRICT_FLAGS` (``-Werror``)
-and under each distribution's defaults (:data:`DISTRO_FLAGS`; tests/test_build_flags.py,
-native/tests/run_sanitizers.sh, tools/cross_arm64.sh), so a warning is fixed here before
-a reader meets it.
+The project's own checks add ``-Werror``: tests/test_build_flags.py compiles every
+program of :func:`programs` under each distribution's defaults (:data:`DISTRO_FLAGS`),
+tools/cross_arm64.py does so for arm64, and native/tests/run_sanitizers.sh builds the C
+tests with it, so a warning is fixed here before a reader meets it.
 
 This module imports only the standard library and :mod:`threadcost.errors`:
 native/build_native.py loads it at install time, before threadcost's dependencies are
