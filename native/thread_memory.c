@@ -65,8 +65,10 @@ static __attribute__((noinline)) void touch_stack(size_t bytes, size_t page)
  * margin for the descriptor itself). */
 static size_t stack_room(size_t stack_bytes)
 {
-    unsigned char here;
-    uintptr_t sp = (uintptr_t)&here;
+    /* This frame's address on the thread's own stack: a local's address would not do
+     * under ASan, whose use-after-return detection (on by default since GCC 13) moves
+     * locals to a heap-allocated fake stack. */
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
     uintptr_t top = (uintptr_t)pthread_self() + 8192;
     if (top <= sp || top - sp >= stack_bytes)
         return 0;

@@ -21,7 +21,9 @@ mkdir -p "$OUT"
 STRICT="-O2 -g -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 -fstack-protector-strong -pthread"
 ASAN="-O1 -g -Wall -Wextra -Werror -pthread -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 TSAN="-O1 -g -Wall -Wextra -Werror -pthread -fsanitize=thread -fno-omit-frame-pointer"
-export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:exitcode=66"
+# detect_stack_use_after_return: on by default from GCC 13 (a newer distribution's
+# compiler); set here so every compiler checks the same way.
+export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:halt_on_error=1:abort_on_error=0:exitcode=66"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1"
 export LSAN_OPTIONS="exitcode=66"

@@ -63,8 +63,17 @@ static void series(int kind, int64_t stack_kib, int64_t touch_kib, int64_t pause
 
 static void test_every_kind(void)
 {
-    for (int kind = TC_LAUNCH_THREAD; kind <= TC_LAUNCH_FORK_EXEC; kind++)
+    for (int kind = TC_LAUNCH_THREAD; kind <= TC_LAUNCH_FORK_EXEC; kind++) {
+#if defined(__SANITIZE_THREAD__)
+        /* TSan cannot follow a child that shares the parent's memory (CLONE_VM): GCC 14's
+         * runtime stops with "CHECK failed: tsan_rtl.cpp:253" in its clone interceptor. */
+        if (kind == TC_LAUNCH_CLONE) {
+            printf("skip clone under TSan: it cannot follow a CLONE_VM child\n");
+            continue;
+        }
+#endif
         TWICE(series(kind, 0, 0, 0));
+    }
     TWICE(series(TC_LAUNCH_FORK_EXEC, 0, 4096, 0));
     TWICE(series(TC_LAUNCH_THREAD, TC_SMALL_STACK_KIB, 0, 0));
     TWICE(series(TC_LAUNCH_THREAD, 0, 0, 100000));
