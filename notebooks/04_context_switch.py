@@ -303,7 +303,10 @@ display(Markdown(view.echo_text(echo_result, data_dir, saved=save)))
 # %%
 placed = store.get("context_switch_placement", lambda: cs.placement_repeats(
     cs.CLAIM_MECHANISMS, switch_placement_repeats, switch_placement_iterations, switch_warmup))
-display(view.placement_table(placed))
+if placed.summary.get("skipped"):
+    display(Markdown(f"**Pinned against unpinned not run here:** {placed.summary['skipped']}."))
+else:
+    display(view.placement_table(placed))
 
 # %% [markdown]
 # ## Cross-checks: `perf bench sched pipe`, and the cost of timing every round trip

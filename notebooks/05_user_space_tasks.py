@@ -179,7 +179,8 @@ if go_launch.summary["skipped"]:
     display(Markdown(f"**Goroutine launch and C04 pairs not run:** {go_launch.summary['skipped']}."))
 else:
     display(Markdown(go_view.launch_text(go_launch, go_pinning)))
-    display(go_view.gain_table(go_pinning))
+    if not go_pinning.summary["skipped"]:
+        display(go_view.gain_table(go_pinning))
 
 # %% [markdown]
 # ## Rust threads, Tokio tasks, Java platform and virtual threads

@@ -19,7 +19,7 @@ import sysconfig
 from datetime import UTC, datetime
 from typing import Any
 
-from threadcost import paths, sysinfo
+from threadcost import cpus, paths, sysinfo
 
 
 def _run(argv: list[str], timeout: float = 5.0) -> str | None:
@@ -106,25 +106,8 @@ def virtualization() -> str:
 
 
 def smt_siblings() -> list[list[int]]:
-    """Groups of logical CPUs that share a core (empty if unknown)."""
-    groups: set[tuple[int, ...]] = set()
-    for cpu in sysinfo.affinity():
-        text = sysinfo.read_text(
-            f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list")
-        if text:
-            groups.add(tuple(_parse_cpu_list(text)))
-    return [list(g) for g in sorted(groups)]
-
-
-def _parse_cpu_list(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.split(","):
-        if "-" in part:
-            lo, hi = part.split("-")
-            out.extend(range(int(lo), int(hi) + 1))
-        elif part.strip():
-            out.append(int(part))
-    return out
+    """Groups of logical CPUs that share a core, for the CPUs this process may use."""
+    return cpus.smt_siblings()
 
 
 def preemption(config: dict[str, str]) -> str:

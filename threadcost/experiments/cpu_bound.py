@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import sysinfo, validate
+from threadcost import cpus, sysinfo, validate
 from threadcost.errors import KernelError, ParameterError, check_status, errno_name
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib
@@ -58,13 +58,15 @@ QUANTITIES = ("wall_s", "user_s", "sys_s", "cpu_s", "whole_user_s", "whole_sys_s
 
 
 def _cpu(value: Any) -> int:
-    mask = sysinfo.affinity()
+    """The CPU every task shares: "auto" (or None) is the last of the affinity mask."""
+    mask = cpus.usable()
     if value is None or (isinstance(value, str) and value.strip().lower() in ("", "auto")):
-        return mask[-1]
-    cpu = validate.integer("cpu", value, minimum=0, maximum=4095)
+        return cpus.last(mask)
+    cpu = validate.integer("cpu", value, minimum=0, maximum=1 << 20)
     if cpu not in mask:
-        raise ParameterError("cpu", value, f"must be 'auto' or a CPU of this process's "
-                                           f"affinity mask {mask}")
+        raise ParameterError("cpu", value, f"must be 'auto' (CPU {cpus.last(mask)}) or a CPU "
+                                           f"this process may use ({cpus.in_words(mask)})")
+    cpus.check_settable("cpu", value, [cpu])
     return cpu
 
 
