@@ -125,6 +125,8 @@ each = {key: store.get("context_switch_" + "_".join(key), lambda k=key: each_mea
 each = {key: value for key, value in each.items() if value is not None}
 if sweep.summary["skipped"]:
     display(Markdown(view.skipped_text(sweep)))
+if view.pair_text(sweep):
+    display(Markdown(view.pair_text(sweep)))
 
 # %% [markdown]
 # ## Distributions
