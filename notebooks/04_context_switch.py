@@ -434,5 +434,7 @@ display(Markdown(text + "The direct cost of a switch is small; what a switch doe
 yard = store.get("yardsticks", lambda: yardsticks.run(
     repeats=max(switch_echo_repeats, 1), scale=min(1.0, switch_iterations / 20000)))
 display(claims_view.style(claims_view.yardsticks_table(yard), column="yardstick"))
+if yard.summary.get("not_run"):
+    display(Markdown(f"**Wake-ups on another CPU not run here:** {yard.summary['not_run']}."))
 display(claims_view.claims_section(["C01", "C09"], data_dir, stored.present(yard),
                                    machine_id=store.machine_id, without=("launch",)))

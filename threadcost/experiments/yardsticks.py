@@ -140,7 +140,7 @@ def run(repeats: Any = 5, batches: Any = 21, scale: Any = 1.0, cpu: Any = None) 
     notes = {"cold_pool_bytes": pool, "last_level_cache_bytes": last_level_cache_bytes(target),
              "partner_cpu": partner, "partner_relation": two.relation if two else None}
     if partner is None:
-        notes["not_run"] = f"the cross-CPU wake-ups {cpus.two_cpus_reason()}"
+        notes["not_run"] = cpus.two_cpus_reason()  # why the cross-CPU wake-ups did not run
     return Result(EXPERIMENT, {**p, "cpu": target}, {"yardsticks": summary, **notes},
                   {"repeats": frame})
 

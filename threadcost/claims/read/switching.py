@@ -216,7 +216,7 @@ def _pinning(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     if table.empty:
         reason = next((r.meta["summary"]["skipped"] for r in every
                        if r.meta["summary"].get("skipped")), None)
-        return (Missing(f"the Go peer did not run: {reason}") if reason else
+        return (Missing(f"the pinned/default pairs did not run: {reason}") if reason else
                 _missing("goroutine_pinning", "pinned/default pairs", "notebook 05"))
     return table, found
 
