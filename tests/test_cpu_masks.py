@@ -168,3 +168,20 @@ def test_one_usable_cpu_for_real() -> None:
     assert got["sweep_skipped"] == [{"mechanism": "pipe", "placement": "cross-cpu",
                                      "tasks": "threads", "reason": reason}]
     assert got["cross_pair"] is None
+
+
+def test_a_restricted_mask_gets_a_machine_folder_of_its_own() -> None:
+    """Runs measured with fewer usable CPUs than the machine has are another machine's
+    runs (never pooled with the full mask's); a full mask keeps the id it had."""
+    from threadcost import machine
+
+    full = machine.fingerprint(include_git=False)
+    full["logical_cpus"], full["affinity"] = 16, list(range(16))
+    one = {**full, "affinity": [5]}
+    two = {**full, "affinity": TWO_OF_SIXTEEN}
+    assert "-16cpu-" in machine.machine_id(full)
+    assert "usable_cpus" not in machine.identity(full)
+    assert "-1of16cpu-" in machine.machine_id(one)
+    assert "-2of16cpu-" in machine.machine_id(two)
+    assert len({machine.machine_id(fp) for fp in (full, one, two)}) == 3
+    assert machine.identity_differences(full, one) == ["usable CPUs (affinity mask) all vs 1"]

@@ -206,8 +206,17 @@ IDENTITY_LABELS = {
     "cpu_stepping": "CPU stepping", "cpu_microcode": "CPU microcode",
     "kernel_release": "kernel release", "mitigations": "CPU vulnerability mitigations",
     "logical_cpus": "logical CPUs", "mem_gib": "memory (GiB)",
-    "virtualization": "virtualization",
+    "virtualization": "virtualization", "usable_cpus": "usable CPUs (affinity mask)",
 }
+
+
+def usable_cpus(fp: dict[str, Any]) -> int | None:
+    """How many CPUs the measuring process could use when fewer than the machine has
+    (a restricted affinity mask: ``taskset -c 0 make paper``); None when all of them."""
+    mask, logical = fp.get("affinity"), fp.get("logical_cpus")
+    if isinstance(mask, list) and mask and isinstance(logical, int) and len(mask) < logical:
+        return len(mask)
+    return None
 
 
 def identity(fp: dict[str, Any]) -> dict[str, Any]:
@@ -230,6 +239,8 @@ def identity(fp: dict[str, Any]) -> dict[str, Any]:
         "logical_cpus": fp.get("logical_cpus"),
         "mem_gib": round(mem_kib / 1024 / 1024) if isinstance(mem_kib, int | float) else None,
         "virtualization": fp.get("virtualization"),
+        # only where the mask is restricted, so the ids of full-mask runs stay as they were
+        **({"usable_cpus": usable_cpus(fp)} if usable_cpus(fp) is not None else {}),
     }
 
 
@@ -245,8 +256,11 @@ def identity_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     ia, ib = identity(a), identity(b)
     out = []
     for key, label in IDENTITY_LABELS.items():
-        va, vb = ia[key], ib[key]
+        va, vb = ia.get(key), ib.get(key)
         if va == vb:
+            continue
+        if key == "usable_cpus":
+            out.append(f"{label} {va or 'all'} vs {vb or 'all'}")
             continue
         if key == "mitigations" and isinstance(va, dict) and isinstance(vb, dict):
             names = sorted(k for k in set(va) | set(vb) if va.get(k) != vb.get(k))
@@ -270,7 +284,9 @@ def id_prefix(fp: dict[str, Any]) -> str:
     mem_gib = round(fp["mem_total_kib"] / 1024 / 1024)
     virt = re.sub(r"[^a-z0-9]+", "-", str(fp["virtualization"]).lower()).strip("-") or "unknown"
     arch = re.sub(r"[^a-z0-9_]+", "-", str(fp["arch"]).lower()).strip("-") or "unknown"
-    return f"{arch}-{model}-{int(fp['logical_cpus'])}cpu-{mem_gib}g-{virt}"
+    usable = usable_cpus(fp)
+    cpus_part = f"{usable}of{int(fp['logical_cpus'])}" if usable else str(int(fp["logical_cpus"]))
+    return f"{arch}-{model}-{cpus_part}cpu-{mem_gib}g-{virt}"
 
 
 def machine_id(fp: dict[str, Any] | None = None) -> str:
