@@ -61,7 +61,8 @@ def test_one_cpu_has_no_pair_and_says_why() -> None:
 def test_masks_in_words() -> None:
     assert cpus.in_words([3]) == "CPU 3"
     assert cpus.in_words([11, 5]) == "CPUs 5 and 11"
-    assert cpus.in_words([*range(64), 100]) == "CPUs 0-63, 100"
+    assert cpus.in_words([*range(64), 100]) == "CPUs 0-63 and 100"
+    assert cpus.in_words([0, 1, 2, 8, 9]) == "CPUs 0-2, 8, 9"
 
 
 @pytest.mark.parametrize(("placement", "expected"), [
@@ -91,6 +92,7 @@ def test_auto_and_cpu_parameters_follow_the_mask(mask: object) -> None:
     assert fibers.one_cpu("cpu", "auto", allow_none=False) == 5
     assert fibers.one_cpu("cpu", 11, allow_none=False) == 11
     assert validate.cpus("pin", "auto") == [5]
+    assert validate.cpus("pin", "5, 11") == [5, 11]
     assert cpu_bound._cpu("auto") == 11
     assert cs.choose_cpus("same-cpu") == (11, 11)
     assert cs.choose_cpus("cross-cpu") == (5, 11)
@@ -108,6 +110,16 @@ def test_a_cpu_outside_the_mask_is_refused_naming_the_allowed(mask: object, call
         call()  # type: ignore[operator]
     assert info.value.name == name
     assert "CPUs 5 and 11" in str(info.value)
+
+
+def test_cpu_ranges_as_taskset_writes_them(mask: object) -> None:
+    mask([*range(8, 24), 40])  # type: ignore[operator]
+    assert validate.cpus("memory_pin", "8-11,40") == [8, 9, 10, 11, 40]
+    with pytest.raises(ParameterError, match="low to high"):
+        validate.cpus("memory_pin", "11-8")
+    with pytest.raises(ParameterError) as info:
+        validate.cpus("memory_pin", "0-9")
+    assert info.value.value == "0-9" and "CPUs 8-23 and 40" in str(info.value)
 
 
 def test_a_cpu_the_kernels_cannot_pin_is_refused(mask: object) -> None:

@@ -50,7 +50,8 @@ def last(mask: Sequence[int] | None = None) -> int:
 
 
 def in_words(mask: Sequence[int]) -> str:
-    """``[3]`` -> "CPU 3"; ``[5, 11]`` -> "CPUs 5 and 11"; runs as ranges ("CPUs 0-63")."""
+    """``[3]`` -> "CPU 3"; ``[5, 11]`` -> "CPUs 5 and 11"; runs of three or more as
+    ranges ("CPUs 0-63, 100")."""
     cpus = sorted(set(mask))
     if len(cpus) == 1:
         return f"CPU {cpus[0]}"
@@ -60,10 +61,11 @@ def in_words(mask: Sequence[int]) -> str:
         if cpu is not None and cpu == prev + 1:
             prev = cpu
             continue
-        spans.append(str(start) if start == prev else f"{start}-{prev}")
+        spans += ([f"{start}-{prev}"] if prev - start >= 2
+                  else [str(c) for c in range(start, prev + 1)])
         if cpu is not None:
             start = prev = cpu
-    if len(spans) == 2 and "-" not in "".join(spans):
+    if len(spans) == 2:
         return f"CPUs {spans[0]} and {spans[1]}"
     return "CPUs " + ", ".join(spans)
 

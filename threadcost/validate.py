@@ -165,7 +165,7 @@ def memory_fits(name: str, value: Any, need_kib: int, *, share: float = 0.8) -> 
 
 
 def cpus(name: str, value: Any) -> list[int] | None:
-    """A CPU list ("0", "0,1", [0, 1]) inside this process's affinity mask.
+    """A CPU list ("0", "0,1", "0-3,8", [0, 1]) inside this process's affinity mask.
 
     None, "" and "none" mean no pinning; "auto" is the first CPU this process may use.
     """
@@ -174,7 +174,15 @@ def cpus(name: str, value: Any) -> list[int] | None:
     if isinstance(value, str) and value.strip().lower() == "auto":
         return [cpu_sets.first()]
     mask = cpu_sets.usable()
-    listed = integer_list(name, value, minimum=0, maximum=1 << 20)
+    if isinstance(value, str) and re.fullmatch(r"\s*\d+\s*-\s*\d+\s*(,\s*\d+(\s*-\s*\d+)?\s*)*",
+                                                value):
+        ranges = [part.split("-") for part in value.replace(" ", "").split(",")]
+        if any(len(r) == 2 and int(r[0]) > int(r[1]) for r in ranges):
+            raise ParameterError(name, value, "a range must run from low to high (e.g. 0-3)")
+        listed = integer_list(name, cpu_sets.parse_list(value.replace(" ", "")), minimum=0,
+                              maximum=1 << 20, max_items=1 << 16)
+    else:
+        listed = integer_list(name, value, minimum=0, maximum=1 << 20, max_items=1 << 16)
     outside = [c for c in listed if c not in mask]
     if outside:
         raise ParameterError(
