@@ -259,14 +259,12 @@ def pinning_run(repeats: Any = 7, iterations: Any = 200_000, warmup: Any = 20_00
                          "round_trip_p50_ns": r["round_trip_ns"]["p50"]})
     runs = pd.DataFrame(rows)
     runs["median_rate_per_s"] = 1e9 / runs["round_trip_p50_ns"]
-    from scipy import stats as sps
-
     gain_rows = []
     for basis, column in (("batch", "round_trips_per_s"), ("median sample", "median_rate_per_s")):
         wide = runs.pivot(index="repeat", columns="mode", values=column)
         gains = (wide["gomaxprocs1_pinned"] / wide["default"] - 1).to_numpy(dtype=float)
         mean = float(gains.mean())
-        half = float(sps.t.ppf(0.975, gains.size - 1) * gains.std(ddof=1)
+        half = float(stats.t_quantile(0.975, gains.size - 1) * gains.std(ddof=1)
                      / np.sqrt(gains.size))
         gain_rows.append({"basis": basis, "pairs": int(gains.size), "gain_mean": mean,
                           "ci95_low": mean - half, "ci95_high": mean + half,
