@@ -488,7 +488,8 @@ int tc_brigade_run(const tc_brigade_config *cfg, int64_t *trip_ns, tc_brigade_re
     memset(out, 0, sizeof *out);
     if (cfg->kind < TC_BR_THREAD || cfg->kind > TC_BR_ONE_THREAD || cfg->tasks < 1 ||
         cfg->tasks > TC_BR_MAX_TASKS || cfg->iterations < 1 || cfg->warmup < 0 ||
-        cfg->timeout_ms < 1 || cfg->stack_kib < 0 || cfg->cpu < -1 || !trip_ns)
+        cfg->timeout_ms < 1 || cfg->stack_kib < 0 || cfg->cpu < -1 ||
+        cfg->cpu >= CPU_SETSIZE || !trip_ns)
         return TC_EINVAL;
 
     int64_t need = cfg->raise_hard_nofile ? 2 * (int64_t)cfg->tasks + 64 : 0;

@@ -54,11 +54,11 @@ switch_baseline_scale: float = 1.0  # share of the default baseline batches (qui
 switch_working_sets_kib: list[int] = [0, 64, 512, 4096, 8192, 32768]  # KiB written per side per hop
 switch_ws_seconds_per_point: float = 0.5  # about this long per working-set point
 switch_ws_iterations: int = 20000  # upper bound on round trips per point
-switch_echo_iterations: int = 20000  # echoes per run (C03)
+switch_echo_iterations: int = 10000  # echoes per run (C03)
 switch_echo_repeats: int = 5  # runs per placement, alternating
 switch_echo_message_bytes: int = 16  # bytes per echoed message
 switch_placement_repeats: int = 5  # C02: pinned/unpinned ping-pong pairs, alternating
-switch_placement_iterations: int = 20000  # round trips per run of those pairs
+switch_placement_iterations: int = 10000  # round trips per run of those pairs
 switch_perf_rounds: int = 3  # perf bench vs threadcost, alternating rounds
 switch_perf_iterations: int = 30000  # round trips per round, for both tools
 switch_timing_rounds: int = 3  # per-sample stamps vs whole-run timing rounds
@@ -125,6 +125,8 @@ each = {key: store.get("context_switch_" + "_".join(key), lambda k=key: each_mea
 each = {key: value for key, value in each.items() if value is not None}
 if sweep.summary["skipped"]:
     display(Markdown(view.skipped_text(sweep)))
+if view.pair_text(sweep):
+    display(Markdown(view.pair_text(sweep)))
 
 # %% [markdown]
 # ## Distributions
@@ -303,7 +305,10 @@ display(Markdown(view.echo_text(echo_result, data_dir, saved=save)))
 # %%
 placed = store.get("context_switch_placement", lambda: cs.placement_repeats(
     cs.CLAIM_MECHANISMS, switch_placement_repeats, switch_placement_iterations, switch_warmup))
-display(view.placement_table(placed))
+if placed.summary.get("skipped"):
+    display(Markdown(f"**Pinned against unpinned not run here:** {placed.summary['skipped']}."))
+else:
+    display(view.placement_table(placed))
 
 # %% [markdown]
 # ## Cross-checks: `perf bench sched pipe`, and the cost of timing every round trip
@@ -429,5 +434,7 @@ display(Markdown(text + "The direct cost of a switch is small; what a switch doe
 yard = store.get("yardsticks", lambda: yardsticks.run(
     repeats=max(switch_echo_repeats, 1), scale=min(1.0, switch_iterations / 20000)))
 display(claims_view.style(claims_view.yardsticks_table(yard), column="yardstick"))
+if yard.summary.get("not_run"):
+    display(Markdown(f"**Wake-ups on another CPU not run here:** {yard.summary['not_run']}."))
 display(claims_view.claims_section(["C01", "C09"], data_dir, stored.present(yard),
                                    machine_id=store.machine_id, without=("launch",)))

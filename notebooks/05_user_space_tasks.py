@@ -53,7 +53,7 @@ tasks_thread_counts: list[int] = [100, 500, 1000, 2000]  # thread counts for the
 tasks_kernel_switch_iterations: int = 50000  # thread/process round trips (futex, same CPU)
 tasks_launch_iterations: int = 2000  # thread launches for the creation comparison
 tasks_sleep_counts: list[int] = [300, 1000, 3000, 10000]  # sleeper counts of the sweep
-tasks_sleep_sweep_duration_ms: int = 200  # total sleep of each task in the sweep, ms
+tasks_sleep_sweep_duration_ms: int = 100  # total sleep of each task in the sweep, ms
 tasks_sleep_sweep_repeats: int = 2  # repeats of every point of the sweep's figure, interleaved (no claim reads it)
 tasks_c11_goroutines: int = 1000000  # C11: goroutines sleeping at once (S1: 1,000,000)
 tasks_c11_sleep_ms: int = 1000  # how long each sleeps, ms (S1: 1 s)
@@ -179,7 +179,8 @@ if go_launch.summary["skipped"]:
     display(Markdown(f"**Goroutine launch and C04 pairs not run:** {go_launch.summary['skipped']}."))
 else:
     display(Markdown(go_view.launch_text(go_launch, go_pinning)))
-    display(go_view.gain_table(go_pinning))
+    if not go_pinning.summary["skipped"]:
+        display(go_view.gain_table(go_pinning))
 
 # %% [markdown]
 # ## Rust threads, Tokio tasks, Java platform and virtual threads

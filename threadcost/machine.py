@@ -19,7 +19,7 @@ import sysconfig
 from datetime import UTC, datetime
 from typing import Any
 
-from threadcost import paths, sysinfo
+from threadcost import cpus, paths, sysinfo
 
 
 def _run(argv: list[str], timeout: float = 5.0) -> str | None:
@@ -106,25 +106,8 @@ def virtualization() -> str:
 
 
 def smt_siblings() -> list[list[int]]:
-    """Groups of logical CPUs that share a core (empty if unknown)."""
-    groups: set[tuple[int, ...]] = set()
-    for cpu in sysinfo.affinity():
-        text = sysinfo.read_text(
-            f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list")
-        if text:
-            groups.add(tuple(_parse_cpu_list(text)))
-    return [list(g) for g in sorted(groups)]
-
-
-def _parse_cpu_list(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.split(","):
-        if "-" in part:
-            lo, hi = part.split("-")
-            out.extend(range(int(lo), int(hi) + 1))
-        elif part.strip():
-            out.append(int(part))
-    return out
+    """Groups of logical CPUs that share a core, for the CPUs this process may use."""
+    return cpus.smt_siblings()
 
 
 def preemption(config: dict[str, str]) -> str:
@@ -223,8 +206,17 @@ IDENTITY_LABELS = {
     "cpu_stepping": "CPU stepping", "cpu_microcode": "CPU microcode",
     "kernel_release": "kernel release", "mitigations": "CPU vulnerability mitigations",
     "logical_cpus": "logical CPUs", "mem_gib": "memory (GiB)",
-    "virtualization": "virtualization",
+    "virtualization": "virtualization", "usable_cpus": "usable CPUs (affinity mask)",
 }
+
+
+def usable_cpus(fp: dict[str, Any]) -> int | None:
+    """How many CPUs the measuring process could use when fewer than the machine has
+    (a restricted affinity mask: ``taskset -c 0 make paper``); None when all of them."""
+    mask, logical = fp.get("affinity"), fp.get("logical_cpus")
+    if isinstance(mask, list) and mask and isinstance(logical, int) and len(mask) < logical:
+        return len(mask)
+    return None
 
 
 def identity(fp: dict[str, Any]) -> dict[str, Any]:
@@ -247,6 +239,8 @@ def identity(fp: dict[str, Any]) -> dict[str, Any]:
         "logical_cpus": fp.get("logical_cpus"),
         "mem_gib": round(mem_kib / 1024 / 1024) if isinstance(mem_kib, int | float) else None,
         "virtualization": fp.get("virtualization"),
+        # only where the mask is restricted, so the ids of full-mask runs stay as they were
+        **({"usable_cpus": usable_cpus(fp)} if usable_cpus(fp) is not None else {}),
     }
 
 
@@ -262,8 +256,11 @@ def identity_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     ia, ib = identity(a), identity(b)
     out = []
     for key, label in IDENTITY_LABELS.items():
-        va, vb = ia[key], ib[key]
+        va, vb = ia.get(key), ib.get(key)
         if va == vb:
+            continue
+        if key == "usable_cpus":
+            out.append(f"{label} {va or 'all'} vs {vb or 'all'}")
             continue
         if key == "mitigations" and isinstance(va, dict) and isinstance(vb, dict):
             names = sorted(k for k in set(va) | set(vb) if va.get(k) != vb.get(k))
@@ -287,7 +284,9 @@ def id_prefix(fp: dict[str, Any]) -> str:
     mem_gib = round(fp["mem_total_kib"] / 1024 / 1024)
     virt = re.sub(r"[^a-z0-9]+", "-", str(fp["virtualization"]).lower()).strip("-") or "unknown"
     arch = re.sub(r"[^a-z0-9_]+", "-", str(fp["arch"]).lower()).strip("-") or "unknown"
-    return f"{arch}-{model}-{int(fp['logical_cpus'])}cpu-{mem_gib}g-{virt}"
+    usable = usable_cpus(fp)
+    cpus_part = f"{usable}of{int(fp['logical_cpus'])}" if usable else str(int(fp["logical_cpus"]))
+    return f"{arch}-{model}-{cpus_part}cpu-{mem_gib}g-{virt}"
 
 
 def machine_id(fp: dict[str, Any] | None = None) -> str:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from threadcost import cpus as cpu_sets
 from threadcost import sysinfo
 from threadcost.errors import ParameterError
 
@@ -164,19 +165,31 @@ def memory_fits(name: str, value: Any, need_kib: int, *, share: float = 0.8) -> 
 
 
 def cpus(name: str, value: Any) -> list[int] | None:
-    """A CPU list ("0", "0,1", [0, 1]) inside this process's affinity mask.
+    """A CPU list ("0", "0,1", "0-3,8", [0, 1]) inside this process's affinity mask.
 
-    None, "" and "none" mean no pinning.
+    None, "" and "none" mean no pinning; "auto" is the first CPU this process may use.
     """
     if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
         return None
-    mask = sysinfo.affinity()
-    listed = integer_list(name, value, minimum=0, maximum=4095)
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        return [cpu_sets.first()]
+    mask = cpu_sets.usable()
+    if isinstance(value, str) and re.fullmatch(r"\s*\d+\s*-\s*\d+\s*(,\s*\d+(\s*-\s*\d+)?\s*)*",
+                                                value):
+        ranges = [part.split("-") for part in value.replace(" ", "").split(",")]
+        if any(len(r) == 2 and int(r[0]) > int(r[1]) for r in ranges):
+            raise ParameterError(name, value, "a range must run from low to high (e.g. 0-3)")
+        listed = integer_list(name, cpu_sets.parse_list(value.replace(" ", "")), minimum=0,
+                              maximum=1 << 20, max_items=1 << 16)
+    else:
+        listed = integer_list(name, value, minimum=0, maximum=1 << 20, max_items=1 << 16)
     outside = [c for c in listed if c not in mask]
     if outside:
         raise ParameterError(
             name, value,
-            f"CPUs {outside} are outside this process's affinity mask {mask}")
+            f"CPUs {outside} are outside this process's affinity mask: it may use "
+            f"{cpu_sets.in_words(mask)}")
+    cpu_sets.check_settable(name, value, listed)
     return listed
 
 

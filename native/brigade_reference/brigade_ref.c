@@ -93,8 +93,9 @@ int main(int argc, char **argv)
     ntasks = atoi(argv[1]);
     long iterations = atol(argv[2]), warmup = atol(argv[3]);
     int cpu = atoi(argv[4]);
-    if (ntasks < 1 || iterations < 1 || warmup < 0) {
-        fprintf(stderr, "brigade_ref: THREADS >= 1, ITERATIONS >= 1, WARMUP >= 0\n");
+    if (ntasks < 1 || iterations < 1 || warmup < 0 || cpu < -1 || cpu >= CPU_SETSIZE) {
+        fprintf(stderr, "brigade_ref: THREADS >= 1, ITERATIONS >= 1, WARMUP >= 0, "
+                        "-1 <= CPU < %d\n", CPU_SETSIZE);
         return 2;
     }
     if (cpu >= 0) {

@@ -44,6 +44,9 @@ static void test_refuses_bad_arguments(void)
     c = config(TC_BR_THREAD, 4);
     c.timeout_ms = 0;
     CHECK(tc_brigade_run(&c, trips, &out) == TC_EINVAL, "0 timeout");
+    c = config(TC_BR_THREAD, 4);
+    c.cpu = 1024; /* glibc's CPU_SETSIZE: beyond what CPU_SET can name */
+    CHECK(tc_brigade_run(&c, trips, &out) == TC_EINVAL, "cpu 1024");
 }
 
 static void brigade(int kind, int tasks, int pinned)

@@ -24,9 +24,7 @@ def over_repeats(values: Sequence[float] | np.ndarray, unit: str, **info: Any) -
     mean = float(arr.mean())
     if arr.size < 2 or float(arr.std()) == 0.0:
         return Measurement(mean, unit, mean, mean, repeats=int(arr.size), **info)
-    from scipy import stats as sps  # lazy: keeps the CLI quick to start
-
-    half = float(sps.t.ppf(0.975, arr.size - 1) * arr.std(ddof=1) / np.sqrt(arr.size))
+    half = stats.t_quantile(0.975, arr.size - 1) * float(arr.std(ddof=1)) / np.sqrt(arr.size)
     return Measurement(mean, unit, mean - half, mean + half, repeats=int(arr.size), **info)
 
 
@@ -53,9 +51,7 @@ def log_ratio(values: Sequence[float] | np.ndarray, unit: str = "ratio",
     if arr.size < 2 or float(logs.std()) == 0.0:
         v = float(np.exp(mean))
         return Measurement(v, unit, v, v, repeats=int(arr.size), **info)
-    from scipy import stats as sps
-
-    half = float(sps.t.ppf(0.975, arr.size - 1) * logs.std(ddof=1) / np.sqrt(arr.size))
+    half = stats.t_quantile(0.975, arr.size - 1) * float(logs.std(ddof=1)) / np.sqrt(arr.size)
     return Measurement(float(np.exp(mean)), unit, float(np.exp(mean - half)),
                        float(np.exp(mean + half)), repeats=int(arr.size), **info)
 

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import stats, validate
+from threadcost import cpus, stats, validate
 from threadcost.errors import ParameterError
 from threadcost.experiments.context_switch_kernels import (
     _pingpong,
@@ -223,9 +223,12 @@ def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[st
     configs = pd.DataFrame([_config_row(r) for r in results.values()])
     quantiles = pd.concat([quantile_table(r) for r in results.values()], ignore_index=True) \
         if results else pd.DataFrame()
+    two = cpus.pair()
     summary = {
         "configs": configs.to_dict("records"),
         "skipped": skipped,
+        # which CPUs "cross-cpu" used and how they relate (two cores, or SMT siblings)
+        "cross_cpu_pair": two.words() if two is not None else None,
         "baselines": base_rows,
         "transparent_hugepages": _thp_mode(),
     }
@@ -395,11 +398,19 @@ def placement_repeats(mechanisms: Sequence[str] = CLAIM_MECHANISMS, repeats: int
     Each run is timed as a whole (no clock read per round trip), like S0's;
     ``switch_ns`` is half the mean round trip, S0's definition of one switch.
     The table ``repeats`` has one row per (repeat, mechanism, placement).
+
+    With one usable CPU "unpinned" is "pinned" (the scheduler has no choice): the run
+    is stored as skipped, ``summary["skipped"]`` saying why, with no table.
     """
     mechs = validate.choice_list("mechanisms", mechanisms, MECHANISMS)
     n_rep = validate.integer("repeats", repeats, minimum=1, maximum=1000)
     n = validate.integer("iterations", iterations, minimum=100, maximum=MAX_ITERATIONS)
     warm = validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS)
+    params = {"mechanisms": list(mechs), "placements": ["same-cpu", "unpinned"],
+              "tasks": "threads", "repeats": n_rep, "iterations": n, "warmup": warm}
+    reason = cpus.two_cpus_reason()
+    if reason is not None:
+        return Result(PLACEMENT_EXPERIMENT, params, {"skipped": reason}, {})
     rows: list[dict[str, Any]] = []
     order = 0
     for rep in range(n_rep):
@@ -418,10 +429,8 @@ def placement_repeats(mechanisms: Sequence[str] = CLAIM_MECHANISMS, repeats: int
     for mech, grp in frame.groupby("mechanism", sort=False):
         wide = grp.pivot(index="repeat", columns="placement", values="round_trip_ns")
         ratios[str(mech)] = float((wide["unpinned"] / wide["same-cpu"]).median())
-    summary = {"unpinned_over_pinned_median": ratios,
+    summary = {"skipped": None, "unpinned_over_pinned_median": ratios,
                "switch_ns_median": {f"{m} {pl}": float(g.switch_ns.median())
                                     for (m, pl), g in frame.groupby(["mechanism",
                                                                      "placement"])}}
-    params = {"mechanisms": list(mechs), "placements": ["same-cpu", "unpinned"],
-              "tasks": "threads", "repeats": n_rep, "iterations": n, "warmup": warm}
     return Result(PLACEMENT_EXPERIMENT, params, summary, {"repeats": frame})

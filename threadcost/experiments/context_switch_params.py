@@ -4,10 +4,10 @@ C runs); re-exported by :mod:`threadcost.experiments.context_switch`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from threadcost import machine, sysinfo, textout, validate
+from threadcost import cpus, textout, validate
 from threadcost.errors import ParameterError
 from threadcost.native import lib
 
@@ -59,33 +59,31 @@ CLAIM_MECHANISMS = ("pipe", "condvar")
 # --------------------------------------------------------------- parameters
 
 def choose_cpus(placement: str, mask: Sequence[int] | None = None,
-                siblings: Sequence[Sequence[int]] | None = None) -> tuple[int, int]:
-    """The CPUs of sides A and B for a placement (-1: not pinned).
+                siblings: Sequence[Sequence[int]] | None = None,
+                packages: Mapping[int, int | None] | None = None) -> tuple[int, int]:
+    """The CPUs of sides A and B for a placement (-1: not pinned), from this
+    process's affinity mask (``mask``, ``siblings``, ``packages`` stand in for it).
 
-    same-cpu: both on the last CPU of the affinity mask. cross-cpu: two CPUs
-    of different cores when the machine has SMT, else any two. smt-siblings:
-    two hardware threads of one core. Raises ParameterError when this process
-    may not run on enough CPUs for the placement.
+    same-cpu: both on the last CPU of the mask. cross-cpu: :func:`threadcost.cpus.pair`
+    (two cores of one package where the mask has them, else SMT siblings).
+    smt-siblings: two hardware threads of one core. Raises ParameterError when this
+    process may not run on enough CPUs for the placement.
     """
-    cpus = list(mask if mask is not None else sysinfo.affinity())
+    allowed = sorted(mask if mask is not None else cpus.usable())
     groups = [list(g) for g in (siblings if siblings is not None
-                                else machine.smt_siblings())]
+                                else cpus.smt_siblings(allowed))]
     if placement == "unpinned":
         return -1, -1
     if placement == "same-cpu":
-        return cpus[-1], cpus[-1]
+        return cpus.last(allowed), cpus.last(allowed)
     if placement == "cross-cpu":
-        if len(cpus) < 2:
-            raise ParameterError("placement", placement,
-                                 f"needs 2 CPUs in this process's affinity mask, which "
-                                 f"holds only {cpus}")
-        first = cpus[0]
-        same_core = next((set(g) for g in groups if first in g), {first})
-        other = next((c for c in cpus[1:] if c not in same_core), cpus[1])
-        return first, other
+        two = cpus.pair(allowed, groups, packages)
+        if two is None:
+            raise ParameterError("placement", placement, str(cpus.two_cpus_reason(allowed)))
+        return two.a, two.b
     if placement == "smt-siblings":
         for group in groups:
-            usable = [c for c in group if c in cpus]
+            usable = [c for c in group if c in allowed]
             if len(usable) >= 2:
                 return usable[0], usable[1]
         raise ParameterError("placement", placement,

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import sysinfo, validate
+from threadcost import cpus, stats, sysinfo, validate
 from threadcost.errors import KernelError, ParameterError, check_status, errno_name
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib
@@ -58,13 +58,15 @@ QUANTITIES = ("wall_s", "user_s", "sys_s", "cpu_s", "whole_user_s", "whole_sys_s
 
 
 def _cpu(value: Any) -> int:
-    mask = sysinfo.affinity()
+    """The CPU every task shares: "auto" (or None) is the last of the affinity mask."""
+    mask = cpus.usable()
     if value is None or (isinstance(value, str) and value.strip().lower() in ("", "auto")):
-        return mask[-1]
-    cpu = validate.integer("cpu", value, minimum=0, maximum=4095)
+        return cpus.last(mask)
+    cpu = validate.integer("cpu", value, minimum=0, maximum=1 << 20)
     if cpu not in mask:
-        raise ParameterError("cpu", value, f"must be 'auto' or a CPU of this process's "
-                                           f"affinity mask {mask}")
+        raise ParameterError("cpu", value, f"must be 'auto' (CPU {cpus.last(mask)}) or a CPU "
+                                           f"this process may use ({cpus.in_words(mask)})")
+    cpus.check_settable("cpu", value, [cpu])
     return cpu
 
 
@@ -131,8 +133,6 @@ def paired_ratios(runs: pd.DataFrame, quantity: str,
     """processes / threads of ``quantity`` per working set: the geometric mean of
     the per-repeat ratios (runs of one repeat ran back to back) with a 95%
     t-interval on the log ratios; empty where a value is missing or zero."""
-    from scipy import stats as sps
-
     rows = []
     top, bottom = pairs
     for ws, grp in runs.groupby("working_set", sort=False):
@@ -147,7 +147,8 @@ def paired_ratios(runs: pd.DataFrame, quantity: str,
             logs = np.log(r.to_numpy(dtype=float))
             row["ratio"] = float(math.exp(logs.mean()))
             if r.size >= 2:
-                half = float(sps.t.ppf(0.975, r.size - 1) * logs.std(ddof=1) / math.sqrt(r.size))
+                half = stats.t_quantile(0.975, r.size - 1) * float(logs.std(ddof=1)) / math.sqrt(
+                    r.size)
                 row["ci95_low"] = float(math.exp(logs.mean() - half))
                 row["ci95_high"] = float(math.exp(logs.mean() + half))
         rows.append(row)

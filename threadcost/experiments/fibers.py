@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import stats, sysinfo, validate
+from threadcost import cpus, stats, sysinfo, validate
 from threadcost.errors import ParameterError, check_status
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib, proc_status_dict
@@ -98,16 +98,18 @@ def check_params(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib:
 
 
 def one_cpu(name: str, value: Any, *, allow_none: bool) -> int | None:
-    """One CPU of this process's affinity mask; "auto" is the first of them;
-    None/"none" means no pinning when ``allow_none``."""
+    """One CPU of this process's affinity mask; "auto" is the first of them
+    (:func:`threadcost.cpus.first`); None/"none" means no pinning when ``allow_none``."""
     if isinstance(value, str) and value.strip().lower() == "auto":
-        return sysinfo.affinity()[0]
+        return cpus.first()
     pinned = validate.cpus(name, value)
     if pinned is None and allow_none:
         return None
     if pinned is None or len(pinned) != 1:
-        raise ParameterError(name, value, "must be one CPU of this process's affinity mask "
-                             f"{sysinfo.affinity()}, or 'auto' (the first of them)"
+        mask = cpus.usable()
+        raise ParameterError(name, value, "must be one CPU this process may use "
+                             f"({cpus.in_words(mask)}), or 'auto' (CPU {cpus.first(mask)}, "
+                             "the first of them)"
                              + (", or None (no pinning)" if allow_none else ""))
     return pinned[0]
 

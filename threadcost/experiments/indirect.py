@@ -19,12 +19,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from threadcost import cpus as cpu_sets
 from threadcost import stats, validate
 from threadcost.errors import check_status
 from threadcost.experiments import context_switch as cs
@@ -41,22 +41,11 @@ MIN_HOPS = 10
 WARMUP_HOPS = 4
 
 
-def last_level_cache_kib(root: str = "/sys/devices/system/cpu/cpu0/cache") -> int | None:
-    """Size of the highest-level data or unified cache of CPU 0, KiB (None: unknown)."""
-    best: tuple[int, int] | None = None
-    for index in sorted(Path(root).glob("index*")):
-        try:
-            level = int((index / "level").read_text().strip())
-            kind = (index / "type").read_text().strip()
-            size = (index / "size").read_text().strip()
-        except (OSError, ValueError):
-            continue
-        if kind == "Instruction" or not size.endswith("K"):
-            continue
-        kib = int(size[:-1])
-        if best is None or level > best[0]:
-            best = (level, kib)
-    return best[1] if best else None
+def last_level_cache_kib(cpu: int | None = None) -> int | None:
+    """Size of the highest-level data or unified cache of ``cpu`` (default: the first
+    CPU this process may use), KiB (None: unknown)."""
+    size = cpu_sets.last_level_cache_bytes(cpu)
+    return size // 1024 if size else None
 
 
 def hops_for(array_kib: int, stride: int, target_accesses: int) -> int:
@@ -128,7 +117,7 @@ def indirect_cost(array_kib: Any = (0, 256, 2048, 16384, 65536), strides: Any = 
     direct = wide[wide.array_kib == 0].set_index("repeat").c2_ns
     wide["c1_ns"] = wide.repeat.map(direct)
     wide["indirect_ns"] = wide.c2_ns - wide.c1_ns
-    llc = last_level_cache_kib()
+    llc = last_level_cache_kib(p["cpu"])
     summary: dict[str, Any] = {
         "direct_ns": stats.distribution(direct),
         "llc_kib": llc,

@@ -323,7 +323,8 @@ def run(kinds: Any = "thread", iterations: Any = 1000, warmup: Any = 20, stack_k
       iterations: timed launches per kind and parent memory size (1 .. 1,000,000).
       warmup: launches before timing, kept apart as the "first launches" (0 .. 100,000).
       stack_kib: thread stack size, 0 for the system default (ulimit -s).
-      pin: CPUs (e.g. "0" or [0, 1]) to pin the measuring process to; None: not pinned.
+      pin: CPUs (e.g. "0" or [0, 1]; "auto": the first this process may use) to pin the
+        measuring process to; None: not pinned.
       parent_touch_mib: MiB the parent holds, every page written (a list: one series each).
       pause_us: sleep between create and join (outside the timing), 0 for none.
       burst_sizes: N for bursts of N threads all alive at once (None: no burst).
@@ -546,7 +547,7 @@ GROWTH_EXPERIMENT = "launch_growth"
 
 def growth_repeats(kinds: Any = ("thread", "fork"), parent_touch_mib: Any = (0, 8),
                    repeats: Any = 5, iterations: Any = 300, warmup: Any = 20,
-                   pin: Any = "0") -> Result:
+                   pin: Any = "auto") -> Result:
     """C09's comparison as independent repeats: each repeat launches ``iterations``
     tasks of every kind at every parent size, each series in a fresh launch_driver
     process, the order of the parent sizes flipping every repeat (A B, B A, ...).

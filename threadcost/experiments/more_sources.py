@@ -231,7 +231,7 @@ SPAWN_KINDS = ("fork_exec", "posix_spawn", "fork")
 
 
 def spawn_growth(parent_touch_mib: Any = (0, 64, 256), repeats: Any = 5,
-                 iterations: Any = 20, warmup: Any = 3, pin: Any = "0") -> Result:
+                 iterations: Any = 20, warmup: Any = 3, pin: Any = "auto") -> Result:
     """S7: fork+exec and posix_spawn of the same tiny static binary, and a bare fork
     (the yardstick: where the growth comes from), from a small C parent that holds
     ``parent_touch_mib`` MiB with every 4 KiB page written (dirty), in ``repeats``

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import stats, validate
+from threadcost import cpus, stats, validate
 from threadcost.errors import ParameterError
 from threadcost.experiments.fibers import one_cpu
 from threadcost.peers.base import clean_env, parse_json, run_command
@@ -233,13 +233,16 @@ def pinning_run(repeats: Any = 7, iterations: Any = 200_000, warmup: Any = 20_00
     ``cpu`` vs the runtime's defaults, ``repeats`` pairs run alternately (the
     order flips every pair). Each run's rate comes from its batch (no clock
     reads); the gain of a pair is pinned rate / default rate - 1, and the table
-    ``gain`` gives the mean gain with a 95% t-interval over the pairs."""
+    ``gain`` gives the mean gain with a 95% t-interval over the pairs.
+
+    With one usable CPU the runtime's default is GOMAXPROCS=1 on that CPU, the pinned
+    mode itself: the run is stored as skipped (``summary["skipped"]`` says why)."""
     p = {"repeats": validate.integer("repeats", repeats, minimum=2, maximum=1000),
          "iterations": validate.integer("iterations", iterations, minimum=1000,
                                         maximum=MAX_ITERATIONS),
          "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
          "cpu": one_cpu("cpu", cpu, allow_none=False)}
-    reason = go_absent_reason()
+    reason = cpus.two_cpus_reason() or go_absent_reason()
     if reason is not None:
         return _not_run_result(PINNING_EXPERIMENT, p, reason)
     ensure_built()
@@ -256,14 +259,12 @@ def pinning_run(repeats: Any = 7, iterations: Any = 200_000, warmup: Any = 20_00
                          "round_trip_p50_ns": r["round_trip_ns"]["p50"]})
     runs = pd.DataFrame(rows)
     runs["median_rate_per_s"] = 1e9 / runs["round_trip_p50_ns"]
-    from scipy import stats as sps
-
     gain_rows = []
     for basis, column in (("batch", "round_trips_per_s"), ("median sample", "median_rate_per_s")):
         wide = runs.pivot(index="repeat", columns="mode", values=column)
         gains = (wide["gomaxprocs1_pinned"] / wide["default"] - 1).to_numpy(dtype=float)
         mean = float(gains.mean())
-        half = float(sps.t.ppf(0.975, gains.size - 1) * gains.std(ddof=1)
+        half = float(stats.t_quantile(0.975, gains.size - 1) * gains.std(ddof=1)
                      / np.sqrt(gains.size))
         gain_rows.append({"basis": basis, "pairs": int(gains.size), "gain_mean": mean,
                           "ci95_low": mean - half, "ci95_high": mean + half,

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import stats, validate
+from threadcost import cpus, stats, validate
 from threadcost.errors import KernelError
 from threadcost.experiments import context_switch as cs
 from threadcost.native import ffi, lib
@@ -107,9 +107,10 @@ def run(repeats: Any = 5, batches: Any = 21, scale: Any = 1.0, cpu: Any = None) 
     """
     p = check_params(repeats, batches, scale, cpu)
     mask = os.sched_getaffinity(0)
-    target = p["cpu"] if p["cpu"] is not None else min(mask)
-    partner = next((c for c in sorted(mask) if c != target), None)
-    pool = cold_pool_bytes()
+    target = p["cpu"] if p["cpu"] is not None else cpus.first()
+    two = cpus.partner(target)  # another core where the mask has one
+    partner = two.b if two is not None else None
+    pool = cold_pool_bytes(target)
     rows = []
     os.sched_setaffinity(0, {target})
     try:
@@ -136,32 +137,23 @@ def run(repeats: Any = 5, batches: Any = 21, scale: Any = 1.0, cpu: Any = None) 
     summary: dict[str, Any] = {
         name: {**stats.distribution(frame[frame.yardstick == name].ns_median), "what": words}
         for name, words in what.items() if name in set(frame.yardstick)}
-    notes = {"cold_pool_bytes": pool, "last_level_cache_bytes": last_level_cache_bytes(),
-             "partner_cpu": partner}
+    notes = {"cold_pool_bytes": pool, "last_level_cache_bytes": last_level_cache_bytes(target),
+             "partner_cpu": partner, "partner_relation": two.relation if two else None}
     if partner is None:
-        notes["not_run"] = "one CPU only: no cross-CPU wake-up"
+        notes["not_run"] = cpus.two_cpus_reason()  # why the cross-CPU wake-ups did not run
     return Result(EXPERIMENT, {**p, "cpu": target}, {"yardsticks": summary, **notes},
                   {"repeats": frame})
 
 
-def last_level_cache_bytes() -> int:
-    """The largest cache of CPU 0 (sysfs), 0 when the kernel does not say."""
-    from pathlib import Path
-
-    sizes = [0]
-    for f in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
-        text = f.read_text().strip().upper()
-        try:
-            mult = {"K": 1024, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
-            sizes.append(int(text.rstrip("KMG")) * mult)
-        except (ValueError, OSError):
-            continue
-    return max(sizes)
+def last_level_cache_bytes(cpu: int | None = None) -> int:
+    """The largest cache of ``cpu`` (default: the first CPU this process may use),
+    0 when the kernel does not say."""
+    return cpus.last_level_cache_bytes(cpu)
 
 
-def cold_pool_bytes() -> int:
+def cold_pool_bytes(cpu: int | None = None) -> int:
     """Twice the last-level cache, at least 64 MiB, at most 2 GiB, in 64 KiB steps."""
-    size = min(max(2 * last_level_cache_bytes(), MIN_COLD_POOL), MAX_COLD_POOL)
+    size = min(max(2 * last_level_cache_bytes(cpu), MIN_COLD_POOL), MAX_COLD_POOL)
     return size - size % 65536
 
 

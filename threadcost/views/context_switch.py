@@ -74,9 +74,18 @@ def skipped_text(sweep_result: Result) -> str:
     by_place: dict[str, str] = {}
     for row in sweep_result.summary["skipped"]:
         by_place.setdefault(row["placement"], row["reason"])
-    return "\n".join(f"- *Skipped*: {vocabulary.words(place)} (every mechanism and task kind): "
-                     f"{textout.md_text(textout.groups_in_words(reason))}."
+    return "\n".join(f"- *Not run here*: {vocabulary.words(place)} (every mechanism and task "
+                     f"kind): {textout.md_text(textout.groups_in_words(reason))}."
                      for place, reason in by_place.items())
+
+
+def pair_text(sweep_result: Result) -> str:
+    """Which two CPUs "another CPU" used and how they relate (runs stored before the
+    pair was recorded: empty)."""
+    pair = sweep_result.summary.get("cross_cpu_pair")
+    if not pair or "cross-cpu" not in sweep_result.params.get("placements", []):
+        return ""
+    return f"Another CPU: the two sides ran on {textout.md_text(pair)}."
 
 
 def switch_count_text(sweep_result: Result, tolerance: float = 0.1) -> str:

@@ -15,7 +15,9 @@ def launch_text(launch: Result, pinning: Result) -> str:
             f"{s['timer_overhead_ns']:,} ns included); timed as one batch, "
             f"{s['batch_launch_ns']:,.0f} ns per launch (the batch's mean includes the rare "
             f"launch that waited for something else on the CPU). ")
-    if not pinning.summary.get("skipped"):
+    if pinning.summary.get("skipped"):
+        text += f"C04's pinning gain not run here: {pinning.summary['skipped']}. "
+    else:
         g, m = pinning.summary["gain"], pinning.summary["gain_median_sample"]
         text += (f"C04's pinning gain over {g['pairs']} alternating pairs: "
                  f"**{g['gain_mean']:+.1%}** by batch rate (95% interval "

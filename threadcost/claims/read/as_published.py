@@ -19,7 +19,7 @@ from threadcost.claims.read.brigade import (
 from threadcost.claims.read.common import _at, _has, _missing
 from threadcost.claims.read.launch_cpu import _cpu_bound
 from threadcost.claims.read.memory import _thread_points
-from threadcost.claims.read.switching import _pinning, yardstick_repeats
+from threadcost.claims.read.switching import _pinning, placement_skipped, yardstick_repeats
 from threadcost.claims.runs import Runs, run_ids
 
 Select = Any
@@ -30,8 +30,8 @@ def _placement(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
                           placements=_has("same-cpu", "unpinned"))
     table = runs.tables(found, "repeats")
     if table.empty:
-        return _missing("context_switch_placement", "threads pinned and unpinned",
-                        "notebook 04")
+        return placement_skipped(found) or _missing(
+            "context_switch_placement", "threads pinned and unpinned", "notebook 04")
     return table, found
 
 

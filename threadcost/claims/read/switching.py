@@ -159,6 +159,13 @@ def memcpy_ns(runs: Runs) -> Measurement | Missing:
 
 # --- pinned vs unpinned ping-pong, repeated (C02) -------------------------------------------
 
+def placement_skipped(found: list[Any]) -> Missing | None:
+    """Why the stored pinned/unpinned pairs did not run (one usable CPU), or None."""
+    reason = next((r.meta["summary"]["skipped"] for r in found
+                   if r.meta["summary"].get("skipped")), None)
+    return Missing(f"pinned against unpinned {reason}") if reason else None
+
+
 def c02_placement_pairs(runs: Runs) -> Measurement | Missing:
     """context_switch_placement/repeats: switch unpinned / pinned, paired by repeat,
     pipe and condvar pooled (S0 quotes both mechanisms together)."""
@@ -166,8 +173,8 @@ def c02_placement_pairs(runs: Runs) -> Measurement | Missing:
                           placements=_has("same-cpu", "unpinned"))
     table = runs.tables(found, "repeats")
     if table.empty:
-        return _missing("context_switch_placement", "threads pinned and unpinned",
-                        "notebook 04")
+        return placement_skipped(found) or _missing(
+            "context_switch_placement", "threads pinned and unpinned", "notebook 04")
     wide = table.pivot_table(index=["run_index", "repeat", "mechanism"], columns="placement",
                              values="switch_ns")
     ratio = (wide["unpinned"] / wide["same-cpu"]).dropna()
@@ -187,7 +194,8 @@ def c02_placement_pairs(runs: Runs) -> Measurement | Missing:
 def c02_unpinned_over_pinned(runs: Runs) -> Measurement | Missing:
     """The repeated pairs when stored; the echo stand-in otherwise (marked in ``how``)."""
     got = c02_placement_pairs(runs)
-    if isinstance(got, Measurement):
+    if isinstance(got, Measurement) or placement_skipped(
+            runs.matching("context_switch_placement")):  # one CPU: echo cannot stand in
         return got
     echo = c02_unpinned_over_pinned_switch(runs)
     if isinstance(echo, Missing):
@@ -208,7 +216,7 @@ def _pinning(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     if table.empty:
         reason = next((r.meta["summary"]["skipped"] for r in every
                        if r.meta["summary"].get("skipped")), None)
-        return (Missing(f"the Go peer did not run: {reason}") if reason else
+        return (Missing(f"the pinned/default pairs did not run: {reason}") if reason else
                 _missing("goroutine_pinning", "pinned/default pairs", "notebook 05"))
     return table, found
 
