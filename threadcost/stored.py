@@ -295,6 +295,14 @@ class _Names(ast.NodeVisitor):
             self.bound.add((node.asname or node.name).split(".")[0])
 
 
+def _ref(name: str) -> ast.expr:
+    """``__import__("threadcost.stored").stored.<name>``: a guarded cell reaches the guard
+    through the module, so a namespace reset (``%reset``) leaves every cell working."""
+    module = ast.Call(func=ast.Name("__import__", ast.Load()),
+                      args=[ast.Constant("threadcost.stored")], keywords=[])
+    return ast.Attribute(ast.Attribute(module, "stored", ast.Load()), name, ast.Load())
+
+
 def _names(names: set[str]) -> ast.expr:
     return ast.Tuple([ast.Constant(n) for n in sorted(names)], ast.Load())
 
@@ -302,11 +310,13 @@ def _names(names: set[str]) -> ast.expr:
 class _GuardCells(ast.NodeTransformer):
     """Wrap a cell so that a :class:`Missing` run it touches shows one line::
 
-        if not __tc_unmade__((<names it reads>,)):
+        if not _unmade((<names it reads>,)):
             try:
-                <the cell, its last expression displayed>
+                <the cell, its last expression displayed by _show_last>
             except NotMeasured as exc:
-                __tc_report__(exc, (<names it binds>,))
+                _report(exc, (<names it binds>,))
+
+    (each reached as ``__import__("threadcost.stored").stored.<name>``)
     """
 
     def visit_Module(self, node: ast.Module) -> ast.Module:
@@ -319,17 +329,17 @@ class _GuardCells(ast.NodeTransformer):
         last = body[-1]
         if isinstance(last, ast.Expr):
             body[-1] = ast.copy_location(ast.Expr(ast.Call(
-                func=ast.Name("__tc_show_last__", ast.Load()), args=[last.value],
+                func=_ref("_show_last"), args=[last.value],
                 keywords=[])), last)
         handler = ast.ExceptHandler(
-            type=ast.Name("__tc_not_measured__", ast.Load()), name="__tc_exc__",
-            body=[ast.Expr(ast.Call(func=ast.Name("__tc_report__", ast.Load()),
+            type=_ref("NotMeasured"), name="__tc_exc__",
+            body=[ast.Expr(ast.Call(func=_ref("_report"),
                                     args=[ast.Name("__tc_exc__", ast.Load()),
                                           _names(names.bound)],
                                     keywords=[]))])
         wrapped = ast.Try(body=body, handlers=[handler], orelse=[], finalbody=[])
         gate = ast.If(test=ast.UnaryOp(ast.Not(), ast.Call(
-            func=ast.Name("__tc_unmade__", ast.Load()),
+            func=_ref("_unmade"),
             args=[_names(names.read - names.bound)], keywords=[])),
             body=[wrapped], orelse=[])
         node.body = [ast.fix_missing_locations(ast.copy_location(gate, body[0]))]
@@ -384,8 +394,6 @@ def install_cell_guard() -> None:
     shell = get_ipython()
     if shell is None:
         return
-    shell.user_ns.update(__tc_not_measured__=NotMeasured, __tc_report__=_report,
-                         __tc_show_last__=_show_last, __tc_unmade__=_unmade)
     if not any(isinstance(t, _GuardCells) for t in shell.ast_transformers):
         shell.ast_transformers.append(_GuardCells())
 
