@@ -17,7 +17,9 @@ run. Nothing asserts on a measured value.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,9 +32,21 @@ from tests.conftest import QUICK_PARAMS, REPO
 HIDDEN_TOOLS = ("go", "gofmt", "cargo", "rustc", "rustup", "java", "javac", "perf", "pmap")
 JVM_DIRS = ("/usr/lib/jvm", "/usr/local/lib/jvm", "/opt/java", "/opt/jdk")
 SYSTEM_PREFIXES = (Path("/"), Path("/usr"), Path("/usr/local"))
-# The notebooks the peers, perf and pmap feed (02: pmap; 04: perf; 05, 07, 08: the
-# peers) are measured; the summaries (00, 06) are drawn from what they stored.
-BARE_NOTEBOOKS = ("02", "04", "05", "07", "08", "00", "06")
+# The notebooks the peers feed (05, 07, 08) are measured with them hidden; perf's and
+# pmap's absence is asked of their experiments directly (PROBE: notebooks 02 and 04
+# would cost a minute of CPU more, and their pages without perf or pmap are drawn from
+# the 16-CPU host's folder by tests/test_every_folder_renders.py). The one-CPU lane
+# measures notebook 04, whose cross-CPU placements need a second CPU.
+BARE_NOTEBOOKS = ("05", "07", "08")
+ONE_CPU_NOTEBOOKS = ("04",)
+PROBE = """
+import json, os
+from threadcost.experiments import context_switch, thread_memory
+from threadcost.peers import PEERS
+print(json.dumps({"perf": context_switch.perf_bench_pipe(10, -1),
+                  "pmap": thread_memory.pmap_rss_kib(os.getpid()),
+                  "peers": {k: p.absent_reason() for k, p in PEERS.items()}}))
+"""
 LANE_TIMEOUT_S = 900
 
 
@@ -91,7 +105,7 @@ def bare_command(argv: list[str], scratch: Path) -> tuple[list[str], dict[str, s
     env = {**os.environ, "THREADCOST_PEER_CACHE": "off",
            "XDG_CACHE_HOME": str(scratch / "cache"), "HOME": os.environ.get("HOME", "/root")}
     env.pop("JAVA_HOME", None)
-    (scratch / "cache").mkdir()
+    (scratch / "cache").mkdir(parents=True)
     if _can_unshare():
         empty_dir, empty_file = scratch / "empty", scratch / "empty-file"
         empty_dir.mkdir()
@@ -108,20 +122,10 @@ def bare_command(argv: list[str], scratch: Path) -> tuple[list[str], dict[str, s
     return argv, env, "no mount namespace here: a PATH without the toolchains"
 
 
-def _quick_shrunk(scratch: Path) -> Path:
-    """params/quick.yaml with the bare lanes' few parameters smaller still."""
-    import yaml
-
-    params = yaml.safe_load(QUICK_PARAMS.read_text()) or {}
-    target = scratch / "bare.yaml"
-    target.write_text(yaml.safe_dump(params))
-    return target
-
-
 def _build(scratch: Path, only: tuple[str, ...], wrap: bool,
            cpus: set[int] | None = None) -> tuple[subprocess.CompletedProcess[str], Path, str]:
     data, out = scratch / "data", scratch / "paper"
-    argv = [sys.executable, "-m", "threadcost.paper", "--params", str(_quick_shrunk(scratch)),
+    argv = [sys.executable, "-m", "threadcost.paper", "--params", str(QUICK_PARAMS),
             "--out", str(out), "--only", *only]
     env = {**os.environ, "THREADCOST_DATA_DIR": str(data),
            "THREADCOST_FIGURES_DIR": str(scratch / "figures")}
@@ -158,19 +162,42 @@ def _pages_render(proc: subprocess.CompletedProcess[str], html: Path,
 @pytest.mark.notebook
 def test_bare_machine_paper_says_what_it_did_not_run(tmp_path: Path) -> None:
     """No Go, Rust, JDK, perf or pmap and no peer cache: the build exits 0, every page
-    renders, the peers' rows read "not run here: ... not installed", and the build ends
-    with one line per thing it did not run."""
+    it draws renders, the peers' rows read "not run here: ... not installed", and the
+    build ends with one line per thing it did not run."""
     proc, html, how = _build(tmp_path, BARE_NOTEBOOKS, wrap=True)
     print(how)
     pages = _pages_render(proc, html, BARE_NOTEBOOKS, tmp_path / "data")
     page05 = pages["05_user_space_tasks"]
     for what in ("the Go toolchain is not installed", "the Rust toolchain is not installed",
-                 "or later is installed"):  # "no JDK 21 or later is installed"
-        assert f"not run here: {what}" in page05 or what in page05, what
-    assert "not run here" in pages["08_more_sources"]
+                 "no JDK 21 or later is installed"):
+        assert f"not run here: {what}" in page05, what
+    assert "not run here: the Go toolchain is not installed" in pages["07_io_brigade"]
+    assert "the Go toolchain is not installed" in pages["08_more_sources"]
     tail = proc.stdout[proc.stdout.index("Not run here ("):]
     for what in ("Go toolchain", "Rust toolchain", "JDK"):
         assert what in tail, tail
+    argv, env, _ = bare_command([sys.executable, "-c", PROBE], tmp_path / "probe")
+    probe = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True,
+                           timeout=120, stdin=subprocess.DEVNULL, check=False)
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    found = json.loads(probe.stdout)
+    assert found["perf"] == {"ok": False, "reason": "perf is not installed"}
+    assert found["pmap"] is None
+    assert all(why and why.startswith("not run here") for why in found["peers"].values())
+
+
+@pytest.mark.notebook
+def test_one_usable_cpu_paper_says_the_cross_cpu_parts_need_two(tmp_path: Path) -> None:
+    """With one CPU in the affinity mask (as ``taskset -c <cpu>``), notebook 04
+    measures what one CPU allows and its cross-CPU placements read "not run here"."""
+    cpu = min(os.sched_getaffinity(0))
+    proc, html, _ = _build(tmp_path, ONE_CPU_NOTEBOOKS, wrap=False, cpus={cpu})
+    page = _pages_render(proc, html, ONE_CPU_NOTEBOOKS, tmp_path / "data")["04_context_switch"]
+    text = re.sub(r"<[^>]+>", " ", page)
+    # the placements that need a second CPU say why they did not run (the wording is
+    # the CPU choice's: "not run here: ..." or "Skipped: ... needs 2 CPUs ...")
+    assert re.search(r"(?:not run here|skipped)\W[^.]{0,200}\b(?:2|two) CPUs\b", text,
+                     re.I), "no line says the cross-CPU placements need a second CPU"
 
 
 def test_hiding_plan_covers_every_toolchain_found_here() -> None:
@@ -183,3 +210,38 @@ def test_hiding_plan_covers_every_toolchain_found_here() -> None:
         real = Path(found).resolve()
         hidden = any(d == p or d in p.parents for d in folders for p in (real, Path(found)))
         assert hidden or Path(found) in files or real in files, (tool, found)
+
+
+def test_toolchain_search_passes_over_a_folder_this_user_cannot_read(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Issue 37: a folder on PATH (or JAVA_HOME, or a JDK folder) that this user may not
+    search raised PermissionError from the peers' toolchain search. (Root reads every
+    folder: the denial is made by stat and listdir themselves.)"""
+    from threadcost.peers import PEERS
+
+    locked = tmp_path / "locked"
+    (locked / "bin").mkdir(parents=True)
+    real_stat, real_listdir = os.stat, os.listdir
+
+    def denied(path: object) -> bool:
+        return str(path).startswith(str(locked))
+
+    def stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if denied(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def listdir(path: object = ".") -> list[str]:
+        if denied(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_listdir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", stat)
+    monkeypatch.setattr(os, "listdir", listdir)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(locked / "bin"),
+                                                os.environ.get("PATH", "")]))
+    monkeypatch.setenv("JAVA_HOME", str(locked))
+    monkeypatch.setenv("THREADCOST_JVM_DIRS", str(locked))
+    for peer in PEERS.values():
+        reason = peer.absent_reason()  # no PermissionError
+        assert reason is None or reason.startswith("not run here"), reason

@@ -1,6 +1,7 @@
 """Every machine folder under data/ renders, and a section a folder cannot feed says why.
 
-- Every notebook is executed against every machine folder of data/, drawn from its
+- Every notebook is executed against every machine folder of data/ (and a folder that
+  holds one run only), drawn from its
   stored runs as ``make paper-from-data MACHINE=<id>`` draws it, in one IPython shell
   per folder (one Python process for all folders: a kernel per notebook, nbconvert and
   the figures' PNG/SVG files are what a full rendering adds, 140 s of CPU a folder, and
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -40,8 +42,8 @@ def machine_folders() -> list[str]:
 # ------------------------------------------------------------------ every folder
 
 def drive(folders: list[str], figures: str, report: str) -> None:
-    """Run every notebook's cells against each folder in one IPython shell; write
-    {folder: {"failures": [...], "not_measured": n}} as JSON to ``report``."""
+    """Run every notebook's cells against each folder (``<data dir>=<machine id>``) in one
+    IPython shell; write {entry: {"failures": [...], "not_measured": n}} to ``report``."""
     import contextlib
     import io
     import traceback
@@ -78,7 +80,9 @@ def drive(folders: list[str], figures: str, report: str) -> None:
     params = paper.load_params(REPO / "params" / "default.yaml")
     os.chdir(REPO / "notebooks")
     out: dict[str, Any] = {}
-    for folder in folders:
+    for entry in folders:
+        data_dir, folder = entry.rsplit("=", 1)
+        os.environ["THREADCOST_DATA_DIR"] = data_dir
         failures.clear()
         shown.clear()
         for source in notebook_sources.sources():
@@ -93,7 +97,7 @@ def drive(folders: list[str], figures: str, report: str) -> None:
                     if "parameters" in cell.metadata.get("tags", []):
                         shell.user_ns.update(given)
                 plt.close("all")
-        out[folder] = {"failures": list(failures),
+        out[entry] = {"failures": list(failures),
                        "not_measured": sum(stored.NOT_MEASURED in s for s in shown)}
     Path(report).write_text(json.dumps(out))
 
@@ -106,6 +110,11 @@ def test_every_machine_folder_renders(tmp_path: Path) -> None:
     it lacks."""
     folders = machine_folders()
     assert SIXTEEN in folders and len(folders) >= 4, folders
+    # and a folder holding one run only: every section but one is not measured
+    sparse = tmp_path / "sparse"
+    one = sorted((DATA / SIXTEEN).glob("*-yardsticks-*"))[0]
+    shutil.copytree(one, sparse / SIXTEEN / one.name)
+    entries = [f"{DATA}={f}" for f in folders] + [f"{sparse}={SIXTEEN}"]
     report = tmp_path / "report.json"
     env = {**os.environ, "THREADCOST_DATA_DIR": str(DATA),
            "THREADCOST_FIGURES_DIR": str(tmp_path / "figures"), "MPLBACKEND": "Agg"}
@@ -113,16 +122,18 @@ def test_every_machine_folder_renders(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-c", "import sys; from tests.test_every_folder_renders import "
          "drive; drive(sys.argv[1].split(','), sys.argv[2], sys.argv[3])",
-         ",".join(folders), str(tmp_path / "figures"), str(report)],
+         ",".join(entries), str(tmp_path / "figures"), str(report)],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=FOLDERS_TIMEOUT_S,
         stdin=subprocess.DEVNULL, check=False)
     after = os.times()
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(report.read_text())
-    assert sorted(got) == sorted(folders)
+    assert sorted(got) == sorted(entries)
     failed = {f: r["failures"] for f, r in got.items() if r["failures"]}
     assert not failed, json.dumps(failed, indent=1)[:6000]
-    assert got[SIXTEEN]["not_measured"] >= 1  # e.g. S12's waves: newer than its runs
+    assert got[f"{DATA}={SIXTEEN}"]["not_measured"] >= 1  # e.g. S12: newer than its runs
+    assert got[f"{sparse}={SIXTEEN}"]["not_measured"] > got[f"{DATA}={SIXTEEN}"][
+        "not_measured"]
     cpu = (after.children_user + after.children_system
            - before.children_user - before.children_system)
     print(f"{len(folders)} folders drawn in {cpu:.0f} s of CPU")
