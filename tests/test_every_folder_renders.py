@@ -241,7 +241,8 @@ def test_not_run_lines_name_each_thing_and_why() -> None:
     lines = stored.not_run_lines(runs)
     text = "\n".join(lines)
     assert "go_lockosthread: the Go toolchain is not installed (go not on PATH)" in text
-    assert "peer_runtimes, tokio-task: the Rust toolchain is not installed" in text
+    assert "peer_runtimes (rust-thread, tokio-task, tokio-task-mt): the Rust toolchain" in text
+    assert "cpu_bound (dtlb_misses): not available here" in text
     assert "perf is not installed" in text
     assert len(lines) == len(set(lines))
 

@@ -213,34 +213,48 @@ class Store:
         self._show(f'<p class="tc-run">{text}</p>')
 
 
+NOT_HERE = ("not run here", "not available here")
+
+
 def not_run_lines(runs: list[datastore.Run]) -> list[str]:
     """One line per thing the build's runs did not run here, and why: a run that says
-    it was skipped (``summary["skipped"]``), a kind or variant it did not run
-    (``not_run``), a tool it found missing (``<tool>_available: false`` and ``reason``)."""
-    found: dict[str, str] = {}
+    it was skipped (``summary["skipped"]``), kinds or variants it did not run
+    (``not_run``, one line per reason), a tool it found missing (``<tool>_available:
+    false`` and ``reason``), a counter the machine lacks (a value "not available here")."""
+    found: dict[tuple[str, str], list[str]] = {}
 
-    def walk(what: str, value: Any) -> None:
+    def note(what: str, part: str, why: str) -> None:
+        short = why.removeprefix("not run here: ").split("; install")[0]
+        parts = found.setdefault((what, short), [])
+        if part and part not in parts:
+            parts.append(part)
+
+    def walk(what: str, part: str, value: Any) -> None:
         if not isinstance(value, dict):
             return
-        if value.get("skipped") and isinstance(value["skipped"], str):
-            found.setdefault(what, value["skipped"])
+        if isinstance(value.get("skipped"), str) and value["skipped"]:
+            note(what, part, value["skipped"])
         if any(k.endswith("_available") and v is False for k, v in value.items()) \
                 and isinstance(value.get("reason"), str):
-            found.setdefault(what, value["reason"])
+            note(what, part, value["reason"])
         not_run = value.get("not_run")
         if isinstance(not_run, str) and not_run:
-            found.setdefault(what, not_run)
+            note(what, part, not_run)
         for name, why in (not_run.items() if isinstance(not_run, dict) else ()):
             if isinstance(why, str) and why:
-                found.setdefault(f"{what}, {name}", why)
+                note(what, str(name), why)
         for key, inner in value.items():
-            if key not in ("not_run", "skipped"):
-                walk(what if key in ("kinds", "variants") else f"{what}, {key}", inner)
+            if key in ("not_run", "skipped"):
+                continue
+            if isinstance(inner, str) and inner.startswith(NOT_HERE):  # a counter, say
+                note(what, str(key), inner)
+            else:
+                walk(what, part if key in ("kinds", "variants") else str(key), inner)
 
     for run in runs:
-        walk(str(run.meta.get("label") or run.experiment), run.meta.get("summary"))
-    return [f"  {what}: {why.removeprefix('not run here: ').split('; ')[0]}"
-            for what, why in sorted(found.items())]
+        walk(str(run.meta.get("label") or run.experiment), "", run.meta.get("summary"))
+    return [f"  {what}{' (' + ', '.join(parts) + ')' if parts else ''}: {why}"
+            for (what, why), parts in sorted(found.items())]
 
 
 # ----------------------------------------------------------- dict-shaped results
