@@ -136,7 +136,7 @@ def test_every_machine_folder_renders(tmp_path: Path) -> None:
         "not_measured"]
     cpu = (after.children_user + after.children_system
            - before.children_user - before.children_system)
-    print(f"{len(folders)} folders drawn in {cpu:.0f} s of CPU")
+    print(f"{len(entries)} folders drawn in {cpu:.0f} s of CPU")
     assert not (tmp_path / "figures").exists() or not any((tmp_path / "figures").iterdir())
 
 
