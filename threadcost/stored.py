@@ -32,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, findings, machine, paths
+from threadcost import datastore, findings, machine, paths, vocabulary
 from threadcost.experiments import registry
 from threadcost.results import Result
 
@@ -181,14 +181,14 @@ class Store:
                                                                             match)]
         candidates = labelled or older
         if not candidates:
-            return None, f"this machine's folder holds no {name} run"
+            return None, f"this machine's folder holds no {vocabulary.words(name)} run"
         run = candidates[-1]
         lacking = registry.missing_tables(name, run.meta.get("tables", []))
         if lacking and not skipped(run.meta.get("summary")):
             # a run that says it was skipped has no tables to lack: its reader shows
             # "not run here" with the reason it stored
-            return None, (f"its {name} run was made by older code, before the "
-                          f"experiment stored {', '.join(lacking)}")
+            return None, (f"its {vocabulary.words(name)} run was made by older code, "
+                          f"before the experiment stored {vocabulary.words(lacking)}")
         return run, ""
 
     def commits(self) -> list[str]:
