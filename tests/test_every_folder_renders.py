@@ -265,3 +265,16 @@ def test_the_sixteen_cpu_folder_is_the_shared_one_unchanged() -> None:
     metas = sorted((DATA / SIXTEEN).glob("*/meta.json"))
     assert len(metas) == 46
     assert all(json.loads(m.read_text())["machine_id"] == SIXTEEN for m in metas)
+
+
+def test_a_missing_run_printed_or_counted_shows_the_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from threadcost import stored
+
+    shell = _Shell(monkeypatch)
+    shell.shell.user_ns["run"] = stored.Missing("echo", "no echo run")
+    for cell in ("text = f'{run} here'", "n = len(run)", "print(run)"):
+        shell.run(cell)
+    assert shell.errors == [] and len(shell.shown) == 3
+    assert "text" in shell.shell.user_ns and isinstance(shell.shell.user_ns["text"],
+                                                        stored.Unmade)

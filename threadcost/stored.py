@@ -65,6 +65,15 @@ class Missing:
     def __iter__(self) -> Any:
         raise NotMeasured(self._label, self._reason)
 
+    def __len__(self) -> int:
+        raise NotMeasured(self._label, self._reason)
+
+    def __str__(self) -> str:  # printed or formatted into a page's text: the one line
+        raise NotMeasured(self._label, self._reason)
+
+    def __format__(self, spec: str) -> str:
+        raise NotMeasured(self._label, self._reason)
+
     def __bool__(self) -> bool:
         return False
 
