@@ -173,8 +173,9 @@ def test_cells_after_a_section_not_measured_survive(monkeypatch: pytest.MonkeyPa
     shell.run("n = len(rows)\nprint(n)")                    # rows was never made
     shell.run("def f(x):\n    return x\nf(table)")           # nor table
     shell.run("other = 3\nother")                            # untouched cells still run
+    shell.run("def g(rows):\n    return [r for r in rows]\nok = g([1])")  # its own rows
     assert shell.errors == []
-    assert len(shell.shown) == 3
+    assert len(shell.shown) == 3 and shell.shell.user_ns["ok"] == [1]
     assert all("Not measured on this machine" in s and "older code" in s
                for s in shell.shown)
     assert shell.shell.user_ns["other"] == 3

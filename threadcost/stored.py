@@ -301,11 +301,14 @@ class _Names(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         (self.read if isinstance(node.ctx, ast.Load) else self.bound).add(node.id)
 
-    def _scope(self, node: Any) -> None:  # its own names; what it reads still counts
+    def visit_arg(self, node: ast.arg) -> None:
+        self.bound.add(node.arg)
+
+    def _scope(self, node: Any) -> None:  # its own names; what it reads from outside counts
         inner = _Names()
         for child in ast.iter_child_nodes(node):
             inner.visit(child)
-        self.read |= inner.read
+        self.read |= inner.read - inner.bound
         if hasattr(node, "name") and isinstance(node.name, str):
             self.bound.add(node.name)
 
