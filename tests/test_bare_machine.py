@@ -245,3 +245,27 @@ def test_toolchain_search_passes_over_a_folder_this_user_cannot_read(
     for peer in PEERS.values():
         reason = peer.absent_reason()  # no PermissionError
         assert reason is None or reason.startswith("not run here"), reason
+
+
+def test_a_cross_check_that_cannot_be_built_reads_not_run_here(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The brigade's reference program failing to build (a compiler that refuses it)
+    is a cross-check not run, said in its section; it stops nothing."""
+    from threadcost import stored
+    from threadcost.errors import KernelError
+    from threadcost.experiments import brigade
+    from threadcost.views import brigade as view
+
+    def refuse() -> None:
+        raise KernelError("brigade_ref build", 4, 0, "brigade_ref.c:38: error: ignoring "
+                          "return value of 'write'")
+
+    monkeypatch.setattr(brigade, "build_reference", refuse)
+    check = brigade.reference_check(tasks=10, iterations=20, warmup=2, rounds=1)
+    assert check["skipped"].startswith("not run here") and "write" in check["skipped"]
+    stored_check = stored.to_dict(stored.from_dict("brigade_reference", check))
+    assert "not run here" in view.reference_text(stored_check)
+    assert "not run here" in view.reference_table(stored_check).to_html()
+    monkeypatch.setattr(brigade, "build_reference", lambda: None)
+    assert "no C compiler" in brigade.reference_check(tasks=10, iterations=20, warmup=2,
+                                                      rounds=1)["skipped"]
