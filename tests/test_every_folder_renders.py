@@ -1,13 +1,13 @@
 """Every machine folder under data/ renders, and a section a folder cannot feed says why.
 
 - Every notebook is executed against every machine folder of data/ (and a folder that
-  holds one run only), drawn from its
-  stored runs as ``make paper-from-data MACHINE=<id>`` draws it, in one IPython shell
-  per folder (one Python process for all folders: a kernel per notebook, nbconvert and
-  the figures' PNG/SVG files are what a full rendering adds, 140 s of CPU a folder, and
-  none of them depends on the folder). A cell that raises, or an output a formatter
-  could not make, fails naming the folder, the notebook and the cell; figures are laid
-  out (drawn without rasterizing) but not written.
+  holds one run only), drawn from its stored runs as ``make paper-from-data
+  MACHINE=<id>`` draws it, in one IPython shell (one Python process for all folders,
+  about 80 s of CPU for five: a kernel per notebook, nbconvert and the figures' PNG/SVG
+  files are what a full rendering adds, 90-100 s of CPU a folder, and none of them
+  depends on the folder). A cell that raises, or an output a formatter could not make,
+  fails naming the folder, the notebook and the cell; figures are laid out (drawn
+  without rasterizing) but not written.
 - The cell guard: a cell that reads a run the folder lacks shows "Not measured on this
   machine: <why>"; so does every later cell that reads what it could not make.
 - A skipped run (a missing toolchain) reads back cleanly, also as older code stored it
