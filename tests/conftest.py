@@ -193,6 +193,9 @@ LONG_TESTS = frozenset({
     "test_linked_rendering_holds_no_copies_and_reads_offline",
     "test_hostile_machine_folder_renders_as_text",
     "test_agrees_with_a_minimal_c_reference",
+    "test_every_machine_folder_renders",
+    "test_bare_machine_paper_says_what_it_did_not_run",
+    "test_one_usable_cpu_paper_says_the_cross_cpu_parts_need_two",
 })
 
 

@@ -128,6 +128,11 @@ def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
 
 
 def _read_checked_table(run_dir: Path, path: Path, name: str, schema: Any) -> pd.DataFrame:
+    if (isinstance(schema, dict) and schema.get("columns") == [] and schema.get("rows") == 0
+            and path.suffix == ".csv" and path.is_file() and path.stat().st_size <= 2):
+        # a table with no columns, as a skipped run of older code stored it: one newline,
+        # which no CSV reader parses (meta.json says so; the run is not damaged)
+        return pd.DataFrame()
     try:
         frame = pd.read_csv(path)
     except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:  # EOF: truncated .gz

@@ -28,6 +28,7 @@ records the commit the paper was rendered from and whether the tree was clean
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -504,7 +505,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  notebooks: {out / 'notebooks'}")
     print(f"  data:      {paths.data_dir()}")
     print(f"  figures:   {out / 'figures' if args.machine else paths.figures_dir()}")
+    _print_not_run(index)
     return 0
+
+
+def _print_not_run(index: Path) -> None:
+    """The end of the run: what was not run here (read from the runs the build named)."""
+    from threadcost import stored
+
+    with contextlib.suppress(OSError, ValueError, ThreadcostError):
+        build = json.loads((index.parent / "_static" / "build.json").read_text())
+        folder = paths.data_dir() / str(build["machine_id"])
+        runs = [datastore.load_run(folder / name) for name in build["runs"]
+                if (folder / name).is_dir()]
+        lines = stored.not_run_lines(runs)
+        if lines:
+            print(f"Not run here ({len(lines)}; the pages say so too):", *lines, sep="\n")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, findings, machine, paths
+from threadcost import datastore, findings, machine, paths, vocabulary
 from threadcost.experiments import registry
 from threadcost.results import Result
 
@@ -65,6 +65,15 @@ class Missing:
     def __iter__(self) -> Any:
         raise NotMeasured(self._label, self._reason)
 
+    def __len__(self) -> int:
+        raise NotMeasured(self._label, self._reason)
+
+    def __str__(self) -> str:  # printed or formatted into a page's text: the one line
+        raise NotMeasured(self._label, self._reason)
+
+    def __format__(self, spec: str) -> str:
+        raise NotMeasured(self._label, self._reason)
+
     def __bool__(self) -> bool:
         return False
 
@@ -78,8 +87,16 @@ def present(*results: Any) -> list[Any]:
 
 
 def not_measured_html(reason: str = "") -> str:
-    title = f' title="{html.escape(reason)}"' if reason else ""
-    return f'<p class="tc-not-measured"{title}><em>{NOT_MEASURED}.</em></p>'
+    why = f": {html.escape(reason)}" if reason else ""
+    return f'<p class="tc-not-measured"><em>{NOT_MEASURED}</em>{why}.</p>'
+
+
+def skipped(summary: Any) -> str | None:
+    """Why a stored run's experiment did not run here (its ``summary["skipped"]``), or
+    None when it ran: a skipped run reads back cleanly and its readers say "not run
+    here: <why>", never 0 and never damage."""
+    why = summary.get("skipped") if isinstance(summary, dict) else None
+    return why if isinstance(why, str) and why else None  # (a list: parts not run)
 
 
 def _params_match(params: dict[str, Any], match: dict[str, Any] | None) -> bool:
@@ -173,12 +190,14 @@ class Store:
                                                                             match)]
         candidates = labelled or older
         if not candidates:
-            return None, f"no stored {name} run in {self.machine_id}"
+            return None, f"this machine's folder holds no {vocabulary.words(name)} run"
         run = candidates[-1]
         lacking = registry.missing_tables(name, run.meta.get("tables", []))
-        if lacking:
-            return None, (f"the stored {name} run predates its tables "
-                          f"{', '.join(lacking)}")
+        if lacking and not skipped(run.meta.get("summary")):
+            # a run that says it was skipped has no tables to lack: its reader shows
+            # "not run here" with the reason it stored
+            return None, (f"its {vocabulary.words(name)} run was made by older code, "
+                          f"before the experiment stored {vocabulary.words(lacking)}")
         return run, ""
 
     def commits(self) -> list[str]:
@@ -203,6 +222,50 @@ class Store:
         self._show(f'<p class="tc-run">{text}</p>')
 
 
+NOT_HERE = ("not run here", "not available here")
+
+
+def not_run_lines(runs: list[datastore.Run]) -> list[str]:
+    """One line per thing the build's runs did not run here, and why: a run that says
+    it was skipped (``summary["skipped"]``), kinds or variants it did not run
+    (``not_run``, one line per reason), a tool it found missing (``<tool>_available:
+    false`` and ``reason``), a counter the machine lacks (a value "not available here")."""
+    found: dict[tuple[str, str], list[str]] = {}
+
+    def note(what: str, part: str, why: str) -> None:
+        short = why.removeprefix("not run here: ").split("; install")[0]
+        parts = found.setdefault((what, short), [])
+        if part and part not in parts:
+            parts.append(part)
+
+    def walk(what: str, part: str, value: Any) -> None:
+        if not isinstance(value, dict):
+            return
+        if isinstance(value.get("skipped"), str) and value["skipped"]:
+            note(what, part, value["skipped"])
+        if any(k.endswith("_available") and v is False for k, v in value.items()) \
+                and isinstance(value.get("reason"), str):
+            note(what, part, value["reason"])
+        not_run = value.get("not_run")
+        if isinstance(not_run, str) and not_run:
+            note(what, part, not_run)
+        for name, why in (not_run.items() if isinstance(not_run, dict) else ()):
+            if isinstance(why, str) and why:
+                note(what, str(name), why)
+        for key, inner in value.items():
+            if key in ("not_run", "skipped"):
+                continue
+            if isinstance(inner, str) and inner.startswith(NOT_HERE):  # a counter, say
+                note(what, str(key), inner)
+            else:
+                walk(what, part if key in ("kinds", "variants") else str(key), inner)
+
+    for run in runs:
+        walk(str(run.meta.get("label") or run.experiment), "", run.meta.get("summary"))
+    return [f"  {what}{' (' + ', '.join(parts) + ')' if parts else ''}: {why}"
+            for (what, why), parts in sorted(found.items())]
+
+
 # ----------------------------------------------------------- dict-shaped results
 
 def from_dict(experiment: str, value: dict[str, Any], params: dict[str, Any] | None = None
@@ -221,43 +284,135 @@ def to_dict(result: Result) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- the cell guard
 
+class Unmade(Missing):
+    """A name a cell would have made had it not stopped at a :class:`Missing` run. A
+    later cell that reads it shows the same one line without running, so every cell of a
+    section its machine folder cannot feed survives (no ``NameError`` further down)."""
+
+
+class _Names(ast.NodeVisitor):
+    """The names a cell binds at its top level and the names it reads (function and
+    class bodies, lambdas and comprehensions keep their own names)."""
+
+    def __init__(self) -> None:
+        self.bound: set[str] = set()
+        self.read: set[str] = set()
+
+    def visit_Name(self, node: ast.Name) -> None:
+        (self.read if isinstance(node.ctx, ast.Load) else self.bound).add(node.id)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self.bound.add(node.arg)
+
+    def _scope(self, node: Any) -> None:  # its own names; what it reads from outside counts
+        inner = _Names()
+        for child in ast.iter_child_nodes(node):
+            inner.visit(child)
+        self.read |= inner.read - inner.bound
+        if hasattr(node, "name") and isinstance(node.name, str):
+            self.bound.add(node.name)
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _scope
+    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = _scope
+    visit_GeneratorExp = _scope
+
+    def visit_alias(self, node: ast.alias) -> None:
+        if node.name != "*":
+            self.bound.add((node.asname or node.name).split(".")[0])
+
+
+def _ref(name: str) -> ast.expr:
+    """``__import__("threadcost.stored").stored.<name>``: a guarded cell reaches the guard
+    through the module, so a namespace reset (``%reset``) leaves every cell working."""
+    module = ast.Call(func=ast.Name("__import__", ast.Load()),
+                      args=[ast.Constant("threadcost.stored")], keywords=[])
+    return ast.Attribute(ast.Attribute(module, "stored", ast.Load()), name, ast.Load())
+
+
+def _names(names: set[str]) -> ast.expr:
+    return ast.Tuple([ast.Constant(n) for n in sorted(names)], ast.Load())
+
+
 class _GuardCells(ast.NodeTransformer):
-    """Wrap a cell in ``try: ... except NotMeasured: <one line>``, keeping the
-    display of its last expression."""
+    """Wrap a cell so that a :class:`Missing` run it touches shows one line::
+
+        if not _unmade((<names it reads>,)):
+            try:
+                <the cell, its last expression displayed by _show_last>
+            except NotMeasured as exc:
+                _report(exc, (<names it binds>,))
+
+    (each reached as ``__import__("threadcost.stored").stored.<name>``)
+    """
 
     def visit_Module(self, node: ast.Module) -> ast.Module:
         body = list(node.body)
         if not body:
             return node
+        names = _Names()
+        for statement in body:
+            names.visit(statement)
         last = body[-1]
         if isinstance(last, ast.Expr):
             body[-1] = ast.copy_location(ast.Expr(ast.Call(
-                func=ast.Name("__tc_show_last__", ast.Load()), args=[last.value],
+                func=_ref("_show_last"), args=[last.value],
                 keywords=[])), last)
         handler = ast.ExceptHandler(
-            type=ast.Name("__tc_not_measured__", ast.Load()), name="__tc_exc__",
-            body=[ast.Expr(ast.Call(func=ast.Name("__tc_report__", ast.Load()),
-                                    args=[ast.Name("__tc_exc__", ast.Load())],
+            type=_ref("NotMeasured"), name="__tc_exc__",
+            body=[ast.Expr(ast.Call(func=_ref("_report"),
+                                    args=[ast.Name("__tc_exc__", ast.Load()),
+                                          _names(names.bound)],
                                     keywords=[]))])
         wrapped = ast.Try(body=body, handlers=[handler], orelse=[], finalbody=[])
-        node.body = [ast.fix_missing_locations(ast.copy_location(wrapped, body[0]))]
+        gate = ast.If(test=ast.UnaryOp(ast.Not(), ast.Call(
+            func=_ref("_unmade"),
+            args=[_names(names.read - names.bound)], keywords=[])),
+            body=[wrapped], orelse=[])
+        node.body = [ast.fix_missing_locations(ast.copy_location(gate, body[0]))]
         return node
 
 
-def _report(exc: NotMeasured) -> None:
+def _namespace() -> dict[str, Any]:
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell.user_ns if shell is not None else {}
+
+
+def _report(exc: NotMeasured, bound: tuple[str, ...] = ()) -> None:
+    """Show the one line; the names the cell did not get to make stand for it."""
     Store._show(not_measured_html(exc.reason))
+    namespace = _namespace()
+    for name in bound:
+        if name not in namespace:
+            namespace[name] = Unmade(exc.label, exc.reason)
+
+
+def _unmade(read: tuple[str, ...]) -> bool:
+    """True (and the one line shown) when the cell reads a name a not-measured cell
+    could not make: the cell is not run."""
+    namespace = _namespace()
+    for name in read:
+        value = namespace.get(name)
+        if isinstance(value, Unmade):
+            Store._show(not_measured_html(value._reason))
+            return True
+    return False
 
 
 def _show_last(value: Any) -> None:
     import sys
 
+    if isinstance(value, Missing):
+        raise NotMeasured(value._label, value._reason)
     if value is not None:
         sys.displayhook(value)
 
 
 def install_cell_guard() -> None:
     """In this IPython kernel, a cell that reads a :class:`Missing` run shows
-    "Not measured on this machine" instead of a traceback (no-op outside IPython)."""
+    "Not measured on this machine: <why>" instead of a traceback, and so does every
+    later cell that reads what it could not make (no-op outside IPython)."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython ships with the notebooks extra
@@ -265,8 +420,6 @@ def install_cell_guard() -> None:
     shell = get_ipython()
     if shell is None:
         return
-    shell.user_ns.update(__tc_not_measured__=NotMeasured, __tc_report__=_report,
-                         __tc_show_last__=_show_last)
     if not any(isinstance(t, _GuardCells) for t in shell.ast_transformers):
         shell.ast_transformers.append(_GuardCells())
 

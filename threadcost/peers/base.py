@@ -242,8 +242,12 @@ def which_in(name: str, path: str | None = None) -> str | None:
 
 
 def tool_version(argv: list[str], env: dict[str, str] | None = None) -> str:
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env,
-                          stdin=subprocess.DEVNULL, check=False)
+    """The first line a tool prints about its version ("" when it cannot be run)."""
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env,
+                              stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.SubprocessError):  # not executable by this user, or stuck
+        return ""
     return (proc.stdout or proc.stderr).strip().splitlines()[0] if (
         proc.stdout or proc.stderr).strip() else ""
 

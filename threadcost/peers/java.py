@@ -41,25 +41,43 @@ def _candidates() -> list[Path]:
     out += [Path(d) for d in os.environ.get("PATH", "").split(os.pathsep) if d]
     dirs = os.environ.get("THREADCOST_JVM_DIRS")
     for root in (dirs.split(os.pathsep) if dirs is not None else JVM_DIRS):
-        if root and Path(root).is_dir():
-            out += sorted((p / "bin" for p in Path(root).iterdir()), reverse=True)
-            out += sorted((p / "Contents" / "Home" / "bin" for p in Path(root).iterdir()),
-                          reverse=True)
+        try:  # a folder this user may not read is passed over, as PATH lookups do
+            homes = sorted(Path(root).iterdir(), reverse=True) if root else []
+        except OSError:
+            continue
+        out += [p / "bin" for p in homes]
+        out += [p / "Contents" / "Home" / "bin" for p in homes]
     return out
+
+
+def _jdk_in(folder: Path) -> tuple[Path, Path] | None:
+    """(javac, java) of ``folder`` when both are there and javac runs; a folder this
+    user cannot search (a PermissionError) has none."""
+    javac, java = folder / "javac", folder / "java"
+    try:
+        if javac.is_file() and java.is_file() and os.access(javac, os.X_OK):
+            return javac.resolve(), java
+    except OSError:
+        pass
+    return None
 
 
 def _find() -> tuple[dict[str, str] | None, str | None]:
     older: list[str] = []
     seen: set[Path] = set()
     for d in _candidates():
-        javac, java = d / "javac", d / "java"
-        if not (javac.is_file() and java.is_file() and os.access(javac, os.X_OK)):
+        found = _jdk_in(d)
+        if found is None:
             continue
-        real = javac.resolve()
+        real, java = found
+        javac = d / "javac"
         if real in seen:
             continue
         seen.add(real)
-        release = _release(str(javac))
+        try:
+            release = _release(str(javac))
+        except OSError:  # gone or unreadable since: passed over
+            continue
         if release is not None and release >= MIN_RELEASE:
             return {"javac": str(javac), "java": str(java),
                     "version": f"JDK {release}"}, None

@@ -272,14 +272,29 @@ def peer_net_ratio(top: str, bottom: str, placement: str) -> Any:
     return select
 
 
-def prefer(primary: Any, fallback: Any, substitute: str | None = None) -> Any:
+def _not_run_here(runs: Runs, kind: str) -> Missing | None:
+    """Why ``kind`` was not run here, when a stored peer_runtimes run says so."""
+    for run in runs.matching("peer_runtimes"):
+        why = (run.meta["summary"].get("kinds", {}).get(kind) or {}).get("not_run")
+        if why:
+            return Missing(str(why).removeprefix("not run here: "))
+    return None
+
+
+def prefer(primary: Any, fallback: Any, substitute: str | None = None,
+           not_run_kind: str | None = None) -> Any:
     """The Rust peer's reading when stored; else the older reading (C threads, which
     are what a Rust ``std::thread`` is underneath, or goroutines standing in for Tokio
-    tasks: then marked ``substitute``), so runs stored before the peer still judge."""
+    tasks: then marked ``substitute``), so runs stored before the peer still judge.
+    ``not_run_kind``: when the peer ran here without that kind (no toolchain), the
+    claim reads "not run here" with the peer's reason, not the stand-in's number."""
     def select(runs: Runs) -> Measurement | Missing:
         got = primary(runs)
         if isinstance(got, Measurement):
             return got
+        absent = _not_run_here(runs, not_run_kind) if not_run_kind else None
+        if absent is not None:
+            return absent
         old = fallback(runs)
         if isinstance(old, Measurement) and substitute:
             return Measurement(**{**old.__dict__, "substitute": substitute})
@@ -343,4 +358,4 @@ c21_pinned_thread_over_tokio = prefer(peer_ratio((THREAD, "same-cpu"), (TOKIO, "
 c22_thread_rss = prefer(per_task_kib(THREAD, "rss_kib"), ap.brigade_rss_slope("thread"),
                         RUST_RSS_BY_C)
 c22_tokio_rss = prefer(per_task_kib(TOKIO, "rss_kib"), ap.brigade_rss_slope("epoll"),
-                       TOKIO_BY_EPOLL)
+                       TOKIO_BY_EPOLL, not_run_kind=TOKIO)
