@@ -53,6 +53,12 @@ class Measurement:
     unjudgeable: str = ""  # why this reading cannot carry a verdict (then inconclusive)
     substitute: str | None = None  # a stand-in method this reading fell back to
     where: str = ""  # the setup in a few words, shown with the value ("at 1,000 tasks")
+    # why the source's setup cannot run as published on this machine (saturated CPUs, a
+    # limit): then "not reproducible on this machine: <why>", never "underpowered"
+    not_reproducible: str = ""
+    # the interval spans a setting the source does not state (a copy's cache state), not
+    # sampling error: an inconclusive verdict says so, and more repeats would not help
+    spans: str = ""
 
 
 @dataclass(frozen=True)

@@ -138,8 +138,8 @@ def readings_tally_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
              **{k: str(n) for k, n in t["as_published"].items()}, "fails": "-"},
             {"readings": "shape (the relations the sources state)",
              **{k: str(n) for k, n in t["shape"].items()}, "differs": "-"}]
-    cols = ["readings", "holds", "differs", "fails", "inconclusive", "not run here",
-            "computed"]
+    cols = ["readings", "holds", "differs", "fails", "inconclusive", "not reproducible",
+            "not run here", "computed", "of them on a substitute"]
     return pd.DataFrame(rows)[cols]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from threadcost.claims.intervals import log_ratio, over_repeats, slope
@@ -91,6 +92,83 @@ def switch_over_cold_memcpy(runs: Runs) -> Measurement | Missing:
                                "placement": "same-cpu", "memcpy": "64 KiB, in no cache"},
                         how="per repeat: one pinned switch / one 64 KiB memcpy between "
                             "buffers in no cache (as S0-code's 3 µs copy), same repeat")
+
+
+def _cache_states(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    table, found = yardstick_repeats(runs)
+    need = {"pipe_switch_pinned", "memcpy_64kib", "memcpy_64kib_cold"}
+    if table.empty or not need <= set(table.yardstick):
+        return _missing("yardsticks", "the 64 KiB memcpy in cache and in no cache",
+                        "the last cell of notebook 04")
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
+                             values="ns_median")
+    return wide, found
+
+
+def _either(warm: Measurement, cold: Measurement, unit: str, **info: Any) -> Measurement:
+    """One reading spanning two cache states: the value between them (their geometric
+    mean), the interval from the lower end of the one to the upper end of the other."""
+    lows = [m.low if m.low is not None else m.value for m in (warm, cold)]
+    highs = [m.high if m.high is not None else m.value for m in (warm, cold)]
+    return Measurement(float(np.sqrt(warm.value * cold.value)), unit, min(lows), max(highs),
+                       repeats=min(warm.repeats, cold.repeats),
+                       spans=(f"the copy's cache state: {warm.value:,.3g} in cache, "
+                              f"{cold.value:,.3g} in no cache"), **info)
+
+
+NO_CACHE_STATE = ("S0 gives no cache state for its 64 KiB copy (its 3 µs is a bar typed in "
+                  "S0-code's plot script), so the interval spans the copy in cache and in "
+                  "no cache")
+
+
+def memcpy_either(runs: Runs) -> Measurement | Missing:
+    """A 64 KiB memcpy in cache and in no cache, as one reading whose interval spans both."""
+    got = _cache_states(runs)
+    if isinstance(got, Missing):
+        return got
+    wide, found = got
+    warm = over_repeats(wide["memcpy_64kib"].dropna(), "ns")
+    cold = over_repeats(wide["memcpy_64kib_cold"].dropna(), "ns")
+    return _either(warm, cold, "ns", run_id=run_ids(found),
+                   setup={"experiment": "yardsticks", "memcpy": "64 KiB, in cache and in "
+                          "no cache", "cpu": "pinned"},
+                   how=f"per repeat, the median batch: in cache {warm.value:,.0f} ns, in no "
+                       f"cache {cold.value:,.0f} ns; {NO_CACHE_STATE}",
+                   where="(in cache to in no cache)")
+
+
+def switch_over_memcpy_either(runs: Runs) -> Measurement | Missing:
+    """Pinned pipe switch / 64 KiB memcpy, paired by repeat, for both cache states."""
+    got = _cache_states(runs)
+    if isinstance(got, Missing):
+        return got
+    wide, found = got
+    warm = over_repeats((wide["pipe_switch_pinned"] / wide["memcpy_64kib"]).dropna(), "ratio")
+    cold = over_repeats((wide["pipe_switch_pinned"] / wide["memcpy_64kib_cold"]).dropna(),
+                        "ratio")
+    return _either(warm, cold, "ratio", run_id=run_ids(found),
+                   setup={"experiment": "yardsticks", "mechanism": "pipe",
+                          "placement": "same-cpu", "memcpy": "64 KiB, in cache and in no "
+                          "cache"},
+                   how=f"per repeat: one pinned switch / one 64 KiB memcpy, same repeat: "
+                       f"{warm.value:.2f} against the copy in cache, {cold.value:.2f} in no "
+                       f"cache; {NO_CACHE_STATE}",
+                   where="(copy in cache to in no cache)")
+
+
+def switch_in_syscalls(runs: Runs) -> Measurement | Missing:
+    """A pinned pipe switch in empty system calls, paired by repeat (yardsticks)."""
+    table, found = yardstick_repeats(runs)
+    need = {"pipe_switch_pinned", "syscall"}
+    if table.empty or not need <= set(table.yardstick):
+        return _missing("yardsticks", "the empty system call", "the last cell of notebook 04")
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
+                             values="ns_median")
+    return over_repeats((wide["pipe_switch_pinned"] / wide["syscall"]).dropna(),
+                        "empty system calls", run_id=run_ids(found),
+                        setup={"experiment": "yardsticks"},
+                        how="per repeat: half a pinned pipe round trip / one empty system "
+                            "call (getppid), same repeat")
 
 
 def echo_rate(placement: str) -> Select:

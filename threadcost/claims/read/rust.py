@@ -56,6 +56,62 @@ def per_task_kib(kind: str, column: str) -> Any:
     return select
 
 
+ARENAS_PER_CPU = 8  # glibc on 64-bit: at most 8 malloc arenas per CPU (M_ARENA_MAX unset)
+
+
+def _cpus(run: Any) -> int | None:
+    cpus = run.meta.get("machine", {}).get("logical_cpus")
+    return int(cpus) if cpus else None
+
+
+def past_arenas(kind: str, column: str) -> Any:
+    """Memory per idle task of ``kind`` past glibc's one-time malloc arena reservations:
+    the slope over the stored points at or beyond 8 x CPUs tasks (each thread that
+    mallocs gets a new arena, 64 MiB of address space reserved at once, until 8 arenas
+    per CPU exist; past that cap threads share them, so each further thread adds only
+    its own stack and descriptor). Pooled over runs; a run with fewer than three points
+    past the cap is left out (then the whole-range slope is not used either)."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _kinds(runs, kind)
+        if isinstance(got, Missing):
+            return got
+        summaries, found = got
+        xs: list[float] = []
+        ys: list[float] = []
+        caps = []
+        used = []
+        for s, run in zip(summaries, found, strict=True):
+            cpus = _cpus(run)
+            points = s[kind]["memory"].get("points") or []
+            if cpus is None or not points:
+                continue
+            cap = ARENAS_PER_CPU * cpus
+            past = [p for p in points if p["tasks"] >= cap]
+            if len(past) < 3:
+                continue
+            caps.append(cap)
+            used.append(run)
+            base = past[0][column]
+            xs += [float(p["tasks"]) for p in past]
+            ys += [float(p[column] - base) for p in past]  # each run from its own origin
+        if not used:
+            return Missing(f"no stored peer_runtimes run holds three memory points of {kind} "
+                           "past glibc's malloc arena cap (8 x CPUs tasks)")
+        from threadcost.claims.intervals import slope
+
+        cap = max(caps)
+        return slope(xs, ys, "KiB", repeats=len(used), run_id=run_ids(used),
+                     setup={"experiment": "peer_runtimes", "kind": kind,
+                            "from tasks": cap, "arena cap": f"8 x {cap // 8} CPUs"},
+                     how=(f"slope of {column.replace('_kib', '').upper()} per idle {kind} "
+                          f"over the points from {cap:,} tasks on (Rust peer), past glibc's "
+                          f"malloc arena cap (8 arenas per CPU: each of the first {cap} "
+                          "threads to malloc reserves a 64 MiB arena once, a jump that is "
+                          "not a per-thread cost)"),
+                     where=f"(slope past {cap:,} tasks)")
+    return select
+
+
 def _switch_repeats(row: dict[str, Any]) -> list[float]:
     """Each repeat's switch (a batch mean); a run stored before the repeats holds one."""
     return [float(x) for x in row.get("switch_ns_batch_repeats") or [row["switch_ns_batch"]]]
@@ -303,10 +359,10 @@ PAGE_TABLES_BY_C = ("C threads on glibc's default 8 MiB stacks (notebook 2's thr
                     "program holds the page tables (VmPTE)")
 
 # claim -> the selectors above (catalogue.py applies them)
-c10_vsz_per_thread = prefer(per_task_kib("rust-thread", "vsz_kib"),
+c10_vsz_per_thread = prefer(past_arenas("rust-thread", "vsz_kib"),
                             sel.ceiling_per_thread("vsz_kib_per_thread",
                                                    sel.c10_vsz_per_thread))
-c10_rss_per_thread = prefer(per_task_kib("rust-thread", "rss_kib"),
+c10_rss_per_thread = prefer(past_arenas("rust-thread", "rss_kib"),
                             sel.ceiling_per_thread("rss_kib_per_thread",
                                                    sel.c10_rss_per_thread))
 c10_million = prefer(c10_million_scaled, sel.c10_million_scaled)

@@ -162,9 +162,11 @@ def _saturated(rows: pd.DataFrame, count: int) -> str:
     busy = sorted({NAMES.get(v, v) for v in rows[rows.saturated].variant})
     if not busy:
         return ""
-    return (f"{' and '.join(busy)} saturated the CPUs at {count:,} tasks here (CPUs at "
+    return (f"{' and '.join(busy)} saturated this machine's CPUs at {count:,} tasks (CPUs at "
             f"least {SATURATION_SHARE:.0%} busy, or the run more than {LATE_FACTOR}x its "
-            "schedule): CPU per wake-up is judged only where the tasks kept up")
+            "schedule): the tasks could not wake on S4's schedule, so their CPU per wake-up "
+            "is not the cost of a wake-up; more repeats would not change that, a machine "
+            "with more CPUs would")
 
 
 def _per_repeat(found: list[Any]) -> str:
@@ -195,7 +197,7 @@ def at_s4(variant: str, column: str, unit: str) -> Any:
                              f"{PROGRAM.get(variant, 'peer')}: {words}",
                          where=_where(count))
         reason = _saturated(rows, count) if cpu else ""
-        return Measurement(**{**m.__dict__, "unjudgeable": reason}) if reason else m
+        return Measurement(**{**m.__dict__, "not_reproducible": reason}) if reason else m
     return select
 
 
@@ -232,7 +234,7 @@ def ratio(top: str, bottom: str, column: str, cut: bool = False) -> Any:
         else:
             m = log_ratio(ratios, **info)
         reason = _saturated(rows, count) if cpu else ""
-        return Measurement(**{**m.__dict__, "unjudgeable": reason}) if reason else m
+        return Measurement(**{**m.__dict__, "not_reproducible": reason}) if reason else m
     return select
 
 
