@@ -166,6 +166,8 @@ class Row:
 
 
 def _cell(v: ClaimVerdict) -> str:
+    if v.verdict == NOT_RUN and v.reason.startswith("no verdict"):
+        return v.reason
     if v.verdict == NOT_RUN:
         return f"not measured on this machine: {v.reason}" if v.reason else \
             "not measured on this machine: no run of its experiment is stored"
@@ -191,7 +193,10 @@ def across(data_dir: str | Path | None = None,
                  for mid in mids}
         classes = {mid: per[mid][cid].verdict for mid in mids
                    if cid in per[mid] and per[mid][cid].verdict != NOT_RUN}
-        flips = len(set(classes.values())) > 1
+        # a flip: the verdict as shown (every judged reading's class) differs between two
+        # machines that measured the claim
+        shown = {cells[mid] for mid in classes}
+        flips = len(shown) > 1
         name, values = "", {}
         if flips and cid in PROPERTIES:
             name, fn = PROPERTIES[cid]

@@ -400,3 +400,24 @@ def figure(verdicts: list[ClaimVerdict], ids: list[str] | None = None) -> plt.Fi
     ax.set_title("Each assertion against its tolerance", pad=52)
     fig.tight_layout()
     return fig
+
+
+def across_machines_table(data_dir: str | Path | None = None) -> pd.DataFrame:
+    """Each claim's verdict on every machine folder of the data folder (each judged on
+    its own runs), and, where it differs between them, the machine property it is put
+    down to with that property's value on each machine."""
+    from threadcost.claims import machines
+
+    mids, rows = machines.across(data_dir)
+    out = []
+    for r in rows:
+        row: dict[str, Any] = {"claim": r.claim}
+        for mid in mids:
+            row[mid] = r.cells[mid]
+        row["what decides it"] = ("-" if not r.flips else
+                                  f"{r.property_name}: " + "; ".join(
+                                      f"{mid}: {value}"
+                                      for mid, value in r.property_values.items())
+                                  if r.property_name else "unexplained")
+        out.append(row)
+    return pd.DataFrame(out, columns=["claim", *mids, "what decides it"])
