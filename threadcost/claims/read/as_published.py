@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost.claims.intervals import log_ratio, over_repeats, slope
+from threadcost.claims.logic import number
 from threadcost.claims.model import Measurement, Missing
 from threadcost.claims.read.brigade import (
     S5_TASKS,
@@ -112,8 +113,8 @@ def _either(warm: Measurement, cold: Measurement, unit: str, **info: Any) -> Mea
     highs = [m.high if m.high is not None else m.value for m in (warm, cold)]
     return Measurement(float(np.sqrt(warm.value * cold.value)), unit, min(lows), max(highs),
                        repeats=min(warm.repeats, cold.repeats),
-                       spans=(f"the copy's cache state: {warm.value:,.3g} in cache, "
-                              f"{cold.value:,.3g} in no cache"), **info)
+                       spans=(f"the copy's cache state: {number(warm.value)} in cache, "
+                              f"{number(cold.value)} in no cache"), **info)
 
 
 NO_CACHE_STATE = ("S0 gives no cache state for its 64 KiB copy (its 3 µs is a bar typed in "

@@ -170,6 +170,9 @@ def sys_per_user_ms(mode: str) -> Any:
         if isinstance(got, Missing):
             return got
         rows, found = got
+        if "whole_user_s" not in rows or "whole_sys_s" not in rows:
+            return Missing("the stored cpu_bound run predates the whole run's user and "
+                           "system time (the time command's figures)")
         rows = rows[(rows["mode"] == mode) & (rows.whole_user_s > 0)]
         if rows.empty:
             return Missing(f"the cpu_bound run has no {mode} with the working set")

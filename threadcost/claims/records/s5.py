@@ -102,11 +102,12 @@ CLAIMS: tuple[Claim, ...] = (
     ), shape=(
         about_reading("Tokio tasks take about 0.68x the time of Rust threads per trip "
                       "(unpinned)", "ratio", 0.68, rust.c20_tokio_over_thread, SPEEDUP,
-                      timing=True),
+                      timing=True, substitute=PIPES),
         Reading("Both converge: Rust thread / Tokio task net per task per trip within 0.67 "
                 "to 1.5", "ratio", 0.8 / 1.2, 1.2 / 0.8, rust.c20_thread_over_tokio_net,
                 timing=True, published=1.0,
-                tolerance_words="both about 1.7 µs (+/- 20% each)", quote=CONVERGE))),
+                tolerance_words="both about 1.7 µs (+/- 20% each)", quote=CONVERGE,
+                substitute=PIPES))),
     Claim("C21", source="S5", published=C21, as_published=(
         _hop("Rust thread brigade pinned to one CPU, 500 tasks: mean time per task per trip",
              V21["thread_pinned_per_task_ns"], rust.c21_pinned_thread, PINNED_MEAN,
@@ -116,7 +117,7 @@ CLAIMS: tuple[Claim, ...] = (
                        rust.c21_pinned_thread_over_tokio, timing=True,
                        published=1.709 / 1.795,
                        tolerance_words="the advantage disappears: equal within 20%",
-                       quote=PINNED),)),
+                       quote=PINNED, substitute=PIPES),)),
     Claim("C22", source="S5", published=C22, as_published=(
         about_reading("RSS per Rust thread (slope over the task count)", "KiB",
                       V22["thread_user_kib"], rust.c22_thread_rss, RSS),
