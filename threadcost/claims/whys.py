@@ -194,11 +194,13 @@ def stack_depth(runs: Runs, v: AssertionVerdict) -> Why | None:
                   if r.meta.get("machine", {}).get("glibc")), "?")
     return Why(f"an idle thread holds {logic.number(idle)} KiB here and one that wrote 16 KiB "
                f"of its stack {logic.number(wrote)} KiB: {logic.number(outside)} KiB lie "
-               f"outside what it wrote (descriptor and TLS), and {logic.number(inside)} KiB "
-               "of the idle thread lie within the first 16 KiB of its stack, so its own "
-               f"frames reach about {round(inside / 4)} page(s) deeper than a thread's on "
-               "the 2-CPU hosts (not a malloc arena or a larger page: both would stay "
-               f"outside what it wrote). glibc here: {glibc}; which call writes that deep "
+               f"outside what it wrote (descriptor, TLS and its first frames), and "
+               f"{logic.number(inside)} KiB of the idle thread's pages lie inside the 16 KiB "
+               "a writing thread fills below its frame: the idle thread's own calls reach "
+               f"about {round(inside / 4)} page(s) deeper into its stack (not a malloc arena "
+               "or a larger page: both would stay outside what it wrote; where no page lies "
+               f"inside, as on the 2-CPU hosts, this why is not given). glibc here: {glibc}; "
+               "which call writes that deep "
                "(thread start-up, or the dynamic linker saving the CPU's register state on "
                "the stack) is not measured", {"rss_idle_kib": idle,
                                                "rss_wrote_16_kib": wrote},

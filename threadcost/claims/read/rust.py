@@ -38,6 +38,24 @@ def _kinds(runs: Runs, *kinds: str) -> tuple[list[dict[str, Any]], list[Any]] | 
     return [r.meta["summary"]["kinds"] for r in found], found
 
 
+def not_stored(what: str, why: str) -> Any:
+    """A context row for a quantity no stored run holds: "not measured on this machine"
+    with why (and what would measure it)."""
+    def select(runs: Runs) -> Missing:
+        return Missing(f"{what} is not measured: {why}")
+    return select
+
+
+KERNEL_SIDE = ("the peers' memory points record VmSize and VmRSS only; the kernel side "
+               "(KernelStack, PageTables, slab in /proc/meminfo around each point, as "
+               "notebook 02 reads it for C threads) is not read for them")
+JAVA_SWITCH = ("the Java peer runs no ping-pong (its runtimes run the memory, launch and "
+               "sleepers programs only)")
+rust_kernel_side = not_stored("kernel memory per Rust thread", KERNEL_SIDE)
+java_kernel_side = not_stored("kernel memory per Java platform thread", KERNEL_SIDE)
+java_switch = not_stored("a switch between two Java threads", JAVA_SWITCH)
+
+
 def per_task_kib(kind: str, column: str) -> Any:
     """Memory per idle task of ``kind`` (slope), pooled over runs."""
     def select(runs: Runs) -> Measurement | Missing:

@@ -50,8 +50,8 @@ CLAIMS: tuple[Claim, ...] = (
                       "KiB", V10["per_thread_vsz_kib"],
                       rust.c10_vsz_per_thread,
                       "about 2MB per thread"),
-        about_reading("Resident memory per sleeping thread with a 2 MiB stack (max RSS / "
-                      "threads)", "KiB", V10["per_thread_rss_kib"],
+        about_reading("Resident memory per sleeping thread with a 2 MiB stack (each "
+                      "further thread)", "KiB", V10["per_thread_rss_kib"],
                       rust.c10_rss_per_thread,
                       "about 8KB overhead per thread/stack", why=whys.IDLE_THREAD_RSS),
         Reading("One million threads fit within this machine's limits", "threads",

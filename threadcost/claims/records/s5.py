@@ -92,7 +92,9 @@ CLAIMS: tuple[Claim, ...] = (
                        "(Rust thread / Tokio task, each a ping-pong over channels)", "ratio",
                        2.0, None, rust.c19_thread_over_tokio_switch, timing=True,
                        published=1.7 / 0.2, tolerance_words="far more: at least 2x",
-                       quote=HEADLINE),)),
+                       quote=HEADLINE),),
+        context=(Context("a switch between two Java platform threads (beside the Rust "
+                         "threads)", None, "ns", rust.java_switch),)),
     Claim("C20", source="S5", published=C20, as_published=(
         _hop("Tokio task brigade, 500 tasks, unpinned: mean time per task per trip, pipe "
              "I/O included", V20["async_per_task_ns"], rust.c20_tokio_gross, ASYNC_MEAN),
@@ -128,7 +130,9 @@ CLAIMS: tuple[Claim, ...] = (
                       V22["async_task_kib"], rust.c22_tokio_rss, RSS)),
         context=(Context("kernel stack + page tables + unreclaimable slab per brigade thread "
                          "beyond its pipes (a wider count than S5's slab)", None, "KiB",
-                         sel.c22_thread_kernel_kib),),
+                         sel.c22_thread_kernel_kib),
+                 Context("kernel memory per Rust thread (the Rust peer)", None, "KiB",
+                         rust.rust_kernel_side)),
         shape=(about_reading("A thread holds about 20x the resident memory of a Tokio task "
                              "(Rust threads / Tokio tasks, RSS slopes)", "ratio", 20.0,
                              rust.c22_thread_over_tokio_rss, RSS),)),

@@ -25,7 +25,7 @@ states no factor.
 from __future__ import annotations
 
 from threadcost.claims.model import Assertion, Claim, Context, Published
-from threadcost.claims.read import s6
+from threadcost.claims.read import rust, s6
 
 TEN_K = 10_000
 MILLION = 1_000_000
@@ -93,6 +93,8 @@ CLAIMS: tuple[Claim, ...] = (
                 s6.peak_mb("java-platform", TEN_K)),
         Context("Java virtual threads, 10,000 tasks", V24["java_virtual_10k_mb"], "MB",
                 s6.peak_mb("java-virtual", TEN_K)),
+        Context("kernel memory per Java platform thread (beside its peak RSS)", None, "KiB",
+                rust.java_kernel_side),
     )),
     Claim("C25", source="S6", published=C25, shape=(
         Assertion("At one million tasks Go loses over 12x to Tokio, the winner "
