@@ -118,8 +118,10 @@ def _note_skipped(verdicts: list[ClaimVerdict], data_dir: str | Path | None,
             for a in v.assertions)
         if not touched:
             out.append(v)
-        elif v.verdict == NOT_RUN:
-            out.append(replace(v, reason=note, sentence=f"{v.id} could not be judged: {note}."))
+        elif v.verdict == NOT_RUN:  # its own reason first: the skipped run may not be why
+            reason = f"{v.reason}; {note}" if v.reason else note
+            out.append(replace(v, reason=reason, sentence=f"{v.id} could not be judged: "
+                                                          f"{reason}."))
         else:
             out.append(replace(v, sentence=f"{v.sentence} Note: {note}."))
     return out

@@ -404,8 +404,8 @@ def figure(verdicts: list[ClaimVerdict], ids: list[str] | None = None) -> plt.Fi
 
 def across_machines_table(data_dir: str | Path | None = None) -> pd.DataFrame:
     """Each claim's verdict on every machine folder of the data folder (each judged on
-    its own runs), and, where it differs between them, the machine property it is put
-    down to with that property's value on each machine."""
+    its own runs). Where it differs between them, each cell adds the value there of the
+    machine property the flip is put down to, and the last column names that property."""
     from threadcost.claims import machines
 
     mids, rows = machines.across(data_dir)
@@ -413,11 +413,8 @@ def across_machines_table(data_dir: str | Path | None = None) -> pd.DataFrame:
     for r in rows:
         row: dict[str, Any] = {"claim": r.claim}
         for mid in mids:
-            row[mid] = r.cells[mid]
-        row["what decides it"] = ("-" if not r.flips else
-                                  f"{r.property_name}: " + "; ".join(
-                                      f"{mid}: {value}"
-                                      for mid, value in r.property_values.items())
-                                  if r.property_name else "unexplained")
+            value = r.property_values.get(mid, "") if r.flips else ""
+            row[mid] = r.cells[mid] + (f" ({value})" if value and mid in r.classes else "")
+        row["what decides it"] = ("-" if not r.flips else r.property_name or "unexplained")
         out.append(row)
     return pd.DataFrame(out, columns=["claim", *mids, "what decides it"])
