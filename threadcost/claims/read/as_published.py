@@ -172,6 +172,26 @@ def switch_in_syscalls(runs: Runs) -> Measurement | Missing:
                             "call (getppid), same repeat")
 
 
+def in_units(select: Select, yard_name: str, unit: str) -> Select:
+    """A time read in multiples of a yardstick of the same machine (the property a
+    verdict turns on, in its own units): the reading / the yardstick's mean, with the
+    conservative interval of the two."""
+    from threadcost.claims.intervals import quotient
+    from threadcost.claims.read.switching import yardstick
+
+    def select_in_units(runs: Runs) -> Measurement | Missing:
+        top, bottom = select(runs), yardstick(yard_name)(runs)
+        if isinstance(top, Missing):
+            return top
+        if isinstance(bottom, Missing):
+            return bottom
+        return quotient(top, bottom, unit, run_id=f"{top.run_id}; {bottom.run_id}",
+                        setup={**top.setup, "yardstick": yard_name},
+                        how=f"{top.how or 'the reading'} / the {yard_name} yardstick's mean "
+                            "(another run of the same machine); conservative interval")
+    return select_in_units
+
+
 def echo_rate(placement: str) -> Select:
     def select(runs: Runs) -> Measurement | Missing:
         found = runs.matching("echo", placements=_has(placement))

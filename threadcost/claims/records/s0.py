@@ -77,6 +77,10 @@ CLAIMS: tuple[Claim, ...] = (
                            ap.switch_in_syscalls))),
     Claim("C02", source="S0", published=C02,
           as_published=(_unpinned("pipe"), _unpinned("condvar")),
+          context=(Context("Unpinned pipe switch in wake-ups on another, idle CPU (the unit "
+                           "that compares across machines)", None, "wake-ups",
+                           ap.in_units(ap.switch_ns("pipe", "unpinned"), "wakeup_cross_cpu",
+                                       "wake-ups")),),
           shape=(_ratio("pipe"), _ratio("condvar"))),
     Claim("C03", source="S0", published=C03, as_published=(
         about_reading("Pipe echo pinned to one CPU", "iterations/s", V3["echo_pinned_per_s"],
