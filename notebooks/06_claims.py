@@ -139,11 +139,11 @@ if save:
 # ## Context: the published machines' absolute numbers
 #
 # Not verdicts: the sources' machines (a 2018 desktop, for S0) and this one differ in more
-# than threads.
-# Where this machine measured the 64 KiB memcpy yardstick (notebook 4's last cell, or
-# the launch run), each time is also divided by how much faster or slower the memcpy
-# is here than on the source's machine (S0-code: about 3 µs): a normalised ratio near 1
-# means the difference is the machine's general speed, not the operation.
+# than threads. Some rows read a number in the unit of the machine property its verdict
+# turns on (a pinned switch in empty system calls, an unpinned one in wake-ups on another
+# CPU): in those units machines that differ several times in nanoseconds agree. Nothing
+# is divided by S0-code's 64 KiB copy: its 3 µs is a bar typed in a plot script, with no
+# cache state stated.
 
 # %%
 display(claims_view.style(claims_view.context_table(verdicts), column="claim"))
