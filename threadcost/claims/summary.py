@@ -124,9 +124,10 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
                f"that says what differs ({tp['of them on a substitute']} of them): "
                f"{tp['holds']} hold on this machine, {tp['differs']} "
                f"differ, {tp['inconclusive']} are inconclusive ({under} of them because the "
-               f"default run cannot resolve the tolerance), {tp['not reproducible']} are not "
-               f"reproducible on this machine (its setup cannot run as published here), "
-               f"{tp['not run here']} were not run "
+               f"default run cannot resolve the tolerance), "
+               + (f"{tp['not reproducible']} are not reproducible on this machine (their "
+                  "setup cannot run as published here), " if tp["not reproducible"] else "")
+               + f"{tp['not run here']} were not run "
                f"here and {tp['computed']} are computed (from limits, or scaled), not measured.")
     holds = [(cid, a) for cid, a in ap if a.verdict == SUPPORTED and a.timing][:3]
     if holds:

@@ -122,7 +122,8 @@ CLAIMS: tuple[Claim, ...] = (
                        quote=PINNED, substitute=PIPES),)),
     Claim("C22", source="S5", published=C22, as_published=(
         about_reading("RSS per Rust thread (slope over the task count)", "KiB",
-                      V22["thread_user_kib"], rust.c22_thread_rss, RSS),
+                      V22["thread_user_kib"], rust.c22_thread_rss, RSS,
+                      why=whys.IDLE_THREAD_RSS),
         about_reading("Kernel memory per thread, counted as slab like S5's slabtop "
                       "(slope)", "KiB", V22["thread_kernel_kib"], ap.slab_slope, KERNEL,
                       substitute=SLAB_BY_IDLE),
