@@ -140,7 +140,10 @@ def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict
         v = replace(v, reason=f"underpowered: {v.power['text']}{other}")
     v = replace(v, words=words(v))
     if v.verdict == NOT_REPRODUCED and v.reason.startswith(logic.NOT_REPRODUCIBLE):
-        pass  # the setup did not run as published: no difference to explain
+        # the setup did not run as published: its reason (measured by the run, e.g. the
+        # CPUs saturated) is the why, never a cause of a difference it did not measure
+        v = replace(v, why=(Why(v.reason.removeprefix(f"{logic.NOT_REPRODUCIBLE}: "),
+                                fact=True),))
     elif kind == "as_published" and v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         v = replace(v, why=why(reading, runs, v))
     elif kind == "shape" and reading.why and v.verdict in (SUPPORTED, CONTRADICTED):
