@@ -5,7 +5,10 @@
 - :mod:`.catalogue`: the records, collected (records/ and sources/);
 - :mod:`.selectors` (and :mod:`.read`): which stored measurement feeds a reading;
 - :mod:`.logic`, :mod:`.readings`: the verdict rules; :mod:`.whys`: the causes;
-- :mod:`.published`: the published numbers and citations as tables.
+- :mod:`.published`: the published numbers and citations as tables;
+- :mod:`.machines`: each claim's verdict on every machine folder, and the machine
+  property behind a verdict that flips between them (``threadcost claims
+  --all-machines``, page 06).
 
 :func:`judge` is what notebook 06, ``threadcost claims`` and the summary views use;
 :func:`folklore` gives the index its sentences.

@@ -134,7 +134,7 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
         out.append("Holding here, for example: " + "; ".join(
             f"{_subject(a.text)} measures {_value(a)} ({cid}{_published(a)})"
             for cid, a in holds) + ".")
-    differs = [(cid, a) for cid, a in ap if a.verdict in (CONTRADICTED, NOT_REPRODUCED)]
+    differs = [(cid, a) for cid, a in ap if bucket(a) == "differs"]
     if differs:
         causes = Counter(_cause(a) for _, a in differs)
         lead = sorted(causes.items(), key=lambda kv: -kv[1])
