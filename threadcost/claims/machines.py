@@ -100,7 +100,8 @@ def toolchains(runs: Runs) -> str | None:
         for kind, row in (run.meta.get("summary", {}).get("kinds") or {}).items():
             if isinstance(row, dict) and not row.get("not_run"):
                 ran.add(kind.split("-")[0])
-    if runs.matching("goroutines_million") or runs.matching("goroutine_pinning"):
+    if any(not (r.meta.get("summary") or {}).get("skipped")
+           for r in runs.matching("goroutines_million")):
         ran.add("go")
     return ("ran: " + ", ".join(sorted(ran))) if ran else "no Go, Rust or Java peer ran"
 
@@ -169,7 +170,8 @@ def _cell(v: ClaimVerdict) -> str:
     if v.verdict == NOT_RUN and v.reason.startswith("no verdict"):
         return v.reason
     if v.verdict == NOT_RUN:
-        return f"not measured on this machine: {v.reason}" if v.reason else \
+        reason = v.reason.replace(": not run here: ", ": ").removeprefix("not run here: ")
+        return f"not measured on this machine: {reason}" if reason else \
             "not measured on this machine: no run of its experiment is stored"
     return v.label or v.verdict
 

@@ -114,7 +114,9 @@ def _table(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
         (pd.to_numeric(table["peak_page_tables_kib"], errors="coerce")
          - pd.to_numeric(table["page_tables_before_kib"], errors="coerce")) / tasks
         if {"peak_page_tables_kib", "page_tables_before_kib"} <= set(table) else np.nan)
-    wakeups = pd.to_numeric(table["wakeups"], errors="coerce").where(lambda w: w > 0)
+    # a run where no variant ran stores no wake-ups: every CPU reading is then not run
+    wakeups = (pd.to_numeric(table["wakeups"], errors="coerce").where(lambda w: w > 0)
+               if "wakeups" in table else np.nan)
     for column, seconds in (("cpu_us_per_wakeup", "cpu_s"), ("user_us_per_wakeup", "user_s"),
                             ("sys_us_per_wakeup", "sys_s")):
         if seconds in table:
