@@ -13,7 +13,8 @@ from threadcost.errors import ParameterError
 from threadcost.results import Result, _json_safe
 
 NAME = "claims"
-HELP = "judge the published claims C01..C23 on one machine's stored runs (no measuring)"
+HELP = ("judge the published claims on one machine's stored runs, or on every machine's "
+        "with --all-machines (no measuring)")
 SAVES = False
 
 
