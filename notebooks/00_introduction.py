@@ -23,7 +23,9 @@
 #   stops one thread and runs another);
 # - **space**: the address space reserved for it (virtual), the part of it backed by
 #   physical memory (resident), and the kernel's own memory for it (kernel stack,
-#   task structures, page tables), which no per-process counter shows.
+#   task structures, page tables), which RSS does not count (a process's page tables
+#   show in its VmPTE; its kernel stacks and task structures only in system-wide
+#   counters).
 #
 # Each cost is set against the alternatives: a **process** (fork), a **fiber**
 # (a user-space context switched by C code), and a **goroutine** (Go's scheduler);

@@ -15,19 +15,24 @@
 # C30..C35 from S7..S12, all cited in `data/published/references.csv`), each in one record under
 # `threadcost/claims/records/`: its source, its published values, and three readings.
 #
-# - **As published, here.** Every number the source printed, measured the way the
-#   source measured it: its definition (a switch is half a round trip), its workload,
-#   its counting, one mechanism or variant at a time, never pooled. It *holds here*
+# - **As published, here.** Every number the source printed, read like for like (its
+#   program, definition, statistic and setup: a switch is half a round trip, a mean is
+#   a mean) or, where this project does not run the source's own experiment, by a
+#   labelled substitute that says what differs; one mechanism or variant at a time,
+#   never pooled. It *holds here*
 #   when its whole 95% interval lies inside the tolerance the source's words give
 #   ("about X" is X +/- 20%, a published range is used as given, "within about 1%" is
 #   0.99 to 1.01), *differs here* (by how much, and which way) when it lies wholly
 #   outside, and is *inconclusive here* otherwise.
 # - **Shape.** Only the relations the source itself states, with its sentence: they
 #   *hold* or *fail* the same way.
-# - **Why it differs.** Every differing number names its cause from a yardstick
-#   measured in the same run (a wake-up on the same CPU and on another, idle or busy,
-#   CPU; an empty system call; a pipe write and read; a 64 KiB copy in cache and in no
-#   cache), or a fact of the kernel or runtime version, or says "unexplained".
+# - **Why it differs.** Every differing number names its cause from a more elementary
+#   quantity measured on the same machine (a wake-up on another CPU, idle or busy; an
+#   empty system call and the mitigations that set its cost; a 64 KiB copy in cache and
+#   in no cache; the CPUs Go spreads over; how deep an idle thread's stack reaches), or a
+#   fact of the kernel version, or says "unexplained". The same quantity measured again
+#   is no why. A setup that cannot run as published here (10,000 tasks saturating two
+#   CPUs) is *not reproducible on this machine*, never "underpowered".
 #
 # A timing reading rests on at least 5 independent repeats; its **power** (the
 # half-width of its interval against the half-width of its tolerance) is measured,
@@ -134,11 +139,11 @@ if save:
 # ## Context: the published machines' absolute numbers
 #
 # Not verdicts: the sources' machines (a 2018 desktop, for S0) and this one differ in more
-# than threads.
-# Where this machine measured the 64 KiB memcpy yardstick (notebook 4's last cell, or
-# the launch run), each time is also divided by how much faster or slower the memcpy
-# is here than on the source's machine (S0-code: about 3 µs): a normalised ratio near 1
-# means the difference is the machine's general speed, not the operation.
+# than threads. Some rows read a number in the unit of the machine property its verdict
+# turns on (a pinned switch in empty system calls, an unpinned one in wake-ups on another
+# CPU): in those units machines that differ several times in nanoseconds agree. Nothing
+# is divided by S0-code's 64 KiB copy: its 3 µs is a bar typed in a plot script, with no
+# cache state stated.
 
 # %%
 display(claims_view.style(claims_view.context_table(verdicts), column="claim"))
@@ -162,7 +167,13 @@ if len(machine_ids) >= 2:
         f"- {textout.md_code(m)}: {textout.md_text(across_machines.describe(data_dir, m))}"
         for m in machine_ids)))
     display(across_machines.headline_table(across))
-    display(across_machines.verdict_table(data_dir))
+    display(Markdown(
+        "Each claim's verdict on each machine, every folder judged on its own runs; where "
+        "a verdict differs between machines, the last column names the machine property "
+        "it is put down to and that property's value on each machine (a folder that "
+        "cannot feed a claim says why). The same table prints with "
+        "`threadcost claims --all-machines` (add `--json`)."))
+    display(claims_view.style(claims_view.across_machines_table(data_dir)))
     normalised = across_machines.normalised_table(data_dir, across)
     display(Markdown(across_machines.yardstick_text(data_dir, machine_ids)))
     if not normalised.empty:

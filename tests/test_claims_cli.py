@@ -63,3 +63,26 @@ def test_missing_data_dir_is_refused(tmp_path: object) -> None:
     proc = _cli("--data-dir", "/nonexistent/threadcost-data", "--json")
     assert proc.returncode == 2
     assert "--data-dir" in proc.stderr
+
+
+def test_all_machines_lists_each_claim_on_each_folder(tmp_path: object) -> None:
+    """``--all-machines --json``: one row per claim, a verdict (or why not) per folder."""
+    import shutil
+    from pathlib import Path
+
+    data = paths.REPO_ROOT / "data"
+    if not (data / REFERENCE).is_dir():
+        pytest.skip("the committed reference run is not in this checkout")
+    folder = Path(str(tmp_path)) / "data"
+    shutil.copytree(data / REFERENCE, folder / REFERENCE)
+    proc = _cli("--all-machines", "--data-dir", str(folder), "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [r["claim"] for r in rows] == [c["claim_id"] for _, c in
+                                          claims.claims().iterrows()][:len(rows)]
+    for r in rows:
+        assert set(r["verdicts"]) == {REFERENCE}
+        cell = r["verdicts"][REFERENCE]
+        assert cell.split(", ")[0] in CLASSES or cell.startswith(
+            ("not measured on this machine: ", "no verdict")), cell
+        assert r["flips"] is False  # one folder: nothing to flip against

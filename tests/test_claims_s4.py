@@ -169,15 +169,27 @@ def test_too_few_repeats_are_not_judged(tmp_path: Path) -> None:
 
 
 def test_saturated_cpus_show_cpu_but_do_not_judge_it(tmp_path: Path) -> None:
+    """Saturated CPUs: the setup cannot run as published here. That is "not reproducible
+    on this machine", never "underpowered": no power, no call for more repeats."""
     got = _judge(tmp_path, sleepers_run(saturated=("rust_threads",)))
     c17 = got["C17"]
     by_variant = {a.setup.get("variant"): a for a in c17.as_published
                   if a.text.startswith("CPU")}
-    assert by_variant["rust_threads"].verdict == "inconclusive"
-    assert "saturated" in by_variant["rust_threads"].reason
-    assert by_variant["rust_threads"].measured is not None
+    sat = by_variant["rust_threads"]
+    assert sat.verdict == "not reproduced"
+    assert sat.reason.startswith("not reproducible on this machine") and "saturated" in sat.reason
+    assert sat.words.startswith("not reproducible on this machine")
+    assert sat.power is None  # no call for more repeats
+    assert [w.text for w in sat.why] == [sat.reason.split(": ", 1)[1]]
+    assert sat.measured is not None
     assert by_variant["goroutines"].verdict == "supported"
-    assert all(a.verdict == "inconclusive" and "saturated" in a.reason for a in c17.shape)
+    assert all(a.verdict == "not reproduced" and "saturated" in a.reason and a.power is None
+               for a in c17.shape)
+    from threadcost.claims import summary
+
+    tally = summary.tally_readings(list(got.values()))
+    assert tally["as_published"]["not reproducible"] >= 1
+    assert not any(a is sat for _, a in summary.underpowered(list(got.values())))
     assert all(a.verdict == "supported" for a in _readings(got["C15"]))  # memory
 
 

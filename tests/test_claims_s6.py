@@ -47,7 +47,8 @@ def test_goroutines_below_half_a_thread_contradict_the_posts_words(tmp_path: Pat
     assert by["Goroutines take more than 50% of the memory of Rust threads, and less than "
               "Rust threads"] == "contradicted"
     assert by["Goroutines take over 6x the memory of the best Rust program"] == "contradicted"
-    assert c24.verdict.startswith("contradicted")
+    # S6's program as modified here (every task waits for all): a labelled substitute
+    assert c24.verdict == "substitute" and c24.label.startswith("substitute, contradicted")
 
 
 def test_c25_says_which_count_is_missing(tmp_path: Path) -> None:

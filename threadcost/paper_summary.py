@@ -89,8 +89,8 @@ def abstract_html(data_dir: str | Path | None = None, machine_id: str | None = N
     if h.total_kib is not None and h.rss_kib is not None:
         memory = (f"An idle thread costs about {mem} of memory, of which only {rss} is "
                   "visible in its process's resident set (RSS); the rest is kernel memory "
-                  "(kernel stack, task structures, page tables) that no per-process counter "
-                  "shows.")
+                  "(kernel stack, task structures, page tables) that RSS does not count "
+                  "(only the page tables show per process, in VmPTE).")
     elif h.total_kib is not None:
         memory = (f"An idle thread costs about {mem} of memory, resident and kernel side "
                   "together.")

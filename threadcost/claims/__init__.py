@@ -5,7 +5,10 @@
 - :mod:`.catalogue`: the records, collected (records/ and sources/);
 - :mod:`.selectors` (and :mod:`.read`): which stored measurement feeds a reading;
 - :mod:`.logic`, :mod:`.readings`: the verdict rules; :mod:`.whys`: the causes;
-- :mod:`.published`: the published numbers and citations as tables.
+- :mod:`.published`: the published numbers and citations as tables;
+- :mod:`.machines`: each claim's verdict on every machine folder, and the machine
+  property behind a verdict that flips between them (``threadcost claims
+  --all-machines``, page 06).
 
 :func:`judge` is what notebook 06, ``threadcost claims`` and the summary views use;
 :func:`folklore` gives the index its sentences.
@@ -118,8 +121,10 @@ def _note_skipped(verdicts: list[ClaimVerdict], data_dir: str | Path | None,
             for a in v.assertions)
         if not touched:
             out.append(v)
-        elif v.verdict == NOT_RUN:
-            out.append(replace(v, reason=note, sentence=f"{v.id} could not be judged: {note}."))
+        elif v.verdict == NOT_RUN:  # its own reason first: the skipped run may not be why
+            reason = f"{v.reason}; {note}" if v.reason else note
+            out.append(replace(v, reason=reason, sentence=f"{v.id} could not be judged: "
+                                                          f"{reason}."))
         else:
             out.append(replace(v, sentence=f"{v.sentence} Note: {note}."))
     return out

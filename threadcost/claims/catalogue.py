@@ -2,7 +2,7 @@
 source).
 
 Each record declares its published values once, its as-published readings (every
-number the source printed, measured here the way the source measured it), its shape
+number the source printed, read like for like or by a labelled substitute), its shape
 readings (the relations the source itself states) and the why functions that name
 the cause of a difference. Tolerances follow the source's words: "about X" allows
 X +/- 20% unless the words say more; a published range is used as given; "within

@@ -47,6 +47,8 @@ from threadcost.claims.runs import Runs
 
 DEFAULT_COMPUTED = "computed, not measured"
 STRADDLES = "the interval straddles a bound of the tolerance"
+NOT_REPRODUCIBLE = "not reproducible on this machine"
+SPANS = "decided by a setting the source does not state"
 
 
 def classify(lo: float, hi: float, tol_low: float | None, tol_high: float | None) -> str:
@@ -79,6 +81,9 @@ def judge_measurement(assertion: Assertion, got: Measurement | Missing,
     if got.computed:
         return AssertionVerdict(verdict=COMPUTED, reason=got.unjudgeable or DEFAULT_COMPUTED,
                                 **common)
+    if got.not_reproducible:
+        return AssertionVerdict(verdict=NOT_REPRODUCED,
+                                reason=f"{NOT_REPRODUCIBLE}: {got.not_reproducible}", **common)
     verdict = classify(lo, hi, assertion.low, assertion.high)
     reason = ""
     if verdict != SUPPORTED and cause:
@@ -93,7 +98,7 @@ def judge_measurement(assertion: Assertion, got: Measurement | Missing,
     if problems:
         verdict, reason = INCONCLUSIVE, "; ".join(problems)
     elif verdict == INCONCLUSIVE:
-        reason = STRADDLES
+        reason = f"{SPANS}: {got.spans}" if got.spans else STRADDLES
     return AssertionVerdict(verdict=verdict, reason=reason, **common)
 
 

@@ -3,11 +3,14 @@
 A claim's **record** (threadcost/claims/records/<source>.py) holds its source,
 the source's words, its published values (typed once) and its readings:
 
-- ``as_published``: every number the source printed, measured here the way the
-  source measured it, one mechanism or variant at a time;
+- ``as_published``: every number the source printed, read like for like (the
+  source's program, definition, statistic and setup) or by a labelled substitute
+  (``substitute``: what stands in and what differs), one mechanism or variant at a time;
 - ``shape``: only the relations the source itself states, with its sentence;
-- each reading's ``why``: functions that name, from a yardstick measured in the
-  same run, the cause of a difference (none applies: "unexplained").
+- each reading's ``why``: functions that name the cause of a difference from a more
+  elementary quantity measured on the same machine (an empty system call, a wake-up
+  on another CPU, a copy's cache state, the CPUs); the same quantity measured again
+  is no why (none applies: "unexplained").
 
 A reading is an :class:`Assertion` (the older name, kept so that modules written
 against it plug in unchanged: a claim with only ``assertions`` has them read as
@@ -53,6 +56,12 @@ class Measurement:
     unjudgeable: str = ""  # why this reading cannot carry a verdict (then inconclusive)
     substitute: str | None = None  # a stand-in method this reading fell back to
     where: str = ""  # the setup in a few words, shown with the value ("at 1,000 tasks")
+    # why the source's setup cannot run as published on this machine (saturated CPUs, a
+    # limit): then "not reproducible on this machine: <why>", never "underpowered"
+    not_reproducible: str = ""
+    # the interval spans a setting the source does not state (a copy's cache state), not
+    # sampling error: an inconclusive verdict says so, and more repeats would not help
+    spans: str = ""
 
 
 @dataclass(frozen=True)

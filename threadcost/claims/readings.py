@@ -73,11 +73,13 @@ def words(v: AssertionVerdict) -> str:
     """The verdict of one reading in words about this machine."""
     shape = v.kind == "shape"
     if v.verdict == NOT_RUN:
-        return f"not run here: {v.reason}"
+        return v.reason if v.reason.startswith("no verdict") else f"not run here: {v.reason}"
     if v.verdict == COMPUTED:
         return "computed here, not measured"
     if v.verdict == SUPPORTED:
         return "holds" if shape else "holds here"
+    if v.verdict == NOT_REPRODUCED and v.reason.startswith(logic.NOT_REPRODUCIBLE):
+        return v.reason  # the setup cannot run as published here: no factor is a verdict
     if v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         if shape:
             return "fails" if v.verdict == CONTRADICTED else "not reproduced here"
@@ -129,12 +131,20 @@ def power(v: AssertionVerdict) -> dict[str, Any] | None:
 def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict:
     v = logic.judge_assertion(reading, runs)
     v = replace(v, kind=kind, quote=reading.quote, up_front=reading.up_front)
-    v = replace(v, power=power(v))
+    # power is the question of a reading that ran as published: one that cannot is not
+    # underpowered, and more repeats would not make it judgeable
+    v = replace(v, power=None if v.verdict == NOT_REPRODUCED
+                or v.reason.startswith(logic.SPANS) else power(v))
     if v.verdict == INCONCLUSIVE and v.power and not v.power["resolves"]:
         other = "" if v.reason in ("", logic.STRADDLES) else f"; {v.reason}"
         v = replace(v, reason=f"underpowered: {v.power['text']}{other}")
     v = replace(v, words=words(v))
-    if kind == "as_published" and v.verdict in (CONTRADICTED, NOT_REPRODUCED):
+    if v.verdict == NOT_REPRODUCED and v.reason.startswith(logic.NOT_REPRODUCIBLE):
+        # the setup did not run as published: its reason (measured by the run, e.g. the
+        # CPUs saturated) is the why, never a cause of a difference it did not measure
+        v = replace(v, why=(Why(v.reason.removeprefix(f"{logic.NOT_REPRODUCIBLE}: "),
+                                fact=True),))
+    elif kind == "as_published" and v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         v = replace(v, why=why(reading, runs, v))
     elif kind == "shape" and reading.why and v.verdict in (SUPPORTED, CONTRADICTED):
         # a relation the source states, explained by a yardstick of the same mechanism

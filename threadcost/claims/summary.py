@@ -21,13 +21,17 @@ from threadcost.claims.model import (
     ClaimVerdict,
 )
 
-BUCKETS = {"as_published": ("holds", "differs", "inconclusive", "not run here", "computed"),
-           "shape": ("holds", "fails", "inconclusive", "not run here", "computed")}
+BUCKETS = {"as_published": ("holds", "differs", "inconclusive", "not reproducible",
+                            "not run here", "computed"),
+           "shape": ("holds", "fails", "inconclusive", "not reproducible", "not run here",
+                     "computed")}
 
 
 def bucket(v: AssertionVerdict) -> str:
     if v.verdict == SUPPORTED:
         return "holds"
+    if v.verdict == NOT_REPRODUCED and v.reason.startswith(logic.NOT_REPRODUCIBLE):
+        return "not reproducible"
     if v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         return "differs" if v.kind == "as_published" else "fails"
     if v.verdict == NOT_RUN:
@@ -41,9 +45,12 @@ def tally_readings(verdicts: list[ClaimVerdict]) -> dict[str, dict[str, int]]:
     """kind ("as_published", "shape") -> bucket -> count, published claims only."""
     out: dict[str, dict[str, int]] = {}
     for kind, names in BUCKETS.items():
-        seen = Counter(bucket(a) for v in verdicts if not v.finding for a in v.assertions
-                       if a.kind == kind)
+        rows = [a for v in verdicts if not v.finding for a in v.assertions if a.kind == kind]
+        seen = Counter(bucket(a) for a in rows)
         out[kind] = {n: seen.get(n, 0) for n in names}
+        # stand-ins are counted across the buckets: how many readings rest on one
+        out[kind]["of them on a substitute"] = sum(
+            1 for a in rows if a.substitute and a.verdict not in (NOT_RUN, COMPUTED))
     return out
 
 
@@ -92,11 +99,15 @@ def _cause(a: AssertionVerdict) -> str:
         return "a fact of the kernel or runtime version"
     if "wakeup_cross_cpu" in w.yardsticks:
         return "the cost of a cross-CPU wake-up"
-    if "pipe_switch_pinned" in w.yardsticks:
-        return "the cost of a pipe hand-off on one CPU"
+    if "syscall" in w.yardsticks:
+        return "the cost of an empty system call"
     if "memcpy_64kib_cold" in w.yardsticks:
-        return "this CPU's speed at S0-code's 64 KiB copy"
-    return "a yardstick of the same mechanism measured in the same run"
+        return "the cache state of a copy"
+    if "gomaxprocs" in w.yardsticks:
+        return "the CPUs Go's runtime spreads over"
+    if "rss_idle_kib" in w.yardsticks:
+        return "how deep an idle thread's stack reaches"
+    return "a more elementary quantity measured in the same run"
 
 
 def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
@@ -108,17 +119,22 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
     out = []
     tp = t["as_published"]
     under = sum(1 for _, a in underpowered(published) if a.kind == "as_published")
-    out.append(f"Of the {len(ap)} numbers the sources printed, measured here the way each "
-               f"source measured it: {tp['holds']} hold on this machine, {tp['differs']} "
+    out.append(f"Of the {len(ap)} numbers the sources printed, each read here like for like "
+               f"(the source's program, definition and statistic) or by a labelled substitute "
+               f"that says what differs ({tp['of them on a substitute']} of them): "
+               f"{tp['holds']} hold on this machine, {tp['differs']} "
                f"differ, {tp['inconclusive']} are inconclusive ({under} of them because the "
-               f"default run cannot resolve the tolerance), {tp['not run here']} were not run "
+               f"default run cannot resolve the tolerance), "
+               + (f"{tp['not reproducible']} are not reproducible on this machine (their "
+                  "setup cannot run as published here), " if tp["not reproducible"] else "")
+               + f"{tp['not run here']} were not run "
                f"here and {tp['computed']} are computed (from limits, or scaled), not measured.")
     holds = [(cid, a) for cid, a in ap if a.verdict == SUPPORTED and a.timing][:3]
     if holds:
         out.append("Holding here, for example: " + "; ".join(
             f"{_subject(a.text)} measures {_value(a)} ({cid}{_published(a)})"
             for cid, a in holds) + ".")
-    differs = [(cid, a) for cid, a in ap if a.verdict in (CONTRADICTED, NOT_REPRODUCED)]
+    differs = [(cid, a) for cid, a in ap if bucket(a) == "differs"]
     if differs:
         causes = Counter(_cause(a) for _, a in differs)
         lead = sorted(causes.items(), key=lambda kv: -kv[1])

@@ -13,13 +13,17 @@ from threadcost.errors import ParameterError
 from threadcost.results import Result, _json_safe
 
 NAME = "claims"
-HELP = "judge the published claims C01..C23 on one machine's stored runs (no measuring)"
+HELP = ("judge the published claims on one machine's stored runs, or on every machine's "
+        "with --all-machines (no measuring)")
 SAVES = False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--machine", default=None,
                         help="machine folder under the data folder (default: this machine)")
+    parser.add_argument("--all-machines", action="store_true",
+                        help="judge every machine folder of the data folder: each claim's "
+                             "verdict per machine, and the property that explains a flip")
     parser.add_argument("--data-dir", default=None,
                         help="data folder (default: the repository's data/ or "
                              "$THREADCOST_DATA_DIR)")
@@ -50,6 +54,8 @@ def execute(args: argparse.Namespace) -> Result:
         raise ParameterError("--machine", args.machine,
                              f"a machine folder with runs under {folder.name}/: "
                              f"{', '.join(present)}")
+    if getattr(args, "all_machines", False):
+        return _all_machines(folder, present)
     from threadcost import machine
 
     mid = args.machine or machine.machine_id()
@@ -74,10 +80,31 @@ def execute(args: argparse.Namespace) -> Result:
                          "not_pooled": refused, "skipped": skipped}, verdicts=rows)
 
 
+def _all_machines(folder: Path, present: list[str]) -> Result:
+    """Every machine folder judged on its own runs: one row per claim."""
+    from threadcost.claims import machines
+
+    mids, rows = machines.across(folder, present)
+    return ClaimsResult("claims", {"all_machines": True, "data_dir": str(folder)},
+                        {"machines": mids, "across": True},
+                        verdicts=[r.as_dict() for r in rows])
+
+
 def format_text(result: Result) -> str:
     from threadcost.textout import table
 
     assert isinstance(result, ClaimsResult)
+    if result.summary.get("across"):
+        mids = result.summary["machines"]
+        lines = [table(["claim", *mids], [[r["claim"], *(r["verdicts"][m].split(" (")[0][:60]
+                                                         for m in mids)]
+                                          for r in result.verdicts]), ""]
+        for r in result.verdicts:
+            if r["flips"] and r["property"]:
+                values = "; ".join(f"{m}: {v}" for m, v in r["property_values"].items())
+                lines.append(f"{r['claim']} differs between machines; {r['property']}: "
+                             f"{values}")
+        return "\n".join(lines)
     rows = [[v["id"] + (" (finding)" if v.get("finding") else ""),
              v["verdict"].split(" (")[0]] for v in result.verdicts]
     lines = [table(["claim", "verdict"], rows), ""]

@@ -138,8 +138,8 @@ def readings_tally_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
              **{k: str(n) for k, n in t["as_published"].items()}, "fails": "-"},
             {"readings": "shape (the relations the sources state)",
              **{k: str(n) for k, n in t["shape"].items()}, "differs": "-"}]
-    cols = ["readings", "holds", "differs", "fails", "inconclusive", "not run here",
-            "computed"]
+    cols = ["readings", "holds", "differs", "fails", "inconclusive", "not reproducible",
+            "not run here", "computed", "of them on a substitute"]
     return pd.DataFrame(rows)[cols]
 
 
@@ -245,12 +245,7 @@ def context_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
                 "here": (f"{logic.number(c.measured)} {c.unit}" if c.measured is not None
                          else f"- ({c.reason})"),
                 "here / published": logic.number(c.ratio) if c.ratio is not None else "-",
-                "64 KiB memcpy, here / published": (logic.number(c.yardstick_ratio)
-                                                     if c.yardstick_ratio is not None
-                                                     else "-"),
-                "normalised by the memcpy": (logic.number(c.normalised_ratio)
-                                             if c.normalised_ratio is not None else "-"),
-            })
+            })  # no row is normalised by S0-code's 3 µs copy: a bar typed in a plot script
     return pd.DataFrame(rows)
 
 
@@ -400,3 +395,21 @@ def figure(verdicts: list[ClaimVerdict], ids: list[str] | None = None) -> plt.Fi
     ax.set_title("Each assertion against its tolerance", pad=52)
     fig.tight_layout()
     return fig
+
+
+def across_machines_table(data_dir: str | Path | None = None) -> pd.DataFrame:
+    """Each claim's verdict on every machine folder of the data folder (each judged on
+    its own runs). Where it differs between them, each cell adds the value there of the
+    machine property the flip is put down to, and the last column names that property."""
+    from threadcost.claims import machines
+
+    mids, rows = machines.across(data_dir)
+    out = []
+    for r in rows:
+        row: dict[str, Any] = {"claim": r.claim}
+        for mid in mids:
+            value = r.property_values.get(mid, "") if r.flips else ""
+            row[mid] = r.cells[mid] + (f" ({value})" if value and mid in r.classes else "")
+        row["what decides it"] = ("-" if not r.flips else r.property_name or "unexplained")
+        out.append(row)
+    return pd.DataFrame(out, columns=["claim", *mids, "what decides it"])

@@ -161,6 +161,46 @@ def c14_process_over_thread_sys(runs: Runs) -> Measurement | Missing:
     return meas
 
 
+def sys_per_user_ms(mode: str) -> Any:
+    """System time per second of user time over the whole run (the time command's sys /
+    user), per repeat: S3's runs were about 180x longer than these, so absolute seconds
+    do not compare, the system time each second of the same work costs does."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _cpu_bound(runs, "own")
+        if isinstance(got, Missing):
+            return got
+        rows, found = got
+        if "whole_user_s" not in rows or "whole_sys_s" not in rows:
+            return Missing("the stored cpu_bound run predates the whole run's user and "
+                           "system time (the time command's figures)")
+        rows = rows[(rows["mode"] == mode) & (rows.whole_user_s > 0)]
+        if rows.empty:
+            return Missing(f"the cpu_bound run has no {mode} with the working set")
+        wall = float(rows.wall_s.median())
+        return over_repeats(rows.whole_sys_s / rows.whole_user_s * 1000, "ms",
+                            run_id=run_ids(found),
+                            setup={"experiment": "cpu_bound", "mode": mode,
+                                   "working_set": "own (8 MB per task)",
+                                   "run": f"{wall:.2f} s (S3: about 146 s)"},
+                            how="per repeat: system time / user time of the whole run, like "
+                                "the time command's sys / user, in ms per user second",
+                            where=f"(runs of {wall:.2f} s)")
+    return select
+
+
+def setup_share(runs: Runs) -> tuple[float, float, str] | None:
+    """(system seconds inside the tasks' loops, system seconds of the whole run, run ids)
+    of the processes with their own working set: medians over repeats."""
+    got = _cpu_bound(runs, "own")
+    if isinstance(got, Missing):
+        return None
+    rows, found = got
+    rows = rows[rows["mode"] == "processes"]
+    if rows.empty or "sys_s" not in rows:
+        return None
+    return float(rows.sys_s.median()), float(rows.whole_sys_s.median()), run_ids(found)
+
+
 def c14_dtlb_ratio(runs: Runs) -> Measurement | Missing:
     """Context for C14 (S3's mechanism): dTLB load misses, processes / threads, own set."""
     got = _cpu_bound(runs, "own")

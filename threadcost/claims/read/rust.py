@@ -38,6 +38,24 @@ def _kinds(runs: Runs, *kinds: str) -> tuple[list[dict[str, Any]], list[Any]] | 
     return [r.meta["summary"]["kinds"] for r in found], found
 
 
+def not_stored(what: str, why: str) -> Any:
+    """A context row for a quantity no stored run holds: "not measured on this machine"
+    with why (and what would measure it)."""
+    def select(runs: Runs) -> Missing:
+        return Missing(f"{what} is not measured: {why}")
+    return select
+
+
+KERNEL_SIDE = ("the peers' memory points record VmSize and VmRSS only; the kernel side "
+               "(KernelStack, PageTables, slab in /proc/meminfo around each point, as "
+               "notebook 02 reads it for C threads) is not read for them")
+JAVA_SWITCH = ("the Java peer runs no ping-pong (its runtimes run the memory, launch and "
+               "sleepers programs only)")
+rust_kernel_side = not_stored("kernel memory per Rust thread", KERNEL_SIDE)
+java_kernel_side = not_stored("kernel memory per Java platform thread", KERNEL_SIDE)
+java_switch = not_stored("a switch between two Java threads", JAVA_SWITCH)
+
+
 def per_task_kib(kind: str, column: str) -> Any:
     """Memory per idle task of ``kind`` (slope), pooled over runs."""
     def select(runs: Runs) -> Measurement | Missing:
@@ -53,6 +71,62 @@ def per_task_kib(kind: str, column: str) -> Any:
                             how=f"slope of {column.replace('_kib', '').upper()} over "
                                 f"{tasks:,} idle {kind}s (Rust peer)",
                             where=f"(slope over {tasks:,} idle tasks)")
+    return select
+
+
+ARENAS_PER_CPU = 8  # glibc on 64-bit: at most 8 malloc arenas per CPU (M_ARENA_MAX unset)
+
+
+def _cpus(run: Any) -> int | None:
+    cpus = run.meta.get("machine", {}).get("logical_cpus")
+    return int(cpus) if cpus else None
+
+
+def past_arenas(kind: str, column: str) -> Any:
+    """Memory per idle task of ``kind`` past glibc's one-time malloc arena reservations:
+    the slope over the stored points at or beyond 8 x CPUs tasks (each thread that
+    mallocs gets a new arena, 64 MiB of address space reserved at once, until 8 arenas
+    per CPU exist; past that cap threads share them, so each further thread adds only
+    its own stack and descriptor). Pooled over runs; a run with fewer than three points
+    past the cap is left out (then the whole-range slope is not used either)."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _kinds(runs, kind)
+        if isinstance(got, Missing):
+            return got
+        summaries, found = got
+        xs: list[float] = []
+        ys: list[float] = []
+        caps = []
+        used = []
+        for s, run in zip(summaries, found, strict=True):
+            cpus = _cpus(run)
+            points = s[kind]["memory"].get("points") or []
+            if cpus is None or not points:
+                continue
+            cap = ARENAS_PER_CPU * cpus
+            past = [p for p in points if p["tasks"] >= cap]
+            if len(past) < 3:
+                continue
+            caps.append(cap)
+            used.append(run)
+            base = past[0][column]
+            xs += [float(p["tasks"]) for p in past]
+            ys += [float(p[column] - base) for p in past]  # each run from its own origin
+        if not used:
+            return Missing(f"no stored peer_runtimes run holds three memory points of {kind} "
+                           "past glibc's malloc arena cap (8 x CPUs tasks)")
+        from threadcost.claims.intervals import slope
+
+        cap = max(caps)
+        return slope(xs, ys, "KiB", repeats=len(used), run_id=run_ids(used),
+                     setup={"experiment": "peer_runtimes", "kind": kind,
+                            "from tasks": cap, "arena cap": f"8 x {cap // 8} CPUs"},
+                     how=(f"slope of {column.replace('_kib', '').upper()} per idle {kind} "
+                          f"over the points from {cap:,} tasks on (Rust peer), past glibc's "
+                          f"malloc arena cap (8 arenas per CPU: each of the first {cap} "
+                          "threads to malloc reserves a 64 MiB arena once, a jump that is "
+                          "not a per-thread cost)"),
+                     where=f"(slope past {cap:,} tasks)")
     return select
 
 
@@ -318,10 +392,10 @@ PAGE_TABLES_BY_C = ("C threads on glibc's default 8 MiB stacks (notebook 2's thr
                     "program holds the page tables (VmPTE)")
 
 # claim -> the selectors above (catalogue.py applies them)
-c10_vsz_per_thread = prefer(per_task_kib("rust-thread", "vsz_kib"),
+c10_vsz_per_thread = prefer(past_arenas("rust-thread", "vsz_kib"),
                             sel.ceiling_per_thread("vsz_kib_per_thread",
                                                    sel.c10_vsz_per_thread))
-c10_rss_per_thread = prefer(per_task_kib("rust-thread", "rss_kib"),
+c10_rss_per_thread = prefer(past_arenas("rust-thread", "rss_kib"),
                             sel.ceiling_per_thread("rss_kib_per_thread",
                                                    sel.c10_rss_per_thread))
 c10_million = prefer(c10_million_scaled, sel.c10_million_scaled)

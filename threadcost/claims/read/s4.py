@@ -114,7 +114,9 @@ def _table(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
         (pd.to_numeric(table["peak_page_tables_kib"], errors="coerce")
          - pd.to_numeric(table["page_tables_before_kib"], errors="coerce")) / tasks
         if {"peak_page_tables_kib", "page_tables_before_kib"} <= set(table) else np.nan)
-    wakeups = pd.to_numeric(table["wakeups"], errors="coerce").where(lambda w: w > 0)
+    # a run where no variant ran stores no wake-ups: every CPU reading is then not run
+    wakeups = (pd.to_numeric(table["wakeups"], errors="coerce").where(lambda w: w > 0)
+               if "wakeups" in table else np.nan)
     for column, seconds in (("cpu_us_per_wakeup", "cpu_s"), ("user_us_per_wakeup", "user_s"),
                             ("sys_us_per_wakeup", "sys_s")):
         if seconds in table:
@@ -162,9 +164,11 @@ def _saturated(rows: pd.DataFrame, count: int) -> str:
     busy = sorted({NAMES.get(v, v) for v in rows[rows.saturated].variant})
     if not busy:
         return ""
-    return (f"{' and '.join(busy)} saturated the CPUs at {count:,} tasks here (CPUs at "
+    return (f"{' and '.join(busy)} saturated this machine's CPUs at {count:,} tasks (CPUs at "
             f"least {SATURATION_SHARE:.0%} busy, or the run more than {LATE_FACTOR}x its "
-            "schedule): CPU per wake-up is judged only where the tasks kept up")
+            "schedule): the tasks could not wake on S4's schedule, so their CPU per wake-up "
+            "is not the cost of a wake-up; more repeats would not change that, a machine "
+            "with more CPUs would")
 
 
 def _per_repeat(found: list[Any]) -> str:
@@ -195,7 +199,7 @@ def at_s4(variant: str, column: str, unit: str) -> Any:
                              f"{PROGRAM.get(variant, 'peer')}: {words}",
                          where=_where(count))
         reason = _saturated(rows, count) if cpu else ""
-        return Measurement(**{**m.__dict__, "unjudgeable": reason}) if reason else m
+        return Measurement(**{**m.__dict__, "not_reproducible": reason}) if reason else m
     return select
 
 
@@ -232,7 +236,7 @@ def ratio(top: str, bottom: str, column: str, cut: bool = False) -> Any:
         else:
             m = log_ratio(ratios, **info)
         reason = _saturated(rows, count) if cpu else ""
-        return Measurement(**{**m.__dict__, "unjudgeable": reason}) if reason else m
+        return Measurement(**{**m.__dict__, "not_reproducible": reason}) if reason else m
     return select
 
 

@@ -49,6 +49,11 @@ def peak_mb(kind: str, count: int) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
         got = _rows(runs, kind, count)
         if isinstance(got, Missing):
+            if count == MILLION:
+                stand_in = million_stand_in(runs, kind)
+                if isinstance(stand_in, Measurement):
+                    return stand_in
+                return Missing(f"{got.reason}; {stand_in.reason}")
             return got
         rows, found = got
         computed = bool((rows.measured_count < count).any())
@@ -62,6 +67,46 @@ def peak_mb(kind: str, count: int) -> Any:
     return select
 
 
+MILLION = 1_000_000
+S1_AT_A_MILLION = ("S1's program at one million, every task asleep at once (the Rust peer's "
+                   "Tokio tasks held until all exist; the Go program's all-at-once "
+                   "goroutines), stands in for S6's program: the same N sleeping tasks, "
+                   "without S6's 10 s sleep; the peak is the program's max RSS")
+
+
+def million_stand_in(runs: Runs, kind: str) -> Measurement | Missing:
+    """One million sleeping tasks of ``kind`` from S1's program as this project runs it
+    with every task asleep at once (peer_million for Tokio, goroutines_million's
+    all-at-once variant for Go), when no run of S6's program at one million is stored."""
+    if kind == "goroutine":
+        found = runs.matching("goroutines_million")
+        table = runs.tables(found, "runs")
+        if table.empty or "variant" not in table:
+            return Missing("no one-million goroutine run is stored either")
+        rows = table[(table.variant == "all_at_once") & (table["count"] == MILLION)]
+        if rows.empty:
+            return Missing("the stored one-million goroutine runs hold no all-at-once variant")
+        values = rows.max_rss_kib * KIB_TO_MB
+    else:
+        values = []
+        found = []
+        for run in runs.matching("peer_million"):
+            row = (run.meta.get("summary", {}).get("kinds") or {}).get(kind) or {}
+            if not row.get("not_run") and row.get("measured_count") == MILLION:
+                values.append(float(row["max_rss_kib"]) * KIB_TO_MB)
+                found.append(run)
+        if not values:
+            return Missing(f"no one-million run of {task_label(kind, plural=True)} is stored "
+                           "either (peer_million runs Rust threads and Tokio tasks)")
+    m = over_repeats(values, "MB", run_id=run_ids(found),
+                     setup={"experiment": "peer_million" if kind != "goroutine" else
+                            "goroutines_million", "kind": kind, "count": MILLION,
+                            "program": "S1's, every task asleep at once"},
+                     how="peak resident of S1's program with every task asleep at once",
+                     where="at 1,000,000 tasks")
+    return Measurement(**{**m.__dict__, "substitute": S1_AT_A_MILLION})
+
+
 def ratio(top: str, bottom: str, count: int) -> Any:
     """A selector: peak of ``top`` / peak of ``bottom`` at ``count`` tasks."""
     def select(runs: Runs) -> Measurement | Missing:
@@ -70,12 +115,14 @@ def ratio(top: str, bottom: str, count: int) -> Any:
             return a
         if isinstance(b, Missing):
             return b
-        return quotient(a, b, setup={"experiment": EXPERIMENT, "count": count,
-                                     "top": top, "bottom": bottom},
-                        run_id=a.run_id,
-                        how=f"peak of the {task_label(top, plural=True)} / peak of the "
-                            f"{task_label(bottom, plural=True)}",
-                        where=f"at {count:,} tasks")
+        q = quotient(a, b, setup={"experiment": EXPERIMENT, "count": count,
+                                  "top": top, "bottom": bottom},
+                     run_id=a.run_id if a.run_id == b.run_id else f"{a.run_id}; {b.run_id}",
+                     how=f"peak of the {task_label(top, plural=True)} / peak of the "
+                         f"{task_label(bottom, plural=True)}",
+                     where=f"at {count:,} tasks")
+        stand_in = a.substitute or b.substitute
+        return Measurement(**{**q.__dict__, "substitute": stand_in}) if stand_in else q
     return select
 
 

@@ -22,14 +22,11 @@ CLAIMS: tuple[Claim, ...] = (
                 PUBLISHED_RATIO * 1.2, sel.s11_time_ratio, timing=True,
                 published=PUBLISHED_RATIO, tolerance_words="about 15.8 (+/- 20%)",
                 why=(whys.computed(sel.s11_why, "ns per added kernel switch"),)),
+        # one measurement, one verdict: the slowdown ratio above is not judged again
+        # against a looser "much slower" bound of the project's own
         Reading("Approximately 1000 times more thread context switches with LockOSThread "
                 "(kernel counters, locked / unlocked)", "ratio", 800, 1200,
                 sel.s11_switch_ratio, published=1000.0,
                 tolerance_words="about 1000 (+/- 20%)"),
-    ), shape=(
-        Reading("A hand-off between locked OS threads is much slower than a goroutine "
-                "switch (locked / unlocked, at least 2)", "ratio", 2.0, None,
-                sel.s11_time_ratio, timing=True, published=PUBLISHED_RATIO,
-                tolerance_words="much slower: at least 2x"),
     )),
 )

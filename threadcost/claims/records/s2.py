@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from threadcost.claims import selectors as sel
+from threadcost.claims import whys
 from threadcost.claims.model import Claim, Context, Published
 from threadcost.claims.read import as_published as ap
 from threadcost.claims.records._help import about_reading, values
@@ -17,7 +18,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C12", source="S2", published=C12, as_published=(
         about_reading("RSS per idle thread: slope over 100..1,000 threads", "KiB",
                       V["per_thread_rss_kib"], sel.c12_rss_slope,
-                      "each new thread costs around 8KiB of RSS"),
+                      "each new thread costs around 8KiB of RSS", why=whys.IDLE_THREAD_RSS),
         about_reading("Virtual memory per idle thread: slope over 100..1,000 threads", "KiB",
                       V["per_thread_vsz_kib"], sel.c12_vsz_slope,
                       "virtual memory reserved, in KiB"),

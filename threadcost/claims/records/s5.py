@@ -7,6 +7,7 @@ from typing import Any
 from threadcost.claims import selectors as sel
 from threadcost.claims import whys
 from threadcost.claims.model import Claim, Context, Published, Reading
+from threadcost.claims.read import as_published as ap
 from threadcost.claims.read import rust
 from threadcost.claims.records._help import about_reading, values
 
@@ -57,10 +58,19 @@ RSS = ("\"Per-thread resident memory use in `thread-brigade` is about 9.5KiB, wh
 KERNEL = "\"around 20KiB (9.5KiB user, 10KiB kernel) for a kernel thread\" (S5)"
 
 
+# S5's brigades pass the byte through Unix socket pairs; the peer's through pipes
+PIPES = "pipes stand in for S5's Unix socket pairs (the same byte passed along, read and written)"
+SLAB_BY_IDLE = ("slab per idle C thread (notebook 02: the slope of the system's slab over "
+                "100..1,000 threads, as slabtop counts it) stands in for S5's slabtop count "
+                "over its brigade's threads: the brigade stores kernel memory as KernelStack + "
+                "PageTables + SUnreclaim, not slab alone")
+
+
 def _hop(text: str, x: float, select: Any, quote: str, placement: str = "unpinned"
          ) -> Reading:
-    return about_reading(text, "ns", x, select, quote, timing=True,
-                         why=whys.SWITCH_UNPINNED if placement == "unpinned" else ())
+    return about_reading(text, "ns", x, select, quote, timing=True, substitute=PIPES,
+                         why=whys.SWITCH_UNPINNED if placement == "unpinned" else
+                         whys.PIPE_PINNED)
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -71,7 +81,8 @@ CLAIMS: tuple[Claim, ...] = (
         _hop("Rust thread brigade, 500 tasks, unpinned: mean time per task per trip, pipe "
              "I/O included", V18["thread_unpinned_per_task_ns"], rust.c18_thread_gross,
              THREAD_MEAN),
-    ), context=(Context("thread net per hop in empty system calls", None,
+    ), context=(Context("thread net per hop in empty system calls (the unit that compares "
+                        "across machines)", None,
                         "empty system calls", sel.c18_thread_net_over_syscall),)),
     Claim("C19", source="S5", published=C19, as_published=(
         about_reading("A switch between two Tokio tasks over Tokio channels, not I/O driven "
@@ -81,7 +92,9 @@ CLAIMS: tuple[Claim, ...] = (
                        "(Rust thread / Tokio task, each a ping-pong over channels)", "ratio",
                        2.0, None, rust.c19_thread_over_tokio_switch, timing=True,
                        published=1.7 / 0.2, tolerance_words="far more: at least 2x",
-                       quote=HEADLINE),)),
+                       quote=HEADLINE),),
+        context=(Context("a switch between two Java platform threads (beside the Rust "
+                         "threads)", None, "ns", rust.java_switch),)),
     Claim("C20", source="S5", published=C20, as_published=(
         _hop("Tokio task brigade, 500 tasks, unpinned: mean time per task per trip, pipe "
              "I/O included", V20["async_per_task_ns"], rust.c20_tokio_gross, ASYNC_MEAN),
@@ -91,11 +104,12 @@ CLAIMS: tuple[Claim, ...] = (
     ), shape=(
         about_reading("Tokio tasks take about 0.68x the time of Rust threads per trip "
                       "(unpinned)", "ratio", 0.68, rust.c20_tokio_over_thread, SPEEDUP,
-                      timing=True),
+                      timing=True, substitute=PIPES),
         Reading("Both converge: Rust thread / Tokio task net per task per trip within 0.67 "
                 "to 1.5", "ratio", 0.8 / 1.2, 1.2 / 0.8, rust.c20_thread_over_tokio_net,
                 timing=True, published=1.0,
-                tolerance_words="both about 1.7 µs (+/- 20% each)", quote=CONVERGE))),
+                tolerance_words="both about 1.7 µs (+/- 20% each)", quote=CONVERGE,
+                substitute=PIPES))),
     Claim("C21", source="S5", published=C21, as_published=(
         _hop("Rust thread brigade pinned to one CPU, 500 tasks: mean time per task per trip",
              V21["thread_pinned_per_task_ns"], rust.c21_pinned_thread, PINNED_MEAN,
@@ -105,14 +119,21 @@ CLAIMS: tuple[Claim, ...] = (
                        rust.c21_pinned_thread_over_tokio, timing=True,
                        published=1.709 / 1.795,
                        tolerance_words="the advantage disappears: equal within 20%",
-                       quote=PINNED),)),
+                       quote=PINNED, substitute=PIPES),)),
     Claim("C22", source="S5", published=C22, as_published=(
         about_reading("RSS per Rust thread (slope over the task count)", "KiB",
-                      V22["thread_user_kib"], rust.c22_thread_rss, RSS),
-        about_reading("Kernel memory per thread beyond its pipes (slope)", "KiB",
-                      V22["thread_kernel_kib"], sel.c22_thread_kernel_kib, KERNEL),
+                      V22["thread_user_kib"], rust.c22_thread_rss, RSS,
+                      why=whys.IDLE_THREAD_RSS),
+        about_reading("Kernel memory per thread, counted as slab like S5's slabtop "
+                      "(slope)", "KiB", V22["thread_kernel_kib"], ap.slab_slope, KERNEL,
+                      substitute=SLAB_BY_IDLE),
         about_reading("RSS per Tokio task (slope over the task count)", "KiB",
                       V22["async_task_kib"], rust.c22_tokio_rss, RSS)),
+        context=(Context("kernel stack + page tables + unreclaimable slab per brigade thread "
+                         "beyond its pipes (a wider count than S5's slab)", None, "KiB",
+                         sel.c22_thread_kernel_kib),
+                 Context("kernel memory per Rust thread (the Rust peer)", None, "KiB",
+                         rust.rust_kernel_side)),
         shape=(about_reading("A thread holds about 20x the resident memory of a Tokio task "
                              "(Rust threads / Tokio tasks, RSS slopes)", "ratio", 20.0,
                              rust.c22_thread_over_tokio_rss, RSS),)),
