@@ -278,12 +278,22 @@ def clear_cache() -> None:
 
 # --- printing: every printed number says which finding it is ------------------------------
 
-def tag(name: str, number_text: str, shown: str | None = None) -> str:
+class Marked(str):
+    """Text the project's own code wrote around findings' spans (``tag`` returns one):
+    a table keeps the spans of a Marked cell and escapes every other cell whole, so a
+    value read from data can never carry a mark."""
+
+    def __add__(self, other: str) -> Marked:  # plain text after a span: still Marked
+        return Marked(str.__add__(self, other))
+
+
+def tag(name: str, number_text: str, shown: str | None = None) -> Marked:
     """``<span data-quantity="NAME" data-value="NUMBER">shown</span>``: the printed
     ``number_text`` of finding ``name`` (``shown`` defaults to it: a table whose header
     holds the unit prints the number alone)."""
-    return (f'<span data-quantity="{html.escape(name)}" data-value="{html.escape(number_text)}">'
-            f"{html.escape(shown if shown is not None else number_text)}</span>")
+    return Marked(f'<span data-quantity="{html.escape(name)}" '
+                  f'data-value="{html.escape(number_text)}">'
+                  f"{html.escape(shown if shown is not None else number_text)}</span>")
 
 
 def span(q: Quantity, text: str | None = None) -> str:
@@ -303,6 +313,44 @@ def markdown(name: str | Quantity, data_dir: str | Path | None = None,
     q = name if isinstance(name, Quantity) else get(name, data_dir, machine_id, results)
     out = span(q)
     return f"**{out}**" if bold and q.measured else out
+
+
+def show(name: str | Quantity, data_dir: str | Path | None = None,
+         machine_id: str | None = None, results: list[Any] | None = None,
+         text: str | None = None) -> str:
+    """The finding as a page prints it, marked with its name (``<span
+    data-quantity="switch_thread_median_ns" data-value="2,465">2,465 ns</span>``): the one
+    way a page, a table cell or the abstract prints a number (``text`` replaces the shown
+    text and must contain the number). Only the project's code makes the span; a value
+    read from data is escaped."""
+    q = name if isinstance(name, Quantity) else get(name, data_dir, machine_id, results)
+    return span(q, text)
+
+
+def value_of(name: str | Quantity, data_dir: str | Path | None = None,
+             machine_id: str | None = None) -> float | None:
+    """The finding's value as it prints (display units, rounded as printed), or None: a
+    page that derives a ratio from two findings divides what it shows."""
+    q = name if isinstance(name, Quantity) else get(name, data_dir, machine_id)
+    if not q.measured:
+        return None
+    return float(q.number().replace(",", ""))
+
+
+def ratio(a: str | Quantity, b: str | Quantity, data_dir: str | Path | None = None,
+          machine_id: str | None = None, fmt: str = ".1f") -> tuple[float, str] | None:
+    """The ratio of two findings (``a / b``, from their values) and its marked text
+    ("<span data-quantity="A/B" ...>4.0x</span>"): a derived number is named by the two
+    findings it divides, so two pages that print it print one value. None when either
+    is missing."""
+    qa = a if isinstance(a, Quantity) else get(a, data_dir, machine_id)
+    qb = b if isinstance(b, Quantity) else get(b, data_dir, machine_id)
+    if not (qa.measured and qb.measured) or not qb.value:
+        return None
+    assert qa.value is not None and qb.value is not None
+    value = qa.value / qb.value
+    text = f"{number(value, fmt)}x"
+    return value, tag(f"{qa.name}/{qb.name}", number(value, fmt), text)
 
 
 # --- the claims layer reads findings ------------------------------------------------------

@@ -42,6 +42,47 @@ def memcpy_64kib(runs: Runs) -> Value | str:
                                                  "cpu": "pinned"})
 
 
+# every other yardstick, each its own finding: pooled over the stored yardsticks runs'
+# repeats, the mean of each repeat's median batch with a 95% t interval
+YARDSTICK_WORDS = {
+    "syscall": "one empty system call (getppid)",
+    "pipe_write_read": "a 1-byte pipe write and read back by one thread, no switch",
+    "memcpy_64kib_cold": "one memcpy of 64 KiB between buffers in no cache (C09's copy, "
+                         "as S0-code made it)",
+    "pipe_switch_pinned": "one switch, the yardsticks run: half a pipe ping-pong round "
+                          "trip, both threads pinned to one CPU",
+    "wakeup_cross_cpu": "one wake-up on another, idle CPU: half a pipe ping-pong round "
+                        "trip, the threads pinned to two CPUs",
+    "wakeup_cross_cpu_busy": "one wake-up on another CPU kept busy: half a pipe ping-pong "
+                             "round trip, the threads pinned to two CPUs",
+}
+
+
+def yardstick_name(yardstick: str) -> str:
+    """The finding of one yardstick (``memcpy_64kib`` keeps its older name)."""
+    return ("memcpy_64kib_mean_ns" if yardstick == "memcpy_64kib"
+            else f"yardstick_{yardstick}_mean_ns")
+
+
+def _yardstick(runs: Runs, yardstick: str) -> Value | str:
+    table, found = _yardsticks(runs)
+    if table.empty or yardstick not in set(table.yardstick):
+        return f"no yardsticks run with {yardstick} stored (the last cell of {NOTEBOOK_04})"
+    rows = table[table.yardstick == yardstick]
+    return _value(rows.ns_median, found, setup={"experiment": "yardsticks",
+                                                "yardstick": yardstick})
+
+
+def _yardstick_quantity(yardstick: str, words: str) -> None:
+    quantity(yardstick_name(yardstick), "ns", "mean over repeats",
+             f"{words}: the mean over the yardsticks' repeats of each repeat's median batch "
+             "(95% t interval)")(lambda runs: _yardstick(runs, yardstick))
+
+
+for _name, _words in YARDSTICK_WORDS.items():
+    _yardstick_quantity(_name, _words)
+
+
 @quantity("switch_over_memcpy_mean_ratio", "ratio", "mean over repeats",
           "C01: one pinned thread switch (half a pipe round trip, both threads on one "
           "CPU) / one 64 KiB memcpy, both timed in the same yardsticks repeat on the same "
