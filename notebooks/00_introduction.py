@@ -58,7 +58,7 @@ mid = intro_machine_id or machine.machine_id(fp)
 # matter as much as the hardware: they decide how many threads one can start at all.
 
 # %%
-display(Markdown(f"**{textout.md_text(machine.describe(fp))}** Data folder: {textout.md_code(mid)}."))
+display(Markdown(f"**{textout.machine_md(fp)}** Data folder: {textout.md_code(mid)}."))
 display(summary.machine_card(fp))
 display(Markdown(summary.ceiling_text(data_dir, mid)))
 if fp["virtualization"] != "none":

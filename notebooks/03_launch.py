@@ -70,7 +70,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, parameters, plotting, stored, textout
+from threadcost import parameters, plotting, stored, textout
 from threadcost.experiments import launch
 from threadcost.views import claims as claims_view
 from threadcost.views import launch as view
@@ -80,7 +80,7 @@ parameters.check("03_launch", globals())  # a bad value names its parameter
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
+display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
 
 # %% [markdown]
 # ## Measure

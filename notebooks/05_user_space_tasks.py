@@ -84,7 +84,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, parameters, plotting, stats, stored, textout
+from threadcost import parameters, plotting, stats, stored, textout
 from threadcost.experiments import fibers, million, peers, runtimes, sleepers
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
@@ -98,7 +98,7 @@ parameters.check("05_user_space_tasks", globals())  # a bad value names its para
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
+display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
 
 # %% [markdown]
 # ## C fibers: switch, memory, creation

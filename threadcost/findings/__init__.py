@@ -92,7 +92,7 @@ class Quantity:
         if not self.measured:
             return f"not measured on this machine ({self.missing or 'no run stored'})"
         unit = self.display_unit or ("" if self.unit == "ratio" else self.unit)
-        return f"{self.number()} {unit}".rstrip()
+        return f"{self.number()}{'' if unit == '%' else ' '}{unit}".rstrip()
 
     def interval_text(self) -> str:
         """"[low to high]" in display units, or "" when there is no interval."""
@@ -296,6 +296,12 @@ def tag(name: str, number_text: str, shown: str | None = None) -> Marked:
                   f"{html.escape(shown if shown is not None else number_text)}</span>")
 
 
+def parameter(name: str, shown: str) -> Marked:
+    """A number the study chose, not measured (a parameter: ``shown`` is its value as the
+    page prints it), marked with the parameter's name: ``<span data-parameter="NAME">``."""
+    return Marked(f'<span data-parameter="{html.escape(name)}">{html.escape(shown)}</span>')
+
+
 def span(q: Quantity, text: str | None = None) -> str:
     """The finding as every page prints it ("613 ns"), in its span (Markdown and the
     rendered HTML keep the attributes), or the plain "not measured on this machine"
@@ -386,4 +392,10 @@ def _load_modules() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from threadcost.findings import brigade, headline, limits, switch  # noqa: F401
+    from threadcost.findings import (  # noqa: F401
+        brigade,
+        context_switch,
+        headline,
+        limits,
+        switch,
+    )

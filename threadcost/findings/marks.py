@@ -9,7 +9,8 @@ check the two promises of the findings layer on the HTML a reader gets:
 - **one name, one value**: a finding printed twice shows the same number (within the
   rounding of the less precise of the two), on every page and in the abstract;
 - **no unnamed number**: each number with a unit in the prose a notebook generates
-  (its ``display(Markdown(...))`` outputs) is marked. Typed prose (a notebook's
+  (its ``display(Markdown(...))`` outputs) is marked: a finding, or a parameter the
+  study chose (``findings.parameter``: ``<span data-parameter="NAME">``). Typed prose (a notebook's
   Markdown cells) cannot carry a measurement: it does not change with the data, so
   it quotes published values, parameters and definitions, and is not counted.
 
@@ -33,6 +34,8 @@ SPAN = re.compile(r'<span data-quantity="([^"]+)" data-value="([^"]*)">(.*?)</sp
 _GENERATED = re.compile(r'<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown '
                         r'jp-OutputArea-output"[^>]*>(.*?)</div>', re.S)
 _CODE = re.compile(r"<code\b.*?</code>", re.S | re.I)
+# a parameter's value, marked with its name (threadcost.findings.parameter)
+PARAMETER = re.compile(r'<span data-parameter="[^"]+">[^<]*</span>')
 _TAG = re.compile(r"<[^>]+>")
 UNITS = ("ns", "µs", "ms", "s", "KiB", "MiB", "GiB", "kB", "KB", "MB", "GB", "x", "%",
          "threads", "switches", "iterations/s")
@@ -89,6 +92,8 @@ def unnamed(page: str) -> list[str]:
     (code font excepted: a parameter's value as the notebook spells it)."""
     found: list[str] = []
     for block in _GENERATED.findall(page):
-        text = html_lib.unescape(_TAG.sub(" ", SPAN.sub(" ", _CODE.sub(" ", block))))
-        found += [" ".join(m.group(0).split()) for m in QUANTITY.finditer(text)]
+        text = html_lib.unescape(_TAG.sub(" ", SPAN.sub(" ", PARAMETER.sub(" ", _CODE.sub(
+            " ", block)))))
+        found += [" ".join(m.group(0).split()) for m in QUANTITY.finditer(text)
+                  if not text.startswith(" interval", m.end())]  # "95% interval": a word
     return found

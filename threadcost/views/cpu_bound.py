@@ -17,9 +17,13 @@ PANELS = (("wall_s", "wall (s)"), ("user_s", "user (s, all tasks)"),
 MODE_MARK = {"threads": "o", "processes": "s"}
 
 
-def _ws_label(result: Result, ws: str) -> str:
+def _ws_label(result: Result, ws: str, marked: bool = False) -> str:
+    """The working set in words; ``marked``: its size in its parameter's span (prose)."""
     if ws == "own":
-        return f"{result.params['ws_ints'] * 8 / 1e6:,.1f} MB each"
+        from threadcost import findings
+
+        size = f"{result.params['ws_ints'] * 8 / 1e6:,.1f} MB"
+        return (findings.parameter("cpu_bound_ws_ints", size) if marked else size) + " each"
     return WS_LABEL[ws]
 
 
@@ -140,7 +144,7 @@ def summary_text(result: Result) -> str:
 
     parts = []
     for ws in result.params["working_sets"]:
-        parts.append(f"With {_ws_label(result, ws)}, processes / threads: wall "
+        parts.append(f"With {_ws_label(result, ws, marked=True)}, processes / threads: wall "
                      f"{ratio(ws, 'wall_s')}, user {ratio(ws, 'user_s')}, system in the "
                      f"loops {ratio(ws, 'sys_s')}, system over the whole run "
                      f"{ratio(ws, 'whole_sys_s')}.")
@@ -156,7 +160,7 @@ def conclusion_text(result: Result) -> str:
     parts = []
     for ws in result.params["working_sets"]:
         if ws in wall.index and pd.notna(wall.loc[ws, "ratio"]):
-            label = "no working set" if ws == "none" else _ws_label(result, ws)
+            label = "no working set" if ws == "none" else _ws_label(result, ws, marked=True)
             parts.append(f"**{_ratio(wall.loc[ws, 'ratio'])}** with {label}")
     if not parts:
         return ""

@@ -309,6 +309,14 @@ def indirect_text(result: Result, judged: Any = None) -> str:
 
 # ------------------------------------------------------------------ S11
 
+def _per_round_trip(switches: float) -> str:
+    """Switches per round trip as a reader reads them: a rare switch per 1,000 round
+    trips ("2.5 switches per 1,000 round trips"), never "0.00249"."""
+    if 0 < switches < 0.1:
+        return f"{number(switches * 1000)} switches per 1,000 round trips"
+    return f"{number(switches)} switches per round trip"
+
+
 def go_text(result: Result, judged: Any = None) -> str:
     """``judged``: C34's reading of the ratio (``claims.measure``): a Go benchmark's
     ns/op is a mean, and the page prints the claim's value of it."""
@@ -326,7 +334,7 @@ def go_text(result: Result, judged: Any = None) -> str:
             f"unlocked and {number(locked)} ns with both goroutines locked to "
             f"their own OS threads (means over repeats, as a Go benchmark's ns/op is; "
             f"{ratio}; the issue: 7,887 / 500 = {number(7887 / 500)}). The kernel counted "
-            f"{number(sw_free)} switches per round trip unlocked and {number(sw_locked)} "
+            f"{_per_round_trip(sw_free)} unlocked and {_per_round_trip(sw_locked)} "
             "locked (means, as the why of C34 reads them): unlocked, "
             "the hand-off is a goroutine switch inside one OS thread; locked, every send "
             "wakes another OS thread and puts this one to sleep.")
