@@ -157,7 +157,7 @@ if head is not None:
         f"Two threads pinned to CPU {s['cpus_seen'][0]} passing one byte through pipes took "
         f"**{show('switch_pipe_pinned_round_trip_median_ns', sweep)}** per round trip at the "
         f"median ({s['completed']:,} round trips). getrusage counted "
-        f"**{show('switch_pipe_pinned_counted_per_round_trip', sweep)}** per round trip, so "
+        f"**{show('switch_pipe_pinned_counted_per_round_trip_mean', sweep)}** per round trip, so "
         f"one switch (half a round trip, the paper's definition), with the write and read "
         f"around it, costs **{show('switch_pipe_pinned_median_ns', sweep)}**."))
 

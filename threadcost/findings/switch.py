@@ -192,7 +192,7 @@ quantity("switch_pipe_pinned_median_ns", "ns", "median",
          f"one switch (half the round trip) of a pipe ping-pong between two threads pinned "
          f"to one CPU, {SWEEP}: half the median round trip", fmt="auto", scale=1e-3,
          display_unit="µs")(_sweep("round_trip_p50_ns", 0.5))
-quantity("switch_pipe_pinned_counted_per_round_trip", "switches", "mean",
+quantity("switch_pipe_pinned_counted_per_round_trip_mean", "switches", "mean",
          f"the switches the kernel counted (getrusage) per round trip of the pipe ping-pong "
          f"pinned to one CPU, {SWEEP}", fmt=".2f")(_sweep("switches_per_round_trip"))
 
@@ -227,6 +227,6 @@ quantity("syscall_rerun_median_ns", "ns", "median",
 quantity("instrumentation_rerun_mean_ns", "ns", "mean",
          f"what the timer and the CPU notes add to one round trip, {RERUN}")(
     _rerun(lambda s: s["instrumentation_ns_per_sample"]))
-quantity("instrumentation_rerun_share_pct", "%", "ratio",
+quantity("instrumentation_rerun_share_pct", "%", "share of the median round trip",
          f"the timer and CPU notes' share of the median round trip, {RERUN}", fmt=".2f")(
     _rerun(lambda s: 100 * s["instrumentation_share"]))
