@@ -70,7 +70,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import parameters, plotting, stored, textout
+from threadcost import findings, parameters, plotting, stored, textout
 from threadcost.experiments import launch
 from threadcost.views import claims as claims_view
 from threadcost.views import launch as view
@@ -128,8 +128,9 @@ plotting.save_figure(fig, "launch_create_distributions", figures_dir)
 # %%
 mib0 = min(result.params["parent_touch_mib"])
 for metric in launch.METRICS:
+    held = findings.parameter("launch_parent_touch_mib", f"{mib0} MiB")
     display(Markdown(f"**{view.METRIC_LABELS[metric]}** (µs per launch, parent holding "
-                     f"{mib0} MiB)"))
+                     f"{held})"))
     table = view.distribution_table(result, metric)
     display(table[table.index.get_level_values("parent_touch_mib") == mib0])
 

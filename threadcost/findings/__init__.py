@@ -302,6 +302,12 @@ def parameter(name: str, shown: str) -> Marked:
     return Marked(f'<span data-parameter="{html.escape(name)}">{html.escape(shown)}</span>')
 
 
+def published(claim_id: str, shown: str) -> Marked:
+    """A number a source published (``shown`` as the page quotes it), marked with the claim
+    it belongs to: ``<span data-published="C31">547 ns</span>``; measured here it is not."""
+    return Marked(f'<span data-published="{html.escape(claim_id)}">{html.escape(shown)}</span>')
+
+
 def span(q: Quantity, text: str | None = None) -> str:
     """The finding as every page prints it ("613 ns"), in its span (Markdown and the
     rendered HTML keep the attributes), or the plain "not measured on this machine"
@@ -359,6 +365,25 @@ def ratio(a: str | Quantity, b: str | Quantity, data_dir: str | Path | None = No
     return value, tag(f"{qa.name}/{qb.name}", number(value, fmt), text)
 
 
+def reading_name(claim_id: str, words: str) -> str:
+    """The name a claim's reading prints its measured value under (``claims.measure``'s
+    ``words`` pick the reading, as there): ``reading_c33_the_direct_cost_of_a_switch...``.
+    A page quoting a claim's reading and the claims' tables mark it with this one name,
+    so the check on the rendered pages sees both prints of it."""
+    import re
+
+    from threadcost.claims import catalogue
+
+    text = words
+    for claim in catalogue.CLAIMS:
+        if claim.id == claim_id:
+            found = [r.text for _, r in claim.readings() if words in r.text]
+            found += [c.label for c in claim.context if words in c.label]
+            text = found[0] if found else words
+    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60].rstrip("_")
+    return f"reading_{claim_id.lower()}_{slug}"
+
+
 # --- the claims layer reads findings ------------------------------------------------------
 
 def measurement(name: str | Quantity, runs: Runs | None = None, **overrides: Any) -> Any:
@@ -396,6 +421,8 @@ def _load_modules() -> None:
         brigade,
         context_switch,
         headline,
+        launch,
         limits,
+        more_sources,
         switch,
     )

@@ -9,8 +9,9 @@ check the two promises of the findings layer on the HTML a reader gets:
 - **one name, one value**: a finding printed twice shows the same number (within the
   rounding of the less precise of the two), on every page and in the abstract;
 - **no unnamed number**: each number with a unit in the prose a notebook generates
-  (its ``display(Markdown(...))`` outputs) is marked: a finding, or a parameter the
-  study chose (``findings.parameter``: ``<span data-parameter="NAME">``). Typed prose (a notebook's
+  (its ``display(Markdown(...))`` outputs) is marked: a finding, a parameter the study
+  chose (``findings.parameter``: ``<span data-parameter="NAME">``) or a number a source
+  published (``findings.published``: ``<span data-published="C31">``). Typed prose (a notebook's
   Markdown cells) cannot carry a measurement: it does not change with the data, so
   it quotes published values, parameters and definitions, and is not counted.
 
@@ -35,7 +36,7 @@ _GENERATED = re.compile(r'<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown 
                         r'jp-OutputArea-output"[^>]*>(.*?)</div>', re.S)
 _CODE = re.compile(r"<code\b.*?</code>", re.S | re.I)
 # a parameter's value, marked with its name (threadcost.findings.parameter)
-PARAMETER = re.compile(r'<span data-parameter="[^"]+">[^<]*</span>')
+PARAMETER = re.compile(r'<span data-(?:parameter|published)="[^"]+">[^<]*</span>')
 _TAG = re.compile(r"<[^>]+>")
 UNITS = ("ns", "µs", "ms", "s", "KiB", "MiB", "GiB", "kB", "KB", "MB", "GB", "x", "%",
          "threads", "switches", "iterations/s")

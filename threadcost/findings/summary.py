@@ -46,3 +46,21 @@ def from_summary(name: str, experiment: str, path: Sequence[str | int], unit: st
     fn: Callable[[Runs], Value | str] = compute
     quantity(name, unit, statistic, definition, fmt=fmt, scale=scale,
              display_unit=display_unit, computed=computed)(fn)
+
+
+def from_run(name: str, experiment: str, read: Callable[[Any], float | None], unit: str,
+             statistic: str, definition: str, fmt: str = "auto", scale: float = 1.0,
+             display_unit: str = "", computed: bool = False) -> None:
+    """Register ``name``: ``read(run)`` of the newest ``experiment`` run (a stored run,
+    or a notebook's unsaved result through ``findings.of_results``)."""
+    def compute(runs: Runs) -> Value | str:
+        run = latest(runs, experiment)
+        if run is None:
+            return f"no {experiment} run stored"
+        value = read(run)
+        if value is None:
+            return f"the stored {experiment} run cannot give it"
+        return Value(float(value), runs=[run], setup={"experiment": experiment})
+
+    quantity(name, unit, statistic, definition, fmt=fmt, scale=scale,
+             display_unit=display_unit, computed=computed)(compute)

@@ -221,7 +221,7 @@ def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
             lambda v: v if pd.isna(v) else f"{v:.2f}"),
         "RSS per task (KiB)": frame.rss_per_task_kib,
         "VSZ per task (KiB)": frame.vsz_per_task_kib,
-        "kernel memory per task (KiB)": frame.kernel_per_task_kib,
+        "kernel memory per task, this page's run (KiB)": frame.kernel_per_task_kib,
         "create p50 (ns)": frame.create_ns,
         "not measured because": frame.missing.fillna(""),
     }).set_index("task")
