@@ -425,4 +425,5 @@ def _load_modules() -> None:
         limits,
         more_sources,
         switch,
+        tasks,
     )

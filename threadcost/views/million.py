@@ -15,18 +15,27 @@ def goroutines_text(result: Result) -> str:
     if s.get("skipped"):
         return f"**C11 not run here:** {s['skipped']}."
     table = result.tables["runs"]
+    from threadcost.findings.tasks import VARIANTS, million_name
+
     parts = []
     for variant, rows in table.groupby("variant", sort=False):
         r = rows.median(numeric_only=True)
         n = len(rows)
+
+        def show(column: str, v: str = str(variant)) -> str:
+            if v not in VARIANTS:
+                return "n/a"
+            return findings.span(findings.of_results(million_name(v, column), [result]))
+
         head = ("S1's program" if variant == "as_published" else
                 "Held until all existed, then asleep together")
         runs = f" (median of {n} runs)" if n > 1 else ""
-        text = (f"{head}{runs}: {int(r['count']):,} goroutines each sleeping "
-                f"{result.params['sleep_ms']:,} ms took **{r['wall_s']:.2f} s** wall, "
-                f"{r['user_s']:.2f} s user, {r['sys_s']:.2f} s system, max RSS "
-                f"**{r['max_rss_kib'] / 1024:,.0f} MiB** ({r['max_rss_kib_per_goroutine']:.2f} "
-                f"KiB per goroutine); starting them took {r['spawn_s']:.2f} s")
+        count = findings.parameter("tasks_c11_count", f"{int(r['count']):,} goroutines")
+        sleep = findings.parameter("sleep_ms", f"{result.params['sleep_ms']:,} ms")
+        text = (f"{head}{runs}: {count} each sleeping {sleep} took **{show('wall_s')}** wall, "
+                f"{show('user_s')} user, {show('sys_s')} system, max RSS "
+                f"**{show('max_rss_kib')}** ({show('max_rss_kib_per_goroutine')} per "
+                f"goroutine); starting them took {show('spawn_s')}")
         if r["alive_at_spawn_end"] < r["count"]:
             text += (f", and only {int(r['alive_at_spawn_end']):,} were still asleep when "
                      "the last one started, so its max RSS is that of fewer goroutines at "

@@ -1,0 +1,58 @@
+"""Findings of notebook 05 (user-space tasks): S1's one million goroutines, each variant
+its own name (S1's program, the median of its runs; the held variant, every goroutine
+asleep at once), and this page's own thread switch run beside the headline's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadcost.findings.summary import from_run
+
+VARIANTS = {"as_published": ("s1_program", "S1's program as published (goroutines start "
+                                           "and sleep as they come), the median of its runs"),
+            "all_at_once": ("held", "every goroutine held until all existed, then asleep "
+                                    "together (one run)")}
+COLUMNS = {"wall_s": ("wall", "s", "wall time", ".2f", 1.0),
+           "user_s": ("user", "s", "user CPU time", ".2f", 1.0),
+           "sys_s": ("sys", "s", "system CPU time", ".2f", 1.0),
+           "spawn_s": ("spawn", "s", "time to start them all", ".2f", 1.0),
+           "max_rss_kib": ("max_rss", "MiB", "max RSS of the program (wait4's ru_maxrss)",
+                           ",.0f", 1 / 1024),
+           "max_rss_kib_per_goroutine": ("rss_per_goroutine", "KiB", "max RSS of the "
+                                         "program / goroutines", ".2f", 1.0)}
+
+
+def _median(variant: str, column: str, factor: float) -> Any:
+    def read(run: Any) -> float | None:
+        if run.meta["summary"].get("skipped"):
+            return None
+        rows = run.table("runs")
+        rows = rows[rows.variant == variant]
+        return None if rows.empty else float(rows[column].median()) * factor
+    return read
+
+
+def million_name(variant: str, column: str) -> str:
+    """The finding of one variant's column (median over its runs)."""
+    tag, unit = VARIANTS[variant][0], COLUMNS[column][1].lower()
+    return f"million_goroutines_{tag}_{COLUMNS[column][0]}_median_{unit}"
+
+
+for _variant, (_tag, _vwords) in VARIANTS.items():
+    for _column, (_short, _unit, _cwords, _fmt, _factor) in COLUMNS.items():
+        from_run(million_name(_variant, _column), "goroutines_million",
+                 _median(_variant, _column, _factor), _unit, "median over runs",
+                 f"one million goroutines each sleeping (S1's C11): {_cwords}; {_vwords}",
+                 fmt=_fmt)
+
+
+def _half_round_trip(run: Any) -> float | None:
+    s = run.meta["summary"]
+    rt = s.get("round_trip_ns") or {}
+    return None if rt.get("p50") is None else rt["p50"] / 2
+
+
+from_run("tasks_switch_thread_median_ns", "tasks_switch_thread", _half_round_trip, "ns",
+         "median", "one switch (half the round trip) of the futex ping-pong between two "
+         "threads pinned to one CPU, page 05's own smaller run (tasks_switch_thread): half "
+         "the median round trip", fmt=",.0f")
