@@ -96,5 +96,6 @@ def unnamed(page: str) -> list[str]:
         text = html_lib.unescape(_TAG.sub(" ", SPAN.sub(" ", PARAMETER.sub(" ", _CODE.sub(
             " ", block)))))
         found += [" ".join(m.group(0).split()) for m in QUANTITY.finditer(text)
-                  if not text.startswith(" interval", m.end())]  # "95% interval": a word
+                  # "95% interval", "95% CI": the name of an interval, not a quantity
+                  if not text.startswith((" interval", " CI"), m.end())]
     return found

@@ -514,7 +514,8 @@ def conclusion_text(result: Result, data_dir: Any = None) -> str:
                      "parent holds")
     # For scale, the 64 KiB memcpy is one of notebook 04's yardsticks: it is printed
     # there, once, because this page is drawn before that notebook has measured it.
-    return text + (". For scale, notebook 4 times a 64 KiB memcpy among its yardsticks. "
+    size = findings.parameter("memcpy_yardstick", "64 KiB")
+    return text + (f". For scale, notebook 4 times a {size} memcpy among its yardsticks. "
                    "vfork, clone(CLONE_VM) and posix_spawn avoid copying the page tables; "
                    "posix_spawn pays for an execve instead. The next notebook measures "
                    "switching between threads that already exist.")
