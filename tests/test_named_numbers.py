@@ -37,15 +37,12 @@ REFERENCE = REPO / "reference" / REFERENCE_MACHINE
 
 # page -> the most numbers with a unit its generated prose may print without a finding's
 # name (pages not yet converted). Lower a count when a page is converted; a page absent
-# from this list (00, 04 and the index) must print none.
+# from this list (00, 03, 04, 07, 08 and the index) must print none.
 UNCONVERTED = {
     "01_malloc_touch.html": 9,
-    "02_thread_memory.html": 43,
-    "03_launch.html": 45,
-    "05_user_space_tasks.html": 66,
+    "02_thread_memory.html": 42,
+    "05_user_space_tasks.html": 49,
     "06_claims.html": 20,
-    "07_io_brigade.html": 29,
-    "08_more_sources.html": 30,
 }
 
 
@@ -91,6 +88,16 @@ def test_unnamed_numbers_are_read_from_generated_prose_only() -> None:
            "</div>").format(findings.tag("x_ns", "2,003", "2,003 ns"))
     typed = '<div class="jp-RenderedMarkdown jp-MarkdownOutput"><p>S0: 1.5 µs</p></div>'
     assert marks.unnamed(out + typed) == ["164 ns"]
+
+
+def test_parameters_and_published_numbers_carry_their_own_names() -> None:
+    out = ('<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-OutputArea-output">'
+           "<p>{} against {} (95% interval 1 to 2)</p></div>").format(
+        findings.parameter("launch_iterations", "600 threads"),
+        findings.published("C33", "3.8 µs"))
+    assert marks.unnamed(out) == []
+    name = findings.reading_name("C33", "direct cost")
+    assert name.startswith("reading_c33_") and name == findings.reading_name("C33", "direct")
 
 
 def test_data_cannot_forge_a_mark() -> None:
