@@ -50,9 +50,11 @@ def from_summary(name: str, experiment: str, path: Sequence[str | int], unit: st
 
 def from_run(name: str, experiment: str, read: Callable[[Any], float | None], unit: str,
              statistic: str, definition: str, fmt: str = "auto", scale: float = 1.0,
-             display_unit: str = "", computed: bool = False) -> None:
+             display_unit: str = "", computed: bool = False,
+             interval: Callable[[Any], tuple[float, float]] | None = None) -> None:
     """Register ``name``: ``read(run)`` of the newest ``experiment`` run (a stored run,
-    or a notebook's unsaved result through ``findings.of_results``)."""
+    or a notebook's unsaved result through ``findings.of_results``); ``interval(run)``:
+    its 95% interval, where the run stores one."""
     def compute(runs: Runs) -> Value | str:
         run = latest(runs, experiment)
         if run is None:
@@ -60,7 +62,8 @@ def from_run(name: str, experiment: str, read: Callable[[Any], float | None], un
         value = read(run)
         if value is None:
             return f"the stored {experiment} run cannot give it"
-        return Value(float(value), runs=[run], setup={"experiment": experiment})
+        low, high = interval(run) if interval is not None else (None, None)
+        return Value(float(value), low, high, runs=[run], setup={"experiment": experiment})
 
     quantity(name, unit, statistic, definition, fmt=fmt, scale=scale,
              display_unit=display_unit, computed=computed)(compute)

@@ -56,3 +56,38 @@ from_run("tasks_switch_thread_median_ns", "tasks_switch_thread", _half_round_tri
          "median", "one switch (half the round trip) of the futex ping-pong between two "
          "threads pinned to one CPU, page 05's own smaller run (tasks_switch_thread): half "
          "the median round trip", fmt=",.0f")
+
+
+# --- the Go peer: round trips, goroutine launch, C04's pinning gain ---------------------------
+
+for _key, _tag, _words in (("channel_pingpong", "pinned", "GOMAXPROCS=1, pinned"),
+                           ("channel_pingpong_default", "default", "default GOMAXPROCS, "
+                                                                   "unpinned")):
+    from_run(f"go_pingpong_{_tag}_round_trip_median_ns", "peers",
+             lambda run, k=_key: run.meta["summary"][k]["round_trip_ns"]["p50"], "ns", "median",
+             f"one round trip of the Go peer's channel ping-pong ({_words}), each timed: "
+             "median", fmt=",.0f")
+from_run("goroutine_stack_slope_kib", "peers",
+         lambda run: run.meta["summary"]["goroutine_memory"]["per_goroutine_stack_kib"], "KiB",
+         "slope", "the stack the Go runtime counts per idle goroutine (StackInuse): slope over "
+         "goroutine counts", fmt=",.2f")
+from_run("launch_goroutine_p90_ns", "goroutine_launch",
+         lambda run: run.meta["summary"]["launch_ns"]["p90"], "ns", "p90",
+         "a goroutine's whole life (go, first run, wg.Done, Wait), GOMAXPROCS=1 pinned: the "
+         "90th percentile", **dict(scale=1e-3, display_unit="µs", fmt="auto"))
+from_run("launch_goroutine_batch_mean_ns", "goroutine_launch",
+         lambda run: run.meta["summary"]["batch_launch_ns"], "ns", "mean of a batch",
+         "goroutine launches timed as one batch (no clock read inside): the batch's mean per "
+         "launch", **dict(scale=1e-3, display_unit="µs", fmt="auto"))
+from_run("goroutine_launch_clock_read_median_ns", "goroutine_launch",
+         lambda run: run.meta["summary"]["timer_overhead_ns"], "ns", "median",
+         "one clock read in the Go peer (its timer's overhead), included in each timed launch",
+         fmt=",.0f")
+for _key, _tag, _words in (("gain", "batch", "the batch rate"),
+                           ("gain_median_sample", "median_sample", "the median round trip")):
+    from_run(f"c04_pinning_gain_{_tag}_mean_share_pct", "goroutine_pinning",
+             lambda run, k=_key: 100 * run.meta["summary"][k]["gain_mean"], "%",
+             "mean over pairs", f"C04's pinning gain by {_words}: pinned / default - 1, the "
+             "mean over alternating pairs", fmt="+.1f",
+             interval=lambda run, k=_key: (100 * run.meta["summary"][k]["ci95_low"],
+                                           100 * run.meta["summary"][k]["ci95_high"]))

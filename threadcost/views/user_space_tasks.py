@@ -388,16 +388,20 @@ def goroutine_text(result: Result) -> str:
         return (f"**Goroutine rows not run here:** {g['skipped']}. Install Go (for example "
                 f"conda-forge `go`, as `environment.yml` does) and rerun.")
     a, b = g["channel_pingpong"], g["channel_pingpong_default"]
-    m = g["goroutine_memory"]
-    ci = m["per_goroutine_rss_kib_ci95"]
-    return (f"{g['go_version']}. Round trip p50: **{a['round_trip_ns']['p50']:,.0f} ns** "
-            f"({a['mode']}) and **{b['round_trip_ns']['p50']:,.0f} ns** ({b['mode']}); over a "
-            f"batch without clock reads {a['round_trips_per_s'] / 1e6:,.2f} and "
-            f"{b['round_trips_per_s'] / 1e6:,.2f} million round trips per second. An idle "
-            "goroutine costs "
-            f"**{m['per_goroutine_rss_kib']:,.2f} KiB** resident (95% CI {ci[0]:,.2f} to "
-            f"{ci[1]:,.2f}), of which the runtime counts {m['per_goroutine_stack_kib']:,.2f} KiB "
-            f"as stack.")
+
+    def show(name: str) -> str:
+        return findings.span(findings.of_results(name, [result]))
+
+    memory = findings.of_results("memory_goroutine_slope_kib", [result])
+    pinned = show("go_pingpong_pinned_round_trip_median_ns")
+    return (f"{g['go_version']}. Round trip p50: **{pinned}"
+            f"** ({a['mode']}) and **{show('go_pingpong_default_round_trip_median_ns')}** "
+            f"({b['mode']}); over a batch without clock reads "
+            f"{a['round_trips_per_s'] / 1e6:,.2f} and {b['round_trips_per_s'] / 1e6:,.2f} "
+            "million round trips per second. An idle goroutine costs "
+            f"**{findings.span(memory)}** resident (95% CI "
+            f"{memory.interval_text().strip('[]') or 'not stored'}), of which the runtime "
+            f"counts {show('goroutine_stack_slope_kib')} as stack.")
 
 
 def fiber_create(result: Result) -> dict[str, Any]:
