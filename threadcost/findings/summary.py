@@ -51,12 +51,18 @@ def from_summary(name: str, experiment: str, path: Sequence[str | int], unit: st
 def from_run(name: str, experiment: str, read: Callable[[Any], float | None], unit: str,
              statistic: str, definition: str, fmt: str = "auto", scale: float = 1.0,
              display_unit: str = "", computed: bool = False,
-             interval: Callable[[Any], tuple[float, float]] | None = None) -> None:
-    """Register ``name``: ``read(run)`` of the newest ``experiment`` run (a stored run,
-    or a notebook's unsaved result through ``findings.of_results``); ``interval(run)``:
-    its 95% interval, where the run stores one."""
+             interval: Callable[[Any], tuple[float, float]] | None = None,
+             params: dict[str, Any] | None = None) -> None:
+    """Register ``name``: ``read(run)`` of the newest ``experiment`` run whose parameters
+    include ``params`` (a stored run, or a notebook's unsaved result through
+    ``findings.of_results``); ``interval(run)``: its 95% interval, where the run stores
+    one."""
+    def where(run: Any) -> bool:
+        got = run.meta.get("params", {})
+        return all(got.get(k) == v for k, v in (params or {}).items())
+
     def compute(runs: Runs) -> Value | str:
-        run = latest(runs, experiment)
+        run = latest(runs, experiment, where)
         if run is None:
             return f"no {experiment} run stored"
         value = read(run)

@@ -91,3 +91,56 @@ for _key, _tag, _words in (("gain", "batch", "the batch rate"),
              "mean over alternating pairs", fmt="+.1f",
              interval=lambda run, k=_key: (100 * run.meta["summary"][k]["ci95_low"],
                                            100 * run.meta["summary"][k]["ci95_high"]))
+
+
+# --- C fibers: switch, memory and creation, per implementation ---------------------------------
+
+for _impl, _words in (("asm", "a hand-written fiber switch"), ("ucontext", "a swapcontext "
+                                                                           "fiber switch")):
+    _p = {"impl": _impl}
+    from_run(f"fiber_{_impl}_round_trip_median_ns", "fibers",
+             lambda run: run.meta["summary"]["round_trip_ns"]["p50"], "ns", "median",
+             f"one round trip between two fibers ({_words}), pinned, each timed with one clock "
+             "read: median", fmt=",.0f", params=_p)
+    from_run(f"fiber_{_impl}_clock_read_median_ns", "fibers",
+             lambda run: run.meta["summary"]["timer_overhead_ns"], "ns", "median",
+             f"one clock read in the {_impl} fiber run (its timer's overhead)", fmt=",.0f",
+             params=_p)
+    from_run(f"fiber_{_impl}_batch_round_trip_mean_ns", "fibers",
+             lambda run: run.meta["summary"]["batch_round_trip_ns"], "ns", "mean of a batch",
+             f"one round trip between two fibers ({_words}), a batch timed whole, no clock "
+             "read inside", fmt=",.1f", params=_p)
+    for _key, _what in (("create_ns", "create (map its stack, set the guard page, prepare "
+                                      "the context)"),
+                        ("start_ns", "its first switch in and back")):
+        from_run(f"fiber_{_impl}_{_key[:-3]}_median_ns", "fibers",
+                 lambda run, k=_key: run.meta["summary"]["per_fiber"][k]["p50"], "ns",
+                 "median", f"a fiber switched by {_impl}: {_what}; median", params=_p,
+                 **(dict(fmt="auto", scale=1e-3, display_unit="µs") if _key == "create_ns"
+                    else dict(fmt=",.0f")))
+from_run("fiber_ucontext_switch_batch_mean_ns", "fibers",
+         lambda run: run.meta["summary"]["switch_ns_batch"], "ns", "mean of a batch",
+         "one swapcontext fiber switch, pinned: a batch of round trips timed whole / 2",
+         fmt=",.1f", params={"impl": "ucontext"})
+from_run("fiber_ucontext_create_and_start_median_ns", "fibers",
+         lambda run: (run.meta["summary"]["per_fiber"]["create_ns"]["p50"]
+                      + run.meta["summary"]["per_fiber"]["start_ns"]["p50"]), "ns", "median",
+         "a swapcontext fiber's create and first switch in and back: the sum of their "
+         "medians", fmt="auto", scale=1e-3, display_unit="µs", params={"impl": "ucontext"})
+from_run("fiber_asm_rss_most_touched_slope_kib", "fibers",
+         lambda run: run.meta["summary"]["per_fiber_by_touch"][-1]["rss_kib"], "KiB", "slope",
+         "RSS growth per idle hand-written fiber with the most stack touched in the run: "
+         "slope over fiber counts", fmt=",.2f", params={"impl": "asm"})
+from_run("fiber_asm_vsz_slope_kib", "fibers",
+         lambda run: run.meta["summary"]["per_fiber_by_touch"][0]["vsz_kib"], "KiB", "slope",
+         "virtual size growth per hand-written fiber (its stack and guard page reserved): "
+         "slope over fiber counts", fmt=",.0f", params={"impl": "asm"})
+from_run("tasks_launch_thread_create_median_ns", "tasks_launch",
+         lambda run: next(e["create_ns"]["p50"] for e in run.meta["summary"]["series"]
+                          if e["kind"] == "thread"), "ns", "median",
+         "pthread_create, page 05's own launch run (notebook 3's kernel; glibc may reuse a "
+         "cached stack): median", fmt="auto", scale=1e-3, display_unit="µs")
+from_run("tasks_switch_thread_round_trip_median_ns", "tasks_switch_thread",
+         lambda run: run.meta["summary"]["round_trip_ns"]["p50"], "ns", "median",
+         "one round trip of the futex ping-pong between two threads pinned to one CPU, page "
+         "05's own run, each timed with one clock read: median", fmt=",.0f")

@@ -358,12 +358,20 @@ def creation_figure(results: dict[str, Result], launch: Result | None) -> plt.Fi
 def fiber_switch_text(result: Result) -> str:
     s = result.summary
     d = s["round_trip_ns"]
-    return (f"**{s['impl']}** ({s['impl_description']}): round trip p50 **{d['p50']:,.0f} ns** "
+    impl = s["impl"]
+
+    def show(name: str) -> str:
+        return findings.span(findings.of_results(name, [result]))
+
+    switch = ("switch_fiber_batch_mean_ns" if impl == "asm"
+              else f"fiber_{impl}_switch_batch_mean_ns")
+    return (f"**{impl}** ({s['impl_description']}): round trip p50 "
+            f"**{show(f'fiber_{impl}_round_trip_median_ns')}** "
             f"(min {d['min']:,.0f}, p90 {d['p90']:,.0f}, p99 {d['p99']:,.0f}, max {d['max']:,.0f}; "
             f"{d['n']:,} round trips, each including one clock read of about "
-            f"{s['timer_overhead_ns']} ns). Without clock reads: "
-            f"{s['batch_round_trip_ns']:,.1f} ns per round trip, i.e. "
-            f"**{s['switch_ns_batch']:,.1f} ns per switch**.")
+            f"{show(f'fiber_{impl}_clock_read_median_ns')}). Without clock reads: "
+            f"{show(f'fiber_{impl}_batch_round_trip_mean_ns')} per round trip, i.e. "
+            f"**{show(switch)} per switch**.")
 
 
 def fiber_memory_text(results: dict[str, Result]) -> str:
@@ -372,12 +380,23 @@ def fiber_memory_text(results: dict[str, Result]) -> str:
     lo, hi = rows[0], rows[-1]
     if lo["rss_kib"] is None:
         return "Too few readings for a per-fiber slope."
-    return (f"With `{impl}`, a fiber that has touched {lo['touch_kib']} KiB of its stack costs "
-            f"**{lo['rss_kib']:,.2f} KiB** of resident memory (95% CI {lo['rss_ci95'][0]:,.2f} "
+    def show(name: str) -> str:
+        return findings.span(findings.of_results(name, [result]))
+
+    low = (findings.span(findings.of_results("memory_fiber_slope_kib", [result]))
+           if impl == "asm" else f"{lo['rss_kib']:,.2f} KiB")
+    touched = [findings.parameter("tasks_fiber_touch_kib", f"{r['touch_kib']} KiB")
+               for r in (lo, hi)]
+    most = (show("fiber_asm_rss_most_touched_slope_kib") if impl == "asm"
+            else f"{hi['rss_kib']:,.2f} KiB")
+    vsz = show("fiber_asm_vsz_slope_kib") if impl == "asm" else f"{lo['vsz_kib']:,.0f} KiB"
+    return (f"With `{impl}`, a fiber that has touched {touched[0]} of its stack costs "
+            f"**{low}** of resident memory (95% CI {lo['rss_ci95'][0]:,.2f} "
             f"to {lo['rss_ci95'][1]:,.2f}, R² {lo['rss_r2']:.4f}): its first stack page plus "
-            f"its share of the fiber records (each holds a ~1 KiB `ucontext_t`). At "
-            f"{hi['touch_kib']} KiB touched it costs {hi['rss_kib']:,.2f} KiB. Virtual size "
-            f"grows {lo['vsz_kib']:,.0f} KiB per fiber whatever the touch: the whole stack and "
+            f"its share of the fiber records (each holds a "
+            f"{findings.parameter('ucontext_size', '~1 KiB')} `ucontext_t`). At {touched[1]} "
+            f"touched it costs {most}. Virtual size "
+            f"grows {vsz} per fiber whatever the touch: the whole stack and "
             f"its guard page are reserved. Resident memory is what a fiber has used, not what "
             f"it was given.")
 
@@ -424,17 +443,27 @@ def creation_text(results: dict[str, Result], launch: Result | None) -> str:
         f = fiber_create(result)
         # the headline's launch is the finding (create + first run + unmapping the stack)
         life = findings.of_results("launch_fiber_median_ns", [result])
+        def show(name: str, r: Result = result) -> str:
+            return findings.span(findings.of_results(name, [r]))
+
+        together = (show("fiber_ucontext_create_and_start_median_ns") if impl == "ucontext"
+                    else f"{f['launch_ns'] / 1000:,.2f} µs")
         whole = (f"its whole life, with the unmapping of its stack (the headline's launch): "
                  f"{findings.span(life)}" if impl == "asm" and life.measured else
-                 f"the two together: {f['launch_ns'] / 1000:,.2f} µs")
-        parts.append(f"a fiber switched by `{impl}` takes **{f['create_ns'] / 1000:,.2f} µs** to "
-                     f"create (map its stack, set the guard page, prepare the context) and "
-                     f"{f['start_ns']:,.0f} ns for its first switch in and back "
-                     f"(with {f['touch_kib']} KiB of stack touched); {whole}")
+                 f"the two together: {together}")
+        touched = findings.parameter("tasks_fiber_touch_kib", f"{f['touch_kib']} KiB")
+        create = show(f"fiber_{impl}_create_median_ns")
+        parts.append(f"a fiber switched by `{impl}` takes **{create}"
+                     f"** to create (map its stack, set the guard page, prepare the context) and "
+                     f"{show(f'fiber_{impl}_start_median_ns')} for its first switch in and back "
+                     f"(with {touched} of stack touched); {whole}")
     text = "Medians: " + "; ".join(parts)
     create = _dist_of(launch.summary, "create_ns") if launch else None
     if create:
-        text += (f"; `pthread_create` takes **{create['p50'] / 1000:,.2f} µs** (notebook 3's "
+        shown = findings.span(findings.of_results(
+            "tasks_launch_thread_create_median_ns",
+            [dataclasses.replace(launch, experiment="tasks_launch")]))
+        text += (f"; `pthread_create` takes **{shown}** (notebook 3's "
                  f"kernel, glibc may reuse a cached stack).")
     else:
         text += "; the thread launch experiment did not run here (see the missing rows)."
