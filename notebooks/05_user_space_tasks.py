@@ -84,7 +84,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import parameters, plotting, stats, stored, textout
+from threadcost import findings, parameters, plotting, stats, stored, textout
 from threadcost.experiments import fibers, million, peers, runtimes, sleepers
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
@@ -363,8 +363,10 @@ s4_rust = store.get("sleepers_s4_peers", lambda: sleepers.run(
     experiment="sleepers")
 display(runtimes_view.sleepers_table(s4_rust))
 display(Markdown(f"Saturated, so not judged: a repeat with the CPUs at least "
-                 f"{stats.SATURATION_SHARE:.0%} busy, or a run more than "
-                 f"{stats.LATE_FACTOR - 1:.0%} longer than its sleeps."))
+                 f"{findings.parameter('stats.SATURATION_SHARE', f'{stats.SATURATION_SHARE:.0%}')} "
+                 f"busy, or a run more than "
+                 f"{findings.parameter('stats.LATE_FACTOR', f'{stats.LATE_FACTOR - 1:.0%}')} "
+                 "longer than its sleeps."))
 
 # %%
 s1_rust = store.get("peer_million", lambda: million.peer_tasks(
