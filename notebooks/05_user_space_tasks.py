@@ -255,7 +255,8 @@ fig = view.memory_figure(rows)
 saved = plotting.save_figure(fig, "tasks_memory_per_task", figures_dir)
 
 # %%
-display(Markdown(view.switch_ratio_text(rows)))
+display(Markdown(view.switch_ratio_text(rows, kernel_results.get("switch_thread"),
+                                        fiber_results.get("asm"))))
 
 # %%
 display(Markdown(view.creation_text(fiber_results, kernel_results.get("launch"))))

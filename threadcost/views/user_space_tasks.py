@@ -478,7 +478,8 @@ def missing_text(missing: dict[str, str]) -> str:
         f"- `{name}`: {why}" for name, why in missing.items())
 
 
-def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
+def switch_ratio_text(rows: list[dict[str, Any]], thread_run: Result | None = None,
+                      asm_run: Result | None = None) -> str:
     by = {r["task"]: r for r in rows}
     asm = next((r for t, r in by.items() if "hand-written" in t), None)
     thread = next((r for r in by.values() if r["kind"] == "thread"), None)
@@ -487,6 +488,16 @@ def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
         return ("The thread/fiber switch ratio needs both rows; see the missing rows above "
                 "for the reason.")
     ratio = thread["round_trip_p50_ns"] / asm["round_trip_p50_ns"]
+    if thread_run is not None and asm_run is not None:  # the runs' findings, by name
+        a = findings.of_results("tasks_switch_thread_round_trip_median_ns", [
+            dataclasses.replace(thread_run, experiment="tasks_switch_thread")])
+        b = findings.of_results("fiber_asm_round_trip_median_ns", [asm_run])
+        got = findings.ratio(a, b, fmt=",.0f")
+        if got is not None:
+            return (f"On this machine a thread round trip through the kernel (futex, same CPU) "
+                    f"takes **{got[1]}** as long as a hand-written fiber round trip "
+                    f"({findings.span(a)} vs {findings.span(b)}, medians, each including one "
+                    "clock read).")
     return (f"On this machine a thread round trip through the kernel (futex, same CPU) takes "
             f"**{ratio:,.0f}x** as long as a hand-written fiber round trip "
             f"({thread['round_trip_p50_ns']:,.0f} ns vs {asm['round_trip_p50_ns']:,.0f} ns, "
