@@ -423,6 +423,7 @@ def _load_modules() -> None:
         headline,
         launch,
         limits,
+        memory,
         more_sources,
         switch,
         tasks,

@@ -258,29 +258,43 @@ def sweep_text(result: Result) -> str:
     def v(name: str) -> float:
         return float(fits[name]["per_thread"])
 
-    rss, rollup = v("rss_kib"), fits.get("rss_rollup_kib", {}).get("per_thread")
+    def f(name: str) -> str:
+        return _finding(name, result)
+
+    rollup = fits.get("rss_rollup_kib", {}).get("per_thread")
     agree = ("" if rollup is None or rollup != rollup else
              f" Counting resident pages by walking the page tables (smaps_rollup) gives "
-             f"**{rollup:.2f} KiB** per thread, {100 * (rollup - rss) / rss:+.2f}% from VmRSS.")
+             f"**{f('memory_thread_rss_rollup_slope_kib')}** per thread, "
+             f"{f('memory_thread_rss_rollup_vs_rss_share_pct')} from VmRSS.")
     pmap = fits.get("rss_pmap_kib", {}).get("per_thread")
     if pmap is not None and pmap == pmap:
-        agree += (f" Read from outside the process with `pmap -x`: **{pmap:.2f} KiB** per "
-                  f"thread ({100 * (pmap - rss) / rss:+.2f}%).")
+        agree += (f" Read from outside the process with `pmap -x`: "
+                  f"**{f('memory_thread_rss_pmap_slope_kib')}** per "
+                  f"thread ({f('memory_thread_rss_pmap_vs_rss_share_pct')}).")
+    total = findings.ratio(findings.of_results("memory_thread_slope_kib", [result]),
+                           findings.of_results("memory_thread_rss_slope_kib", [result]))
+    times = (findings.tag("memory_thread_slope_kib/memory_thread_rss_slope_kib",
+                          findings.number(total[0], ".1f")) if total else "n/a")
+    stack = findings.parameter("thread_memory_stack_kib", f"{s['stack_kib']:,} KiB")
+    guard = findings.parameter("guard_kib", f"{s['guard_kib']} KiB")
+    count = findings.parameter("thread_memory_counts", f"{s['max_threads_measured']:,} threads")
     return (
-        f"Over {s['runs']} runs of up to {s['max_threads_measured']:,} threads with "
-        f"{s['stack_kib']:,} KiB stacks, each extra thread added **{v('vsz_kib'):,.0f} KiB** "
-        f"of virtual size (the stack plus a {s['guard_kib']} KiB guard page) but only "
-        f"**{_finding('memory_thread_rss_slope_kib', result)}** of resident set "
+        f"Over {s['runs']} runs of up to {count} with "
+        f"{stack} stacks, each extra thread added **{f('memory_thread_vsz_slope_kib')}** "
+        f"of virtual size (the stack plus a {guard} guard page) but only "
+        f"**{f('memory_thread_rss_slope_kib')}** of resident set "
         f"(R² = {fits['rss_kib']['r2']:.4f}).{agree} "
-        f"The kernel spent another **{v('kernel_kib'):.1f} KiB** per thread that no RSS "
-        f"shows: {v('kernel_stack_kib'):.1f} KiB of kernel stack, "
-        f"{v('page_tables_kib'):.2f} KiB of page tables and {v('slab_kib'):.1f} KiB of slab "
+        f"The kernel spent another **{f('memory_thread_kernel_slope_kib')}** per thread that "
+        f"no RSS shows: {f('memory_thread_kernel_stack_slope_kib')} of kernel stack, "
+        f"{f('memory_thread_page_tables_slope_kib')} of page tables and "
+        f"{f('memory_thread_slab_slope_kib')} of slab "
         f"objects. The true cost of one idle thread here is therefore about "
-        f"**{_finding('memory_thread_slope_kib', result)}** (95% CI "
+        f"**{f('memory_thread_slope_kib')}** (95% CI "
         f"{fits['total_kib']['ci95_low'] or 0:.1f} to "
         f"{fits['total_kib']['ci95_high'] or 0:.1f}), "
-        f"{v('total_kib') / rss:.1f} times what RSS suggests. Creating these threads took a "
-        f"median {s['create_us_per_thread']['p50']:.1f} µs each: every one gets a fresh "
+        f"{times} times what RSS "
+        f"suggests. Creating these threads took a median "
+        f"{f('thread_memory_create_median_us')} each: every one gets a fresh "
         f"stack mapping and all earlier ones stay alive, the setup of notebook 3's burst, "
         f"not of its create-and-join loop, whose threads reuse the stack glibc cached "
         f"from the last join and start several times faster; "
