@@ -47,8 +47,8 @@ def test_every_finding_says_its_statistic_and_definition() -> None:
         # the name says its statistic: a median is not a mean
         stat = d.statistic.split()[0]
         assert stat in ("median", "mean", "slope", "computed", "sum", "share", "ratio",
-                        "recorded", "p90") or d.computed, name
-        if stat in ("median", "mean", "slope", "share", "ratio", "p90"):
+                        "recorded", "p90", "intercept") or d.computed, name
+        if stat in ("median", "mean", "slope", "share", "ratio", "p90", "intercept"):
             assert stat in name, (name, d.statistic)
 
 

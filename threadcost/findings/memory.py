@@ -65,3 +65,39 @@ from_run("process_memory_parent_page_tables_recorded_kib", "process_memory",
          lambda run: run.meta["summary"]["parent_pte_kib"], "KiB", "recorded",
          "the page tables of the process the idle children are forked from (VmPTE)",
          fmt=",.0f")
+
+
+# --- C06: resident memory as the threads write their stacks (the touch grid) ------------------
+
+def _deepest(column: str) -> Any:
+    def read(run: Any) -> float:
+        table = run.table("per_touch_depth")
+        return float(table.loc[table.touch_kib_asked.idxmax(), column])
+    return read
+
+
+TOUCH = "thread_memory_touch"
+from_run("memory_thread_touch_rss_per_touched_kib_slope", TOUCH,
+         lambda run: run.meta["summary"]["rss_vs_touch_fit"]["rss_per_touched_kib"], "KiB",
+         "slope", "resident memory each KiB a thread writes into its stack adds: slope of RSS "
+         "per thread over the KiB written", fmt=".3f")
+from_run("memory_thread_touch_untouched_intercept_kib", TOUCH,
+         lambda run: run.meta["summary"]["rss_vs_touch_fit"]["untouched_kib"], "KiB",
+         "intercept", "resident memory of a thread that wrote nothing: the intercept of RSS "
+         "per thread over the KiB written", fmt=".1f")
+from_run("memory_thread_deepest_touch_rss_median_kib", TOUCH,
+         _deepest("rss_kib_per_thread"), "KiB", "median over runs", "RSS growth per thread "
+         "at the deepest stack write measured (VmRSS): median over the runs", fmt=".1f")
+from_run("memory_thread_deepest_touch_rss_rollup_median_kib", TOUCH,
+         _deepest("rss_rollup_kib_per_thread"), "KiB", "median over runs", "the same, counted "
+         "by walking the page tables (smaps_rollup): median over the runs", fmt=".1f")
+from_run("memory_thread_deepest_touch_rollup_vs_rss_share_pct", TOUCH,
+         lambda run: 100 * (_deepest("rss_rollup_kib_per_thread")(run)
+                            / _deepest("rss_kib_per_thread")(run) - 1), "%",
+         "share of VmRSS", "how far the page walk reads from VmRSS at the deepest stack write",
+         fmt="+.2f")
+from_run("c06_ten_thousand_threads_rss_gib", TOUCH,
+         lambda run: _deepest("rss_kib_per_thread")(run) * 10_000 / 1024**2, "GiB",
+         "computed (scaled linearly)", "C06, scaled: 10,000 threads each writing the deepest "
+         "stack measured, at the measured RSS growth per thread (not a measurement)",
+         fmt=".2f", computed=True)

@@ -308,21 +308,30 @@ def touch_text(result: Result) -> str:
     deepest = table.loc[table.touch_kib_asked.idxmax()]
     depth = int(deepest.touch_kib_asked)
     rss, rollup = float(deepest.rss_kib_per_thread), float(deepest.rss_rollup_kib_per_thread)
+    def f(name: str) -> str:
+        return _finding(name, result)
+
     slope = "" if not fit else (
-        f"Each KiB written adds {fit['rss_per_touched_kib']:.3f} KiB of RSS "
-        f"(R² = {fit['r2']:.4f}) on top of {fit['untouched_kib']:.1f} KiB for an "
-        "untouched thread. ")
+        f"Each KiB written adds {f('memory_thread_touch_rss_per_touched_kib_slope')} of RSS "
+        f"(R² = {fit['r2']:.4f}) on top of {f('memory_thread_touch_untouched_intercept_kib')} "
+        "for an untouched thread. ")
     n = result.params["threads"]
     try:
-        published = f"; C06 published {claims.value('C06', 'total_rss_kib') / 1024**2:.1f} GiB"
+        published = "; C06 published " + findings.published(
+            "C06", f"{claims.value('C06', 'total_rss_kib') / 1024**2:.1f} GiB")
     except KeyError:
         published = ""
     gap = 100 * (rollup - rss) / rss if rss else float("nan")
     return (
-        f"{slope}With {depth} KiB written, each of {n:,} threads grew RSS by "
-        f"**{rss:.1f} KiB** (page walk: {rollup:.1f} KiB, {gap:+.2f}%). At that rate "
-        f"10,000 such threads would hold **{rss * 10_000 / 1024**2:.2f} GiB**{published}. "
-        + ("On this kernel VmRSS and the page walk agree within 2%: RSS is not "
+        f"{slope}With {findings.parameter('touch_depths_kib', f'{depth} KiB')} written, each "
+        f"of {findings.parameter('threads', f'{n:,} threads')} grew RSS by "
+        f"**{f('memory_thread_deepest_touch_rss_median_kib')}** (page walk: "
+        f"{f('memory_thread_deepest_touch_rss_rollup_median_kib')}, "
+        f"{f('memory_thread_deepest_touch_rollup_vs_rss_share_pct')}). At that rate "
+        f"{findings.parameter('c06_threads', '10,000 threads')} would hold "
+        f"**{f('c06_ten_thousand_threads_rss_gib')}**{published}. "
+        + (f"On this kernel VmRSS and the page walk agree within "
+           f"{findings.parameter('rss_agreement', '2%')}: RSS is not "
            "undercounted here." if abs(gap) <= 2 else
            f"VmRSS {'under' if gap > 0 else 'over'}counts the page walk by {abs(gap):.1f}% "
            "on this kernel."))
@@ -374,7 +383,7 @@ def limits_text(result: Result, data_dir: Any = None, saved: bool = True) -> str
 
 def spawn_text(result: Result | None) -> str:
     if result is None:
-        return ("The spawn-until-failure run is off (`memory_spawn_until_failure = False`): "
+        return ("The run that starts threads until one fails is off in this parameter set: "
                 "it would take process ids from everything else on this machine.")
     s = result.summary
     stopped = s["limit_hit"]["limit"] if s["limit_hit"] else "nothing (its bound was reached)"
