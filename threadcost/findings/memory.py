@@ -101,3 +101,22 @@ from_run("c06_ten_thousand_threads_rss_gib", TOUCH,
          "computed (scaled linearly)", "C06, scaled: 10,000 threads each writing the deepest "
          "stack measured, at the measured RSS growth per thread (not a measurement)",
          fmt=".2f", computed=True)
+
+
+# --- the largest count of 2 MiB-stack sleeping threads measured (C10's base) ------------------
+
+CEILING = {"wall_s": ("wall time", "s", ".2f"), "spawn_s": ("time to start them", "s", ".2f"),
+           "user_s": ("user CPU time", "s", ".2f"), "sys_s": ("system CPU time", "s", ".2f"),
+           "rss_kib_per_thread": ("resident growth per thread", "KiB", ".1f"),
+           "vsz_kib_per_thread": ("virtual growth per thread", "KiB", ",.0f")}
+for _key, (_words, _unit, _fmt) in CEILING.items():
+    from_run(f"threads_ceiling_{_key.replace('_kib_per_thread', '')}_recorded_"
+             f"{_unit.lower()}", "threads_ceiling",
+             lambda run, k=_key: run.meta["summary"]["measured"][k], _unit, "recorded",
+             f"the largest count of 2 MiB-stack threads sleeping one second measured here "
+             f"(one run, C10's base before scaling): {_words}", fmt=_fmt,
+             params={"stack_kib": 2048})
+from_run("thread_memory_left_behind_recorded_threads", "thread_memory",
+         lambda run: run.meta["summary"]["threads_left_behind"], "threads", "recorded",
+         "threads still alive in the thread_memory sweep after every join (a leak check)",
+         fmt=",.0f")

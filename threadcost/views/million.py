@@ -63,15 +63,26 @@ def goroutines_table(result: Result) -> pd.DataFrame:
 
 
 def threads_text(result: Result) -> str:
-    m = result.summary["measured"]
+    """The largest count measured, each number a named finding of this run (the base that
+    ``c10_million_threads_*`` scale)."""
     p = result.params
-    return (f"The largest count tried here was **{p['count']:,} threads** "
-            f"(set by {result.summary['count_bound']}), each with a "
-            f"{p['stack_kib']:,} KiB stack, sleeping {p['sleep_ms']:,} ms: "
-            f"{m['wall_s']:.2f} s wall (starting them: {m['spawn_s']:.2f} s), "
-            f"{m['user_s']:.2f} s user, {m['sys_s']:.2f} s system; resident growth "
-            f"{m['rss_kib_per_thread']:.1f} KiB and virtual growth "
-            f"{m['vsz_kib_per_thread']:,.0f} KiB per thread. The one-million figures below "
+
+    def f(key: str) -> str:
+        from threadcost.findings.memory import CEILING
+
+        unit = CEILING[key][1].lower()
+        name = f"threads_ceiling_{key.replace('_kib_per_thread', '')}_recorded_{unit}"
+        return findings.span(findings.of_results(name, [result]))
+
+    count = findings.parameter("count", f"{p['count']:,} threads")
+    stack = findings.parameter("stack_kib", f"{p['stack_kib']:,} KiB")
+    sleep = findings.parameter("sleep_ms", f"{p['sleep_ms']:,} ms")
+    return (f"The largest count tried here was **{count}** "
+            f"(set by {result.summary['count_bound']}), each with a {stack} stack, "
+            f"sleeping {sleep}: {f('wall_s')} wall (starting them: {f('spawn_s')}), "
+            f"{f('user_s')} user, {f('sys_s')} system; resident growth "
+            f"{f('rss_kib_per_thread')} and virtual growth "
+            f"{f('vsz_kib_per_thread')} per thread. The one-million figures below "
             "are **computed** from these by scaling, not measured.")
 
 

@@ -298,7 +298,9 @@ def sweep_text(result: Result) -> str:
         f"stack mapping and all earlier ones stay alive, the setup of notebook 3's burst, "
         f"not of its create-and-join loop, whose threads reuse the stack glibc cached "
         f"from the last join and start several times faster; "
-        f"{s['threads_left_behind']} threads were left behind after joining.")
+        + (f"{f('thread_memory_left_behind_recorded_threads')} were left behind after "
+           "joining." if s["threads_left_behind"] else "no thread was left behind after "
+           "joining."))
 
 
 def touch_text(result: Result) -> str:
@@ -375,7 +377,8 @@ def limits_text(result: Result, data_dir: Any = None, saved: bool = True) -> str
                          results=None if saved else [result])
         if q.measured:
             count = findings.span(q, q.number())
-    return (f"With {result.summary['stack_kib']:,} KiB stacks, **{b['limit']}** binds "
+    stack = findings.parameter("stack_kib", f"{result.summary['stack_kib']:,} KiB")
+    return (f"With {stack} stacks, **{b['limit']}** binds "
             f"first: about **{count}** more threads in this process "
             f"({b['note']}).{nxt} This is computed from the limits, not by starting that "
             "many threads.")

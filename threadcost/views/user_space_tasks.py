@@ -574,9 +574,10 @@ def headline_contrast_text(results: dict[str, Result], data_dir: Any = None,
     # this page's run, under the name it is stored with (an unsaved one carries its kernel's)
     here = findings.of_results("tasks_switch_thread_median_ns", [
         dataclasses.replace(result, experiment="tasks_switch_thread")])
-    gap = 100 * (float(here.value or 0) / float(head.value or 1) - 1)
+    times = findings.ratio(here, head, fmt=".2f")
     return (f"The headline on page 0 reads notebook 4's run of the same futex ping-pong: "
             f"{findings.span(head)} per thread switch (half a round trip). This page's "
-            f"smaller run gives {findings.span(here)} ({gap:+.0f}%): two runs of one "
+            f"smaller run gives {findings.span(here)} ({times[1] if times else 'n/a'} the "
+            "headline's): two runs of one "
             "measurement on this machine, "
             "which is why the claims are judged on repeats rather than on one run.")
