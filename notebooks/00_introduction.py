@@ -60,7 +60,7 @@ mid = intro_machine_id or machine.machine_id(fp)
 # matter as much as the hardware: they decide how many threads one can start at all.
 
 # %%
-display(Markdown(f"**{textout.md_text(machine.describe(fp))}** Data folder: {textout.md_code(mid)}."))
+display(Markdown(f"**{textout.machine_md(fp)}** Data folder: {textout.md_code(mid)}."))
 display(summary.machine_card(fp))
 display(Markdown(summary.ceiling_text(data_dir, mid)))
 if fp["virtualization"] != "none":
@@ -78,12 +78,17 @@ if fp["virtualization"] != "none":
 # - **launch** is a task's whole life, one at a time: create it, let it run, wait for
 #   it to finish (join, waitpid, `wg.Wait`), and free what it held (for a fiber:
 #   unmap its stack);
-# - **a context switch** is one hand-over between two tasks on the same CPU: threads
-#   and processes through a futex (the round trip divided by the switches counted),
-#   fibers and goroutines (`GOMAXPROCS=1`) pinned and timed in batches, so no clock
-#   read is inside;
+# - **a switch** (the paper's one definition, used on every page) is half the round
+#   trip of a ping-pong between two tasks pinned to one CPU: each round trip hands the
+#   CPU over twice. Threads and processes ping-pong through a futex; fibers, goroutines
+#   (`GOMAXPROCS=1`) and Tokio tasks are timed in batches, so no clock read is inside.
+#   A Rust or Java platform thread is a kernel thread, switched exactly as the OS
+#   thread is. Where a page divides by the switches the kernel counted instead, or
+#   prints a whole round trip, it says so by name ("per counted switch", "round trip");
 # - **memory** is per idle task, resident plus the kernel side that RSS does not show
-#   (kernel stack, page tables, kernel objects), from slopes over many task counts.
+#   (kernel stack, page tables, kernel objects), from slopes over many task counts. An
+#   idle process is a child forked from this study's Python harness, so its page tables
+#   copy a parent of tens of MiB (the figure says how large).
 #
 # A cell whose experiment has no stored run says which one would fill it. The notes
 # under the table say what each number is and which run it comes from.

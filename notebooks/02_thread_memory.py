@@ -75,7 +75,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, parameters, plotting, stored, textout
+from threadcost import claims, parameters, plotting, stored, textout
 from threadcost.experiments import limits, million, process_memory, thread_memory
 from threadcost.views import claims as claims_view
 from threadcost.views import million as million_view
@@ -87,7 +87,7 @@ parameters.check("02_thread_memory", globals())  # a bad value names its paramet
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
+display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
 
 # %% [markdown]
 # ## Sweep: memory against the number of threads

@@ -77,7 +77,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, parameters, plotting, stored, textout
+from threadcost import claims, findings, parameters, plotting, stored, textout
 from threadcost.experiments import context_switch as cs
 from threadcost.experiments import cpu_bound, echo, yardsticks
 from threadcost.views import claims as claims_view
@@ -90,7 +90,7 @@ plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
 display(Markdown(
-    f"**Machine:** {textout.md_text(machine.describe(fp))} SMT sibling groups: {textout.cpu_groups(fp['smt_siblings'])}; "
+    f"**Machine:** {textout.machine_md(fp)} SMT sibling groups: {textout.cpu_groups(fp['smt_siblings'])}; "
     f"clock source `{fp['clocksource']}`"
     + (f"; transparent huge pages `{cs._thp_mode()}`." if measure else ".")))
 
@@ -146,15 +146,22 @@ plotting.save_figure(fig, "switch_distributions", figures_dir)
 display(view.percentiles_table(sweep))
 
 # %%
+def show(name, *results):
+    """A finding of this page, marked with its name (the sweep's and the rerun's runs)."""
+    return findings.show(name, data_dir, store.machine_id,
+                         results=[r for r in results if r is not None] or None)
+
+
 head = each.get(("pipe", "same-cpu", "threads"))
 if head is not None:
     s = head.summary
     display(Markdown(
         f"Two threads pinned to CPU {s['cpus_seen'][0]} passing one byte through pipes took "
-        f"**{s['round_trip_ns']['p50'] / 1000:.2f} µs** per round trip at the median "
-        f"(p99 {s['round_trip_ns']['p99'] / 1000:.2f} µs, n = {s['completed']:,}). getrusage "
-        f"counted **{s['switches_per_round_trip']:.3f} switches per round trip**, so one switch, "
-        f"with the write and read around it, costs **{s['switch_ns']['p50'] / 1000:.2f} µs**."))
+        f"**{show('switch_pipe_pinned_round_trip_median_ns', sweep)}** per round trip at the "
+        f"median ({s['completed']:,} round trips). getrusage counted "
+        f"**{show('switch_pipe_pinned_counted_per_round_trip_mean', sweep)}** per round trip, so "
+        f"one switch (half a round trip, the paper's definition), with the write and read "
+        f"around it, costs **{show('switch_pipe_pinned_median_ns', sweep)}**."))
 
 # %% [markdown]
 # ### Are there really two switches per round trip?
@@ -186,16 +193,22 @@ head_full = store.get("context_switch_headline", lambda: cs.run(
     "pipe", "same-cpu", "threads", switch_iterations, switch_warmup,
     baseline_scale=switch_baseline_scale), experiment="context_switch_headline")
 s = head_full.summary
+share = findings.get("instrumentation_rerun_share_pct", data_dir, store.machine_id,
+                     results=[head_full])
 display(Markdown(
-    f"Rerun with its baselines, the same configuration took {s['round_trip_ns']['p50']:,.0f} ns "
-    f"per round trip at the median. Subtracting two lone hops ({s['self_hop_ns_p50']:,.0f} ns "
-    f"each: the pipe write + read without a partner) and dividing by the "
-    f"{s['switches_per_round_trip']:.2f} switches counted leaves "
-    f"**{s['switch_net_ns_p50']:,.0f} ns per switch** for the switch itself: the scheduler, "
-    f"the wake-up and the change of registers and stack. An empty system call costs "
-    f"{s['baselines']['empty_syscall']['p50']:,.0f} ns here. The timer and the CPU notes add "
-    f"about {s['instrumentation_ns_per_sample']:.0f} ns per round trip "
-    f"({100 * s['instrumentation_share']:.2f}% of the median)."))
+    f"Rerun with its baselines, the same configuration took "
+    f"{show('switch_pipe_pinned_rerun_round_trip_median_ns', head_full)} per round trip at "
+    f"the median. Subtracting two lone hops "
+    f"({show('pipe_lone_hop_rerun_median_ns', head_full)} each: the pipe write + read "
+    f"without a partner) and dividing by the switches the kernel counted leaves "
+    f"**{show('switch_pipe_pinned_net_per_counted_median_ns', head_full)} per counted "
+    f"switch** for the switch itself: the scheduler, the wake-up and the change of "
+    f"registers and stack. An empty system call, timed in this rerun, costs "
+    f"{show('syscall_rerun_median_ns', head_full)} (median; the yardsticks below time it "
+    f"again). The timer and the CPU notes add about "
+    f"{show('instrumentation_rerun_mean_ns', head_full)} per round trip "
+    f"({findings.span(share, share.number() + '%') if share.measured else 'not measured'} of "
+    f"the median)."))
 
 # %% [markdown]
 # ## Unpinned: which CPU did each round trip use?
@@ -213,12 +226,14 @@ if unpinned is not None:
     plotting.save_figure(fig, "switch_unpinned_split", figures_dir)
     s = unpinned.summary
     same, diff = s.get("round_trip_ns_same_cpu"), s.get("round_trip_ns_different_cpus")
-    text = (f"Unpinned, both threads shared a CPU for **{s['same_cpu_share']:.1%}** of the "
+    text = (f"Unpinned, both threads shared a CPU for "
+            f"**{show('switch_pipe_unpinned_same_cpu_share_pct', unpinned)}** of the "
             f"{s['completed']:,} round trips")
     if same and same["n"]:
-        text += f" (median {same['p50'] / 1000:.2f} µs)"
+        text += f" (median {show('switch_pipe_unpinned_same_cpu_round_trip_median_ns', unpinned)})"
     if diff and diff["n"]:
-        text += f"; on different CPUs the median was {diff['p50'] / 1000:.2f} µs"
+        text += (f"; on different CPUs the median was "
+                 f"{show('switch_pipe_unpinned_two_cpus_round_trip_median_ns', unpinned)}")
     if s["same_cpu_share"] in (0.0, 1.0):
         text += (". Every round trip took the same path in this run, so the distribution "
                  "has one hump, not two")
@@ -327,9 +342,10 @@ if p["perf_available"]:
     display(perf.tables["rounds"].pivot(index="round", columns="tool", values="round_trip_ns")
             .round(0))
     display(Markdown(
-        f"Mean round trip (median over rounds): perf **{p['perf_mean_ns']:,.0f} ns**, threadcost "
-        f"**{p['ours_mean_ns']:,.0f} ns**; ratio threadcost / perf = "
-        f"**{p['ratio_ours_over_perf']:.3f}**."))
+        f"Mean round trip (median over rounds): perf "
+        f"**{show('perf_bench_pipe_round_trip_mean_ns', perf)}**, threadcost "
+        f"**{show('perf_check_ours_round_trip_mean_ns', perf)}**; ratio threadcost / perf = "
+        f"**{show('perf_check_ours_over_perf_ratio', perf)}**."))
 else:
     display(Markdown(f"**perf cross-check not run:** {p['reason']}."))
 timing = store.get("context_switch_timing_check", lambda: cs.timing_check(
@@ -337,8 +353,9 @@ timing = store.get("context_switch_timing_check", lambda: cs.timing_check(
 t = timing.summary
 display(Markdown(
     f"With a stamp per round trip the mean (median over rounds) was "
-    f"{t['per_sample_mean_ns']:,.0f} ns; timed only as "
-    f"a whole, {t['whole_run_mean_ns']:,.0f} ns: ratio **{t['ratio']:.3f}**."))
+    f"{show('timing_check_stamped_round_trip_mean_ns', timing)}; timed only as "
+    f"a whole, {show('timing_check_whole_round_trip_mean_ns', timing)}: ratio "
+    f"**{show('timing_check_stamped_over_whole_ratio', timing)}**."))
 
 # %% [markdown]
 # The benchmark targets this kernel was built to meet, as measured in this run (a target
@@ -388,27 +405,35 @@ else:
 
 # %%
 s = head_full.summary
-text = (f"On this machine a pipe switch between two threads sharing a CPU cost "
-        f"**{s['switch_ns']['p50'] / 1000:.2f} µs** with the pipe calls around it in the "
-        "rerun with its baselines"
-        + (f" ({head.summary['switch_ns']['p50'] / 1000:.2f} µs in the sweep above)"
+text = (f"On this machine a pipe switch between two threads sharing a CPU (half a round "
+        f"trip) cost **{show('switch_pipe_pinned_rerun_median_ns', head_full)}** with the pipe "
+        "calls around it in the rerun with its baselines"
+        + (f" ({show('switch_pipe_pinned_median_ns', sweep)} in the sweep above)"
            if head is not None else "")
-        + f", and about **{s['switch_net_ns_p50'] / 1000:.2f} µs** beyond those calls. ")
+        + f", and about **{show('switch_pipe_pinned_net_per_counted_median_ns', head_full)}** "
+        "per counted switch beyond those calls. ")
 cross = each.get(("pipe", "cross-cpu", "threads"))
-if cross is not None:
-    slower = cross.summary["round_trip_ns"]["p50"] / s["round_trip_ns"]["p50"]
-    text += (f"Spread over two CPUs, the same ping-pong took **{slower:.1f}x** as long "
+slower = findings.ratio(
+    findings.get("switch_pipe_cross_cpu_round_trip_median_ns", data_dir, store.machine_id,
+                 results=[cross] if cross is not None else None),
+    findings.get("switch_pipe_pinned_rerun_round_trip_median_ns", data_dir, store.machine_id,
+                 results=[head_full]))
+if cross is not None and slower is not None:
+    text += (f"Spread over two CPUs, the same ping-pong took **{slower[1]}** as long "
              f"per round trip: the wake-up crosses CPUs and the other CPU may be asleep. ")
 pts = ws.tables["points"]
 big = pts[pts.working_set_kib == pts.working_set_kib.max()]
 parts = []
 for row in big.itertuples():
     extra = row.round_trip_minus_touch_p50_ns / 1000
-    parts.append(f"{row.tasks} {extra:,.0f} µs" if extra > 0 else
-                 f"{row.tasks} no measurable time (the difference, {extra:,.0f} µs, is below "
+    name = f"switch_working_set_largest_{row.tasks}_extra_median_ns"
+    parts.append(f"{row.tasks} {show(name, ws)}" if extra > 0 else
+                 f"{row.tasks} no measurable time (the difference, {show(name, ws)}, is below "
                  "the noise of timing the touch alone)")
 if parts:
-    text += (f"With {int(big.working_set_kib.iloc[0]):,} KiB written per side per hop, the "
+    size = findings.parameter("switch_working_sets_kib",
+                              f"{int(big.working_set_kib.iloc[0]):,} KiB")
+    text += (f"With {size} written per side per hop, the "
              "round trip took, beyond the touching itself: " + "; ".join(parts) + ". ")
 text += cpu_view.conclusion_text(cpu) + " "
 display(Markdown(text + "The direct cost of a switch is small; what a switch does to the "

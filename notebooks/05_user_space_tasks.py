@@ -84,7 +84,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, parameters, plotting, stats, stored, textout
+from threadcost import findings, parameters, plotting, stats, stored, textout
 from threadcost.experiments import fibers, million, peers, runtimes, sleepers
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
@@ -98,7 +98,7 @@ parameters.check("05_user_space_tasks", globals())  # a bad value names its para
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
+display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
 
 # %% [markdown]
 # ## C fibers: switch, memory, creation
@@ -256,7 +256,8 @@ fig = view.memory_figure(rows)
 saved = plotting.save_figure(fig, "tasks_memory_per_task", figures_dir)
 
 # %%
-display(Markdown(view.switch_ratio_text(rows)))
+display(Markdown(view.switch_ratio_text(rows, kernel_results.get("switch_thread"),
+                                        fiber_results.get("asm"))))
 
 # %%
 display(Markdown(view.creation_text(fiber_results, kernel_results.get("launch"))))
@@ -364,8 +365,10 @@ s4_rust = store.get("sleepers_s4_peers", lambda: sleepers.run(
     experiment="sleepers")
 display(runtimes_view.sleepers_table(s4_rust))
 display(Markdown(f"Saturated, so not judged: a repeat with the CPUs at least "
-                 f"{stats.SATURATION_SHARE:.0%} busy, or a run more than "
-                 f"{stats.LATE_FACTOR - 1:.0%} longer than its sleeps."))
+                 f"{findings.parameter('stats.SATURATION_SHARE', f'{stats.SATURATION_SHARE:.0%}')} "
+                 f"busy, or a run more than "
+                 f"{findings.parameter('stats.LATE_FACTOR', f'{stats.LATE_FACTOR - 1:.0%}')} "
+                 "longer than its sleeps."))
 
 # %%
 s1_rust = store.get("peer_million", lambda: million.peer_tasks(

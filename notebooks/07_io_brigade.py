@@ -72,7 +72,7 @@ machine_id: Optional[str] = None  # with measure False: the folder under data/ t
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, parameters, plotting, stored, textout
+from threadcost import parameters, plotting, stored, textout
 from threadcost.experiments import brigade
 from threadcost.views import brigade as view
 from threadcost.views import claims as claims_view
@@ -82,7 +82,7 @@ parameters.check("07_io_brigade", globals())  # a bad value names its parameter
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
+display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
 
 # %% [markdown]
 # ## The brigade on this machine

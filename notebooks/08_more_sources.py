@@ -60,7 +60,7 @@ machine_id: Optional[str] = None  # with measure False: the folder under data/ t
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, machine, parameters, plotting, stored, textout
+from threadcost import claims, parameters, plotting, stored, textout
 from threadcost.experiments import indirect, more_sources
 from threadcost.views import claims as claims_view
 from threadcost.views import more_sources as view
@@ -69,7 +69,7 @@ plotting.use_paper_theme()
 parameters.check("08_more_sources", globals())  # a bad value names its parameter
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
+display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
 
 
 def judged(claim_id: str, words: str, *results: object) -> object:

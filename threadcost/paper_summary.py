@@ -128,7 +128,8 @@ def _contrast(data_dir: str | Path | None, machine_id: str | None) -> str:
     text = headline_view.sentence(headline_view.cells(data_dir, machine_id))
     if text.startswith("Too few"):
         return ""
-    return " " + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(text, quote=False))
+    # the sentence is the project's words and findings' spans (which escape their text)
+    return " " + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
 
 
 def verdict_tally(data_dir: str | Path | None = None,

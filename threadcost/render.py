@@ -118,16 +118,27 @@ class Provenance:
     data: list[tuple[str, str]] = field(default_factory=list)
     code: list[tuple[str, str]] = field(default_factory=list)
 
-    def html(self) -> str:
+    def html(self, first: bool = True) -> str:
+        """The line under an output. A page with more than ``SHORT`` data files lists
+        them once, under its first figure or table (``id="tc-data"``); every later line
+        points there, so a dozen outputs do not repeat the same long list."""
         def links(items: list[tuple[str, str]]) -> str:
             return ", ".join(f'<a href="{html.escape(h)}">{html.escape(t)}</a>' for t, h in items)
 
         parts = []
-        if self.data:
+        if self.data and (first or len(self.data) <= SHORT):
             parts.append(f"data: {links(self.data)}")
+        elif self.data:
+            parts.append(f'data: <a href="#{DATA_ANCHOR}">this page\'s {len(self.data)} files, '
+                         "listed under its first figure</a>")
         if self.code:
             parts.append(f"code: {links(self.code)}")
-        return f'<p class="tc-provenance">{" · ".join(parts)}</p>' if parts else ""
+        anchor = f'<span id="{DATA_ANCHOR}"></span>' if first and len(self.data) > SHORT else ""
+        return f'<p class="tc-provenance">{anchor}{" · ".join(parts)}</p>' if parts else ""
+
+
+SHORT = 3  # data files a provenance line lists under every output
+DATA_ANCHOR = "tc-data"
 
 
 def _tag_code_cells(nb: nbformat.NotebookNode) -> None:
@@ -174,8 +185,7 @@ def add_provenance(nb: nbformat.NotebookNode, provenance: Provenance | None) -> 
     """Add the provenance line after each figure and table output; return how many."""
     if provenance is None:
         return 0
-    line = provenance.html()
-    if not line:
+    if not provenance.html():
         return 0
     count = 0
     for cell in nb.cells:
@@ -186,7 +196,8 @@ def add_provenance(nb: nbformat.NotebookNode, provenance: Provenance | None) -> 
             outputs.append(output)
             if _is_figure_or_table(output):
                 outputs.append(nbformat.v4.new_output(
-                    "display_data", data={"text/html": line}, metadata={}))
+                    "display_data", data={"text/html": provenance.html(first=count == 0)},
+                    metadata={}))
                 count += 1
         cell["outputs"] = outputs
     return count

@@ -123,3 +123,17 @@ def skipped_markdown(skipped: Sequence[Any]) -> str:
         where = f"{item.path.parent.name}/{item.path.name}"
         lines.append(f"- {md_code(where)}: {md_text(str(item.reason).replace(root, ''))}")
     return "\n".join(lines)
+
+
+def machine_md(fp: dict[str, Any]) -> str:
+    """The machine in one sentence for Markdown (``machine.describe``, escaped), its RAM
+    marked as the finding ``machine_memory_gib`` (every page prints the same line)."""
+    from threadcost import findings, machine
+
+    text = md_text(machine.describe(fp))
+    try:
+        gib = f"{float(fp['mem_total_kib']) / 1024**2:.1f}"
+    except (KeyError, TypeError, ValueError):
+        return text
+    return text.replace(md_text(f"{gib} GiB"),
+                        findings.tag("machine_memory_gib", gib, f"{gib} GiB"), 1)

@@ -92,7 +92,7 @@ class Quantity:
         if not self.measured:
             return f"not measured on this machine ({self.missing or 'no run stored'})"
         unit = self.display_unit or ("" if self.unit == "ratio" else self.unit)
-        return f"{self.number()} {unit}".rstrip()
+        return f"{self.number()}{'' if unit == '%' else ' '}{unit}".rstrip()
 
     def interval_text(self) -> str:
         """"[low to high]" in display units, or "" when there is no interval."""
@@ -278,12 +278,34 @@ def clear_cache() -> None:
 
 # --- printing: every printed number says which finding it is ------------------------------
 
-def tag(name: str, number_text: str, shown: str | None = None) -> str:
+class Marked(str):
+    """Text the project's own code wrote around findings' spans (``tag`` returns one):
+    a table keeps the spans of a Marked cell and escapes every other cell whole, so a
+    value read from data can never carry a mark."""
+
+    def __add__(self, other: str) -> Marked:  # plain text after a span: still Marked
+        return Marked(str.__add__(self, other))
+
+
+def tag(name: str, number_text: str, shown: str | None = None) -> Marked:
     """``<span data-quantity="NAME" data-value="NUMBER">shown</span>``: the printed
     ``number_text`` of finding ``name`` (``shown`` defaults to it: a table whose header
     holds the unit prints the number alone)."""
-    return (f'<span data-quantity="{html.escape(name)}" data-value="{html.escape(number_text)}">'
-            f"{html.escape(shown if shown is not None else number_text)}</span>")
+    return Marked(f'<span data-quantity="{html.escape(name)}" '
+                  f'data-value="{html.escape(number_text)}">'
+                  f"{html.escape(shown if shown is not None else number_text)}</span>")
+
+
+def parameter(name: str, shown: str) -> Marked:
+    """A number the study chose, not measured (a parameter: ``shown`` is its value as the
+    page prints it), marked with the parameter's name: ``<span data-parameter="NAME">``."""
+    return Marked(f'<span data-parameter="{html.escape(name)}">{html.escape(shown)}</span>')
+
+
+def published(claim_id: str, shown: str) -> Marked:
+    """A number a source published (``shown`` as the page quotes it), marked with the claim
+    it belongs to: ``<span data-published="C31">547 ns</span>``; measured here it is not."""
+    return Marked(f'<span data-published="{html.escape(claim_id)}">{html.escape(shown)}</span>')
 
 
 def span(q: Quantity, text: str | None = None) -> str:
@@ -303,6 +325,63 @@ def markdown(name: str | Quantity, data_dir: str | Path | None = None,
     q = name if isinstance(name, Quantity) else get(name, data_dir, machine_id, results)
     out = span(q)
     return f"**{out}**" if bold and q.measured else out
+
+
+def show(name: str | Quantity, data_dir: str | Path | None = None,
+         machine_id: str | None = None, results: list[Any] | None = None,
+         text: str | None = None) -> str:
+    """The finding as a page prints it, marked with its name (``<span
+    data-quantity="switch_thread_median_ns" data-value="2,465">2,465 ns</span>``): the one
+    way a page, a table cell or the abstract prints a number (``text`` replaces the shown
+    text and must contain the number). Only the project's code makes the span; a value
+    read from data is escaped."""
+    q = name if isinstance(name, Quantity) else get(name, data_dir, machine_id, results)
+    return span(q, text)
+
+
+def value_of(name: str | Quantity, data_dir: str | Path | None = None,
+             machine_id: str | None = None) -> float | None:
+    """The finding's value as it prints (display units, rounded as printed), or None: a
+    page that derives a ratio from two findings divides what it shows."""
+    q = name if isinstance(name, Quantity) else get(name, data_dir, machine_id)
+    if not q.measured:
+        return None
+    return float(q.number().replace(",", ""))
+
+
+def ratio(a: str | Quantity, b: str | Quantity, data_dir: str | Path | None = None,
+          machine_id: str | None = None, fmt: str = ".1f") -> tuple[float, str] | None:
+    """The ratio of two findings (``a / b``, from their values) and its marked text
+    ("<span data-quantity="A/B" ...>4.0x</span>"): a derived number is named by the two
+    findings it divides, so two pages that print it print one value. None when either
+    is missing."""
+    qa = a if isinstance(a, Quantity) else get(a, data_dir, machine_id)
+    qb = b if isinstance(b, Quantity) else get(b, data_dir, machine_id)
+    if not (qa.measured and qb.measured) or not qb.value:
+        return None
+    assert qa.value is not None and qb.value is not None
+    value = qa.value / qb.value
+    text = f"{number(value, fmt)}x"
+    return value, tag(f"{qa.name}/{qb.name}", number(value, fmt), text)
+
+
+def reading_name(claim_id: str, words: str) -> str:
+    """The name a claim's reading prints its measured value under (``claims.measure``'s
+    ``words`` pick the reading, as there): ``reading_c33_the_direct_cost_of_a_switch...``.
+    A page quoting a claim's reading and the claims' tables mark it with this one name,
+    so the check on the rendered pages sees both prints of it."""
+    import re
+
+    from threadcost.claims import catalogue
+
+    text = words
+    for claim in catalogue.CLAIMS:
+        if claim.id == claim_id:
+            found = [r.text for _, r in claim.readings() if words in r.text]
+            found += [c.label for c in claim.context if words in c.label]
+            text = found[0] if found else words
+    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60].rstrip("_")
+    return f"reading_{claim_id.lower()}_{slug}"
 
 
 # --- the claims layer reads findings ------------------------------------------------------
@@ -338,4 +417,14 @@ def _load_modules() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from threadcost.findings import brigade, headline, limits, switch  # noqa: F401
+    from threadcost.findings import (  # noqa: F401
+        brigade,
+        context_switch,
+        headline,
+        launch,
+        limits,
+        memory,
+        more_sources,
+        switch,
+        tasks,
+    )

@@ -142,3 +142,108 @@ def _peer_quantity(kind: str, placement: str) -> None:
 for _kind in PEER_KINDS:
     for _placement in PLACES:
         _peer_quantity(_kind, _placement)
+
+
+# --- page 07's answer: the net per hop over every N measured, and its trend ---------------------
+
+def _nets(run: Any, kind: str, placement: str) -> pd.Series:
+    """``kind``'s net per hop (mean over repeats) at every N measured, ``placement``."""
+    table = run.table("runs")
+    out = {}
+    for n in sorted(set(table[(table.kind == kind) & (table.placement == placement)].tasks)):
+        got = net_per_hop(table, kind, int(n), placement)
+        if got is not None:
+            out[int(n)] = got[0]
+    return pd.Series(out, dtype=float)
+
+
+def _common(run: Any, kind: str, placement: str) -> tuple[pd.Series, pd.Series]:
+    thread, other = _nets(run, "thread", placement), _nets(run, kind, placement)
+    common = thread.index.intersection(other.index)
+    return thread[common], other[common]
+
+
+def over_n(run: Any, kind: str, placement: str, stat: str) -> float | None:
+    """Min or max over N of ``kind``'s net per hop, at the N where the thread brigade ran
+    too (the thread: over the N any other kind shares with it)."""
+    if kind == "thread":
+        shared = [_common(run, k, placement)[0] for k in ("goroutine", "epoll")]
+        values = pd.concat(shared) if shared else pd.Series(dtype=float)
+    else:
+        values = _common(run, kind, placement)[1]
+    if values.empty:
+        return None
+    return float(values.min() if stat == "min" else values.max())
+
+
+def ratio_over_n(run: Any, kind: str, placement: str, stat: str) -> float | None:
+    """Min or max over N of the thread's net per hop / ``kind``'s (``kind`` at least 1 ns)."""
+    thread, other = _common(run, kind, placement)
+    if thread.empty:
+        return None
+    ratios = (thread / other.clip(lower=1.0)).astype(float)
+    return float(ratios.min() if stat == "min" else ratios.max())
+
+
+def _trend(kind: str, placement: str, what: str) -> Any:
+    def read(run: Any) -> float | None:
+        sub = run.table("runs")
+        sub = sub[(sub.kind == kind) & (sub.placement == placement) & (sub.trips > 0)]
+        if sub.tasks.nunique() < 2:
+            return None
+        summary = {(r["kind"], r["tasks"], r["placement"]): r.get("per_hop_ns")
+                   for r in run.meta["summary"]["results"]}
+        ns = sorted(set(sub.tasks))
+        first = (summary.get((kind, ns[0], placement)) or {}).get("p50")
+        last = (summary.get((kind, ns[-1], placement)) or {}).get("p50")
+        if first is None or last is None:
+            return None
+        return {"smallest": first, "largest": last, "change": (last / first - 1) * 100}[what]
+    return read
+
+
+def _register_answer() -> None:
+    from threadcost.findings.summary import from_run
+
+    for placement, (tag, words) in PLACES.items():
+        for kind in KIND_WORDS_ALL:
+            _register_trend(from_run, kind, placement, tag, words)
+        for kind in KIND_WORDS:
+            for stat in ("min", "max"):
+                from_run(f"brigade_{kind}_net_hop_{tag}_{stat}_over_n_mean_ns", "brigade",
+                         lambda run, k=kind, p=placement, s=stat: over_n(run, k, p, s), "ns",
+                         "mean over repeats", f"the {KIND_WORDS[kind]}, {words}: the "
+                         f"{stat}imum over the brigade lengths N of its net time per hop "
+                         f"({NET_DEFINITION})", fmt=",.0f")
+                if kind != "thread":
+                    from_run(f"brigade_thread_over_{kind}_net_hop_{tag}_{stat}_over_n_ratio",
+                             "brigade", lambda run, k=kind, p=placement, s=stat:
+                             ratio_over_n(run, k, p, s), "ratio", "ratio of means",
+                             f"the thread brigade's net time per hop / the {KIND_WORDS[kind]}'s, "
+                             f"{words}, at each N both ran: the {stat}imum over N", fmt=",.1f")
+
+
+def trend_name(kind: str, placement: str, what: str) -> str:
+    """The finding of ``kind``'s median hop at the smallest/largest N, or its change."""
+    key = kind.replace("-", "_")
+    tag = PLACES[placement][0]
+    return (f"brigade_{key}_hop_{tag}_change_over_n_share_pct" if what == "change"
+            else f"brigade_{key}_hop_{tag}_{what}_n_median_ns")
+
+
+def _register_trend(from_run: Any, kind: str, placement: str, tag: str, words: str) -> None:
+    label = KIND_WORDS_ALL[kind]
+    for what in ("smallest", "largest", "change"):
+        if what == "change":
+            from_run(trend_name(kind, placement, what), "brigade", _trend(kind, placement, what),
+                     "%", "share", f"the {label}, {words}: how much its median time per hop "
+                     "changes from the smallest N measured to the largest (share of the first)",
+                     fmt="+.0f")
+        else:
+            from_run(trend_name(kind, placement, what), "brigade", _trend(kind, placement, what),
+                     "ns", "median", f"the {label}, {words}: the median time per hop (p50 of "
+                     f"the trip / hops) at the {what} N measured", fmt=",.0f")
+
+
+KIND_WORDS_ALL = {**KIND_WORDS, "one-thread": "one thread doing a hop's calls alone (baseline)"}
+_register_answer()

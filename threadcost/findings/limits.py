@@ -35,7 +35,8 @@ def thread_ceiling(runs: Runs) -> Value | str:
     limit = binding.get("limit") if isinstance(binding, dict) else None
     return Value(float(np.median(values)), min(values), max(values), len(found), found,
                  setup={"experiment": "thread_limits", "stack_kib": "default"},
-                 extra={"binding": binding_words(binding), "limit": limit or "none"})
+                 extra={"binding": binding_words(binding), "limit": limit or "none",
+                        "note": binding.get("note", "") if isinstance(binding, dict) else ""})
 
 
 # --- C10: one million 2 MiB-stack threads, scaled from the largest count measured ---------
@@ -87,3 +88,18 @@ def c10_sys(runs: Runs) -> Value | str:
           C10_DEFINITION + ": resident memory", fmt=",.0f", computed=True)
 def c10_rss(runs: Runs) -> Value | str:
     return _scaled(runs, "rss_kib", 1 / 1024)
+
+
+# --- the machine ---------------------------------------------------------------------------
+
+@quantity("machine_memory_gib", "GiB", "recorded",
+          "the machine's RAM (MemTotal of /proc/meminfo), as its newest stored run recorded "
+          "it in the run's machine fingerprint", fmt=".1f")
+def machine_memory(runs: Runs) -> Value | str:
+    found = sorted(runs.runs, key=lambda r: (r.meta.get("created_utc", ""), r.meta["run_id"]))
+    if not found:
+        return "no run stored"
+    kib = found[-1].meta.get("machine", {}).get("mem_total_kib")
+    if kib is None:
+        return "the stored run recorded no MemTotal"
+    return Value(float(kib) / 1024**2, runs=[found[-1]])

@@ -7,6 +7,7 @@ the statistic the claims layer judges (``threadcost.claims.intervals.over_repeat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -40,6 +41,47 @@ def memcpy_64kib(runs: Runs) -> Value | str:
     return _value(rows.ns_median, found, setup={"experiment": "yardsticks",
                                                  "yardstick": "memcpy_64kib",
                                                  "cpu": "pinned"})
+
+
+# every other yardstick, each its own finding: pooled over the stored yardsticks runs'
+# repeats, the mean of each repeat's median batch with a 95% t interval
+YARDSTICK_WORDS = {
+    "syscall": "one empty system call (getppid)",
+    "pipe_write_read": "a 1-byte pipe write and read back by one thread, no switch",
+    "memcpy_64kib_cold": "one memcpy of 64 KiB between buffers in no cache (C09's copy, "
+                         "as S0-code made it)",
+    "pipe_switch_pinned": "one switch, the yardsticks run: half a pipe ping-pong round "
+                          "trip, both threads pinned to one CPU",
+    "wakeup_cross_cpu": "one wake-up on another, idle CPU: half a pipe ping-pong round "
+                        "trip, the threads pinned to two CPUs",
+    "wakeup_cross_cpu_busy": "one wake-up on another CPU kept busy: half a pipe ping-pong "
+                             "round trip, the threads pinned to two CPUs",
+}
+
+
+def yardstick_name(yardstick: str) -> str:
+    """The finding of one yardstick (``memcpy_64kib`` keeps its older name)."""
+    return ("memcpy_64kib_mean_ns" if yardstick == "memcpy_64kib"
+            else f"yardstick_{yardstick}_mean_ns")
+
+
+def _yardstick(runs: Runs, yardstick: str) -> Value | str:
+    table, found = _yardsticks(runs)
+    if table.empty or yardstick not in set(table.yardstick):
+        return f"no yardsticks run with {yardstick} stored (the last cell of {NOTEBOOK_04})"
+    rows = table[table.yardstick == yardstick]
+    return _value(rows.ns_median, found, setup={"experiment": "yardsticks",
+                                                "yardstick": yardstick})
+
+
+def _yardstick_quantity(yardstick: str, words: str) -> None:
+    quantity(yardstick_name(yardstick), "ns", "mean over repeats",
+             f"{words}: the mean over the yardsticks' repeats of each repeat's median batch "
+             "(95% t interval)")(lambda runs: _yardstick(runs, yardstick))
+
+
+for _name, _words in YARDSTICK_WORDS.items():
+    _yardstick_quantity(_name, _words)
 
 
 @quantity("switch_over_memcpy_mean_ratio", "ratio", "mean over repeats",
@@ -109,3 +151,82 @@ def echo_unpinned_over_pinned(runs: Runs) -> Value | str:
         return got
     wide, found = got
     return _value((wide["unpinned"] / wide["same-cpu"]).dropna(), found, setup=ECHO_SETUP)
+
+
+# --- page 04's pinned pipe ping-pong: the sweep's and the rerun's, each its own name -----
+
+from threadcost.findings.headline import latest  # noqa: E402  (the headline's rule)
+
+SWEEP = "the sweep (context_switch run)"
+RERUN = "the rerun with its baselines (context_switch_headline run)"
+
+
+def _pipe_pinned(runs: Runs) -> tuple[Any, Any] | str:
+    run = latest(runs, "context_switch")
+    if run is None:
+        return f"no context switch run stored ({NOTEBOOK_04})"
+    c = run.table("configs")
+    hit = c[(c.mechanism == "pipe") & (c.placement == "same-cpu") & (c.tasks == "threads")]
+    if hit.empty:
+        return "the stored sweep has no pipe ping-pong between threads on one CPU"
+    return run, hit.iloc[0]
+
+
+def _sweep(field: str, scale: float = 1.0) -> Callable[[Runs], Value | str]:
+    def compute(runs: Runs) -> Value | str:
+        got = _pipe_pinned(runs)
+        if isinstance(got, str):
+            return got
+        run, row = got
+        return Value(float(row[field]) * scale, runs=[run],
+                     setup={"experiment": "context_switch", "mechanism": "pipe",
+                            "placement": "same-cpu", "tasks": "threads"})
+    return compute
+
+
+quantity("switch_pipe_pinned_round_trip_median_ns", "ns", "median",
+         f"one round trip of a pipe ping-pong between two threads pinned to one CPU, "
+         f"{SWEEP}: median", fmt="auto", scale=1e-3, display_unit="µs")(
+    _sweep("round_trip_p50_ns"))
+quantity("switch_pipe_pinned_median_ns", "ns", "median",
+         f"one switch (half the round trip) of a pipe ping-pong between two threads pinned "
+         f"to one CPU, {SWEEP}: half the median round trip", fmt="auto", scale=1e-3,
+         display_unit="µs")(_sweep("round_trip_p50_ns", 0.5))
+quantity("switch_pipe_pinned_counted_per_round_trip_mean", "switches", "mean",
+         f"the switches the kernel counted (getrusage) per round trip of the pipe ping-pong "
+         f"pinned to one CPU, {SWEEP}", fmt=".2f")(_sweep("switches_per_round_trip"))
+
+
+def _rerun(get: Callable[[dict[str, Any]], float]) -> Callable[[Runs], Value | str]:
+    def compute(runs: Runs) -> Value | str:
+        run = latest(runs, "context_switch_headline")
+        if run is None:
+            return f"no rerun of the pinned pipe ping-pong stored ({NOTEBOOK_04})"
+        return Value(float(get(run.meta["summary"])), runs=[run],
+                     setup={"experiment": "context_switch_headline"})
+    return compute
+
+
+quantity("switch_pipe_pinned_rerun_round_trip_median_ns", "ns", "median",
+         f"one round trip of the pinned pipe ping-pong, {RERUN}: median")(
+    _rerun(lambda s: s["round_trip_ns"]["p50"]))
+quantity("switch_pipe_pinned_rerun_median_ns", "ns", "median",
+         f"one switch (half the round trip) of the pinned pipe ping-pong, {RERUN}: half the "
+         "median round trip", fmt="auto", scale=1e-3, display_unit="µs")(
+    _rerun(lambda s: s["round_trip_ns"]["p50"] / 2))
+quantity("pipe_lone_hop_rerun_median_ns", "ns", "median",
+         f"one lone hop (a thread writes a byte into its own pipe and reads it back, no "
+         f"partner), {RERUN}: median")(_rerun(lambda s: s["self_hop_ns_p50"]))
+quantity("switch_pipe_pinned_net_per_counted_median_ns", "ns", "median",
+         f"the switch itself, per switch the kernel counted: (median round trip - two lone "
+         f"hops) / the switches counted per round trip, {RERUN}")(
+    _rerun(lambda s: s["switch_net_ns_p50"]))
+quantity("syscall_rerun_median_ns", "ns", "median",
+         f"one empty system call, timed as a baseline of {RERUN}: median")(
+    _rerun(lambda s: s["baselines"]["empty_syscall"]["p50"]))
+quantity("instrumentation_rerun_mean_ns", "ns", "mean",
+         f"what the timer and the CPU notes add to one round trip, {RERUN}")(
+    _rerun(lambda s: s["instrumentation_ns_per_sample"]))
+quantity("instrumentation_rerun_share_pct", "%", "share of the median round trip",
+         f"the timer and CPU notes' share of the median round trip, {RERUN}", fmt=".2f")(
+    _rerun(lambda s: 100 * s["instrumentation_share"]))

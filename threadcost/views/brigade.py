@@ -200,17 +200,30 @@ def _ci(lo: Any, hi: Any) -> str:
     return f"{lo:,.2f} to {hi:,.2f}"
 
 
-def _x(lo: float, hi: float) -> str:
-    return f"{lo:,.1f}x" if f"{lo:,.1f}" == f"{hi:,.1f}" else f"{lo:,.1f}x to {hi:,.1f}x"
-
-
 def _net(frame: pd.DataFrame, kind: str, placement: str) -> pd.Series:
     sub = frame[(frame.kind == kind) & (frame.placement == placement)]
     return sub.set_index("tasks").net.dropna()
 
 
 def answer_text(result: Result) -> str:
-    """The two questions, answered from this run's numbers."""
+    """The two questions, answered from this run's numbers (each a named finding:
+    ``threadcost.findings.brigade``, read from this run)."""
+    from threadcost import findings
+    from threadcost.findings.brigade import PLACES, trend_name
+
+    def q(name: str) -> findings.Quantity:
+        return findings.of_results(name, [result])
+
+    def times(kind: str, tag: str) -> str:
+        lo, hi = (q(f"brigade_thread_over_{kind}_net_hop_{tag}_{s}_over_n_ratio")
+                  for s in ("min", "max"))
+        shown = [findings.span(x, x.number() + "x") for x in (lo, hi)]
+        return shown[0] if lo.number() == hi.number() else f"{shown[0]} to {shown[1]}"
+
+    def spread(kind: str, tag: str) -> str:
+        lo, hi = (q(f"brigade_{kind}_net_hop_{tag}_{s}_over_n_mean_ns") for s in ("min", "max"))
+        return f"{findings.span(lo, lo.number())} to {findings.span(hi)}"
+
     frame = _frame(result)
     if frame.empty:
         return "No brigade completed in this run, so there is nothing to answer from."
@@ -221,8 +234,9 @@ def answer_text(result: Result) -> str:
                 "measured " + ", ".join(SHORT.get(k, k) for k in sorted(kinds)) + ".")
     for placement in result.params["placement"]:
         thread = _net(frame, "thread", placement)
-        if thread.empty:
+        if thread.empty or placement not in PLACES:
             continue
+        tag = PLACES[placement][0]
         where = PLACEMENT_HEADS.get(placement, placement)
         sentences = []
         spans: list[pd.Index] = []
@@ -240,24 +254,26 @@ def answer_text(result: Result) -> str:
                     "lose it" if hi < 1.25 else f"{verb_s} it only in part")
             spans.append(common)
             sentences.append(
-                f"{label} {other[common].min():,.0f} to {other[common].max():,.0f} ns, so a "
-                f"thread hop costs {_x(lo, hi)} as much: {label} {verb}")
+                f"{label} {spread(kind, tag)}, so a thread hop costs {times(kind, tag)} as "
+                f"much: {label} {verb}")
         if sentences:
             every = spans[0].union(spans[-1])
             parts.append(
                 f"**{where}** (net cost per hop, N = {int(every.min()):,} to "
-                f"{int(every.max()):,}): threads {thread[every].min():,.0f} to "
-                f"{thread[every].max():,.0f} ns; " + "; ".join(sentences) + ".")
+                f"{int(every.max()):,}): threads {spread('thread', tag)}; "
+                + "; ".join(sentences) + ".")
     trend = []
     placement = "same-cpu" if "same-cpu" in set(frame.placement) else frame.placement.iloc[0]
     for kind in result.params["kinds"]:
         sub = frame[(frame.kind == kind) & (frame.placement == placement)].sort_values("tasks")
-        if len(sub) < 2:
+        if len(sub) < 2 or placement not in PLACES:
             continue
         a, b = sub.iloc[0], sub.iloc[-1]
-        change = (b.p50 / a.p50 - 1) * 100
-        trend.append(f"{LABELS.get(kind, kind)} {a.p50:,.0f} ns at N = {int(a.tasks):,} to "
-                     f"{b.p50:,.0f} ns at N = {int(b.tasks):,} ({change:+.0f}%)")
+        first, last, change = (q(trend_name(kind, placement, w))
+                               for w in ("smallest", "largest", "change"))
+        trend.append(f"{LABELS.get(kind, kind)} {findings.span(first)} at N = "
+                     f"{int(a.tasks):,} to {findings.span(last)} at N = {int(b.tasks):,} "
+                     f"({findings.span(change)})")
     if trend:
         parts.append(f"**How it changes with N** ({PLACEMENT_TITLES.get(placement, placement)},"
                      " p50 per hop): " + "; ".join(trend) + ". Every task's stack, pipe and "
@@ -324,7 +340,7 @@ def conclusion_text(data_dir: Any = None, machine_id: str | None = None,
         parts.append(f"**S5's own runtimes** were {findings.span(rust[0])}.")
 
     def pub(claim: str, quantity: str) -> str:
-        return f"{published.value(claim, quantity) / 1000:g} µs"
+        return findings.published(claim, f"{published.value(claim, quantity) / 1000:g} µs")
 
     parts.append("**Published** (S5, not measured here: a 2020 laptop, Unix socket pairs): "
                  f"about {pub('C18', 'thread_switch_ns')} per switch between kernel threads "

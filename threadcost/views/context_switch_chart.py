@@ -45,7 +45,7 @@ def labels(sweep_result: Result) -> pd.DataFrame:
             f"p99 {charts.positional(c.round_trip_p99_ns * US, 3)} µs, "
             f"max {charts.positional(c.round_trip_max_ns * US, 3)} µs; "
             f"{c.switches_per_round_trip:.2f} switches per round trip "
-            f"(per switch p50 {charts.positional(c.switch_p50_ns * US, 3)} µs)")})
+            f"(per counted switch p50 {charts.positional(c.switch_p50_ns * US, 3)} µs)")})
     skipped = sweep_result.tables.get("skipped")
     if skipped is not None:
         for _, s in skipped.iterrows():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -15,9 +17,13 @@ PANELS = (("wall_s", "wall (s)"), ("user_s", "user (s, all tasks)"),
 MODE_MARK = {"threads": "o", "processes": "s"}
 
 
-def _ws_label(result: Result, ws: str) -> str:
+def _ws_label(result: Result, ws: str, marked: bool = False) -> str:
+    """The working set in words; ``marked``: its size in its parameter's span (prose)."""
     if ws == "own":
-        return f"{result.params['ws_ints'] * 8 / 1e6:,.1f} MB each"
+        from threadcost import findings
+
+        size = f"{result.params['ws_ints'] * 8 / 1e6:,.1f} MB"
+        return (findings.parameter("cpu_bound_ws_ints", size) if marked else size) + " each"
     return WS_LABEL[ws]
 
 
@@ -69,6 +75,8 @@ def totals_table(result: Result) -> pd.DataFrame:
         "switches": t.switches_median,
         "dTLB load misses (millions)": t.dtlb_misses_median / 1e6,
     })
+    if out["dTLB load misses (millions)"].isna().all():  # not counted here: said in the text
+        out = out.drop(columns=["dTLB load misses (millions)"])
     return out.set_index(["working set", "tasks as"])
 
 
@@ -91,13 +99,37 @@ def ratios_table(result: Result) -> pd.DataFrame:
     return out.set_index(["working set", "quantity"])
 
 
+# what perf_event_open's error means, in words (the run stores the raw errno name)
+_PERF_ERRORS = {
+    "ENOENT": "this CPU does not expose the event here (no such counter: a virtual "
+              "machine's CPU often hides its hardware counters)",
+    "EOPNOTSUPP": "this CPU does not support the event here",
+    "ENODEV": "no performance-monitoring unit here",
+    "EACCES": "not permitted to this user (kernel.perf_event_paranoid)",
+    "EPERM": "not permitted to this user (kernel.perf_event_paranoid)",
+}
+
+
+def perf_words(note: str) -> str:
+    """A stored counter note as a reader reads it: "not available here: <why>", from the
+    errno name the run stored (ENOENT: no such event here, not a permission)."""
+    m = re.search(r"perf_event_open: (E[A-Z]+)", note)
+    if not note.startswith("not available") or m is None:
+        return note
+    why = _PERF_ERRORS.get(m.group(1), "the kernel refused to open it")
+    paranoid = re.search(r"perf_event_paranoid = (-?\d+)", note)
+    if m.group(1) in ("EACCES", "EPERM") and paranoid:
+        why = f"not permitted to this user (kernel.perf_event_paranoid is {paranoid.group(1)})"
+    return f"not available here: {why}"
+
+
 def perf_text(result: Result) -> str:
     perf = result.summary["perf"]
     parts = []
     for key, label in (("dtlb_misses", "dTLB load misses"),
                        ("perf_switches", "context switches (perf)")):
         note = perf.get(key, "not measured")
-        parts.append(f"{label}: {note}")
+        parts.append(f"{label}: {perf_words(str(note))}")
     return "Hardware and software counters: " + "; ".join(parts) + "."
 
 
@@ -114,7 +146,7 @@ def summary_text(result: Result) -> str:
 
     parts = []
     for ws in result.params["working_sets"]:
-        parts.append(f"With {_ws_label(result, ws)}, processes / threads: wall "
+        parts.append(f"With {_ws_label(result, ws, marked=True)}, processes / threads: wall "
                      f"{ratio(ws, 'wall_s')}, user {ratio(ws, 'user_s')}, system in the "
                      f"loops {ratio(ws, 'sys_s')}, system over the whole run "
                      f"{ratio(ws, 'whole_sys_s')}.")
@@ -130,7 +162,7 @@ def conclusion_text(result: Result) -> str:
     parts = []
     for ws in result.params["working_sets"]:
         if ws in wall.index and pd.notna(wall.loc[ws, "ratio"]):
-            label = "no working set" if ws == "none" else _ws_label(result, ws)
+            label = "no working set" if ws == "none" else _ws_label(result, ws, marked=True)
             parts.append(f"**{_ratio(wall.loc[ws, 'ratio'])}** with {label}")
     if not parts:
         return ""

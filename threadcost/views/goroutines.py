@@ -4,30 +4,49 @@ from __future__ import annotations
 
 import pandas as pd
 
+from threadcost import findings
 from threadcost.results import Result
 
 
 def launch_text(launch: Result, pinning: Result) -> str:
+    """The goroutine launch and C04's pinning gain, each number a named finding of these
+    runs (``threadcost.findings.tasks``; the median is the headline's launch)."""
     s = launch.summary
     d = s["launch_ns"]
-    text = (f"A goroutine's whole life (go, first run, wg.Done, Wait) took **{d['p50']:,.0f} ns** "
-            f"at the median (p90 {d['p90']:,.0f} ns, n = {d['n']:,}; one clock read of about "
-            f"{s['timer_overhead_ns']:,} ns included); timed as one batch, "
-            f"{s['batch_launch_ns']:,.0f} ns per launch (the batch's mean includes the rare "
-            f"launch that waited for something else on the CPU). ")
+
+    def show(name: str, result: Result) -> str:
+        return findings.span(findings.of_results(name, [result]))
+
+    def gain(name: str) -> tuple[str, str]:
+        """The gain, marked, and its 95% interval in words."""
+        q = findings.of_results(name, [pinning])
+        if not q.measured or q.low is None or q.high is None:
+            return findings.span(q), "no interval"
+        lo, hi = (findings.number(x, q.fmt) for x in (q.low, q.high))
+        return findings.span(q), f"{lo} to {hi} points"
+
+    tolerance = findings.parameter("c04_resolution", "±5%")
+    text = (f"A goroutine's whole life (go, first run, wg.Done, Wait) took "
+            f"**{show('launch_goroutine_median_ns', launch)}** at the median (p90 "
+            f"{show('launch_goroutine_p90_ns', launch)}, n = {d['n']:,}; one clock read of "
+            f"about {show('goroutine_launch_clock_read_median_ns', launch)} included); timed as "
+            f"one batch, {show('launch_goroutine_batch_mean_ns', launch)} per launch (the "
+            "batch's mean includes the rare launch that waited for something else on the "
+            "CPU). ")
     if pinning.summary.get("skipped"):
         text += f"C04's pinning gain not run here: {pinning.summary['skipped']}. "
     else:
-        g, m = pinning.summary["gain"], pinning.summary["gain_median_sample"]
+        g = pinning.summary["gain"]
+        batch = gain("c04_pinning_gain_batch_mean_share_pct")
+        median = gain("c04_pinning_gain_median_sample_mean_share_pct")
         text += (f"C04's pinning gain over {g['pairs']} alternating pairs: "
-                 f"**{g['gain_mean']:+.1%}** by batch rate (95% interval "
-                 f"{g['ci95_low']:+.1%} to {g['ci95_high']:+.1%}), "
-                 f"{m['gain_mean']:+.1%} by median round trip ({m['ci95_low']:+.1%} to "
-                 f"{m['ci95_high']:+.1%}). ")
-        for row in (g, m):
+                 f"**{batch[0]}** by batch rate (95% interval {batch[1]}), "
+                 f"{median[0]} by median round trip ({median[1]}). ")
+        for row in (g, pinning.summary["gain_median_sample"]):
             if not row["resolves_5_percent"]:
-                text += (f"The {row['basis']} interval is wider than ±5%: this machine's "
-                         f"noise does not resolve a 10% gain that way. ")
+                text += (f"The {row['basis']} interval is wider than {tolerance}: this "
+                         f"machine's noise does not resolve a "
+                         f"{findings.parameter('c04_gain', '10%')} gain that way. ")
     return text
 
 

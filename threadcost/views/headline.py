@@ -11,9 +11,9 @@ machine); the abstract and the across-machines view read the same findings:
   (medians) + unmapping its stack (mean); a run stored before the unmapping
   was timed gives a cell marked partial.
   Dot: median; line: fastest to p90.
-- **switch**: one switch. Threads and processes: the futex ping-pong with both
-  tasks pinned to one CPU, round trip divided by the switches counted per round
-  trip (median; line: fastest to p90). Fibers and goroutines: pinned
+- **switch**: one switch, the paper's one definition: half the round trip of a
+  ping-pong between two tasks pinned to one CPU. Threads and processes: the futex
+  ping-pong (median; line: fastest to p90). Fibers and goroutines: pinned
   (goroutines with GOMAXPROCS=1), a batch of round trips timed as a whole
   divided by two switches each, so no clock read is inside (goroutines: median
   of the C04 pairs' pinned runs, line: their range).
@@ -25,7 +25,10 @@ machine); the abstract and the across-machines view read the same findings:
 The sources' own runtimes (notebook 05's ``peer_runtimes``, the Rust and Java
 peers) fill the rows below with the same columns: launch = spawn, first run,
 exit, join, one at a time (median); switch = a channel ping-pong pinned to one
-CPU, batch / 2, median of runs (the Java peer has none); memory = RSS growth
+CPU, batch / 2, median of runs, for the runtimes' own tasks (a Tokio task, a Java
+virtual thread: the Java peer has no ping-pong); a Rust or Java platform thread is a
+kernel thread, switched by the kernel as the OS thread is, so its switch cell points
+there (its std channel rendezvous is a different quantity, page 05); memory = RSS growth
 slope: complete for a Tokio task and a Java virtual thread (no kernel task of
 their own), partial for a Rust or Java platform thread (its kernel side is not
 counted by the peer).
@@ -44,17 +47,17 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from threadcost import findings, machine, vocabulary
-from threadcost.findings.headline import CELLS
+from threadcost.findings.headline import CELLS, KERNEL_THREAD_SWITCH
 
 TASKS = vocabulary.TASKS
 COLUMNS = {  # column -> (panel title, unit, factor from the stored ns / KiB)
     "launch": ("launch: create, first run, join/wait, exit", "µs", 1e-3),
-    "switch": ("one context switch, same CPU", "ns", 1.0),
+    "switch": ("one switch: half a pinned round trip", "ns", 1.0),
     "memory": ("memory per idle task: resident + kernel side", "KiB", 1.0),
 }
 PER = {"launch": "per launch", "switch": "per switch", "memory": "per idle task"}
 CELL_COLS = ["task", "column", "value", "low", "high", "partial", "definition", "source",
-             "not_run", "resident", "quantity"]
+             "not_run", "resident", "quantity", "note"]
 
 
 def _cell(task: str, column: str, q: findings.Quantity) -> dict[str, Any]:
@@ -64,11 +67,19 @@ def _cell(task: str, column: str, q: findings.Quantity) -> dict[str, Any]:
         return {"task": task, "column": column, "value": None, "low": None, "high": None,
                 "partial": False, "definition": "", "source": "",
                 "not_run": q.missing or "no value stored", "resident": None,
-                "quantity": q.name}
+                "quantity": q.name, "note": ""}
     return {"task": task, "column": column, "value": q.value, "low": q.low, "high": q.high,
             "partial": bool(q.extra.get("partial")), "definition": q.definition,
             "source": str(q.extra.get("source", q.run_id)), "not_run": None,
-            "resident": q.extra.get("resident"), "quantity": q.name}
+            "resident": q.extra.get("resident"), "quantity": q.name,
+            "note": str(q.extra.get("note") or "")}
+
+
+def _elsewhere(task: str, column: str, why: str) -> dict[str, Any]:
+    """A cell the column's definition does not fill for this task (its reason)."""
+    return {"task": task, "column": column, "value": None, "low": None, "high": None,
+            "partial": False, "definition": "", "source": "", "not_run": why,
+            "resident": None, "quantity": "", "note": ""}
 
 
 def cells(data_dir: str | Path | None = None, machine_id: str | None = None) -> pd.DataFrame:
@@ -77,7 +88,8 @@ def cells(data_dir: str | Path | None = None, machine_id: str | None = None) -> 
     (``threadcost.findings``: computed once, the abstract and the claims read the same)."""
     mid = machine_id or machine.machine_id()
     found = findings.all(data_dir, mid)
-    rows = [_cell(task, column, found[name])
+    rows = [_cell(task, column, found[name]) if name is not None
+            else _elsewhere(task, column, KERNEL_THREAD_SWITCH)
             for column in COLUMNS for task in TASKS
             for name in [CELLS[(task, column)]]]
     return pd.DataFrame(rows, columns=CELL_COLS)
@@ -96,7 +108,9 @@ def table(values: pd.DataFrame, spans: bool = False) -> pd.DataFrame:
                                                    COLUMNS.values()], dtype=object)
     for row in values.itertuples(index=False):
         title, unit, factor = COLUMNS[row.column]
-        if row.value is None or pd.isna(row.value):
+        if (row.value is None or pd.isna(row.value)) and row.not_run == KERNEL_THREAD_SWITCH:
+            text = row.not_run
+        elif row.value is None or pd.isna(row.value):
             text = f"not measured: {row.not_run}"
         else:
             number = _fmt(row.value * factor)
@@ -108,6 +122,8 @@ def table(values: pd.DataFrame, spans: bool = False) -> pd.DataFrame:
                     text += f" [{lo} to {hi}]"
             if row.partial:
                 text += " (partial: see note)"
+            if row.note:
+                text += f" ({row.note})"
         out.loc[row.task, f"{title} ({unit})"] = text
     out.index.name = "task"
     return out
@@ -145,8 +161,10 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
             r = got.get((task, column))
             if r is None or r.value is None or pd.isna(r.value):
                 why = r.not_run if r is not None else "not measured"
-                ax.annotate(f"not measured: {why}", (0.02, i), xycoords=("axes fraction", "data"),
-                            va="center", color="grey", fontsize=8, style="italic", wrap=True)
+                label = why if why == KERNEL_THREAD_SWITCH else "not measured (the table says why)"
+                # short, and clipped to its own panel: it never runs into the next one
+                ax.text(0.02, i, label, transform=ax.get_yaxis_transform(), va="center",
+                        color="grey", fontsize=8, style="italic", clip_on=True)
                 continue
             v = r.value * factor
             shown.append(v)
@@ -159,6 +177,9 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
                 shown += [max(lo, v / 100), hi]
             ax.plot(v, i, marker="o", ms=6, color=colours[0],
                     mfc="white" if r.partial else colours[0], mew=2)
+            if r.note:  # under the dot, towards the panel's inside
+                ax.annotate(r.note, (v, i), xytext=(-8, -13), textcoords="offset points",
+                            ha="right", fontsize=8, color="dimgrey")
             ax.annotate(f"{_fmt(v)} {unit}" + (" (partial)" if r.partial else ""), (v, i),
                         xytext=(0, 9), textcoords="offset points", ha="center", fontsize=10)
         ax.set_xscale("log")
@@ -170,34 +191,40 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
     axes[0].set_yticks(y, [vocabulary.TASK_LABELS[t] for t in TASKS])
     axes[0].set_ylim(len(TASKS) - 0.5, -0.7)
     fig.suptitle(title or "What one task costs on this machine", fontweight="bold")
-    fig.text(0.5, -0.04, "Dots: median (launch, switch) or slope (memory); lines: fastest to "
-             "p90 (launch, thread/process switch), range of runs (goroutine, Rust and Tokio "
+    fig.text(0.5, -0.03, "Dots: median (launch, switch) or slope (memory); lines: fastest to "
+             "p90 (launch, thread/process switch), range of runs (goroutine and Tokio "
              "switch) or 95% interval (memory). Hollow dot: a partial definition (Rust and "
-             "Java platform threads: resident memory only; see the notes).",
-             ha="center", fontsize=9, wrap=True)
+             "Java platform threads: resident memory only; see the notes). A switch is half "
+             "a round trip between two tasks pinned to one CPU; Rust and Java platform "
+             "threads are kernel threads, switched as the OS thread is.",
+             ha="center", va="top", fontsize=9, wrap=True)
     fig.tight_layout()
     return fig
 
 
 def sentence(values: pd.DataFrame) -> str:
-    """One sentence of ratios from the cells that were measured."""
-    v = {(r.task, r.column): r.value for r in values.itertuples(index=False)
+    """One sentence of ratios from the cells that were measured, each ratio marked with
+    the two findings it divides (the abstract prints the same spans)."""
+    v = {(r.task, r.column): (r.value, r.quantity) for r in values.itertuples(index=False)
          if r.value is not None and not pd.isna(r.value)}
     parts = []
 
-    def ratio(a: tuple[str, str], b: tuple[str, str]) -> float | None:
-        return v[a] / v[b] if a in v and b in v and v[b] else None
+    def ratio(a: tuple[str, str], b: tuple[str, str], fmt: str) -> str | None:
+        if a not in v or b not in v or not v[b][0]:
+            return None
+        shown = findings.number(v[a][0] / v[b][0], fmt)
+        return f"**{findings.tag(f'{v[a][1]}/{v[b][1]}', shown, f'{shown}x')}**"
 
-    launch = ratio(("process", "launch"), ("thread", "launch"))
+    launch = ratio(("process", "launch"), ("thread", "launch"), ".1f")
     if launch is not None:
-        parts.append(f"a fork-and-wait costs **{launch:.1f}x** a thread's create-and-join")
-    switch = ratio(("thread", "switch"), ("goroutine", "switch"))
+        parts.append(f"a fork-and-wait costs {launch} a thread's create-and-join")
+    switch = ratio(("thread", "switch"), ("goroutine", "switch"), ".0f")
     if switch is not None:
-        parts.append(f"a thread switch costs **{switch:.0f}x** a goroutine switch")
-    memory = ratio(("process", "memory"), ("thread", "memory"))
+        parts.append(f"a thread switch costs {switch} a goroutine switch")
+    memory = ratio(("process", "memory"), ("thread", "memory"), ".0f")
     if memory is not None:
-        parts.append(f"an idle process holds **{memory:.0f}x** the memory of an idle thread, "
-                     "kernel side included")
+        parts.append(f"an idle process (forked from this study's Python harness) holds "
+                     f"{memory} the memory of an idle thread, kernel side included")
     if not parts:
         return "Too few cells were measured on this machine for a comparison."
     return "On this machine " + "; ".join(parts) + "."

@@ -184,7 +184,6 @@ def _serial_thread_create(result: Result) -> float | None:
 _C09_LABELS = {
     "thread_launch_ns": "thread launch, 0 MB touched",
     **{f"fork_launch_ns_{mb}mb": f"fork launch, {mb} MB touched" for mb in (0, 2, 4, 8)},
-    "memcpy_64kib_ns": "64 KiB memcpy, buffers in cache",
 }
 
 
@@ -194,10 +193,13 @@ def _sig(x: float) -> str:
 
 
 def c09_table(result: Result) -> pd.DataFrame:
-    """C09's published numbers beside this run's (microseconds).
+    """C09's published launch times beside this run's (microseconds).
 
-    This machine: the mean create-call time (S0-code's "launch"), with the p5..p95
-    spread of the steady samples; the memcpy is the run's 64 KiB copy.
+    This machine: the mean create-call time (S0-code averaged its launches), with the
+    95% interval of that mean (a mean of a heavy-tailed sample can lie outside its
+    p5..p95, so the spread of the samples is not its interval). C09's 64 KiB memcpy is
+    not here: S0-code copied in no cache, which notebook 4's yardsticks measure (the
+    finding ``memcpy_64kib_nocache``, judged there), not this run's copy in cache.
     """
     pub = claims.values_for("C09").set_index("quantity")
     samples = result.tables.get("samples")
@@ -210,14 +212,16 @@ def c09_table(result: Result) -> pd.DataFrame:
         if arr.size == 0:
             rows.append({"quantity": label, "published (µs)": value / 1000,
                          "this machine, mean (µs)": np.nan,
-                         "this machine, p5..p95 (µs)": "not run here",
+                         "95% interval of the mean (µs)": "not run here",
                          "ratio (here / published)": np.nan})
             return
-        lo, hi = np.percentile(arr, [5, 95]) / 1000
+        mean = arr.mean()
+        half = 1.96 * arr.std(ddof=1) / np.sqrt(arr.size) if arr.size > 1 else 0.0
         rows.append({"quantity": label, "published (µs)": value / 1000,
-                     "this machine, mean (µs)": arr.mean() / 1000,
-                     "this machine, p5..p95 (µs)": f"{_sig(lo)} to {_sig(hi)}",
-                     "ratio (here / published)": arr.mean() / value})
+                     "this machine, mean (µs)": mean / 1000,
+                     "95% interval of the mean (µs)":
+                         f"{_sig((mean - half) / 1000)} to {_sig((mean + half) / 1000)}",
+                     "ratio (here / published)": mean / value})
 
     def steady(kind: str, mib: int) -> Any:
         if samples is None or samples.empty:
@@ -229,11 +233,6 @@ def c09_table(result: Result) -> pd.DataFrame:
     add("thread_launch_ns", steady("thread", 0))
     for mb in (0, 2, 4, 8):
         add(f"fork_launch_ns_{mb}mb", steady("fork", mb))
-    copies = result.tables.get("memcpy")
-    if copies is not None and not copies.empty:
-        add("memcpy_64kib_ns", copies.ns.to_numpy() * 65536 / float(copies.bytes.iloc[0]))
-    else:
-        add("memcpy_64kib_ns", [])
     return pd.DataFrame(rows).set_index("quantity")
 
 
@@ -248,7 +247,7 @@ def c09_figure(result: Result) -> plt.Figure:
     labels = [q.replace(" launch,", ",").replace(" touched", "") for q in t.index]
     ax.set_xticklabels(labels, rotation=20, ha="right")
     ax.set_yscale("log")
-    ax.set(ylabel="time per launch or copy (µs, log scale)",
+    ax.set(ylabel="time per launch (µs, log scale)",
            title="C09: create-call time, published vs this machine")
     ax.legend(fontsize="small", loc="upper left")
     return fig
@@ -291,6 +290,18 @@ def _us(ns: float | None, digits: int | None = None) -> str:
     return f"{ns / 1000:,.{digits}f} µs"
 
 
+def _show(name: str, result: Result) -> str:
+    """The finding ``name`` of this run (stored or not), marked with its name."""
+    return findings.span(findings.of_results(name, [result]))
+
+
+def _times(a: str, b: str, result: Result, fmt: str = ".1f") -> str:
+    """"4.0x": finding ``a`` over finding ``b`` of this run, marked with both names."""
+    got = findings.ratio(findings.of_results(a, [result]), findings.of_results(b, [result]),
+                         fmt=fmt)
+    return got[1] if got else "n/a"
+
+
 def _series(result: Result, kind: str, mib: int | None = None) -> dict[str, Any] | None:
     mib = min(result.params["parent_touch_mib"]) if mib is None else mib
     for e in result.summary["series"]:
@@ -301,21 +312,25 @@ def _series(result: Result, kind: str, mib: int | None = None) -> dict[str, Any]
 
 def checks_text(result: Result) -> str:
     s = result.summary
-    lines = [f"- The clock costs **{s['timer_overhead_ns']} ns** per read (median of "
-             "100,001 back-to-back reads, this run)."]
+    lines = [f"- The clock costs **{_show('launch_clock_read_median_ns', result)}** per read "
+             "(median of 100,001 back-to-back reads, this run)."]
     share = s.get("timer_overhead_share_of_median")
     if share is not None:
-        lines.append(f"- Two reads bracket each timed interval: {share:.2%} of the median "
-                     "thread lifecycle.")
+        lines.append(f"- Two reads bracket each timed interval: "
+                     f"{_show('launch_clock_share_of_thread_median_share_pct', result)} of the "
+                     "median thread lifecycle.")
     b = s.get("baseline")
     if b and b.get("series_mean_lifecycle_ns"):
         ratio = b["ratio_series_to_baseline"]
-        agree = "within 20%" if abs(ratio - 1) <= 0.2 else "not within 20%"
+        agree = "within a fifth" if abs(ratio - 1) <= 0.2 else "not within a fifth"
+        count = findings.parameter("launch_baseline", f"{b['iterations']:,} threads")
         lines.append(
-            f"- Plain create+join loop ({b['iterations']:,} threads, default attributes, in "
-            f"{b.get('where', 'a child process')}): **{_us(b['mean_ns'])}** per thread on "
+            f"- Plain create+join loop ({count}, default attributes, in "
+            f"{b.get('where', 'a child process')}): "
+            f"**{_show('launch_plain_loop_thread_mean_ns', result)}** per thread on "
             f"average; the per-launch series averaged "
-            f"**{_us(b['series_mean_lifecycle_ns'])}**, a ratio of {ratio:.2f} ({agree}). "
+            f"**{_show('launch_thread_lifecycle_mean_ns', result)}**, a ratio of {ratio:.2f} "
+            f"({agree}). "
             "Means are pulled by the rare slow launches of a busy machine; medians are in "
             "the tables below.")
     return "\n".join(lines)
@@ -325,16 +340,19 @@ def kinds_text(result: Result) -> str:
     thread = _series(result, "thread")
     if thread is None:
         return "No thread series in this run."
-    t = thread["lifecycle_ns"]["p50"]
-    parts = [f"A thread's whole short life took **{_us(t)}** at the median (create call "
-             f"{_us(thread['create_ns']['p50'])}, first instruction after "
-             f"{_us(thread['first_run_ns']['p50'])})."]
+    from threadcost.findings.launch import name
+
+    t = name("thread", "lifecycle_ns")
+    parts = [f"A thread's whole short life took **{_show(t, result)}** at the median (create "
+             f"call {_show(name('thread', 'create_ns'), result)}, first instruction after "
+             f"{_show(name('thread', 'first_run_ns'), result)})."]
     for kind in result.params["kinds"]:
         e = _series(result, kind)
         if kind == "thread" or e is None:
             continue
-        v = e["lifecycle_ns"]["p50"]
-        parts.append(f"{KIND_LABELS[kind]}: {_us(v)}, {v / t:.1f}x the thread.")
+        v = name(kind, "lifecycle_ns")
+        parts.append(f"{KIND_LABELS[kind]}: {_show(v, result)}, {_times(v, t, result)} the "
+                     "thread.")
     return " ".join(parts)
 
 
@@ -342,10 +360,10 @@ def first_launch_text(result: Result) -> str:
     thread = _series(result, "thread")
     if thread is None or thread["very_first_lifecycle_ns"] is None:
         return "No warm-up launches were kept (launch_warmup = 0)."
-    first = thread["very_first_lifecycle_ns"]
-    steady = thread["lifecycle_ns"]["p50"]
-    return (f"The very first thread of its process took {_us(first)}, "
-            f"{first / steady:.1f}x the steady median of {_us(steady)}: the first launch "
+    first, steady = "launch_thread_very_first_recorded_ns", "launch_thread_median_ns"
+    return (f"The very first thread of its process took {_show(first, result)}, "
+            f"{_times(first, steady, result)} the steady median of {_show(steady, result)}: "
+            "the first launch "
             "maps a fresh stack (and warms caches and the kernel's paths); later ones reuse "
             "the cached stack. One launch is one sample, so this is an indication, not a "
             "distribution.")
@@ -368,14 +386,16 @@ def memory_text(result: Result) -> str:
     if "fork" not in fits:
         return "Fork was not measured at two or more parent memory sizes in this run."
     f = fits["fork"]
-    text = (f"Each MiB the parent holds adds **{f['slope'] / 1000:.2f} µs** (95% CI "
+    text = (f"Each MiB the parent holds adds **{_show('launch_fork_create_slope_ns', result)}** "
+            f"(95% CI "
             f"{f['slope_ci95_low'] / 1000:.2f} to {f['slope_ci95_high'] / 1000:.2f}) to the "
             f"fork call (R² {f['r2']:.2f} over {f['n']:,} launches")
     text += ("; a low R² means launch noise is large next to the trend)." if f["r2"] < 0.8
              else ").")
     if "thread" in fits:
         t = fits["thread"]
-        text += (f" For a thread the slope is {t['slope']:.1f} ns per MiB (95% CI "
+        text += (f" For a thread the slope is {_show('launch_thread_create_slope_ns', result)} "
+                 f"per MiB (95% CI "
                  f"{t['slope_ci95_low']:.1f} to {t['slope_ci95_high']:.1f}): flat.")
     return text
 
@@ -383,14 +403,23 @@ def memory_text(result: Result) -> str:
 def python_parent_text(result: Result, python_run: Result) -> str:
     here = _series(result, "fork", 0) or _series(result, "fork")
     py = python_run.summary["series"][0]
-    parts = [f"Forked from a Python process (resident {py['parent_rss_kib'] / 1024:,.0f} "
-             f"MiB), the fork call took **{_us(py['create_ns']['p50'])}** at the median "
+    both = [result, python_run]
+
+    def show(name: str) -> str:
+        return findings.span(findings.of_results(name, both))
+
+    parts = [f"Forked from a Python process (resident "
+             f"{show('launch_python_parent_rss_recorded_mib')}), the fork call took "
+             f"**{show('launch_fork_from_python_create_median_ns')}** at the median "
              f"({py['n']:,} launches)"]
     if here:
-        parts.append(f", against {_us(here['create_ns']['p50'])} from the small driver "
-                     f"(resident {here['parent_rss_kib'] / 1024:,.1f} MiB, "
-                     f"{here['parent_touch_mib']} MiB extra), "
-                     f"{py['create_ns']['p50'] / here['create_ns']['p50']:.0f}x as long")
+        extra = findings.parameter("launch_parent_touch_mib", f"{here['parent_touch_mib']} MiB")
+        got = findings.ratio(findings.of_results("launch_fork_from_python_create_median_ns",
+                                                 both),
+                             findings.of_results("launch_fork_create_median_ns", both), fmt=".0f")
+        parts.append(f", against {show('launch_fork_create_median_ns')} from the small driver "
+                     f"(resident {show('launch_driver_rss_recorded_mib')}, {extra} extra), "
+                     f"{got[1] if got else 'n/a'} as long")
     return "".join(parts) + ". Fork from a large process measures that process."
 
 
@@ -411,17 +440,20 @@ def burst_text(result: Result) -> str:
     if "create_total_ns" not in fit:
         return "Too few complete bursts for a fitted slope."
     c, w = fit["create_total_ns"], fit.get("wall_ns")
-    text = (f"Creating N threads that stay alive costs **{c['slope'] / 1000:.1f} µs per "
+    text = (f"Creating N threads that stay alive costs "
+            f"**{_show('launch_burst_create_slope_ns', result)} per "
             f"thread** (slope; 95% CI {c['slope_ci95_low'] / 1000:.1f} to "
             f"{c['slope_ci95_high'] / 1000:.1f}, R² {c['r2']:.3f}, {c['n']} bursts)")
     if w:
-        text += (f"; with the release and the joins, **{w['slope'] / 1000:.1f} µs per "
+        text += (f"; with the release and the joins, "
+                 f"**{_show('launch_burst_wall_slope_ns', result)} per "
                  f"thread** (95% CI {w['slope_ci95_low'] / 1000:.1f} to "
                  f"{w['slope_ci95_high'] / 1000:.1f})")
     serial = _serial_thread_create(result)
     if serial:
         text += (f". One at a time, with each thread joined before the next, a create took "
-                 f"{_us(serial)} on average: a burst needs a fresh stack (mmap, guard page) "
+                 f"{_show('launch_serial_thread_create_mean_ns', result)} on average: a burst "
+                 "needs a fresh stack (mmap, guard page) "
                  "and a new kernel task for every thread, and the process's memory map "
                  "grows with each")
     return text + "."
@@ -453,7 +485,7 @@ def c10_table(result: Result | None = None, data_dir: Any = None) -> pd.DataFram
     for label, key, factor, name in C10_ROWS:
         q = found[name]
         out.append({"quantity": label,
-                    "this machine, scaled to 1,000,000 threads (computed)":
+                    "this machine: C threads with 2 MiB stacks, scaled to 1,000,000 (computed)":
                         findings.span(q, q.number()) if q.measured else "not measured",
                     "C10: 1,000,000 Rust threads (S1)": published(pub10, key, factor),
                     "C11: 1,000,000 goroutines (S1)": published(pub11, key, factor)})
@@ -468,18 +500,22 @@ def conclusion_text(result: Result, data_dir: Any = None) -> str:
     fork = _series(result, "fork")
     if thread is None:
         return "No thread series in this run."
-    text = (f"On this machine a thread's create call took {_us(thread['create_ns']['p50'])} "
-            f"and its whole empty life {_us(thread['lifecycle_ns']['p50'])} (medians), "
+    text = (f"On this machine a thread's create call took "
+            f"{_show('launch_thread_create_median_ns', result)} "
+            f"and its whole empty life {_show('launch_thread_median_ns', result)} (medians), "
             "flat in the parent's memory")
     if fork is not None:
-        text += (f"; a fork from a small parent took {_us(fork['create_ns']['p50'])} for the "
-                 f"call and {_us(fork['lifecycle_ns']['p50'])} for the whole life")
+        text += (f"; a fork from a small parent took "
+                 f"{_show('launch_fork_create_median_ns', result)} for the "
+                 f"call and {_show('launch_process_median_ns', result)} for the whole life")
         fit = result.summary.get("memory_fit", {}).get("fork")
         if fit:
-            text += f", plus {fit['slope'] / 1000:.2f} µs per MiB the parent holds"
+            text += (f", plus {_show('launch_fork_create_slope_ns', result)} per MiB the "
+                     "parent holds")
     # For scale, the 64 KiB memcpy is one of notebook 04's yardsticks: it is printed
     # there, once, because this page is drawn before that notebook has measured it.
-    return text + (". For scale, notebook 4 times a 64 KiB memcpy among its yardsticks. "
+    size = findings.parameter("memcpy_yardstick", "64 KiB")
+    return text + (f". For scale, notebook 4 times a {size} memcpy among its yardsticks. "
                    "vfork, clone(CLONE_VM) and posix_spawn avoid copying the page tables; "
                    "posix_spawn pays for an execve instead. The next notebook measures "
                    "switching between threads that already exist.")

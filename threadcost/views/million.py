@@ -15,18 +15,27 @@ def goroutines_text(result: Result) -> str:
     if s.get("skipped"):
         return f"**C11 not run here:** {s['skipped']}."
     table = result.tables["runs"]
+    from threadcost.findings.tasks import VARIANTS, million_name
+
     parts = []
     for variant, rows in table.groupby("variant", sort=False):
         r = rows.median(numeric_only=True)
         n = len(rows)
+
+        def show(column: str, v: str = str(variant)) -> str:
+            if v not in VARIANTS:
+                return "n/a"
+            return findings.span(findings.of_results(million_name(v, column), [result]))
+
         head = ("S1's program" if variant == "as_published" else
                 "Held until all existed, then asleep together")
         runs = f" (median of {n} runs)" if n > 1 else ""
-        text = (f"{head}{runs}: {int(r['count']):,} goroutines each sleeping "
-                f"{result.params['sleep_ms']:,} ms took **{r['wall_s']:.2f} s** wall, "
-                f"{r['user_s']:.2f} s user, {r['sys_s']:.2f} s system, max RSS "
-                f"**{r['max_rss_kib'] / 1024:,.0f} MiB** ({r['max_rss_kib_per_goroutine']:.2f} "
-                f"KiB per goroutine); starting them took {r['spawn_s']:.2f} s")
+        count = findings.parameter("tasks_c11_count", f"{int(r['count']):,} goroutines")
+        sleep = findings.parameter("sleep_ms", f"{result.params['sleep_ms']:,} ms")
+        text = (f"{head}{runs}: {count} each sleeping {sleep} took **{show('wall_s')}** wall, "
+                f"{show('user_s')} user, {show('sys_s')} system, max RSS "
+                f"**{show('max_rss_kib')}** ({show('max_rss_kib_per_goroutine')} per "
+                f"goroutine); starting them took {show('spawn_s')}")
         if r["alive_at_spawn_end"] < r["count"]:
             text += (f", and only {int(r['alive_at_spawn_end']):,} were still asleep when "
                      "the last one started, so its max RSS is that of fewer goroutines at "
@@ -54,15 +63,26 @@ def goroutines_table(result: Result) -> pd.DataFrame:
 
 
 def threads_text(result: Result) -> str:
-    m = result.summary["measured"]
+    """The largest count measured, each number a named finding of this run (the base that
+    ``c10_million_threads_*`` scale)."""
     p = result.params
-    return (f"The largest count tried here was **{p['count']:,} threads** "
-            f"(set by {result.summary['count_bound']}), each with a "
-            f"{p['stack_kib']:,} KiB stack, sleeping {p['sleep_ms']:,} ms: "
-            f"{m['wall_s']:.2f} s wall (starting them: {m['spawn_s']:.2f} s), "
-            f"{m['user_s']:.2f} s user, {m['sys_s']:.2f} s system; resident growth "
-            f"{m['rss_kib_per_thread']:.1f} KiB and virtual growth "
-            f"{m['vsz_kib_per_thread']:,.0f} KiB per thread. The one-million figures below "
+
+    def f(key: str) -> str:
+        from threadcost.findings.memory import CEILING
+
+        unit = CEILING[key][1].lower()
+        name = f"threads_ceiling_{key.replace('_kib_per_thread', '')}_recorded_{unit}"
+        return findings.span(findings.of_results(name, [result]))
+
+    count = findings.parameter("count", f"{p['count']:,} threads")
+    stack = findings.parameter("stack_kib", f"{p['stack_kib']:,} KiB")
+    sleep = findings.parameter("sleep_ms", f"{p['sleep_ms']:,} ms")
+    return (f"The largest count tried here was **{count}** "
+            f"(set by {result.summary['count_bound']}), each with a {stack} stack, "
+            f"sleeping {sleep}: {f('wall_s')} wall (starting them: {f('spawn_s')}), "
+            f"{f('user_s')} user, {f('sys_s')} system; resident growth "
+            f"{f('rss_kib_per_thread')} and virtual growth "
+            f"{f('vsz_kib_per_thread')} per thread. The one-million figures below "
             "are **computed** from these by scaling, not measured.")
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
+from threadcost import findings
 from threadcost.claims.logic import number
 from threadcost.results import Result
 from threadcost.views import tables
@@ -34,20 +35,31 @@ def _us(ns: float) -> str:
     return f"{number(ns / 1000)} µs"
 
 
+def _show(name: str, result: Result) -> str:
+    """The finding ``name`` of this page's run (stored or not), marked with its name."""
+    return findings.span(findings.of_results(name, [result]))
+
+
 def _judged(m: Any) -> bool:
     """A claim's reading (a Measurement with a value), not a Missing or None."""
     return m is not None and getattr(m, "value", None) is not None
 
 
-def _interval(m: Any, unit: str = "") -> str:
-    """"63.5 [56.0, 71.9]": a claim's reading, value and 95% interval at one precision."""
+def _interval(m: Any, unit: str = "", name: str = "") -> str:
+    """"63.5 [56.0, 71.9]": a claim's reading, value and 95% interval at one precision;
+    the value marked with ``name`` (``findings.reading_name``: the claims' tables print
+    the same reading under it)."""
     from threadcost.claims.logic import numbers
 
     u = f" {unit}" if unit else ""
+
+    def mark(x: str) -> str:
+        return findings.tag(name, x, f"{x}{u}") if name else f"{x}{u}"
+
     if m.low is None or m.high is None or m.low == m.high:
-        return f"{numbers(m.value)[0]}{u}"
+        return mark(numbers(m.value)[0])
     x, lo, hi = numbers(m.value, m.low, m.high)
-    return f"{x}{u} [95% interval {lo} to {hi}]"
+    return f"{mark(x)} [95% interval {lo} to {hi}]"
 
 
 # ------------------------------------------------------------------ S7
@@ -85,13 +97,18 @@ def spawn_text(result: Result) -> str:
     big = int(frame.parent_touch_mib.max())
     med = frame.groupby(["kind", "parent_touch_mib"]).lifecycle_ns_p50.median()
     slopes = result.summary.get("lifecycle_slope_ns_per_mib", {})
-    parts = [f"From a parent holding nothing to one holding {big:,} MiB, fork + exec of the "
-             f"tiny program went from {_us(med['fork_exec', 0])} to "
-             f"{_us(med['fork_exec', big])} (median), posix_spawn of the same program from "
-             f"{_us(med['posix_spawn', 0])} to {_us(med['posix_spawn', big])}."]
+    del med  # the sentences print the findings (the same medians)
+    size = findings.parameter("spawn_parent_touch_mib", f"{big:,} MiB")
+    parts = [f"From a parent holding nothing to one holding {size}, fork + exec of the "
+             f"tiny program went from {_show('spawn_fork_exec_empty_parent_median_ns', result)} "
+             f"to {_show('spawn_fork_exec_largest_parent_median_ns', result)} (median), "
+             f"posix_spawn of the same program from "
+             f"{_show('spawn_posix_spawn_empty_parent_median_ns', result)} to "
+             f"{_show('spawn_posix_spawn_largest_parent_median_ns', result)}."]
     if "fork_exec" in slopes and "fork" in slopes:
-        parts.append(f"fork + exec grows by {_us(slopes['fork_exec']['slope'])} per MiB and a "
-                     f"bare fork by {_us(slopes['fork']['slope'])} per MiB (slopes over the "
+        parts.append(f"fork + exec grows by {_show('spawn_fork_exec_growth_slope_ns', result)} "
+                     f"per MiB and a bare fork by {_show('spawn_fork_growth_slope_ns', result)} "
+                     "per MiB (slopes over the "
                      "repeats): the growth is fork's, which copies the parent's page tables "
                      "and marks every page copy-on-write; glibc's posix_spawn starts the child "
                      "with clone(CLONE_VM | CLONE_VFORK) and never copies them.")
@@ -140,15 +157,19 @@ def gap_text(result: Result, judged: Any = None) -> str:
     mean = {w: float(frame[frame.what == w].ns.mean()) for w in ("asm", "ucontext",
                                                                   "sigprocmask")}
     n = s["ucontext_over_asm"]["n"]
-    ratio = (_interval(judged) + ", the geometric mean of the repeats' ratios as C31 reads "
+    ratio = (_interval(judged, name=findings.reading_name("C31", "ucontext_t switch"))
+             + ", the geometric mean of the repeats' ratios as C31 reads "
              "it" if _judged(judged) else number(s["ucontext_over_asm"]["p50"]) + " (median)")
-    gap = (mean["ucontext"] - mean["asm"]) / mean["sigprocmask"]
-    return (f"Here a hand-written switch took {number(mean['asm'])} ns and a swapcontext "
-            f"switch {number(mean['ucontext'])} ns (means over {n} repeats, as Boost "
-            f"reports a mean): a ratio of {ratio}, against Boost's {number(547 / 9)} "
-            f"(547 ns / 9 ns). The gap, {number(mean['ucontext'] - mean['asm'])} ns, is "
-            f"{number(gap)} times one empty rt_sigprocmask call ({number(mean['sigprocmask'])} "
-            "ns) measured in the same process: swapcontext saves and restores the signal "
+    del mean  # the sentences print the findings (the same means)
+    return (f"Here a hand-written switch took {_show('fiber_gap_asm_mean_ns', result)} and a "
+            f"swapcontext switch {_show('fiber_gap_ucontext_mean_ns', result)} (means over "
+            f"{n} repeats, as Boost reports a mean): a ratio of {ratio}, against Boost's "
+            f"{number(547 / 9)} ({findings.published('C31', '547 ns')} / "
+            f"{findings.published('C31', '9 ns')}, published). The gap, "
+            f"{_show('fiber_gap_ucontext_minus_asm_mean_ns', result)}, is "
+            f"{_show('fiber_gap_over_sigprocmask_mean_ratio', result)} times one empty "
+            f"rt_sigprocmask call ({_show('fiber_gap_sigprocmask_mean_ns', result)}) "
+            "measured in the same process: swapcontext saves and restores the signal "
             "mask with that system call on every switch. Neither switch made a kernel context "
             "switch (the kernel's counter stayed at zero): a trip into the kernel is not a "
             "switch.")
@@ -228,14 +249,19 @@ def tsuna_text(counts: Result) -> str:
     inv = float((proc.involuntary / proc.round_trips).median())
     futex = runs[(runs.mechanism == "futex") & (runs.tasks == "processes")]
     syscall = counts.summary["empty_syscall_ns"]["p50"]
-    return (f"tsuna's program divides its time by 4 switches per iteration; the repository's "
-            f"open issue says 6. The kernel counted {number(vol + inv)} per iteration of the "
-            f"same loop between two processes on one CPU: {number(vol)} voluntary (a side "
-            f"asleep in FUTEX_WAIT) and {number(inv)} involuntary (each sched_yield, and each "
-            "retried FUTEX_WAKE, hands the CPU to the other runnable side). Without the yields "
-            f"the futex ping-pong makes {number(float(futex.switches_per_round_trip.median()))}"
-            f" per round trip. Dividing by an assumed count, not a counted one, is how one "
-            f"loop gets three answers. An empty system call took {number(syscall)} ns here.")
+    del vol, inv, futex, syscall  # the sentences print the findings (the same medians)
+    return (f"tsuna's program divides its time by four switches per iteration; the "
+            f"repository's open issue says six. The kernel counted "
+            f"{_show('tsuna_loop_total_switches_median', counts)} per iteration of the "
+            f"same loop between two processes on one CPU: "
+            f"{_show('tsuna_loop_voluntary_switches_median', counts)} voluntary (a side "
+            f"asleep in FUTEX_WAIT) and {_show('tsuna_loop_involuntary_switches_median', counts)}"
+            " involuntary (each sched_yield, and each retried FUTEX_WAKE, hands the CPU to the "
+            "other runnable side). Without the yields the futex ping-pong makes "
+            f"{_show('switch_counts_futex_per_round_trip_median', counts)} per round trip. "
+            "Dividing by an assumed count, not a counted one, is how one loop gets three "
+            f"answers. An empty system call took {_show('switch_counts_syscall_median_ns', counts)}"
+            " here (median, in this run).")
 
 
 # ------------------------------------------------------------------ S10
@@ -289,25 +315,38 @@ def indirect_text(result: Result, judged: Any = None) -> str:
     llc = s.get("llc_kib")
     inside = pts[(pts.array_kib > 0) & (pts.array_kib <= (llc or 0))]
     if _judged(judged):
-        direct = (f"{_interval(judged, 'µs')} per switch here (mean over {judged.repeats} "
+        direct = (f"{_interval(judged, 'µs', findings.reading_name('C33', 'direct cost'))} "
+                  f"per switch here (mean over {judged.repeats} "
                   "repeats, as C33 reads it)")
     else:
         direct = f"{_us(s['direct_ns']['p50'])} per switch here (median over " \
                  f"{s['direct_ns']['n']} repeats)"
-    syscall = float(result.tables["syscall"].ns_per_call.mean()) \
-        if "syscall" in result.tables else float(s["empty_syscall_ns"]["p50"])
-    text = (f"The direct cost (no array) was {direct}, against their 3.8 µs; one empty "
-            f"system call took {number(syscall)} ns in the same run (mean).")
+    text = (f"The direct cost (no array) was {direct}, against their "
+            f"{findings.published('C33', '3.8 µs')}; one empty "
+            f"system call took {_show('indirect_syscall_mean_ns', result)} in the same run "
+            "(mean).")
     if not inside.empty:
         top = inside.groupby(["array_kib", "stride_bytes"]).c2_ns.median()
-        (kib, stride), worst = top.idxmax(), float(top.max())
-        text += (f" With an array, the cost per switch rose to {_us(worst)} ({kib:,} KiB, "
-                 f"stride {stride} B, within the {llc:,} KiB last-level cache): the partner "
+        kib, stride = top.idxmax()
+        array = findings.parameter("indirect_array_kib", f"{kib:,} KiB")
+        cache = findings.parameter("llc_kib", f"{llc:,} KiB")
+        text += (f" With an array, the cost per switch rose to "
+                 f"{_show('indirect_worst_in_cache_switch_median_ns', result)} ({array}, "
+                 f"stride {stride} B, within the {cache} last-level cache): the partner "
                  "evicted the data and the next walk brought it back.")
     return text
 
 
 # ------------------------------------------------------------------ S11
+
+def _per_round_trip(switches: float, tag: str, result: Result) -> str:
+    """Switches per round trip as a reader reads them: a rare switch per 1,000 round
+    trips ("2.49 switches per 1,000 round trips"), never "0.00249"."""
+    if 0 < switches < 0.1:
+        return f"{_show(f'go_{tag}_switches_per_1000_round_trips_mean', result)} per 1,000 " \
+               "round trips"
+    return f"{_show(f'go_{tag}_switches_per_round_trip_mean', result)} per round trip"
+
 
 def go_text(result: Result, judged: Any = None) -> str:
     """``judged``: C34's reading of the ratio (``claims.measure``): a Go benchmark's
@@ -320,13 +359,16 @@ def go_text(result: Result, judged: Any = None) -> str:
     locked = float(runs[runs.locked.astype(bool)].ns_per_round_trip.mean())
     sw_free = float(runs[~runs.locked.astype(bool)].switches_per_round_trip.mean())
     sw_locked = float(runs[runs.locked.astype(bool)].switches_per_round_trip.mean())
-    ratio = (_interval(judged) + " times, the geometric mean of the pairs' ratios as C34 "
+    ratio = (_interval(judged, name=findings.reading_name("C34", "about 16 times slower"))
+             + " times, the geometric mean of the pairs' ratios as C34 "
              "reads it" if _judged(judged) else f"{number(locked / free)} times")
-    return (f"One round trip over the channels took {number(free)} ns "
-            f"unlocked and {number(locked)} ns with both goroutines locked to "
+    return (f"One round trip over the channels took "
+            f"{_show('go_unlocked_round_trip_mean_ns', result)} unlocked and "
+            f"{_show('go_locked_round_trip_mean_ns', result)} with both goroutines locked to "
             f"their own OS threads (means over repeats, as a Go benchmark's ns/op is; "
             f"{ratio}; the issue: 7,887 / 500 = {number(7887 / 500)}). The kernel counted "
-            f"{number(sw_free)} switches per round trip unlocked and {number(sw_locked)} "
+            f"{_per_round_trip(sw_free, 'unlocked', result)} unlocked and "
+            f"{_per_round_trip(sw_locked, 'locked', result)} "
             "locked (means, as the why of C34 reads them): unlocked, "
             "the hand-off is a goroutine switch inside one OS thread; locked, every send "
             "wakes another OS thread and puts this one to sleep.")
@@ -353,13 +395,18 @@ def waves_text(result: Result, judged: Any = None) -> str:
     s = result.summary
     p = result.params
     secs = s["seconds_per_100k"]
-    took = (f"{_interval(judged, 's')} (mean over {judged.repeats} repeats, as C35 reads it; "
+    took = (f"{_interval(judged, 's', findings.reading_name('C35', 'Creating and destroying'))} "
+            f"(mean over {judged.repeats} repeats, as C35 reads it; "
             if _judged(judged) else f"{number(secs['p50'])} s (median; ")
-    text = (f"{s['threads']:,} threads were created and destroyed in waves of {p['wave']:,} "
-            f"(at most {s['max_alive']:,} threads of the process alive at once), in "
-            f"{p['repeats']} fresh processes. At each repeat's rate, 100,000 threads take "
-            f"{took}the repeats ranged from {number(secs['min'])} to "
-            f"{number(secs['max'])} s), against NPTL's \"not more than two seconds\" on "
+    threads = findings.parameter("waves_threads", f"{s['threads']:,} threads")
+    alive = findings.parameter("waves_wave", f"{s['max_alive']:,} threads")
+    text = (f"{threads} were created and destroyed in waves of {p['wave']:,} "
+            f"(at most {alive} of the process alive at once), in "
+            f"{p['repeats']} fresh processes. At each repeat's rate, "
+            f"{findings.parameter('nptl_threads', '100,000 threads')} take "
+            f"{took}the repeats ranged from {_show('waves_100k_seconds_min_s', result)} to "
+            f"{_show('waves_100k_seconds_max_s', result)}), against NPTL's \"not more than two "
+            "seconds\" on "
             "IA-32 in 2002.")
     if result.limit_hit:
         text += f" The run stopped early: {result.limit_hit['limit']}."

@@ -84,16 +84,23 @@ def side_by_side_figure(threads: Result, processes: Result) -> plt.Figure:
 
 
 def process_text(processes: Result) -> str:
+    """The idle children's memory, each number a named finding of this run (the total is
+    the headline's ``memory_process_slope_kib``)."""
+    from threadcost import findings
+
     s = processes.summary
-    per = s["per_process_kib"]
+
+    def f(name: str) -> str:
+        return findings.span(findings.of_results(name, [processes]))
+
     return (f"{s['runs']} runs forked {s['children_started']:,} idle children in all from a "
-            f"measuring process of {s['parent_rss_kib'] / 1024:,.0f} MiB resident and "
-            f"{s['parent_pte_kib']:,} KiB of page tables. Per idle process: "
-            f"**{per['uss_kib']:,.0f} KiB** private resident (USS), "
-            f"{per['pss_kib']:,.0f} KiB PSS, {per['page_tables_kib']:,.0f} KiB of page tables, "
-            f"{per['kernel_stack_kib']:,.0f} KiB of kernel stack and "
-            f"{per['slab_kib']:,.0f} KiB of kernel objects: "
-            f"**{per['total_kib']:,.0f} KiB** with the kernel side. A forked child shares "
+            f"measuring process of {f('process_memory_parent_rss_recorded_mib')} resident and "
+            f"{f('process_memory_parent_page_tables_recorded_kib')} of page tables. Per idle "
+            f"process: **{f('memory_process_uss_slope_kib')}** private resident (USS), "
+            f"{f('memory_process_pss_slope_kib')} PSS, {f('memory_process_page_tables_slope_kib')}"
+            f" of page tables, {f('memory_process_kernel_stack_slope_kib')} of kernel stack and "
+            f"{f('memory_process_slab_slope_kib')} of kernel objects: "
+            f"**{f('memory_process_slope_kib')}** with the kernel side. A forked child shares "
             f"its parent's pages until one of them writes, so its USS is what it wrote, and "
             f"its page tables are a copy of the parent's: a bigger parent makes a costlier "
             f"child.")

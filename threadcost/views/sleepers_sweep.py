@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
-from threadcost import stats
+from threadcost import findings, stats
 from threadcost.results import Result
 
 STYLE = {"threads": ("o", "-"), "threads_pinned": ("s", "--"), "goroutines": ("^", ":")}
@@ -84,10 +84,12 @@ def table(result: Result) -> pd.DataFrame:
 
 def text(result: Result) -> str:
     s = result.summary
+    busy = findings.parameter("stats.SATURATION_SHARE", f"{stats.SATURATION_SHARE:.0%}")
+    late = findings.parameter("stats.LATE_FACTOR", f"{stats.LATE_FACTOR:g}x")
+    planned = findings.parameter("sleep_ms", f"{s['planned_s']:.1f} s")
     parts = [f"This machine has {s['cpus']} usable CPUs; a point counts as saturated when its "
-             f"tasks kept them at least {stats.SATURATION_SHARE:.0%} busy or the run took "
-             f"more than {stats.LATE_FACTOR:g}x its "
-             f"{s['planned_s']:.1f} s of planned sleeping."]
+             f"tasks kept them at least {busy} busy or the run took "
+             f"more than {late} its {planned} of planned sleeping."]
     for variant, count in s["first_saturated_count"].items():
         parts.append(f"{name(variant).capitalize()}: "
                      + (f"saturated from {count:,} tasks." if count else

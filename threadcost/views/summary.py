@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, findings, machine, vocabulary
+from threadcost import datastore, findings, machine, textout, vocabulary
 from threadcost.views import tables
 
 # --- the machine card -------------------------------------------------------------
@@ -107,10 +107,12 @@ def ceiling_text(data_dir: str | Path | None = None, machine_id: str | None = No
     if not q.measured:
         return ("How many threads this machine's limits allow was not computed here: "
                 f"{q.missing}.")
+    limit = str(q.extra.get("limit") or "unknown")
+    if q.extra.get("note"):
+        limit += f" ({q.extra['note']})"
     return (f"Computed from this machine's limits (not by starting them), one process can "
             f"start about **{findings.span(q)}** more with the default stack size; the limit "
-            f"that binds first is {q.extra.get('binding', 'unknown')}, a kernel setting, "
-            "not memory.")
+            f"that binds first is {textout.md_text(limit)}, a kernel setting, not memory.")
 
 
 # --- runs used ----------------------------------------------------------------------------

@@ -126,8 +126,9 @@ def _is_number_column(column: pd.Series) -> bool:
                                 and not isinstance(v, bool) for v in values)
 
 
-# A finding as threadcost.findings.tag prints it (its text already escaped): kept as is.
-_FINDING = re.compile(r'<span data-quantity="[a-z0-9_]+" data-value="[^"<>]*">[^<>]*</span>')
+# A finding as threadcost.findings.tag prints it (its text already escaped): kept as is
+# in a cell the project's code marked (a findings.Marked string), escaped anywhere else.
+_FINDING = re.compile(r'<span data-quantity="[a-z0-9_/]+" data-value="[^"<>]*">[^<>]*</span>')
 
 
 def _breakable(text: str, long: bool) -> str:
@@ -138,9 +139,14 @@ def _breakable(text: str, long: bool) -> str:
 def cell_html(x: Any) -> str:
     """A cell as HTML: formatted, escaped, and breakable after each ``_`` of a long
     identifier (``goroutine_iterations_per_s``), so a narrow column wraps it. A
-    finding's ``data-quantity`` span in the cell is kept, so the page says which
-    finding the number is."""
+    finding's ``data-quantity`` span is kept only in a cell the project's code made
+    with ``threadcost.findings`` (a ``Marked`` string): a value read from data is
+    escaped whole, so it can never pass for a finding."""
+    from threadcost.findings import Marked
+
     text = format_cell(x)
+    if not isinstance(x, Marked):
+        return _breakable(text, len(text) > 14)
     long = len(_FINDING.sub("", text)) > 14
     out, pos = [], 0
     for m in _FINDING.finditer(text):

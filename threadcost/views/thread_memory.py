@@ -258,33 +258,49 @@ def sweep_text(result: Result) -> str:
     def v(name: str) -> float:
         return float(fits[name]["per_thread"])
 
-    rss, rollup = v("rss_kib"), fits.get("rss_rollup_kib", {}).get("per_thread")
+    def f(name: str) -> str:
+        return _finding(name, result)
+
+    rollup = fits.get("rss_rollup_kib", {}).get("per_thread")
     agree = ("" if rollup is None or rollup != rollup else
              f" Counting resident pages by walking the page tables (smaps_rollup) gives "
-             f"**{rollup:.2f} KiB** per thread, {100 * (rollup - rss) / rss:+.2f}% from VmRSS.")
+             f"**{f('memory_thread_rss_rollup_slope_kib')}** per thread, "
+             f"{f('memory_thread_rss_rollup_vs_rss_share_pct')} from VmRSS.")
     pmap = fits.get("rss_pmap_kib", {}).get("per_thread")
     if pmap is not None and pmap == pmap:
-        agree += (f" Read from outside the process with `pmap -x`: **{pmap:.2f} KiB** per "
-                  f"thread ({100 * (pmap - rss) / rss:+.2f}%).")
+        agree += (f" Read from outside the process with `pmap -x`: "
+                  f"**{f('memory_thread_rss_pmap_slope_kib')}** per "
+                  f"thread ({f('memory_thread_rss_pmap_vs_rss_share_pct')}).")
+    total = findings.ratio(findings.of_results("memory_thread_slope_kib", [result]),
+                           findings.of_results("memory_thread_rss_slope_kib", [result]))
+    times = (findings.tag("memory_thread_slope_kib/memory_thread_rss_slope_kib",
+                          findings.number(total[0], ".1f")) if total else "n/a")
+    stack = findings.parameter("thread_memory_stack_kib", f"{s['stack_kib']:,} KiB")
+    guard = findings.parameter("guard_kib", f"{s['guard_kib']} KiB")
+    count = findings.parameter("thread_memory_counts", f"{s['max_threads_measured']:,} threads")
     return (
-        f"Over {s['runs']} runs of up to {s['max_threads_measured']:,} threads with "
-        f"{s['stack_kib']:,} KiB stacks, each extra thread added **{v('vsz_kib'):,.0f} KiB** "
-        f"of virtual size (the stack plus a {s['guard_kib']} KiB guard page) but only "
-        f"**{_finding('memory_thread_rss_slope_kib', result)}** of resident set "
+        f"Over {s['runs']} runs of up to {count} with "
+        f"{stack} stacks, each extra thread added **{f('memory_thread_vsz_slope_kib')}** "
+        f"of virtual size (the stack plus a {guard} guard page) but only "
+        f"**{f('memory_thread_rss_slope_kib')}** of resident set "
         f"(R² = {fits['rss_kib']['r2']:.4f}).{agree} "
-        f"The kernel spent another **{v('kernel_kib'):.1f} KiB** per thread that no RSS "
-        f"shows: {v('kernel_stack_kib'):.1f} KiB of kernel stack, "
-        f"{v('page_tables_kib'):.2f} KiB of page tables and {v('slab_kib'):.1f} KiB of slab "
+        f"The kernel spent another **{f('memory_thread_kernel_slope_kib')}** per thread that "
+        f"no RSS shows: {f('memory_thread_kernel_stack_slope_kib')} of kernel stack, "
+        f"{f('memory_thread_page_tables_slope_kib')} of page tables and "
+        f"{f('memory_thread_slab_slope_kib')} of slab "
         f"objects. The true cost of one idle thread here is therefore about "
-        f"**{_finding('memory_thread_slope_kib', result)}** (95% CI "
+        f"**{f('memory_thread_slope_kib')}** (95% CI "
         f"{fits['total_kib']['ci95_low'] or 0:.1f} to "
         f"{fits['total_kib']['ci95_high'] or 0:.1f}), "
-        f"{v('total_kib') / rss:.1f} times what RSS suggests. Creating these threads took a "
-        f"median {s['create_us_per_thread']['p50']:.1f} µs each: every one gets a fresh "
+        f"{times} times what RSS "
+        f"suggests. Creating these threads took a median "
+        f"{f('thread_memory_create_median_us')} each: every one gets a fresh "
         f"stack mapping and all earlier ones stay alive, the setup of notebook 3's burst, "
         f"not of its create-and-join loop, whose threads reuse the stack glibc cached "
         f"from the last join and start several times faster; "
-        f"{s['threads_left_behind']} threads were left behind after joining.")
+        + (f"{f('thread_memory_left_behind_recorded_threads')} were left behind after "
+           "joining." if s["threads_left_behind"] else "no thread was left behind after "
+           "joining."))
 
 
 def touch_text(result: Result) -> str:
@@ -294,21 +310,30 @@ def touch_text(result: Result) -> str:
     deepest = table.loc[table.touch_kib_asked.idxmax()]
     depth = int(deepest.touch_kib_asked)
     rss, rollup = float(deepest.rss_kib_per_thread), float(deepest.rss_rollup_kib_per_thread)
+    def f(name: str) -> str:
+        return _finding(name, result)
+
     slope = "" if not fit else (
-        f"Each KiB written adds {fit['rss_per_touched_kib']:.3f} KiB of RSS "
-        f"(R² = {fit['r2']:.4f}) on top of {fit['untouched_kib']:.1f} KiB for an "
-        "untouched thread. ")
+        f"Each KiB written adds {f('memory_thread_touch_rss_per_touched_kib_slope')} of RSS "
+        f"(R² = {fit['r2']:.4f}) on top of {f('memory_thread_touch_untouched_intercept_kib')} "
+        "for an untouched thread. ")
     n = result.params["threads"]
     try:
-        published = f"; C06 published {claims.value('C06', 'total_rss_kib') / 1024**2:.1f} GiB"
+        published = "; C06 published " + findings.published(
+            "C06", f"{claims.value('C06', 'total_rss_kib') / 1024**2:.1f} GiB")
     except KeyError:
         published = ""
     gap = 100 * (rollup - rss) / rss if rss else float("nan")
     return (
-        f"{slope}With {depth} KiB written, each of {n:,} threads grew RSS by "
-        f"**{rss:.1f} KiB** (page walk: {rollup:.1f} KiB, {gap:+.2f}%). At that rate "
-        f"10,000 such threads would hold **{rss * 10_000 / 1024**2:.2f} GiB**{published}. "
-        + ("On this kernel VmRSS and the page walk agree within 2%: RSS is not "
+        f"{slope}With {findings.parameter('touch_depths_kib', f'{depth} KiB')} written, each "
+        f"of {findings.parameter('threads', f'{n:,} threads')} grew RSS by "
+        f"**{f('memory_thread_deepest_touch_rss_median_kib')}** (page walk: "
+        f"{f('memory_thread_deepest_touch_rss_rollup_median_kib')}, "
+        f"{f('memory_thread_deepest_touch_rollup_vs_rss_share_pct')}). At that rate "
+        f"{findings.parameter('c06_threads', '10,000 threads')} would hold "
+        f"**{f('c06_ten_thousand_threads_rss_gib')}**{published}. "
+        + (f"On this kernel VmRSS and the page walk agree within "
+           f"{findings.parameter('rss_agreement', '2%')}: RSS is not "
            "undercounted here." if abs(gap) <= 2 else
            f"VmRSS {'under' if gap > 0 else 'over'}counts the page walk by {abs(gap):.1f}% "
            "on this kernel."))
@@ -352,7 +377,8 @@ def limits_text(result: Result, data_dir: Any = None, saved: bool = True) -> str
                          results=None if saved else [result])
         if q.measured:
             count = findings.span(q, q.number())
-    return (f"With {result.summary['stack_kib']:,} KiB stacks, **{b['limit']}** binds "
+    stack = findings.parameter("stack_kib", f"{result.summary['stack_kib']:,} KiB")
+    return (f"With {stack} stacks, **{b['limit']}** binds "
             f"first: about **{count}** more threads in this process "
             f"({b['note']}).{nxt} This is computed from the limits, not by starting that "
             "many threads.")
@@ -360,7 +386,7 @@ def limits_text(result: Result, data_dir: Any = None, saved: bool = True) -> str
 
 def spawn_text(result: Result | None) -> str:
     if result is None:
-        return ("The spawn-until-failure run is off (`memory_spawn_until_failure = False`): "
+        return ("The run that starts threads until one fails is off in this parameter set: "
                 "it would take process ids from everything else on this machine.")
     s = result.summary
     stopped = s["limit_hit"]["limit"] if s["limit_hit"] else "nothing (its bound was reached)"

@@ -10,6 +10,7 @@ say why instead of holding a number.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from typing import Any
 
@@ -221,7 +222,7 @@ def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
             lambda v: v if pd.isna(v) else f"{v:.2f}"),
         "RSS per task (KiB)": frame.rss_per_task_kib,
         "VSZ per task (KiB)": frame.vsz_per_task_kib,
-        "kernel memory per task (KiB)": frame.kernel_per_task_kib,
+        "kernel memory per task, this page's run (KiB)": frame.kernel_per_task_kib,
         "create p50 (ns)": frame.create_ns,
         "not measured because": frame.missing.fillna(""),
     }).set_index("task")
@@ -357,12 +358,20 @@ def creation_figure(results: dict[str, Result], launch: Result | None) -> plt.Fi
 def fiber_switch_text(result: Result) -> str:
     s = result.summary
     d = s["round_trip_ns"]
-    return (f"**{s['impl']}** ({s['impl_description']}): round trip p50 **{d['p50']:,.0f} ns** "
+    impl = s["impl"]
+
+    def show(name: str) -> str:
+        return findings.span(findings.of_results(name, [result]))
+
+    switch = ("switch_fiber_batch_mean_ns" if impl == "asm"
+              else f"fiber_{impl}_switch_batch_mean_ns")
+    return (f"**{impl}** ({s['impl_description']}): round trip p50 "
+            f"**{show(f'fiber_{impl}_round_trip_median_ns')}** "
             f"(min {d['min']:,.0f}, p90 {d['p90']:,.0f}, p99 {d['p99']:,.0f}, max {d['max']:,.0f}; "
             f"{d['n']:,} round trips, each including one clock read of about "
-            f"{s['timer_overhead_ns']} ns). Without clock reads: "
-            f"{s['batch_round_trip_ns']:,.1f} ns per round trip, i.e. "
-            f"**{s['switch_ns_batch']:,.1f} ns per switch**.")
+            f"{show(f'fiber_{impl}_clock_read_median_ns')}). Without clock reads: "
+            f"{show(f'fiber_{impl}_batch_round_trip_mean_ns')} per round trip, i.e. "
+            f"**{show(switch)} per switch**.")
 
 
 def fiber_memory_text(results: dict[str, Result]) -> str:
@@ -371,12 +380,23 @@ def fiber_memory_text(results: dict[str, Result]) -> str:
     lo, hi = rows[0], rows[-1]
     if lo["rss_kib"] is None:
         return "Too few readings for a per-fiber slope."
-    return (f"With `{impl}`, a fiber that has touched {lo['touch_kib']} KiB of its stack costs "
-            f"**{lo['rss_kib']:,.2f} KiB** of resident memory (95% CI {lo['rss_ci95'][0]:,.2f} "
+    def show(name: str) -> str:
+        return findings.span(findings.of_results(name, [result]))
+
+    low = (findings.span(findings.of_results("memory_fiber_slope_kib", [result]))
+           if impl == "asm" else f"{lo['rss_kib']:,.2f} KiB")
+    touched = [findings.parameter("tasks_fiber_touch_kib", f"{r['touch_kib']} KiB")
+               for r in (lo, hi)]
+    most = (show("fiber_asm_rss_most_touched_slope_kib") if impl == "asm"
+            else f"{hi['rss_kib']:,.2f} KiB")
+    vsz = show("fiber_asm_vsz_slope_kib") if impl == "asm" else f"{lo['vsz_kib']:,.0f} KiB"
+    return (f"With `{impl}`, a fiber that has touched {touched[0]} of its stack costs "
+            f"**{low}** of resident memory (95% CI {lo['rss_ci95'][0]:,.2f} "
             f"to {lo['rss_ci95'][1]:,.2f}, R² {lo['rss_r2']:.4f}): its first stack page plus "
-            f"its share of the fiber records (each holds a ~1 KiB `ucontext_t`). At "
-            f"{hi['touch_kib']} KiB touched it costs {hi['rss_kib']:,.2f} KiB. Virtual size "
-            f"grows {lo['vsz_kib']:,.0f} KiB per fiber whatever the touch: the whole stack and "
+            f"its share of the fiber records (each holds a "
+            f"{findings.parameter('ucontext_size', '~1 KiB')} `ucontext_t`). At {touched[1]} "
+            f"touched it costs {most}. Virtual size "
+            f"grows {vsz} per fiber whatever the touch: the whole stack and "
             f"its guard page are reserved. Resident memory is what a fiber has used, not what "
             f"it was given.")
 
@@ -387,16 +407,20 @@ def goroutine_text(result: Result) -> str:
         return (f"**Goroutine rows not run here:** {g['skipped']}. Install Go (for example "
                 f"conda-forge `go`, as `environment.yml` does) and rerun.")
     a, b = g["channel_pingpong"], g["channel_pingpong_default"]
-    m = g["goroutine_memory"]
-    ci = m["per_goroutine_rss_kib_ci95"]
-    return (f"{g['go_version']}. Round trip p50: **{a['round_trip_ns']['p50']:,.0f} ns** "
-            f"({a['mode']}) and **{b['round_trip_ns']['p50']:,.0f} ns** ({b['mode']}); over a "
-            f"batch without clock reads {a['round_trips_per_s'] / 1e6:,.2f} and "
-            f"{b['round_trips_per_s'] / 1e6:,.2f} million round trips per second. An idle "
-            "goroutine costs "
-            f"**{m['per_goroutine_rss_kib']:,.2f} KiB** resident (95% CI {ci[0]:,.2f} to "
-            f"{ci[1]:,.2f}), of which the runtime counts {m['per_goroutine_stack_kib']:,.2f} KiB "
-            f"as stack.")
+
+    def show(name: str) -> str:
+        return findings.span(findings.of_results(name, [result]))
+
+    memory = findings.of_results("memory_goroutine_slope_kib", [result])
+    pinned = show("go_pingpong_pinned_round_trip_median_ns")
+    return (f"{g['go_version']}. Round trip p50: **{pinned}"
+            f"** ({a['mode']}) and **{show('go_pingpong_default_round_trip_median_ns')}** "
+            f"({b['mode']}); over a batch without clock reads "
+            f"{a['round_trips_per_s'] / 1e6:,.2f} and {b['round_trips_per_s'] / 1e6:,.2f} "
+            "million round trips per second. An idle goroutine costs "
+            f"**{findings.span(memory)}** resident (95% CI "
+            f"{memory.interval_text().strip('[]') or 'not stored'}), of which the runtime "
+            f"counts {show('goroutine_stack_slope_kib')} as stack.")
 
 
 def fiber_create(result: Result) -> dict[str, Any]:
@@ -419,17 +443,27 @@ def creation_text(results: dict[str, Result], launch: Result | None) -> str:
         f = fiber_create(result)
         # the headline's launch is the finding (create + first run + unmapping the stack)
         life = findings.of_results("launch_fiber_median_ns", [result])
+        def show(name: str, r: Result = result) -> str:
+            return findings.span(findings.of_results(name, [r]))
+
+        together = (show("fiber_ucontext_create_and_start_median_ns") if impl == "ucontext"
+                    else f"{f['launch_ns'] / 1000:,.2f} µs")
         whole = (f"its whole life, with the unmapping of its stack (the headline's launch): "
                  f"{findings.span(life)}" if impl == "asm" and life.measured else
-                 f"the two together: {f['launch_ns'] / 1000:,.2f} µs")
-        parts.append(f"a fiber switched by `{impl}` takes **{f['create_ns'] / 1000:,.2f} µs** to "
-                     f"create (map its stack, set the guard page, prepare the context) and "
-                     f"{f['start_ns']:,.0f} ns for its first switch in and back "
-                     f"(with {f['touch_kib']} KiB of stack touched); {whole}")
+                 f"the two together: {together}")
+        touched = findings.parameter("tasks_fiber_touch_kib", f"{f['touch_kib']} KiB")
+        create = show(f"fiber_{impl}_create_median_ns")
+        parts.append(f"a fiber switched by `{impl}` takes **{create}"
+                     f"** to create (map its stack, set the guard page, prepare the context) and "
+                     f"{show(f'fiber_{impl}_start_median_ns')} for its first switch in and back "
+                     f"(with {touched} of stack touched); {whole}")
     text = "Medians: " + "; ".join(parts)
     create = _dist_of(launch.summary, "create_ns") if launch else None
     if create:
-        text += (f"; `pthread_create` takes **{create['p50'] / 1000:,.2f} µs** (notebook 3's "
+        shown = findings.span(findings.of_results(
+            "tasks_launch_thread_create_median_ns",
+            [dataclasses.replace(launch, experiment="tasks_launch")]))
+        text += (f"; `pthread_create` takes **{shown}** (notebook 3's "
                  f"kernel, glibc may reuse a cached stack).")
     else:
         text += "; the thread launch experiment did not run here (see the missing rows)."
@@ -444,7 +478,8 @@ def missing_text(missing: dict[str, str]) -> str:
         f"- `{name}`: {why}" for name, why in missing.items())
 
 
-def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
+def switch_ratio_text(rows: list[dict[str, Any]], thread_run: Result | None = None,
+                      asm_run: Result | None = None) -> str:
     by = {r["task"]: r for r in rows}
     asm = next((r for t, r in by.items() if "hand-written" in t), None)
     thread = next((r for r in by.values() if r["kind"] == "thread"), None)
@@ -453,6 +488,16 @@ def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
         return ("The thread/fiber switch ratio needs both rows; see the missing rows above "
                 "for the reason.")
     ratio = thread["round_trip_p50_ns"] / asm["round_trip_p50_ns"]
+    if thread_run is not None and asm_run is not None:  # the runs' findings, by name
+        a = findings.of_results("tasks_switch_thread_round_trip_median_ns", [
+            dataclasses.replace(thread_run, experiment="tasks_switch_thread")])
+        b = findings.of_results("fiber_asm_round_trip_median_ns", [asm_run])
+        got = findings.ratio(a, b, fmt=",.0f")
+        if got is not None:
+            return (f"On this machine a thread round trip through the kernel (futex, same CPU) "
+                    f"takes **{got[1]}** as long as a hand-written fiber round trip "
+                    f"({findings.span(a)} vs {findings.span(b)}, medians, each including one "
+                    "clock read).")
     return (f"On this machine a thread round trip through the kernel (futex, same CPU) takes "
             f"**{ratio:,.0f}x** as long as a hand-written fiber round trip "
             f"({thread['round_trip_p50_ns']:,.0f} ns vs {asm['round_trip_p50_ns']:,.0f} ns, "
@@ -526,9 +571,13 @@ def headline_contrast_text(results: dict[str, Result], data_dir: Any = None,
     rt = _switch_distribution(result) if result else None
     if not head.measured or not rt:
         return ""
-    here = rt["p50"] / 2
-    gap = 100 * (here / float(head.value or here) - 1)
+    # this page's run, under the name it is stored with (an unsaved one carries its kernel's)
+    here = findings.of_results("tasks_switch_thread_median_ns", [
+        dataclasses.replace(result, experiment="tasks_switch_thread")])
+    times = findings.ratio(here, head, fmt=".2f")
     return (f"The headline on page 0 reads notebook 4's run of the same futex ping-pong: "
-            f"{findings.span(head)} per thread switch. This session's smaller run gives "
-            f"{here:,.0f} ns ({gap:+.0f}%): two runs of one measurement on this machine, "
+            f"{findings.span(head)} per thread switch (half a round trip). This page's "
+            f"smaller run gives {findings.span(here)} ({times[1] if times else 'n/a'} the "
+            "headline's): two runs of one "
+            "measurement on this machine, "
             "which is why the claims are judged on repeats rather than on one run.")

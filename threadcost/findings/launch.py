@@ -1,0 +1,113 @@
+"""Findings of notebook 03 (launch): each number its sentences print, from the newest
+launch run (a notebook passes its unsaved result through ``findings.of_results``). A
+kind's whole life at the median is the headline's finding (``launch_thread_median_ns``,
+``launch_process_median_ns``), read from the same run; the other kinds and times are
+named here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadcost.findings.summary import from_run
+
+US = dict(scale=1e-3, display_unit="µs")
+KIND_NAMES = {"fork": "fork", "vfork": "vfork", "posix_spawn": "posix_spawn",
+              "clone": "clone", "thread": "thread"}
+METRICS = {"lifecycle_ns": "its whole life (create, first run, join or waitpid)",
+           "create_ns": "the create call, until it returns in the parent",
+           "first_run_ns": "create called to the child's first instruction"}
+
+
+def series(run: Any, kind: str, mib: int | None = None) -> dict[str, Any] | None:
+    """One launch series of a run's summary (the smallest parent by default)."""
+    mib = min(run.meta["params"]["parent_touch_mib"]) if mib is None else mib
+    for e in run.meta["summary"]["series"]:
+        if e["kind"] == kind and e["parent_touch_mib"] == mib:
+            return e
+    return None
+
+
+def name(kind: str, metric: str) -> str:
+    """The finding of one kind's median ``metric`` (a whole life: the headline's names)."""
+    if metric == "lifecycle_ns" and kind == "thread":
+        return "launch_thread_median_ns"
+    if metric == "lifecycle_ns" and kind == "fork":
+        return "launch_process_median_ns"
+    return f"launch_{kind}_{metric[:-3]}_median_ns"
+
+
+def _median(kind: str, metric: str) -> Any:
+    def read(run: Any) -> float | None:
+        e = series(run, kind)
+        return None if e is None else e[metric]["p50"]
+    return read
+
+
+for _kind in KIND_NAMES:
+    for _metric, _words in METRICS.items():
+        if name(_kind, _metric).startswith("launch_") and name(_kind, _metric) in (
+                "launch_thread_median_ns", "launch_process_median_ns"):
+            continue  # the headline's findings
+        from_run(name(_kind, _metric), "launch", _median(_kind, _metric), "ns", "median",
+                 f"a {_kind} launch from the small C driver, parent holding nothing extra: "
+                 f"{_words}; median of the steady launches", **US)
+
+from_run("launch_thread_very_first_recorded_ns", "launch",
+         lambda run: (series(run, "thread") or {}).get("very_first_lifecycle_ns"), "ns",
+         "recorded (one launch)", "the very first thread of a fresh launch process: its "
+         "whole life, one launch (an indication, not a distribution)", **US)
+from_run("launch_clock_read_median_ns", "launch",
+         lambda run: run.meta["summary"]["timer_overhead_ns"], "ns", "median",
+         "one clock read: the median of 100,001 back-to-back reads in the launch run",
+         fmt=",.0f")
+from_run("launch_clock_share_of_thread_median_share_pct", "launch",
+         lambda run: 100 * run.meta["summary"]["timer_overhead_share_of_median"], "%",
+         "share of the median thread lifecycle", "two clock reads (one timed interval) as a "
+         "share of the median thread lifecycle", fmt=".2f")
+from_run("launch_plain_loop_thread_mean_ns", "launch",
+         lambda run: run.meta["summary"]["baseline"]["mean_ns"], "ns", "mean",
+         "a plain create + join loop (default attributes, after the series): the mean per "
+         "thread, a cross-check of the per-launch series", **US)
+from_run("launch_thread_lifecycle_mean_ns", "launch",
+         lambda run: run.meta["summary"]["baseline"]["series_mean_lifecycle_ns"], "ns",
+         "mean", "a thread's whole life in the per-launch series: the mean (beside the plain "
+         "loop's mean)", **US)
+
+
+def _fit(kind: str) -> Any:
+    return lambda run: run.meta["summary"]["memory_fit"][kind]["slope"]
+
+
+from_run("launch_fork_create_slope_ns", "launch", _fit("fork"), "ns", "slope",
+         "how much the fork call grows per MiB the parent holds: least-squares slope over "
+         "every launch (per MiB)", fmt=".2f", **US)
+from_run("launch_thread_create_slope_ns", "launch", _fit("thread"), "ns", "slope",
+         "how much pthread_create grows per MiB the parent holds: least-squares slope over "
+         "every launch (per MiB)", fmt=".1f")
+from_run("launch_driver_rss_recorded_mib", "launch",
+         lambda run: (series(run, "fork") or {}).get("parent_rss_kib", 0) / 1024, "MiB",
+         "recorded", "the small C launch driver's resident memory (the parent of the forks)",
+         fmt=",.1f")
+from_run("launch_python_parent_rss_recorded_mib", "launch_python_parent",
+         lambda run: run.meta["summary"]["series"][0]["parent_rss_kib"] / 1024, "MiB",
+         "recorded", "the Python process the forks of the python-parent run come from: its "
+         "resident memory", fmt=",.0f")
+from_run("launch_fork_from_python_create_median_ns", "launch_python_parent",
+         lambda run: run.meta["summary"]["series"][0]["create_ns"]["p50"], "ns", "median",
+         "the fork call from a Python process (the python-parent run): median", **US)
+
+
+def _burst(key: str) -> Any:
+    return lambda run: run.meta["summary"]["burst_fit"][key]["slope"]
+
+
+from_run("launch_burst_create_slope_ns", "launch", _burst("create_total_ns"), "ns", "slope",
+         "creating N threads that stay alive: slope of the burst's create time over N (per "
+         "thread)", fmt=",.1f", **US)
+from_run("launch_burst_wall_slope_ns", "launch", _burst("wall_ns"), "ns", "slope",
+         "a burst of N threads with their release and joins: slope of its wall time over N "
+         "(per thread)", fmt=",.1f", **US)
+from_run("launch_serial_thread_create_mean_ns", "launch",
+         lambda run: (series(run, "thread") or {}).get("create_ns", {}).get("mean"), "ns",
+         "mean", "one pthread_create at a time, each thread joined before the next: the "
+         "mean create call", **US)
