@@ -116,7 +116,7 @@ def _note_skipped(verdicts: list[ClaimVerdict], data_dir: str | Path | None,
         touched = "" in experiments or any(
             a.verdict == NOT_RUN or any(f"-{e}-" in str(a.run_id) for e in experiments)
             for a in v.assertions)
-        if not touched:
+        if not touched or "could not read " in v.sentence:  # its reading named the run
             out.append(v)
         elif v.verdict == NOT_RUN:
             out.append(replace(v, reason=note, sentence=f"{v.id} could not be judged: {note}."))
