@@ -451,7 +451,9 @@ def _partial_meta(run_dir: Path) -> dict[str, Any] | None:
     experiment, params = meta.get("experiment"), meta.get("params")
     if not isinstance(experiment, str) or not run_files.TABLE_NAME.fullmatch(experiment):
         return None
-    return {"experiment": experiment, "params": params if isinstance(params, dict) else None}
+    label = meta.get("label")
+    return {"experiment": experiment, "params": params if isinstance(params, dict) else None,
+            "label": label if isinstance(label, str) else None}
 
 
 def list_runs(experiment: str | None = None, data_dir: str | Path | None = None,
