@@ -27,6 +27,7 @@ import os
 import re
 import secrets
 import shutil
+import socket
 import stat
 import time
 from collections.abc import Iterable
@@ -239,7 +240,7 @@ def save_run(result: Result, data_dir: str | Path | None = None,
     remove_stale_partials(machine_dir)
     run_id = new_run_id(result.experiment)
     final = machine_dir / run_id
-    staging = machine_dir / f".{run_id}.partial"
+    staging = machine_dir / f".{run_id}.{_writer()}.partial"
     staging.mkdir()
     try:
         names = []
@@ -286,19 +287,51 @@ def save_run(result: Result, data_dir: str | Path | None = None,
     return final
 
 
+def _writer() -> str:
+    """Who is saving: ``<host>-<pid>``, in the staging folder's name, so that a save
+    whose process is gone (killed mid-save) is known as dead at once, on this host."""
+    host = re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname())[:64] or "host"
+    return f"{host}-{os.getpid()}"
+
+
+def _writer_gone(name: str) -> bool:
+    """Is the staging folder ``name`` (``.<run>.<host>-<pid>.partial``) one whose writer
+    ran on this host and no longer runs? (Older names carry no writer: never.)"""
+    host, _, pid = name[1:-len(".partial")].partition(".")[2].rpartition("-")
+    if not pid.isdigit() or host != _writer().rpartition("-")[0]:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        return False
+    return False
+
+
 def remove_stale_partials(machine_dir: Path, older_than_s: float = STALE_PARTIAL_S) -> list[Path]:
     """Remove hidden ``.<run>.partial`` folders left by a save that was killed (SIGKILL,
-    power loss) more than ``older_than_s`` ago; a younger one may be a save under way."""
+    power loss): at once when its writer was a process of this host that is gone, else
+    once older than ``older_than_s`` (a younger one may be a save under way)."""
     removed = []
     now = time.time()
     for entry in machine_dir.glob(".*.partial"):
         try:
-            if entry.is_dir() and now - entry.stat().st_mtime > older_than_s:
+            if entry.is_dir() and not entry.is_symlink() and (
+                    _writer_gone(entry.name) or now - entry.stat().st_mtime > older_than_s):
                 shutil.rmtree(entry)
                 removed.append(entry)
         except OSError:
             continue  # another process removed it, or it is not ours to remove
     return removed
+
+
+def remove_dead_partials(data_dir: str | Path | None = None) -> None:
+    """:func:`remove_stale_partials` in every machine folder (a build that was stopped
+    killed the kernels that were saving)."""
+    for mdir in _subfolders(Path(data_dir) if data_dir is not None else paths.data_dir()):
+        if not mdir.is_symlink():
+            remove_stale_partials(mdir)
 
 
 def load_run(path: str | Path) -> Run:
@@ -319,13 +352,13 @@ def load_run(path: str | Path) -> Run:
         raise DataError(f"{meta_path}: missing (an incomplete run?)") from exc
     meta = run_files.parse_json(meta_path, raw)
     if not isinstance(meta, dict):
-        raise DataError(f"{meta_path}: holds {_json_kind(meta)}, not a JSON object")
+        raise DataError(f"{meta_path}: holds {run_files.json_kind(meta)}, not a JSON object")
     for key, kind in REQUIRED_META.items():
         if key not in meta:
             raise DataError(f"{meta_path}: missing key {key!r}")
         if not isinstance(meta[key], kind) or (kind is int and isinstance(meta[key], bool)):
-            raise DataError(f"{meta_path}: {key!r} is {_json_kind(meta[key])}, "
-                            f"not {_json_kind(kind())}")
+            raise DataError(f"{meta_path}: {key!r} is {run_files.json_kind(meta[key])}, "
+                            f"not {run_files.json_kind(kind())}")
     if meta["schema_version"] != SCHEMA_VERSION:
         raise DataError(f"{meta_path}: schema_version {meta['schema_version']!r}, "
                         f"expected {SCHEMA_VERSION}")
@@ -358,15 +391,6 @@ def _lstat_mode(path: Path) -> int:
         return os.lstat(path).st_mode
     except OSError:
         return 0
-
-
-def _json_kind(value: Any) -> str:
-    """The JSON name of a parsed value's type."""
-    for kind, name in ((bool, "a boolean"), (int, "a number"), (float, "a number"),
-                       (str, "a string"), (list, "an array"), (dict, "an object")):
-        if isinstance(value, kind):
-            return name
-    return "null"
 
 
 # (run folder, its files' sizes and times) -> None when its tables read cleanly.
@@ -417,7 +441,7 @@ def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
             try:
                 run = load_run(rdir)
             except DataError as exc:
-                skipped.append(Skipped(rdir, str(exc), _partial_meta(rdir)))
+                skipped.append(Skipped(rdir, str(exc), run_files.what_it_says(rdir / META)))
                 continue
             except (OSError, ValueError, RecursionError, MemoryError) as exc:
                 skipped.append(Skipped(rdir, f"cannot be read ({_first_line(exc)})"))
@@ -436,24 +460,6 @@ def _subfolders(folder: Path) -> list[Path]:
         return sorted(p for p in folder.iterdir() if p.is_dir())
     except OSError:
         return []
-
-
-def _partial_meta(run_dir: Path) -> dict[str, Any] | None:
-    """What a run that failed its checks says of itself, when its meta.json parses:
-    its experiment and parameters (so a claim that would have read it can say so)."""
-    try:
-        raw, _ = run_files.read_file(run_dir / META, run_files.MAX_META_BYTES)
-        meta = run_files.parse_json(run_dir / META, raw)
-    except (OSError, DataError):
-        return None
-    if not isinstance(meta, dict):
-        return None
-    experiment, params = meta.get("experiment"), meta.get("params")
-    if not isinstance(experiment, str) or not run_files.TABLE_NAME.fullmatch(experiment):
-        return None
-    label = meta.get("label")
-    return {"experiment": experiment, "params": params if isinstance(params, dict) else None,
-            "label": label if isinstance(label, str) else None}
 
 
 def list_runs(experiment: str | None = None, data_dir: str | Path | None = None,

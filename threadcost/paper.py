@@ -32,6 +32,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -44,7 +45,16 @@ import yaml
 # build. nbformat never checks formats; without the module jsonschema skips those two.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from threadcost import datastore, machine, notebook_sources, paper_pages, paths, progress  # noqa: E402
+from threadcost import (  # noqa: E402
+    datastore,
+    interrupts,
+    machine,
+    notebook_run,
+    notebook_sources,
+    paper_pages,
+    paths,
+    progress,
+)
 from threadcost.errors import ThreadcostError, one_line  # noqa: E402
 from threadcost.paper_pages import (  # noqa: E402
     SUMMARY_CODE,
@@ -131,7 +141,13 @@ def run_notebook(source: Path, target: Path, params: dict[str, Any],
 
 
 def _swap_into_place(staging: Path, out: Path) -> None:
-    """Replace ``out`` by ``staging``; a failed run before this leaves the old paper."""
+    """Replace ``out`` by ``staging``; a failed run before this leaves the old paper, and
+    an interrupt during it is acted on once the new paper is in place."""
+    with interrupts.held():
+        _swap(staging, out)
+
+
+def _swap(staging: Path, out: Path) -> None:
     if staging.stat().st_dev != out.parent.stat().st_dev:  # another file system
         tmp = out.with_name(f".{out.name}.{os.getpid()}.incoming")
         shutil.copytree(staging, tmp)
@@ -244,12 +260,14 @@ def _run_waves(waves: list[list[Path]], staging: Path, params: dict[str, Any],
 
     books = [b for wave in waves for b in wave]
     try:
-        with ProcessPoolExecutor(max_workers=workers,
+        with ProcessPoolExecutor(max_workers=workers, initializer=interrupts.ignore_in_children,
                                  mp_context=multiprocessing.get_context("spawn")) as pool:
             for wave in waves:
                 for book in wave:
                     print(f"drawing {book.name}", file=sys.stderr, flush=True)
-                futures = [pool.submit(_run_logged, b, staging, params, False) for b in wave]
+                with interrupts.spawning():
+                    futures = [pool.submit(_run_logged, b, staging, params, False)
+                               for b in wave]
                 for future in futures:
                     failed = future.result()
                     if failed is not None:
@@ -277,9 +295,10 @@ def _run_summaries(books: list[Path], staging: Path, params: dict[str, Any]) -> 
         if failed is not None:
             raise NotebookFailed(*failed)
         return
-    with ProcessPoolExecutor(max_workers=len(others),
+    with ProcessPoolExecutor(max_workers=len(others), initializer=interrupts.ignore_in_children,
                              mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(_run_logged, b, staging, params, False) for b in others]
+        with interrupts.spawning():
+            futures = [pool.submit(_run_logged, b, staging, params, False) for b in others]
         outcomes = [_run_logged(last, staging, params, False)]
         for book, future in zip(others, futures, strict=True):
             try:
@@ -330,6 +349,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         raise BuildError(f"no notebook matches --only {' '.join(only or [])}")
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
+    interrupts.remove_on_stop(staging)  # a stopped build leaves neither it ...
+    interrupts.sweep_on_stop(lambda: datastore.remove_dead_partials(data_dir))  # ... nor a save
     (staging / "notebooks").mkdir(parents=True)
     (staging / "runlogs").mkdir()
     html_dir = staging / "html"
@@ -382,6 +403,9 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     # Experiments' progress bars: this process's stderr (a terminal or a log), not the page.
     relay = _ProgressRelay()
     os.environ[progress.ENV] = relay.path
+    kernels = Path(tempfile.mkdtemp(prefix="threadcost-build-"))  # the kernels' sockets
+    interrupts.remove_on_stop(kernels)
+    os.environ[notebook_run.KERNELS_DIR_ENV] = str(kernels)
     try:
         if measure:  # one at a time: a notebook's timings must not share the CPUs
             summaries = [b for b in books if notebook_sources.is_summary(b)]
@@ -404,6 +428,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         raise
     finally:
         os.environ.pop(progress.ENV, None)
+        os.environ.pop(notebook_run.KERNELS_DIR_ENV, None)
+        shutil.rmtree(kernels, ignore_errors=True)
         if figures_before is None:
             os.environ.pop(FIGURES_ENV, None)
         else:
@@ -473,7 +499,13 @@ def main(argv: list[str] | None = None) -> int:
                              "path instead of copying them next to the pages (the pages "
                              "must stay inside the clone: make reference)")
     args = parser.parse_args(argv)
+    # Ctrl-C or SIGTERM: one line, 130 or 143, every process below stopped at once, no
+    # <out>.partial left, the previous paper unchanged (threadcost.interrupts)
+    with interrupts.guard("make paper", "; the previous paper (if any) is unchanged"):
+        return _main(args)
 
+
+def _main(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         index = build(args.params, Path(args.out).resolve(), args.only, machine_id=args.machine,
@@ -481,6 +513,11 @@ def main(argv: list[str] | None = None) -> int:
                       link_repo=args.link_repo)
     except BuildError as exc:
         print(f"python -m threadcost.paper: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # a parameter set refused (load_params): bad input, one line
+        if not isinstance(exc.code, str):
+            raise
+        print(f"python -m threadcost.paper: {exc.code}", file=sys.stderr)
         return 2
     except NotebookFailed as exc:
         print(f"\nmake paper stopped: notebook {exc.notebook} failed at {exc.cell}:\n"

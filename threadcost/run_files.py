@@ -163,3 +163,31 @@ def csv_text(path: Path, raw: bytes) -> bytes:
         raise DataError(f"{path}: more than {MAX_TABLE_TEXT_BYTES // 2**20} MiB of CSV text, "
                         "more than any run stores")
     return raw
+
+
+def json_kind(value: Any) -> str:
+    """The JSON name of a parsed value's type."""
+    for kind, name in ((bool, "a boolean"), (int, "a number"), (float, "a number"),
+                       (str, "a string"), (list, "an array"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return "null"
+
+
+def what_it_says(meta_path: Path) -> dict[str, Any] | None:
+    """What a run that failed its checks says of itself, when its meta.json parses:
+    its experiment, parameters and label (so a reading that would have read it can
+    say so)."""
+    try:
+        raw, _ = read_file(meta_path, MAX_META_BYTES)
+        meta = parse_json(meta_path, raw)
+    except (OSError, DataError):
+        return None
+    if not isinstance(meta, dict):
+        return None
+    experiment, params = meta.get("experiment"), meta.get("params")
+    if not isinstance(experiment, str) or not TABLE_NAME.fullmatch(experiment):
+        return None
+    label = meta.get("label")
+    return {"experiment": experiment, "params": params if isinstance(params, dict) else None,
+            "label": label if isinstance(label, str) else None}

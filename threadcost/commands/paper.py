@@ -23,6 +23,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost import interrupts
+
+    # Ctrl-C or SIGTERM: one line, 130 or 143, within a moment, no traceback from any
+    # process (kernels included), no <out>.partial, the previous paper unchanged
+    with interrupts.guard(f"threadcost {NAME}", "; the previous paper (if any) is unchanged"):
+        return _execute(args)
+
+
+def _execute(args: argparse.Namespace) -> Result:
     from pathlib import Path
 
     from threadcost import datastore, machine, paths
