@@ -68,6 +68,17 @@ def guard(prog: str, note: str = "") -> Iterator[None]:
         _state.update(prog=None, remove=[], sweep=[])
 
 
+def install(prog: str, note: str = "") -> None:
+    """:func:`guard` for the rest of the process (a command's entry point, from its
+    first import on); a later guard inside keeps this one's name."""
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, _handler)
+    except ValueError:  # not the main thread
+        return
+    _state.update(prog=prog, note=note, remove=[], sweep=[], held=0, pending=None)
+
+
 def remove_on_stop(path: Path) -> None:
     """A folder the build is writing, removed if it is stopped."""
     _state["remove"].append(Path(path))
@@ -114,7 +125,8 @@ def stop(signum: int) -> None:
         with contextlib.suppress(BaseException):
             cleanup()
     what = "terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted"
-    line = f"{_state['prog'] or 'threadcost'}: {what}{_state.get('note', '')}\n"
+    # on a line of its own (a progress bar may have left the cursor mid-line)
+    line = f"\n{_state['prog'] or 'threadcost'}: {what}{_state.get('note', '')}\n"
     with contextlib.suppress(OSError):
         os.write(2, line.encode())
     os._exit(exit_code(signum))

@@ -38,7 +38,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import yaml
+from threadcost import interrupts
+
+STOPPED_NOTE = "; the previous paper (if any) is unchanged"
+if __name__ == "__main__":  # an interrupt during the imports below (seconds) is one line too
+    interrupts.install("make paper", STOPPED_NOTE)
+
+import yaml  # noqa: E402
 
 # jsonschema (under nbformat) imports rfc3987_syntax when it is installed, only for its
 # "iri" format checks, and that import compiles some forty grammars: seconds of every
@@ -47,7 +53,6 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from threadcost import (  # noqa: E402
     datastore,
-    interrupts,
     machine,
     notebook_run,
     notebook_sources,
@@ -501,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # Ctrl-C or SIGTERM: one line, 130 or 143, every process below stopped at once, no
     # <out>.partial left, the previous paper unchanged (threadcost.interrupts)
-    with interrupts.guard("make paper", "; the previous paper (if any) is unchanged"):
+    with interrupts.guard("make paper", STOPPED_NOTE):
         return _main(args)
 
 
