@@ -60,7 +60,7 @@ from threadcost import (  # noqa: E402
     paths,
     progress,
 )
-from threadcost.errors import ThreadcostError, one_line  # noqa: E402
+from threadcost.errors import ThreadcostError, disk_errno, one_line, short  # noqa: E402
 from threadcost.paper_pages import (  # noqa: E402
     SUMMARY_CODE,
     Links,
@@ -524,13 +524,14 @@ def _main(args: argparse.Namespace) -> int:
             raise
         print(f"python -m threadcost.paper: {exc.code}", file=sys.stderr)
         return 2
-    except NotebookFailed as exc:
-        print(f"\nmake paper stopped: notebook {exc.notebook} failed at {exc.cell}:\n"
-              f"  {exc.message}\n"
-              f"The executed notebook, with its traceback, is in "
-              f"{Path(args.out).resolve().name}.partial/notebooks/; the previous paper "
-              "(if any) is unchanged.", file=sys.stderr)
-        return 1
+    except NotebookFailed as exc:  # one line: the notebook, its cell, the error, where
+        message = " ".join(exc.message.split())
+        print(f"\nmake paper stopped: notebook {exc.notebook} failed at {exc.cell}: "
+              f"{short(message, 400)} (the executed notebook, with its traceback, is in "
+              f"{Path(args.out).resolve().name}.partial/notebooks/; the previous paper, "
+              "if any, is unchanged)", file=sys.stderr)
+        # a full disk or a folder it may not write is a system error (README: exit 4)
+        return 4 if disk_errno(exc.message) else 1
     except (OSError, ThreadcostError) as exc:  # a data, disk or permission error: one line
         text, _ = one_line(exc)
         if text is None:

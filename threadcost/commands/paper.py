@@ -32,10 +32,11 @@ def execute(args: argparse.Namespace) -> Result:
 
 
 def _execute(args: argparse.Namespace) -> Result:
+    import os
     from pathlib import Path
 
     from threadcost import datastore, machine, paths
-    from threadcost.errors import ParameterError, ThreadcostError
+    from threadcost.errors import ParameterError, ThreadcostError, disk_errno
 
     try:
         from threadcost import paper
@@ -55,8 +56,11 @@ def _execute(args: argparse.Namespace) -> Result:
     except paper.BuildError as exc:
         raise ParameterError("--machine", mid, str(exc)) from None
     except paper.NotebookFailed as exc:
+        err = disk_errno(exc.message)
+        if err:  # a full disk or a folder it may not write: exit 4, with what to do
+            raise OSError(err, os.strerror(err), f"notebook {exc.notebook}") from None
         raise ThreadcostError(f"notebook {exc.notebook} failed at {exc.cell}: "
-                              f"{exc.message}") from None
+                              f"{' '.join(exc.message.split())}") from None
     except SystemExit as exc:  # a parameter file that cannot be read
         raise ParameterError("--params", args.params, str(exc.code)) from None
     return Result(NAME, {"machine": mid, "params": args.params},
