@@ -19,7 +19,6 @@ machine fingerprint flattened into columns.
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import io
 import json
@@ -188,12 +187,11 @@ def table_path(run_dir: Path, name: str) -> Path:
     outside :data:`~threadcost.run_files.TABLE_NAME` is refused: it could reach outside
     the run folder."""
     run_files.check_table_name(run_dir / META, name)
-    for suffix in TABLE_SUFFIXES:
-        path = run_dir / f"{name}{suffix}"
-        with contextlib.suppress(OSError):
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                return path
-    return run_dir / f"{name}.csv"
+    found = [run_dir / f"{name}{suffix}" for suffix in TABLE_SUFFIXES]
+    for path in found:  # a regular file first; else what is there, which reading refuses
+        if stat.S_ISREG(_lstat_mode(path)):
+            return path
+    return next((path for path in found if _lstat_mode(path)), found[0])
 
 
 def encode_table(frame: pd.DataFrame) -> tuple[str, bytes]:
@@ -379,7 +377,7 @@ def load_run(path: str | Path) -> Run:
         raise DataError(f"{meta_path}: 'table_schema' is not an object")
     table_checks.check_meta_numbers(meta_path, meta)
     for name in meta["tables"]:
-        if not stat.S_ISREG(_lstat_mode(table_path(path, name))):
+        if not _lstat_mode(table_path(path, name)):
             raise DataError(f"{path / (name + '.csv')}: listed in meta.json but missing "
                             "(nor is there a .csv.gz)")
     _check_tables(path, meta)

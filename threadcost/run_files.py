@@ -40,8 +40,8 @@ def first_line(exc: BaseException) -> str:
 # JSON nested no deeper than any run's (7 levels).
 TABLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]{0,63}")
 MAX_META_BYTES = 8 * 2**20
-MAX_TABLE_FILE_BYTES = 256 * 2**20
-MAX_TABLE_TEXT_BYTES = 512 * 2**20
+MAX_TABLE_FILE_BYTES = 128 * 2**20
+MAX_TABLE_TEXT_BYTES = 128 * 2**20
 MAX_JSON_DEPTH = 32
 
 
