@@ -60,7 +60,13 @@ from threadcost import (  # noqa: E402
     paths,
     progress,
 )
-from threadcost.errors import ThreadcostError, disk_errno, one_line, short  # noqa: E402
+from threadcost.errors import (  # noqa: E402
+    ParameterError,
+    ThreadcostError,
+    disk_errno,
+    one_line,
+    short,
+)
 from threadcost.paper_pages import (  # noqa: E402
     SUMMARY_CODE,
     Links,
@@ -532,6 +538,9 @@ def _main(args: argparse.Namespace) -> int:
               "if any, is unchanged)", file=sys.stderr)
         # a full disk or a folder it may not write is a system error (README: exit 4)
         return 4 if disk_errno(exc.message) else 1
+    except ParameterError as exc:  # bad input, however it is found: one line, 2
+        print(f"python -m threadcost.paper: {exc}", file=sys.stderr)
+        return 2
     except (OSError, ThreadcostError) as exc:  # a data, disk or permission error: one line
         text, _ = one_line(exc)
         if text is None:
