@@ -26,7 +26,6 @@ import os
 import re
 import secrets
 import shutil
-import socket
 import stat
 import time
 from collections.abc import Iterable
@@ -288,7 +287,7 @@ def save_run(result: Result, data_dir: str | Path | None = None,
 def _writer() -> str:
     """Who is saving: ``<host>-<pid>``, in the staging folder's name, so that a save
     whose process is gone (killed mid-save) is known as dead at once, on this host."""
-    host = re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname())[:64] or "host"
+    host = re.sub(r"[^A-Za-z0-9_]", "_", os.uname().nodename)[:64] or "host"
     return f"{host}-{os.getpid()}"
 
 
