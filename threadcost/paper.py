@@ -332,12 +332,20 @@ def stored_params(machine_id: str) -> dict[str, Any]:
 
 
 def _check_machine(machine_id: str, data_dir: Path) -> list[datastore.Run]:
-    runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
+    runs, skipped = datastore.scan(data_dir, machine_id)
+    if not runs and skipped:  # a folder whose every run is unreadable: a data error
+        raise datastore.DataError(unreadable_folder(machine_id, skipped))
     if not runs:
         known = sorted({r.path.parent.name for r in datastore.list_runs(data_dir=data_dir)})
         raise BuildError(f"--machine {machine_id}: no stored run in {data_dir}/{machine_id} "
                          f"(machine folders with runs: {', '.join(known) or 'none'})")
     return runs
+
+
+def unreadable_folder(machine_id: str, skipped: list[datastore.Skipped]) -> str:
+    first = skipped[0]
+    return (f"--machine {machine_id}: none of its {len(skipped)} run folder(s) could be "
+            f"read ({first.reason})")
 
 
 def build(params_path: str, out: Path, only: list[str] | None = None,

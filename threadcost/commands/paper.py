@@ -46,7 +46,10 @@ def _execute(args: argparse.Namespace) -> Result:
 
     mid = args.machine or machine.machine_id()
     folder = paths.data_dir()
-    if not datastore.list_runs(data_dir=folder, machine_id=mid):
+    runs, skipped = datastore.scan(folder, mid)
+    if not runs and skipped:  # every run of it unreadable: named, exit 4
+        raise datastore.DataError(paper.unreadable_folder(mid, skipped))
+    if not runs:
         known = sorted({r.path.parent.name for r in datastore.list_runs(data_dir=folder)})
         raise ParameterError("--machine", mid, f"a machine folder with runs under {folder}: "
                                                f"{', '.join(known) or 'none stored'}")
