@@ -313,3 +313,13 @@ def test_paper_of_a_hostile_machine_is_refused_in_one_line(store: dict[str, Any]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "could be read" in lines[0] and "nested 1,002" in lines[0]
     assert not (tmp_path / "p").exists() and not (tmp_path / "p.partial").exists()
+
+
+def test_a_folder_named_with_a_newline_is_named_on_one_line(tmp_path: Path) -> None:
+    run = _one_run(tmp_path, "machine\nwith a newline")
+    (run / "meta.json").write_text("{")
+    skipped = datastore.skipped_runs(tmp_path)
+    assert [s.path for s in skipped] == [run]
+    text = datastore.skipped_text(skipped)
+    assert len(text.splitlines()) == 1 and "machine\\nwith a newline" in text
+    assert "\n" not in "".join(skipped[0].as_dict().values())

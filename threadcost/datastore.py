@@ -80,7 +80,10 @@ class Skipped:
         return self.said.get("params") if self.said is not None else None
 
     def as_dict(self) -> dict[str, str]:
-        return {"path": str(self.path), "experiment": self.experiment, "reason": self.reason}
+        """Printable on one line each (a folder's name may hold a newline)."""
+        return {"path": run_files.printable(str(self.path)),
+                "experiment": run_files.printable(self.experiment),
+                "reason": run_files.printable(self.reason)}
 
 
 @dataclass(frozen=True)
@@ -497,7 +500,8 @@ def _looks_like_run(folder: Path) -> bool:
 
 def skipped_text(skipped: list[Skipped]) -> str:
     """One line per unreadable run: its folder and why (for logs and stderr)."""
-    return "\n".join(f"skipped {s.path}: {s.reason}" for s in skipped)
+    return "\n".join(f"skipped {s.as_dict()['path']}: {s.as_dict()['reason']}"
+                     for s in skipped)
 
 
 def latest_run(experiment: str, data_dir: str | Path | None = None,

@@ -458,7 +458,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         for job in prepared:
             job.result()
         for skipped in prepared[-1].result():
-            print(f"make paper: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+            said = skipped.as_dict()  # one line each, whatever the folder is named
+            print(f"make paper: skipped {said['path']}: {said['reason']}", file=sys.stderr)
         pages = [rendered[stem].result() if stem in rendered else render(stem, stored[stem])
                  for stem in stems]
     finally:

@@ -191,3 +191,11 @@ def what_it_says(meta_path: Path) -> dict[str, Any] | None:
     label = meta.get("label")
     return {"experiment": experiment, "params": params if isinstance(params, dict) else None,
             "label": label if isinstance(label, str) else None}
+
+
+def printable(text: str) -> str:
+    """``text`` on one line: a control character (a newline in a folder's name) is shown
+    escaped, so that a name from someone else's folder cannot start a line of its own."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, machine
+from threadcost import datastore, machine, run_files
 
 
 class UnreadableRun(ValueError):
@@ -26,7 +26,8 @@ class UnreadableRun(ValueError):
 
     def __init__(self, skipped: datastore.Skipped) -> None:
         self.skipped = skipped
-        super().__init__(f"could not read {skipped.path.name}: {_why(skipped)}")
+        super().__init__(run_files.printable(f"could not read {skipped.path.name}: "
+                                             f"{_why(skipped)}"))
 
 
 def _why(skipped: datastore.Skipped) -> str:
