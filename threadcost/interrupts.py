@@ -99,7 +99,8 @@ def held() -> Iterator[None]:
     finally:
         _state["held"] -= 1
         pending = _state["pending"]
-        if not _state["held"] and pending is not None:
+        if not _state["held"] and pending is not None:  # what was held has completed
+            _state["note"] = "; the paper was complete and is in place"
             stop(pending)
 
 

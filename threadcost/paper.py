@@ -493,8 +493,9 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         _swap_into_place(staging, out)
         return out / "html" / "index.html"
     html_out.parent.mkdir(parents=True, exist_ok=True)
-    _swap_into_place(html_dir, html_out)
-    _swap_into_place(staging, out)
+    with interrupts.held():  # both in place, or an interrupt waits until they are
+        _swap_into_place(html_dir, html_out)
+        _swap_into_place(staging, out)
     return html_out / "index.html"
 
 
