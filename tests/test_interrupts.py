@@ -292,3 +292,24 @@ def test_stopped_paper_is_one_line_and_leaves_the_previous_one(
     assert list(data.rglob("*.partial")) == []  # nor a run being saved
     assert list(scratch.iterdir()) == []  # nor the kernels' sockets
     scratch.rmdir()
+
+
+HELD = """
+import os, signal, sys
+from threadcost import interrupts
+with interrupts.guard("demo", "; the previous paper (if any) is unchanged"):
+    with interrupts.held():
+        os.kill(os.getpid(), signal.SIGINT)
+        print("the renames finished", flush=True)
+    print("never reached", flush=True)
+"""
+
+
+def test_an_interrupt_during_the_final_renames_waits_for_them() -> None:
+    """The previous paper is replaced by two renames: an interrupt between them would
+    leave neither paper in place, so it is acted on once both are done, and says so."""
+    proc = subprocess.run([sys.executable, "-c", HELD], capture_output=True, text=True,
+                          timeout=60, check=False, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stdout == "the renames finished\n"
+    assert proc.stderr.strip() == "demo: interrupted; the paper was complete and is in place"
