@@ -131,11 +131,19 @@ def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
     bounded size."""
     run_files.check_table_name(run_dir / META, name)
     path = table_path(run_dir, name)
+    shape = json.dumps(schema, sort_keys=True, default=str)
+
+    def key_of(st: os.stat_result) -> tuple[Any, ...]:
+        return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, shape)
+
+    try:  # read and checked already, and unchanged since (a regular file still)
+        st = os.lstat(path)
+        if stat.S_ISREG(st.st_mode) and key_of(st) in _TABLES:
+            return _TABLES[key_of(st)].copy()
+    except OSError:
+        pass  # reading it names the problem
     raw, st = run_files.read_file(path, run_files.MAX_TABLE_FILE_BYTES)
-    key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
-           json.dumps(schema, sort_keys=True, default=str))
-    if key in _TABLES:
-        return _TABLES[key].copy()
+    key = key_of(st)
     frame = _read_checked_table(run_dir, path, raw, name, schema)
     if len(_TABLES) >= _TABLES_MAX:
         _TABLES.pop(next(iter(_TABLES)))
@@ -149,12 +157,9 @@ def _read_checked_table(run_dir: Path, path: Path, raw: bytes, name: str,
     try:
         frame = pd.read_csv(io.BytesIO(text))
     except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: cannot read CSV ({_first_line(exc)})") from exc
+        raise DataError(f"{path}: cannot read CSV ({run_files.first_line(exc)})") from exc
     table_checks.check_table(path, frame, schema, f"{run_dir / META}: table_schema of {name!r}")
     return frame
-
-
-_first_line = run_files.first_line
 
 
 def _infinite(column: pd.Series) -> int:
@@ -191,9 +196,9 @@ def table_path(run_dir: Path, name: str) -> Path:
     run_files.check_table_name(run_dir / META, name)
     found = [run_dir / f"{name}{suffix}" for suffix in TABLE_SUFFIXES]
     for path in found:  # a regular file first; else what is there, which reading refuses
-        if stat.S_ISREG(_lstat_mode(path)):
+        if stat.S_ISREG(run_files.lstat_mode(path)):
             return path
-    return next((path for path in found if _lstat_mode(path)), found[0])
+    return next((path for path in found if run_files.lstat_mode(path)), found[0])
 
 
 def encode_table(frame: pd.DataFrame) -> tuple[str, bytes]:
@@ -379,18 +384,11 @@ def load_run(path: str | Path) -> Run:
         raise DataError(f"{meta_path}: 'table_schema' is not an object")
     table_checks.check_meta_numbers(meta_path, meta)
     for name in meta["tables"]:
-        if not _lstat_mode(table_path(path, name)):
+        if not run_files.lstat_mode(table_path(path, name)):
             raise DataError(f"{path / (name + '.csv')}: listed in meta.json but missing "
                             "(nor is there a .csv.gz)")
     _check_tables(path, meta)
     return Run(path=path, meta=meta)
-
-
-def _lstat_mode(path: Path) -> int:
-    try:
-        return os.lstat(path).st_mode
-    except OSError:
-        return 0
 
 
 # (run folder, its files' sizes and times) -> None when its tables read cleanly.
@@ -444,7 +442,7 @@ def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
                 skipped.append(Skipped(rdir, str(exc), run_files.what_it_says(rdir / META)))
                 continue
             except (OSError, ValueError, RecursionError, MemoryError) as exc:
-                skipped.append(Skipped(rdir, f"cannot be read ({_first_line(exc)})"))
+                skipped.append(Skipped(rdir, f"cannot be read ({run_files.first_line(exc)})"))
                 continue
             if experiment is None or run.experiment == experiment:
                 runs.append(run)

@@ -199,3 +199,12 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def lstat_mode(path: Path) -> int:
+    """The mode of ``path`` itself (a link is not followed); 0 when there is nothing."""
+    try:
+        return os.lstat(path).st_mode
+    except OSError:
+        return 0
+
