@@ -26,6 +26,7 @@ import contextlib
 import os
 import shutil
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -119,6 +120,8 @@ def stop(signum: int) -> None:
             signal.signal(sig, signal.SIG_IGN)
     with contextlib.suppress(BaseException):
         kill_tree()
+    with contextlib.suppress(BaseException):
+        _unlink_semaphores()
     for path in _state["remove"]:
         with contextlib.suppress(BaseException):
             _remove(path)
@@ -131,6 +134,24 @@ def stop(signum: int) -> None:
     with contextlib.suppress(OSError):
         os.write(2, line.encode())
     os._exit(exit_code(signum))
+
+
+def _unlink_semaphores() -> None:
+    """The named semaphores of this process's worker pools (``/dev/shm/sem.mp-*``): the
+    process that would have unlinked them at exit (multiprocessing's resource tracker)
+    was killed with the rest, and this one leaves without its finalizers."""
+    sync = sys.modules.get("multiprocessing.synchronize")
+    if sync is None:
+        return
+    import _multiprocessing
+    import gc
+
+    for obj in gc.get_objects():
+        if isinstance(obj, sync.SemLock):
+            name = getattr(obj._semlock, "name", None)
+            if name:
+                with contextlib.suppress(OSError):
+                    _multiprocessing.sem_unlink(name)
 
 
 def _remove(path: Path) -> None:
@@ -171,8 +192,16 @@ def kill_tree(within_s: float = KILL_SWEEP_S) -> None:
     forked while a sweep ran is found by the next), for at most ``within_s``."""
     me = os.getpid()
     deadline = time.monotonic() + within_s
+    groups: set[int] = set()  # kernels lead sessions of their own: whole groups go too
     while True:
         below = descendants(me)
+        for pid in below:
+            with contextlib.suppress(OSError):
+                if os.getpgid(pid) == pid and pid != os.getpgrp():
+                    groups.add(pid)
+        for group in groups:
+            with contextlib.suppress(OSError):
+                os.killpg(group, signal.SIGKILL)
         live = set()
         for pid in below:
             with contextlib.suppress(OSError):
