@@ -11,9 +11,11 @@ Outputs go to ``<out>/notebooks/*.ipynb`` and ``<out>/html/`` (open
 figures to figures/ (or the ``THREADCOST_*_DIR`` overrides).
 
 A notebook that fails stops the build: the runner names the notebook, the cell
-and the error, exits with status 1 and leaves the previous paper in place (the
+and the error in one line, exits with status 1 (4 when the error is a full disk or a
+folder it may not write; 2 for bad input) and leaves the previous paper in place (the
 executed notebook, with its traceback, stays in ``<out>.partial/notebooks/``). A
-failure never becomes a line of the paper.
+failure never becomes a line of the paper. Ctrl-C or SIGTERM stops it within a moment,
+in one line, with 130 or 143, leaving nothing behind (:mod:`threadcost.interrupts`).
 
 Progress (papermill's bar per notebook, and the experiments' own bars, through
 ``threadcost.progress``) goes to this process's stderr, never into a page.
