@@ -39,10 +39,14 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
     """
     from threadcost.claims import catalogue, readings, selectors
     from threadcost.claims.model import Measurement
+    from threadcost.claims.runs import UnreadableRun
 
     mid, runs = _runs(machine_id, data_dir, results)
     yard = {}  # yardstick -> (measured here, published), for the context rows
-    got = selectors.yardstick("memcpy_64kib_cold")(runs)
+    try:
+        got = selectors.yardstick("memcpy_64kib_cold")(runs)
+    except UnreadableRun:  # its run could not be read: no context row reads it
+        got = None
     if isinstance(got, Measurement):
         yard["memcpy_64kib_cold"] = (got.value,
                                      catalogue.PUBLISHED_YARDSTICKS["memcpy_64kib_cold"])
