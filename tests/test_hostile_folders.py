@@ -163,6 +163,8 @@ def _impossible(data: Path) -> dict[str, Path]:
                     if p.name.split("-", 1)[1].rsplit("-", 1)[0] == experiment)
 
     echo, launch, brigade = run("echo"), run("launch"), run("brigade")
+    yardsticks = run("yardsticks")  # read by claims.judge itself, and by the whys
+    (yardsticks / "meta.json").write_text("[" * 1000)
     frame = pd.read_csv(echo / "repeats.csv")
     frame.loc[0, "rate_per_s"] = -1
     frame.to_csv(echo / "repeats.csv", index=False)
@@ -172,7 +174,7 @@ def _impossible(data: Path) -> dict[str, Path]:
     frame.to_csv(launch / "distributions.csv", index=False)
     text = (brigade / "meta.json").read_text()
     (brigade / "meta.json").write_text(text[: len(text) // 2])
-    return {"echo": echo, "launch": launch, "brigade": brigade}
+    return {"echo": echo, "launch": launch, "brigade": brigade, "yardsticks": yardsticks}
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +245,8 @@ def test_other_machines_read_as_before(store: dict[str, Any]) -> None:
 def test_impossible_numbers_move_no_verdict(store: dict[str, Any]) -> None:
     """Each reading that would have read an impossible run says "could not read <run>:
     <why>", instead of a shape ratio of -4,108, a thread launch of 1e308 ns or "no
-    stored brigade run"."""
+    stored brigade run"; an unreadable yardsticks run (read by the judging itself)
+    explains nothing and raises nothing."""
     root, bad = store["root"], store["impossible"]
     verdicts = {v.id: v for v in claims.judge(DAMAGED, root)}
     c03 = verdicts["C03"].sentence
@@ -252,6 +255,9 @@ def test_impossible_numbers_move_no_verdict(store: dict[str, Any]) -> None:
     c22 = verdicts["C22"].sentence
     assert f"could not read {bad['brigade'].name}: meta.json: not valid JSON" in c22, c22
     assert "no stored brigade run" not in c22
+    from threadcost.views import claims as claims_view
+
+    assert claims_view.why_yardsticks_table(DAMAGED, root).empty  # none read, no raise
     launch = findings.get("launch_thread_median_ns", root, DAMAGED)
     assert launch.value is None
     assert launch.missing.startswith(f"could not read {bad['launch'].name}: "
