@@ -65,3 +65,51 @@ def test_data_error_is_one_line(monkeypatch: pytest.MonkeyPatch,
     _, errtext = capsys.readouterr()
     assert code == cli.EXIT_DATA
     assert errtext.count("\n") == 1 and "/data/m/run/t.csv" in errtext
+
+
+# --- make paper (python -m threadcost.paper): the README's exit codes, one line (#37) ---
+
+def test_refused_parameter_set_exits_2_in_one_line(tmp_path: Path) -> None:
+    params = tmp_path / "bad.yaml"
+    params.write_text("no_such_parameter: 3\n")
+    proc = subprocess.run([sys.executable, "-m", "threadcost.paper", "--only", "01",
+                           "--params", str(params), "--out", str(tmp_path / "p")],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no_such_parameter" in lines[0] and str(params) in lines[0]
+    assert not (tmp_path / "p").exists() and not (tmp_path / "p.partial").exists()
+
+
+def test_disk_full_while_copying_is_one_line_naming_enospc() -> None:
+    """shutil.copytree reports a list of (source, destination, why) and no errno: the
+    line names the first file and ENOSPC, never "(errno 0)" or the list."""
+    import shutil
+
+    from threadcost.errors import one_line
+
+    why = "[Errno 28] No space left on device: '/repo/vendor/vega.js' -> '/out/vega.js'"
+    text, data = one_line(shutil.Error([("/repo/vendor/vega.js", "/out/vega.js", why)] * 5))
+    assert data and text is not None
+    assert text.startswith("/out/vega.js: No space left on device (ENOSPC); free space")
+    assert "errno 0" not in text and "\n" not in text and "[(" not in text
+
+
+@pytest.mark.parametrize("message,code", [
+    ("OSError: [Errno 28] No space left on device: '/out/figures/x.png'", 4),
+    ("PermissionError: [Errno 13] Permission denied: '/out/figures'", 4),
+    ("ValueError: a cell failed\nwith a second line", 1),
+])
+def test_failed_notebook_is_one_line_with_the_readmes_code(
+        message: str, code: int, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from threadcost import paper
+
+    def failing(*args: object, **kwargs: object) -> Path:
+        raise paper.NotebookFailed("01_malloc_touch.py", "cell 7", message)
+
+    monkeypatch.setattr(paper, "build", failing)
+    assert paper.main(["--out", str(tmp_path / "p")]) == code
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "01_malloc_touch.py" in lines[0] and "cell 7" in lines[0]

@@ -98,6 +98,31 @@ def _inf_cell(run: Path) -> None:
     _cell(run, "-inf")
 
 
+def _negative_rate(run: Path) -> None:
+    _cell(run, "-1")
+
+
+def _absurd_median(run: Path) -> None:
+    path = run / "distributions.csv"
+    frame = pd.read_csv(path)
+    frame["p50"] = frame["p50"].astype(float)
+    frame.loc[0, "p50"] = 1e308
+    frame.to_csv(path, index=False)
+
+
+def _climbing_table(run: Path) -> None:
+    meta = json.loads((run / "meta.json").read_text())
+    meta["tables"] = ["../../../repeats"]
+    (run / "meta.json").write_text(json.dumps(meta))
+
+
+def _linked_table(run: Path) -> None:
+    path = run / "repeats.csv"
+    outside = run.parent.parent.parent / "repeats.csv"
+    path.rename(outside)
+    path.symlink_to(outside)
+
+
 def _truncated(run: Path) -> None:
     path = _csv(run)
     text = path.read_text()
@@ -122,6 +147,13 @@ CASES: dict[str, tuple[str, Callable[[Path], None], str]] = {
     "infinite cell, run saved by old code": ("echo", _old_run_inf_cell,
                                              "row 2: 'inf' is infinite"),
     "infinite cell": ("echo", _inf_cell, "row 2: '-inf' is infinite"),
+    "negative rate": ("echo", _negative_rate,
+                      "column 'rate_per_s', row 2: '-1.0' is impossible: a rate is > 0"),
+    "launch median of 1e308": ("launch", _absurd_median,
+                               "column 'p50', row 1: '1e+308' is impossible"),
+    "table name climbing out": ("echo", _climbing_table,
+                                "table name '../../../repeats' is not a plain name"),
+    "table linked out": ("echo", _linked_table, "a symbolic link, not a regular file"),
 }
 
 
@@ -140,7 +172,7 @@ def test_damaged_run_is_named_not_dropped(case: str, tmp_path: Path) -> None:
 
 # Through the CLI, one damage per kind of experiment it hides (the claims read by
 # name what the store skipped): a meta.json, a whole run's folder, a table's cell.
-CLI_CASES = ["empty meta.json", "no meta.json", "infinite cell"]
+CLI_CASES = ["empty meta.json", "no meta.json", "infinite cell", "negative rate"]
 
 
 @pytest.mark.parametrize("case", CLI_CASES)
@@ -160,10 +192,12 @@ def test_claims_name_the_damaged_run_and_move_no_verdict_silently(case: str,
     assert [s["path"] for s in out[0]["skipped"]] == [str(run)]
     assert reason in out[0]["skipped"][0]["reason"]
     # No verdict moved without saying so: every claim that is "not run here" names
-    # the skipped run instead of claiming nothing was stored.
+    # the skipped run instead of claiming nothing was stored, and no reading says
+    # that no run of the damaged experiment was stored.
     for claim in out:
         if claim["verdict"].startswith("not run here"):
-            assert "could not be read" in claim["reason"], claim
+            assert run.name in claim["reason"], claim
+        assert f"no stored {experiment} run" not in claim["sentence"], claim
 
 
 def test_nan_cell_in_a_number_column_is_named(tmp_path: Path) -> None:

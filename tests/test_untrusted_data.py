@@ -129,14 +129,30 @@ def test_safe_filename() -> None:
         assert name and "/" not in name and not name.startswith(".")
 
 
+def blocking_folders(data: Path) -> list[Path]:
+    """Two more machine folders someone could send: one whose run's meta.json is a named
+    pipe (reading it would block for ever), one whose meta.json nests 1,000 deep."""
+    runs = []
+    for name, make in (("pipe-machine", lambda p: os.mkfifo(p)),
+                       ("nested-machine", lambda p: p.write_text("[" * 1000 + "]" * 1000))):
+        run = data / name / "20260101T000000Z-echo-abcdef"
+        run.mkdir(parents=True)
+        make(run / "meta.json")
+        runs.append(run)
+    return runs
+
+
 @pytest.mark.notebook
 def test_hostile_machine_folder_renders_as_text(tmp_path: Path) -> None:
     """The claims page drawn from a committed machine folder (without measuring: the
     same on every host) beside the hostile one, which its across-machines section
-    lists; a damaged run of the judged folder is named on the page and in the log."""
+    lists; a damaged run of the judged folder is named on the page and in the log.
+    Folders that would block or crash a reader (#37) are named in the log, in one line
+    each, and change nothing else."""
     data = hostile_data_dir(tmp_path)
-    judged = sorted(p for p in data.iterdir()
-                    if p.is_dir() and p.name not in ("published", HOSTILE_ID))[0]
+    blocking = blocking_folders(data)
+    judged = sorted(p for p in data.iterdir() if p.is_dir() and p.name not in (
+        "published", HOSTILE_ID, *(r.parent.name for r in blocking)))[0]
     damaged = next(p for p in sorted(judged.iterdir()) if "-cpu_bound-" in p.name)
     (damaged / "meta.json").write_text("")
     env = {**os.environ, "THREADCOST_DATA_DIR": str(data),
@@ -152,6 +168,10 @@ def test_hostile_machine_folder_renders_as_text(tmp_path: Path) -> None:
     claims_page = next(p for p in pages if "06" in p.name)
     html = claims_page.read_text(encoding="utf-8")
     assert f"make paper: skipped {damaged}" in proc.stderr
+    assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr
+    for run in blocking:
+        named = [ln for ln in proc.stderr.splitlines() if f"skipped {run}:" in ln]
+        assert len(named) == 1, proc.stderr[-3000:]
     assert "could not be read and were skipped" in html and damaged.name in html
     assert str(tmp_path) not in html  # no path of this computer on the page
     assert "alert(4)" in html  # the hostile machine is shown ...

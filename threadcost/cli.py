@@ -5,8 +5,8 @@ Exit codes (README: "Exit codes"): 0 success; 1 a kernel or the system failed;
 allowed, no traceback); 3 a system limit cut the run short (the partial result
 is still printed and the limit is named on stderr); 4 a data file or folder
 could not be read or written (damaged run, full disk, no permission: one line
-naming the file, what is wrong and what to do); 130 interrupted (Ctrl-C or
-SIGTERM), quietly; 141 (128 + SIGPIPE) when the reader of stdout went away
+naming the file, what is wrong and what to do); 130 interrupted (Ctrl-C) and
+143 terminated (SIGTERM), with one line; 141 (128 + SIGPIPE) when the reader of stdout went away
 (``| head``), quietly.
 
 Commands are the modules of :mod:`threadcost.commands` (see its docstring for
@@ -34,7 +34,8 @@ from threadcost.errors import LimitReached, ParameterError, ThreadcostError
 from threadcost.results import Result
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_LIMIT, EXIT_DATA = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_BROKEN_PIPE = 141
 # A command quiet for this long gets a status line on stderr (a TTY only).
 PROGRESS_DELAY_S = 2.0
@@ -151,8 +152,9 @@ def main(argv: list[str] | None = None) -> int:
             return _main(module, args, prog)
     except KeyboardInterrupt:
         _ignore_further_interrupts()
-        _quiet_interrupt(prog)
-        return EXIT_INTERRUPTED
+        terminated = _TERMINATED.pop() if _TERMINATED else False
+        _quiet_interrupt(prog, terminated)
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 
 def _ignore_further_interrupts() -> None:
@@ -215,18 +217,24 @@ def _main(module: ModuleType, args: argparse.Namespace, prog: str) -> int:
     return code
 
 
-def _quiet_interrupt(prog: str) -> None:
+def _quiet_interrupt(prog: str, terminated: bool = False) -> None:
     """One line for an interrupt, even when stderr itself is gone."""
     with contextlib.suppress(OSError, ValueError):
-        print(f"{prog}: interrupted", file=sys.stderr)
+        print(f"{prog}: {'terminated (SIGTERM)' if terminated else 'interrupted'}",
+              file=sys.stderr)
+
+
+# Set when SIGTERM (not Ctrl-C) raised the KeyboardInterrupt that ends a command.
+_TERMINATED: list[bool] = []
 
 
 @contextlib.contextmanager
 def stop_on_sigterm() -> Iterator[None]:
-    """SIGTERM ends a command as Ctrl-C does: KeyboardInterrupt, cleanup, exit 130."""
+    """SIGTERM ends a command as Ctrl-C does: KeyboardInterrupt, cleanup, then exit 143."""
     import signal
 
     def handler(signum: int, frame: object) -> None:
+        _TERMINATED[:] = [True]
         raise KeyboardInterrupt
 
     try:

@@ -20,11 +20,13 @@ machine fingerprint flattened into columns.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import re
 import secrets
 import shutil
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -35,7 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import machine, paths, table_checks
+from threadcost import machine, paths, run_files, table_checks
 from threadcost.errors import DataError
 from threadcost.results import Result, _json_safe
 
@@ -54,19 +56,34 @@ REQUIRED_META = {"schema_version": int, "experiment": str, "run_id": str, "param
 
 @dataclass(frozen=True)
 class Skipped:
-    """A run folder that could not be read, and why (listed, never dropped silently)."""
+    """A run folder that could not be read, and why (listed, never dropped silently).
+
+    ``said``: what the run's meta.json says of it when that much parses (its
+    ``experiment`` and ``params``), else None."""
 
     path: Path
     reason: str
+    said: dict[str, Any] | None = None
 
     @property
     def experiment(self) -> str:
-        """The experiment its folder name says (``<UTC time>-<experiment>-<suffix>``)."""
+        """The experiment its meta.json names, else its folder name's
+        (``<UTC time>-<experiment>-<suffix>``)."""
+        if self.said is not None:
+            return str(self.said["experiment"])
         parts = self.path.name.split("-")
         return "-".join(parts[1:-1]) if len(parts) >= 3 else ""
 
+    @property
+    def params(self) -> dict[str, Any] | None:
+        """The run's parameters as its meta.json says (None: not known)."""
+        return self.said.get("params") if self.said is not None else None
+
     def as_dict(self) -> dict[str, str]:
-        return {"path": str(self.path), "experiment": self.experiment, "reason": self.reason}
+        """Printable on one line each (a folder's name may hold a newline)."""
+        return {"path": run_files.printable(str(self.path)),
+                "experiment": run_files.printable(self.experiment),
+                "reason": run_files.printable(self.reason)}
 
 
 @dataclass(frozen=True)
@@ -107,65 +124,47 @@ _TABLES_MAX = 2048
 
 
 def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
-    """Table ``name`` of a run, checked against its schema: row count, columns, and
-    the kind of each column (numbers stay numbers; no cell went missing)."""
+    """Table ``name`` of a run, checked against its schema: row count, columns, the
+    kind of each column (numbers stay numbers; no cell went missing), and every number
+    within what its quantity can be (:mod:`threadcost.table_checks`). The file is read
+    as any file of a run is (:func:`read_file`): a regular file of the run folder, of
+    bounded size."""
+    run_files.check_table_name(run_dir / META, name)
     path = table_path(run_dir, name)
-    try:
-        st = path.stat()
-        key: tuple[Any, ...] | None = (str(path), st.st_dev, st.st_ino, st.st_size,
-                                       st.st_mtime_ns, json.dumps(schema, sort_keys=True,
-                                                                  default=str))
+    shape = json.dumps(schema, sort_keys=True, default=str)
+
+    def key_of(st: os.stat_result) -> tuple[Any, ...]:
+        return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, shape)
+
+    try:  # read and checked already, and unchanged since (a regular file still)
+        st = os.lstat(path)
+        if stat.S_ISREG(st.st_mode) and key_of(st) in _TABLES:
+            return _TABLES[key_of(st)].copy()
     except OSError:
-        key = None
-    if key is not None and key in _TABLES:
-        return _TABLES[key].copy()
-    frame = _read_checked_table(run_dir, path, name, schema)
-    if key is not None:
-        if len(_TABLES) >= _TABLES_MAX:
-            _TABLES.pop(next(iter(_TABLES)))
-        _TABLES[key] = frame.copy()
+        pass  # reading it names the problem
+    raw, st = run_files.read_file(path, run_files.MAX_TABLE_FILE_BYTES)
+    key = key_of(st)
+    frame = _read_checked_table(run_dir, path, raw, name, schema)
+    if len(_TABLES) >= _TABLES_MAX:
+        _TABLES.pop(next(iter(_TABLES)))
+    _TABLES[key] = frame.copy()
     return frame
 
 
-def _read_checked_table(run_dir: Path, path: Path, name: str, schema: Any) -> pd.DataFrame:
+def _read_checked_table(run_dir: Path, path: Path, raw: bytes, name: str,
+                        schema: Any) -> pd.DataFrame:
     if (isinstance(schema, dict) and schema.get("columns") == [] and schema.get("rows") == 0
-            and path.suffix == ".csv" and path.is_file() and path.stat().st_size <= 2):
+            and path.suffix == ".csv" and len(raw) <= 2):
         # a table with no columns, as a skipped run of older code stored it: one newline,
         # which no CSV reader parses (meta.json says so; the run is not damaged)
         return pd.DataFrame()
+    text = run_files.csv_text(path, raw)
     try:
-        frame = pd.read_csv(path)
-    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:  # EOF: truncated .gz
-        raise DataError(f"{path}: cannot read CSV ({_first_line(exc)})") from exc
-    if schema is None:  # runs saved before table_schema existed have none
-        table_checks.check_mixed(path, frame)
-        table_checks.check_finite(path, frame, None)
-        return frame
-    if not isinstance(schema, dict) or not isinstance(schema.get("columns"), list) \
-            or not isinstance(schema.get("rows"), int):
-        raise DataError(f"{run_dir / META}: table_schema of {name!r} is not "
-                        "{rows: int, columns: [...]}")
-    columns = [str(c) for c in frame.columns]
-    if columns != schema["columns"] or len(frame) != schema["rows"]:
-        missing = [c for c in schema["columns"] if c not in columns]
-        what = (f"column {missing[0]!r} missing" if missing else
-                f"{len(frame)} rows where meta.json says {schema['rows']}"
-                if len(frame) != schema["rows"] else f"columns {columns}")
-        raise DataError(f"{path}: {what} (truncated or edited?)")
-    kinds = schema.get("kinds")
-    if isinstance(kinds, dict):
-        missing_counts = schema.get("missing", {})
-        for column, kind in kinds.items():
-            table_checks.check_kind(path, frame, column, kind, missing_counts.get(column))
-    else:
-        table_checks.check_mixed(path, frame)
-    table_checks.check_finite(path, frame, schema)
+        frame = pd.read_csv(io.BytesIO(text))
+    except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: cannot read CSV ({run_files.first_line(exc)})") from exc
+    table_checks.check_table(path, frame, schema, f"{run_dir / META}: table_schema of {name!r}")
     return frame
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:200] if text else type(exc).__name__
 
 
 def _infinite(column: pd.Series) -> int:
@@ -179,6 +178,8 @@ def _kind(column: pd.Series) -> str:
     if pd.api.types.is_numeric_dtype(column):
         return "number"
     return "text"
+
+
 # A build that wants to know which runs its notebooks wrote and read (threadcost.paper)
 # names a file here; every saved run is appended to it, one "wrote <path>" line each.
 RUN_LOG_ENV = "THREADCOST_RUN_LOG"
@@ -194,12 +195,15 @@ def log_run(action: str, path: Path) -> None:
 
 def table_path(run_dir: Path, name: str) -> Path:
     """The file holding table ``name``: ``name.csv`` or ``name.csv.gz`` (the
-    existing one; ``name.csv`` when neither exists, for the error message)."""
-    for suffix in TABLE_SUFFIXES:
-        path = run_dir / f"{name}{suffix}"
-        if path.is_file():
+    existing one; ``name.csv`` when neither exists, for the error message). A name
+    outside :data:`~threadcost.run_files.TABLE_NAME` is refused: it could reach outside
+    the run folder."""
+    run_files.check_table_name(run_dir / META, name)
+    found = [run_dir / f"{name}{suffix}" for suffix in TABLE_SUFFIXES]
+    for path in found:  # a regular file first; else what is there, which reading refuses
+        if stat.S_ISREG(run_files.lstat_mode(path)):
             return path
-    return run_dir / f"{name}.csv"
+    return next((path for path in found if run_files.lstat_mode(path)), found[0])
 
 
 def encode_table(frame: pd.DataFrame) -> tuple[str, bytes]:
@@ -246,7 +250,7 @@ def save_run(result: Result, data_dir: str | Path | None = None,
     remove_stale_partials(machine_dir)
     run_id = new_run_id(result.experiment)
     final = machine_dir / run_id
-    staging = machine_dir / f".{run_id}.partial"
+    staging = machine_dir / f".{run_id}.{_writer()}.partial"
     staging.mkdir()
     try:
         names = []
@@ -293,14 +297,38 @@ def save_run(result: Result, data_dir: str | Path | None = None,
     return final
 
 
+def _writer() -> str:
+    """Who is saving: ``<host>-<pid>``, in the staging folder's name, so that a save
+    whose process is gone (killed mid-save) is known as dead at once, on this host."""
+    host = re.sub(r"[^A-Za-z0-9_]", "_", os.uname().nodename)[:64] or "host"
+    return f"{host}-{os.getpid()}"
+
+
+def _writer_gone(name: str) -> bool:
+    """Is the staging folder ``name`` (``.<run>.<host>-<pid>.partial``) one whose writer
+    ran on this host and no longer runs? (Older names carry no writer: never.)"""
+    host, _, pid = name[1:-len(".partial")].partition(".")[2].rpartition("-")
+    if not pid.isdigit() or host != _writer().rpartition("-")[0]:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        return False
+    return False
+
+
 def remove_stale_partials(machine_dir: Path, older_than_s: float = STALE_PARTIAL_S) -> list[Path]:
     """Remove hidden ``.<run>.partial`` folders left by a save that was killed (SIGKILL,
-    power loss) more than ``older_than_s`` ago; a younger one may be a save under way."""
+    power loss): at once when its writer was a process of this host that is gone, else
+    once older than ``older_than_s`` (a younger one may be a save under way)."""
     removed = []
     now = time.time()
     for entry in machine_dir.glob(".*.partial"):
         try:
-            if entry.is_dir() and now - entry.stat().st_mtime > older_than_s:
+            if entry.is_dir() and not entry.is_symlink() and (
+                    _writer_gone(entry.name) or now - entry.stat().st_mtime > older_than_s):
                 shutil.rmtree(entry)
                 removed.append(entry)
         except OSError:
@@ -308,50 +336,64 @@ def remove_stale_partials(machine_dir: Path, older_than_s: float = STALE_PARTIAL
     return removed
 
 
+def remove_dead_partials(data_dir: str | Path | None = None) -> None:
+    """:func:`remove_stale_partials` in every machine folder (a build that was stopped
+    killed the kernels that were saving)."""
+    for mdir in _subfolders(Path(data_dir) if data_dir is not None else paths.data_dir()):
+        if not mdir.is_symlink():
+            remove_stale_partials(mdir)
+
+
 def load_run(path: str | Path) -> Run:
-    """Read and validate one run folder."""
+    """Read and validate one run folder (every file of it untrusted: see
+    :func:`read_file` and :func:`parse_json`); raises DataError naming the file."""
     path = Path(path)
     meta_path = path / META
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        folder = os.lstat(path)
+    except OSError as exc:
+        raise DataError(f"{path}: cannot be read ({run_files.os_reason(exc)})") from exc
+    if not stat.S_ISDIR(folder.st_mode):
+        raise DataError(f"{path}: {run_files.not_regular(folder.st_mode) or 'a file'}, not a run "
+                        "folder (refused)")
+    try:
+        raw, _ = run_files.read_file(meta_path, run_files.MAX_META_BYTES)
     except FileNotFoundError as exc:
         raise DataError(f"{meta_path}: missing (an incomplete run?)") from exc
-    except PermissionError as exc:
-        raise DataError(f"{meta_path}: not readable (permission denied)") from exc
-    except (OSError, ValueError) as exc:
-        raise DataError(f"{meta_path}: not valid JSON ({_first_line(exc)})") from exc
+    meta = run_files.parse_json(meta_path, raw)
     if not isinstance(meta, dict):
-        raise DataError(f"{meta_path}: holds {_json_kind(meta)}, not a JSON object")
+        raise DataError(f"{meta_path}: holds {run_files.json_kind(meta)}, not a JSON object")
     for key, kind in REQUIRED_META.items():
         if key not in meta:
             raise DataError(f"{meta_path}: missing key {key!r}")
         if not isinstance(meta[key], kind) or (kind is int and isinstance(meta[key], bool)):
-            raise DataError(f"{meta_path}: {key!r} is {_json_kind(meta[key])}, "
-                            f"not {_json_kind(kind())}")
+            raise DataError(f"{meta_path}: {key!r} is {run_files.json_kind(meta[key])}, "
+                            f"not {run_files.json_kind(kind())}")
     if meta["schema_version"] != SCHEMA_VERSION:
         raise DataError(f"{meta_path}: schema_version {meta['schema_version']!r}, "
                         f"expected {SCHEMA_VERSION}")
     if meta["complete"] is not True:
         raise DataError(f"{meta_path}: run is not marked complete")
+    if not run_files.TABLE_NAME.fullmatch(meta["experiment"]):
+        raise DataError(f"{meta_path}: experiment {meta['experiment'][:80]!r} is not a "
+                        "plain name (letters, digits and _)")
+    if not 0 < len(meta["run_id"]) <= 200:
+        raise DataError(f"{meta_path}: run_id of {len(meta['run_id']):,} characters")
     if not all(isinstance(t, str) for t in meta["tables"]):
         raise DataError(f"{meta_path}: 'tables' must list table names")
+    for name in meta["tables"]:
+        run_files.check_table_name(meta_path, name)
+    if len(set(meta["tables"])) != len(meta["tables"]):
+        raise DataError(f"{meta_path}: 'tables' names a table twice")
     if not isinstance(meta.get("table_schema", {}), dict):
         raise DataError(f"{meta_path}: 'table_schema' is not an object")
+    table_checks.check_meta_numbers(meta_path, meta)
     for name in meta["tables"]:
-        if not table_path(path, name).is_file():
+        if not run_files.lstat_mode(table_path(path, name)):
             raise DataError(f"{path / (name + '.csv')}: listed in meta.json but missing "
                             "(nor is there a .csv.gz)")
     _check_tables(path, meta)
     return Run(path=path, meta=meta)
-
-
-def _json_kind(value: Any) -> str:
-    """The JSON name of a parsed value's type."""
-    for kind, name in ((bool, "a boolean"), (int, "a number"), (float, "a number"),
-                       (str, "a string"), (list, "an array"), (dict, "an object")):
-        if isinstance(value, kind):
-            return name
-    return "null"
 
 
 # (run folder, its files' sizes and times) -> None when its tables read cleanly.
@@ -361,12 +403,19 @@ _CHECKED: dict[tuple[Any, ...], None] = {}
 def _check_tables(path: Path, meta: dict[str, Any]) -> None:
     """Read every table of a run once (cached while its files are unchanged), so a
     damaged table is found when the run is listed, not halfway through a verdict."""
-    files = sorted(path.iterdir())
-    key = (str(path), tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files))
+    files = []
+    for name in meta["tables"]:
+        table = table_path(path, name)
+        st = os.lstat(table)
+        files.append((table.name, st.st_ino, st.st_size, st.st_mtime_ns))
+    key = (str(path), json.dumps(meta.get("table_schema"), sort_keys=True, default=str),
+           tuple(files))
     if key in _CHECKED:
         return
     for name in meta["tables"]:
         read_table(path, name, meta.get("table_schema", {}).get(name))
+    if len(_CHECKED) >= _TABLES_MAX:
+        _CHECKED.pop(next(iter(_CHECKED)))
     _CHECKED[key] = None
 
 
@@ -385,16 +434,20 @@ def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
             continue
         if machine_id is not None and mdir.name != machine_id:
             continue
+        if mdir.is_symlink():
+            skipped.append(Skipped(mdir, "a symbolic link, not a machine folder (refused: "
+                                         "copy the folder in)"))
+            continue
         for rdir in _subfolders(mdir):
             if rdir.name.startswith("."):
                 continue
             try:
                 run = load_run(rdir)
             except DataError as exc:
-                skipped.append(Skipped(rdir, str(exc)))
+                skipped.append(Skipped(rdir, str(exc), run_files.what_it_says(rdir / META)))
                 continue
-            except OSError as exc:
-                skipped.append(Skipped(rdir, f"cannot be read ({_first_line(exc)})"))
+            except (OSError, ValueError, RecursionError, MemoryError) as exc:
+                skipped.append(Skipped(rdir, f"cannot be read ({run_files.first_line(exc)})"))
                 continue
             if experiment is None or run.experiment == experiment:
                 runs.append(run)
@@ -405,6 +458,7 @@ def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
 
 
 def _subfolders(folder: Path) -> list[Path]:
+    """Sub-folders (and links to folders, which the reader refuses by name)."""
     try:
         return sorted(p for p in folder.iterdir() if p.is_dir())
     except OSError:
@@ -449,7 +503,8 @@ def _looks_like_run(folder: Path) -> bool:
 
 def skipped_text(skipped: list[Skipped]) -> str:
     """One line per unreadable run: its folder and why (for logs and stderr)."""
-    return "\n".join(f"skipped {s.path}: {s.reason}" for s in skipped)
+    return "\n".join(f"skipped {s.as_dict()['path']}: {s.as_dict()['reason']}"
+                     for s in skipped)
 
 
 def latest_run(experiment: str, data_dir: str | Path | None = None,

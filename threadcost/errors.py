@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno as errno_mod
 import os
+import re
 from typing import Any, ClassVar
 
 
@@ -134,14 +135,52 @@ def one_line(exc: BaseException) -> tuple[str | None, bool]:
         return (f"{short(str(exc), 400)}; repair or remove that run folder (other runs "
                 "are unaffected)", True)
     if isinstance(exc, OSError) and not isinstance(exc, ThreadcostError):
-        name = exc.filename or ""
+        err, name = _errno_of(exc)
         where = f"{name}: " if name else ""
-        what = os.strerror(exc.errno) if exc.errno else str(exc)
-        advice = _DISK_ADVICE.get(exc.errno or 0, "check the disk and the folder's permissions")
-        return f"{where}{what} ({errno_name(exc.errno or 0)}); {advice}", True
+        what = os.strerror(err) if err else short(_first_line(exc), 300)
+        advice = _DISK_ADVICE.get(err, "check the disk and the folder's permissions")
+        named = f" ({errno_name(err)})" if err else ""
+        return f"{where}{what}{named}; {advice}", True
     if isinstance(exc, ThreadcostError):
         return short(str(exc), 400), False
     return None, False
+
+
+_ERRNO_IN_TEXT = re.compile(r"\[Errno (\d+)\][^:]*(?::\s*'([^']*)')?")
+
+
+def _errno_of(exc: OSError) -> tuple[int, str]:
+    """(errno, file) of an OSError, also of one that carries none itself: shutil's
+    copytree error (a list of (source, destination, "[Errno 28] ...") for every file it
+    could not copy: the first names the problem), or one raised from another OSError."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno:
+            return seen.errno, str(seen.filename or "")
+        seen = seen.__cause__ or seen.__context__
+    args = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+    for item in args:  # shutil.Error: [(src, dst, why), ...]
+        if isinstance(item, tuple) and len(item) == 3:
+            found = _ERRNO_IN_TEXT.search(str(item[2]))
+            if found:
+                return int(found.group(1)), str(item[1])
+    found = _ERRNO_IN_TEXT.search(str(exc))
+    return (int(found.group(1)), found.group(2) or "") if found else (0, "")
+
+
+def disk_errno(text: str) -> int:
+    """The errno of a disk or permission error (ENOSPC, EDQUOT, EACCES, EPERM, EROFS)
+    named in an error's text (``[Errno 28] ...``, as a notebook's failure carries it),
+    else 0."""
+    found = _ERRNO_IN_TEXT.search(text)
+    err = int(found.group(1)) if found else 0
+    return err if err in (errno_mod.ENOSPC, errno_mod.EDQUOT, errno_mod.EACCES,
+                          errno_mod.EPERM, errno_mod.EROFS) else 0
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 def short(text: str, limit: int = 120) -> str:

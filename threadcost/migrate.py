@@ -20,7 +20,8 @@ import os
 import sys
 from pathlib import Path
 
-from threadcost import machine, paths
+from threadcost import machine, paths, run_files
+from threadcost.errors import DataError
 
 META = "meta.json"
 
@@ -35,10 +36,11 @@ def plan(data_dir: Path) -> list[tuple[Path, Path]]:
             meta_path = rdir / META
             if rdir.name.startswith(".") or not meta_path.is_file():
                 continue
-            try:
-                meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            try:  # read as any run's file is: a regular file, bounded (run_files)
+                meta = run_files.parse_json(
+                    meta_path, run_files.read_file(meta_path, run_files.MAX_META_BYTES)[0])
                 new_id = machine.machine_id(meta["machine"])
-            except (OSError, ValueError, KeyError, TypeError) as exc:
+            except (OSError, ValueError, KeyError, TypeError, DataError) as exc:
                 print(f"migrate: skipped {rdir}: unreadable meta.json ({exc})",
                       file=sys.stderr)
                 continue

@@ -28,6 +28,7 @@ costs at most that long.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,8 +115,11 @@ def sliced_channel_polls(slice_s: float = POLL_SLICE_S) -> Iterator[None]:
 
 
 # Where a kernel's Unix sockets live: a folder of its own under the system's temp dir
-# (short paths: a Unix socket's path is limited to about 107 bytes).
+# (short paths: a Unix socket's path is limited to about 107 bytes), or under the folder
+# ``KERNELS_DIR_ENV`` names: a build keeps its kernels' folders in one folder of its own,
+# which it removes even when it is stopped and its kernels die unannounced.
 IPC_DIR_PREFIX = "threadcost-kernel-"
+KERNELS_DIR_ENV = "THREADCOST_KERNELS_DIR"
 
 
 def ipc_kernel_manager_class() -> type:
@@ -133,7 +137,8 @@ def ipc_kernel_manager_class() -> type:
 
         async def _async_pre_start_kernel(self, **kw: Any) -> Any:
             if self._ipc_dir is None:
-                self._ipc_dir = tempfile.mkdtemp(prefix=IPC_DIR_PREFIX)  # mode 0700
+                self._ipc_dir = tempfile.mkdtemp(prefix=IPC_DIR_PREFIX,  # mode 0700
+                                                 dir=os.environ.get(KERNELS_DIR_ENV) or None)
             self.transport = "ipc"
             self.connection_file = str(Path(self._ipc_dir) / "kernel.json")
             self.ip = str(Path(self._ipc_dir) / "k")  # sockets: <dir>/k-1 .. k-5

@@ -11,9 +11,11 @@ Outputs go to ``<out>/notebooks/*.ipynb`` and ``<out>/html/`` (open
 figures to figures/ (or the ``THREADCOST_*_DIR`` overrides).
 
 A notebook that fails stops the build: the runner names the notebook, the cell
-and the error, exits with status 1 and leaves the previous paper in place (the
+and the error in one line, exits with status 1 (4 when the error is a full disk or a
+folder it may not write; 2 for bad input) and leaves the previous paper in place (the
 executed notebook, with its traceback, stays in ``<out>.partial/notebooks/``). A
-failure never becomes a line of the paper.
+failure never becomes a line of the paper. Ctrl-C or SIGTERM stops it within a moment,
+in one line, with 130 or 143, leaving nothing behind (:mod:`threadcost.interrupts`).
 
 Progress (papermill's bar per notebook, and the experiments' own bars, through
 ``threadcost.progress``) goes to this process's stderr, never into a page.
@@ -33,20 +35,41 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import yaml
+from threadcost import interrupts
+
+STOPPED_NOTE = "; the previous paper (if any) is unchanged"
+if __name__ == "__main__":  # an interrupt during the imports below (seconds) is one line too
+    interrupts.install("make paper", STOPPED_NOTE)
+
+import yaml  # noqa: E402
 
 # jsonschema (under nbformat) imports rfc3987_syntax when it is installed, only for its
 # "iri" format checks, and that import compiles some forty grammars: seconds of every
 # build. nbformat never checks formats; without the module jsonschema skips those two.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from threadcost import datastore, machine, notebook_sources, paper_pages, paths, progress  # noqa: E402
-from threadcost.errors import ThreadcostError, one_line  # noqa: E402
+from threadcost import (  # noqa: E402
+    datastore,
+    machine,
+    notebook_run,
+    notebook_sources,
+    paper_pages,
+    paths,
+    progress,
+)
+from threadcost.errors import (  # noqa: E402
+    ParameterError,
+    ThreadcostError,
+    disk_errno,
+    one_line,
+    short,
+)
 from threadcost.paper_pages import (  # noqa: E402
     SUMMARY_CODE,
     Links,
@@ -132,7 +155,13 @@ def run_notebook(source: Path, target: Path, params: dict[str, Any],
 
 
 def _swap_into_place(staging: Path, out: Path) -> None:
-    """Replace ``out`` by ``staging``; a failed run before this leaves the old paper."""
+    """Replace ``out`` by ``staging``; a failed run before this leaves the old paper, and
+    an interrupt during it is acted on once the new paper is in place."""
+    with interrupts.held():
+        _swap(staging, out)
+
+
+def _swap(staging: Path, out: Path) -> None:
     if staging.stat().st_dev != out.parent.stat().st_dev:  # another file system
         tmp = out.with_name(f".{out.name}.{os.getpid()}.incoming")
         shutil.copytree(staging, tmp)
@@ -245,12 +274,14 @@ def _run_waves(waves: list[list[Path]], staging: Path, params: dict[str, Any],
 
     books = [b for wave in waves for b in wave]
     try:
-        with ProcessPoolExecutor(max_workers=workers,
+        with ProcessPoolExecutor(max_workers=workers, initializer=interrupts.ignore_in_children,
                                  mp_context=multiprocessing.get_context("spawn")) as pool:
             for wave in waves:
                 for book in wave:
                     print(f"drawing {book.name}", file=sys.stderr, flush=True)
-                futures = [pool.submit(_run_logged, b, staging, params, False) for b in wave]
+                with interrupts.spawning():
+                    futures = [pool.submit(_run_logged, b, staging, params, False)
+                               for b in wave]
                 for future in futures:
                     failed = future.result()
                     if failed is not None:
@@ -278,9 +309,10 @@ def _run_summaries(books: list[Path], staging: Path, params: dict[str, Any]) -> 
         if failed is not None:
             raise NotebookFailed(*failed)
         return
-    with ProcessPoolExecutor(max_workers=len(others),
+    with ProcessPoolExecutor(max_workers=len(others), initializer=interrupts.ignore_in_children,
                              mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(_run_logged, b, staging, params, False) for b in others]
+        with interrupts.spawning():
+            futures = [pool.submit(_run_logged, b, staging, params, False) for b in others]
         outcomes = [_run_logged(last, staging, params, False)]
         for book, future in zip(others, futures, strict=True):
             try:
@@ -303,12 +335,20 @@ def stored_params(machine_id: str) -> dict[str, Any]:
 
 
 def _check_machine(machine_id: str, data_dir: Path) -> list[datastore.Run]:
-    runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
+    runs, skipped = datastore.scan(data_dir, machine_id)
+    if not runs and skipped:  # a folder whose every run is unreadable: a data error
+        raise datastore.DataError(unreadable_folder(machine_id, skipped))
     if not runs:
         known = sorted({r.path.parent.name for r in datastore.list_runs(data_dir=data_dir)})
         raise BuildError(f"--machine {machine_id}: no stored run in {data_dir}/{machine_id} "
                          f"(machine folders with runs: {', '.join(known) or 'none'})")
     return runs
+
+
+def unreadable_folder(machine_id: str, skipped: list[datastore.Skipped]) -> str:
+    first = skipped[0]
+    return (f"--machine {machine_id}: none of its {len(skipped)} run folder(s) could be "
+            f"read ({first.reason})")
 
 
 def build(params_path: str, out: Path, only: list[str] | None = None,
@@ -331,6 +371,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         raise BuildError(f"no notebook matches --only {' '.join(only or [])}")
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
+    interrupts.remove_on_stop(staging)  # a stopped build leaves neither it ...
+    interrupts.sweep_on_stop(lambda: datastore.remove_dead_partials(data_dir))  # ... nor a save
     (staging / "notebooks").mkdir(parents=True)
     (staging / "runlogs").mkdir()
     html_dir = staging / "html"
@@ -383,6 +425,9 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     # Experiments' progress bars: this process's stderr (a terminal or a log), not the page.
     relay = _ProgressRelay()
     os.environ[progress.ENV] = relay.path
+    kernels = Path(tempfile.mkdtemp(prefix="threadcost-build-"))  # the kernels' sockets
+    interrupts.remove_on_stop(kernels)
+    os.environ[notebook_run.KERNELS_DIR_ENV] = str(kernels)
     try:
         if measure:  # one at a time: a notebook's timings must not share the CPUs
             summaries = [b for b in books if notebook_sources.is_summary(b)]
@@ -405,6 +450,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         raise
     finally:
         os.environ.pop(progress.ENV, None)
+        os.environ.pop(notebook_run.KERNELS_DIR_ENV, None)
+        shutil.rmtree(kernels, ignore_errors=True)
         if figures_before is None:
             os.environ.pop(FIGURES_ENV, None)
         else:
@@ -414,7 +461,8 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         for job in prepared:
             job.result()
         for skipped in prepared[-1].result():
-            print(f"make paper: skipped {skipped.path}: {skipped.reason}", file=sys.stderr)
+            said = skipped.as_dict()  # one line each, whatever the folder is named
+            print(f"make paper: skipped {said['path']}: {said['reason']}", file=sys.stderr)
         pages = [rendered[stem].result() if stem in rendered else render(stem, stored[stem])
                  for stem in stems]
     finally:
@@ -448,8 +496,9 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         _swap_into_place(staging, out)
         return out / "html" / "index.html"
     html_out.parent.mkdir(parents=True, exist_ok=True)
-    _swap_into_place(html_dir, html_out)
-    _swap_into_place(staging, out)
+    with interrupts.held():  # both in place, or an interrupt waits until they are
+        _swap_into_place(html_dir, html_out)
+        _swap_into_place(staging, out)
     return html_out / "index.html"
 
 
@@ -474,7 +523,13 @@ def main(argv: list[str] | None = None) -> int:
                              "path instead of copying them next to the pages (the pages "
                              "must stay inside the clone: make reference)")
     args = parser.parse_args(argv)
+    # Ctrl-C or SIGTERM: one line, 130 or 143, every process below stopped at once, no
+    # <out>.partial left, the previous paper unchanged (threadcost.interrupts)
+    with interrupts.guard("make paper", STOPPED_NOTE):
+        return _main(args)
 
+
+def _main(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         index = build(args.params, Path(args.out).resolve(), args.only, machine_id=args.machine,
@@ -483,13 +538,22 @@ def main(argv: list[str] | None = None) -> int:
     except BuildError as exc:
         print(f"python -m threadcost.paper: {exc}", file=sys.stderr)
         return 2
-    except NotebookFailed as exc:
-        print(f"\nmake paper stopped: notebook {exc.notebook} failed at {exc.cell}:\n"
-              f"  {exc.message}\n"
-              f"The executed notebook, with its traceback, is in "
-              f"{Path(args.out).resolve().name}.partial/notebooks/; the previous paper "
-              "(if any) is unchanged.", file=sys.stderr)
-        return 1
+    except SystemExit as exc:  # a parameter set refused (load_params): bad input, one line
+        if not isinstance(exc.code, str):
+            raise
+        print(f"python -m threadcost.paper: {exc.code}", file=sys.stderr)
+        return 2
+    except NotebookFailed as exc:  # one line: the notebook, its cell, the error, where
+        message = " ".join(exc.message.split())
+        print(f"\nmake paper stopped: notebook {exc.notebook} failed at {exc.cell}: "
+              f"{short(message, 400)} (the executed notebook, with its traceback, is in "
+              f"{Path(args.out).resolve().name}.partial/notebooks/; the previous paper, "
+              "if any, is unchanged)", file=sys.stderr)
+        # a full disk or a folder it may not write is a system error (README: exit 4)
+        return 4 if disk_errno(exc.message) else 1
+    except ParameterError as exc:  # bad input, however it is found: one line, 2
+        print(f"python -m threadcost.paper: {exc}", file=sys.stderr)
+        return 2
     except (OSError, ThreadcostError) as exc:  # a data, disk or permission error: one line
         text, _ = one_line(exc)
         if text is None:

@@ -5,12 +5,12 @@ headline figure beside the index. Used by :mod:`threadcost.paper`."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
-from threadcost import datastore, paths
+from threadcost import datastore, paths, run_files
 from threadcost.render import STATIC, Provenance
 
 HEADLINE_FIGURE = "summary_headline"
@@ -61,7 +61,9 @@ class Links:
             return href
         target = self.html_dir / "data" / run.parent.name / run.name
         target.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, target / src.name)
+        # a file of a validated run, read as one (a regular file of the run, bounded)
+        raw, _ = run_files.read_file(src, run_files.MAX_TABLE_FILE_BYTES)
+        (target / src.name).write_bytes(raw)
         return f"data/{run.parent.name}/{run.name}/{src.name}"
 
     def code(self, rel: str) -> str:
@@ -97,7 +99,9 @@ def provenance_for(runs: list[Path], links: Links) -> Provenance:
     names = [run.name.split("-", 1)[-1].rsplit("-", 1)[0] for run in runs]
     for run in sorted(runs):
         label = _run_label(run, names)
-        meta = json.loads((run / datastore.META).read_text(encoding="utf-8"))
+        meta = _validated_meta(run)
+        if meta is None:
+            continue
         for name in meta.get("tables", []):
             src = datastore.table_path(run, name)
             if src.is_file():
@@ -117,7 +121,9 @@ def summary_provenance(links: Links, stored: dict[str, list[Path]],
     rows = ["notebook,experiment,run_id,table,csv"]
     for book, runs in stored.items():
         for run in sorted(runs):
-            meta = json.loads((run / datastore.META).read_text(encoding="utf-8"))
+            meta = _validated_meta(run)
+            if meta is None:
+                continue
             for name in meta.get("tables", []):
                 rows.append(f"{book},{meta['experiment']},{run.name},{name},"
                             f"{run.parent.name}/{run.name}/{name}.csv")
@@ -125,6 +131,16 @@ def summary_provenance(links: Links, stored: dict[str, list[Path]],
     (links.html_dir / "runs.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     code = [(mod, links.code(mod)) for mod in modules if (paths.REPO_ROOT / mod).is_file()]
     return Provenance(data=[("runs.csv (every run read)", "runs.csv")], code=code)
+
+
+def _validated_meta(run: Path) -> dict[str, Any] | None:
+    """The meta.json of a run that passes every check of :func:`datastore.load_run`
+    (only its validated, in-folder tables are linked or copied); None for one that
+    does not (the build's log names it)."""
+    try:
+        return datastore.load_run(run).meta
+    except datastore.DataError:
+        return None
 
 
 def logged_runs(log: Path) -> list[Path]:

@@ -33,6 +33,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import datastore, findings, machine, paths, vocabulary
+from threadcost.claims import runs as claims_runs
 from threadcost.experiments import registry
 from threadcost.results import Result
 
@@ -124,10 +125,10 @@ class Store:
                                  "machine's stored runs")
             self.machine_id = here
             self._runs: list[datastore.Run] = []
+            self._unreadable: list[datastore.Skipped] = []
         else:
             self.machine_id = machine_id or machine.machine_id()
-            self._runs = datastore.list_runs(data_dir=self.data_dir,
-                                             machine_id=self.machine_id)
+            self._runs, self._unreadable = datastore.scan(self.data_dir, self.machine_id)
             if not self._runs:
                 known = sorted({r.path.parent.name
                                 for r in datastore.list_runs(data_dir=self.data_dir)})
@@ -189,6 +190,12 @@ class Store:
         older = [r for r in runs if "label" not in r.meta and _params_match(r.meta["params"],
                                                                             match)]
         candidates = labelled or older
+        newest = candidates[-1].path.name if candidates else ""
+        for bad in self._unreadable:  # a newer run that could not be read: say so
+            said = bad.said or {}
+            if bad.experiment in (name, "") and bad.path.name > newest \
+                    and said.get("label") in (None, label):
+                return None, claims_runs.UnreadableRun(bad).args[0]
         if not candidates:
             return None, f"this machine's folder holds no {vocabulary.words(name)} run"
         run = candidates[-1]

@@ -17,6 +17,8 @@ How a run declares the cells it left empty:
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,37 @@ MAY_BE_EMPTY = frozenset({
     "rss_pmap_kib", "rss_pmap_kib_per_thread", "rss_pmap_kib_per_thread_min",
     "rss_pmap_kib_per_thread_max",  # thread_memory: points, per_stack_size, per_touch_depth
 })
+
+
+def check_table(path: Path, frame: pd.DataFrame, schema: Any, where: str) -> None:
+    """A table read back, checked against the schema its run recorded (``where`` names
+    that schema in a message): rows, columns, each column's kind, its empty and
+    infinite cells, and every number's range (:func:`check_ranges`)."""
+    if schema is None:  # runs saved before table_schema existed have none
+        check_mixed(path, frame)
+        check_finite(path, frame, None)
+        check_ranges(path, frame)
+        return
+    if not isinstance(schema, dict) or not isinstance(schema.get("columns"), list) \
+            or not isinstance(schema.get("rows"), int):
+        raise DataError(f"{where} is not {{rows: int, columns: [...]}}")
+    columns = [str(c) for c in frame.columns]
+    if columns != schema["columns"] or len(frame) != schema["rows"]:
+        missing = [str(c) for c in schema["columns"] if c not in columns]
+        what = (f"column {missing[0]!r} missing" if missing else
+                f"{len(frame)} rows where meta.json says {schema['rows']}"
+                if len(frame) != schema["rows"] else f"columns {', '.join(columns)[:200]}")
+        raise DataError(f"{path}: {what} (truncated or edited?)")
+    kinds = schema.get("kinds")
+    if isinstance(kinds, dict):
+        counts = schema.get("missing")
+        counts = counts if isinstance(counts, dict) else {}
+        for column, kind in kinds.items():
+            check_kind(path, frame, str(column), kind, counts.get(column))
+    else:
+        check_mixed(path, frame)
+    check_finite(path, frame, schema)
+    check_ranges(path, frame)
 
 
 def bad_cell(path: Path, frame: pd.DataFrame, column: str, mask: Any, what: str) -> DataError:
@@ -111,3 +144,140 @@ def check_finite(path: Path, frame: pd.DataFrame, schema: Any) -> None:
         if nan.any() and not nan.all() and name not in MAY_BE_EMPTY:
             raise bad_cell(path, frame, name, nan, "is empty or NaN in a number column "
                            "that this run filled in every other row (edited?)")
+
+
+# --- what each quantity can be ---------------------------------------------------------
+# Every number a run stores is checked against what its quantity can be, declared once
+# here, by column (or summary key) name, first matching rule first. A time is never
+# negative, a rate is positive, a fraction lies within 0..1, a count is a whole number
+# of at least zero; everything is finite and below a bound no measurement reaches
+# (1e15 ns is twelve days; 1e15 KiB an exabyte). A run whose numbers are impossible was
+# edited (or sent by someone who means harm): it is refused, named, never judged.
+BOUND = 1e15
+LIMIT_BOUND = 2.0**64  # a limit's value may be RLIM_INFINITY-like
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """What a stored number can be: ``low``..``high`` (``low`` itself excluded when
+    ``positive``), whole when ``whole``; ``what`` names it in a refusal."""
+
+    what: str
+    low: float
+    high: float
+    positive: bool = False
+    whole: bool = False
+
+    def refused(self, x: np.ndarray) -> np.ndarray:
+        """Mask of the finite values this quantity cannot take (NaN and infinity are
+        :func:`check_finite`'s)."""
+        finite = np.isfinite(x)
+        with np.errstate(invalid="ignore"):
+            bad = (x < self.low) | (x > self.high) | ((x == self.low) & self.positive)
+            if self.whole:
+                bad |= np.floor(x) != x
+        return finite & bad
+
+    def allowed(self) -> str:
+        low = f"> {self.low:g}" if self.positive else f">= {self.low:g}"
+        return f"{self.what} is {'a whole number ' if self.whole else ''}{low} and " \
+               f"<= {self.high:g}"
+
+
+TIME = Quantity("a time", 0, BOUND)
+RATE = Quantity("a rate", 0, BOUND, positive=True)
+RATIO = Quantity("a ratio of two costs", 0, BOUND, positive=True)
+FRACTION = Quantity("a fraction", 0, 1)
+PERCENT = Quantity("a percentage", 0, 100)
+COUNT = Quantity("a count", 0, BOUND, whole=True)
+AMOUNT = Quantity("an amount (memory, CPUs, a statistic of costs)", 0, BOUND)
+CPU = Quantity("a CPU number (-1: not pinned)", -1, 2**20, whole=True)
+LIMIT = Quantity("a limit", 0, LIMIT_BOUND)
+SIGNED = Quantity("a difference or a fitted coefficient", -BOUND, BOUND)
+
+# (name pattern, quantity), first match wins; names match whole. Signed quantities come
+# first: differences (after - before, a touch subtracted), slopes and intercepts of fits,
+# their intervals, gains; then the kinds by the words of their names.
+RULES: tuple[tuple[str, Quantity], ...] = (
+    (r"c\d_ns|indirect_ns|.*_minus_.*|gain.*|.*ci95.*|intercept.*|.*growth.*|.*_left_.*"
+     r"|.*_delta_.*|.*_after_kib|slab_kib.*|system_page_tables_kib.*|kernel_kib.*"
+     r"|.*_per_(task|thread|process|goroutine|fiber|hop)_kib.*|.*_kib_per_.*"
+     r"|per_process_kib", SIGNED),
+    (r"cpu|cpu_a|cpu_b", CPU),
+    (r"value|needed|current|threads_allowed", LIMIT),
+    (r"quantile|.*_share|(.*_)?r2", FRACTION),
+    (r".*_pct", PERCENT),
+    (r".*_per_s|rate.*", RATE),
+    (r"ratio|.*_over_.*", RATIO),
+    (r"(.*_)?(ns|us|ms|s|seconds)(_.*)?|switch|single|timer_overhead.*", TIME),
+    (r"n|count|.*_count|repeat|repeats|round|rounds|index|order|wave|config|task|tasks"
+     r"|fiber|fibers|goroutines|threads|started|created|finished|stopped|ready|requested"
+     r"|wakeups|trips|hops|iterations|batches|operations|round_trips|pairs|runs|primes"
+     r"|(.*_)?switches(_(min|max))?|voluntary|involuntary|vcsw|ivcsw|dtlb_misses"
+     r"|dtlb_misses_(min|max)|(threads|tasks|fds|bytes)_.*|.*_bytes|bytes|hops_per_trip"
+     r"|alive_at_spawn_end|peak_(os_)?threads|cached_stacks_held|too_deep|ops_per_batch"
+     r"|gomaxprocs|cpus|max_tasks|max_threads|err|status", COUNT),
+)
+_RULES = tuple((re.compile(pattern), quantity) for pattern, quantity in RULES)
+
+
+def quantity(name: str) -> Quantity:
+    """What the number named ``name`` (a column, or a key of a run's summary) can be:
+    the first rule of :data:`RULES` its name matches; else any finite number below
+    :data:`BOUND` (a statistic, a size, an amount: see :data:`AMOUNT`'s rules)."""
+    for pattern, found in _RULES:
+        if pattern.fullmatch(name):
+            return found
+    if re.fullmatch(r"(.*_)?(kib|mib|gib|bytes)(_.*)?|min|max|mean|median|p\d+|.*_median"
+                    r"|.*_(min|max|mean)|cpu_busy|ws_mib|scale|planned_s", name):
+        return AMOUNT
+    return SIGNED
+
+
+def check_ranges(path: Path, frame: pd.DataFrame) -> None:
+    """Every number of a table within what its column's quantity can be."""
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+            continue
+        rule = quantity(str(column))
+        bad = rule.refused(values.to_numpy(dtype=float))
+        if bad.any():
+            raise bad_cell(path, frame, str(column), bad, f"is impossible: {rule.allowed()}")
+
+
+def check_meta_numbers(meta_path: Path, meta: dict[str, Any]) -> None:
+    """The numbers of a run's meta.json: every one finite and below
+    :data:`LIMIT_BOUND`; those of its summary (which claims read) also within what
+    their key's quantity can be."""
+    for where, key, value in _numbers(meta, "", depth=0):
+        if not math.isfinite(value) or abs(value) > LIMIT_BOUND:
+            raise DataError(f"{meta_path}: {where} = {value:g} is beyond any measurement")
+        if where.startswith("summary."):
+            rule = quantity(key)
+            if rule.refused(np.array([value], dtype=float)).any():
+                raise DataError(f"{meta_path}: {where} = {value:g} is impossible: "
+                                f"{rule.allowed()}")
+
+
+def _numbers(value: Any, where: str, depth: int) -> Any:
+    """(dotted path, last key, number) of every number in parsed JSON (bools are not)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaf(item, f"{where}.{key}" if where else str(key), str(key), depth)
+    elif isinstance(value, list):
+        key = where.rsplit(".", 1)[-1]
+        for i, item in enumerate(value):
+            yield from _leaf(item, f"{where}[{i}]", key, depth)
+
+
+def _leaf(item: Any, where: str, key: str, depth: int) -> Any:
+    if isinstance(item, bool):
+        return
+    if isinstance(item, int | float):
+        try:
+            yield where, key, float(item)
+        except OverflowError:  # an integer of hundreds of digits
+            yield where, key, math.inf
+    elif isinstance(item, dict | list):
+        yield from _numbers(item, where, depth + 1)

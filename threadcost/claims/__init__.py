@@ -42,10 +42,14 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
     """
     from threadcost.claims import catalogue, readings, selectors
     from threadcost.claims.model import Measurement
+    from threadcost.claims.runs import UnreadableRun
 
     mid, runs = _runs(machine_id, data_dir, results)
     yard = {}  # yardstick -> (measured here, published), for the context rows
-    got = selectors.yardstick("memcpy_64kib_cold")(runs)
+    try:
+        got = selectors.yardstick("memcpy_64kib_cold")(runs)
+    except UnreadableRun:  # its run could not be read: no context row reads it
+        got = None
     if isinstance(got, Measurement):
         yard["memcpy_64kib_cold"] = (got.value,
                                      catalogue.PUBLISHED_YARDSTICKS["memcpy_64kib_cold"])
@@ -119,7 +123,7 @@ def _note_skipped(verdicts: list[ClaimVerdict], data_dir: str | Path | None,
         touched = "" in experiments or any(
             a.verdict == NOT_RUN or any(f"-{e}-" in str(a.run_id) for e in experiments)
             for a in v.assertions)
-        if not touched:
+        if not touched or "could not read " in v.sentence:  # its reading named the run
             out.append(v)
         elif v.verdict == NOT_RUN:  # its own reason first: the skipped run may not be why
             reason = f"{v.reason}; {note}" if v.reason else note

@@ -43,7 +43,7 @@ from threadcost.claims.model import (
     Measurement,
     Missing,
 )
-from threadcost.claims.runs import Runs
+from threadcost.claims.runs import Runs, UnreadableRun
 
 DEFAULT_COMPUTED = "computed, not measured"
 STRADDLES = "the interval straddles a bound of the tolerance"
@@ -105,6 +105,8 @@ def judge_measurement(assertion: Assertion, got: Measurement | Missing,
 def judge_assertion(assertion: Assertion, runs: Runs) -> AssertionVerdict:
     try:
         got = assertion.select(runs)
+    except UnreadableRun as exc:  # the run it would read could not be read: say which
+        got = Missing(str(exc))
     except (KeyError, ValueError, IndexError) as exc:  # a table without the setup
         got = Missing(f"the stored run lacks what this assertion reads ({exc})")
     cause = (assertion.known_cause(runs, got)

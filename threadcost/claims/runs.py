@@ -17,7 +17,26 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, machine
+from threadcost import datastore, machine, run_files
+
+
+class UnreadableRun(ValueError):
+    """A reading would have read a stored run that could not be read: it says so
+    ("could not read <run>: <why>") instead of reading another run or "none stored"."""
+
+    def __init__(self, skipped: datastore.Skipped) -> None:
+        self.skipped = skipped
+        super().__init__(run_files.printable(f"could not read {skipped.path.name}: "
+                                             f"{_why(skipped)}"))
+
+
+def _why(skipped: datastore.Skipped) -> str:
+    """The reason, without the run folder's path that starts it (the page names the run)."""
+    reason = skipped.reason
+    folder = str(skipped.path)
+    if reason.startswith(folder):
+        reason = reason[len(folder):].lstrip("/")
+    return reason
 
 
 @dataclass(frozen=True)
@@ -26,17 +45,39 @@ class Runs:
 
     ``refused``: one sentence per group of runs in the folder that were left out
     because their fingerprint names another host (empty when none were).
+    ``unreadable``: the folder's runs that could not be read (damaged, edited, or
+    hostile: :func:`threadcost.datastore.load_run`); a reading that would have read one
+    raises :class:`UnreadableRun` (:meth:`matching`, :meth:`refuse_unreadable`).
     """
 
     machine_id: str
     runs: tuple[datastore.Run, ...]
     refused: tuple[str, ...] = ()
+    unreadable: tuple[datastore.Skipped, ...] = ()
 
     @classmethod
     def load(cls, machine_id: str, data_dir: str | Path | None = None) -> Runs:
-        stored = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
+        stored, skipped = datastore.scan(data_dir, machine_id)
         kept, refused = one_host(stored, machine_id)
-        return cls(machine_id, tuple(kept), tuple(refused))
+        return cls(machine_id, tuple(kept), tuple(refused), tuple(skipped))
+
+    def refuse_unreadable(self, experiment: str, params: dict[str, Any] | None = None,
+                          newest: bool = False) -> None:
+        """Raise :class:`UnreadableRun` when a run of ``experiment`` that could not be
+        read may be one a reading wants: its parameters match ``params`` (or cannot be
+        read), and with ``newest``, it is newer than every readable run of it (the
+        rule of a reading that takes the newest run)."""
+        for skipped in self.unreadable:
+            if skipped.experiment not in (experiment, ""):
+                continue
+            said = skipped.params
+            if params and said is not None and not all(
+                    _matches(said.get(k, _ABSENT), v) for k, v in params.items()):
+                continue
+            if newest and any(r.experiment == experiment and r.path.name > skipped.path.name
+                              for r in self.runs):
+                continue
+            raise UnreadableRun(skipped)
 
     def with_results(self, results: list[Any], fingerprint: dict[str, Any]) -> Runs:
         """These runs with in-memory results (not yet saved) in place of the stored runs
@@ -50,7 +91,8 @@ class Runs:
         other = [r for r in self.runs if r.experiment not in replaced and host(r) != here]
         refused = self.refused + ((refusal(other, fingerprint, len(kept) + len(fresh),
                                            self.machine_id),) if other else ())
-        return Runs(self.machine_id, kept + tuple(fresh), refused)
+        unreadable = tuple(s for s in self.unreadable if s.experiment not in replaced)
+        return Runs(self.machine_id, kept + tuple(fresh), refused, unreadable)
 
     def host_fingerprint(self) -> dict[str, Any]:
         """The fingerprint of the host these runs were measured on (its newest run's)."""
@@ -70,7 +112,9 @@ class Runs:
 
         A value may be a callable (a predicate on the stored parameter). Runs
         are returned in run-id order; callers pool them, never pick the newest.
+        A run of it that could not be read and may match raises :class:`UnreadableRun`.
         """
+        self.refuse_unreadable(experiment, params)
         out = []
         for run in self.runs:
             if run.experiment != experiment:

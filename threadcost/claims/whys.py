@@ -16,7 +16,7 @@ from threadcost.claims import logic
 from threadcost.claims.model import AssertionVerdict, Measurement, Why, WhyFn
 from threadcost.claims.read.memory import split_rss_cause
 from threadcost.claims.read.switching import yardstick
-from threadcost.claims.runs import Runs
+from threadcost.claims.runs import Runs, UnreadableRun
 
 SAME, CROSS, BUSY = "pipe_switch_pinned", "wakeup_cross_cpu", "wakeup_cross_cpu_busy"
 COLD, WARM, SYSCALL = "memcpy_64kib_cold", "memcpy_64kib", "syscall"
@@ -35,7 +35,10 @@ IDLE_SHARE = 0.3  # idling adds at least this share of a cross-CPU wake-up: say 
 
 
 def _yard(runs: Runs, name: str) -> Measurement | None:
-    got = yardstick(name)(runs)
+    try:
+        got = yardstick(name)(runs)
+    except UnreadableRun:  # the yardsticks run could not be read: nothing explains
+        return None
     return got if isinstance(got, Measurement) else None
 
 

@@ -23,10 +23,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
+    from threadcost import interrupts
+
+    # Ctrl-C or SIGTERM: one line, 130 or 143, within a moment, no traceback from any
+    # process (kernels included), no <out>.partial, the previous paper unchanged
+    with interrupts.guard(f"threadcost {NAME}", "; the previous paper (if any) is unchanged"):
+        return _execute(args)
+
+
+def _execute(args: argparse.Namespace) -> Result:
+    import os
     from pathlib import Path
 
     from threadcost import datastore, machine, paths
-    from threadcost.errors import ParameterError, ThreadcostError
+    from threadcost.errors import ParameterError, ThreadcostError, disk_errno
 
     try:
         from threadcost import paper
@@ -36,7 +46,10 @@ def execute(args: argparse.Namespace) -> Result:
 
     mid = args.machine or machine.machine_id()
     folder = paths.data_dir()
-    if not datastore.list_runs(data_dir=folder, machine_id=mid):
+    runs, skipped = datastore.scan(folder, mid)
+    if not runs and skipped:  # every run of it unreadable: named, exit 4
+        raise datastore.DataError(paper.unreadable_folder(mid, skipped))
+    if not runs:
         known = sorted({r.path.parent.name for r in datastore.list_runs(data_dir=folder)})
         raise ParameterError("--machine", mid, f"a machine folder with runs under {folder}: "
                                                f"{', '.join(known) or 'none stored'}")
@@ -46,8 +59,11 @@ def execute(args: argparse.Namespace) -> Result:
     except paper.BuildError as exc:
         raise ParameterError("--machine", mid, str(exc)) from None
     except paper.NotebookFailed as exc:
+        err = disk_errno(exc.message)
+        if err:  # a full disk or a folder it may not write: exit 4, with what to do
+            raise OSError(err, os.strerror(err), f"notebook {exc.notebook}") from None
         raise ThreadcostError(f"notebook {exc.notebook} failed at {exc.cell}: "
-                              f"{exc.message}") from None
+                              f"{' '.join(exc.message.split())}") from None
     except SystemExit as exc:  # a parameter file that cannot be read
         raise ParameterError("--params", args.params, str(exc.code)) from None
     return Result(NAME, {"machine": mid, "params": args.params},

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from threadcost import datastore, machine, paths
-from threadcost.claims.runs import MemoryRun, Runs
+from threadcost.claims.runs import MemoryRun, Runs, UnreadableRun
 
 
 def number(x: float, fmt: str = ",.0f") -> str:
@@ -165,6 +165,8 @@ def compute(name: str, runs: Runs) -> Quantity:
                     scale=d.scale, display_unit=d.display_unit, computed=d.computed)
     try:
         got = d.compute(runs)
+    except UnreadableRun as exc:  # the run it would read could not be read: say which
+        return replace(base, missing=str(exc))
     except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError, AttributeError,
             datastore.DataError) as exc:
         # a stored run older than the finding's definition: say so, never raise

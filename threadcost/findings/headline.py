@@ -20,7 +20,9 @@ MEMORY = dict(unit="KiB", fmt="auto")
 
 
 def latest(runs: Runs, experiment: str, where: Any = None) -> datastore.Run | None:
-    """The newest stored run of an experiment (the headline's rule), by creation time."""
+    """The newest stored run of an experiment (the headline's rule), by creation time;
+    a newer one that could not be read raises (``claims.runs.UnreadableRun``)."""
+    runs.refuse_unreadable(experiment, newest=True)
     found = [r for r in runs.runs if r.experiment == experiment
              and (where is None or where(r))]
     found.sort(key=lambda r: (r.meta.get("created_utc", ""), r.meta["run_id"]))
