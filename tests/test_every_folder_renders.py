@@ -153,6 +153,10 @@ class _Shell:
         self.shown: list[str] = []
         self.errors: list[BaseException] = []
         monkeypatch.setattr(stored.Store, "_show", staticmethod(self.shown.append))
+        # IPython's shell puts its own module (no __spec__) in sys.modules["__main__"]:
+        # put the test process's back afterwards, or every later run this worker starts
+        # through multiprocessing's forkserver fails to prepare its child
+        monkeypatch.setitem(sys.modules, "__main__", sys.modules["__main__"])
         self.shell = InteractiveShell.instance()
         self.shell.reset(new_session=False)
         stored.install_cell_guard()

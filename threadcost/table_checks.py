@@ -253,11 +253,20 @@ def check_meta_numbers(meta_path: Path, meta: dict[str, Any]) -> None:
     for where, key, value in _numbers(meta, "", depth=0):
         if not math.isfinite(value) or abs(value) > LIMIT_BOUND:
             raise DataError(f"{meta_path}: {where} = {value:g} is beyond any measurement")
-        if where.startswith("summary."):
+        if where.startswith("summary.") and not _within_signed(where):
             rule = quantity(key)
             if rule.refused(np.array([value], dtype=float)).any():
                 raise DataError(f"{meta_path}: {where} = {value:g} is impossible: "
                                 f"{rule.allowed()}")
+
+
+def _within_signed(where: str) -> bool:
+    """Whether a summary number sits under a key whose quantity is signed (the values of
+    ``per_process_kib`` are differences of system-wide counters, which noise can make
+    negative): the key of a number alone does not say that."""
+    parents = [re.sub(r"\[\d+\]$", "", part) for part in where.split(".")[1:-1]]
+    return any(pattern.fullmatch(part) and found is SIGNED
+               for part in parents for pattern, found in _RULES)
 
 
 def _numbers(value: Any, where: str, depth: int) -> Any:
