@@ -20,9 +20,11 @@
 # This notebook allocates a large buffer, writes one byte to each page in order, and
 # reads `/proc/self/status` before, right after allocating, at evenly spaced points
 # while touching, after touching and after freeing. Everything is measured by a C
-# kernel (`native/malloc_touch.c`) in this Jupyter kernel's own process, so the
-# baseline is whatever this process already held; every figure shows the **change**
-# from that baseline.
+# kernel (`native/malloc_touch.c`) in a child process with one thread (forked from a
+# Python process that has loaded threadcost, numpy and pandas), not in this Jupyter
+# kernel: the kernel's own threads start threads when they like, and each would add
+# its stack and a malloc arena to the curve. The baseline is whatever the child already
+# held; every figure shows the **change** from that baseline.
 #
 # Published claim checked here: **C07** (S0): a 400 MiB `malloc` moves VSZ but not RSS;
 # only touching makes it resident.
