@@ -304,7 +304,7 @@ def stored_params(machine_id: str) -> dict[str, Any]:
 def _check_machine(machine_id: str, data_dir: Path) -> list[datastore.Run]:
     runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
     if not runs:
-        known = sorted({r.path.parent.name for r in datastore.list_runs(data_dir=data_dir)})
+        known = datastore.machines_with_runs()
         raise BuildError(f"--machine {machine_id}: no stored run in {data_dir}/{machine_id} "
                          f"(machine folders with runs: {', '.join(known) or 'none'})")
     return runs
@@ -320,7 +320,7 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     to the repository's data, code and vendored bundles instead of copying them.
     """
     params = load_params(params_path)
-    data_dir = paths.data_dir()
+    data_dir = paths.data_dir() if machine_id is None else paths.data_dir_for(machine_id)
     measure = machine_id is None
     stored_runs = [] if measure else _check_machine(str(machine_id), data_dir)
     books = notebook_order()
@@ -502,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nPaper ({how}) ready in {elapsed:,.0f} s. Open in a browser (works offline):")
     print(f"  {index}")
     print(f"  notebooks: {out / 'notebooks'}")
-    print(f"  data:      {paths.data_dir()}")
+    print(f"  data:      {paths.data_dir_for(args.machine) if args.machine else paths.data_dir()}")
     print(f"  figures:   {out / 'figures' if args.machine else paths.figures_dir()}")
     return 0
 

@@ -35,9 +35,9 @@ def execute(args: argparse.Namespace) -> Result:
                               f"(pip install 'threadcost[notebooks]'): {exc}") from None
 
     mid = args.machine or machine.machine_id()
-    folder = paths.data_dir()
+    folder = paths.data_dir_for(mid)  # yours, or the committed reference's
     if not datastore.list_runs(data_dir=folder, machine_id=mid):
-        known = sorted({r.path.parent.name for r in datastore.list_runs(data_dir=folder)})
+        known = datastore.machines_with_runs()
         raise ParameterError("--machine", mid, f"a machine folder with runs under {folder}: "
                                                f"{', '.join(known) or 'none stored'}")
     out = Path(args.out) if args.out else Path("build") / f"paper-{mid}"
