@@ -37,15 +37,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 # jsonschema (under nbformat) imports rfc3987_syntax when it is installed, only for its
 # "iri" format checks, and that import compiles some forty grammars: seconds of every
 # build. nbformat never checks formats; without the module jsonschema skips those two.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from threadcost import datastore, machine, notebook_sources, paper_pages, paths, progress  # noqa: E402
-from threadcost.errors import ThreadcostError, one_line  # noqa: E402
+from threadcost.errors import ParameterError, ThreadcostError, one_line  # noqa: E402
 from threadcost.paper_pages import (  # noqa: E402
     SUMMARY_CODE,
     Links,
@@ -68,22 +66,16 @@ NOTEBOOKS_DIR = notebook_sources.NOTEBOOKS_DIR
 
 
 def load_params(path: str | Path) -> dict[str, Any]:
-    try:
-        with open(path) as fh:
-            params = yaml.safe_load(fh) or {}
-    except OSError as exc:
-        raise SystemExit(f"{path}: cannot read the parameter set: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise SystemExit(f"{path}: not valid YAML: {exc}") from None
-    if not isinstance(params, dict):
-        raise SystemExit(f"{path}: expected a mapping of parameter names to values")
-    from threadcost import parameters  # unknown keys and wrong types, named with the file
+    """The parameter set, read within bounds and checked (ParameterError, one line:
+    the file, the key, the value and what is allowed)."""
+    from threadcost import parameters
 
-    try:
-        parameters.check_values(params, str(path))
-    except ThreadcostError as exc:
-        raise SystemExit(str(exc)) from None
-    return params
+    return parameters.check_file(path)
+
+
+def _prog() -> str:
+    """How the user started this: ``make paper`` (make sets MAKELEVEL) or the module."""
+    return "make paper" if os.environ.get("MAKELEVEL") else "python -m threadcost.paper"
 
 
 def notebook_order(directory: Path = NOTEBOOKS_DIR) -> list[Path]:
@@ -480,10 +472,13 @@ def main(argv: list[str] | None = None) -> int:
                       html_out=Path(args.html).resolve() if args.html else None,
                       link_repo=args.link_repo)
     except BuildError as exc:
-        print(f"python -m threadcost.paper: {exc}", file=sys.stderr)
+        print(f"{_prog()}: {exc}", file=sys.stderr)
+        return 2
+    except ParameterError as exc:  # a parameter set or value refused before anything ran
+        print(f"{_prog()}: error: {exc}", file=sys.stderr)
         return 2
     except NotebookFailed as exc:
-        print(f"\nmake paper stopped: notebook {exc.notebook} failed at {exc.cell}:\n"
+        print(f"\n{_prog()} stopped: notebook {exc.notebook} failed at {exc.cell}:\n"
               f"  {exc.message}\n"
               f"The executed notebook, with its traceback, is in "
               f"{Path(args.out).resolve().name}.partial/notebooks/; the previous paper "
@@ -493,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
         text, _ = one_line(exc)
         if text is None:
             raise
-        print(f"make paper stopped: {text}; the previous paper (if any) is unchanged.",
+        print(f"{_prog()} stopped: {text}; the previous paper (if any) is unchanged.",
               file=sys.stderr)
         return 4
     elapsed = time.monotonic() - started

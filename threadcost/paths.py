@@ -64,6 +64,13 @@ def figures_dir() -> Path:
     return build_dir() / "figures"
 
 
+def output_folder(folder: str | Path) -> Path:
+    """A folder a user named for outputs (``figures_dir``, ``data_dir``): absolute as
+    given, relative inside the build folder."""
+    path = Path(folder)
+    return path if path.is_absolute() else build_dir() / path
+
+
 def reference_figures_dir() -> Path:
     """The committed figures of the reference (README, docs): ``make reference``."""
     return REPO_ROOT / "figures"
