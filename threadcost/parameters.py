@@ -480,6 +480,9 @@ def _fits_hint(hint: Any, value: Any) -> bool:
 def unknown(name: str, value: Any, where: str = "", among: list[str] | None = None
             ) -> ParameterError:
     """The refusal of a name no notebook declares, naming the closest declared one."""
+    if name in BY_NAME:  # another notebook's
+        return ParameterError(name, parameter_input.preview(value), "is not a parameter of "
+                              f"this notebook but of {', '.join(BY_NAME[name].notebooks)}")
     near = parameter_input.closest(name, among if among is not None else list(BY_NAME))
     hint = f"; did you mean {near!r}?" if near else " (see threadcost/parameters.py)"
     if near is None and among is not None:
@@ -488,8 +491,7 @@ def unknown(name: str, value: Any, where: str = "", among: list[str] | None = No
             hint = (f"; did you mean {near!r} (a parameter of "
                     f"{', '.join(BY_NAME[near].notebooks)})?")
     return ParameterError(f"{where}: {name}" if where else name, parameter_input.preview(value),
-                          "is not a parameter of "
-                          + ("this notebook" if among is not None else "any notebook") + hint)
+                          "is not a parameter of any notebook" + hint)
 
 def check_values(values: Mapping[str, Any], where: str = "") -> dict[str, Any]:
     """Every value checked against its declaration; an unknown name is refused."""
@@ -534,15 +536,16 @@ def check(notebook: str, namespace: dict[str, Any]) -> None:
     """In a notebook, right after its parameters: every value checked, refusals
     naming the notebook parameter; later refusals by the API name it too.
 
-    A name papermill injected that this notebook does not declare is refused, naming
-    the closest declared one (papermill itself only warns, and would run the
-    defaults); a list typed with ``-p`` as YAML/JSON text is parsed. A refusal shows
+    A name papermill injected that no notebook declares is refused, naming the closest
+    declared one (papermill itself only warns, and would run the defaults); another
+    notebook's (a shared -f set) is left alone. A list typed with ``-p`` as YAML/JSON
+    text is parsed. A refusal shows
     as one line in the notebook (no traceback)."""
     params = for_notebook(notebook)
     declared = [p.name for p in params]
     try:
-        for name in parameter_input.injected_names():
-            if name not in declared:
+        for name in parameter_input.injected_names():  # a shared set (-f) is fine
+            if name not in BY_NAME:
                 raise unknown(name, namespace.get(name), among=declared)
         for p in params:
             if p.name in namespace:
