@@ -167,11 +167,10 @@ def closest(name: str, names: Iterable[str]) -> str | None:
 def injected_names() -> list[str]:
     """Names papermill's injected cell assigned in this IPython kernel (none elsewhere:
     JupyterLab, a plain Python process)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return []
-    shell = get_ipython()
+    import sys
+
+    ipython = sys.modules.get("IPython")  # loaded in a kernel; never imported here
+    shell = ipython.get_ipython() if ipython is not None else None
     history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
     if not history:
         return []

@@ -106,8 +106,6 @@ def execute(args: argparse.Namespace) -> Result:
     out = Path(args.out) if args.out else paths.build_dir() / "run" / f"{source.stem}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
-        from papermill.exceptions import PapermillExecutionError
-
         from threadcost import notebook_sources, paper
     except ImportError as exc:
         raise ThreadcostError(f"run-notebook needs the notebooks extra (pip install "
@@ -120,10 +118,12 @@ def execute(args: argparse.Namespace) -> Result:
         staged = notebook_sources.write_ipynb(source, Path(folder))
         try:
             paper.run_notebook(staged, out, params, progress_bar=False)
-        except PapermillExecutionError as exc:
-            _raise_one_line(source.stem, exc)
         except NotebookTimeout as exc:
             raise ThreadcostError(str(exc)) from None
+        except Exception as exc:  # papermill's PapermillExecutionError: a cell raised
+            if type(exc).__name__ != "PapermillExecutionError":
+                raise
+            _raise_one_line(source.stem, exc)
     return Result(NAME, {"notebook": source.stem, **params}, {"executed": str(out)})
 
 
