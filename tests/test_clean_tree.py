@@ -84,7 +84,7 @@ def _readme_run(clone: Path, *params: str) -> subprocess.CompletedProcess[str]:
                    capture_output=True, timeout=120)
     return subprocess.run([str(venv / "papermill"), "--execution-timeout", "600",
                            "--start-timeout", "120", "build/01.ipynb", "build/01.out.ipynb",
-                           *params], cwd=clone / "notebooks", env=env, capture_output=True,
+                           *params], cwd=clone, env=env, capture_output=True,
                           text=True, timeout=900, stdin=subprocess.DEVNULL, check=False)
 
 
