@@ -233,13 +233,25 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
     percentiles redraw. Configurations measured by the notebook are shown as
     measured; any other is measured now with ``iterations`` round trips."""
     import ipywidgets as w
-    from IPython.display import display
+    from IPython.display import Markdown, display
+
+    from threadcost.errors import ParameterError
+    from threadcost.experiments.context_switch_params import choose_cpus
 
     cache = dict(results or {})
+    usable, missing = [], []
+    for p in cs.PLACEMENTS:  # only the placements this machine can provide are offered
+        try:
+            choose_cpus(p)
+            usable.append(p)
+        except ParameterError as exc:
+            missing.append(f"{vocabulary.words(p)} ({exc.allowed})")
     mech = w.Dropdown(options=MECH_ORDER, value="pipe", description="mechanism")
-    place = w.Dropdown(options=[(vocabulary.words(p), p) for p in cs.PLACEMENTS],
-                       value="same-cpu", description="placement")
+    place = w.Dropdown(options=[(vocabulary.words(p), p) for p in usable],
+                       value=usable[0], description="placement")
     kind = w.ToggleButtons(options=list(cs.TASKS), value="threads", description="tasks")
+    if missing:
+        display(Markdown("Not offered on this machine: " + "; ".join(missing) + "."))
 
     def draw(mechanism: str, placement: str, tasks: str) -> None:
         key = (mechanism, placement, tasks)
@@ -248,7 +260,7 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
                 cache[key] = cs.run(mechanism, placement, tasks, iterations,
                                     iterations // 10, baselines=False)
         except ValueError as exc:  # ParameterError: a placement this machine lacks
-            display(str(exc))
+            display(Markdown(textout.md_text(str(exc))))
             return
         r = cache[key]
         rt = np.sort(r.tables["samples"].round_trip_ns.to_numpy(dtype=float)) * US
@@ -266,8 +278,9 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
         table = pd.DataFrame(rows).T.round(2)
         table.index = ["round trip (µs)", "per switch (µs)"][:len(table)]
         display(table)
-        display(f"switches per round trip (measured): {s['switches_per_round_trip']:.2f}; "
-                f"CPUs seen: {s['cpus_seen']}")
+        display(Markdown(f"Switches per round trip (measured): "
+                         f"{s['switches_per_round_trip']:.2f}; CPUs seen: "
+                         f"{textout.md_text(', '.join(str(c) for c in s['cpus_seen']))}"))
 
     return w.interactive(draw, mechanism=mech, placement=place, tasks=kind)
 
