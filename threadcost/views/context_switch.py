@@ -220,11 +220,21 @@ def echo_text(echo_result: Result, data_dir: Any = None, saved: bool = True) -> 
         return findings.markdown(name, data_dir, results=results, bold=True)
 
     pinned = findings.get("echo_pinned_rate_mean_per_s", data_dir, results=results)
-    return (f"Pinned to one CPU the echo ran at {show('echo_pinned_rate_mean_per_s')} (mean "
-            f"of {pinned.n} run{'s' if pinned.n != 1 else ''}), unpinned at "
-            f"{show('echo_unpinned_rate_mean_per_s')}: "
+    own = (getattr(echo_result, "tables", None) or {}).get("repeats")
+    here = 0 if own is None else int((own["placement"] == "same-cpu").sum())
+    pooled = saved and pinned.n > here > 0
+    which = (f"mean of the {pinned.n} runs stored on this machine, this one included"
+             if pooled else f"mean of this run's {pinned.n} "
+             f"repeat{'s' if pinned.n != 1 else ''}")
+    text = (f"Pinned to one CPU the echo ran at {show('echo_pinned_rate_mean_per_s')} "
+            f"({which}), unpinned at {show('echo_unpinned_rate_mean_per_s')}: "
             f"unpinned / pinned = {show('echo_unpinned_over_pinned_mean_ratio')} (S0 saw "
             "about 0.5).")
+    if pooled and own is not None:  # the figure draws this run: its own numbers too
+        rate = own.groupby("placement")["rate_per_s"].mean()
+        text += (f" This run alone, as the figure shows it: {rate.get('same-cpu', 0):,.0f} "
+                 f"pinned and {rate.get('unpinned', 0):,.0f} unpinned iterations/s.")
+    return text
 
 
 def explorer(results: dict[tuple[str, str, str], Result] | None = None,
