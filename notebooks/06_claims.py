@@ -146,11 +146,13 @@ display(claims_view.style(claims_view.context_table(verdicts), column="claim"))
 # %% [markdown]
 # ## Across machines
 #
-# The same study on every machine with runs in the data folder (`data/<machine-id>/`,
-# one folder per machine): the headline numbers side by side, each published claim's
-# verdict on each machine, and, where a machine has a yardsticks run, its times in
-# multiples of its own yardstick, so that a machine which is slower at everything does
-# not look slower at threads in particular.
+# The same study on every machine with runs: the committed ones (`data/<machine-id>/`)
+# and yours (`runs/<machine-id>/`, marked "(this machine)", kept apart from the
+# committed reference even when the machine id is the same): the headline numbers side
+# by side, with this machine's divided by the committed reference's, each published
+# claim's verdict on each machine, and, where a machine has a yardsticks run, its times
+# in multiples of its own yardstick, so that a machine which is slower at everything
+# does not look slower at threads in particular.
 
 # %%
 from threadcost.views import across_machines
