@@ -43,7 +43,12 @@ from typing import Any
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from threadcost import datastore, machine, notebook_sources, paper_pages, paths, progress  # noqa: E402
-from threadcost.errors import ParameterError, ThreadcostError, one_line  # noqa: E402
+from threadcost.errors import (  # noqa: E402
+    LimitReached,
+    ParameterError,
+    ThreadcostError,
+    one_line,
+)
 from threadcost.paper_pages import (  # noqa: E402
     SUMMARY_CODE,
     Links,
@@ -320,6 +325,10 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         books = [b for b in books if any(b.name.startswith(p) for p in only)]
     if not books:
         raise BuildError(f"no notebook matches --only {' '.join(only or [])}")
+    if measure:  # every notebook's values judged before the first one measures
+        from threadcost import prechecks
+
+        prechecks.check_all([b.stem for b in books], params)
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "notebooks").mkdir(parents=True)
@@ -477,13 +486,18 @@ def main(argv: list[str] | None = None) -> int:
     except ParameterError as exc:  # a parameter set or value refused before anything ran
         print(f"{_prog()}: error: {exc}", file=sys.stderr)
         return 2
+    except LimitReached as exc:  # a value this machine cannot hold, before anything ran
+        print(f"{_prog()}: {exc}", file=sys.stderr)
+        return 3
     except NotebookFailed as exc:
         print(f"\n{_prog()} stopped: notebook {exc.notebook} failed at {exc.cell}:\n"
               f"  {exc.message}\n"
               f"The executed notebook, with its traceback, is in "
               f"{Path(args.out).resolve().name}.partial/notebooks/; the previous paper "
               "(if any) is unchanged.", file=sys.stderr)
-        return 1
+        kind = exc.message.split(":", 1)[0]  # the exception the notebook ended with
+        return 2 if kind in ("ParameterError", "NotebookParameterError") else \
+            3 if kind == "LimitReached" else 1
     except (OSError, ThreadcostError) as exc:  # a data, disk or permission error: one line
         text, _ = one_line(exc)
         if text is None:
