@@ -251,3 +251,20 @@ def test_paper_exits_2_naming_itself_for_a_bad_parameter_file(tmp_path: Path) ->
     assert proc.stderr.strip().splitlines() == [
         f"python -m threadcost.paper: error: parameter '{path}: malloc_mibb' = 64: is not a "
         "parameter of any notebook; did you mean 'malloc_mib'?"]
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("tasks_cpu: 4096\n", "'05_user_space_tasks: tasks_cpu' = 4096"),
+    ("malloc_mib: 1000000000\n", "'01_malloc_touch: malloc_mib' = 1000000000"),
+])
+def test_every_notebook_is_checked_before_the_first_measures(text: str, needle: str,
+                                                             tmp_path: Path) -> None:
+    # 05's value is refused before 01..04 run: nothing is measured, nothing stored
+    path = tmp_path / "mine.yaml"
+    path.write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "threadcost.paper", "--params", str(path),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 2, proc.stderr[-1000:]
+    assert needle in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out.partial").exists()
