@@ -539,8 +539,7 @@ def check(notebook: str, namespace: dict[str, Any]) -> None:
     A name papermill injected that no notebook declares is refused, naming the closest
     declared one (papermill itself only warns, and would run the defaults); another
     notebook's (a shared -f set) is left alone. A list typed with ``-p`` as YAML/JSON
-    text is parsed. A refusal shows
-    as one line in the notebook (no traceback)."""
+    text is parsed. A refusal shows as one line in the notebook (no traceback)."""
     params = for_notebook(notebook)
     declared = [p.name for p in params]
     try:
