@@ -16,7 +16,7 @@ reference's, written by ``make reference``. So exploring (JupyterLab, papermill,
 ``THREADCOST_DATA_DIR`` and ``THREADCOST_FIGURES_DIR`` override where runs and figures
 are written (tests and batch runs never touch the repository's own folders).
 threadcost installed from a wheel (no checkout around the package) uses ./data and
-./figures of the current directory and has no committed reference.
+./build/figures of the current directory and has no committed reference.
 """
 
 from __future__ import annotations
