@@ -60,3 +60,28 @@ def test_across_machines_marks_yours_with_a_ratio(on_the_reference_machine: Path
     assert not both.empty
     # the same runs on both sides: every ratio is 1
     assert all(abs(r - 1.0) < 1e-9 for r in both[across_machines.RATIO])
+
+
+def test_make_reference_promotes_the_papers_runs(monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path) -> None:
+    import json
+
+    from threadcost import reference
+
+    mine, committed = tmp_path / "runs", tmp_path / "data"
+    source = paths.REPO_ROOT / "data" / REFERENCE
+    if not source.is_dir():
+        pytest.skip("the committed reference folder is not in this checkout")
+    shutil.copytree(source, mine / REFERENCE)
+    monkeypatch.setenv("THREADCOST_DATA_DIR", str(mine))
+    monkeypatch.setattr(paths, "reference_dir", lambda: committed)
+    runs = sorted(p.name for p in (mine / REFERENCE).iterdir())[:2]
+    static = tmp_path / "paper" / "html" / "_static"
+    static.mkdir(parents=True)
+    (static / "build.json").write_text(json.dumps({"machine_id": REFERENCE, "runs": runs}))
+    target = reference.promote(tmp_path / "paper")
+    assert target == committed / REFERENCE
+    assert sorted(p.name for p in target.iterdir()) == runs
+    assert all(_tree(target / r) == _tree(mine / REFERENCE / r) for r in runs)
+    reference.promote(tmp_path / "paper")  # again: nothing over a run already there
+    assert sorted(p.name for p in target.iterdir()) == runs
