@@ -118,7 +118,7 @@ def load_yaml(data: bytes | str) -> Any:
 
 
 _REPR = reprlib.Repr()
-_REPR.maxlevel = 3
+_REPR.maxlevel = 2
 _REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 8
 _REPR.maxstring = _REPR.maxother = 60
 
