@@ -302,8 +302,9 @@ def _check_machine(machine_id: str, data_dir: Path) -> list[datastore.Run]:
     runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
     if not runs:
         known = datastore.machines_with_runs()
-        raise BuildError(f"--machine {machine_id}: no stored run in {data_dir}/{machine_id} "
-                         f"(machine folders with runs: {', '.join(known) or 'none'})")
+        raise BuildError(f"--machine {machine_id}: no stored run in runs/{machine_id} or "
+                         f"data/{machine_id} (machine folders with runs: "
+                         f"{', '.join(known) or 'none'})")
     return runs
 
 

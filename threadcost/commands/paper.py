@@ -38,7 +38,8 @@ def execute(args: argparse.Namespace) -> Result:
     folder = paths.data_dir_for(mid)  # yours, or the committed reference's
     if not datastore.list_runs(data_dir=folder, machine_id=mid):
         known = datastore.machines_with_runs()
-        raise ParameterError("--machine", mid, f"a machine folder with runs under {folder}: "
+        raise ParameterError("--machine", mid, "a machine folder with runs (yours under "
+                                               "runs/, or the committed ones under data/): "
                                                f"{', '.join(known) or 'none stored'}")
     out = Path(args.out) if args.out else Path("build") / f"paper-{mid}"
     try:
