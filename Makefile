@@ -14,7 +14,7 @@ NATIVE_LIB := threadcost/.native.stamp
         browser-deps reference lock environments dist vendor cross-arm64 debian13-check
 
 help:
-	@echo "make paper    run every notebook (params: $(PARAMS)) -> data/, figures/, $(PAPER_DIR)/"
+	@echo "make paper    run every notebook (params: $(PARAMS)) -> runs/, build/figures/, $(PAPER_DIR)/"
 	@echo "make paper-from-data MACHINE=<id>"
 	@echo "              render data/<id>/ as a paper without measuring -> build/paper-<id>/"
 	@echo "make test     the test suite (notebooks with params/quick.yaml), on 2 pytest-xdist workers"
@@ -227,7 +227,10 @@ browser-deps:
 	else echo "browser-deps: no chromium and no apt-get as root; browser tests will skip"; fi
 
 # Keep the last rendered paper as this machine kind's committed reference
-# rendering: reference/<machine-id>/index.html (run `make paper` first).
+# rendering: reference/<machine-id>/index.html (run `make paper` first). The only
+# target that writes tracked outputs: the runs that paper stored move from runs/
+# (yours, git-ignored) into data/<machine-id>/ (threadcost.reference), the pages are
+# drawn from there, and their figures replace figures/.
 # A reference is made from a committed tree: the paper must have been rendered from a
 # clean checkout (html/_static/build.json), and the tree must still be that commit.
 # The pages are drawn again from the runs that paper stored (no measuring) and hold no
@@ -239,10 +242,12 @@ reference: $(VENV)/.installed-paper $(NATIVE_LIB)
 	  echo "reference: the working tree has uncommitted changes; commit, then make paper again"; exit 1; }
 	@$(BIN)/python -c 'import json,subprocess,sys; b=json.load(open("$(PAPER_DIR)/html/_static/build.json")); head=subprocess.run(["git","rev-parse","HEAD"],capture_output=True,text=True).stdout.strip(); sys.exit(0 if not b.get("dirty") and b.get("commit")==head else "reference: $(PAPER_DIR) was rendered from " + str(b.get("commit"))[:10] + (" with uncommitted changes" if b.get("dirty") else "") + ", not from the committed HEAD " + head[:10] + ": make paper again")'
 	@mid=$$($(BIN)/python -c 'from threadcost import machine; print(machine.machine_id())') && \
+	  $(BIN)/python -m threadcost.reference $(PAPER_DIR) && \
 	  mkdir -p reference && \
-	  $(BIN)/python -m threadcost.paper --machine $$mid --params $(PARAMS) --out build/reference \
-	    --html reference/$$mid --link-repo && \
-	  echo "reference rendering: reference/$$mid/index.html"
+	  THREADCOST_DATA_DIR=data $(BIN)/python -m threadcost.paper --machine $$mid --params $(PARAMS) \
+	    --out build/reference --html reference/$$mid --link-repo && \
+	  cp build/reference/figures/*.svg build/reference/figures/*.png figures/ && \
+	  echo "reference rendering: reference/$$mid/index.html (runs: data/$$mid/, figures: figures/)"
 
 # The Vega bundles of the paper's charts (vendor/vega/), from npm at the versions
 # Altair expects (threadcost/vega_assets.py pins the same ones; tests check the

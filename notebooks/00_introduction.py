@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 #   threadcost:
@@ -32,13 +32,13 @@
 # notebook 5 adds Rust threads, Tokio tasks and Java's platform and virtual threads.
 
 # %% tags=["parameters"]
-# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+# Parameters (papermill: -p NAME VALUE, a list as YAML: -p NAME '[1, 2]', or -f params/<set>.yaml)
 from typing import Optional  # papermill reads these annotations, not "X | None"
 
 intro_machine_id: Optional[str] = None  # machine folder under data/ to summarise, None: this machine
-data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
+data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
+figures_dir: Optional[str] = None  # None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/
+save: bool = True  # store what this notebook makes: runs under runs/<machine>/<run>/, figures under build/figures/
 
 # %%
 from IPython.display import Markdown, display

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 #   threadcost:
@@ -20,25 +20,27 @@
 # This notebook allocates a large buffer, writes one byte to each page in order, and
 # reads `/proc/self/status` before, right after allocating, at evenly spaced points
 # while touching, after touching and after freeing. Everything is measured by a C
-# kernel (`native/malloc_touch.c`) in this Jupyter kernel's own process, so the
-# baseline is whatever this process already held; every figure shows the **change**
-# from that baseline.
+# kernel (`native/malloc_touch.c`) in a child process with one thread (forked from a
+# Python process that has loaded threadcost, numpy and pandas), not in this Jupyter
+# kernel: the kernel's own threads start threads when they like, and each would add
+# its stack and a malloc arena to the curve. The baseline is whatever the child already
+# held; every figure shows the **change** from that baseline.
 #
 # Published claim checked here: **C07** (S0): a 400 MiB `malloc` moves VSZ but not RSS;
 # only touching makes it resident.
 
 # %% tags=["parameters"]
-# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+# Parameters (papermill: -p NAME VALUE, a list as YAML: -p NAME '[1, 2]', or -f params/<set>.yaml)
 from typing import Optional  # papermill reads these annotations, not "X | None"
 
 malloc_mib: int = 400  # MiB to allocate (C07 used 400)
 malloc_allocators: list[str] = ["malloc", "mmap"]  # allocators to compare
 malloc_points: int = 41  # readings taken while touching
-data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
+data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
+figures_dir: Optional[str] = None  # None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/
+save: bool = True  # store what this notebook makes: runs under runs/<machine>/<run>/, figures under build/figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
-machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
+machine_id: Optional[str] = None  # with measure False: the machine folder to draw (runs/, else data/), None: this one
 interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%

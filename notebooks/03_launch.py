@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 #   threadcost:
@@ -44,7 +44,7 @@
 # a million goroutines in 2.44 s), scaled down to bursts this machine can hold.
 
 # %% tags=["parameters"]
-# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+# Parameters (papermill: -p NAME VALUE, a list as YAML: -p NAME '[1, 2]', or -f params/<set>.yaml)
 from typing import Optional  # papermill reads these annotations, not "X | None"
 
 launch_kinds: list[str] = ["thread", "fork", "vfork", "posix_spawn", "clone"]  # what to launch
@@ -60,11 +60,11 @@ launch_python_parent_iterations: int = 200  # forks from a Python process, for c
 launch_growth_repeats: int = 5  # C09: repeats of thread and fork at each parent size, alternating
 launch_growth_iterations: int = 300  # launches per series in those repeats
 launch_growth_parent_touch_mib: list[int] = [0, 2, 4, 8]  # C09: the parent's touched memory in those repeats (S0-code's 0, 2, 4, 8 MB)
-data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
+data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
+figures_dir: Optional[str] = None  # None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/
+save: bool = True  # store what this notebook makes: runs under runs/<machine>/<run>/, figures under build/figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
-machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
+machine_id: Optional[str] = None  # with measure False: the machine folder to draw (runs/, else data/), None: this one
 interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%

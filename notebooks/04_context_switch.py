@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 #   threadcost:
@@ -42,7 +42,7 @@
 # working set each, replicated as S3 ran it).
 
 # %% tags=["parameters"]
-# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+# Parameters (papermill: -p NAME VALUE, a list as YAML: -p NAME '[1, 2]', or -f params/<set>.yaml)
 from typing import Optional  # papermill reads these annotations, not "X | None"
 
 switch_mechanisms: list[str] = ["pipe", "condvar", "futex", "eventfd"]  # token paths to compare
@@ -67,11 +67,11 @@ cpu_bound_limit: int = 12000  # prime-count limit without a working set (S3: 300
 cpu_bound_ws_limit: int = 500  # outer iterations when each task writes its working set
 cpu_bound_ws_ints: int = 1000000  # 64-bit integers per task (S3: 1M, 8 MB)
 cpu_bound_repeats: int = 5  # runs per condition, threads and processes alternating
-data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
+data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
+figures_dir: Optional[str] = None  # None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/
+save: bool = True  # store what this notebook makes: runs under runs/<machine>/<run>/, figures under build/figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
-machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
+machine_id: Optional[str] = None  # with measure False: the machine folder to draw (runs/, else data/), None: this one
 interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 #   threadcost:
@@ -34,7 +34,7 @@
 # memory of many sleeping tasks per runtime, S6).
 
 # %% tags=["parameters"]
-# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+# Parameters (papermill: -p NAME VALUE, a list as YAML: -p NAME '[1, 2]', or -f params/<set>.yaml)
 from typing import Optional, Union  # papermill reads these annotations, not "X | None"
 
 tasks_cpu: Union[int, str] = "auto"  # CPU of the fiber/goroutine switches ("auto": first usable)
@@ -74,11 +74,11 @@ tasks_s1_peer_count: int = 1000000  # S1's program on Rust threads and Tokio (S1
 tasks_s1_thread_cap: int = 4000  # most Rust threads started (the rest computed, labelled)
 tasks_s6_count: int = 10000  # S6: tasks asleep at once per runtime (S6: 10k, 100k, 1M)
 tasks_s6_sleep_ms: int = 300  # how long each sleeps once all exist, ms (S6: 10 s)
-data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
+data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
+figures_dir: Optional[str] = None  # None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/
+save: bool = True  # store what this notebook makes: runs under runs/<machine>/<run>/, figures under build/figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
-machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
+machine_id: Optional[str] = None  # with measure False: the machine folder to draw (runs/, else data/), None: this one
 interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in `make lab`
 
 # %%

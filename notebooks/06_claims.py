@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 #   threadcost:
@@ -43,14 +43,14 @@
 # with the published claims.
 
 # %% tags=["parameters"]
-# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+# Parameters (papermill: -p NAME VALUE, a list as YAML: -p NAME '[1, 2]', or -f params/<set>.yaml)
 from typing import Optional  # papermill reads these annotations, not "X | None"
 
 claims_machine_id: Optional[str] = None  # machine folder under data/ to judge, None: this machine
-claims_include_reference: bool = True  # compare with the committed reference runs (reference/)
-data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
+claims_include_reference: bool = True  # compare with the committed reference runs (data/)
+data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
+figures_dir: Optional[str] = None  # None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/
+save: bool = True  # store what this notebook makes: runs under runs/<machine>/<run>/, figures under build/figures/
 
 # %%
 
@@ -151,11 +151,13 @@ display(claims_view.style(claims_view.context_table(verdicts), column="claim"))
 # %% [markdown]
 # ## Across machines
 #
-# The same study on every machine with runs in the data folder (`data/<machine-id>/`,
-# one folder per machine): the headline numbers side by side, each published claim's
-# verdict on each machine, and, where a machine has a yardsticks run, its times in
-# multiples of its own yardstick, so that a machine which is slower at everything does
-# not look slower at threads in particular.
+# The same study on every machine with runs: the committed ones (`data/<machine-id>/`)
+# and yours (`runs/<machine-id>/`, marked "(this machine)", kept apart from the
+# committed reference even when the machine id is the same): the headline numbers side
+# by side, with this machine's divided by the committed reference's, each published
+# claim's verdict on each machine, and, where a machine has a yardsticks run, its times
+# in multiples of its own yardstick, so that a machine which is slower at everything
+# does not look slower at threads in particular.
 
 # %%
 from threadcost.views import across_machines

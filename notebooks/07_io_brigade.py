@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 #   threadcost:
@@ -48,7 +48,7 @@
 # and **C23** (S1's thesis, qualitative).
 
 # %% tags=["parameters"]
-# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+# Parameters (papermill: -p NAME VALUE, a list as YAML: -p NAME '[1, 2]', or -f params/<set>.yaml)
 from typing import Optional, Union  # papermill reads these annotations, not "X | None"
 
 brigade_tasks: list[int] = [2, 10, 100, 500, 1000]  # brigade sizes N (S5 used 500; a task needs 2 fds)
@@ -63,11 +63,11 @@ brigade_reference_rounds: int = 5  # alternating rounds against the C reference 
 brigade_reference_iterations: int = 500  # trips per reference round (100 tasks)
 brigade_peer_kinds: list[str] = ["rust-thread", "tokio-task", "one-thread"]  # S5's own runtimes (Rust peer)
 brigade_peer_tasks: list[int] = [500]  # their brigade sizes (S5: 500)
-data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
+data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
+figures_dir: Optional[str] = None  # None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/
+save: bool = True  # store what this notebook makes: runs under runs/<machine>/<run>/, figures under build/figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
-machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
+machine_id: Optional[str] = None  # with measure False: the machine folder to draw (runs/, else data/), None: this one
 
 # %%
 from IPython.display import Markdown, display

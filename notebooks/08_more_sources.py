@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 #   threadcost:
@@ -36,7 +36,7 @@
 # is left out there and said below.
 
 # %% tags=["parameters"]
-# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)
+# Parameters (papermill: -p NAME VALUE, a list as YAML: -p NAME '[1, 2]', or -f params/<set>.yaml)
 from typing import Optional, Union  # papermill reads these annotations, not "X | None"
 
 sources_cpu: Union[int, str] = "auto"  # CPU of the pinned runs ("auto": the first usable)
@@ -51,11 +51,11 @@ sources_target_accesses: int = 2000000  # S10: array accesses per point (sets th
 sources_go_iterations: int = 20000  # S11: round trips per Go run
 sources_threads: int = 100000  # S12: threads created and destroyed in all
 sources_wave: int = 1000  # S12: threads alive at once in one wave
-data_dir: Optional[str] = None  # None: the repository's data/ (or $THREADCOST_DATA_DIR)
-figures_dir: Optional[str] = None  # None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)
-save: bool = True  # store what this notebook makes: runs under data/<machine>/<run>/, figures under figures/
+data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
+figures_dir: Optional[str] = None  # None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/
+save: bool = True  # store what this notebook makes: runs under runs/<machine>/<run>/, figures under build/figures/
 measure: bool = True  # False: measure nothing, draw from the stored runs of machine_id
-machine_id: Optional[str] = None  # with measure False: the folder under data/ to draw, None: this one
+machine_id: Optional[str] = None  # with measure False: the machine folder to draw (runs/, else data/), None: this one
 
 # %%
 from IPython.display import Markdown, display

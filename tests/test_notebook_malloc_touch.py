@@ -21,3 +21,14 @@ def test_notebook_records_both_allocators(quick_paper: QuickPaper) -> None:
         assert len(curve) == quick_params()["malloc_points"]
     assert (quick_paper.figures / "malloc_touch_curve.svg").is_file()
     assert (quick_paper.figures / "malloc_touch_curve.png").is_file()
+
+
+def test_stored_curves_show_only_the_experiment(quick_paper: QuickPaper) -> None:
+    # a thread started inside the measured window is a step of VSZ (issue 38)
+    from threadcost.experiments import malloc_touch
+
+    runs = [r for r in quick_paper.stored_by("01_malloc_touch") if r.experiment == "malloc_touch"]
+    assert runs
+    for run in runs:
+        assert malloc_touch.steps(run.table("stages"), run.table("touch_curve")) == [], \
+            run.path.name

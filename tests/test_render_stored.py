@@ -221,6 +221,7 @@ def _experiment_names_in_code() -> set[str]:
                     names.add(constants[arg.id])
     names.discard("claims")  # the claims command's output, never stored
     names.discard("paper")  # the paper command's output, never stored
+    names.discard("run-notebook")  # the run-notebook command's output, never stored
     return names
 
 

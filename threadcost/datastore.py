@@ -237,6 +237,22 @@ def new_run_id(experiment: str) -> str:
     return f"{stamp}-{experiment}-{secrets.token_hex(3)}"
 
 
+def _refuse_reference(root: Path) -> None:
+    """The committed reference (``data/`` of a checkout) is never written by a run: only
+    ``make reference`` adds to it (:mod:`threadcost.reference`)."""
+    from threadcost.errors import ParameterError
+
+    ref = paths.reference_dir()
+    try:
+        inside = ref is not None and root.resolve().is_relative_to(ref.resolve())
+    except OSError:
+        inside = False
+    if inside:
+        raise ParameterError("data_dir", str(root), "not the committed reference folder "
+                             "(data/), which only `make reference` writes; leave it unset "
+                             "to store runs under runs/, or name another folder")
+
+
 def save_run(result: Result, data_dir: str | Path | None = None,
              fingerprint: dict[str, Any] | None = None, label: str | None = None) -> Path:
     """Write one result as a new run folder and return its path.
@@ -244,6 +260,7 @@ def save_run(result: Result, data_dir: str | Path | None = None,
     ``label`` names the run within its notebook (``threadcost.stored``), so a
     rendering from stored runs finds it again; it is kept in meta.json."""
     root = Path(data_dir) if data_dir is not None else paths.data_dir()
+    _refuse_reference(root)
     fp = fingerprint or machine.fingerprint()
     machine_dir = root / machine.machine_id(fp)
     machine_dir.mkdir(parents=True, exist_ok=True)
@@ -423,8 +440,20 @@ def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
          experiment: str | None = None) -> tuple[list[Run], list[Skipped]]:
     """(complete runs oldest first, run folders that could not be read with why).
 
-    Hidden ``.<run>.partial`` folders (a save under way or killed) are neither."""
-    root = Path(data_dir) if data_dir is not None else paths.data_dir()
+    Hidden ``.<run>.partial`` folders (a save under way or killed) are neither.
+    Without ``data_dir``: one machine's runs from :func:`paths.data_dir_for` (yours if
+    you have measured it, else the committed reference's), every machine's from
+    yours and the committed folders."""
+    if data_dir is None:
+        roots = [paths.data_dir_for(machine_id)] if machine_id is not None else \
+            paths.data_dirs()
+        if len(roots) > 1:
+            parts = [scan(r, None, experiment) for r in roots]
+            both = [run for part in parts for run in part[0]]
+            both.sort(key=lambda r: (str(r.meta.get("created_utc", "")), r.meta["run_id"]))
+            return both, [s for part in parts for s in part[1]]
+        data_dir = roots[0]
+    root = Path(data_dir)
     runs: list[Run] = []
     skipped: list[Skipped] = []
     if not root.is_dir():
@@ -480,11 +509,12 @@ def skipped_runs(data_dir: str | Path | None = None,
 
 def machines_with_runs(data_dir: str | Path | None = None) -> list[str]:
     """Machine folders holding at least one run folder (readable or not): a folder
-    named as a run id is, or one holding a meta.json."""
-    root = Path(data_dir) if data_dir is not None else paths.data_dir()
-    return [m.name for m in _subfolders(root)
-            if not m.name.startswith(".") and m.name != "published"
-            and any(_looks_like_run(r) for r in _subfolders(m))]
+    named as a run id is, or one holding a meta.json. Without ``data_dir``: yours and
+    the committed ones."""
+    roots = [Path(data_dir)] if data_dir is not None else paths.data_dirs()
+    return sorted({m.name for root in roots for m in _subfolders(root)
+                   if not m.name.startswith(".") and m.name != "published"
+                   and any(_looks_like_run(r) for r in _subfolders(m))})
 
 
 RUN_ID_PATTERN = re.compile(r"\d{8}T\d{6}Z-.+-[0-9a-f]{6}")

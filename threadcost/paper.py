@@ -47,8 +47,6 @@ STOPPED_NOTE = "; the previous paper (if any) is unchanged"
 if __name__ == "__main__":  # an interrupt during the imports below (seconds) is one line too
     interrupts.install("make paper", STOPPED_NOTE)
 
-import yaml  # noqa: E402
-
 # jsonschema (under nbformat) imports rfc3987_syntax when it is installed, only for its
 # "iri" format checks, and that import compiles some forty grammars: seconds of every
 # build. nbformat never checks formats; without the module jsonschema skips those two.
@@ -64,6 +62,7 @@ from threadcost import (  # noqa: E402
     progress,
 )
 from threadcost.errors import (  # noqa: E402
+    LimitReached,
     ParameterError,
     ThreadcostError,
     disk_errno,
@@ -92,22 +91,16 @@ NOTEBOOKS_DIR = notebook_sources.NOTEBOOKS_DIR
 
 
 def load_params(path: str | Path) -> dict[str, Any]:
-    try:
-        with open(path) as fh:
-            params = yaml.safe_load(fh) or {}
-    except OSError as exc:
-        raise SystemExit(f"{path}: cannot read the parameter set: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise SystemExit(f"{path}: not valid YAML: {exc}") from None
-    if not isinstance(params, dict):
-        raise SystemExit(f"{path}: expected a mapping of parameter names to values")
-    from threadcost import parameters  # unknown keys and wrong types, named with the file
+    """The parameter set, read within bounds and checked (ParameterError, one line:
+    the file, the key, the value and what is allowed)."""
+    from threadcost import parameters
 
-    try:
-        parameters.check_values(params, str(path))
-    except ThreadcostError as exc:
-        raise SystemExit(str(exc)) from None
-    return params
+    return parameters.check_file(path)
+
+
+def _prog() -> str:
+    """How the user started this: ``make paper`` (make sets MAKELEVEL) or the module."""
+    return "make paper" if os.environ.get("MAKELEVEL") else "python -m threadcost.paper"
 
 
 def notebook_order(directory: Path = NOTEBOOKS_DIR) -> list[Path]:
@@ -339,9 +332,10 @@ def _check_machine(machine_id: str, data_dir: Path) -> list[datastore.Run]:
     if not runs and skipped:  # a folder whose every run is unreadable: a data error
         raise datastore.DataError(unreadable_folder(machine_id, skipped))
     if not runs:
-        known = sorted({r.path.parent.name for r in datastore.list_runs(data_dir=data_dir)})
-        raise BuildError(f"--machine {machine_id}: no stored run in {data_dir}/{machine_id} "
-                         f"(machine folders with runs: {', '.join(known) or 'none'})")
+        known = datastore.machines_with_runs()
+        raise BuildError(f"--machine {machine_id}: no stored run in runs/{machine_id} or "
+                         f"data/{machine_id} (machine folders with runs: "
+                         f"{', '.join(known) or 'none'})")
     return runs
 
 
@@ -361,7 +355,7 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     to the repository's data, code and vendored bundles instead of copying them.
     """
     params = load_params(params_path)
-    data_dir = paths.data_dir()
+    data_dir = paths.data_dir() if machine_id is None else paths.data_dir_for(machine_id)
     measure = machine_id is None
     stored_runs = [] if measure else _check_machine(str(machine_id), data_dir)
     books = notebook_order()
@@ -369,6 +363,10 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         books = [b for b in books if any(b.name.startswith(p) for p in only)]
     if not books:
         raise BuildError(f"no notebook matches --only {' '.join(only or [])}")
+    if measure:  # every notebook's values judged before the first one measures
+        from threadcost import prechecks
+
+        prechecks.check_all([b.stem for b in books], params)
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     interrupts.remove_on_stop(staging)  # a stopped build leaves neither it ...
@@ -536,29 +534,35 @@ def _main(args: argparse.Namespace) -> int:
                       html_out=Path(args.html).resolve() if args.html else None,
                       link_repo=args.link_repo)
     except BuildError as exc:
-        print(f"python -m threadcost.paper: {exc}", file=sys.stderr)
+        print(f"{_prog()}: {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # a parameter set refused (load_params): bad input, one line
         if not isinstance(exc.code, str):
             raise
-        print(f"python -m threadcost.paper: {exc.code}", file=sys.stderr)
+        print(f"{_prog()}: {exc.code}", file=sys.stderr)
         return 2
+    except ParameterError as exc:  # a parameter set or value refused before anything ran
+        print(f"{_prog()}: error: {exc}", file=sys.stderr)
+        return 2
+    except LimitReached as exc:  # a value this machine cannot hold, before anything ran
+        print(f"{_prog()}: {exc}", file=sys.stderr)
+        return 3
     except NotebookFailed as exc:  # one line: the notebook, its cell, the error, where
         message = " ".join(exc.message.split())
-        print(f"\nmake paper stopped: notebook {exc.notebook} failed at {exc.cell}: "
+        print(f"\n{_prog()} stopped: notebook {exc.notebook} failed at {exc.cell}: "
               f"{short(message, 400)} (the executed notebook, with its traceback, is in "
               f"{Path(args.out).resolve().name}.partial/notebooks/; the previous paper, "
               "if any, is unchanged)", file=sys.stderr)
-        # a full disk or a folder it may not write is a system error (README: exit 4)
-        return 4 if disk_errno(exc.message) else 1
-    except ParameterError as exc:  # bad input, however it is found: one line, 2
-        print(f"python -m threadcost.paper: {exc}", file=sys.stderr)
-        return 2
+        if disk_errno(exc.message):  # a full disk or a folder it may not write: exit 4
+            return 4
+        kind = exc.message.split(":", 1)[0]  # the exception the notebook ended with
+        return 2 if kind in ("ParameterError", "NotebookParameterError") else \
+            3 if kind == "LimitReached" else 1
     except (OSError, ThreadcostError) as exc:  # a data, disk or permission error: one line
         text, _ = one_line(exc)
         if text is None:
             raise
-        print(f"make paper stopped: {text}; the previous paper (if any) is unchanged.",
+        print(f"{_prog()} stopped: {text}; the previous paper (if any) is unchanged.",
               file=sys.stderr)
         return 4
     elapsed = time.monotonic() - started
@@ -567,7 +571,7 @@ def _main(args: argparse.Namespace) -> int:
     print(f"\nPaper ({how}) ready in {elapsed:,.0f} s. Open in a browser (works offline):")
     print(f"  {index}")
     print(f"  notebooks: {out / 'notebooks'}")
-    print(f"  data:      {paths.data_dir()}")
+    print(f"  data:      {paths.data_dir_for(args.machine) if args.machine else paths.data_dir()}")
     print(f"  figures:   {out / 'figures' if args.machine else paths.figures_dir()}")
     _print_not_run(index)
     return 0

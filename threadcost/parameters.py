@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from threadcost.errors import ParameterError, short
+from threadcost import parameter_input
+from threadcost.errors import ParameterError
 
 INTERACTIVE_ENV = "THREADCOST_INTERACTIVE"
 ALL = (
@@ -104,13 +105,35 @@ class Param:
         """``value`` if it fits the declared type and range, else ParameterError
         naming this parameter (and ``where``: the file it came from)."""
         name = f"{where}: {self.name}" if where else self.name
+        if not parameter_input.size_within(value):
+            raise ParameterError(name, parameter_input.preview(value),
+                                 f"is too large or nested too deep for {self.type}")
         if not _fits(self.type, value):
-            raise ParameterError(name, value, f"must be {self.type} ({self.doc})")
+            hint = ""
+            if isinstance(value, str) and "list" in self.type:
+                hint = ("; a list is written as YAML or JSON, e.g. -p "
+                        f"{self.name} '{_literal(self.default)}', or given in a file "
+                        "with -f/-y")
+            raise ParameterError(name, parameter_input.preview(value),
+                                 f"must be {self.type} ({self.doc}){hint}")
         if self.minimum is not None:
             items = value if isinstance(value, list) else [value]
             if any(isinstance(v, int) and v < self.minimum for v in items):
-                raise ParameterError(name, value, f"must be >= {self.minimum}")
+                raise ParameterError(name, parameter_input.preview(value),
+                                     f"must be >= {self.minimum}")
         return value
+
+    def coerce(self, value: Any) -> Any:
+        """A list typed on papermill's command line arrives as text (``-p
+        malloc_allocators "[malloc]"``): parsed as YAML/JSON when that text is not
+        itself a value the parameter takes."""
+        if not isinstance(value, str) or "list" not in self.type or _fits(self.type, value):
+            return value
+        try:
+            parsed = parameter_input.load_yaml(value)
+        except parameter_input.InputError:
+            return value
+        return parsed if isinstance(parsed, list) else value
 
 
 def _literal(value: Any) -> str:
@@ -312,7 +335,7 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('claims_machine_id', 'Optional[str]', '06_claims', None,
        'machine folder under data/ to judge, None: this machine'),
     _p('claims_include_reference', 'bool', '06_claims', True,
-       'compare with the committed reference runs (reference/)'),
+       'compare with the committed reference runs (data/)'),
     # 07_io_brigade
     _p('brigade_tasks', 'list[int]', '07_io_brigade', [2, 10, 100, 500, 1000],
        'brigade sizes N (S5 used 500; a task needs 2 fds)', minimum=0),
@@ -393,16 +416,16 @@ DECLARATIONS: tuple[Param, ...] = (
        'S12: threads alive at once in one wave'),
     # every notebook (interactive: those with explorers)
     _p('data_dir', 'Optional[str]', ALL, None,
-       "None: the repository's data/ (or $THREADCOST_DATA_DIR)"),
+       "None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/"),
     _p('figures_dir', 'Optional[str]', ALL, None,
-       "None: the repository's figures/ (or $THREADCOST_FIGURES_DIR)"),
+       "None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/"),
     _p('save', 'bool', ALL, True,
-       'store what this notebook makes: runs under data/<machine>/<run>/, figures under '
-       'figures/'),
+       'store what this notebook makes: runs under runs/<machine>/<run>/, figures under '
+       'build/figures/'),
     _p('measure', 'bool', MEASURING, True,
        'False: measure nothing, draw from the stored runs of machine_id'),
     _p('machine_id', 'Optional[str]', MEASURING, None,
-       'with measure False: the folder under data/ to draw, None: this one'),
+       'with measure False: the machine folder to draw (runs/, else data/), None: this one'),
     _p('interactive', 'bool', EXPERIMENTS, False,
        'True: live ipywidgets; False: static Vega-Lite charts (paper, papermill), live in '
        '`make lab`'),
@@ -420,7 +443,8 @@ def cell(notebook: str) -> str:
     the ``# %%`` line)."""
     params = for_notebook(notebook)
     hints = sorted({h for p in params for h in ("Optional", "Union") if h in p.type})
-    lines = ["# Parameters (papermill: -p NAME VALUE, or -f params/<set>.yaml)"]
+    lines = ["# Parameters (papermill: -p NAME VALUE, a list as YAML: -p NAME '[1, 2]', "
+             "or -f params/<set>.yaml)"]
     if hints:
         lines.append(
             f"from typing import {', '.join(hints)}  # papermill reads these "
@@ -453,42 +477,80 @@ def _fits_hint(hint: Any, value: Any) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool)
     return isinstance(value, hint)
 
+def unknown(name: str, value: Any, where: str = "", among: list[str] | None = None
+            ) -> ParameterError:
+    """The refusal of a name no notebook declares, naming the closest declared one."""
+    if name in BY_NAME:  # another notebook's
+        return ParameterError(name, parameter_input.preview(value), "is not a parameter of "
+                              f"this notebook but of {', '.join(BY_NAME[name].notebooks)}")
+    near = parameter_input.closest(name, among if among is not None else list(BY_NAME))
+    hint = f"; did you mean {near!r}?" if near else " (see threadcost/parameters.py)"
+    if near is None and among is not None:
+        near = parameter_input.closest(name, list(BY_NAME))
+        if near is not None:
+            hint = (f"; did you mean {near!r} (a parameter of "
+                    f"{', '.join(BY_NAME[near].notebooks)})?")
+    return ParameterError(f"{where}: {name}" if where else name, parameter_input.preview(value),
+                          "is not a parameter of any notebook" + hint)
 
 def check_values(values: Mapping[str, Any], where: str = "") -> dict[str, Any]:
     """Every value checked against its declaration; an unknown name is refused."""
     for key, value in values.items():
         param = BY_NAME.get(str(key))
         if param is None:
-            raise ParameterError(
-                f"{where}: {key}" if where else str(key),
-                value,
-                "is not a parameter of any notebook (see threadcost/parameters.py)",
-            )
+            raise unknown(str(key), value, where)
         param.check(value, where)
     return dict(values)
 
 
 def check_file(path: str | Path) -> dict[str, Any]:
-    """A ``params/*.yaml`` file, read and checked (ParameterError names file and key)."""
-    import yaml
-
+    """A ``params/*.yaml`` file, read within bounds (threadcost.parameter_input) and
+    checked: a refusal is one ParameterError naming the file and the key."""
     path = Path(path)
     try:
-        values = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ParameterError(str(path), "", f"cannot be read as YAML: {short(str(exc))}") from None
+        values = parameter_input.load_yaml(parameter_input.read_file(path)) or {}
+    except OSError as exc:
+        raise parameter_input.FileRefused(path, f"cannot be read ({exc.strerror})") from None
+    except parameter_input.InputError as exc:
+        raise parameter_input.FileRefused(path, f"cannot be used: it {exc}") from None
     if not isinstance(values, dict):
-        raise ParameterError(str(path), values, "must map parameter names to values")
+        raise parameter_input.FileRefused(path, "must map parameter names to values")
+    for key in values:
+        if not isinstance(key, str):
+            raise ParameterError(str(path), parameter_input.preview(key),
+                                 "keys must be parameter names")
+    for key in OUTPUT_FOLDERS:  # from a file: inside the build folder
+        folder = values.get(key)
+        if isinstance(folder, str) and not parameter_input.inside_build(folder):
+            raise ParameterError(f"{path}: {key}", folder,
+                                 "a folder inside the build folder, given relative to it "
+                                 "(name any other folder on the command line: papermill -p, "
+                                 "THREADCOST_FIGURES_DIR, THREADCOST_DATA_DIR)")
     return check_values(values, str(path))
 
 
-def check(notebook: str, namespace: Mapping[str, Any]) -> None:
+OUTPUT_FOLDERS = ("figures_dir", "data_dir")  # from a file: inside the build folder
+
+
+def check(notebook: str, namespace: dict[str, Any]) -> None:
     """In a notebook, right after its parameters: every value checked, refusals
-    naming the notebook parameter; later refusals by the API name it too."""
+    naming the notebook parameter; later refusals by the API name it too.
+
+    A name papermill injected that no notebook declares is refused, naming the closest
+    declared one (papermill itself only warns, and would run the defaults); another
+    notebook's (a shared -f set) is left alone. A list typed with ``-p`` as YAML/JSON
+    text is parsed. A refusal shows as one line in the notebook (no traceback)."""
     params = for_notebook(notebook)
-    for p in params:
-        if p.name in namespace:
-            p.check(namespace[p.name])
+    declared = [p.name for p in params]
+    try:
+        for name in parameter_input.injected_names():  # a shared set (-f) is fine
+            if name not in BY_NAME:
+                raise unknown(name, namespace.get(name), among=declared)
+        for p in params:
+            if p.name in namespace:
+                namespace[p.name] = p.check(p.coerce(namespace[p.name]))
+    except ParameterError as exc:
+        raise parameter_input.NotebookParameterError(exc.name, exc.value, exc.allowed) from None
     # An API name that only one of this notebook's parameters feeds names it instead.
     counts: dict[str, int] = {}
     for p in params:

@@ -72,7 +72,8 @@ def save_figure(fig: plt.Figure, stem: str,
     Stems are stable names (``malloc_touch_curve``) that the README can link to.
     """
     tidy_figure(fig)
-    directory = Path(figures_dir) if figures_dir is not None else paths.figures_dir()
+    directory = paths.output_folder(figures_dir) if figures_dir is not None \
+        else paths.figures_dir()
     directory.mkdir(parents=True, exist_ok=True)
     written = SavedFiles()
     for ext in ("svg", "png"):

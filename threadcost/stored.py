@@ -115,7 +115,11 @@ class Store:
                  data_dir: str | Path | None = None, machine_id: str | None = None) -> None:
         self.measure = bool(measure)
         self.save = bool(save)
-        self.data_dir = Path(data_dir) if data_dir is not None else paths.data_dir()
+        # measuring: runs are written to (and read back from) your folder; drawing a
+        # machine: its runs are read from yours, or the committed reference's
+        self.data_dir = paths.output_folder(data_dir) if data_dir is not None else (
+            paths.data_dir() if self.measure
+            else paths.data_dir_for(machine_id or machine.machine_id()))
         if self.measure:
             self.fingerprint = machine.fingerprint()
             here = machine.machine_id(self.fingerprint)

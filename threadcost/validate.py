@@ -17,6 +17,13 @@ from typing import Any
 from threadcost import cpus as cpu_sets
 from threadcost import sysinfo
 from threadcost.errors import ParameterError
+from threadcost.parameter_input import preview
+
+
+def _refused(name: str, value: Any, allowed: str) -> ParameterError:
+    """The refusal of ``value``, shown bounded: a huge or deeply nested value is never
+    rendered whole before it is shortened (threadcost.parameter_input.preview)."""
+    return ParameterError(name, preview(value), allowed)
 
 # Numbers are written in ASCII: digits 0-9, an optional sign, no "_" separators, no
 # Arabic-Indic or full-width digits (which Python's int() and float() would accept).
@@ -32,31 +39,31 @@ def integer(name: str, value: Any, *, minimum: int | None = None,
     text ``1e3``: the same value gets the same answer from every entry point."""
     parsed: int
     if isinstance(value, bool):
-        raise ParameterError(name, value, "must be an integer, not a boolean")
+        raise _refused(name, value, "must be an integer, not a boolean")
     if isinstance(value, numbers.Integral):
         parsed = int(value)
     elif isinstance(value, numbers.Real):
-        raise ParameterError(name, value, _range_text(
+        raise _refused(name, value, _range_text(
             "must be an integer written without a decimal point or exponent", minimum,
             maximum))
     elif isinstance(value, str):
         if not _INTEGER_TEXT.fullmatch(value.strip()):
-            raise ParameterError(name, value, _range_text(
+            raise _refused(name, value, _range_text(
                 "must be an integer in ASCII digits (no '_', no exponent)", minimum, maximum))
         parsed = int(value.strip(), 10)
     else:
-        raise ParameterError(name, value, f"must be an integer, not {type(value).__name__}")
+        raise _refused(name, value, f"must be an integer, not {type(value).__name__}")
     if (minimum is not None and parsed < minimum) or (maximum is not None and parsed > maximum):
-        raise ParameterError(name, value, _range_text("must be an integer", minimum, maximum))
+        raise _refused(name, value, _range_text("must be an integer", minimum, maximum))
     return parsed
 
 
 def _parse_number(name: str, value: Any, allowed: str) -> float:
     """A real number from a number or ASCII decimal text; else ParameterError."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real | str):
-        raise ParameterError(name, value, allowed)
+        raise _refused(name, value, allowed)
     if isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value.strip()):
-        raise ParameterError(name, value, allowed + " (ASCII digits, no '_')")
+        raise _refused(name, value, allowed + " (ASCII digits, no '_')")
     return float(value)
 
 
@@ -81,7 +88,7 @@ def integer_list(name: str, value: Any, *, minimum: int | None = None,
     if isinstance(value, str):
         items = value.split(",")
         if any(not v.strip() for v in items) and value.strip():
-            raise ParameterError(name, value, "every comma-separated entry must be an "
+            raise _refused(name, value, "every comma-separated entry must be an "
                                  "integer (one is empty)")
         items = [v for v in items if v.strip()]
     elif isinstance(value, Iterable):
@@ -89,18 +96,18 @@ def integer_list(name: str, value: Any, *, minimum: int | None = None,
     else:
         items = [value]
     if not items:
-        raise ParameterError(name, value, "must hold at least one integer")
+        raise _refused(name, value, "must hold at least one integer")
     if len(items) > max_items:
-        raise ParameterError(name, value, f"must hold at most {max_items} values")
+        raise _refused(name, value, f"must hold at most {max_items} values")
     out = []
     for item in items:
         try:
             out.append(integer(name, item, minimum=minimum, maximum=maximum))
         except ParameterError as exc:
-            raise ParameterError(name, value, f"every entry {exc.allowed}") from None
+            raise _refused(name, value, f"every entry {exc.allowed}") from None
     if unique and len(set(out)) != len(out):
         twice = sorted({v for v in out if out.count(v) > 1})
-        raise ParameterError(name, value, f"must not repeat a value ({twice[0]} is given "
+        raise _refused(name, value, f"must not repeat a value ({twice[0]} is given "
                              "more than once)")
     return out
 
@@ -108,7 +115,7 @@ def integer_list(name: str, value: Any, *, minimum: int | None = None,
 def choice(name: str, value: Any, allowed: Iterable[str]) -> str:
     options = list(allowed)
     if not isinstance(value, str) or value not in options:
-        raise ParameterError(name, value, "must be one of " + ", ".join(options))
+        raise _refused(name, value, "must be one of " + ", ".join(options))
     return value
 
 
@@ -124,13 +131,13 @@ def choice_list(name: str, value: Any, allowed: Iterable[str]) -> list[str]:
     elif isinstance(value, list | tuple | set | frozenset):
         items = list(value)
     else:
-        raise ParameterError(name, value, "must be a list of " + ", ".join(options))
+        raise _refused(name, value, "must be a list of " + ", ".join(options))
     if not items:
-        raise ParameterError(name, value, "must name at least one of " + ", ".join(options))
+        raise _refused(name, value, "must name at least one of " + ", ".join(options))
     out: list[str] = []
     for item in items:
         if not isinstance(item, str) or item not in options:
-            raise ParameterError(name, value, "every entry must be one of " + ", ".join(options))
+            raise _refused(name, value, "every entry must be one of " + ", ".join(options))
         if item not in out:
             out.append(item)
     return out
@@ -140,7 +147,7 @@ def fraction(name: str, value: Any) -> float:
     """A number from 0 to 1 inclusive."""
     parsed = _parse_number(name, value, "must be a number from 0 to 1")
     if not math.isfinite(parsed) or not 0.0 <= parsed <= 1.0:
-        raise ParameterError(name, value, "must be a number from 0 to 1")
+        raise _refused(name, value, "must be a number from 0 to 1")
     return parsed
 
 
@@ -149,7 +156,7 @@ def number(name: str, value: Any, *, minimum: float, maximum: float) -> float:
     allowed = f"must be a number from {minimum:g} to {maximum:g}"
     parsed = _parse_number(name, value, allowed)
     if not math.isfinite(parsed) or not minimum <= parsed <= maximum:
-        raise ParameterError(name, value, allowed)
+        raise _refused(name, value, allowed)
     return parsed
 
 
@@ -158,7 +165,7 @@ def memory_fits(name: str, value: Any, need_kib: int, *, share: float = 0.8) -> 
     available = sysinfo.mem_available_kib()
     allowed = int(available * share)
     if need_kib > allowed:
-        raise ParameterError(
+        raise _refused(
             name, value,
             f"needs {need_kib / 1024:,.0f} MiB but only {allowed / 1024:,.0f} MiB "
             f"({share:.0%} of MemAvailable) may be used on this machine now")
@@ -185,7 +192,7 @@ def cpus(name: str, value: Any) -> list[int] | None:
         listed = integer_list(name, value, minimum=0, maximum=1 << 20, max_items=1 << 16)
     outside = [c for c in listed if c not in mask]
     if outside:
-        raise ParameterError(
+        raise _refused(
             name, value,
             f"CPUs {outside} are outside this process's affinity mask: it may use "
             f"{cpu_sets.in_words(mask)}")
@@ -203,10 +210,10 @@ def stack_kib(name: str, value: Any, *, allow_default: bool = True) -> int:
     if size == 0 and allow_default:
         return 0
     if size < floor:
-        raise ParameterError(
+        raise _refused(
             name, value,
             f"must be 0 (system default) or at least {floor} KiB (PTHREAD_STACK_MIN)")
     if size % page_kib:
-        raise ParameterError(
+        raise _refused(
             name, value, f"must be a multiple of the page size ({page_kib} KiB)")
     return size

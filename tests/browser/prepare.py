@@ -59,9 +59,17 @@ def prepare_py(source: Path, target_dir: Path, data_dir: Path, figures_dir: Path
     """As :func:`prepare`, saved as a jupytext py:percent file (``<stem>.py``), the form
     notebooks/ keeps them in: what a reader double-clicks after ``make lab``."""
     import jupytext
+    from jupytext.config import load_jupytext_config
 
     staging = prepare(source, target_dir.parent / "prepared", data_dir, figures_dir)
     target_dir.mkdir(parents=True, exist_ok=True)
+    # with notebooks/jupytext.toml beside it, as in the repository: a save from
+    # JupyterLab must give back this very text (tests/browser/test_lab_notebooks.py)
+    config = NOTEBOOKS / "jupytext.toml"
+    (target_dir / config.name).write_bytes(config.read_bytes())
     target = target_dir / f"{source.stem}.py"
-    jupytext.write(jupytext.read(staging), target, fmt="py:percent")
+    nb = jupytext.read(staging)
+    nb.metadata.pop("jupytext", None)
+    jupytext.write(nb, target, fmt="py:percent",
+                   config=load_jupytext_config(str(NOTEBOOKS / source.name)))
     return target

@@ -125,6 +125,22 @@ def _change_dropdown(dropdown: Any) -> str:
            f"{options[values.index(current)]} -> {options[values.index(other)]}"
 
 
+def _save_rewrites_nothing(page: Any, path: Path) -> None:
+    """Saving after Run All and widget moves (Ctrl+S, as a reader does, or autosave)
+    writes the notebook back as it was: no outputs, no kernel name, no metadata."""
+    before = path.read_text(encoding="utf-8")
+    written = path.stat().st_mtime_ns
+    page.locator(PANEL).first.click()
+    page.keyboard.press("Control+s")
+    for _ in range(60):  # the contents API writes the file: wait for its new time
+        if path.stat().st_mtime_ns != written:
+            break
+        page.wait_for_timeout(500)
+    assert path.stat().st_mtime_ns != written, f"{path.name}: Ctrl+S did not save"
+    after = path.read_text(encoding="utf-8")
+    assert after == before, f"{path.name}: a save from JupyterLab rewrote the notebook"
+
+
 def test_in_the_lab_a_double_clicked_notebook_runs_and_every_chart_redraws(
         lab: Any, browser: Any, screenshots: Path) -> None:
     """One test, so that one worker starts one JupyterLab (pytest-xdist's loadgroup
@@ -168,6 +184,7 @@ def _double_clicked_py_notebook_runs_and_its_widgets_redraw(
                                      f"change (screenshot: {shot})") from exc
             changed.append(what)
         assert changed, f"{name}: no widget to move (the explorer did not appear)"
+        _save_rewrites_nothing(page, lab.root / name)
         if controls.count():
             controls.first.scroll_into_view_if_needed()
             page.mouse.wheel(0, 250)

@@ -42,7 +42,12 @@ class ClaimsResult(Result):
 def execute(args: argparse.Namespace) -> Result:
     from threadcost import claims, datastore, paths
 
-    folder = Path(args.data_dir) if args.data_dir else paths.data_dir()
+    if args.data_dir:
+        folder = Path(args.data_dir)
+    else:  # yours when you measured that machine, else the committed reference's
+        from threadcost import machine as machine_mod
+
+        folder = paths.data_dir_for(args.machine or machine_mod.machine_id())
     if not folder.is_dir():
         raise ParameterError("--data-dir", args.data_dir, "an existing folder")
     present = datastore.machines_with_runs(folder)

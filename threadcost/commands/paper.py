@@ -45,13 +45,14 @@ def _execute(args: argparse.Namespace) -> Result:
                               f"(pip install 'threadcost[notebooks]'): {exc}") from None
 
     mid = args.machine or machine.machine_id()
-    folder = paths.data_dir()
+    folder = paths.data_dir_for(mid)  # yours, or the committed reference's
     runs, skipped = datastore.scan(folder, mid)
     if not runs and skipped:  # every run of it unreadable: named, exit 4
         raise datastore.DataError(paper.unreadable_folder(mid, skipped))
     if not runs:
-        known = sorted({r.path.parent.name for r in datastore.list_runs(data_dir=folder)})
-        raise ParameterError("--machine", mid, f"a machine folder with runs under {folder}: "
+        known = datastore.machines_with_runs()
+        raise ParameterError("--machine", mid, "a machine folder with runs (yours under "
+                                               "runs/, or the committed ones under data/): "
                                                f"{', '.join(known) or 'none stored'}")
     out = Path(args.out) if args.out else Path("build") / f"paper-{mid}"
     try:

@@ -193,8 +193,8 @@ def _num(x: Any) -> float | None:
 _CACHE: dict[tuple[str, str, tuple[str, ...]], tuple[Runs, dict[str, Quantity]]] = {}
 
 
-def _root(data_dir: str | Path | None) -> Path:
-    return Path(data_dir) if data_dir is not None else paths.data_dir()
+def _root(data_dir: str | Path | None, machine_id: str | None = None) -> Path:
+    return Path(data_dir) if data_dir is not None else paths.data_dir_for(machine_id)
 
 
 def _listing(root: Path, mid: str) -> tuple[str, ...]:
@@ -226,8 +226,8 @@ def _cached(data_dir: str | Path | None, machine_id: str | None
             ) -> tuple[Runs, dict[str, Quantity]]:
     """The runs of one machine and the findings computed from them so far; a new run
     folder (or a removed one) starts afresh."""
-    root = _root(data_dir)
     mid = machine_id or _this_machine()
+    root = _root(data_dir, mid)
     key = (str(root.resolve()), mid, _listing(root, mid))
     entry = _CACHE.get(key)
     if entry is None:

@@ -1,11 +1,13 @@
 """The same study on several machines, side by side.
 
-Every machine folder under the data folder (``data/<machine-id>/``) with stored
-runs is one column. Three views:
+Every machine folder with stored runs is one column: the committed ones
+(``data/<machine-id>/``) and yours (``runs/<machine-id>/``, marked "(this machine)"),
+apart even when your machine id is the reference's. Three views:
 
 - :func:`headline_table`: each headline number (launch, switch, memory of a
   thread, process, fiber, goroutine) per machine, from the one source of those
-  numbers (``views.headline.cells``, which draws notebook 00's headline);
+  numbers (``views.headline.cells``, which draws notebook 00's headline), and this
+  machine's divided by the committed reference's;
 - :func:`verdict_table`: each published claim's verdict per machine (through the
   adapter ``paper_summary.claim_verdicts``);
 - :func:`normalised_table`: times divided by the machine's own yardstick, when a
@@ -25,7 +27,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import datastore, vocabulary
+from threadcost import datastore, paths, vocabulary
 from threadcost.textout import md_code, plain_label
 
 YARDSTICKS_EXPERIMENT = "yardsticks"
@@ -42,17 +44,64 @@ FROM_HEADLINE = {"launch": "launch_ns", "switch": "switch_ns", "memory": "memory
 REFERENCE_YARDSTICK = "syscall"
 
 
-def machines(data_dir: str | Path | None = None) -> list[str]:
-    """Machine folders of the data folder that hold at least one complete run (by the
+THIS_MACHINE = " (this machine)"  # the column of your runs of this machine
+YOURS = " (your runs)"  # your runs of another machine (copied into runs/)
+RATIO = "this machine ÷ committed reference"
+
+
+def _mids(root: Path) -> list[str]:
+    """Machine folders of a data folder that hold at least one complete run (by the
     folder's name: what a run's meta.json says of its machine is not trusted)."""
-    return sorted({run.path.parent.name for run in datastore.list_runs(data_dir=data_dir)})
+    return sorted({run.path.parent.name for run in datastore.list_runs(data_dir=root)})
+
+
+def _columns(data_dir: str | Path | None) -> dict[str, tuple[Path, str]]:
+    """Column label -> (folder, machine id): a data folder's machines when one is named,
+    else the committed machines (labelled by id) and yours (marked)."""
+    if data_dir is not None:
+        return {mid: (Path(data_dir), mid) for mid in _mids(Path(data_dir))}
+    ref, mine = paths.reference_dir(), paths.data_dir()
+    columns = {mid: (ref, mid) for mid in _mids(ref)} if ref is not None else {}
+    if ref is None or mine.resolve() != ref.resolve():
+        from threadcost import machine
+
+        here = machine.machine_id()
+        for mid in _mids(mine):
+            columns[mid + (THIS_MACHINE if mid == here else YOURS)] = (mine, mid)
+    return columns
+
+
+def _where(data_dir: str | Path | None, label: str) -> tuple[Path | None, str]:
+    """(folder, machine id) of a column label (a bare id: in ``data_dir``)."""
+    found = _columns(data_dir).get(label)
+    return found if found is not None else (
+        Path(data_dir) if data_dir is not None else None, label)
+
+
+def machines(data_dir: str | Path | None = None) -> list[str]:
+    """Column labels: machine folders that hold at least one complete run."""
+    return list(_columns(data_dir))
+
+
+def reference_column(labels: list[str]) -> str | None:
+    """The committed column "this machine" is divided by: the same machine's committed
+    runs, else the machine of the committed reference rendering (``reference/<id>/``)."""
+    mine = next((label for label in labels if label.endswith(THIS_MACHINE)), None)
+    if mine is None:
+        return None
+    same = mine.removesuffix(THIS_MACHINE)
+    if same in labels:
+        return same
+    rendered = paths.REPO_ROOT / "reference"
+    return next((label for label in labels if (rendered / label).is_dir()), None)
 
 
 def describe(data_dir: str | Path | None, machine_id: str) -> str:
     """The machine in words, from the fingerprint stored with its newest run."""
     from threadcost import machine
 
-    runs = datastore.list_runs(data_dir=data_dir, machine_id=machine_id)
+    root, mid = _where(data_dir, machine_id)
+    runs = datastore.list_runs(data_dir=root, machine_id=mid)
     fp = runs[-1].meta.get("machine") if runs else None
     if not isinstance(fp, dict):
         return machine_id
@@ -68,8 +117,8 @@ def headline_values(data_dir: str | Path | None = None) -> pd.DataFrame:
     from threadcost.views import headline
 
     frames = []
-    for mid in machines(data_dir):
-        cells = headline.cells(data_dir, mid)
+    for mid, (root, folder_mid) in _columns(data_dir).items():
+        cells = headline.cells(root, folder_mid)
         cells = cells[cells["value"].notna()]
         if not cells.empty:
             frames.append(pd.DataFrame({"machine": mid, "task": cells["task"],
@@ -100,17 +149,22 @@ def headline_table(values: pd.DataFrame) -> pd.DataFrame:
                 row[mid] = (float(got.value.iloc[-1]) * METRICS[metric][2]
                             if not got.empty else None)
             rows.append(row)
-    return pd.DataFrame(rows, columns=["quantity", *mids])
+    table = pd.DataFrame(rows, columns=["quantity", *mids])
+    ref = reference_column(mids)
+    mine = next((m for m in mids if m.endswith(THIS_MACHINE)), None)
+    if ref is not None and mine is not None and not table.empty:
+        table[RATIO] = [m / r if isinstance(m, float) and isinstance(r, float) and r > 0
+                        else None for m, r in zip(table[mine], table[ref], strict=True)]
+    return table
 
 
 def verdict_table(data_dir: str | Path | None = None) -> pd.DataFrame:
     """One row per published claim, one column per machine: its verdict there."""
     from threadcost import paper_summary
 
-    mids = machines(data_dir)
     merged: pd.DataFrame | None = None
-    for mid in mids:
-        per = paper_summary.claim_verdicts(data_dir, mid)
+    for mid, (root, folder_mid) in _columns(data_dir).items():
+        per = paper_summary.claim_verdicts(root, folder_mid)
         col = per[["claim_id", "verdict_class"]].rename(columns={"verdict_class": mid})
         merged = col if merged is None else merged.merge(col, on="claim_id", how="outer")
     if merged is None:
@@ -123,7 +177,8 @@ def yardstick(data_dir: str | Path | None, machine_id: str) -> tuple[str, float]
     """(name, ns) of the machine's reference operation: one empty system call, the median
     over the repeats of its newest ``yardsticks`` run (table ``repeats``: repeat,
     yardstick, ns_median, ...)."""
-    run = datastore.latest_run(YARDSTICKS_EXPERIMENT, data_dir, machine_id)
+    root, mid = _where(data_dir, machine_id)
+    run = datastore.latest_run(YARDSTICKS_EXPERIMENT, root, mid)
     if run is None or "repeats" not in run.meta.get("tables", []):
         return None
     table = run.table("repeats")
@@ -208,7 +263,7 @@ def how_to_add_text(mids: list[str]) -> str:
     """What to do when fewer than two machines have runs."""
     have = f"only {md_code(mids[0])} has runs" if mids else "no machine has runs yet"
     return (f"In this data folder {have}, so there is nothing to set side by side. To add "
-            "another machine: run `make paper` there, then copy its `data/<machine-id>/` "
-            "folder into this repository's `data/` (or the folder `THREADCOST_DATA_DIR` "
-            "names) and rerun this notebook (or `make paper`). Each machine keeps its own "
+            "another machine: run `make paper` there, then copy its `runs/<machine-id>/` "
+            "folder into this repository's `data/` and rerun this notebook (or `make "
+            "paper`). Each machine keeps its own "
             "folder, so nothing is overwritten.")

@@ -232,11 +232,21 @@ def echo_text(echo_result: Result, data_dir: Any = None, saved: bool = True) -> 
         return findings.markdown(name, data_dir, results=results, bold=True)
 
     pinned = findings.get("echo_pinned_rate_mean_per_s", data_dir, results=results)
-    return (f"Pinned to one CPU the echo ran at {show('echo_pinned_rate_mean_per_s')} (mean "
-            f"of {pinned.n} run{'s' if pinned.n != 1 else ''}), unpinned at "
-            f"{show('echo_unpinned_rate_mean_per_s')}: "
+    own = (getattr(echo_result, "tables", None) or {}).get("repeats")
+    here = 0 if own is None else int((own["placement"] == "same-cpu").sum())
+    pooled = saved and pinned.n > here > 0
+    which = (f"mean of the {pinned.n} runs stored on this machine, this one included"
+             if pooled else f"mean of this run's {pinned.n} "
+             f"repeat{'s' if pinned.n != 1 else ''}")
+    text = (f"Pinned to one CPU the echo ran at {show('echo_pinned_rate_mean_per_s')} "
+            f"({which}), unpinned at {show('echo_unpinned_rate_mean_per_s')}: "
             f"unpinned / pinned = {show('echo_unpinned_over_pinned_mean_ratio')} (S0 saw "
             "about 0.5).")
+    if pooled and own is not None:  # the figure draws this run: its own numbers too
+        rate = own.groupby("placement")["rate_per_s"].mean()
+        text += (f" This run alone, as the figure shows it: {rate.get('same-cpu', 0):,.0f} "
+                 f"pinned and {rate.get('unpinned', 0):,.0f} unpinned iterations/s.")
+    return text
 
 
 def explorer(results: dict[tuple[str, str, str], Result] | None = None,
@@ -245,13 +255,25 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
     percentiles redraw. Configurations measured by the notebook are shown as
     measured; any other is measured now with ``iterations`` round trips."""
     import ipywidgets as w
-    from IPython.display import display
+    from IPython.display import Markdown, display
+
+    from threadcost.errors import ParameterError
+    from threadcost.experiments.context_switch_params import choose_cpus
 
     cache = dict(results or {})
+    usable, missing = [], []
+    for p in cs.PLACEMENTS:  # only the placements this machine can provide are offered
+        try:
+            choose_cpus(p)
+            usable.append(p)
+        except ParameterError as exc:
+            missing.append(f"{vocabulary.words(p)} ({exc.allowed})")
     mech = w.Dropdown(options=MECH_ORDER, value="pipe", description="mechanism")
-    place = w.Dropdown(options=[(vocabulary.words(p), p) for p in cs.PLACEMENTS],
-                       value="same-cpu", description="placement")
+    place = w.Dropdown(options=[(vocabulary.words(p), p) for p in usable],
+                       value=usable[0], description="placement")
     kind = w.ToggleButtons(options=list(cs.TASKS), value="threads", description="tasks")
+    if missing:
+        display(Markdown("Not offered on this machine: " + "; ".join(missing) + "."))
 
     def draw(mechanism: str, placement: str, tasks: str) -> None:
         key = (mechanism, placement, tasks)
@@ -260,7 +282,7 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
                 cache[key] = cs.run(mechanism, placement, tasks, iterations,
                                     iterations // 10, baselines=False)
         except ValueError as exc:  # ParameterError: a placement this machine lacks
-            display(str(exc))
+            display(Markdown(textout.md_text(str(exc))))
             return
         r = cache[key]
         rt = np.sort(r.tables["samples"].round_trip_ns.to_numpy(dtype=float)) * US
@@ -278,8 +300,9 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
         table = pd.DataFrame(rows).T.round(2)
         table.index = ["round trip (µs)", "per counted switch (µs)"][:len(table)]
         display(table)
-        display(f"switches per round trip (measured): {s['switches_per_round_trip']:.2f}; "
-                f"CPUs seen: {s['cpus_seen']}")
+        display(Markdown(f"Switches per round trip (measured): "
+                         f"{s['switches_per_round_trip']:.2f}; CPUs seen: "
+                         f"{textout.md_text(', '.join(str(c) for c in s['cpus_seen']))}"))
 
     return w.interactive(draw, mechanism=mech, placement=place, tasks=kind)
 

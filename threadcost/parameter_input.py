@@ -1,0 +1,217 @@
+"""Parameters as users type them: bounded parsing, the closest name, papermill's cell.
+
+- :func:`load_yaml`: a parameter file or a YAML/JSON value (``-p tasks "[1, 2]"``),
+  parsed with its size, nesting depth and anchors bounded: a 600-byte alias bomb, a
+  binary file or a 1,000-deep list is refused in one line, in milliseconds.
+- :func:`preview`: what a refusal shows of a value, rendered bounded (``reprlib``),
+  never the whole of a huge or deeply nested value first.
+- :func:`closest`: the declared name nearest to a misspelled one (difflib).
+- :func:`injected_names`: the names papermill assigned in this kernel (its
+  ``injected-parameters`` cell, found in IPython's input history), so that a name no
+  notebook declares is refused before anything is measured instead of being ignored.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import reprlib
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from threadcost.errors import ParameterError
+
+MAX_FILE_BYTES = 64 * 1024  # the largest shipped set is about 2 KiB
+MAX_DEPTH = 8  # a parameter is a scalar or a list of scalars: depth 2 inside a file
+MAX_NODES = 10_000
+PAPERMILL_HEADER = "# Parameters\n"  # papermill's injected cell starts so (Python)
+
+
+class FileRefused(ParameterError):
+    """A parameter file refused as a whole: ``<file>: <why>``."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        Exception.__init__(self, f"parameter set {path}: {why}")
+        self.name, self.value, self.allowed = str(path), None, why
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (Path(self.name), self.allowed))
+
+
+class NotebookParameterError(ParameterError):
+    """A refusal in a notebook's kernel: IPython shows its one line, no traceback."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"ParameterError: {self}"]
+
+
+class InputError(ValueError):
+    """A value or file that cannot be read as parameters; the message says why."""
+
+
+def _loader() -> type:
+    import yaml
+
+    class BoundedLoader(yaml.SafeLoader):
+        """SafeLoader that refuses anchors and aliases and bounds depth and size."""
+
+        def __init__(self, stream: Any) -> None:
+            super().__init__(stream)
+            self._depth = 0
+            self._nodes = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise InputError("uses a YAML alias (*name): parameter values are written "
+                                 "out, without anchors or aliases")
+            event = self.peek_event()
+            if getattr(event, "anchor", None):
+                raise InputError("uses a YAML anchor (&name): parameter values are written "
+                                 "out, without anchors or aliases")
+            self._nodes += 1
+            if self._nodes > MAX_NODES:
+                raise InputError(f"holds more than {MAX_NODES:,} values")
+            self._depth += 1
+            try:
+                if self._depth > MAX_DEPTH:
+                    raise InputError(f"is nested deeper than {MAX_DEPTH} levels")
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    return BoundedLoader
+
+
+def load_yaml(data: bytes | str) -> Any:
+    """``data`` parsed as YAML (JSON is YAML) within the bounds; InputError says why not."""
+    import yaml
+
+    if isinstance(data, bytes):
+        if len(data) > MAX_FILE_BYTES:
+            raise InputError(f"is {len(data):,} bytes; a parameter set is at most "
+                             f"{MAX_FILE_BYTES:,}")
+        if b"\0" in data:
+            raise InputError("is binary, not YAML text")
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("is not UTF-8 text") from None
+    elif len(data) > MAX_FILE_BYTES:
+        raise InputError(f"is {len(data):,} characters; at most {MAX_FILE_BYTES:,}")
+    loader = _loader()(data)
+    try:
+        return loader.get_single_data()
+    except InputError:
+        raise
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(f"is not valid YAML: {problem}{where}") from None
+    except RecursionError:
+        raise InputError(f"is nested deeper than {MAX_DEPTH} levels") from None
+    finally:
+        loader.dispose()
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 2
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 8
+_REPR.maxstring = _REPR.maxother = 60
+
+
+class Preview:
+    """A value as a refusal shows it: ``repr`` bounded in length and depth."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return _REPR.repr(self.value)
+
+
+def preview(value: Any) -> Any:
+    """``value`` itself when it is a plain scalar, else a bounded :class:`Preview`."""
+    if value is None or isinstance(value, bool | int | float) or (
+            isinstance(value, str) and len(value) <= 80):
+        return value
+    return Preview(value)
+
+
+def size_within(value: Any, limit: int = MAX_NODES, depth: int = MAX_DEPTH) -> bool:
+    """True when ``value`` holds at most ``limit`` items, nested at most ``depth`` deep
+    (counted without walking further than that, so an alias bomb answers at once)."""
+    seen = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        seen += 1
+        if seen > limit or level > depth:
+            return False
+        if isinstance(item, list | tuple | set):
+            stack.extend((v, level + 1) for v in item)
+        elif isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+    return True
+
+
+def closest(name: str, names: Iterable[str]) -> str | None:
+    """The declared name nearest to ``name``, or None when none is close."""
+    found = difflib.get_close_matches(name, list(names), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def injected_names() -> list[str]:
+    """Names papermill's injected cell assigned in this IPython kernel (none elsewhere:
+    JupyterLab, a plain Python process)."""
+    import sys
+
+    ipython = sys.modules.get("IPython")  # loaded in a kernel; never imported here
+    shell = ipython.get_ipython() if ipython is not None else None
+    history = getattr(getattr(shell, "history_manager", None), "input_hist_raw", None)
+    if not history:
+        return []
+    names: list[str] = []
+    for source in history:
+        if not isinstance(source, str) or not source.startswith(PAPERMILL_HEADER):
+            continue
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Assign):
+                names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+    return names
+
+
+def read_file(path: Path) -> bytes:
+    """A parameter file's bytes: a regular file only (a pipe or a device would block),
+    opened without blocking, at most one byte past the bound read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError("is not a regular file")
+        chunks, left = [], MAX_FILE_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def inside_build(folder: str) -> bool:
+    """True when ``folder`` (relative: to the build folder) lies inside the build folder."""
+    from threadcost import paths
+
+    build = paths.build_dir()
+    target = Path(folder)
+    target = target if target.is_absolute() else build / target
+    return target.resolve().is_relative_to(build.resolve())
