@@ -10,7 +10,7 @@ PAPER_DIR ?= build/paper
 NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py threadcost/cbuild.py
 NATIVE_LIB := threadcost/.native.stamp
 
-.PHONY: help setup native kernels paper paper-from-data test test-busy lab clean lint sanitize peers \
+.PHONY: help setup native kernels paper paper-from-data test test-busy test-folders lab clean lint sanitize peers \
         browser-deps reference lock environments dist vendor cross-arm64 debian13-check
 
 help:
@@ -19,6 +19,7 @@ help:
 	@echo "              render data/<id>/ as a paper without measuring -> build/paper-<id>/"
 	@echo "make test     the test suite (notebooks with params/quick.yaml), on 2 pytest-xdist workers"
 	@echo "make test-busy  the same with one core kept busy by a busy loop"
+	@echo "make test-folders  every machine folder under data/ rendered afresh, its numbers checked"
 	@echo "make lab      JupyterLab on the notebooks"
 	@echo "make setup    .venv with the locked dependencies, test tools included, + compiled C kernels"
 	@echo "make sanitize C kernels under ASan+UBSan (and TSan)"
@@ -169,6 +170,11 @@ test-busy: setup browser-deps
 	  trap 'kill $$busy 2>/dev/null' EXIT INT TERM; \
 	  echo "test-busy: a busy loop (pid $$busy) keeps one core busy"; \
 	  $(BIN)/python -m pytest $(PYTEST_XDIST)
+
+# Every machine folder under data/ rendered afresh and its printed numbers checked (one
+# value per finding's name): about 90 s of CPU per folder, so on demand, not in `make test`.
+test-folders: setup
+	$(BIN)/python -m pytest $(PYTEST_XDIST) -m folders tests/test_named_numbers.py
 
 lint: setup
 	$(BIN)/ruff check threadcost tests native notebooks tools

@@ -118,6 +118,16 @@ def _machine_folders() -> list[str]:
                   if p.is_dir() and p.name != "published" and any(p.iterdir()))
 
 
+def test_the_quick_rendering_prints_one_value_per_name(quick_paper_html: Path) -> None:
+    """The paper this suite measured and rendered (params/quick.yaml), checked as the
+    committed reference is."""
+    _check(_pages(quick_paper_html))
+
+
+# A fresh rendering of every machine folder takes about 90 s of CPU per folder: on
+# demand (make test-folders), not in the suite's five minutes; every folder's notebooks
+# are executed by the suite in tests/test_every_folder_renders.py.
+@pytest.mark.folders
 @pytest.mark.notebook
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("machine_id", _machine_folders())
