@@ -91,6 +91,7 @@ from threadcost.views import goroutines as go_view
 from threadcost.views import million as million_view
 from threadcost.views import runtimes as runtimes_view
 from threadcost.views import sleepers_sweep as sweep_view
+from threadcost.views import task_compare
 from threadcost.views import user_space_tasks as view
 
 parameters.check("05_user_space_tasks", globals())  # a bad value names its parameter
@@ -416,7 +417,7 @@ display(claims_view.claims_section(["C04", "C10", "C11", "C15", "C16", "C17", "C
 
 # %%
 if parameters.interactive(interactive):
-    display(view.compare_widget(rows))
+    display(task_compare.compare_widget(rows))
 else:
     from threadcost.views import charts, tasks_chart
 

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from threadcost import datastore
+from threadcost import datastore, run_tables
 from threadcost.results import Result
 
 
@@ -109,32 +109,32 @@ def test_load_table_across_runs_and_machines(tmp_path) -> None:
     datastore.save_run(_result(), data_dir=tmp_path, fingerprint=b)
     datastore.save_run(Result("other", {}, {}, {"other": pd.DataFrame({"z": [0]})}),
                        data_dir=tmp_path, fingerprint=a)
-    frame = datastore.load_table("points", data_dir=tmp_path)
+    frame = run_tables.load_table("points", data_dir=tmp_path)
     assert list(frame.columns[:4]) == ["machine_id", "run_id", "experiment", "created_utc"]
     assert len(frame) == 9 and frame["run_id"].nunique() == 3
     assert frame["machine_id"].nunique() == 2 and set(frame["experiment"]) == {"demo"}
     assert str(frame["created_utc"].dtype).startswith("datetime64")
     assert list(frame.groupby("run_id")["y"].sum()) == [12.0, 12.0, 12.0]
-    one = datastore.load_table("points", machines=first.parent.name, data_dir=tmp_path)
+    one = run_tables.load_table("points", machines=first.parent.name, data_dir=tmp_path)
     assert set(one["run_id"]) == {first.name}
-    both = datastore.load_table("points", machines=[first.parent.name, "nope"],
+    both = run_tables.load_table("points", machines=[first.parent.name, "nope"],
                                 experiment="demo", data_dir=tmp_path)
     assert len(both) == 3
     with pytest.raises(datastore.DataError, match=r"'missing'.*tables there: other, points"):
-        datastore.load_table("missing", data_dir=tmp_path)
+        run_tables.load_table("missing", data_dir=tmp_path)
 
 
 def test_runs_frame_has_one_row_per_run_with_the_fingerprint_flattened(tmp_path) -> None:
     a, b = _fingerprint("Alpha CPU"), _fingerprint("Beta CPU")
     datastore.save_run(_result(), data_dir=tmp_path, fingerprint=a)
     datastore.save_run(_big(), data_dir=tmp_path, fingerprint=b)
-    runs = datastore.runs_frame(data_dir=tmp_path)
+    runs = run_tables.runs_frame(data_dir=tmp_path)
     assert len(runs) == 2 and runs["run_id"].is_unique
     assert set(runs["cpu_model"]) == {"Alpha CPU", "Beta CPU"}
     assert {"machine_id", "experiment", "created_utc", "kernel", "logical_cpus",
             "tables"} <= set(runs.columns)
     assert any(c.startswith("limits.") for c in runs.columns)  # nested keys flattened
     assert not any(isinstance(v, dict | list) for v in runs.iloc[0])
-    assert list(datastore.runs_frame(experiment="samples", data_dir=tmp_path)["tables"]) == [
+    assert list(run_tables.runs_frame(experiment="samples", data_dir=tmp_path)["tables"]) == [
         "round_trips,points"]
-    assert datastore.runs_frame(data_dir=tmp_path / "empty").empty
+    assert run_tables.runs_frame(data_dir=tmp_path / "empty").empty

@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from threadcost.views import user_space_tasks as view
+from threadcost.views import task_compare as view
 
 NAN = math.nan
 ROWS = [  # a table as notebook 05 builds it: some rows measured on few quantities

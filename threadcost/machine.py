@@ -78,6 +78,30 @@ def cpu_flags() -> set[str]:
     return set(m.group(2).split()) if m else set()
 
 
+# The vector and matrix register sets whose saved state makes a signal frame, or glibc's
+# lazy-binding trampoline (_dl_runtime_resolve_xsave), larger: each thread's first calls
+# can touch more of its stack on a CPU with AVX-512 or AMX.
+VECTOR_FLAGS = ("avx", "avx2", "avx512f", "amx_tile")
+AT_MINSIGSTKSZ = 51  # <linux/auxvec.h>: the kernel's signal frame size for this CPU
+
+
+def saved_register_state_bytes() -> int | None:
+    """The size of the CPU's saved register state as the kernel reports it to user space
+    (``getauxval(AT_MINSIGSTKSZ)``: the smallest signal frame); None where the kernel or
+    the C library does not say."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None)
+        getauxval = libc.getauxval
+    except (OSError, AttributeError):
+        return None
+    getauxval.restype = ctypes.c_ulong
+    getauxval.argtypes = [ctypes.c_ulong]
+    value = int(getauxval(AT_MINSIGSTKSZ))
+    return value or None
+
+
 def container() -> str:
     """'none', or the container technology this process runs in (docker, lxc, ...)."""
     detected = _run(["systemd-detect-virt", "--container"])
@@ -339,6 +363,8 @@ def fingerprint(include_git: bool = True) -> dict[str, Any]:
         "cpu_time_accounting": cpu_time_accounting(config),
         "pcid": "pcid" in flags,
         "invpcid": "invpcid" in flags,
+        "vector_extensions": [f for f in VECTOR_FLAGS if f in flags],
+        "saved_register_state_bytes": saved_register_state_bytes(),
         "hypervisor": hypervisor(),
         "numpy_thread_pools": numpy_thread_pools(),
         "limits": limits(),
