@@ -248,7 +248,7 @@ def test_toolchain_search_passes_over_a_folder_this_user_cannot_read(
 
 
 def test_a_cross_check_that_cannot_be_built_reads_not_run_here(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The brigade's reference program failing to build (a compiler that refuses it)
     is a cross-check not run, said in its section; it stops nothing."""
     from threadcost import stored
@@ -266,6 +266,10 @@ def test_a_cross_check_that_cannot_be_built_reads_not_run_here(
     stored_check = stored.to_dict(stored.from_dict("brigade_reference", check))
     assert "not run here" in view.reference_text(stored_check)
     assert "not run here" in view.reference_table(stored_check).to_html()
-    monkeypatch.setattr(brigade, "build_reference", lambda: None)
+    from threadcost import cbuild
+
+    monkeypatch.undo()  # the real build_reference, now with no compiler at all
+    monkeypatch.setattr(brigade, "REFERENCE_BINARY", tmp_path / "brigade_ref")
+    monkeypatch.setattr(cbuild, "compiler_command", lambda: None)
     assert "no C compiler" in brigade.reference_check(tasks=10, iterations=20, warmup=2,
                                                       rounds=1)["skipped"]

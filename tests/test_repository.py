@@ -175,7 +175,8 @@ def test_every_committed_run_loads() -> None:
     dirs = [p for m in (REPO / "data").iterdir() if m.is_dir() and m.name != "published"
             for p in m.iterdir() if p.is_dir() and not p.name.startswith(".")]
     assert len(runs) == len(dirs)
-    peers = [r for r in runs if r.experiment == "peers"]
+    peers = [r for r in runs if r.experiment == "peers" and "round_trips" in r.meta["tables"]]
+    assert peers  # a run that skipped its peers (no toolchain on that host) stores none
     for run in peers:
         assert len(run.table("round_trips")) == run.meta["table_schema"]["round_trips"]["rows"]
 

@@ -516,6 +516,13 @@ def machines_with_runs(data_dir: str | Path | None = None) -> list[str]:
                    and any(_looks_like_run(r) for r in _subfolders(m))})
 
 
+def machines_readable() -> list[str]:
+    """Machine folders (yours and the committed ones) with at least one run that reads
+    back: what a reader can render, named when a ``--machine`` is not found."""
+    return sorted({run.path.parent.name for root in paths.data_dirs()
+                   for run in list_runs(data_dir=root)})
+
+
 RUN_ID_PATTERN = re.compile(r"\d{8}T\d{6}Z-.+-[0-9a-f]{6}")
 
 

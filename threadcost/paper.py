@@ -332,7 +332,7 @@ def _check_machine(machine_id: str, data_dir: Path) -> list[datastore.Run]:
     if not runs and skipped:  # a folder whose every run is unreadable: a data error
         raise datastore.DataError(unreadable_folder(machine_id, skipped))
     if not runs:
-        known = datastore.machines_with_runs()
+        known = datastore.machines_readable()
         raise BuildError(f"--machine {machine_id}: no stored run in runs/{machine_id} or "
                          f"data/{machine_id} (machine folders with runs: "
                          f"{', '.join(known) or 'none'})")

@@ -50,7 +50,7 @@ def _execute(args: argparse.Namespace) -> Result:
     if not runs and skipped:  # every run of it unreadable: named, exit 4
         raise datastore.DataError(paper.unreadable_folder(mid, skipped))
     if not runs:
-        known = datastore.machines_with_runs()
+        known = datastore.machines_readable()
         raise ParameterError("--machine", mid, "a machine folder with runs (yours under "
                                                "runs/, or the committed ones under data/): "
                                                f"{', '.join(known) or 'none stored'}")
