@@ -66,7 +66,7 @@ plotting.use_paper_theme()
 fp = stored.machine_fingerprint(claims_machine_id, data_dir)  # the machine judged
 mid = claims_machine_id or machine.machine_id(fp)
 verdicts = claims.judge(mid, data_dir)
-display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))} Data folder: {textout.md_code(mid)}."))
+display(Markdown(f"**Machine:** {textout.machine_md(fp)} Data folder: {textout.md_code(mid)}."))
 if skipped_runs := datastore.skipped_runs(data_dir, mid):
     display(Markdown(textout.skipped_markdown(skipped_runs)))
 
