@@ -44,12 +44,16 @@ def execute(args: argparse.Namespace) -> Result:
 
     if args.data_dir:
         folder = Path(args.data_dir)
+    elif getattr(args, "all_machines", False):  # the committed folders (where all are)
+        folder = paths.reference_dir() or paths.data_dir()
     else:  # yours when you measured that machine, else the committed reference's
         from threadcost import machine as machine_mod
 
         folder = paths.data_dir_for(args.machine or machine_mod.machine_id())
+        if not folder.is_dir():  # nothing measured here yet: the committed folders
+            folder = paths.reference_dir() or folder
     if not folder.is_dir():
-        raise ParameterError("--data-dir", args.data_dir, "an existing folder")
+        raise ParameterError("--data-dir", str(folder), "an existing folder")
     present = datastore.machines_with_runs(folder)
     if not present:
         raise ParameterError("--data-dir", str(folder),
