@@ -4,6 +4,8 @@ that fails); make's own last line then names that code ("Error 4")."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,13 +20,16 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="no make")
 
 def _make_venv_stamp(tmp_path: Path, python: str) -> subprocess.CompletedProcess[str]:
     venv = tmp_path / "venv"
+    # as a reader types it: not as a sub-make of `make test` (MAKELEVEL would turn
+    # make's own line into "make[2]: ***")
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     return subprocess.run(["make", "--no-print-directory", f"VENV={venv}", f"PYTHON={python}",
                            f"{venv}/.created"], cwd=REPO, capture_output=True, text=True,
-                          timeout=60, check=False)
+                          timeout=60, check=False, env=env)
 
 
 def _setup_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if not line.startswith("make: ***")]
+    return [line for line in stderr.splitlines() if not re.match(r"make(\[\d+\])?: \*\*\*", line)]
 
 
 def test_a_python_that_does_not_exist_is_bad_input(tmp_path: Path) -> None:

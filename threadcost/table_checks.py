@@ -199,7 +199,7 @@ SIGNED = Quantity("a difference or a fitted coefficient", -BOUND, BOUND)
 # first: differences (after - before, a touch subtracted), slopes and intercepts of fits,
 # their intervals, gains; then the kinds by the words of their names.
 RULES: tuple[tuple[str, Quantity], ...] = (
-    (r"c\d_ns|indirect_ns|.*_minus_.*|gain.*|.*ci95.*|intercept.*|.*growth.*|.*_left_.*"
+    (r"c\d_ns|indirect_ns|direct_ns|net_.*|.*_net_.*|deltas_.*|.*_minus_.*|gain.*|.*ci95.*|intercept.*|.*growth.*|.*_left_.*"
      r"|.*_delta_.*|.*_after_kib|slab_kib.*|system_page_tables_kib.*|kernel_kib.*"
      r"|.*_per_(task|thread|process|goroutine|fiber|hop)_kib.*|.*_kib_per_.*"
      r"|per_process_kib", SIGNED),
