@@ -190,7 +190,10 @@ RATIO = Quantity("a ratio of two costs", 0, BOUND, positive=True)
 FRACTION = Quantity("a fraction", 0, 1)
 PERCENT = Quantity("a percentage", 0, 100)
 COUNT = Quantity("a count", 0, BOUND, whole=True)
-AMOUNT = Quantity("an amount (memory, CPUs, a statistic of costs)", 0, BOUND)
+# Memory is often measured as a difference of system-wide counters (meminfo's KernelStack
+# or Slab before and after N tasks), which another process's activity can make negative
+# per task: an amount is finite and bounded, not necessarily >= 0.
+AMOUNT = Quantity("an amount (memory, CPUs, a statistic of costs)", -BOUND, BOUND)
 CPU = Quantity("a CPU number (-1: not pinned)", -1, 2**20, whole=True)
 LIMIT = Quantity("a limit", 0, LIMIT_BOUND)
 SIGNED = Quantity("a difference or a fitted coefficient", -BOUND, BOUND)
