@@ -253,7 +253,7 @@ display(million_view.scaled_table(c10))
 # divides each value and its band by the published value.
 
 # %%
-memory_claims = ["C05", "C06", "C08", "C12"]  # C10, C16: page 5 (S1, S4 ran Rust threads)
+memory_claims = claims.for_page("02_thread_memory")  # C10, C16: page 5 (S1, S4 ran Rust threads)
 runs = stored.present(sweep, stacks, touch, caps, spawned)
 verdicts = claims.judge(store.machine_id, data_dir, runs)
 display(claims_view.style(claims_view.assertions_table(verdicts, memory_claims)

@@ -70,7 +70,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import findings, parameters, plotting, stored, textout
+from threadcost import claims, findings, parameters, plotting, stored, textout
 from threadcost.experiments import launch
 from threadcost.views import claims as claims_view
 from threadcost.views import launch as view
@@ -229,7 +229,7 @@ growth = store.get("launch_growth", lambda: launch.growth_repeats(
     ["thread", "fork"], launch_growth_parent_touch_mib, launch_growth_repeats,
     launch_growth_iterations, launch_warmup, launch_pin))
 display(view.growth_table(growth))
-display(claims_view.claims_section(["C09"], data_dir, stored.present(growth),
+display(claims_view.claims_section(claims.for_page("03_launch"), data_dir, stored.present(growth),
                                    machine_id=store.machine_id, without=("64 KiB memcpy",)))
 
 # %% [markdown]

@@ -270,7 +270,7 @@ display(cpu_view.ratios_table(cpu).style.format({"processes / threads": "{:.3f}"
 display(Markdown(cpu_view.summary_text(cpu) + " " + cpu_view.perf_text(cpu)))
 
 # %%
-display(claims_view.claims_section(["C13", "C14"], data_dir, stored.present(cpu),
+display(claims_view.claims_section(claims.for_experiment("cpu_bound"), data_dir, stored.present(cpu),
                                    machine_id=store.machine_id))
 
 # %% [markdown]
@@ -376,7 +376,8 @@ display(cs.targets(head_full, perf, timing).style.hide(axis="index"))
 # end of this notebook, and judged there.
 
 # %%
-switch_claims = ["C02", "C03", "C13", "C14"]  # C01: with the yardsticks, below
+yard_claims = claims.for_experiment("yardsticks")  # C01, C09: with the yardsticks, below
+switch_claims = [c for c in claims.for_page("04_context_switch") if c not in yard_claims]
 verdicts = claims.judge(store.machine_id, data_dir,
                         stored.present(sweep, ws, echo_result, placed, cpu))
 display(claims_view.style(claims_view.assertions_table(verdicts, switch_claims)
@@ -461,5 +462,5 @@ yard = store.get("yardsticks", lambda: yardsticks.run(
 display(claims_view.style(claims_view.yardsticks_table(yard), column="yardstick"))
 if yard.summary.get("not_run"):
     display(Markdown(f"**Wake-ups on another CPU not run here:** {yard.summary['not_run']}."))
-display(claims_view.claims_section(["C01", "C09"], data_dir, stored.present(yard),
+display(claims_view.claims_section(yard_claims, data_dir, stored.present(yard),
                                    machine_id=store.machine_id, without=("launch",)))

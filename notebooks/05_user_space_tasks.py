@@ -84,7 +84,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import findings, parameters, plotting, stats, stored, textout
+from threadcost import claims, findings, parameters, plotting, stats, stored, textout
 from threadcost.experiments import fibers, million, peers, runtimes, sleepers
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
@@ -402,8 +402,7 @@ display(runtimes_view.million_table(s6_peak))
 # C22 (memory per thread and per task) is judged with the brigade, in notebook 7.
 
 # %%
-display(claims_view.claims_section(["C04", "C10", "C11", "C15", "C16", "C17", "C19", "C24"],
-                                   data_dir,
+display(claims_view.claims_section(claims.for_page("05_user_space_tasks"), data_dir,
                                    stored.present(go_result, go_pinning, c11, peer_result,
                                                   s4_rust, s1_rust, s6_peak),
                                    machine_id=store.machine_id))

@@ -72,7 +72,7 @@ machine_id: Optional[str] = None  # with measure False: the machine folder to dr
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import parameters, plotting, stored, textout
+from threadcost import claims, parameters, plotting, stored, textout
 from threadcost.experiments import brigade
 from threadcost.views import brigade as view
 from threadcost.views import claims as claims_view
@@ -193,7 +193,7 @@ display(runtimes_view.brigade_table(peer_brigade))
 # this notebook's C brigade (experiment `brigade`).
 
 # %%
-display(claims_view.claims_section(["C18", "C19", "C20", "C21", "C22", "C23"], data_dir,
+display(claims_view.claims_section(claims.for_page("07_io_brigade"), data_dir,
                                    stored.present(result), machine_id=store.machine_id))
 
 # %% [markdown]

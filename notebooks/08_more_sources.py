@@ -220,5 +220,5 @@ saved = plotting.save_figure(fig, "sources_thread_waves", figures_dir)
 
 # %%
 results = [spawn, gap, go, counts, ind, waves]
-display(claims_view.claims_section(["C30", "C31", "C32", "C33", "C34", "C35"], data_dir,
+display(claims_view.claims_section(claims.for_page("08_more_sources"), data_dir,
                                    stored.present(*results), machine_id=store.machine_id))

@@ -9,14 +9,9 @@ import pytest
 
 from threadcost import claims, paths
 from threadcost.claims import catalogue, logic
-from threadcost.claims.model import (
-    CLASSES,
-    Assertion,
-    Claim,
-    Measurement,
-    Missing,
-)
-from threadcost.claims.runs import Runs
+from threadcost.claims.model import CLASSES, Assertion, Claim
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs
 
 REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-7003449b"
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from threadcost import claims, datastore, machine, paper_summary, paths
-from threadcost.claims.runs import Runs
 from threadcost.experiments import registry
+from threadcost.measured.runs import Runs
 
 DATA = paths.REPO_ROOT / "data"
 

@@ -156,7 +156,8 @@ def test_a_source_module_plugs_in_unchanged(tmp_path: Path,
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "s9.py").write_text(textwrap.dedent("""
-        from threadcost.claims.model import Assertion, Claim, Missing
+        from threadcost.claims.model import Assertion, Claim
+        from threadcost.measured.measurement import Missing
         CLAIMS = (Claim("C99", (Assertion("A thing", "ns", 1.0, 2.0,
                                           lambda runs: Missing("not built")),)),)
     """))

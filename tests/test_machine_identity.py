@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import datastore, machine, migrate
-from threadcost.claims.runs import Runs
+from threadcost.measured.runs import Runs
 from threadcost.results import Result
 
 OLD_ID = "x86_64-amd-epyc-2cpu-24g-kvm"

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import findings
+from threadcost import claims, findings
 from threadcost.findings import marks
 
 REPO = Path(__file__).resolve().parent.parent
@@ -96,8 +96,8 @@ def test_parameters_and_published_numbers_carry_their_own_names() -> None:
         findings.parameter("launch_iterations", "600 threads"),
         findings.published("C33", "3.8 µs"))
     assert marks.unnamed(out) == []
-    name = findings.reading_name("C33", "direct cost")
-    assert name.startswith("reading_c33_") and name == findings.reading_name("C33", "direct")
+    name = claims.reading_name("C33", "direct cost")
+    assert name.startswith("reading_c33_") and name == claims.reading_name("C33", "direct")
 
 
 def test_data_cannot_forge_a_mark() -> None:

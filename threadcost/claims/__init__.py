@@ -3,9 +3,10 @@
 - :mod:`.records`: one module per source; each claim's published values (typed
   once), as-published readings, shape readings and why functions;
 - :mod:`.catalogue`: the records, collected (records/ and sources/);
-- :mod:`.selectors` (and :mod:`.read`): which stored measurement feeds a reading;
+- :mod:`.read`: which stored measurement feeds a reading (one module per family);
 - :mod:`.logic`, :mod:`.readings`: the verdict rules; :mod:`.whys`: the causes;
-- :mod:`.published`: the published numbers and citations as tables;
+- :mod:`.published`: the published words, numbers and quotes as tables (from the
+  records) and the citations;
 - :mod:`.machines`: each claim's verdict on every machine folder, and the machine
   property behind a verdict that flips between them (``threadcost claims
   --all-machines``, page 06).
@@ -16,15 +17,45 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from threadcost.claims.model import CLASSES, AssertionVerdict, ClaimVerdict
-from threadcost.claims.published import claims, sources, value, values, values_for
+from threadcost import datastore, machine
+from threadcost.claims import catalogue, readings, summary
+from threadcost.claims.model import CLASSES, NOT_RUN, AssertionVerdict, ClaimVerdict
+from threadcost.claims.published import claims, quotes, sources, value, values, values_for
+from threadcost.claims.read.switching import yardstick
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, UnreadableRun
 
-__all__ = ["CLASSES", "AssertionVerdict", "ClaimVerdict", "claims", "folklore", "judge",
-           "measure", "sources", "tally", "tally_readings", "value", "values", "values_for"]
+__all__ = ["CLASSES", "AssertionVerdict", "ClaimVerdict", "claims", "folklore",
+           "for_experiment", "for_page", "judge", "measure", "quotes", "reading_name",
+           "sources", "tally", "tally_readings", "value", "values", "values_for"]
+
+
+def for_page(notebook: str) -> list[str]:
+    """The claims whose verdicts a page shows (its notebook's file stem, or its number:
+    ``for_page("04")``), in order, as their records declare (``pages``)."""
+    stem = _notebook(notebook)
+    return [c.id for c in catalogue.CLAIMS if stem in c.pages]
+
+
+def for_experiment(name: str) -> list[str]:
+    """The claims judged from a registered experiment's runs, as their records declare
+    (``experiments``), in order."""
+    return [c.id for c in catalogue.CLAIMS if name in c.experiments]
+
+
+def _notebook(page: str) -> str:
+    if page.isdigit():
+        stems = {p for c in catalogue.CLAIMS for p in c.pages if p.startswith(f"{page}_")}
+        if len(stems) == 1:
+            return stems.pop()
+        raise KeyError(f"page {page!r}: no claim's record names a notebook numbered {page}")
+    return page
 
 
 def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
@@ -40,14 +71,11 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
     runs of another host are refused. A folder of another machine (a paper drawn
     from its stored runs) is read with its own runs' fingerprint, never this host's.
     """
-    from threadcost.claims import catalogue, readings, selectors
-    from threadcost.claims.model import Measurement
-    from threadcost.claims.runs import UnreadableRun
 
     mid, runs = _runs(machine_id, data_dir, results)
     yard = {}  # yardstick -> (measured here, published), for the context rows
     try:
-        got = selectors.yardstick("memcpy_64kib_cold")(runs)
+        got = yardstick("memcpy_64kib_cold")(runs)
     except UnreadableRun:  # its run could not be read: no context row reads it
         got = None
     if isinstance(got, Measurement):
@@ -66,8 +94,6 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
 def _runs(machine_id: str | None, data_dir: str | Path | None,
           results: list[Any] | None) -> tuple[str, Any]:
     """(the machine folder, its runs as :func:`judge` reads them)."""
-    from threadcost import machine
-    from threadcost.claims.runs import Runs
 
     here = machine.machine_id()
     mid = machine_id or here
@@ -87,8 +113,6 @@ def measure(claim_id: str, words: str, machine_id: str | None = None,
     repeats) or a ``Missing``. ``words``: a part of the reading's text. A page that
     prints a number a claim judges prints this, so both say the same value of the
     same statistic."""
-    from threadcost.claims import catalogue
-    from threadcost.claims.model import Missing
 
     _, runs = _runs(machine_id, data_dir, results)
     for claim in catalogue.CLAIMS:
@@ -104,13 +128,25 @@ def measure(claim_id: str, words: str, machine_id: str | None = None,
     raise KeyError(f"claim {claim_id} has no reading with the words {words!r}")
 
 
+def reading_name(claim_id: str, words: str) -> str:
+    """The name a claim's reading prints its measured value under (:func:`measure`'s
+    ``words`` pick the reading, as there): ``reading_c33_the_direct_cost_of_a_switch...``.
+    A page quoting a claim's reading marks it with this one name, so the check on the
+    rendered pages sees every print of it."""
+    text = words
+    for claim in catalogue.CLAIMS:
+        if claim.id == claim_id:
+            found = [r.text for _, r in claim.readings() if words in r.text]
+            found += [c.label for c in claim.context if words in c.label]
+            text = found[0] if found else words
+    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60].rstrip("_")
+    return f"reading_{claim_id.lower()}_{slug}"
+
+
 def _note_skipped(verdicts: list[ClaimVerdict], data_dir: str | Path | None,
                   mid: str) -> list[ClaimVerdict]:
     """A claim that may have read a run that could not be read says so (#26)."""
-    from dataclasses import replace
 
-    from threadcost import datastore
-    from threadcost.claims.model import NOT_RUN
 
     skipped = datastore.skipped_runs(data_dir, mid)
     if not skipped:
@@ -144,13 +180,11 @@ def tally(verdicts: list[ClaimVerdict]) -> dict[str, int]:
 def tally_readings(verdicts: list[ClaimVerdict]) -> dict[str, dict[str, int]]:
     """As-published readings and shapes counted apart (published claims only):
     kind -> {"holds", "differs", "inconclusive", "not run here", "computed"}."""
-    from threadcost.claims import summary
 
     return summary.tally_readings(verdicts)
 
 
 def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
     """A few sentences with numbers for the index and the abstract."""
-    from threadcost.claims import summary
 
     return summary.folklore(verdicts)

@@ -40,10 +40,9 @@ from threadcost.claims.model import (
     ClaimVerdict,
     Context,
     ContextRow,
-    Measurement,
-    Missing,
 )
-from threadcost.claims.runs import Runs, UnreadableRun
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, UnreadableRun
 
 DEFAULT_COMPUTED = "computed, not measured"
 STRADDLES = "the interval straddles a bound of the tolerance"

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from threadcost import vocabulary
-from threadcost.claims.runs import Runs
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs
 
 # Verdict classes, in the order a tally lists them: the one vocabulary's.
 SUPPORTED, CONTRADICTED, INCONCLUSIVE = (
@@ -33,42 +34,6 @@ NOT_REPRODUCED, COMPUTED, SUBSTITUTE, NOT_RUN = (
 CLASSES, JUDGED = vocabulary.CLASSES, vocabulary.JUDGED
 
 MIN_REPEATS = 5  # a timing assertion is judged only on at least this many repeats
-
-
-@dataclass(frozen=True)
-class Measurement:
-    """One number read from stored runs, with the spread across its repeats.
-
-    ``low``..``high`` is a 95% interval from the repeats (or a slope's interval);
-    ``repeats`` counts independent repeats (fresh tasks or processes each time).
-    ``setup`` holds the run parameters the number was read under.
-    """
-
-    value: float
-    unit: str
-    low: float | None = None
-    high: float | None = None
-    repeats: int = 1
-    setup: dict[str, Any] = field(default_factory=dict)
-    run_id: str = ""
-    how: str = ""
-    computed: bool = False
-    unjudgeable: str = ""  # why this reading cannot carry a verdict (then inconclusive)
-    substitute: str | None = None  # a stand-in method this reading fell back to
-    where: str = ""  # the setup in a few words, shown with the value ("at 1,000 tasks")
-    # why the source's setup cannot run as published on this machine (saturated CPUs, a
-    # limit): then "not reproducible on this machine: <why>", never "underpowered"
-    not_reproducible: str = ""
-    # the interval spans a setting the source does not state (a copy's cache state), not
-    # sampling error: an inconclusive verdict says so, and more repeats would not help
-    spans: str = ""
-
-
-@dataclass(frozen=True)
-class Missing:
-    """Why no measurement could be read (shown as "not run here: <reason>")."""
-
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -136,6 +101,24 @@ class Published:
 
 
 @dataclass(frozen=True)
+class MachineProperty:
+    """A property of a machine a claim's verdict turns on (the empty system call, the
+    CPUs, the kernel): its words, and how to read it from one machine folder's runs."""
+
+    words: str
+    read: Callable[[Runs], str | None]
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A source's own sentence (or table cell) behind a published value, and where it
+    was read."""
+
+    text: str
+    address: str = ""
+
+
+@dataclass(frozen=True)
 class Context:
     """An absolute published number beside this machine's: context, not a verdict."""
 
@@ -148,20 +131,31 @@ class Context:
 
 @dataclass(frozen=True)
 class Claim:
-    """One published claim. ``assertions`` (older modules) are read as ``as_published``
-    when a claim declares no as-published or shape readings. ``finding``: the project's
-    own reading of a source, listed apart from the published claims."""
+    """One published claim, declared once: its words, source, quotes, published values,
+    readings, the pages that show it and the experiments it reads (the published
+    tables, the notebooks' and the experiments' claim lists are computed from these).
+    ``assertions`` (older modules) are read as ``as_published`` when a claim declares no
+    as-published or shape readings. ``finding``: the project's own reading of a source,
+    listed apart from the published claims."""
 
     id: str
     assertions: tuple[Assertion, ...] = ()
     context: tuple[Context, ...] = ()
-    source: str = ""
-    words: str = ""
+    source: str = ""  # a key of data/published/references.csv
+    words: str = ""  # the claim in one sentence, as the source put it
     published: tuple[Published, ...] = ()
     as_published: tuple[Assertion, ...] = ()
     shape: tuple[Assertion, ...] = ()
     finding: bool = False
     up_front: str = ""
+    source_doc: str = ""  # the source's document, in a few words
+    their_machine: str = ""  # the machine the source measured on, as published
+    quotes: tuple[Quote, ...] = ()  # the source's sentences behind its published values
+    # the notebooks (file stems) whose pages show its verdict, its home page first
+    pages: tuple[str, ...] = ()
+    experiments: tuple[str, ...] = ()  # the registered experiments its readings read
+    # the machine property a verdict that flips between machines is put down to
+    flips_on: MachineProperty | None = None
 
     def readings(self) -> tuple[tuple[str, Assertion], ...]:
         """(kind, reading) for every reading: "as_published" or "shape"."""

@@ -1,8 +1,12 @@
-"""The published claims, their numbers and sources.
+"""The published claims, their numbers, quotes and sources, as tables.
 
-The numbers are typed once, in each claim's record (threadcost/claims/records/);
-``data/published/values.csv`` keeps only the numbers of claims that have no record
-yet. ``data/published/claims.csv`` holds each claim's words and source document.
+Each claim's words, source document, quotes and published values are typed once, in
+its record (``threadcost/claims/records/``). The tables here are computed from the
+records; ``data/published/{claims,values,quotes}.csv`` are the same tables written
+out for readers who want the published numbers as data (``make published``, which
+runs :mod:`threadcost.claims.publish`; a test fails when they are stale).
+Citations are the one hand-kept file, ``data/published/references.csv``: a source's
+record, shared with the paper's list of references.
 """
 
 from __future__ import annotations
@@ -10,34 +14,33 @@ from __future__ import annotations
 import pandas as pd
 
 from threadcost import paths
+from threadcost.claims.catalogue import CLAIMS
 
+CLAIM_COLUMNS = ["claim_id", "source", "source_doc", "their_machine", "claim"]
 COLUMNS = ["claim_id", "quantity", "value", "low", "high", "unit", "note"]
+QUOTE_COLUMNS = ["claim_id", "source", "quote", "address"]
+REFERENCES_CSV = "references.csv"  # the one citations file, shared with the paper's index
 
 
 def claims() -> pd.DataFrame:
-    """One row per claim: claim_id, source, source_doc, their_machine, claim (claims.csv,
-    plus a row for every record that claims.csv does not list)."""
-    from threadcost.claims.catalogue import CLAIMS
-
-    table = pd.read_csv(paths.published_dir() / "claims.csv")
-    listed = set(table.claim_id)
-    extra = [{"claim_id": c.id, "source": c.source, "source_doc": "", "their_machine": "",
-              "claim": c.words} for c in CLAIMS if c.id not in listed]
-    return pd.concat([table, pd.DataFrame(extra)], ignore_index=True) if extra else table
+    """One row per claim: claim_id, source, source_doc, their_machine, claim."""
+    return pd.DataFrame([{"claim_id": c.id, "source": c.source, "source_doc": c.source_doc,
+                          "their_machine": c.their_machine, "claim": c.words}
+                         for c in CLAIMS], columns=CLAIM_COLUMNS)
 
 
 def values() -> pd.DataFrame:
     """One row per published quantity: claim_id, quantity, value, low, high, unit, note."""
-    from threadcost.claims.catalogue import CLAIMS
+    return pd.DataFrame([{"claim_id": c.id, "quantity": p.quantity, "value": p.value,
+                          "low": p.low, "high": p.high, "unit": p.unit, "note": p.note}
+                         for c in CLAIMS for p in c.published], columns=COLUMNS)
 
-    rows = [{"claim_id": c.id, "quantity": p.quantity, "value": p.value, "low": p.low,
-             "high": p.high, "unit": p.unit, "note": p.note}
-            for c in CLAIMS for p in c.published]
-    typed = {c.id for c in CLAIMS if c.published}
-    csv = pd.read_csv(paths.published_dir() / "values.csv")
-    csv = csv[~csv.claim_id.isin(typed)]
-    frames = [f for f in (pd.DataFrame(rows, columns=COLUMNS), csv) if not f.empty]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+
+def quotes() -> pd.DataFrame:
+    """One row per quoted sentence: claim_id, source, quote, address."""
+    return pd.DataFrame([{"claim_id": c.id, "source": c.source, "quote": q.text,
+                          "address": q.address} for c in CLAIMS for q in c.quotes],
+                        columns=QUOTE_COLUMNS)
 
 
 def value(claim_id: str, quantity: str) -> float:
@@ -50,11 +53,10 @@ def value(claim_id: str, quantity: str) -> float:
 
 
 def values_for(claim_id: str) -> pd.DataFrame:
+    if claim_id not in {c.id for c in CLAIMS}:
+        raise KeyError(f"no claim {claim_id} in threadcost/claims/records/")
     table = values()
     return table[table.claim_id == claim_id].reset_index(drop=True)
-
-
-REFERENCES_CSV = "references.csv"  # the one citations file, shared with the paper's index
 
 
 def sources() -> pd.DataFrame:

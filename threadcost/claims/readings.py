@@ -34,7 +34,7 @@ from threadcost.claims.model import (
     ClaimVerdict,
     Why,
 )
-from threadcost.claims.runs import Runs
+from threadcost.measured.runs import Runs
 
 LARGE = "params/large.yaml"
 TIME_UNITS = {"ns", "us", "µs", "ms", "s"}

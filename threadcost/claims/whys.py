@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from threadcost.claims import logic
-from threadcost.claims.model import AssertionVerdict, Measurement, Why, WhyFn
+from threadcost.claims.model import AssertionVerdict, Why, WhyFn
 from threadcost.claims.read.memory import split_rss_cause
 from threadcost.claims.read.switching import yardstick
-from threadcost.claims.runs import Runs, UnreadableRun
+from threadcost.measured.measurement import Measurement
+from threadcost.measured.runs import Runs, UnreadableRun
 
 SAME, CROSS, BUSY = "pipe_switch_pinned", "wakeup_cross_cpu", "wakeup_cross_cpu_busy"
 COLD, WARM, SYSCALL = "memcpy_64kib_cold", "memcpy_64kib", "syscall"
@@ -34,7 +35,7 @@ YARDSTICK_WORDS = {
 IDLE_SHARE = 0.3  # idling adds at least this share of a cross-CPU wake-up: say so
 
 
-def _yard(runs: Runs, name: str) -> Measurement | None:
+def yard_of(runs: Runs, name: str) -> Measurement | None:
     try:
         got = yardstick(name)(runs)
     except UnreadableRun:  # the yardsticks run could not be read: nothing explains
@@ -62,7 +63,7 @@ def _virtual(runs: Runs) -> str:
 def cross_cpu(runs: Runs, v: AssertionVerdict) -> Why | None:
     """A slower number where threads wake each other across CPUs: the cross-CPU
     wake-up against the same-CPU one, and what idling the partner CPU adds."""
-    same, cross, busy = _yard(runs, SAME), _yard(runs, CROSS), _yard(runs, BUSY)
+    same, cross, busy = yard_of(runs, SAME), yard_of(runs, CROSS), yard_of(runs, BUSY)
     if same is None or cross is None or _slower(v) is not True:
         return None
     sticks = {SAME: same.value, CROSS: cross.value}
@@ -122,7 +123,7 @@ def syscalls(runs: Runs, v: AssertionVerdict) -> Why | None:
     system call of the yardsticks run (and the mitigations in the machine card that
     set its cost). A pinned switch is a few system calls' worth of kernel work (a write,
     a read, a wake-up and the switch on one CPU); where an empty call is dear, so is it."""
-    call = _yard(runs, SYSCALL)
+    call = yard_of(runs, SYSCALL)
     got = _switch_ns(v)
     if call is None or got is None or _slower(v) is None:
         return None  # either way: a dear or a cheap system call moves the switch alike
@@ -133,7 +134,7 @@ def syscalls(runs: Runs, v: AssertionVerdict) -> Why | None:
     mit = mitigations(runs)
     if mit:
         text += f" (the kernel-entry mitigations in the machine card: {mit})"
-    pipe = _yard(runs, PIPE)
+    pipe = yard_of(runs, PIPE)
     if pipe is not None:
         sticks[PIPE] = pipe.value
         text += (f"; a pipe write and read with no switch is "
@@ -146,7 +147,7 @@ def syscalls(runs: Runs, v: AssertionVerdict) -> Why | None:
 def cache_state(runs: Runs, v: AssertionVerdict) -> Why | None:
     """A 64 KiB copy: the two cache states measured here (the published 3 µs does not say
     which it was)."""
-    cold, warm = _yard(runs, COLD), _yard(runs, WARM)
+    cold, warm = yard_of(runs, COLD), yard_of(runs, WARM)
     if cold is None or warm is None:
         return None
     return Why(f"a 64 KiB memcpy takes {logic.number(warm.value)} ns here with its buffers in "
@@ -261,4 +262,4 @@ IDLE_THREAD_RSS: tuple[WhyFn, ...] = (stack_depth,)
 def yardsticks_of(runs: Runs) -> dict[str, Any]:
     """Every yardstick of the runs: name -> Measurement (for the views)."""
     names = (SYSCALL, PIPE, WARM, COLD, SAME, CROSS, BUSY)
-    return {n: m for n in names if (m := _yard(runs, n)) is not None}
+    return {n: m for n in names if (m := yard_of(runs, n)) is not None}

@@ -74,7 +74,7 @@ def execute(args: argparse.Namespace) -> Result:
                              f"one of: {', '.join(present)}")
     verdicts = claims.judge(args.machine, folder)
     rows = [v.as_dict() for v in verdicts]
-    from threadcost.claims.runs import Runs
+    from threadcost.measured.runs import Runs
 
     refused = list(Runs.load(mid, folder).refused)
     if getattr(args, "json", False):  # the JSON is the list of verdicts: say it on stderr

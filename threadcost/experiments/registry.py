@@ -2,7 +2,9 @@
 
 An :class:`Experiment` names what a stored run's ``experiment`` field says, the
 module that produces it, the tables a run of it holds, the notebook that measures
-it, the figures that notebook draws from it and the published claims it feeds.
+it and the figures that notebook draws from it. The published claims judged from an
+experiment's runs are declared in the claims' records (``experiments``) and listed by
+:func:`threadcost.claims.for_experiment`.
 
 Used by the paper (the code a page links to: :func:`module_path`), by
 :mod:`threadcost.stored` (a stored run older than its experiment's tables reads as
@@ -30,15 +32,14 @@ class Experiment:
     tables: tuple[str, ...]  # tables every run of it holds
     notebook: str | None  # the notebook that measures it (file stem)
     figures: tuple[str, ...] = ()  # figure stems drawn from it (figures/<stem>.svg)
-    claims: tuple[str, ...] = ()  # published claims judged from it
     auxiliary: bool = False  # stored only so its notebook can be drawn again
     retired: bool = False  # no longer measured; older runs stay readable
 
 
 def _e(name: str, module: str, tables: tuple[str, ...], notebook: str | None,
-       figures: tuple[str, ...] = (), claims: tuple[str, ...] = (), *,
+       figures: tuple[str, ...] = (), *,
        auxiliary: bool = False, retired: bool = False) -> Experiment:
-    return Experiment(name, module, tables, notebook, figures, claims, auxiliary, retired)
+    return Experiment(name, module, tables, notebook, figures, auxiliary, retired)
 
 
 NB01, NB02, NB03 = "01_malloc_touch", "02_thread_memory", "03_launch"
@@ -47,76 +48,70 @@ NB08 = "08_more_sources"
 
 EXPERIMENTS: tuple[Experiment, ...] = (
     _e("malloc_touch", "malloc_touch", ("stages", "touch_curve"), NB01,
-       ("malloc_touch_curve",), ("C07",)),
+       ("malloc_touch_curve",)),
     _e("malloc_touch_grid", "explorer_grids", ("curves",), NB01, auxiliary=True),
     _e("thread_memory", "thread_memory", ("points",), NB02,
        ("thread_memory_vs_threads", "thread_memory_breakdown", "thread_vs_process_memory",
-        "thread_memory_claims"), ("C05", "C12", "C16")),
+        "thread_memory_claims")),
     _e("thread_memory_stack", "thread_memory", ("points", "per_stack_size"), NB02,
-       ("thread_memory_stack",), ("C05",)),
+       ("thread_memory_stack",)),
     _e("thread_memory_touch", "thread_memory", ("points", "per_touch_depth"), NB02,
-       ("thread_memory_touch",), ("C06",)),
+       ("thread_memory_touch",)),
     _e("thread_memory_grid", "explorer_grids", ("points", "skipped"), NB02, auxiliary=True),
     _e("process_memory", "process_memory", ("points", "fits"), NB02,
        ("thread_vs_process_memory",)),
-    _e("thread_limits", "limits", ("limits", "advice"), NB02, (), ("C08", "C10")),
+    _e("thread_limits", "limits", ("limits", "advice"), NB02),
     _e("thread_spawn", "limits", (), NB02),
-    _e("threads_ceiling", "million", ("measured", "scaled"), NB02, (), ("C10",)),
+    _e("threads_ceiling", "million", ("measured", "scaled"), NB02),
     _e("launch", "launch", ("samples", "distributions"), NB03,
        ("launch_distributions", "launch_create_distributions", "launch_vs_parent_memory",
-        "launch_burst", "launch_c09"), ("C01", "C09")),
-    _e("launch_growth", "launch", ("repeats",), NB03, (), ("C09",)),
+        "launch_burst", "launch_c09")),
+    _e("launch_growth", "launch", ("repeats",), NB03),
     _e("launch_python_parent", "launch", ("samples",), NB03, auxiliary=True),
     _e("context_switch", "context_switch", ("configs", "quantiles", "baselines", "skipped"),
-       NB04, ("switch_distributions", "switch_claims"), ("C01",)),
+       NB04, ("switch_distributions", "switch_claims")),
     _e("context_switch_config", "context_switch", (), NB04, auxiliary=True),
     _e("context_switch_headline", "context_switch", ("samples",), NB04,
        ("switch_unpinned_split",), auxiliary=True),
     _e("context_switch_working_set", "context_switch", ("points", "quantiles"), NB04,
        ("switch_working_set",)),
-    _e("context_switch_placement", "context_switch", ("repeats",), NB04, (), ("C02",)),
+    _e("context_switch_placement", "context_switch", ("repeats",), NB04),
     _e("context_switch_perf_check", "context_switch", ("rounds",), NB04),
     _e("context_switch_timing_check", "context_switch", ("rounds",), NB04),
-    _e("echo", "echo", ("repeats",), NB04, ("switch_echo_rate",), ("C02", "C03")),
+    _e("echo", "echo", ("repeats",), NB04, ("switch_echo_rate",)),
     _e("cpu_bound", "cpu_bound", ("tasks", "runs", "totals", "ratios"), NB04,
-       ("cpu_bound_totals",), ("C13", "C14")),
-    _e("yardsticks", "yardsticks", ("repeats",), NB04, (), ("C01",)),
+       ("cpu_bound_totals",)),
+    _e("yardsticks", "yardsticks", ("repeats",), NB04),
     _e("fibers", "fibers", ("round_trips", "memory_points", "per_fiber", "creation"), NB05,
        ("tasks_fiber_memory", "tasks_switch_time", "tasks_memory_per_task",
         "tasks_creation")),
     _e("peers", "peers", ("round_trips", "memory_points"), NB05,
-       ("tasks_switch_time", "tasks_memory_per_task"), ("C04", "C11")),
+       ("tasks_switch_time", "tasks_memory_per_task")),
     _e("goroutine_launch", "peers", ("samples",), NB05, ("tasks_creation",)),
-    _e("goroutine_pinning", "peers", ("runs", "gain"), NB05, (), ("C04",)),
-    _e("goroutines_million", "million", ("runs",), NB05, (), ("C11",)),
-    # C threads at several counts: the figure; C15 and C17 read S4's program (sleepers)
+    _e("goroutine_pinning", "peers", ("runs", "gain"), NB05),
+    _e("goroutines_million", "million", ("runs",), NB05),
+    # C threads at several counts: the figure; the claims read S4's program (sleepers)
     _e("sleepers_sweep", "sleepers", ("points",), NB05, ("tasks_sleepers_sweep",)),
     _e("tasks_switch_thread", "context_switch", (), NB05, auxiliary=True),
     _e("tasks_switch_process", "context_switch", (), NB05, auxiliary=True),
     _e("tasks_thread_memory", "thread_memory", ("points",), NB05, auxiliary=True),
     _e("tasks_launch", "launch", ("samples",), NB05, auxiliary=True),
     # every run holds "variants"; runs since the repeats also "repeats" (older: one run)
-    _e("sleepers", "sleepers", ("variants",), NB05, (), ("C15", "C16", "C17")),
+    _e("sleepers", "sleepers", ("variants",), NB05),
     _e("brigade", "brigade", ("runs", "trips", "per_hop", "memory"), NB07,
-       ("brigade_per_hop", "brigade_memory_per_task"),
-       ("C18", "C19", "C20", "C21", "C22", "C23")),
+       ("brigade_per_hop", "brigade_memory_per_task")),
     _e("brigade_reference", "brigade", ("per_round",), NB07, auxiliary=True),
-    _e("peer_runtimes", "runtimes", ("samples",), NB05, (), ("C19", "C22")),
+    _e("peer_runtimes", "runtimes", ("samples",), NB05),
     _e("peer_brigade", "runtimes", ("runs",), NB07),
-    _e("peer_million", "million", ("runs",), NB05, (), ("C10",)),
-    _e("peer_peak_memory", "million", ("runs",), NB05, (), ("C24", "C25")),
-    _e("launch_spawn_growth", "more_sources", ("repeats",), NB08, ("sources_spawn_growth",),
-       ("C30",)),
-    _e("fiber_gap", "more_sources", ("repeats", "ratios"), NB08, ("sources_fiber_gap",),
-       ("C31",)),
-    _e("switch_counts", "indirect", ("runs", "syscall"), NB08, ("sources_switch_counts",),
-       ("C32",)),
+    _e("peer_million", "million", ("runs",), NB05),
+    _e("peer_peak_memory", "million", ("runs",), NB05),
+    _e("launch_spawn_growth", "more_sources", ("repeats",), NB08, ("sources_spawn_growth",)),
+    _e("fiber_gap", "more_sources", ("repeats", "ratios"), NB08, ("sources_fiber_gap",)),
+    _e("switch_counts", "indirect", ("runs", "syscall"), NB08, ("sources_switch_counts",)),
     _e("indirect_cost", "indirect", ("runs", "points", "syscall"), NB08,
-       ("sources_indirect_cost",), ("C33",)),
-    _e("go_lockosthread", "more_sources", ("runs",), NB08, ("sources_lockosthread",),
-       ("C34",)),
-    _e("thread_waves", "more_sources", ("waves", "repeats"), NB08, ("sources_thread_waves",),
-       ("C35",)),
+       ("sources_indirect_cost",)),
+    _e("go_lockosthread", "more_sources", ("runs",), NB08, ("sources_lockosthread",)),
+    _e("thread_waves", "more_sources", ("waves", "repeats"), NB08, ("sources_thread_waves",)),
 )
 
 BY_NAME: dict[str, Experiment] = {e.name: e for e in EXPERIMENTS}

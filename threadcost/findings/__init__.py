@@ -11,7 +11,7 @@ the claims read a finding by name and never recompute it:
 >>> findings.markdown("memcpy_64kib_mean_ns")     # '<span data-quantity=...>613 ns</span>'
 
 Each finding is one function of a machine's stored runs
-(:class:`threadcost.claims.runs.Runs`), registered with :func:`quantity` in one
+(:class:`threadcost.measured.runs.Runs`), registered with :func:`quantity` in one
 of this package's modules. :func:`get` caches what it computed per data folder,
 machine and set of stored runs (a new run invalidates it). Nothing stored gives a
 Quantity whose ``value`` is None and whose ``missing`` says why ("not measured on
@@ -26,15 +26,18 @@ from __future__ import annotations
 
 import functools
 import html
+import importlib
 import math
 import os
+import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from threadcost import datastore, machine, paths
-from threadcost.claims.runs import MemoryRun, Runs, UnreadableRun
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import MemoryRun, Runs, UnreadableRun
 
 
 def number(x: float, fmt: str = ",.0f") -> str:
@@ -367,34 +370,14 @@ def ratio(a: str | Quantity, b: str | Quantity, data_dir: str | Path | None = No
     return value, tag(f"{qa.name}/{qb.name}", number(value, fmt), text)
 
 
-def reading_name(claim_id: str, words: str) -> str:
-    """The name a claim's reading prints its measured value under (``claims.measure``'s
-    ``words`` pick the reading, as there): ``reading_c33_the_direct_cost_of_a_switch...``.
-    A page quoting a claim's reading and the claims' tables mark it with this one name,
-    so the check on the rendered pages sees both prints of it."""
-    import re
-
-    from threadcost.claims import catalogue
-
-    text = words
-    for claim in catalogue.CLAIMS:
-        if claim.id == claim_id:
-            found = [r.text for _, r in claim.readings() if words in r.text]
-            found += [c.label for c in claim.context if words in c.label]
-            text = found[0] if found else words
-    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60].rstrip("_")
-    return f"reading_{claim_id.lower()}_{slug}"
-
-
 # --- the claims layer reads findings ------------------------------------------------------
 
-def measurement(name: str | Quantity, runs: Runs | None = None, **overrides: Any) -> Any:
+def measurement(name: str | Quantity, runs: Runs | None = None,
+                **overrides: Any) -> Measurement | Missing:
     """A finding as the claims layer's ``Measurement`` (or ``Missing`` with the reason):
     a selector that judges a quantity the paper prints reads it here, so the claim and
     the pages print one value. ``overrides`` set Measurement fields (``how``, ``where``,
     ``unjudgeable`` ...); ``how`` defaults to the finding's definition."""
-    from threadcost.claims.model import Measurement, Missing
-
     if isinstance(name, Quantity):
         q = name
     else:
@@ -414,19 +397,11 @@ _LOADED = False
 
 
 def _load_modules() -> None:
-    """Import the modules that register findings (once)."""
+    """Import every module of this package once: each registers its findings with
+    :func:`quantity` as it is imported, so a new module is found without a list."""
     global _LOADED
     if _LOADED:
         return
     _LOADED = True
-    from threadcost.findings import (  # noqa: F401
-        brigade,
-        context_switch,
-        headline,
-        launch,
-        limits,
-        memory,
-        more_sources,
-        switch,
-        tasks,
-    )
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")

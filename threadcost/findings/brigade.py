@@ -7,9 +7,10 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost.claims.intervals import over_repeats
-from threadcost.claims.runs import Runs
 from threadcost.findings import Value, quantity
+from threadcost.findings.summary import from_run
+from threadcost.measured.intervals import over_repeats
+from threadcost.measured.runs import Runs
 from threadcost.vocabulary import task_label
 
 S5_TASKS = 500  # S5's brigade length
@@ -203,8 +204,6 @@ def _trend(kind: str, placement: str, what: str) -> Any:
 
 
 def _register_answer() -> None:
-    from threadcost.findings.summary import from_run
-
     for placement, (tag, words) in PLACES.items():
         for kind in KIND_WORDS_ALL:
             _register_trend(from_run, kind, placement, tag, words)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from threadcost.claims.runs import Runs
 from threadcost.findings import Value, quantity
 from threadcost.findings.headline import latest
 from threadcost.findings.summary import from_summary
+from threadcost.measured.runs import Runs
 
 UNPINNED = {"mechanism": "pipe", "placement": "unpinned", "tasks": "threads"}
 CROSS = {"mechanism": "pipe", "placement": "cross-cpu", "tasks": "threads"}

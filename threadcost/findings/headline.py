@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from threadcost import datastore, vocabulary
-from threadcost.claims.runs import Runs
 from threadcost.findings import Value, quantity
+from threadcost.measured.runs import Runs
 
 LAUNCH = dict(unit="ns", fmt="auto", scale=1e-3, display_unit="µs")
 SWITCH = dict(unit="ns", fmt="auto")
@@ -21,7 +21,7 @@ MEMORY = dict(unit="KiB", fmt="auto")
 
 def latest(runs: Runs, experiment: str, where: Any = None) -> datastore.Run | None:
     """The newest stored run of an experiment (the headline's rule), by creation time;
-    a newer one that could not be read raises (``claims.runs.UnreadableRun``)."""
+    a newer one that could not be read raises (``measured.runs.UnreadableRun``)."""
     runs.refuse_unreadable(experiment, newest=True)
     found = [r for r in runs.runs if r.experiment == experiment
              and (where is None or where(r))]

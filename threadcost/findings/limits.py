@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from threadcost.claims.runs import Runs
 from threadcost.findings import Value, quantity
+from threadcost.measured.runs import Runs
 
 NOTEBOOK_02 = "notebook 02"
 

@@ -1,6 +1,6 @@
 """Findings of notebook 08 (S7-S12): each number its sentences print, from the newest run
 of its experiment (a notebook passes its unsaved result through ``findings.of_results``).
-The numbers a claim judges are the claim's readings (``findings.reading_name``)."""
+The numbers a claim judges are the claim's readings (``claims.reading_name``)."""
 
 from __future__ import annotations
 

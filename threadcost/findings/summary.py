@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from threadcost.claims.runs import Runs
 from threadcost.findings import Value, quantity
 from threadcost.findings.headline import latest
+from threadcost.measured.runs import Runs
 
 
 def _dig(summary: Any, path: Sequence[str | int]) -> Any:

@@ -2,7 +2,7 @@
 
 Each pools every stored run of its experiment on the machine (each repeat row is
 one independent repeat) and reports the mean over repeats with a 95% t interval,
-the statistic the claims layer judges (``threadcost.claims.intervals.over_repeats``).
+the statistic the claims layer judges (``threadcost.measured.intervals.over_repeats``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost.claims.intervals import over_repeats
-from threadcost.claims.runs import Runs
 from threadcost.findings import Value, quantity
+from threadcost.measured.intervals import over_repeats
+from threadcost.measured.runs import Runs
 
 NOTEBOOK_04 = "notebook 04"
 

@@ -254,7 +254,7 @@ def why_yardsticks_table(machine_id: str | None = None,
     """The yardsticks the why column reads, from the same machine's stored runs."""
     from threadcost import machine
     from threadcost.claims import whys
-    from threadcost.claims.runs import Runs
+    from threadcost.measured.runs import Runs
 
     runs = Runs.load(machine_id or machine.machine_id(), data_dir)
     rows = []
@@ -271,7 +271,7 @@ def why_yardsticks_table(machine_id: str | None = None,
 
 def yardsticks_table(result: Any) -> pd.DataFrame:
     """One row per yardstick of a yardsticks run: ns per operation over the repeats."""
-    from threadcost.claims.intervals import over_repeats
+    from threadcost.measured.intervals import over_repeats
 
     frame = result.tables["repeats"]
     rows = []

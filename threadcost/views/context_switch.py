@@ -15,7 +15,6 @@ from threadcost.results import Result
 US = 1e-3  # ns -> µs
 TASK_STYLE = {"threads": "-", "processes": "--"}
 MECH_ORDER = list(cs.MECHANISMS)
-CLAIM_IDS = ("C01", "C02", "C03", "C13", "C14")
 
 
 def _colors() -> dict[str, Any]:

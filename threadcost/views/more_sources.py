@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from threadcost import findings
+from threadcost import claims, findings
 from threadcost.claims.logic import number
 from threadcost.results import Result
 from threadcost.views import tables
@@ -47,7 +47,7 @@ def _judged(m: Any) -> bool:
 
 def _interval(m: Any, unit: str = "", name: str = "") -> str:
     """"63.5 [56.0, 71.9]": a claim's reading, value and 95% interval at one precision;
-    the value marked with ``name`` (``findings.reading_name``: the claims' tables print
+    the value marked with ``name`` (``claims.reading_name``: the claims' tables print
     the same reading under it)."""
     from threadcost.claims.logic import numbers
 
@@ -157,7 +157,7 @@ def gap_text(result: Result, judged: Any = None) -> str:
     mean = {w: float(frame[frame.what == w].ns.mean()) for w in ("asm", "ucontext",
                                                                   "sigprocmask")}
     n = s["ucontext_over_asm"]["n"]
-    ratio = (_interval(judged, name=findings.reading_name("C31", "ucontext_t switch"))
+    ratio = (_interval(judged, name=claims.reading_name("C31", "ucontext_t switch"))
              + ", the geometric mean of the repeats' ratios as C31 reads "
              "it" if _judged(judged) else number(s["ucontext_over_asm"]["p50"]) + " (median)")
     del mean  # the sentences print the findings (the same means)
@@ -315,7 +315,7 @@ def indirect_text(result: Result, judged: Any = None) -> str:
     llc = s.get("llc_kib")
     inside = pts[(pts.array_kib > 0) & (pts.array_kib <= (llc or 0))]
     if _judged(judged):
-        direct = (f"{_interval(judged, 'µs', findings.reading_name('C33', 'direct cost'))} "
+        direct = (f"{_interval(judged, 'µs', claims.reading_name('C33', 'direct cost'))} "
                   f"per switch here (mean over {judged.repeats} "
                   "repeats, as C33 reads it)")
     else:
@@ -359,7 +359,7 @@ def go_text(result: Result, judged: Any = None) -> str:
     locked = float(runs[runs.locked.astype(bool)].ns_per_round_trip.mean())
     sw_free = float(runs[~runs.locked.astype(bool)].switches_per_round_trip.mean())
     sw_locked = float(runs[runs.locked.astype(bool)].switches_per_round_trip.mean())
-    ratio = (_interval(judged, name=findings.reading_name("C34", "about 16 times slower"))
+    ratio = (_interval(judged, name=claims.reading_name("C34", "about 16 times slower"))
              + " times, the geometric mean of the pairs' ratios as C34 "
              "reads it" if _judged(judged) else f"{number(locked / free)} times")
     return (f"One round trip over the channels took "
@@ -395,7 +395,7 @@ def waves_text(result: Result, judged: Any = None) -> str:
     s = result.summary
     p = result.params
     secs = s["seconds_per_100k"]
-    took = (f"{_interval(judged, 's', findings.reading_name('C35', 'Creating and destroying'))} "
+    took = (f"{_interval(judged, 's', claims.reading_name('C35', 'Creating and destroying'))} "
             f"(mean over {judged.repeats} repeats, as C35 reads it; "
             if _judged(judged) else f"{number(secs['p50'])} s (median; ")
     threads = findings.parameter("waves_threads", f"{s['threads']:,} threads")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, findings, machine, textout, vocabulary
+from threadcost import claims, datastore, findings, machine, textout, vocabulary
 from threadcost.views import tables
 
 # --- the machine card -------------------------------------------------------------
@@ -207,15 +207,11 @@ def _claim_ranges(ids: list[str]) -> str:
 
 def reading_guide(what: dict[str, tuple[str, str]]) -> pd.DataFrame:
     """One row per notebook of ``what`` (its file stem -> its short title and what it
-    measures, in the notebook's words). The claims come from the experiments' registry,
-    so the list follows the experiments; a notebook that measures nothing (the claims
-    page) shows every claim."""
-    from threadcost.experiments.registry import EXPERIMENTS
-
-    by_notebook: dict[str, set[str]] = {}
-    for e in EXPERIMENTS:
-        if e.notebook and not e.retired:
-            by_notebook.setdefault(e.notebook, set()).update(e.claims)
+    measures, in the notebook's words). The claims are those whose records name the
+    notebook's page (``claims.for_page``); a notebook no record names (the claims page)
+    shows every claim."""
+    by_notebook = {stem: set(claims.for_page(stem)) for stem in what}
+    by_notebook = {stem: ids for stem, ids in by_notebook.items() if ids}
     every = sorted(set().union(*by_notebook.values())) if by_notebook else []
     rows = []
     for stem, (title, words) in what.items():

@@ -22,9 +22,6 @@ from threadcost import findings, vocabulary
 from threadcost.results import Result
 from threadcost.views import tables
 
-OWN_CLAIMS = ("C04", "C10", "C11", "C15", "C17")
-
-
 # ------------------------------------------------------------ rows of the table
 
 def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,

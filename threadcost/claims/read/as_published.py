@@ -8,31 +8,36 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost.claims.intervals import log_ratio, over_repeats, slope
 from threadcost.claims.logic import number
-from threadcost.claims.model import Measurement, Missing
 from threadcost.claims.read.brigade import (
     S5_TASKS,
-    _brigade_at_s5,
     _brigade_memory,
     _brigade_setup,
     _slope_measurement,
+    brigade_at_s5,
 )
-from threadcost.claims.read.common import _at, _has, _missing
-from threadcost.claims.read.launch_cpu import _cpu_bound
-from threadcost.claims.read.memory import _thread_points
-from threadcost.claims.read.switching import _pinning, placement_skipped, yardstick_repeats
-from threadcost.claims.runs import Runs, run_ids
+from threadcost.claims.read.common import at_setup, holds_all, no_run
+from threadcost.claims.read.launch_cpu import cpu_bound_runs
+from threadcost.claims.read.memory import thread_points
+from threadcost.claims.read.switching import (
+    pinning_pairs,
+    placement_skipped,
+    yardstick,
+    yardstick_repeats,
+)
+from threadcost.measured.intervals import log_ratio, over_repeats, quotient, slope
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, run_ids
 
 Select = Any
 
 
 def _placement(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     found = runs.matching("context_switch_placement", tasks="threads",
-                          placements=_has("same-cpu", "unpinned"))
+                          placements=holds_all("same-cpu", "unpinned"))
     table = runs.tables(found, "repeats")
     if table.empty:
-        return placement_skipped(found) or _missing(
+        return placement_skipped(found) or no_run(
             "context_switch_placement", "threads pinned and unpinned", "notebook 04")
     return table, found
 
@@ -83,7 +88,7 @@ def switch_over_cold_memcpy(runs: Runs) -> Measurement | Missing:
     table, found = yardstick_repeats(runs)
     need = {"pipe_switch_pinned", "memcpy_64kib_cold"}
     if table.empty or not need <= set(table.yardstick):
-        return _missing("yardsticks", "the uncached 64 KiB memcpy", "the last cell of "
+        return no_run("yardsticks", "the uncached 64 KiB memcpy", "the last cell of "
                         "notebook 04")
     wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
                              values="ns_median")
@@ -99,7 +104,7 @@ def _cache_states(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     table, found = yardstick_repeats(runs)
     need = {"pipe_switch_pinned", "memcpy_64kib", "memcpy_64kib_cold"}
     if table.empty or not need <= set(table.yardstick):
-        return _missing("yardsticks", "the 64 KiB memcpy in cache and in no cache",
+        return no_run("yardsticks", "the 64 KiB memcpy in cache and in no cache",
                         "the last cell of notebook 04")
     wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
                              values="ns_median")
@@ -162,7 +167,7 @@ def switch_in_syscalls(runs: Runs) -> Measurement | Missing:
     table, found = yardstick_repeats(runs)
     need = {"pipe_switch_pinned", "syscall"}
     if table.empty or not need <= set(table.yardstick):
-        return _missing("yardsticks", "the empty system call", "the last cell of notebook 04")
+        return no_run("yardsticks", "the empty system call", "the last cell of notebook 04")
     wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
                              values="ns_median")
     return over_repeats((wide["pipe_switch_pinned"] / wide["syscall"]).dropna(),
@@ -176,8 +181,6 @@ def in_units(select: Select, yard_name: str, unit: str) -> Select:
     """A time read in multiples of a yardstick of the same machine (the property a
     verdict turns on, in its own units): the reading / the yardstick's mean, with the
     conservative interval of the two."""
-    from threadcost.claims.intervals import quotient
-    from threadcost.claims.read.switching import yardstick
 
     def select_in_units(runs: Runs) -> Measurement | Missing:
         top, bottom = select(runs), yardstick(yard_name)(runs)
@@ -194,10 +197,10 @@ def in_units(select: Select, yard_name: str, unit: str) -> Select:
 
 def echo_rate(placement: str) -> Select:
     def select(runs: Runs) -> Measurement | Missing:
-        found = runs.matching("echo", placements=_has(placement))
+        found = runs.matching("echo", placements=holds_all(placement))
         table = runs.tables(found, "repeats")
         if table.empty:
-            return _missing("echo", f"placement {placement}", "notebook 04")
+            return no_run("echo", f"placement {placement}", "notebook 04")
         rows = table[table.placement == placement]
         return over_repeats(rows.rate_per_s, "iterations/s", run_id=run_ids(found),
                             setup={"experiment": "echo", "placement": placement,
@@ -209,7 +212,7 @@ def echo_rate(placement: str) -> Select:
 
 def goroutine(mode: str, column: str, unit: str) -> Select:
     def select(runs: Runs) -> Measurement | Missing:
-        got = _pinning(runs)
+        got = pinning_pairs(runs)
         if isinstance(got, Missing):
             return got
         table, found = got
@@ -223,10 +226,10 @@ def goroutine(mode: str, column: str, unit: str) -> Select:
 
 
 def touch_rss_per_thread(runs: Runs) -> Measurement | Missing:
-    found = runs.matching("thread_memory_touch", touch_depths_kib=_has(400))
+    found = runs.matching("thread_memory_touch", touch_depths_kib=holds_all(400))
     table = runs.tables(found, "points")
     if table.empty:
-        return _missing("thread_memory_touch", "a 400 KiB stack touch", "notebook 02")
+        return no_run("thread_memory_touch", "a 400 KiB stack touch", "notebook 02")
     rows = table[(table.touch_kib_asked == 400) & (table.started == table.requested)]
     return over_repeats(rows.rss_kib / rows.threads, "KiB", run_id=run_ids(found),
                         setup={"experiment": "thread_memory_touch", "touch_kib": 400,
@@ -238,7 +241,7 @@ def malloc_delta_kib(after: str, column: str) -> Select:
     def select(runs: Runs) -> Measurement | Missing:
         found = runs.matching("malloc_touch", allocator="malloc", touch_fraction=1.0, mib=400)
         if not found:
-            return _missing("malloc_touch", "malloc of 400 MiB, full touch", "notebook 01")
+            return no_run("malloc_touch", "malloc of 400 MiB, full touch", "notebook 01")
         deltas = []
         for run in found:
             st = run.table("stages").set_index("stage")
@@ -252,7 +255,7 @@ def malloc_delta_kib(after: str, column: str) -> Select:
 
 def slab_slope(runs: Runs) -> Measurement | Missing:
     """Slab memory per idle thread (as slabtop reads it): slope over 100..1,000 threads."""
-    got = _thread_points(runs)
+    got = thread_points(runs)
     if isinstance(got, Missing):
         return got
     table, found = got
@@ -268,7 +271,7 @@ def slab_slope(runs: Runs) -> Measurement | Missing:
 
 def cpu_bound_total(mode: str, column: str) -> Select:
     def select(runs: Runs) -> Measurement | Missing:
-        got = _cpu_bound(runs, "own")
+        got = cpu_bound_runs(runs, "own")
         if isinstance(got, Missing):
             return got
         rows, found = got
@@ -286,7 +289,7 @@ def brigade_hop(kind: str, placement: str, net: bool = False) -> Select:
     the one-thread brigade's of the same repeat (S5's per switch)."""
     def select(runs: Runs) -> Measurement | Missing:
         kinds = (kind, "one-thread") if net else (kind,)
-        got = _brigade_at_s5(runs, kinds)
+        got = brigade_at_s5(runs, kinds)
         if isinstance(got, Missing):
             return got
         rows, found = got
@@ -298,7 +301,7 @@ def brigade_hop(kind: str, placement: str, net: bool = False) -> Select:
         values = (wide[kind] - wide["one-thread"]) if net else wide[kind]
         # the C brigade stores trip / (tasks + 1); S5's unit is trip / tasks
         values = values * (S5_TASKS + 1) / S5_TASKS
-        return _at(over_repeats(values.dropna(), "ns", run_id=run_ids(found),
+        return at_setup(over_repeats(values.dropna(), "ns", run_id=run_ids(found),
                                 setup=_brigade_setup(found, placement),
                                 how="per repeat: mean trip / 500 tasks (S5's \"per task per "
                                     "iter\")"

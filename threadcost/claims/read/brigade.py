@@ -6,14 +6,16 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost.claims.intervals import log_ratio, over_repeats, quotient
-from threadcost.claims.model import Measurement, Missing
+from threadcost import findings
 from threadcost.claims.read.common import (
-    _at,
-    _missing,
+    at_setup,
+    no_run,
 )
 from threadcost.claims.read.switching import goroutine_switch_pinned_ns, yardstick
-from threadcost.claims.runs import Runs, run_ids
+from threadcost.findings.brigade import net_name
+from threadcost.measured.intervals import log_ratio, over_repeats, quotient
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, run_ids
 
 # --- the bucket brigade (C18-C23) ---------------------------------------------------------------
 
@@ -24,7 +26,7 @@ def _brigade(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     found = runs.matching("brigade")
     table = runs.tables(found, "runs")
     if table.empty:
-        return _missing("brigade", "any task count", "notebook 07")
+        return no_run("brigade", "any task count", "notebook 07")
     return table[table.trips > 0], found
 
 
@@ -35,7 +37,7 @@ def _brigade_wide(rows: pd.DataFrame, tasks: int, placement: str) -> pd.DataFram
                           values="per_hop_ns_p50")
 
 
-def _brigade_at_s5(runs: Runs, kinds: tuple[str, ...]) -> tuple[pd.DataFrame, list[Any]] | Missing:
+def brigade_at_s5(runs: Runs, kinds: tuple[str, ...]) -> tuple[pd.DataFrame, list[Any]] | Missing:
     got = _brigade(runs)
     if isinstance(got, Missing):
         return got
@@ -64,8 +66,6 @@ def _brigade_setup(found: list[Any], placement: str, tasks: Any = S5_TASKS) -> d
 
 def c18_thread_net_ns(runs: Runs) -> Measurement | Missing:
     """Context for C18: the thread brigade's net per hop at 500 tasks, unpinned."""
-    from threadcost import findings  # one definition: the findings layer
-    from threadcost.findings.brigade import net_name
 
     return findings.measurement(net_name("thread", "unpinned"), runs, setup={}, how="")
 
@@ -107,33 +107,33 @@ def c19_thread_over_goroutine_switch(runs: Runs) -> Measurement | Missing:
 
 
 def c20_goroutine_over_thread_gross(runs: Runs) -> Measurement | Missing:
-    got = _brigade_at_s5(runs, ("thread", "goroutine"))
+    got = brigade_at_s5(runs, ("thread", "goroutine"))
     if isinstance(got, Missing):
         return got
     rows, found = got
     wide = _brigade_wide(rows, S5_TASKS, "unpinned")
-    return _at(log_ratio((wide["goroutine"] / wide["thread"]).dropna(), run_id=run_ids(found),
+    return at_setup(log_ratio((wide["goroutine"] / wide["thread"]).dropna(), run_id=run_ids(found),
                      setup=_brigade_setup(found, "unpinned"),
                      how="per repeat (kinds interleaved): p50 time per hop, pipe I/O "
                          "included, goroutines / threads"), "at 500 tasks")
 
 
 def c20_thread_over_goroutine_net(runs: Runs) -> Measurement | Missing:
-    got = _brigade_at_s5(runs, ("thread", "goroutine", "one-thread"))
+    got = brigade_at_s5(runs, ("thread", "goroutine", "one-thread"))
     if isinstance(got, Missing):
         return got
     rows, found = got
     wide = _brigade_wide(rows, S5_TASKS, "unpinned")
     net_t = wide["thread"] - wide["one-thread"]
     net_g = wide["goroutine"] - wide["one-thread"]
-    return _at(log_ratio((net_t / net_g).dropna(), run_id=run_ids(found),
+    return at_setup(log_ratio((net_t / net_g).dropna(), run_id=run_ids(found),
                      setup=_brigade_setup(found, "unpinned"),
                      how="per repeat: net per hop (p50 minus the one-thread p50 of the same "
                          "repeat), threads / goroutines"), "at 500 tasks")
 
 
 def c21_pinned_thread_over_goroutine(runs: Runs) -> Measurement | Missing:
-    got = _brigade_at_s5(runs, ("thread", "goroutine"))
+    got = brigade_at_s5(runs, ("thread", "goroutine"))
     if isinstance(got, Missing):
         return got
     rows, found = got
@@ -142,7 +142,7 @@ def c21_pinned_thread_over_goroutine(runs: Runs) -> Measurement | Missing:
     if "thread" not in pinned or "goroutine" not in free:
         return Missing("the brigade at 500 tasks lacks threads pinned or goroutines unpinned")
     ratio = (pinned["thread"] / free["goroutine"]).dropna()
-    return _at(log_ratio(ratio, run_id=run_ids(found),
+    return at_setup(log_ratio(ratio, run_id=run_ids(found),
                      setup={**_brigade_setup(found, "threads on one CPU, goroutines unpinned")},
                      how="per repeat: p50 time per hop, threads pinned to one CPU / "
                          "goroutines unpinned (placements interleaved in each repeat)"),
@@ -153,7 +153,7 @@ def _brigade_memory(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     found = runs.matching("brigade")
     table = runs.tables(found, "memory")
     if table.empty:
-        return _missing("brigade", "memory slopes", "notebook 07")
+        return no_run("brigade", "memory slopes", "notebook 07")
     placement = "unpinned" if "unpinned" in set(table.placement) else "same-cpu"
     return table[table.placement == placement], found
 

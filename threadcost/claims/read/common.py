@@ -4,22 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadcost.claims.model import Measurement, Missing
+from threadcost.measured.measurement import Measurement, Missing
 
 DEFAULT_STACK_BYTES = 8 * 1024 * 1024  # S0: ulimit -s 8192
 
 
-def _missing(experiment: str, setup: str, where: str) -> Missing:
+def no_run(experiment: str, setup: str, where: str) -> Missing:
     return Missing(f"no stored {experiment} run with {setup} on this machine ({where})")
 
 
-def _at(got: Measurement | Missing, where: str, **more: Any) -> Measurement | Missing:
+def at_setup(got: Measurement | Missing, where: str, **more: Any) -> Measurement | Missing:
     """The measurement with its setup in a few words (shown beside the value)."""
     if isinstance(got, Missing):
         return got
     return Measurement(**{**got.__dict__, "where": where, **more})
 
 
-def _has(*items: Any) -> Any:
+def holds_all(*items: Any) -> Any:
     """A parameter predicate: the stored list holds every item."""
     return lambda stored: isinstance(stored, list) and all(i in stored for i in items)

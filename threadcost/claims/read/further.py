@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from threadcost import sysinfo
-from threadcost.claims.intervals import log_ratio, over_repeats
-from threadcost.claims.model import Measurement, Missing
-from threadcost.claims.runs import Runs, run_ids
+from threadcost.measured.intervals import log_ratio, over_repeats
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, run_ids
 
 NOTEBOOK = "notebook 08"
 

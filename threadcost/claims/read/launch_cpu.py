@@ -8,32 +8,32 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost.claims.intervals import log_ratio, over_repeats
-from threadcost.claims.model import Measurement, Missing
 from threadcost.claims.read.common import (
-    _has,
-    _missing,
+    holds_all,
+    no_run,
 )
-from threadcost.claims.runs import Runs, run_ids
+from threadcost.measured.intervals import log_ratio, over_repeats
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, run_ids
 
 # --- launch (C09) --------------------------------------------------------------------------------
 
 def _launch(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
-    found = runs.matching("launch", kinds=_has("thread", "fork"),
-                          parent_touch_mib=_has(0, 8))
+    found = runs.matching("launch", kinds=holds_all("thread", "fork"),
+                          parent_touch_mib=holds_all(0, 8))
     table = runs.tables(found, "distributions")
     if table.empty:
-        return _missing("launch", "thread and fork at 0 and 8 MiB touched", "notebook 03")
+        return no_run("launch", "thread and fork at 0 and 8 MiB touched", "notebook 03")
     rows = table[(table.metric == "create_ns") & (table.phase == "steady")]
     return rows, found
 
 
 def _growth_repeats(kind: str, runs: Runs) -> Measurement | Missing:
     """launch_growth/repeats: median create time at 8 MiB / at 0 MiB, paired by repeat."""
-    found = runs.matching("launch_growth", kinds=_has(kind), parent_touch_mib=_has(0, 8))
+    found = runs.matching("launch_growth", kinds=holds_all(kind), parent_touch_mib=holds_all(0, 8))
     table = runs.tables(found, "repeats")
     if table.empty:
-        return _missing("launch_growth", f"{kind} at 0 and 8 MiB touched", "notebook 03")
+        return no_run("launch_growth", f"{kind} at 0 and 8 MiB touched", "notebook 03")
     wide = table[table.kind == kind].pivot_table(index=["run_index", "repeat"],
                                                  columns="parent_touch_mib",
                                                  values="create_ns_p50")
@@ -81,18 +81,18 @@ def launch_ns(kind: str) -> Any:
 
 # --- S3's CPU-bound tasks on one CPU (C13, C14) ------------------------------------------------
 
-def _cpu_bound(runs: Runs, ws: str) -> tuple[pd.DataFrame, list[Any]] | Missing:
-    found = runs.matching("cpu_bound", working_sets=_has(ws),
-                          modes=_has("threads", "processes"))
+def cpu_bound_runs(runs: Runs, ws: str) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = runs.matching("cpu_bound", working_sets=holds_all(ws),
+                          modes=holds_all("threads", "processes"))
     table = runs.tables(found, "runs")
     if table.empty:
-        return _missing("cpu_bound", f"working set '{ws}', threads and processes",
+        return no_run("cpu_bound", f"working set '{ws}', threads and processes",
                         "notebook 04")
     return table[table.working_set == ws], found
 
 
 def _cpu_ratio(runs: Runs, ws: str, quantity: str, words: str) -> Measurement | Missing:
-    got = _cpu_bound(runs, ws)
+    got = cpu_bound_runs(runs, ws)
     if isinstance(got, Missing):
         return got
     rows, found = got
@@ -122,7 +122,7 @@ MIN_TICKS = 10
 
 
 def c14_process_over_thread_sys(runs: Runs) -> Measurement | Missing:
-    got = _cpu_bound(runs, "own")
+    got = cpu_bound_runs(runs, "own")
     if isinstance(got, Missing):
         return got
     rows, found = got
@@ -166,7 +166,7 @@ def sys_per_user_ms(mode: str) -> Any:
     user), per repeat: S3's runs were about 180x longer than these, so absolute seconds
     do not compare, the system time each second of the same work costs does."""
     def select(runs: Runs) -> Measurement | Missing:
-        got = _cpu_bound(runs, "own")
+        got = cpu_bound_runs(runs, "own")
         if isinstance(got, Missing):
             return got
         rows, found = got
@@ -191,7 +191,7 @@ def sys_per_user_ms(mode: str) -> Any:
 def setup_share(runs: Runs) -> tuple[float, float, str] | None:
     """(system seconds inside the tasks' loops, system seconds of the whole run, run ids)
     of the processes with their own working set: medians over repeats."""
-    got = _cpu_bound(runs, "own")
+    got = cpu_bound_runs(runs, "own")
     if isinstance(got, Missing):
         return None
     rows, found = got
@@ -203,7 +203,7 @@ def setup_share(runs: Runs) -> tuple[float, float, str] | None:
 
 def c14_dtlb_ratio(runs: Runs) -> Measurement | Missing:
     """Context for C14 (S3's mechanism): dTLB load misses, processes / threads, own set."""
-    got = _cpu_bound(runs, "own")
+    got = cpu_bound_runs(runs, "own")
     if isinstance(got, Missing):
         return got
     rows, found = got

@@ -7,32 +7,32 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import stats
-from threadcost.claims.intervals import over_repeats, slope
-from threadcost.claims.model import Measurement, Missing
+from threadcost import findings, stats
 from threadcost.claims.read.common import (
     DEFAULT_STACK_BYTES,
-    _at,
-    _has,
-    _missing,
+    at_setup,
+    holds_all,
+    no_run,
 )
-from threadcost.claims.read.switching import _peers_skipped
-from threadcost.claims.runs import Runs, kernel_version, run_ids
+from threadcost.claims.read.switching import peers_skipped
+from threadcost.measured.intervals import over_repeats, slope
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, kernel_version, run_ids
 from threadcost.vocabulary import words
 
 # --- idle-thread memory (C05, C12, C16) ----------------------------------------------------
 
-def _thread_points(runs: Runs, stack_kib: int = 0) -> tuple[pd.DataFrame, list[Any]] | Missing:
+def thread_points(runs: Runs, stack_kib: int = 0) -> tuple[pd.DataFrame, list[Any]] | Missing:
     found = runs.matching("thread_memory", stack_kib=stack_kib, touch_kib=0)
     table = runs.tables(found, "points")
     if table.empty:
-        return _missing("thread_memory", "default stacks and no touch", "notebook 02")
+        return no_run("thread_memory", "default stacks and no touch", "notebook 02")
     return table[table.started == table.requested], found
 
 
 def _per_thread_at(column: str, threads: int, unit: str) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
-        got = _thread_points(runs)
+        got = thread_points(runs)
         if isinstance(got, Missing):
             return got
         table, found = got
@@ -56,7 +56,7 @@ c16_page_tables_per_thread = _per_thread_at("page_tables_kib", 10_000, "KiB")
 
 def _slope_100_1000(column: str) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
-        got = _thread_points(runs)
+        got = thread_points(runs)
         if isinstance(got, Missing):
             return got
         table, found = got
@@ -85,10 +85,10 @@ c12_kernel_slope = _slope_100_1000("kernel_kib")
 
 def c06_rss_over_touched(runs: Runs) -> Measurement | Missing:
     """thread_memory_touch/points at touch 400 KiB: RSS per thread / 400 KiB."""
-    found = runs.matching("thread_memory_touch", touch_depths_kib=_has(400))
+    found = runs.matching("thread_memory_touch", touch_depths_kib=holds_all(400))
     table = runs.tables(found, "points")
     if table.empty:
-        return _missing("thread_memory_touch", "a 400 KiB stack touch", "notebook 02")
+        return no_run("thread_memory_touch", "a 400 KiB stack touch", "notebook 02")
     rows = table[(table.touch_kib_asked == 400) & (table.started == table.requested)]
     return over_repeats(rows.rss_kib / rows.threads / 400.0, "ratio", run_id=run_ids(found),
                         setup={"experiment": "thread_memory_touch", "touch_kib": 400,
@@ -98,7 +98,7 @@ def c06_rss_over_touched(runs: Runs) -> Measurement | Missing:
 
 def split_rss_cause(runs: Runs, got: Measurement) -> str | None:
     """Kernels >= 6.2 count RSS exactly; the published under-count cannot show."""
-    found = runs.matching("thread_memory_touch", touch_depths_kib=_has(400))
+    found = runs.matching("thread_memory_touch", touch_depths_kib=holds_all(400))
     versions = [v for v in (kernel_version(r) for r in found) if v is not None]
     if versions and min(versions) >= (6, 2):
         v = min(versions)
@@ -115,7 +115,7 @@ def _malloc_ratio(after: str, column: str, what: str) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
         found = runs.matching("malloc_touch", allocator="malloc", touch_fraction=1.0)
         if not found:
-            return _missing("malloc_touch", "allocator malloc, full touch", "notebook 01")
+            return no_run("malloc_touch", "allocator malloc, full touch", "notebook 01")
         ratios = []
         for run in found:
             st = run.table("stages").set_index("stage")
@@ -138,7 +138,6 @@ c07_rss_after_touch = _malloc_ratio("after_touch", "rss_kib",
 # --- limits (C08, C10) -------------------------------------------------------------------------
 
 def c08_max_threads(runs: Runs) -> Measurement | Missing:
-    from threadcost import findings  # one definition: the findings layer
 
     q = findings.compute("thread_ceiling_threads", runs)
     return findings.measurement(q, low=None, high=None, computed=True,
@@ -150,7 +149,7 @@ def c10_million_threads(runs: Runs) -> Measurement | Missing:
     found = [r for r in runs.matching("thread_limits")
              if r.meta["params"].get("target_threads") == 1_000_000]
     if not found:
-        return _missing("thread_limits", "a one-million-thread target", "notebook 02")
+        return no_run("thread_limits", "a one-million-thread target", "notebook 02")
     run = found[0]
     advice = run.table("advice") if "advice" in run.meta["tables"] else pd.DataFrame()
     short = (", ".join(f"{a.setting} {a.current:,.0f} (needs {a.needed:,.0f})"
@@ -170,10 +169,10 @@ def c10_million_thread_times(runs: Runs) -> Missing:
 
 
 def _stack_points(runs: Runs, stack_kib: int) -> tuple[pd.DataFrame, list[Any]] | Missing:
-    found = runs.matching("thread_memory_stack", stack_sizes_kib=_has(stack_kib))
+    found = runs.matching("thread_memory_stack", stack_sizes_kib=holds_all(stack_kib))
     table = runs.tables(found, "points")
     if table.empty:
-        return _missing("thread_memory_stack", f"{stack_kib:,} KiB stacks", "notebook 02")
+        return no_run("thread_memory_stack", f"{stack_kib:,} KiB stacks", "notebook 02")
     rows = table[(table.stack_kib_asked == stack_kib) & (table.started == table.requested)]
     return rows, found
 
@@ -203,7 +202,7 @@ def c11_rss_per_goroutine(runs: Runs) -> Measurement | Missing:
     found = [r for r in runs.matching("peers") if not r.meta["summary"].get("skipped")]
     table = runs.tables(found, "memory_points")
     if table.empty or table.goroutines.nunique() < 3:
-        return _peers_skipped(runs)
+        return peers_skipped(runs)
     return slope(table.goroutines, table.rss_kib, "KiB", len(found), run_id=run_ids(found),
                  setup={"experiment": "peers", "goroutines": int(table.goroutines.max()),
                         "state": "blocked on a channel"},
@@ -221,7 +220,7 @@ def _ceiling(runs: Runs) -> list[Any] | Missing:
     found = runs.matching("threads_ceiling", stack_kib=2048)
     found = [r for r in found if "measured" in r.meta.get("tables", [])]
     if not found:
-        return _missing("threads_ceiling", "2 MiB stacks", "notebook 02")
+        return no_run("threads_ceiling", "2 MiB stacks", "notebook 02")
     return found
 
 
@@ -239,14 +238,13 @@ def ceiling_per_thread(column: str, fallback: Any) -> Any:
                                    "count set by": bound},
                             how=f"{column.replace('_', ' ')}: growth over the run / threads "
                                 f"measured, at {counts[0]:,} sleeping threads (set by {bound})")
-        return _at(got, f"(at {counts[0]:,} sleeping threads; the count was set by {bound})")
+        return at_setup(got, f"(at {counts[0]:,} sleeping threads; the count was set by {bound})")
     return select
 
 
 
 def c10_million_scaled(runs: Runs) -> Measurement | Missing:
     """threads_ceiling/scaled: one million threads, computed from the measured count."""
-    from threadcost import findings  # one definition: the findings layer
 
     rss, user, sys_ = (findings.compute(f"c10_million_threads_{k}", runs)
                        for k in ("rss_mib", "user_s", "sys_s"))
@@ -282,7 +280,7 @@ def _million(runs: Runs, variant: str) -> tuple[pd.DataFrame, list[Any]] | Missi
     if table.empty or variant not in set(table.variant):
         if skipped:
             return Missing(f"the one-million-goroutine run was skipped: {skipped[0]}")
-        return _missing("goroutines_million", f"the variant {words(variant)}", "notebook 05")
+        return no_run("goroutines_million", f"the variant {words(variant)}", "notebook 05")
     return table[table.variant == variant], found
 
 

@@ -18,14 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost.claims import selectors as sel
-from threadcost.claims.intervals import log_ratio, over_repeats
-from threadcost.claims.model import Measurement, Missing
 from threadcost.claims.read import as_published as ap
-from threadcost.claims.read import s4
-from threadcost.claims.read.brigade import S5_TASKS, _brigade_at_s5
-from threadcost.claims.read.common import _at
-from threadcost.claims.runs import Runs, run_ids
+from threadcost.claims.read import brigade, memory, s4, switching
+from threadcost.claims.read.brigade import S5_TASKS, brigade_at_s5
+from threadcost.claims.read.common import at_setup
+from threadcost.measured.intervals import log_ratio, over_repeats, slope
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, run_ids
 
 
 def _kinds(runs: Runs, *kinds: str) -> tuple[list[dict[str, Any]], list[Any]] | Missing:
@@ -115,7 +114,6 @@ def past_arenas(kind: str, column: str) -> Any:
         if not used:
             return Missing(f"no stored peer_runtimes run holds three memory points of {kind} "
                            "past glibc's malloc arena cap (8 x CPUs tasks)")
-        from threadcost.claims.intervals import slope
 
         cap = max(caps)
         return slope(xs, ys, "KiB", repeats=len(used), run_id=run_ids(used),
@@ -244,7 +242,7 @@ def _peer_setup(found: list[Any], placement: str, kind: str) -> dict[str, Any]:
 def _c_baseline(runs: Runs, placement: str) -> Measurement | Missing:
     """The C brigade's one-thread mean per task (trip / 500) at 500 tasks, over its
     repeats: the pipe-I/O baseline when the peer run holds none of its own."""
-    got = _brigade_at_s5(runs, ("one-thread",))
+    got = brigade_at_s5(runs, ("one-thread",))
     if isinstance(got, Missing):
         return got
     rows, found = got
@@ -283,14 +281,14 @@ def peer_hop(kind: str, placement: str, net: bool = False) -> Any:
             return Missing(f"the stored peer_brigade did not run {kind} {placement}")
         info = {"run_id": run_ids(found), "setup": _peer_setup(found, placement, kind)}
         if not net:
-            return _at(over_repeats(wide[kind].dropna(), "ns", how=stat, **info),
+            return at_setup(over_repeats(wide[kind].dropna(), "ns", how=stat, **info),
                        "at 500 tasks")
         base = _baseline(runs, wide, placement)
         if isinstance(base, Missing):
             return base
         series, words, whole = base
         if whole is None:
-            return _at(over_repeats((wide[kind] - series).dropna(), "ns",
+            return at_setup(over_repeats((wide[kind] - series).dropna(), "ns",
                                     how=f"{stat}; {words}", **info), "at 500 tasks")
         m = over_repeats(wide[kind].dropna(), "ns")
         low, high = m.low if m.low is not None else m.value, m.high or m.value
@@ -314,7 +312,7 @@ def peer_ratio(top: tuple[str, str], bottom: tuple[str, str]) -> Any:
         if top[0] not in a or bottom[0] not in b:
             return Missing(f"the stored peer_brigade lacks {top[0]} {top[1]} or "
                            f"{bottom[0]} {bottom[1]}")
-        return _at(log_ratio((a[top[0]] / b[bottom[0]]).dropna(), run_id=run_ids(found),
+        return at_setup(log_ratio((a[top[0]] / b[bottom[0]]).dropna(), run_id=run_ids(found),
                              setup={**_peer_setup(found, f"{top[1]} / {bottom[1]}",
                                                   f"{top[0]} / {bottom[0]}")},
                              how=f"{stat}; {top[0]} {top[1]} / {bottom[0]} {bottom[1]} "
@@ -338,7 +336,7 @@ def peer_net_ratio(top: str, bottom: str, placement: str) -> Any:
         ratio = ((wide[top] - series) / (wide[bottom] - series)).dropna()
         if whole is not None:
             words += " (taken as a constant: the interval is over the peer's repeats)"
-        return _at(log_ratio(ratio, run_id=run_ids(found) + (
+        return at_setup(log_ratio(ratio, run_id=run_ids(found) + (
                                  f"; {whole.run_id}" if whole is not None else ""),
                              setup=_peer_setup(found, placement, f"{top} / {bottom}"),
                              how=f"{stat}; each {words}; {top} / {bottom}"),
@@ -393,18 +391,18 @@ PAGE_TABLES_BY_C = ("C threads on glibc's default 8 MiB stacks (notebook 2's thr
 
 # claim -> the selectors above (catalogue.py applies them)
 c10_vsz_per_thread = prefer(past_arenas("rust-thread", "vsz_kib"),
-                            sel.ceiling_per_thread("vsz_kib_per_thread",
-                                                   sel.c10_vsz_per_thread))
+                            memory.ceiling_per_thread("vsz_kib_per_thread",
+                                                   memory.c10_vsz_per_thread))
 c10_rss_per_thread = prefer(past_arenas("rust-thread", "rss_kib"),
-                            sel.ceiling_per_thread("rss_kib_per_thread",
-                                                   sel.c10_rss_per_thread))
-c10_million = prefer(c10_million_scaled, sel.c10_million_scaled)
-c16_page_tables_per_thread = prefer(s4.page_tables_per_thread, sel.c16_page_tables_per_thread,
+                            memory.ceiling_per_thread("rss_kib_per_thread",
+                                                   memory.c10_rss_per_thread))
+c10_million = prefer(c10_million_scaled, memory.c10_million_scaled)
+c16_page_tables_per_thread = prefer(s4.page_tables_per_thread, memory.c16_page_tables_per_thread,
                                     PAGE_TABLES_BY_C)
 c19_thread_over_tokio_switch = prefer(ratio_of_kinds("rust-thread", "tokio-task", "switch"),
-                                      sel.c19_thread_over_goroutine_switch, TOKIO_SWITCH_BY_GO)
+                                      brigade.c19_thread_over_goroutine_switch, TOKIO_SWITCH_BY_GO)
 c22_thread_over_tokio_rss = prefer(ratio_of_kinds("rust-thread", "tokio-task", "rss"),
-                                   sel.c22_thread_over_goroutine_rss, TOKIO_BY_GOROUTINES)
+                                   brigade.c22_thread_over_goroutine_rss, TOKIO_BY_GOROUTINES)
 
 # S5 (C18-C22): the Rust peer's brigade and switch; before the peer ran, the C brigade
 # (threads, goroutines, epoll) and the goroutine ping-pong, labelled
@@ -413,19 +411,20 @@ c18_thread_net = prefer(peer_hop(THREAD, "unpinned", net=True),
                         ap.brigade_hop("thread", "unpinned", net=True), RUST_BY_C)
 c18_thread_gross = prefer(peer_hop(THREAD, "unpinned"), ap.brigade_hop("thread", "unpinned"),
                           RUST_BY_C)
-c19_tokio_switch = prefer(switch_ns(TOKIO), sel.goroutine_switch_pinned_ns, TOKIO_SWITCH_BY_GO)
+c19_tokio_switch = prefer(switch_ns(TOKIO), switching.goroutine_switch_pinned_ns,
+                          TOKIO_SWITCH_BY_GO)
 c20_tokio_gross = prefer(peer_hop(TOKIO, "unpinned"), ap.brigade_hop("goroutine", "unpinned"),
                          TOKIO_BY_GOROUTINES)
 c20_tokio_net = prefer(peer_hop(TOKIO, "unpinned", net=True),
                        ap.brigade_hop("goroutine", "unpinned", net=True), TOKIO_BY_GOROUTINES)
 c20_tokio_over_thread = prefer(peer_ratio((TOKIO, "unpinned"), (THREAD, "unpinned")),
-                               sel.c20_goroutine_over_thread_gross, TOKIO_BY_GOROUTINES)
+                               brigade.c20_goroutine_over_thread_gross, TOKIO_BY_GOROUTINES)
 c20_thread_over_tokio_net = prefer(peer_net_ratio(THREAD, TOKIO, "unpinned"),
-                                   sel.c20_thread_over_goroutine_net, TOKIO_BY_GOROUTINES)
+                                   brigade.c20_thread_over_goroutine_net, TOKIO_BY_GOROUTINES)
 c21_pinned_thread = prefer(peer_hop(THREAD, "same-cpu"), ap.brigade_hop("thread", "same-cpu"),
                            RUST_BY_C)
 c21_pinned_thread_over_tokio = prefer(peer_ratio((THREAD, "same-cpu"), (TOKIO, "unpinned")),
-                                      sel.c21_pinned_thread_over_goroutine,
+                                      brigade.c21_pinned_thread_over_goroutine,
                                       TOKIO_BY_GOROUTINES)
 # S5 weighs each side with RSS over the task count: Rust threads and Tokio tasks alike
 # from the Rust peer's idle tasks (the C brigade's threads and epoll loop before it ran)

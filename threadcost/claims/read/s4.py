@@ -37,9 +37,9 @@ import numpy as np
 import pandas as pd
 
 from threadcost import stats
-from threadcost.claims.intervals import log_ratio, over_repeats
-from threadcost.claims.model import Measurement, Missing
-from threadcost.claims.runs import Runs, run_ids
+from threadcost.measured.intervals import log_ratio, over_repeats
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, run_ids
 
 EXPERIMENT = "sleepers"
 S4_COUNT = 10_000

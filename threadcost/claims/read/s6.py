@@ -11,9 +11,9 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost.claims.intervals import over_repeats, quotient
-from threadcost.claims.model import Measurement, Missing
-from threadcost.claims.runs import Runs, run_ids
+from threadcost.measured.intervals import over_repeats, quotient
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, run_ids
 from threadcost.vocabulary import task_label
 
 EXPERIMENT = "peer_peak_memory"

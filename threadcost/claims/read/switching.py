@@ -7,14 +7,15 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost.claims.intervals import log_ratio, over_repeats
-from threadcost.claims.model import Measurement, Missing
+from threadcost import findings
 from threadcost.claims.read.common import (
-    _at,
-    _has,
-    _missing,
+    at_setup,
+    holds_all,
+    no_run,
 )
-from threadcost.claims.runs import Runs, run_ids
+from threadcost.measured.intervals import log_ratio, over_repeats
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, run_ids
 from threadcost.vocabulary import words
 
 # --- yardsticks (C01, and the normalisation of absolute numbers) -----------------------
@@ -30,7 +31,7 @@ def yardstick(name: str) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
         table, found = yardstick_repeats(runs)
         if table.empty or name not in set(table.yardstick):
-            return _missing("yardsticks", f"the {name} yardstick",
+            return no_run("yardsticks", f"the {name} yardstick",
                             "the last cell of notebook 04")
         rows = table[table.yardstick == name]
         return over_repeats(rows.ns_median, "ns", setup={"experiment": "yardsticks",
@@ -42,7 +43,6 @@ def yardstick(name: str) -> Any:
 
 def c01_switch_over_memcpy(runs: Runs) -> Measurement | Missing:
     """yardsticks/repeats: pipe_switch_pinned / memcpy_64kib, paired by repeat."""
-    from threadcost import findings  # one definition: the findings layer
 
     return findings.measurement(
         "switch_over_memcpy_mean_ratio", runs,
@@ -53,10 +53,10 @@ def c01_switch_over_memcpy(runs: Runs) -> Measurement | Missing:
 # --- pipe echo (C02 stand-in, C03) ------------------------------------------------------
 
 def _echo(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
-    found = runs.matching("echo", placements=_has("same-cpu", "unpinned"))
+    found = runs.matching("echo", placements=holds_all("same-cpu", "unpinned"))
     table = runs.tables(found, "repeats")
     if table.empty:
-        return _missing("echo", f"the placements {words(['same-cpu', 'unpinned'])}",
+        return no_run("echo", f"the placements {words(['same-cpu', 'unpinned'])}",
                         "notebook 04")
     wide = table.pivot_table(index=["run_index", "repeat"], columns="placement",
                              values="rate_per_s")
@@ -78,14 +78,12 @@ def c02_unpinned_over_pinned_switch(runs: Runs) -> Measurement | Missing:
 
 def c03_unpinned_over_pinned_rate(runs: Runs) -> Measurement | Missing:
     """echo/repeats: rate unpinned / rate same-cpu, paired by repeat."""
-    from threadcost import findings  # one definition: the findings layer
 
     return findings.measurement("echo_unpinned_over_pinned_mean_ratio", runs,
                                 how="per repeat: echoes per second unpinned / pinned")
 
 
 def echo_pinned_rate(runs: Runs) -> Measurement | Missing:
-    from threadcost import findings  # one definition: the findings layer
 
     return findings.measurement("echo_pinned_rate_mean_per_s", runs, setup={}, how="")
 
@@ -97,10 +95,10 @@ def switch_pinned_ns(runs: Runs) -> Measurement | Missing:
     got = yardstick("pipe_switch_pinned")(runs)
     if isinstance(got, Measurement):
         return got
-    found = runs.matching("context_switch", placements=_has("same-cpu"))
+    found = runs.matching("context_switch", placements=holds_all("same-cpu"))
     table = runs.tables(found, "configs")
     if table.empty:
-        return _missing("context_switch", "a pipe ping-pong on one CPU", "notebook 04")
+        return no_run("context_switch", "a pipe ping-pong on one CPU", "notebook 04")
     rows = table[(table.mechanism == "pipe") & (table.placement == "same-cpu")
                  & (table.tasks == "threads") & (table.working_set_kib == 0)]
     return over_repeats(rows.switch_p50_ns, "ns", run_id=run_ids(found))
@@ -108,11 +106,11 @@ def switch_pinned_ns(runs: Runs) -> Measurement | Missing:
 
 # --- Go channel ping-pong (C04) -----------------------------------------------------------
 
-def _peers_skipped(runs: Runs) -> Missing:
+def peers_skipped(runs: Runs) -> Missing:
     reasons = [r.meta["summary"].get("skipped") for r in runs.matching("peers")]
     reason = next((r for r in reasons if r), None)
     return (Missing(f"the Go peers did not run: {reason}") if reason else
-            _missing("peers", "the channel ping-pong in both modes",
+            no_run("peers", "the channel ping-pong in both modes",
                      "notebook 05; needs the Go toolchain"))
 
 
@@ -120,7 +118,7 @@ def _peers_round_trips(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     found = [r for r in runs.matching("peers") if not r.meta["summary"].get("skipped")]
     table = runs.tables(found, "round_trips")
     if table.empty or not {"default", "gomaxprocs1_pinned"} <= set(table["mode"]):
-        return _peers_skipped(runs)
+        return peers_skipped(runs)
     return table, found
 
 
@@ -129,7 +127,7 @@ def c04_gomaxprocs1_gain(runs: Runs) -> Measurement | Missing:
     found = [r for r in runs.matching("peers")
              if "round_trips_per_s" in r.meta["summary"].get("channel_pingpong", {})]
     if not found:
-        return _peers_skipped(runs)
+        return peers_skipped(runs)
     gain = [r.meta["summary"]["channel_pingpong"]["round_trips_per_s"]
             / r.meta["summary"]["channel_pingpong_default"]["round_trips_per_s"] - 1
             for r in found]
@@ -150,7 +148,6 @@ def goroutine_switch_ns(runs: Runs) -> Measurement | Missing:
 
 
 def memcpy_ns(runs: Runs) -> Measurement | Missing:
-    from threadcost import findings  # one definition: the findings layer
 
     return findings.measurement("memcpy_64kib_mean_ns", runs,
                                 how="mean over repeats of the median batch; each batch "
@@ -170,10 +167,10 @@ def c02_placement_pairs(runs: Runs) -> Measurement | Missing:
     """context_switch_placement/repeats: switch unpinned / pinned, paired by repeat,
     pipe and condvar pooled (S0 quotes both mechanisms together)."""
     found = runs.matching("context_switch_placement", tasks="threads",
-                          placements=_has("same-cpu", "unpinned"))
+                          placements=holds_all("same-cpu", "unpinned"))
     table = runs.tables(found, "repeats")
     if table.empty:
-        return placement_skipped(found) or _missing(
+        return placement_skipped(found) or no_run(
             "context_switch_placement", "threads pinned and unpinned", "notebook 04")
     wide = table.pivot_table(index=["run_index", "repeat", "mechanism"], columns="placement",
                              values="switch_ns")
@@ -188,7 +185,7 @@ def c02_placement_pairs(runs: Runs) -> Measurement | Missing:
                          "run timed whole) unpinned / pinned; geometric mean, interval on "
                          "the logarithms")
     # independent repeats: the pairs of each mechanism (pipe and condvar are pooled)
-    return _at(got, f"({pairs} pairs each of {' and '.join(mechs)})", repeats=pairs)
+    return at_setup(got, f"({pairs} pairs each of {' and '.join(mechs)})", repeats=pairs)
 
 
 def c02_unpinned_over_pinned(runs: Runs) -> Measurement | Missing:
@@ -209,7 +206,7 @@ ECHO_FOR_PINGPONG = ("pipe echo between two threads (notebook 04's echo) stands 
 
 # --- goroutine pinning pairs (C04) -----------------------------------------------------------
 
-def _pinning(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+def pinning_pairs(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     every = runs.matching("goroutine_pinning")
     found = [r for r in every if not r.meta["summary"].get("skipped")]
     table = runs.tables(found, "runs")
@@ -217,14 +214,14 @@ def _pinning(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
         reason = next((r.meta["summary"]["skipped"] for r in every
                        if r.meta["summary"].get("skipped")), None)
         return (Missing(f"the pinned/default pairs did not run: {reason}") if reason else
-                _missing("goroutine_pinning", "pinned/default pairs", "notebook 05"))
+                no_run("goroutine_pinning", "pinned/default pairs", "notebook 05"))
     return table, found
 
 
 def c04_pinning_gain(runs: Runs) -> Measurement | Missing:
     """goroutine_pinning/runs: batch rate GOMAXPROCS=1 pinned / default - 1, per pair
     (the table ``gain``'s "batch" basis, pooled over stored runs)."""
-    got = _pinning(runs)
+    got = pinning_pairs(runs)
     if isinstance(got, Missing):
         return c04_gomaxprocs1_gain(runs)  # older data: one peers run per pair
     table, found = got
@@ -242,7 +239,7 @@ def c04_pinning_gain(runs: Runs) -> Measurement | Missing:
 
 def goroutine_switch_default_ns(runs: Runs) -> Measurement | Missing:
     """Context for C04's 170 ns: one switch (batch / 2) with the runtime's defaults."""
-    got = _pinning(runs)
+    got = pinning_pairs(runs)
     if isinstance(got, Missing):
         return goroutine_switch_ns(runs)
     table, found = got
@@ -251,7 +248,7 @@ def goroutine_switch_default_ns(runs: Runs) -> Measurement | Missing:
 
 
 def goroutine_switch_pinned_ns(runs: Runs) -> Measurement | Missing:
-    got = _pinning(runs)
+    got = pinning_pairs(runs)
     if isinstance(got, Missing):
         return got
     table, found = got

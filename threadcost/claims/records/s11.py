@@ -9,14 +9,38 @@ channel round trip measured here (``go_lockosthread``) is this project's reading
 
 from __future__ import annotations
 
-from threadcost.claims import whys
-from threadcost.claims.model import Claim, Reading
+from threadcost.claims import properties, whys
+from threadcost.claims.model import Claim, Published, Quote, Reading
 from threadcost.claims.read import further as sel
 
 PUBLISHED_RATIO = 7887 / 500
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C34", as_published=(
+    Claim("C34",
+          source="S11",
+          words=("A channel benchmark runs at 500 ns/op unlocked and 7887 ns/op with "
+                 "runtime.LockOSThread (-test.cpu=1); in the thread, perf stat showed "
+                 "approximately 1000X more thread context switches with LockOSThread."),
+          source_doc=("golang/go issue 18023: runtime: unexpectedly large slowdown with "
+                      "runtime.LockOSThread"),
+          their_machine="amd64, Go tip of November 2016",
+          quotes=(Quote(("BenchmarkUnlocked 3000000 500 ns/op ... BenchmarkLocked 200000 7887 "
+                         "ns/op"),
+                       "https://github.com/golang/go/issues/18023"),
+                  Quote(("The golang-nuts thread about this says that using 'perf stat' shows "
+                         "approximately 1000X more thread context switches with LockOSThread "
+                         "than without."),
+                       "https://github.com/golang/go/issues/18023 (comment by rsc, 2016-11-22)"),),
+          published=(Published("unlocked_ns_per_op", 500, "ns", "BenchmarkUnlocked (GOMAXPROCS 1)"),
+                     Published("locked_ns_per_op", 7887, "ns", "BenchmarkLocked (GOMAXPROCS 1)"),
+                     Published("locked_over_unlocked_ratio", 15.8, "ratio", "derived: 7887 / 500"),
+                     Published("switch_count_ratio", 1000, "ratio",
+                               ("approximately 1000X more thread context switches (perf stat, "
+                                "golang-nuts thread, as reported in the issue)")),),
+          pages=("08_more_sources",),
+          experiments=("go_lockosthread",),
+          flips_on=properties.TOOLCHAINS,
+          as_published=(
         Reading("LockOSThread makes the channel ping-pong about 16 times slower (7,887 ns/op "
                 "against 500 ns/op)", "ratio", PUBLISHED_RATIO * 0.8,
                 PUBLISHED_RATIO * 1.2, sel.s11_time_ratio, timing=True,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from threadcost.claims import selectors as sel
-from threadcost.claims import whys
+from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published
 from threadcost.claims.read import as_published as ap
+from threadcost.claims.read.memory import c12_kernel_slope, c12_rss_slope, c12_vsz_slope
 from threadcost.claims.records._help import about_reading, values
 
 C12 = (Published("per_thread_rss_kib", 8, "KiB", "slope of pmap RSS totals over 100..1000 "
@@ -15,16 +15,26 @@ C12 = (Published("per_thread_rss_kib", 8, "KiB", "slope of pmap RSS totals over 
 V = values(*C12)
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C12", source="S2", published=C12, as_published=(
+    Claim("C12",
+          words=("Each idle thread costs about 8 KiB of RSS (slope of pmap totals, 100..1000 "
+                 "threads step 50; virtual about 8,196 KiB per thread), plus about 11 KiB of "
+                 "kernel memory per thread."),
+          source_doc=("README of a C program measuring idle-thread RSS with pmap over 100..1000 "
+                      "threads"),
+          their_machine="not stated",
+          pages=("02_thread_memory",),
+          experiments=("thread_memory",),
+          flips_on=properties.IDLE_THREAD,
+          source="S2", published=C12, as_published=(
         about_reading("RSS per idle thread: slope over 100..1,000 threads", "KiB",
-                      V["per_thread_rss_kib"], sel.c12_rss_slope,
+                      V["per_thread_rss_kib"], c12_rss_slope,
                       "each new thread costs around 8KiB of RSS", why=whys.IDLE_THREAD_RSS),
         about_reading("Virtual memory per idle thread: slope over 100..1,000 threads", "KiB",
-                      V["per_thread_vsz_kib"], sel.c12_vsz_slope,
+                      V["per_thread_vsz_kib"], c12_vsz_slope,
                       "virtual memory reserved, in KiB"),
         about_reading("Kernel memory per idle thread, counted as slab (slabtop): slope over "
                       "100..1,000 threads", "KiB", V["per_thread_kernel_kib"], ap.slab_slope,
                       "each of these threads consumes around 11KiB of memory in the kernel"),
     ), context=(Context("kernel stack + page tables + slab per thread (a wider count than "
-                        "S2's)", None, "KiB", sel.c12_kernel_slope),)),
+                        "S2's)", None, "KiB", c12_kernel_slope),)),
 )

@@ -4,8 +4,8 @@ Concurrent Tasks?" (2023, pkolaczk.github.io/memory-consumption-of-async).
 Every number below was checked against the post's own source (the Jekyll file
 ``_posts/2023-05-21-memory-consumption-of-async.md`` of github.com/pkolaczk/
 pkolaczk.github.io, where the charts' values are typed as data; unchanged in all
-six revisions of the post): Fig. 2 ("Peak memory needed to launch 10,000 tasks")
-and Fig. 4 ("... 1 million tasks"), axis "memory [MB]".
+six revisions of the post): Fig. 2 "Peak memory needed to launch 10,000 tasks"
+and Fig. 4 "... 1 million tasks", axis "memory [MB]".
 
 The program: N tasks that each sleep 10 s, the program exiting when all have
 finished; the post prints the peak memory of the program. It does not say how
@@ -24,7 +24,8 @@ states no factor.
 
 from __future__ import annotations
 
-from threadcost.claims.model import Assertion, Claim, Context, Published
+from threadcost.claims import properties
+from threadcost.claims.model import Assertion, Claim, Context, Published, Quote
 from threadcost.claims.read import rust, s6
 
 TEN_K = 10_000
@@ -53,11 +54,39 @@ MODIFIED = ("S6's program modified: every task first waits until all exist, then
 
 GO_OVER_THREADS = ("Goroutines are supposed to be very lightweight, but they actually "
                    "consumed more than 50% of RAM required by Rust threads.")
-GO_OVER_BEST_RUST = ("now it consumes over 6x more memory than the best Rust program.")
-GO_LOSES = ("Now Go loses over 12x to the winner. It also loses over 2x to Java")
+GO_OVER_BEST_RUST = "now it consumes over 6x more memory than the best Rust program."
+GO_LOSES = "Now Go loses over 12x to the winner. It also loses over 2x to Java"
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C24", source="S6", published=C24, shape=(
+    Claim("C24",
+          words=("At 10,000 tasks (Fig. 2, peak memory): Rust threads 48.3 MB, Tokio 4.6 MB, Go "
+                 "28.6 MB, Java threads 244.4 MB, Java virtual threads 78.5 MB; goroutines "
+                 "'consumed more than 50% of RAM required by Rust threads' and 'over 6x more "
+                 "memory than the best Rust program'."),
+          source_doc=("2023 post: peak memory of N concurrent tasks that each sleep 10 s, per "
+                      "runtime (pkolaczk.github.io/memory-consumption-of-async)"),
+          their_machine=("Intel Xeon E3-1505M v6 3.00GHz, Ubuntu 22.04, Linux 5.15; Rust 1.69, "
+                         "Go 1.18.1, OpenJDK 21-ea"),
+          quotes=(Quote(("Let's launch N concurrent tasks, where each task waits for 10 seconds "
+                         "and then the program exists after all tasks finish."),
+                       "https://pkolaczk.github.io/memory-consumption-of-async/"),
+                  Quote(("Fig.2: Peak memory needed to launch 10,000 tasks (chart data: Rust "
+                         "threads 48.3, Rust tokio 4.6, Go 28.6, Java threads 244.4, Java "
+                         "virtual threads 78.5; axis memory [MB])"),
+                       ("https://pkolaczk.github.io/memory-consumption-of-async/ (values in "
+                         "https://github.com/pkolaczk/pkolaczk.github.io/blob/master/_posts/2023-05-21-memory-consumption-of-async.md)")),
+                  Quote(("Goroutines are supposed to be very lightweight, but they actually "
+                         "consumed more than 50% of RAM required by Rust threads."),
+                       "https://pkolaczk.github.io/memory-consumption-of-async/"),
+                  Quote("now it consumes over 6x more memory than the best Rust program.",
+                       "https://pkolaczk.github.io/memory-consumption-of-async/"),
+                  Quote(("And this is true for Java threads, which indeed consumed almost 250 MB "
+                         "of RAM."),
+                       "https://pkolaczk.github.io/memory-consumption-of-async/"),),
+          pages=("05_user_space_tasks",),
+          experiments=("peer_peak_memory",),
+          flips_on=properties.TOOLCHAINS,
+          source="S6", published=C24, shape=(
         Assertion("At 10,000 sleeping tasks a Rust thread program takes more memory "
                   "than a Tokio one (the chart's order: 48.3 MB against 4.6 MB; the post "
                   "states no factor)", "ratio", 1.0, None,
@@ -96,7 +125,27 @@ CLAIMS: tuple[Claim, ...] = (
         Context("kernel memory per Java platform thread (beside its peak RSS)", None, "KiB",
                 rust.java_kernel_side),
     )),
-    Claim("C25", source="S6", published=C25, shape=(
+    Claim("C25",
+          words=("At one million tasks (Fig. 4, peak memory): Tokio 213.6 MB, Go 2,658 MB, Java "
+                 "virtual threads 1,154 MB; 'Now Go loses over 12x to the winner. It also loses "
+                 "over 2x to Java'; 'I could not launch 100,000 threads on my system'."),
+          source_doc=("2023 post: peak memory of N concurrent tasks that each sleep 10 s, per "
+                      "runtime (pkolaczk.github.io/memory-consumption-of-async)"),
+          their_machine=("Intel Xeon E3-1505M v6 3.00GHz, Ubuntu 22.04, Linux 5.15; Rust 1.69, "
+                         "Go 1.18.1, OpenJDK 21-ea"),
+          quotes=(Quote(("Fig.4: Peak memory needed to launch 1 million tasks (chart data: Rust "
+                         "tokio 213.6, Go 2658, Java virtual threads 1154; axis memory [MB])"),
+                       ("https://pkolaczk.github.io/memory-consumption-of-async/ (values in "
+                         "https://github.com/pkolaczk/pkolaczk.github.io/blob/master/_posts/2023-05-21-memory-consumption-of-async.md)")),
+                  Quote(("I could not launch 100,000 threads on my system, so the threads "
+                         "benchmarks had to be excluded."),
+                       "https://pkolaczk.github.io/memory-consumption-of-async/"),
+                  Quote("Now Go loses over 12x to the winner. It also loses over 2x to Java",
+                       "https://pkolaczk.github.io/memory-consumption-of-async/"),),
+          pages=("05_user_space_tasks",),
+          experiments=("peer_peak_memory",),
+          flips_on=properties.TOOLCHAINS,
+          source="S6", published=C25, shape=(
         Assertion("At one million tasks Go loses over 12x to Tokio, the winner "
                   "(213.6 MB against 2,658 MB)", "ratio", None, 1 / 12,
                   s6.ratio("tokio-task", "goroutine", MILLION),
