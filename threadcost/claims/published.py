@@ -14,7 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from threadcost import paths
-from threadcost.claims.catalogue import CLAIMS
+from threadcost.claims import catalogue
 
 CLAIM_COLUMNS = ["claim_id", "source", "source_doc", "their_machine", "claim"]
 COLUMNS = ["claim_id", "quantity", "value", "low", "high", "unit", "note"]
@@ -26,20 +26,20 @@ def claims() -> pd.DataFrame:
     """One row per claim: claim_id, source, source_doc, their_machine, claim."""
     return pd.DataFrame([{"claim_id": c.id, "source": c.source, "source_doc": c.source_doc,
                           "their_machine": c.their_machine, "claim": c.words}
-                         for c in CLAIMS], columns=CLAIM_COLUMNS)
+                         for c in catalogue.CLAIMS], columns=CLAIM_COLUMNS)
 
 
 def values() -> pd.DataFrame:
     """One row per published quantity: claim_id, quantity, value, low, high, unit, note."""
     return pd.DataFrame([{"claim_id": c.id, "quantity": p.quantity, "value": p.value,
                           "low": p.low, "high": p.high, "unit": p.unit, "note": p.note}
-                         for c in CLAIMS for p in c.published], columns=COLUMNS)
+                         for c in catalogue.CLAIMS for p in c.published], columns=COLUMNS)
 
 
 def quotes() -> pd.DataFrame:
     """One row per quoted sentence: claim_id, source, quote, address."""
     return pd.DataFrame([{"claim_id": c.id, "source": c.source, "quote": q.text,
-                          "address": q.address} for c in CLAIMS for q in c.quotes],
+                          "address": q.address} for c in catalogue.CLAIMS for q in c.quotes],
                         columns=QUOTE_COLUMNS)
 
 
@@ -53,7 +53,7 @@ def value(claim_id: str, quantity: str) -> float:
 
 
 def values_for(claim_id: str) -> pd.DataFrame:
-    if claim_id not in {c.id for c in CLAIMS}:
+    if claim_id not in {c.id for c in catalogue.CLAIMS}:
         raise KeyError(f"no claim {claim_id} in threadcost/claims/records/")
     table = values()
     return table[table.claim_id == claim_id].reset_index(drop=True)

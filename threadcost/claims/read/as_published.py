@@ -11,10 +11,10 @@ import pandas as pd
 from threadcost.claims.logic import number
 from threadcost.claims.read.brigade import (
     S5_TASKS,
-    _brigade_memory,
-    _brigade_setup,
-    _slope_measurement,
     brigade_at_s5,
+    brigade_memory,
+    brigade_setup,
+    slope_measurement,
 )
 from threadcost.claims.read.common import at_setup, holds_all, no_run
 from threadcost.claims.read.launch_cpu import cpu_bound_runs
@@ -302,7 +302,7 @@ def brigade_hop(kind: str, placement: str, net: bool = False) -> Select:
         # the C brigade stores trip / (tasks + 1); S5's unit is trip / tasks
         values = values * (S5_TASKS + 1) / S5_TASKS
         return at_setup(over_repeats(values.dropna(), "ns", run_id=run_ids(found),
-                                setup=_brigade_setup(found, placement),
+                                setup=brigade_setup(found, placement),
                                 how="per repeat: mean trip / 500 tasks (S5's \"per task per "
                                     "iter\")"
                                     + ("; minus the one-thread brigade's (pipe I/O alone)"
@@ -312,13 +312,13 @@ def brigade_hop(kind: str, placement: str, net: bool = False) -> Select:
 
 def brigade_rss_slope(kind: str) -> Select:
     def select(runs: Runs) -> Measurement | Missing:
-        got = _brigade_memory(runs)
+        got = brigade_memory(runs)
         if isinstance(got, Missing):
             return got
         table, found = got
         by = {r.kind: r for r in table.itertuples(index=False)}
         if kind not in by or pd.isna(by[kind].rss_per_task_kib):
             return Missing(f"the brigade's memory table lacks {kind}")
-        return _slope_measurement(by[kind], "rss", found,
+        return slope_measurement(by[kind], "rss", found,
                                   "slope of RSS over the task count (S5's method)")
     return select

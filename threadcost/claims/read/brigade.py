@@ -57,7 +57,7 @@ def brigade_at_s5(runs: Runs, kinds: tuple[str, ...]) -> tuple[pd.DataFrame, lis
     return rows, found
 
 
-def _brigade_setup(found: list[Any], placement: str, tasks: Any = S5_TASKS) -> dict[str, Any]:
+def brigade_setup(found: list[Any], placement: str, tasks: Any = S5_TASKS) -> dict[str, Any]:
     p = found[0].meta["params"]
     return {"experiment": "brigade", "tasks": tasks, "placement": placement,
             "iterations": p.get("iterations"), "repeats": p.get("repeats"),
@@ -113,7 +113,7 @@ def c20_goroutine_over_thread_gross(runs: Runs) -> Measurement | Missing:
     rows, found = got
     wide = _brigade_wide(rows, S5_TASKS, "unpinned")
     return at_setup(log_ratio((wide["goroutine"] / wide["thread"]).dropna(), run_id=run_ids(found),
-                     setup=_brigade_setup(found, "unpinned"),
+                     setup=brigade_setup(found, "unpinned"),
                      how="per repeat (kinds interleaved): p50 time per hop, pipe I/O "
                          "included, goroutines / threads"), "at 500 tasks")
 
@@ -127,7 +127,7 @@ def c20_thread_over_goroutine_net(runs: Runs) -> Measurement | Missing:
     net_t = wide["thread"] - wide["one-thread"]
     net_g = wide["goroutine"] - wide["one-thread"]
     return at_setup(log_ratio((net_t / net_g).dropna(), run_id=run_ids(found),
-                     setup=_brigade_setup(found, "unpinned"),
+                     setup=brigade_setup(found, "unpinned"),
                      how="per repeat: net per hop (p50 minus the one-thread p50 of the same "
                          "repeat), threads / goroutines"), "at 500 tasks")
 
@@ -143,13 +143,13 @@ def c21_pinned_thread_over_goroutine(runs: Runs) -> Measurement | Missing:
         return Missing("the brigade at 500 tasks lacks threads pinned or goroutines unpinned")
     ratio = (pinned["thread"] / free["goroutine"]).dropna()
     return at_setup(log_ratio(ratio, run_id=run_ids(found),
-                     setup={**_brigade_setup(found, "threads on one CPU, goroutines unpinned")},
+                     setup={**brigade_setup(found, "threads on one CPU, goroutines unpinned")},
                      how="per repeat: p50 time per hop, threads pinned to one CPU / "
                          "goroutines unpinned (placements interleaved in each repeat)"),
                "at 500 tasks")
 
 
-def _brigade_memory(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+def brigade_memory(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     found = runs.matching("brigade")
     table = runs.tables(found, "memory")
     if table.empty:
@@ -158,7 +158,7 @@ def _brigade_memory(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     return table[table.placement == placement], found
 
 
-def _slope_measurement(row: Any, prefix: str, found: list[Any], how: str) -> Measurement:
+def slope_measurement(row: Any, prefix: str, found: list[Any], how: str) -> Measurement:
     value = float(getattr(row, f"{prefix}_per_task_kib"))
     lo, hi = getattr(row, f"{prefix}_ci95_low"), getattr(row, f"{prefix}_ci95_high")
     lo = value if lo is None or pd.isna(lo) else float(lo)
@@ -170,15 +170,15 @@ def _slope_measurement(row: Any, prefix: str, found: list[Any], how: str) -> Mea
 
 
 def c22_thread_over_goroutine_rss(runs: Runs) -> Measurement | Missing:
-    got = _brigade_memory(runs)
+    got = brigade_memory(runs)
     if isinstance(got, Missing):
         return got
     table, found = got
     by = {r.kind: r for r in table.itertuples(index=False)}
     if "thread" not in by or "goroutine" not in by or pd.isna(by["goroutine"].rss_per_task_kib):
         return Missing("the brigade's memory table lacks threads or goroutines")
-    t = _slope_measurement(by["thread"], "rss", found, "")
-    g = _slope_measurement(by["goroutine"], "rss", found, "")
+    t = slope_measurement(by["thread"], "rss", found, "")
+    g = slope_measurement(by["goroutine"], "rss", found, "")
     if g.value <= 0:
         return Missing(f"the goroutines' RSS slope is {g.value:.2f} KiB per task, not above "
                        "zero: no ratio")
@@ -196,15 +196,15 @@ def c22_thread_over_goroutine_rss(runs: Runs) -> Measurement | Missing:
 
 def c22_thread_kernel_kib(runs: Runs) -> Measurement | Missing:
     """Kernel memory per thread beyond the pipes: thread kind's slope minus one-thread's."""
-    got = _brigade_memory(runs)
+    got = brigade_memory(runs)
     if isinstance(got, Missing):
         return got
     table, found = got
     by = {r.kind: r for r in table.itertuples(index=False)}
     if "thread" not in by or "one-thread" not in by:
         return Missing("the brigade's memory table lacks threads or the one-thread baseline")
-    t = _slope_measurement(by["thread"], "kernel", found, "")
-    o = _slope_measurement(by["one-thread"], "kernel", found, "")
+    t = slope_measurement(by["thread"], "kernel", found, "")
+    o = slope_measurement(by["one-thread"], "kernel", found, "")
     return Measurement(t.value - o.value, "KiB", (t.low or t.value) - (o.high or o.value),
                        (t.high or t.value) - (o.low or o.value), repeats=t.repeats,
                        run_id=t.run_id, setup=t.setup,
