@@ -156,4 +156,4 @@ def logged_runs(log: Path) -> list[Path]:
 
 
 SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/views/headline.py",
-                "threadcost/claims/selectors.py", "threadcost/paper_summary.py")
+                "threadcost/claims/__init__.py", "threadcost/paper_summary.py")

@@ -1,1 +1,2 @@
-"""The selectors, by family (threadcost.claims.selectors re-exports them all)."""
+"""The readers of the claims (selectors), one module per family of experiments; each
+record imports the ones its readings use."""
