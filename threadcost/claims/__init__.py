@@ -2,7 +2,7 @@
 
 - :mod:`.records`: one module per source; each claim's published values (typed
   once), as-published readings, shape readings and why functions;
-- :mod:`.catalogue`: the records, collected (records/ and sources/);
+- :mod:`.catalogue`: the records, collected;
 - :mod:`.read`: which stored measurement feeds a reading (one module per family);
 - :mod:`.logic`, :mod:`.readings`: the verdict rules; :mod:`.whys`: the causes;
 - :mod:`.published`: the published words, numbers and quotes as tables (from the

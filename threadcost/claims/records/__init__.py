@@ -2,10 +2,11 @@
 defines ``CLAIMS`` is collected, so a new source adds a module here and touches no
 shared list (a module whose name starts with ``_`` holds helpers and is skipped).
 
-A record (a :class:`threadcost.claims.model.Claim`) holds the claim's source, its
-published values (typed once: ``data/published/values.csv`` keeps only claims that
-have no record), its as-published and shape readings, each with the source's
-sentence, and the why functions that explain a difference.
+A record (a :class:`threadcost.claims.model.Claim`) is the one declaration of a claim:
+its words, source, quotes and published values (``data/published/`` is written from
+them: ``make published``), the pages that show it and the experiments it reads, its
+as-published and shape readings, each with the source's sentence, and the why
+functions that explain a difference.
 """
 
 from __future__ import annotations
