@@ -73,11 +73,13 @@ def _ratio(mech: str) -> Reading:
                    tolerance_words="2.2 µs against 1.2 to 1.5 µs: 1.47 to 1.83")
 
 
+SOURCE_DOC = "2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)"
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("C01",
           words=("Thread context switch, both threads pinned to one core, pipe and condvar "
                  "ping-pong: 1.2 to 1.5 µs per switch (direct cost only)."),
-          source_doc="2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)",
+          source_doc=SOURCE_DOC,
           their_machine="Haswell i7-4771",
           pages=("04_context_switch",),
           experiments=("launch", "context_switch", "yardsticks",),
@@ -96,7 +98,7 @@ CLAIMS: tuple[Claim, ...] = (
                            ap.switch_in_syscalls))),
     Claim("C02",
           words="The same switch unpinned: about 2.2 µs per switch.",
-          source_doc="2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)",
+          source_doc=SOURCE_DOC,
           their_machine="Haswell i7-4771",
           pages=("04_context_switch",),
           experiments=("context_switch_placement", "echo",),
@@ -111,7 +113,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C03",
           words=("Pipe echo pinned to one core: about 400,000 iterations/s; unpinned about half "
                  "of that."),
-          source_doc="2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)",
+          source_doc=SOURCE_DOC,
           their_machine="Haswell i7-4771",
           pages=("04_context_switch",),
           experiments=("echo",),
@@ -133,7 +135,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C04",
           words=("Two goroutines ping-ponging over a channel: about 2.8 million iterations/s, "
                  "about 170 ns per switch; GOMAXPROCS=1 plus pinning gains only about 10%."),
-          source_doc="2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)",
+          source_doc=SOURCE_DOC,
           their_machine="Haswell i7-4771",
           pages=("05_user_space_tasks",),
           experiments=("peers", "goroutine_pinning",),
@@ -155,7 +157,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C05",
           words=("10,000 idle threads with default stacks: about 80 GiB virtual, about 80 MiB "
                  "resident (default stack 8 MiB)."),
-          source_doc="2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)",
+          source_doc=SOURCE_DOC,
           their_machine="16 GB RAM machine",
           pages=("02_thread_memory",),
           experiments=("thread_memory", "thread_memory_stack",),
@@ -170,7 +172,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C06",
           words=("10,000 threads each using 400 KiB of stack: total RSS about 2.6 GiB, not the 4 "
                  "GiB one would expect."),
-          source_doc="2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)",
+          source_doc=SOURCE_DOC,
           their_machine="16 GB RAM machine",
           pages=("02_thread_memory",),
           experiments=("thread_memory_touch",),
@@ -187,7 +189,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C07",
           words=("malloc of 400 MiB moves VM size (6,524 -> 416,128 kB) but not RSS (4,780 kB); "
                  "touching every element moves RSS to 410,916 kB."),
-          source_doc="2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)",
+          source_doc=SOURCE_DOC,
           their_machine="16 GB RAM machine",
           pages=("01_malloc_touch",),
           experiments=("malloc_touch",),
@@ -210,7 +212,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C08",
           words=("The maximal number of threads one process could start was about 32K (a kernel "
                  "limit, not memory)."),
-          source_doc="2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)",
+          source_doc=SOURCE_DOC,
           their_machine="16 GB RAM machine",
           pages=("02_thread_memory",),
           experiments=("thread_limits",),

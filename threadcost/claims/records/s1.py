@@ -49,12 +49,14 @@ def _go_time(what: str) -> Reading:
                          timing=True, why=why)
 
 
+SOURCE_DOC = "Post comparing one million Rust threads with one million goroutines"
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("C10",
           words=("One million Rust threads sleeping 1 s: about 8 KiB resident and 2 MiB virtual "
                  "per thread; 38.55 s wall, 6.17 s user, 80.41 s sys; needed vm.max_map_count "
                  "and kernel.threads-max raised."),
-          source_doc="Post comparing one million Rust threads with one million goroutines",
+          source_doc=SOURCE_DOC,
           their_machine="not stated",
           pages=("05_user_space_tasks",),
           experiments=("thread_limits", "threads_ceiling", "peer_million",),
@@ -80,7 +82,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C11",
           words=("One million goroutines sleeping 1 s: about 2 KiB per goroutine (2,122,296 kB "
                  "max RSS); 2.44 s wall, 16.66 s user, 0.68 s sys."),
-          source_doc="Post comparing one million Rust threads with one million goroutines",
+          source_doc=SOURCE_DOC,
           their_machine="not stated",
           pages=("05_user_space_tasks",),
           experiments=("peers", "goroutines_million",),

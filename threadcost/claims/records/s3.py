@@ -58,11 +58,13 @@ def _setup_cost(runs: Runs, v: AssertionVerdict) -> Why | None:
                {"sys_loops_s": loops, "sys_whole_s": whole}, run_id)
 SYS_QUOTE = "The sys time for running threads program is 0.084s for all 5 threads"
 
+SOURCE_DOC = "Post on context-switch overhead of threads vs processes pinned to one core"
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("C13",
           words=("CPU-bound work in 5 threads vs 5 processes pinned to one core: about the same "
                  "wall time (within about 1%) when each task's memory is small."),
-          source_doc="Post on context-switch overhead of threads vs processes pinned to one core",
+          source_doc=SOURCE_DOC,
           their_machine="not stated",
           pages=("04_context_switch",),
           experiments=("cpu_bound",),
@@ -79,7 +81,7 @@ CLAIMS: tuple[Claim, ...] = (
           words=("With a 1M-integer (8 MB) working set per task, processes spend much more "
                  "system time than threads (0.74 s vs 0.084 s total), attributed to switching "
                  "address spaces (TLB)."),
-          source_doc="Post on context-switch overhead of threads vs processes pinned to one core",
+          source_doc=SOURCE_DOC,
           their_machine="not stated",
           pages=("04_context_switch",),
           experiments=("cpu_bound",),

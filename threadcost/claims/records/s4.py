@@ -49,11 +49,13 @@ def _cpu(variant: str, key: str, quote: str, part: str = "cpu") -> Reading:
                          quote, timing=True, why=whys.SWITCH_UNPINNED)
 
 
+SOURCE_DOC = "Post comparing memory of 10,000 sleeping threads vs goroutines"
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("C15",
           words=("10,000 threads sleeping 10 ms x 1000: max RSS about 94 MB vs about 35 MB for "
                  "10,000 goroutines; a thread is about 3x a goroutine."),
-          source_doc="Post comparing memory of 10,000 sleeping threads vs goroutines",
+          source_doc=SOURCE_DOC,
           their_machine="not stated",
           pages=("05_user_space_tasks",),
           experiments=("sleepers",),
@@ -72,7 +74,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C16",
           words=("RSS misses kernel-side memory: 10,000 threads with default stacks need about "
                  "40 MB of page tables."),
-          source_doc="Post comparing memory of 10,000 sleeping threads vs goroutines",
+          source_doc=SOURCE_DOC,
           their_machine="not stated",
           pages=("05_user_space_tasks",),
           experiments=("thread_memory", "sleepers",),
@@ -87,7 +89,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C17",
           words=("Threads use about 21 s CPU (5 user + 16 sys) vs 14 s for goroutines; pinning "
                  "threads round-robin cuts threads to about 12 s (3 user + 9 sys)."),
-          source_doc="Post comparing memory of 10,000 sleeping threads vs goroutines",
+          source_doc=SOURCE_DOC,
           their_machine="not stated",
           pages=("05_user_space_tasks",),
           experiments=("sleepers",),

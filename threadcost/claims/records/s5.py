@@ -73,14 +73,17 @@ def _hop(text: str, x: float, select: Any, quote: str, placement: str = "unpinne
                          whys.PIPE_PINNED)
 
 
+SOURCE_DOC = ("Rust threads vs Tokio async tasks: switch time, memory, creation (README of "
+              "github.com/jimblandy/context-switch)")
+THEIR_MACHINE = "Linux laptop (4 cores, 2-way HT, 32 GiB)"
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("C18",
           words=("Rust threads passing a byte along a 500-task pipe bucket brigade: about 1.7 µs "
                  "per context switch between kernel threads (the brigade's per-hop time minus "
                  "the one-thread pipe I/O baseline)."),
-          source_doc=("Rust threads vs Tokio async tasks: switch time, memory, creation (README "
-                      "of github.com/jimblandy/context-switch)"),
-          their_machine="Linux laptop (4 cores, 2-way HT, 32 GiB)",
+          source_doc=SOURCE_DOC,
+          their_machine=THEIR_MACHINE,
           pages=("07_io_brigade",),
           experiments=("brigade",),
           flips_on=properties.WAKEUP,
@@ -97,9 +100,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C19",
           words=("Tokio async tasks: about 0.2 µs per context switch between tasks, far below a "
                  "thread switch, when the switch is not driven by I/O readiness."),
-          source_doc=("Rust threads vs Tokio async tasks: switch time, memory, creation (README "
-                      "of github.com/jimblandy/context-switch)"),
-          their_machine="Linux laptop (4 cores, 2-way HT, 32 GiB)",
+          source_doc=SOURCE_DOC,
+          their_machine=THEIR_MACHINE,
           pages=("07_io_brigade", "05_user_space_tasks",),
           experiments=("brigade", "peer_runtimes",),
           flips_on=properties.TOOLCHAINS,
@@ -118,9 +120,8 @@ CLAIMS: tuple[Claim, ...] = (
           words=("When the switch is driven by I/O readiness (the pipe brigade), async tasks "
                  "lose that advantage: both converge to about 1.7 µs per switch; the async "
                  "brigade was only about 30% faster in wall time (18.19 s vs 26.91 s)."),
-          source_doc=("Rust threads vs Tokio async tasks: switch time, memory, creation (README "
-                      "of github.com/jimblandy/context-switch)"),
-          their_machine="Linux laptop (4 cores, 2-way HT, 32 GiB)",
+          source_doc=SOURCE_DOC,
+          their_machine=THEIR_MACHINE,
           pages=("07_io_brigade",),
           experiments=("brigade",),
           flips_on=properties.WAKEUP,
@@ -143,9 +144,8 @@ CLAIMS: tuple[Claim, ...] = (
           words=("Pinning the threaded brigade to a single core removes the async advantage "
                  "(1.709 ms vs 1.795 ms per 500-task trip): inter-core communication is a major "
                  "part of a thread switch's cost."),
-          source_doc=("Rust threads vs Tokio async tasks: switch time, memory, creation (README "
-                      "of github.com/jimblandy/context-switch)"),
-          their_machine="Linux laptop (4 cores, 2-way HT, 32 GiB)",
+          source_doc=SOURCE_DOC,
+          their_machine=THEIR_MACHINE,
           pages=("07_io_brigade",),
           experiments=("brigade",),
           flips_on=properties.SYSCALL,
@@ -162,9 +162,8 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("C22",
           words=("Memory per task: about 9.5 KiB user + 10 KiB kernel per thread vs about 0.4 "
                  "KiB per async task, about 20x less (slope of RSS over the task count)."),
-          source_doc=("Rust threads vs Tokio async tasks: switch time, memory, creation (README "
-                      "of github.com/jimblandy/context-switch)"),
-          their_machine="Linux laptop (4 cores, 2-way HT, 32 GiB)",
+          source_doc=SOURCE_DOC,
+          their_machine=THEIR_MACHINE,
           pages=("07_io_brigade",),
           experiments=("brigade", "peer_runtimes",),
           flips_on=properties.IDLE_THREAD,

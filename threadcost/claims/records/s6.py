@@ -57,16 +57,19 @@ GO_OVER_THREADS = ("Goroutines are supposed to be very lightweight, but they act
 GO_OVER_BEST_RUST = "now it consumes over 6x more memory than the best Rust program."
 GO_LOSES = "Now Go loses over 12x to the winner. It also loses over 2x to Java"
 
+SOURCE_DOC = ("2023 post: peak memory of N concurrent tasks that each sleep 10 s, per runtime "
+              "(pkolaczk.github.io/memory-consumption-of-async)")
+THEIR_MACHINE = ("Intel Xeon E3-1505M v6 3.00GHz, Ubuntu 22.04, Linux 5.15; Rust 1.69, Go 1.18.1, "
+                 "OpenJDK 21-ea")
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("C24",
           words=("At 10,000 tasks (Fig. 2, peak memory): Rust threads 48.3 MB, Tokio 4.6 MB, Go "
                  "28.6 MB, Java threads 244.4 MB, Java virtual threads 78.5 MB; goroutines "
                  "'consumed more than 50% of RAM required by Rust threads' and 'over 6x more "
                  "memory than the best Rust program'."),
-          source_doc=("2023 post: peak memory of N concurrent tasks that each sleep 10 s, per "
-                      "runtime (pkolaczk.github.io/memory-consumption-of-async)"),
-          their_machine=("Intel Xeon E3-1505M v6 3.00GHz, Ubuntu 22.04, Linux 5.15; Rust 1.69, "
-                         "Go 1.18.1, OpenJDK 21-ea"),
+          source_doc=SOURCE_DOC,
+          their_machine=THEIR_MACHINE,
           quotes=(Quote(("Let's launch N concurrent tasks, where each task waits for 10 seconds "
                          "and then the program exists after all tasks finish."),
                        "https://pkolaczk.github.io/memory-consumption-of-async/"),
@@ -129,10 +132,8 @@ CLAIMS: tuple[Claim, ...] = (
           words=("At one million tasks (Fig. 4, peak memory): Tokio 213.6 MB, Go 2,658 MB, Java "
                  "virtual threads 1,154 MB; 'Now Go loses over 12x to the winner. It also loses "
                  "over 2x to Java'; 'I could not launch 100,000 threads on my system'."),
-          source_doc=("2023 post: peak memory of N concurrent tasks that each sleep 10 s, per "
-                      "runtime (pkolaczk.github.io/memory-consumption-of-async)"),
-          their_machine=("Intel Xeon E3-1505M v6 3.00GHz, Ubuntu 22.04, Linux 5.15; Rust 1.69, "
-                         "Go 1.18.1, OpenJDK 21-ea"),
+          source_doc=SOURCE_DOC,
+          their_machine=THEIR_MACHINE,
           quotes=(Quote(("Fig.4: Peak memory needed to launch 1 million tasks (chart data: Rust "
                          "tokio 213.6, Go 2658, Java virtual threads 1154; axis memory [MB])"),
                        ("https://pkolaczk.github.io/memory-consumption-of-async/ (values in "
