@@ -17,7 +17,7 @@ from threadcost.claims.read.switching import (
     c04_pinning_gain,
     memcpy_ns,
 )
-from threadcost.claims.records._help import about_reading, values
+from threadcost.claims.records._help import about_reading, of_source, values
 
 SWITCH_QUOTE = ("somewhere between 1.2 and 1.5 microseconds per context switch, accounting "
                 "only for the direct cost, and pinning to a single core")
@@ -75,16 +75,16 @@ def _ratio(mech: str) -> Reading:
 
 SOURCE_DOC = "2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)"
 
+claim = of_source("S0", SOURCE_DOC)
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C01",
+    claim("C01",
           words=("Thread context switch, both threads pinned to one core, pipe and condvar "
                  "ping-pong: 1.2 to 1.5 µs per switch (direct cost only)."),
-          source_doc=SOURCE_DOC,
           their_machine="Haswell i7-4771",
-          pages=("04_context_switch",),
-          experiments=("launch", "context_switch", "yardsticks",),
+          pages=("04_context_switch",), experiments=("launch", "context_switch", "yardsticks",),
           flips_on=properties.SYSCALL,
-          source="S0", published=C01, as_published=(_pinned("pipe"), _pinned("condvar")),
+          published=C01, as_published=(_pinned("pipe"), _pinned("condvar")),
           shape=(Reading("A pinned switch is a bit quicker than a 64 KiB memcpy (switch / "
                          "copy below 1; S0 does not say the copy's cache state, so the "
                          "interval spans a copy in cache and in no cache)", "ratio",
@@ -96,29 +96,25 @@ CLAIMS: tuple[Claim, ...] = (
                    Context("Pinned pipe switch in empty system calls (the unit that compares "
                            "across machines)", None, "empty system calls",
                            ap.switch_in_syscalls))),
-    Claim("C02",
+    claim("C02",
           words="The same switch unpinned: about 2.2 µs per switch.",
-          source_doc=SOURCE_DOC,
           their_machine="Haswell i7-4771",
-          pages=("04_context_switch",),
-          experiments=("context_switch_placement", "echo",),
+          pages=("04_context_switch",), experiments=("context_switch_placement", "echo",),
           flips_on=properties.WAKEUP,
-          source="S0", published=C02,
+          published=C02,
           as_published=(_unpinned("pipe"), _unpinned("condvar")),
           context=(Context("Unpinned pipe switch in wake-ups on another, idle CPU (the unit "
                            "that compares across machines)", None, "wake-ups",
                            ap.in_units(ap.switch_ns("pipe", "unpinned"), "wakeup_cross_cpu",
                                        "wake-ups")),),
           shape=(_ratio("pipe"), _ratio("condvar"))),
-    Claim("C03",
+    claim("C03",
           words=("Pipe echo pinned to one core: about 400,000 iterations/s; unpinned about half "
                  "of that."),
-          source_doc=SOURCE_DOC,
           their_machine="Haswell i7-4771",
-          pages=("04_context_switch",),
-          experiments=("echo",),
+          pages=("04_context_switch",), experiments=("echo",),
           flips_on=properties.SYSCALL_AND_WAKEUP,
-          source="S0", published=C03, as_published=(
+          published=C03, as_published=(
         about_reading("Pipe echo pinned to one CPU", "iterations/s", V3["echo_pinned_per_s"],
                       ap.echo_rate("same-cpu"), "I get ~400,000 iterations per second (this "
                       "is with taskset to pin to a single core)", timing=True,
@@ -132,15 +128,13 @@ CLAIMS: tuple[Claim, ...] = (
                              "the number of iterations per second halves", timing=True),)),
     # one measurement, one verdict: S0 measured the rate and derived ~170 ns from it, so
     # the switch is shown beside the rate (context), never judged a second time
-    Claim("C04",
+    claim("C04",
           words=("Two goroutines ping-ponging over a channel: about 2.8 million iterations/s, "
                  "about 170 ns per switch; GOMAXPROCS=1 plus pinning gains only about 10%."),
-          source_doc=SOURCE_DOC,
           their_machine="Haswell i7-4771",
-          pages=("05_user_space_tasks",),
-          experiments=("peers", "goroutine_pinning",),
+          pages=("05_user_space_tasks",), experiments=("peers", "goroutine_pinning",),
           flips_on=properties.GOMAXPROCS,
-          source="S0", published=C04, context=(
+          published=C04, context=(
         Context("A goroutine switch (half a batched round trip: the same measurement as the "
                 "rate; S0's ~170 ns is derived from its rate)", V4["goroutine_switch_ns"],
                 "ns", ap.goroutine("default", "switch_ns_batch", "ns")),), as_published=(
@@ -154,30 +148,26 @@ CLAIMS: tuple[Claim, ...] = (
                        "10%", "fraction", 0.05, 0.15, c04_pinning_gain, timing=True,
                        published=0.10, tolerance_words="10% or so: 5% to 15%",
                        quote="GOMAXPROCS=1 plus pinning gains only about 10%"),)),
-    Claim("C05",
+    claim("C05",
           words=("10,000 idle threads with default stacks: about 80 GiB virtual, about 80 MiB "
                  "resident (default stack 8 MiB)."),
-          source_doc=SOURCE_DOC,
           their_machine="16 GB RAM machine",
-          pages=("02_thread_memory",),
-          experiments=("thread_memory", "thread_memory_stack",),
+          pages=("02_thread_memory",), experiments=("thread_memory", "thread_memory_stack",),
           flips_on=properties.IDLE_THREAD,
-          source="S0", published=C05, as_published=(
+          published=C05, as_published=(
         about_reading("Virtual memory per idle thread with the 8 MiB default stack (80 GiB / "
                       "10,000)", "KiB", V5["total_vsz_kib"] / V5["threads"],
                       c05_vsz_per_thread, "the process uses ~80 GiB of virtual memory"),
         about_reading("Resident memory per idle thread (80 MiB / 10,000)", "KiB",
                       V5["per_thread_rss_kib"], c05_rss_per_thread,
                       "with about 80 MiB of resident memory", why=whys.IDLE_THREAD_RSS))),
-    Claim("C06",
+    claim("C06",
           words=("10,000 threads each using 400 KiB of stack: total RSS about 2.6 GiB, not the 4 "
                  "GiB one would expect."),
-          source_doc=SOURCE_DOC,
           their_machine="16 GB RAM machine",
-          pages=("02_thread_memory",),
-          experiments=("thread_memory_touch",),
+          pages=("02_thread_memory",), experiments=("thread_memory_touch",),
           flips_on=properties.KERNEL,
-          source="S0", published=C06, as_published=(
+          published=C06, as_published=(
         about_reading("RSS per thread after each wrote 400 KiB of its stack (2.6 GiB / "
                       "10,000)", "KiB", V6["per_thread_rss_kib"], ap.touch_rss_per_thread,
                       "the total RSS is not 4 GiB but around 2.6 GiB",
@@ -186,14 +176,12 @@ CLAIMS: tuple[Claim, ...] = (
                              "4 GiB)", "ratio", 2.6 / 4.0, c06_rss_over_touched,
                              "the total RSS is not 4 GiB but around 2.6 GiB",
                              known_cause=split_rss_cause),)),
-    Claim("C07",
+    claim("C07",
           words=("malloc of 400 MiB moves VM size (6,524 -> 416,128 kB) but not RSS (4,780 kB); "
                  "touching every element moves RSS to 410,916 kB."),
-          source_doc=SOURCE_DOC,
           their_machine="16 GB RAM machine",
-          pages=("01_malloc_touch",),
-          experiments=("malloc_touch",),
-          source="S0", published=C07, as_published=(
+          pages=("01_malloc_touch",), experiments=("malloc_touch",),
+          published=C07, as_published=(
         Reading("malloc of 400 MiB: growth of VmSize (416,128 - 6,524 kB)", "KiB",
                 V7["vsz_delta_kib"] * 0.95, V7["vsz_delta_kib"] * 1.05,
                 ap.malloc_delta_kib("after_alloc", "vsz_kib"), published=V7["vsz_delta_kib"],
@@ -209,15 +197,12 @@ CLAIMS: tuple[Claim, ...] = (
                 ap.malloc_delta_kib("after_touch", "rss_kib"),
                 published=V7["rss_delta_after_touch_kib"], tolerance_words="+/- 5%",
                 quote="after touch: max RSS = 410916 kB"))),
-    Claim("C08",
+    claim("C08",
           words=("The maximal number of threads one process could start was about 32K (a kernel "
                  "limit, not memory)."),
-          source_doc=SOURCE_DOC,
           their_machine="16 GB RAM machine",
-          pages=("02_thread_memory",),
-          experiments=("thread_limits",),
-          flips_on=properties.PID_MAX,
-          source="S0", published=C08, as_published=(
+          pages=("02_thread_memory",), experiments=("thread_limits",), flips_on=properties.PID_MAX,
+          published=C08, as_published=(
         about_reading("Threads one process can start (a kernel limit, not memory)", "threads",
                       V8["max_threads"], c08_max_threads),)),
 )

@@ -9,7 +9,7 @@ from threadcost.claims.model import Claim, Published, Reading
 from threadcost.claims.read import as_published as ap
 from threadcost.claims.read.common import at_setup, holds_all
 from threadcost.claims.read.launch_cpu import c09_thread_growth
-from threadcost.claims.records._help import about_reading, values
+from threadcost.claims.records._help import about_reading, of_source, values
 from threadcost.measured.intervals import over_repeats, quotient
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
@@ -87,18 +87,19 @@ def _fork(mib: int) -> Reading:
                          timing=True, why=whys.CPU_BOUND, substitute=LAUNCH_STAND_IN)
 
 
+SOURCE_DOC = "Code accompanying S0 (threadoverhead and clone folders), plot scripts"
+
+claim = of_source("S0-code", SOURCE_DOC, "16 GB RAM machine")
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C09",
+    claim("C09",
           words=("Thread launch about 5 to 5.5 µs independent of touched memory; fork launch "
                  "about 22 µs growing with the parent's touched memory (22.3/34.5/44.7/66.8 µs "
                  "at 0/2/4/8 MB); a 64 KiB memcpy takes about 3 µs (a bar typed in a plot "
                  "script, cache state not stated)."),
-          source_doc="Code accompanying S0 (threadoverhead and clone folders), plot scripts",
-          their_machine="16 GB RAM machine",
-          pages=("03_launch",),
-          experiments=("launch", "launch_growth", "yardsticks",),
+          pages=("03_launch",), experiments=("launch", "launch_growth", "yardsticks",),
           flips_on=properties.COPY_CACHE,
-          source="S0-code", published=C09, as_published=(
+          published=C09, as_published=(
         Reading("Thread launch (the launch call, timed from the parent), 0 MB touched", "ns",
                 5000, 5500, create_ns("thread", 0), timing=True, published=5250,
                 tolerance_words="the published range, 5 to 5.5 µs",

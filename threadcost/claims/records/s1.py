@@ -13,7 +13,7 @@ from threadcost.claims.read.memory import (
     c11_as_published,
     c11_rss,
 )
-from threadcost.claims.records._help import about_reading, values
+from threadcost.claims.records._help import about_reading, of_source, values
 
 C10 = (Published("threads", 1_000_000, "threads", "Rust threads sleeping 1 s"),
        Published("per_thread_rss_kib", 8.5, "KiB", "8500640 kB max RSS / 1e6 threads"),
@@ -51,8 +51,10 @@ def _go_time(what: str) -> Reading:
 
 SOURCE_DOC = "Post comparing one million Rust threads with one million goroutines"
 
+claim = of_source("S1")
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C10",
+    claim("C10",
           words=("One million Rust threads sleeping 1 s: about 8 KiB resident and 2 MiB virtual "
                  "per thread; 38.55 s wall, 6.17 s user, 80.41 s sys; needed vm.max_map_count "
                  "and kernel.threads-max raised."),
@@ -61,7 +63,7 @@ CLAIMS: tuple[Claim, ...] = (
           pages=("05_user_space_tasks",),
           experiments=("thread_limits", "threads_ceiling", "peer_million",),
           flips_on=properties.IDLE_THREAD,
-          source="S1", published=C10, as_published=(
+          published=C10, as_published=(
         about_reading("Virtual memory per sleeping thread with Rust's 2 MiB stack (each "
                       "further thread, past glibc's one-time malloc arena reservations)",
                       "KiB", V10["per_thread_vsz_kib"],
@@ -79,31 +81,28 @@ CLAIMS: tuple[Claim, ...] = (
                 "MiB", None, None, rust.c10_million, published=V10["max_rss_kib"] / 1024,
                 quote="8500640maxresident"),
         _thread_time("wall"), _thread_time("user"), _thread_time("sys"))),
-    Claim("C11",
+    claim("C11",
           words=("One million goroutines sleeping 1 s: about 2 KiB per goroutine (2,122,296 kB "
                  "max RSS); 2.44 s wall, 16.66 s user, 0.68 s sys."),
           source_doc=SOURCE_DOC,
           their_machine="not stated",
-          pages=("05_user_space_tasks",),
-          experiments=("peers", "goroutines_million",),
+          pages=("05_user_space_tasks",), experiments=("peers", "goroutines_million",),
           flips_on=properties.GOMAXPROCS,
-          source="S1", published=C11, as_published=(
+          published=C11, as_published=(
         about_reading("Resident memory per sleeping goroutine, S1's program (max RSS / "
                       "goroutines)", "KiB",
                       V11["per_goroutine_rss_kib"], c11_rss,
                       "2 gigabytes of RAM resident or just 2KB/goroutine!",
                       why=whys.GO_MEMORY),
         _go_time("wall"), _go_time("user"), _go_time("sys"))),
-    Claim("C23",
+    claim("C23",
           words=("Goroutines win on their integration with non-blocking I/O in a user-space "
                  "scheduler rather than on size: where switches are driven by I/O readiness, "
                  "user-space tasks should keep an advantage over kernel threads."),
           source_doc="Post comparing one million Rust (OS) threads with one million goroutines",
           their_machine="not stated",
-          pages=("07_io_brigade",),
-          experiments=("brigade",),
-          flips_on=properties.WAKEUP,
-          source="S1", published=C23, finding=True, as_published=(
+          pages=("07_io_brigade",), experiments=("brigade",), flips_on=properties.WAKEUP,
+          published=C23, finding=True, as_published=(
         Reading("Driven by I/O readiness, user-space tasks keep an advantage: thread net per "
                 "hop above goroutine and epoll net per hop, at every N and placement "
                 "(difference, ns)", "ns", 0.0, None, c23_thread_net_minus_user_tasks,

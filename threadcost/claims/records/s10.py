@@ -12,17 +12,20 @@ from __future__ import annotations
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Published, Quote, Reading
 from threadcost.claims.read import further as sel
+from threadcost.claims.records._help import of_source
+
+SOURCE_DOC = "Quantifying the cost of context switch (ExpCS 2007)"
+
+claim = of_source("S10", SOURCE_DOC,
+                  "not stated here (Linux 2.6.17, Redhat 9, gcc 3.2.2; 512 KB L2 cache, "
+                  "128 B lines)")
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C33",
-          source="S10",
+    claim("C33",
           words=("The average direct context switch cost (c1) is 3.8 microseconds; the total "
                  "cost per context switch (c2 = s1/20000 - s2/10000) ranges from several "
                  "microseconds to more than one thousand microseconds with the array size and "
                  "access stride; the indirect cost is c2 - c1."),
-          source_doc="Quantifying the cost of context switch (ExpCS 2007)",
-          their_machine=("not stated here (Linux 2.6.17, Redhat 9, gcc 3.2.2; 512 KB L2 cache, "
-                         "128 B lines)"),
           quotes=(Quote(("The average direct context switch cost (c1) in our system is 3.8 "
                          "microsecond."),
                        ("https://www.cs.rochester.edu/u/cli/research/switch.htm (paper; text "
@@ -38,9 +41,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "read at https://studylib.net/doc/14025379/)")),),
           published=(Published("direct_cost_us", 3.8, "µs",
                                "average direct context switch cost c1"),),
-          pages=("08_more_sources",),
-          experiments=("indirect_cost",),
-          flips_on=properties.SYSCALL,
+          pages=("08_more_sources",), experiments=("indirect_cost",), flips_on=properties.SYSCALL,
           as_published=(
         Reading("The direct cost of a switch is about 3.8 µs (two processes, a pipe pair, no "
                 "array)", "µs", 3.8 * 0.8, 3.8 * 1.2, sel.s10_direct_us, timing=True,

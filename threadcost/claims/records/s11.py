@@ -12,18 +12,20 @@ from __future__ import annotations
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Published, Quote, Reading
 from threadcost.claims.read import further as sel
+from threadcost.claims.records._help import of_source
 
 PUBLISHED_RATIO = 7887 / 500
 
+SOURCE_DOC = ("golang/go issue 18023: runtime: unexpectedly large slowdown with "
+                      "runtime.LockOSThread")
+
+claim = of_source("S11", SOURCE_DOC, "amd64, Go tip of November 2016")
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C34",
-          source="S11",
+    claim("C34",
           words=("A channel benchmark runs at 500 ns/op unlocked and 7887 ns/op with "
                  "runtime.LockOSThread (-test.cpu=1); in the thread, perf stat showed "
                  "approximately 1000X more thread context switches with LockOSThread."),
-          source_doc=("golang/go issue 18023: runtime: unexpectedly large slowdown with "
-                      "runtime.LockOSThread"),
-          their_machine="amd64, Go tip of November 2016",
           quotes=(Quote(("BenchmarkUnlocked 3000000 500 ns/op ... BenchmarkLocked 200000 7887 "
                          "ns/op"),
                        "https://github.com/golang/go/issues/18023"),
@@ -37,8 +39,7 @@ CLAIMS: tuple[Claim, ...] = (
                      Published("switch_count_ratio", 1000, "ratio",
                                ("approximately 1000X more thread context switches (perf stat, "
                                 "golang-nuts thread, as reported in the issue)")),),
-          pages=("08_more_sources",),
-          experiments=("go_lockosthread",),
+          pages=("08_more_sources",), experiments=("go_lockosthread",),
           flips_on=properties.TOOLCHAINS,
           as_published=(
         Reading("LockOSThread makes the channel ping-pong about 16 times slower (7,887 ns/op "

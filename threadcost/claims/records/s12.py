@@ -8,18 +8,20 @@ from __future__ import annotations
 from threadcost.claims import properties
 from threadcost.claims.model import Claim, Published, Quote, Reading
 from threadcost.claims.read import further as sel
+from threadcost.claims.records._help import of_source
 
 WAVES = ("threads on glibc's default 8 MiB stacks, created and joined in waves below "
          "kernel.pid_max, stand in for NPTL's test (100,000 threads at once on IA-32, where "
          "the address space alone forces stacks far smaller than 8 MiB)")
 
+SOURCE_DOC = "[ANNOUNCE] Native POSIX Thread Library 0.1 (linux-kernel, September 2002)"
+
+claim = of_source("S12", SOURCE_DOC, "IA-32 (Ingo Molnar: a dual-P4 test box)")
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C35",
-          source="S12",
+    claim("C35",
           words=("Even on IA-32, running 100,000 concurrent threads was no problem, and creating "
                  "and destroying the threads did not take more than two seconds."),
-          source_doc="[ANNOUNCE] Native POSIX Thread Library 0.1 (linux-kernel, September 2002)",
-          their_machine="IA-32 (Ingo Molnar: a dual-P4 test box)",
           quotes=(Quote(("Even on IA-32 with its limited address space and memory handling "
                          "running 100,000 concurrent threads was no problem at all, creating and "
                          "destroying the threads did not take more than two seconds."),
@@ -34,9 +36,7 @@ CLAIMS: tuple[Claim, ...] = (
           published=(Published("threads", 100000, "threads", "100,000 concurrent threads"),
                      Published("create_destroy_s", 2, "s",
                                "did not take more than two seconds (an upper bound)"),),
-          pages=("08_more_sources",),
-          experiments=("thread_waves",),
-          flips_on=properties.PID_MAX,
+          pages=("08_more_sources",), experiments=("thread_waves",), flips_on=properties.PID_MAX,
           as_published=(
         Reading("Creating and destroying 100,000 threads takes no more than two seconds "
                 "(here in waves, the time scaled to 100,000 from each repeat's rate)", "s",

@@ -6,7 +6,7 @@ from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published
 from threadcost.claims.read import as_published as ap
 from threadcost.claims.read.memory import c12_kernel_slope, c12_rss_slope, c12_vsz_slope
-from threadcost.claims.records._help import about_reading, values
+from threadcost.claims.records._help import about_reading, of_source, values
 
 C12 = (Published("per_thread_rss_kib", 8, "KiB", "slope of pmap RSS totals over 100..1000 "
                  "threads step 50"),
@@ -14,18 +14,19 @@ C12 = (Published("per_thread_rss_kib", 8, "KiB", "slope of pmap RSS totals over 
        Published("per_thread_kernel_kib", 11, "KiB", "kernel memory per thread (estimate)"))
 V = values(*C12)
 
+SOURCE_DOC = ("README of a C program measuring idle-thread RSS with pmap over 100..1000 "
+                      "threads")
+
+claim = of_source("S2", SOURCE_DOC, "not stated")
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C12",
+    claim("C12",
           words=("Each idle thread costs about 8 KiB of RSS (slope of pmap totals, 100..1000 "
                  "threads step 50; virtual about 8,196 KiB per thread), plus about 11 KiB of "
                  "kernel memory per thread."),
-          source_doc=("README of a C program measuring idle-thread RSS with pmap over 100..1000 "
-                      "threads"),
-          their_machine="not stated",
-          pages=("02_thread_memory",),
-          experiments=("thread_memory",),
+          pages=("02_thread_memory",), experiments=("thread_memory",),
           flips_on=properties.IDLE_THREAD,
-          source="S2", published=C12, as_published=(
+          published=C12, as_published=(
         about_reading("RSS per idle thread: slope over 100..1,000 threads", "KiB",
                       V["per_thread_rss_kib"], c12_rss_slope,
                       "each new thread costs around 8KiB of RSS", why=whys.IDLE_THREAD_RSS),

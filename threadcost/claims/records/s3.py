@@ -10,7 +10,7 @@ from threadcost.claims.read.launch_cpu import (
     c14_dtlb_ratio,
     c14_process_over_thread_sys,
 )
-from threadcost.claims.records._help import about_reading, values
+from threadcost.claims.records._help import about_reading, of_source, values
 from threadcost.measured.runs import Runs
 
 C13 = (Published("threads_vs_processes_wall_ratio", 1.01, "ratio", "5 CPU-bound tasks on one "
@@ -60,16 +60,14 @@ SYS_QUOTE = "The sys time for running threads program is 0.084s for all 5 thread
 
 SOURCE_DOC = "Post on context-switch overhead of threads vs processes pinned to one core"
 
+claim = of_source("S3", SOURCE_DOC, "not stated")
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C13",
+    claim("C13",
           words=("CPU-bound work in 5 threads vs 5 processes pinned to one core: about the same "
                  "wall time (within about 1%) when each task's memory is small."),
-          source_doc=SOURCE_DOC,
-          their_machine="not stated",
-          pages=("04_context_switch",),
-          experiments=("cpu_bound",),
-          flips_on=properties.CPUS,
-          source="S3", published=C13, up_front=C13_UP_FRONT, as_published=(
+          pages=("04_context_switch",), experiments=("cpu_bound",), flips_on=properties.CPUS,
+          published=C13, up_front=C13_UP_FRONT, as_published=(
         Reading("The wall-time ratio of 5 small-memory CPU-bound processes to 5 such "
                 "threads on one CPU",
                 "ratio", 0.99, 1.01, c13_process_over_thread_time, timing=True,
@@ -77,16 +75,12 @@ CLAIMS: tuple[Claim, ...] = (
                 published=1.0, tolerance_words="within about 1%",
                 quote="There is not much difference in the time taken to run the program in "
                       "5 threads and 5 processes(~1% diff)"),)),
-    Claim("C14",
+    claim("C14",
           words=("With a 1M-integer (8 MB) working set per task, processes spend much more "
                  "system time than threads (0.74 s vs 0.084 s total), attributed to switching "
                  "address spaces (TLB)."),
-          source_doc=SOURCE_DOC,
-          their_machine="not stated",
-          pages=("04_context_switch",),
-          experiments=("cpu_bound",),
-          flips_on=properties.TICK,
-          source="S3", published=C14, up_front=C14_UP_FRONT, as_published=(
+          pages=("04_context_switch",), experiments=("cpu_bound",), flips_on=properties.TICK,
+          published=C14, up_front=C14_UP_FRONT, as_published=(
         about_reading("5 processes with an 8 MB working set each: system time per second "
                       "of user time (S3: 0.74 s / 145.88 s)", "ms",
                       V["process_sys_ms_per_user_s"], launch_cpu.sys_per_user_ms("processes"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Published, Reading
 from threadcost.claims.read import rust, s4
-from threadcost.claims.records._help import about_reading, values
+from threadcost.claims.records._help import about_reading, of_source, values
 
 C15 = (Published("thread_max_rss_kib", 94_000, "KiB", "10,000 threads sleeping 10 ms x 1000 "
                  "(MB read as 1000 kB)"),
@@ -51,16 +51,14 @@ def _cpu(variant: str, key: str, quote: str, part: str = "cpu") -> Reading:
 
 SOURCE_DOC = "Post comparing memory of 10,000 sleeping threads vs goroutines"
 
+claim = of_source("S4", SOURCE_DOC, "not stated")
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C15",
+    claim("C15",
           words=("10,000 threads sleeping 10 ms x 1000: max RSS about 94 MB vs about 35 MB for "
                  "10,000 goroutines; a thread is about 3x a goroutine."),
-          source_doc=SOURCE_DOC,
-          their_machine="not stated",
-          pages=("05_user_space_tasks",),
-          experiments=("sleepers",),
-          flips_on=properties.TOOLCHAINS,
-          source="S4", published=C15, as_published=(
+          pages=("05_user_space_tasks",), experiments=("sleepers",), flips_on=properties.TOOLCHAINS,
+          published=C15, as_published=(
         about_reading("Max RSS of 10,000 sleeping Rust threads", "KiB",
                       V15["thread_max_rss_kib"],
                       s4.at_s4(s4.THREADS, "peak_rss_kib", "KiB"), "rss  94472k"),
@@ -71,30 +69,24 @@ CLAIMS: tuple[Claim, ...] = (
         shape=(about_reading("A sleeping thread takes about 3x the memory of a goroutine "
                              "(max RSS, Rust threads / goroutines)", "ratio", 3.0,
                              s4.c15_max_rss_ratio, RSS_QUOTE),)),
-    Claim("C16",
+    claim("C16",
           words=("RSS misses kernel-side memory: 10,000 threads with default stacks need about "
                  "40 MB of page tables."),
-          source_doc=SOURCE_DOC,
-          their_machine="not stated",
-          pages=("05_user_space_tasks",),
-          experiments=("thread_memory", "sleepers",),
+          pages=("05_user_space_tasks",), experiments=("thread_memory", "sleepers",),
           flips_on=properties.TOOLCHAINS,
-          source="S4", published=C16, as_published=(
+          published=C16, as_published=(
         about_reading("Page tables per thread of 10,000 sleeping Rust threads on std::thread's "
                       "default 2 MiB stacks (the program's VmPTE growth / threads; S4: 40 MB "
                       "/ 10,000)", "KiB",
                       V16["per_thread_page_tables_kib"], rust.c16_page_tables_per_thread,
                       "10k threads with default stack sizes need about 40mb of page "
                       "tables"),)),
-    Claim("C17",
+    claim("C17",
           words=("Threads use about 21 s CPU (5 user + 16 sys) vs 14 s for goroutines; pinning "
                  "threads round-robin cuts threads to about 12 s (3 user + 9 sys)."),
-          source_doc=SOURCE_DOC,
-          their_machine="not stated",
-          pages=("05_user_space_tasks",),
-          experiments=("sleepers",),
+          pages=("05_user_space_tasks",), experiments=("sleepers",),
           flips_on=properties.CPUS_SATURATED,
-          source="S4", published=C17, as_published=(
+          published=C17, as_published=(
         _cpu("threads", "threads_cpu_s", CPU_QUOTE),
         _cpu("goroutines", "goroutines_cpu_s", CPU_QUOTE),
         _cpu("threads_pinned", "threads_pinned_cpu_s", "user 3.01s sys  9.08s"),

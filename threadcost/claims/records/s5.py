@@ -9,7 +9,7 @@ from threadcost.claims.model import Claim, Context, Published, Reading
 from threadcost.claims.read import as_published as ap
 from threadcost.claims.read import rust
 from threadcost.claims.read.brigade import c18_thread_net_over_syscall, c22_thread_kernel_kib
-from threadcost.claims.records._help import about_reading, values
+from threadcost.claims.records._help import about_reading, of_source, values
 
 C18 = (Published("thread_switch_ns", 1700, "ns", "per switch between kernel threads "
                  "(headline of the README)"),
@@ -77,17 +77,15 @@ SOURCE_DOC = ("Rust threads vs Tokio async tasks: switch time, memory, creation 
               "github.com/jimblandy/context-switch)")
 THEIR_MACHINE = "Linux laptop (4 cores, 2-way HT, 32 GiB)"
 
+claim = of_source("S5", SOURCE_DOC, THEIR_MACHINE)
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C18",
+    claim("C18",
           words=("Rust threads passing a byte along a 500-task pipe bucket brigade: about 1.7 µs "
                  "per context switch between kernel threads (the brigade's per-hop time minus "
                  "the one-thread pipe I/O baseline)."),
-          source_doc=SOURCE_DOC,
-          their_machine=THEIR_MACHINE,
-          pages=("07_io_brigade",),
-          experiments=("brigade",),
-          flips_on=properties.WAKEUP,
-          source="S5", published=C18, as_published=(
+          pages=("07_io_brigade",), experiments=("brigade",), flips_on=properties.WAKEUP,
+          published=C18, as_published=(
         _hop("Rust thread brigade, 500 tasks, unpinned: net time per task per trip (minus "
              "the one-thread brigade's pipe I/O)", V18["thread_switch_ns"],
              rust.c18_thread_net, HEADLINE + SUBTRACT),
@@ -97,15 +95,13 @@ CLAIMS: tuple[Claim, ...] = (
     ), context=(Context("thread net per hop in empty system calls (the unit that compares "
                         "across machines)", None,
                         "empty system calls", c18_thread_net_over_syscall),)),
-    Claim("C19",
+    claim("C19",
           words=("Tokio async tasks: about 0.2 µs per context switch between tasks, far below a "
                  "thread switch, when the switch is not driven by I/O readiness."),
-          source_doc=SOURCE_DOC,
-          their_machine=THEIR_MACHINE,
           pages=("07_io_brigade", "05_user_space_tasks",),
           experiments=("brigade", "peer_runtimes",),
           flips_on=properties.TOOLCHAINS,
-          source="S5", published=C19, as_published=(
+          published=C19, as_published=(
         about_reading("A switch between two Tokio tasks over Tokio channels, not I/O driven "
                       "(batch mean)", "ns", V19["async_switch_ns"], rust.c19_tokio_switch,
                       HEADLINE, timing=True),),
@@ -116,16 +112,12 @@ CLAIMS: tuple[Claim, ...] = (
                        quote=HEADLINE),),
         context=(Context("a switch between two Java platform threads (beside the Rust "
                          "threads)", None, "ns", rust.java_switch),)),
-    Claim("C20",
+    claim("C20",
           words=("When the switch is driven by I/O readiness (the pipe brigade), async tasks "
                  "lose that advantage: both converge to about 1.7 µs per switch; the async "
                  "brigade was only about 30% faster in wall time (18.19 s vs 26.91 s)."),
-          source_doc=SOURCE_DOC,
-          their_machine=THEIR_MACHINE,
-          pages=("07_io_brigade",),
-          experiments=("brigade",),
-          flips_on=properties.WAKEUP,
-          source="S5", published=C20, as_published=(
+          pages=("07_io_brigade",), experiments=("brigade",), flips_on=properties.WAKEUP,
+          published=C20, as_published=(
         _hop("Tokio task brigade, 500 tasks, unpinned: mean time per task per trip, pipe "
              "I/O included", V20["async_per_task_ns"], rust.c20_tokio_gross, ASYNC_MEAN),
         _hop("Tokio task brigade, 500 tasks, unpinned: net time per task per trip (minus "
@@ -140,16 +132,12 @@ CLAIMS: tuple[Claim, ...] = (
                 timing=True, published=1.0,
                 tolerance_words="both about 1.7 µs (+/- 20% each)", quote=CONVERGE,
                 substitute=PIPES))),
-    Claim("C21",
+    claim("C21",
           words=("Pinning the threaded brigade to a single core removes the async advantage "
                  "(1.709 ms vs 1.795 ms per 500-task trip): inter-core communication is a major "
                  "part of a thread switch's cost."),
-          source_doc=SOURCE_DOC,
-          their_machine=THEIR_MACHINE,
-          pages=("07_io_brigade",),
-          experiments=("brigade",),
-          flips_on=properties.SYSCALL,
-          source="S5", published=C21, as_published=(
+          pages=("07_io_brigade",), experiments=("brigade",), flips_on=properties.SYSCALL,
+          published=C21, as_published=(
         _hop("Rust thread brigade pinned to one CPU, 500 tasks: mean time per task per trip",
              V21["thread_pinned_per_task_ns"], rust.c21_pinned_thread, PINNED_MEAN,
              placement="same-cpu"),),
@@ -159,15 +147,12 @@ CLAIMS: tuple[Claim, ...] = (
                        published=1.709 / 1.795,
                        tolerance_words="the advantage disappears: equal within 20%",
                        quote=PINNED, substitute=PIPES),)),
-    Claim("C22",
+    claim("C22",
           words=("Memory per task: about 9.5 KiB user + 10 KiB kernel per thread vs about 0.4 "
                  "KiB per async task, about 20x less (slope of RSS over the task count)."),
-          source_doc=SOURCE_DOC,
-          their_machine=THEIR_MACHINE,
-          pages=("07_io_brigade",),
-          experiments=("brigade", "peer_runtimes",),
+          pages=("07_io_brigade",), experiments=("brigade", "peer_runtimes",),
           flips_on=properties.IDLE_THREAD,
-          source="S5", published=C22, as_published=(
+          published=C22, as_published=(
         about_reading("RSS per Rust thread (slope over the task count)", "KiB",
                       V22["thread_user_kib"], rust.c22_thread_rss, RSS,
                       why=whys.IDLE_THREAD_RSS),

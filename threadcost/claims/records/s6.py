@@ -27,6 +27,7 @@ from __future__ import annotations
 from threadcost.claims import properties
 from threadcost.claims.model import Assertion, Claim, Context, Published, Quote
 from threadcost.claims.read import rust, s6
+from threadcost.claims.records._help import of_source
 
 TEN_K = 10_000
 MILLION = 1_000_000
@@ -62,14 +63,14 @@ SOURCE_DOC = ("2023 post: peak memory of N concurrent tasks that each sleep 10 s
 THEIR_MACHINE = ("Intel Xeon E3-1505M v6 3.00GHz, Ubuntu 22.04, Linux 5.15; Rust 1.69, Go 1.18.1, "
                  "OpenJDK 21-ea")
 
+claim = of_source("S6", SOURCE_DOC, THEIR_MACHINE)
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C24",
+    claim("C24",
           words=("At 10,000 tasks (Fig. 2, peak memory): Rust threads 48.3 MB, Tokio 4.6 MB, Go "
                  "28.6 MB, Java threads 244.4 MB, Java virtual threads 78.5 MB; goroutines "
                  "'consumed more than 50% of RAM required by Rust threads' and 'over 6x more "
                  "memory than the best Rust program'."),
-          source_doc=SOURCE_DOC,
-          their_machine=THEIR_MACHINE,
           quotes=(Quote(("Let's launch N concurrent tasks, where each task waits for 10 seconds "
                          "and then the program exists after all tasks finish."),
                        "https://pkolaczk.github.io/memory-consumption-of-async/"),
@@ -86,10 +87,9 @@ CLAIMS: tuple[Claim, ...] = (
                   Quote(("And this is true for Java threads, which indeed consumed almost 250 MB "
                          "of RAM."),
                        "https://pkolaczk.github.io/memory-consumption-of-async/"),),
-          pages=("05_user_space_tasks",),
-          experiments=("peer_peak_memory",),
+          pages=("05_user_space_tasks",), experiments=("peer_peak_memory",),
           flips_on=properties.TOOLCHAINS,
-          source="S6", published=C24, shape=(
+          published=C24, shape=(
         Assertion("At 10,000 sleeping tasks a Rust thread program takes more memory "
                   "than a Tokio one (the chart's order: 48.3 MB against 4.6 MB; the post "
                   "states no factor)", "ratio", 1.0, None,
@@ -128,12 +128,10 @@ CLAIMS: tuple[Claim, ...] = (
         Context("kernel memory per Java platform thread (beside its peak RSS)", None, "KiB",
                 rust.java_kernel_side),
     )),
-    Claim("C25",
+    claim("C25",
           words=("At one million tasks (Fig. 4, peak memory): Tokio 213.6 MB, Go 2,658 MB, Java "
                  "virtual threads 1,154 MB; 'Now Go loses over 12x to the winner. It also loses "
                  "over 2x to Java'; 'I could not launch 100,000 threads on my system'."),
-          source_doc=SOURCE_DOC,
-          their_machine=THEIR_MACHINE,
           quotes=(Quote(("Fig.4: Peak memory needed to launch 1 million tasks (chart data: Rust "
                          "tokio 213.6, Go 2658, Java virtual threads 1154; axis memory [MB])"),
                        ("https://pkolaczk.github.io/memory-consumption-of-async/ (values in "
@@ -143,10 +141,9 @@ CLAIMS: tuple[Claim, ...] = (
                        "https://pkolaczk.github.io/memory-consumption-of-async/"),
                   Quote("Now Go loses over 12x to the winner. It also loses over 2x to Java",
                        "https://pkolaczk.github.io/memory-consumption-of-async/"),),
-          pages=("05_user_space_tasks",),
-          experiments=("peer_peak_memory",),
+          pages=("05_user_space_tasks",), experiments=("peer_peak_memory",),
           flips_on=properties.TOOLCHAINS,
-          source="S6", published=C25, shape=(
+          published=C25, shape=(
         Assertion("At one million tasks Go loses over 12x to Tokio, the winner "
                   "(213.6 MB against 2,658 MB)", "ratio", None, 1 / 12,
                   s6.ratio("tokio-task", "goroutine", MILLION),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from threadcost.claims.model import Claim, Context, Quote, Reading
 from threadcost.claims.read import further as sel
+from threadcost.claims.records._help import of_source
 from threadcost.measured.measurement import Missing
 
 # No verdict on words not read: the relation is measured and shown (context), never judged
@@ -28,22 +29,22 @@ def _unread(runs: object) -> Missing:
     return Missing(UNREAD)
 
 
+SOURCE_DOC = ("A fork() in the road (HotOS 2019), Figure 1: fork+exec vs posix_spawn as "
+                      "the parent grows")
+
+claim = of_source("S7", SOURCE_DOC, "not read here (only the abstract could be read)")
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C30",
-          source="S7",
+    claim("C30",
           words=("fork+exec slows down as the parent's memory grows, while posix_spawn's cost "
                  "stays flat with the parent's size (the relation Figure 1 is cited for). Figure "
                  "1, its values and the paper's words about it could not be read here and are "
                  "left out."),
-          source_doc=("A fork() in the road (HotOS 2019), Figure 1: fork+exec vs posix_spawn as "
-                      "the parent grows"),
-          their_machine="not read here (only the abstract could be read)",
           quotes=(Quote(("In this paper, we argue that fork was a clever hack for machines and "
                          "programs of the 1970s that has long outlived its usefulness and is now "
                          "a liability."),
                        "https://doi.org/10.1145/3317550.3321435 (abstract)"),),
-          pages=("08_more_sources",),
-          experiments=("launch_spawn_growth",),
+          pages=("08_more_sources",), experiments=("launch_spawn_growth",),
           shape=(
         Reading("Fork+exec slows as the parent's dirty memory grows, and posix_spawn stays "
                 "flat (the relation Figure 1 is cited for)", "ratio", None, None, _unread,

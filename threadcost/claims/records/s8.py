@@ -7,21 +7,24 @@ from __future__ import annotations
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published, Quote, Reading
 from threadcost.claims.read import further as sel
+from threadcost.claims.records._help import of_source
 
 PUBLISHED_RATIO = 547 / 9
 HAND_WRITTEN = ("a hand-written register switch in C (callee-saved registers and the stack "
                 "pointer) stands in for Boost's fcontext_t, which is not built here")
 
+SOURCE_DOC = "Boost.Context documentation (Boost 1.87), Performance, Table 1.1"
+
+claim = of_source("S8", SOURCE_DOC,
+                  "dual Intel XEON E5 2620v4 2.2GHz, 16C/32T, 64GB RAM, Linux (x86_64), "
+                  "gcc-6.3.1")
+
 CLAIMS: tuple[Claim, ...] = (
     # one measurement, one verdict: the ratio is judged once, against the published 61x
     # (not again against a looser "much cheaper" bound of the project's own)
-    Claim("C31",
-          source="S8",
+    claim("C31",
           words=("A context switch with callcc()/continuation takes 9 ns / 19 CPU cycles with "
                  "fcontext_t and 547 ns / 1130 CPU cycles with ucontext_t."),
-          source_doc="Boost.Context documentation (Boost 1.87), Performance, Table 1.1",
-          their_machine=("dual Intel XEON E5 2620v4 2.2GHz, 16C/32T, 64GB RAM, Linux (x86_64), "
-                         "gcc-6.3.1"),
           quotes=(Quote(("Table 1.1. Performance of context switch: callcc()/continuation "
                          "(fcontext_t) | callcc()/continuation (ucontext_t) | "
                          "callcc()/continuation (Windows-Fiber) — 9 ns / 19 CPU cycles | 547 ns "
@@ -37,9 +40,7 @@ CLAIMS: tuple[Claim, ...] = (
                      Published("fcontext_switch_cycles", 19, "cycles"),
                      Published("ucontext_switch_cycles", 1130, "cycles"),
                      Published("ucontext_over_fcontext_ratio", 60.8, "ratio", "derived: 547 / 9"),),
-          pages=("08_more_sources",),
-          experiments=("fiber_gap",),
-          flips_on=properties.TOOLCHAINS,
+          pages=("08_more_sources",), experiments=("fiber_gap",), flips_on=properties.TOOLCHAINS,
           as_published=(
         Reading("A ucontext_t switch costs about 61 times an fcontext_t one (547 ns against "
                 "9 ns): swapcontext / hand-written switch", "ratio",

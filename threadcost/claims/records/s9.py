@@ -11,19 +11,22 @@ from __future__ import annotations
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published, Quote, Reading
 from threadcost.claims.read import further as sel
+from threadcost.claims.records._help import of_source
 
 COUNTED = (whys.computed(sel.s9_why, "kernel switches per iteration"),)
 
+SOURCE_DOC = ("How long does it take to make a context switch? (2010) and "
+                      "github.com/tsuna/contextswitch (timectxsw.c, issue 3)")
+
+claim = of_source("S9", SOURCE_DOC,
+                  "dual Intel E5440 (the virtualization comparison, VMware ESX Server)")
+
 CLAIMS: tuple[Claim, ...] = (
-    Claim("C32",
-          source="S9",
+    claim("C32",
           words=("A futex ping-pong between two processes: timectxsw.c counts 4 context switches "
                  "per iteration (nswitches = iterations << 2); the repository's open issue 3 "
                  "argues there are 6. A context switch is on average 2.5x to 3x more expensive "
                  "under virtualization."),
-          source_doc=("How long does it take to make a context switch? (2010) and "
-                      "github.com/tsuna/contextswitch (timectxsw.c, issue 3)"),
-          their_machine="dual Intel E5440 (the virtualization comparison, VMware ESX Server)",
           quotes=(Quote("const int nswitches = iterations << 2;",
                        "https://github.com/tsuna/contextswitch/blob/master/timectxsw.c"),
                   Quote(("It should be: const int nswitches = iterations * 6; and not: const int "
@@ -44,8 +47,7 @@ CLAIMS: tuple[Claim, ...] = (
                                 "ESX Server)"),
                                low=2.5,
                                high=3.0),),
-          pages=("08_more_sources",),
-          experiments=("switch_counts",),
+          pages=("08_more_sources",), experiments=("switch_counts",),
           flips_on=properties.TOOLCHAINS,
           as_published=(
         Reading("One iteration of the futex loop between two processes makes 4 context "
