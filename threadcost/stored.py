@@ -33,8 +33,8 @@ from typing import Any
 import pandas as pd
 
 from threadcost import datastore, findings, machine, paths, vocabulary
-from threadcost.claims import runs as claims_runs
 from threadcost.experiments import registry
+from threadcost.measured.runs import UnreadableRun
 from threadcost.results import Result
 
 NOT_MEASURED = "Not measured on this machine"
@@ -199,7 +199,7 @@ class Store:
             said = bad.said or {}
             if bad.experiment in (name, "") and bad.path.name > newest \
                     and said.get("label") in (None, label):
-                return None, claims_runs.UnreadableRun(bad).args[0]
+                return None, UnreadableRun(bad).args[0]
         if not candidates:
             return None, f"this machine's folder holds no {vocabulary.words(name)} run"
         run = candidates[-1]
