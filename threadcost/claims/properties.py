@@ -15,7 +15,7 @@ from typing import Any
 
 from threadcost.claims import logic, whys
 from threadcost.claims.model import MachineProperty
-from threadcost.claims.read import as_published as ap
+from threadcost.claims.read.switching import switch_in_syscalls
 from threadcost.claims.whys import mitigations
 from threadcost.measured.measurement import Measurement
 from threadcost.measured.runs import Runs
@@ -42,7 +42,7 @@ def syscall(runs: Runs) -> str | None:
     if call is None:
         return None
     text = f"empty system call {logic.number(call)} ns"
-    per = ap.switch_in_syscalls(runs)
+    per = switch_in_syscalls(runs)
     if isinstance(per, Measurement):
         text += f"; pinned switch = {per.value:.1f} system calls"
     mit = mitigations(runs)

@@ -11,11 +11,16 @@ from threadcost.claims.read.common import (
     at_setup,
     no_run,
 )
-from threadcost.claims.read.switching import goroutine_switch_pinned_ns, yardstick
+from threadcost.claims.read.switching import (
+    goroutine_switch_pinned_ns,
+    yardstick,
+)
 from threadcost.findings.brigade import net_name
 from threadcost.measured.intervals import log_ratio, over_repeats, quotient
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
+
+Select = Any  # a selector: stored runs -> Measurement | Missing
 
 # --- the bucket brigade (C18-C23) ---------------------------------------------------------------
 
@@ -255,3 +260,41 @@ def c23_thread_net_minus_user_tasks(runs: Runs) -> Measurement | Missing:
                            "interval (every other cell lies above it)")
 
 
+def brigade_hop(kind: str, placement: str, net: bool = False) -> Select:
+    """Mean time per hop at 500 tasks (S5: a trip's mean time / tasks); ``net``: minus
+    the one-thread brigade's of the same repeat (S5's per switch)."""
+    def select(runs: Runs) -> Measurement | Missing:
+        kinds = (kind, "one-thread") if net else (kind,)
+        got = brigade_at_s5(runs, kinds)
+        if isinstance(got, Missing):
+            return got
+        rows, found = got
+        at = rows[(rows.tasks == S5_TASKS) & (rows.placement == placement)]
+        wide = at.pivot_table(index=["run_index", "repeat"], columns="kind",
+                              values="per_hop_ns_mean")
+        if kind not in wide or (net and "one-thread" not in wide):
+            return Missing(f"the brigade did not run {kind} {placement} at 500 tasks")
+        values = (wide[kind] - wide["one-thread"]) if net else wide[kind]
+        # the C brigade stores trip / (tasks + 1); S5's unit is trip / tasks
+        values = values * (S5_TASKS + 1) / S5_TASKS
+        return at_setup(over_repeats(values.dropna(), "ns", run_id=run_ids(found),
+                                setup=brigade_setup(found, placement),
+                                how="per repeat: mean trip / 500 tasks (S5's \"per task per "
+                                    "iter\")"
+                                    + ("; minus the one-thread brigade's (pipe I/O alone)"
+                                       if net else "")), "at 500 tasks")
+    return select
+
+
+def brigade_rss_slope(kind: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        got = brigade_memory(runs)
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        by = {r.kind: r for r in table.itertuples(index=False)}
+        if kind not in by or pd.isna(by[kind].rss_per_task_kib):
+            return Missing(f"the brigade's memory table lacks {kind}")
+        return slope_measurement(by[kind], "rss", found,
+                                  "slope of RSS over the task count (S5's method)")
+    return select

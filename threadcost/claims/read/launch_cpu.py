@@ -1,5 +1,5 @@
 """Selectors of launch (C09) and CPU-bound tasks on one CPU (C13, C14). S4's sleepers
-(C15, C17) are read in :mod:`threadcost.claims.read.s4`."""
+(C15, C17) are read in :mod:`threadcost.claims.read.sleepers`."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from threadcost.claims.read.common import (
 from threadcost.measured.intervals import log_ratio, over_repeats
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
+
+Select = Any  # a selector: stored runs -> Measurement | Missing
 
 # --- launch (C09) --------------------------------------------------------------------------------
 
@@ -223,3 +225,18 @@ def _hz(found: list[Any]) -> int | None:
             except (TypeError, ValueError):
                 return None
     return None
+
+
+def cpu_bound_total(mode: str, column: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        got = cpu_bound_runs(runs, "own")
+        if isinstance(got, Missing):
+            return got
+        rows, found = got
+        rows = rows[rows["mode"] == mode]
+        return over_repeats(rows[column], "s", run_id=run_ids(found),
+                            setup={"experiment": "cpu_bound", "mode": mode,
+                                   "working_set": "own (8 MB per task)"},
+                            how="per repeat: system time of the whole run, like the time "
+                                "command")
+    return select

@@ -14,11 +14,15 @@ from threadcost.claims.read.common import (
     holds_all,
     no_run,
 )
-from threadcost.claims.read.switching import peers_skipped
+from threadcost.claims.read.switching import (
+    peers_skipped,
+)
 from threadcost.measured.intervals import over_repeats, slope
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, kernel_version, run_ids
 from threadcost.vocabulary import words
+
+Select = Any  # a selector: stored runs -> Measurement | Missing
 
 # --- idle-thread memory (C05, C12, C16) ----------------------------------------------------
 
@@ -343,3 +347,47 @@ def c11_rss(runs: Runs) -> Measurement | Missing:
     if isinstance(slope_got, Missing):
         return got
     return Measurement(**{**slope_got.__dict__, "substitute": SLOPE_FOR_MILLION})
+
+
+def touch_rss_per_thread(runs: Runs) -> Measurement | Missing:
+    found = runs.matching("thread_memory_touch", touch_depths_kib=holds_all(400))
+    table = runs.tables(found, "points")
+    if table.empty:
+        return no_run("thread_memory_touch", "a 400 KiB stack touch", "notebook 02")
+    rows = table[(table.touch_kib_asked == 400) & (table.started == table.requested)]
+    return over_repeats(rows.rss_kib / rows.threads, "KiB", run_id=run_ids(found),
+                        setup={"experiment": "thread_memory_touch", "touch_kib": 400,
+                               "threads": int(rows.threads.iloc[0])},
+                        how="per repeat: RSS growth / threads, each writing 400 KiB of stack")
+
+
+def malloc_delta_kib(after: str, column: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        found = runs.matching("malloc_touch", allocator="malloc", touch_fraction=1.0, mib=400)
+        if not found:
+            return no_run("malloc_touch", "malloc of 400 MiB, full touch", "notebook 01")
+        deltas = []
+        for run in found:
+            st = run.table("stages").set_index("stage")
+            deltas.append(float(st.loc[after, column] - st.loc["before", column]))
+        return over_repeats(deltas, "KiB", run_id=run_ids(found),
+                            setup={"experiment": "malloc_touch", "allocator": "malloc",
+                                   "mib": 400},
+                            how=f"per run: {column} at {after.replace('_', ' ')} minus before")
+    return select
+
+
+def slab_slope(runs: Runs) -> Measurement | Missing:
+    """Slab memory per idle thread (as slabtop reads it): slope over 100..1,000 threads."""
+    got = thread_points(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    rows = table[(table.threads >= 100) & (table.threads <= 1000)]
+    if rows.threads.nunique() < 3:
+        return Missing("fewer than 3 thread counts between 100 and 1,000")
+    return slope(rows.threads, rows.slab_kib, "KiB", int(rows.groupby("threads").size().min()),
+                 run_id=run_ids(found),
+                 setup={"experiment": "thread_memory", "threads": "100..1000",
+                        "counted": "slab (as slabtop)"},
+                 how="slope of the system's slab memory over 100..1,000 idle threads")

@@ -5,18 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from threadcost import findings
+from threadcost.claims.logic import number
 from threadcost.claims.read.common import (
     at_setup,
     holds_all,
     no_run,
 )
-from threadcost.measured.intervals import log_ratio, over_repeats
+from threadcost.measured.intervals import log_ratio, over_repeats, quotient
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
 from threadcost.vocabulary import words
+
+Select = Any  # a selector: stored runs -> Measurement | Missing
 
 # --- yardsticks (C01, and the normalisation of absolute numbers) -----------------------
 
@@ -257,3 +261,196 @@ def goroutine_switch_pinned_ns(runs: Runs) -> Measurement | Missing:
                         setup={"experiment": "goroutine_pinning",
                                "mode": "GOMAXPROCS=1 pinned"},
                         how="per run: a batch of channel round trips timed whole / 2")
+
+
+def _placement(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = runs.matching("context_switch_placement", tasks="threads",
+                          placements=holds_all("same-cpu", "unpinned"))
+    table = runs.tables(found, "repeats")
+    if table.empty:
+        return placement_skipped(found) or no_run(
+            "context_switch_placement", "threads pinned and unpinned", "notebook 04")
+    return table, found
+
+
+def switch_ns(mechanism: str, placement: str) -> Select:
+    """One switch (half a round trip of a ping-pong timed whole), one mechanism and
+    placement, over the repeats of context_switch_placement."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _placement(runs)
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        rows = table[(table.mechanism == mechanism) & (table.placement == placement)]
+        if rows.empty:
+            return Missing(f"no {mechanism} ping-pong {placement} is stored")
+        return over_repeats(rows.switch_ns, "ns", run_id=run_ids(found),
+                            setup={"experiment": "context_switch_placement",
+                                   "mechanism": mechanism, "placement": placement,
+                                   "tasks": "threads"},
+                            how="per repeat: half the mean round trip of a ping-pong timed "
+                                "whole (S0's per switch)")
+    return select
+
+
+def switch_ratio(mechanism: str) -> Select:
+    """Unpinned / pinned switch of one mechanism, paired by repeat."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _placement(runs)
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        rows = table[table.mechanism == mechanism]
+        wide = rows.pivot_table(index=["run_index", "repeat"], columns="placement",
+                                values="switch_ns")
+        if "unpinned" not in wide or "same-cpu" not in wide:
+            return Missing(f"no {mechanism} pair pinned and unpinned is stored")
+        return log_ratio((wide["unpinned"] / wide["same-cpu"]).dropna(),
+                         run_id=run_ids(found),
+                         setup={"experiment": "context_switch_placement",
+                                "mechanism": mechanism,
+                                "placements": "same-cpu vs unpinned, interleaved"},
+                         how="per repeat: one switch unpinned / pinned, this mechanism only")
+    return select
+
+
+def switch_over_cold_memcpy(runs: Runs) -> Measurement | Missing:
+    """yardsticks: pinned pipe switch / uncached 64 KiB memcpy, paired by repeat."""
+    table, found = yardstick_repeats(runs)
+    need = {"pipe_switch_pinned", "memcpy_64kib_cold"}
+    if table.empty or not need <= set(table.yardstick):
+        return no_run("yardsticks", "the uncached 64 KiB memcpy", "the last cell of "
+                        "notebook 04")
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
+                             values="ns_median")
+    ratio = (wide["pipe_switch_pinned"] / wide["memcpy_64kib_cold"]).dropna()
+    return over_repeats(ratio, "ratio", run_id=run_ids(found),
+                        setup={"experiment": "yardsticks", "mechanism": "pipe",
+                               "placement": "same-cpu", "memcpy": "64 KiB, in no cache"},
+                        how="per repeat: one pinned switch / one 64 KiB memcpy between "
+                            "buffers in no cache (as S0-code's 3 µs copy), same repeat")
+
+
+def _cache_states(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    table, found = yardstick_repeats(runs)
+    need = {"pipe_switch_pinned", "memcpy_64kib", "memcpy_64kib_cold"}
+    if table.empty or not need <= set(table.yardstick):
+        return no_run("yardsticks", "the 64 KiB memcpy in cache and in no cache",
+                        "the last cell of notebook 04")
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
+                             values="ns_median")
+    return wide, found
+
+
+def _either(warm: Measurement, cold: Measurement, unit: str, **info: Any) -> Measurement:
+    """One reading spanning two cache states: the value between them (their geometric
+    mean), the interval from the lower end of the one to the upper end of the other."""
+    lows = [m.low if m.low is not None else m.value for m in (warm, cold)]
+    highs = [m.high if m.high is not None else m.value for m in (warm, cold)]
+    return Measurement(float(np.sqrt(warm.value * cold.value)), unit, min(lows), max(highs),
+                       repeats=min(warm.repeats, cold.repeats),
+                       spans=(f"the copy's cache state: {number(warm.value)} in cache, "
+                              f"{number(cold.value)} in no cache"), **info)
+
+
+NO_CACHE_STATE = ("S0 gives no cache state for its 64 KiB copy (its 3 µs is a bar typed in "
+                  "S0-code's plot script), so the interval spans the copy in cache and in "
+                  "no cache")
+
+
+def memcpy_either(runs: Runs) -> Measurement | Missing:
+    """A 64 KiB memcpy in cache and in no cache, as one reading whose interval spans both."""
+    got = _cache_states(runs)
+    if isinstance(got, Missing):
+        return got
+    wide, found = got
+    warm = over_repeats(wide["memcpy_64kib"].dropna(), "ns")
+    cold = over_repeats(wide["memcpy_64kib_cold"].dropna(), "ns")
+    return _either(warm, cold, "ns", run_id=run_ids(found),
+                   setup={"experiment": "yardsticks", "memcpy": "64 KiB, in cache and in "
+                          "no cache", "cpu": "pinned"},
+                   how=f"per repeat, the median batch: in cache {warm.value:,.0f} ns, in no "
+                       f"cache {cold.value:,.0f} ns; {NO_CACHE_STATE}",
+                   where="(in cache to in no cache)")
+
+
+def switch_over_memcpy_either(runs: Runs) -> Measurement | Missing:
+    """Pinned pipe switch / 64 KiB memcpy, paired by repeat, for both cache states."""
+    got = _cache_states(runs)
+    if isinstance(got, Missing):
+        return got
+    wide, found = got
+    warm = over_repeats((wide["pipe_switch_pinned"] / wide["memcpy_64kib"]).dropna(), "ratio")
+    cold = over_repeats((wide["pipe_switch_pinned"] / wide["memcpy_64kib_cold"]).dropna(),
+                        "ratio")
+    return _either(warm, cold, "ratio", run_id=run_ids(found),
+                   setup={"experiment": "yardsticks", "mechanism": "pipe",
+                          "placement": "same-cpu", "memcpy": "64 KiB, in cache and in no "
+                          "cache"},
+                   how=f"per repeat: one pinned switch / one 64 KiB memcpy, same repeat: "
+                       f"{warm.value:.2f} against the copy in cache, {cold.value:.2f} in no "
+                       f"cache; {NO_CACHE_STATE}",
+                   where="(copy in cache to in no cache)")
+
+
+def switch_in_syscalls(runs: Runs) -> Measurement | Missing:
+    """A pinned pipe switch in empty system calls, paired by repeat (yardsticks)."""
+    table, found = yardstick_repeats(runs)
+    need = {"pipe_switch_pinned", "syscall"}
+    if table.empty or not need <= set(table.yardstick):
+        return no_run("yardsticks", "the empty system call", "the last cell of notebook 04")
+    wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
+                             values="ns_median")
+    return over_repeats((wide["pipe_switch_pinned"] / wide["syscall"]).dropna(),
+                        "empty system calls", run_id=run_ids(found),
+                        setup={"experiment": "yardsticks"},
+                        how="per repeat: half a pinned pipe round trip / one empty system "
+                            "call (getppid), same repeat")
+
+
+def in_units(select: Select, yard_name: str, unit: str) -> Select:
+    """A time read in multiples of a yardstick of the same machine (the property a
+    verdict turns on, in its own units): the reading / the yardstick's mean, with the
+    conservative interval of the two."""
+
+    def select_in_units(runs: Runs) -> Measurement | Missing:
+        top, bottom = select(runs), yardstick(yard_name)(runs)
+        if isinstance(top, Missing):
+            return top
+        if isinstance(bottom, Missing):
+            return bottom
+        return quotient(top, bottom, unit, run_id=f"{top.run_id}; {bottom.run_id}",
+                        setup={**top.setup, "yardstick": yard_name},
+                        how=f"{top.how or 'the reading'} / the {yard_name} yardstick's mean "
+                            "(another run of the same machine); conservative interval")
+    return select_in_units
+
+
+def echo_rate(placement: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        found = runs.matching("echo", placements=holds_all(placement))
+        table = runs.tables(found, "repeats")
+        if table.empty:
+            return no_run("echo", f"placement {placement}", "notebook 04")
+        rows = table[table.placement == placement]
+        return over_repeats(rows.rate_per_s, "iterations/s", run_id=run_ids(found),
+                            setup={"experiment": "echo", "placement": placement,
+                                   "message_bytes": found[0].meta["params"].get(
+                                       "message_bytes")},
+                            how="per repeat: echoes per second (two switches each)")
+    return select
+
+
+def goroutine(mode: str, column: str, unit: str) -> Select:
+    def select(runs: Runs) -> Measurement | Missing:
+        got = pinning_pairs(runs)
+        if isinstance(got, Missing):
+            return got
+        table, found = got
+        rows = table[table["mode"] == mode]
+        return over_repeats(rows[column], unit, run_id=run_ids(found),
+                            setup={"experiment": "goroutine_pinning", "mode": mode,
+                                   "channel": "unbuffered"},
+                            how=f"per run: {column.replace('_', ' ')}, a batch of channel "
+                                "round trips timed whole (one iteration = one round trip)")
+    return select

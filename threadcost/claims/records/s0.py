@@ -4,18 +4,26 @@ from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published, Reading
-from threadcost.claims.read import as_published as ap
 from threadcost.claims.read.memory import (
     c05_rss_per_thread,
     c05_vsz_per_thread,
     c06_rss_over_touched,
     c08_max_threads,
+    malloc_delta_kib,
     split_rss_cause,
+    touch_rss_per_thread,
 )
 from threadcost.claims.read.switching import (
     c03_unpinned_over_pinned_rate,
     c04_pinning_gain,
+    echo_rate,
+    goroutine,
+    in_units,
     memcpy_ns,
+    switch_in_syscalls,
+    switch_ns,
+    switch_over_memcpy_either,
+    switch_ratio,
 )
 from threadcost.claims.records._help import about_reading, of_source, values
 
@@ -55,20 +63,20 @@ def _pinned(mech: str) -> Reading:
     # a why is a more elementary quantity: the empty system call (a pipe switch is a
     # write, a read and a wake-up; a condvar switch a futex wait and wake)
     return Reading(f"One {mech} switch, both threads pinned to one CPU", "ns", 1200, 1500,
-                   ap.switch_ns(mech, "same-cpu"), timing=True, published=1350,
+                   switch_ns(mech, "same-cpu"), timing=True, published=1350,
                    tolerance_words="the published range, 1.2 to 1.5 µs", quote=SWITCH_QUOTE,
                    why=whys.PIPE_PINNED)
 
 
 def _unpinned(mech: str) -> Reading:
     return about_reading(f"One {mech} switch, unpinned", "ns", V2["switch_unpinned_ns"],
-                         ap.switch_ns(mech, "unpinned"), UNPINNED_QUOTE, timing=True,
+                         switch_ns(mech, "unpinned"), UNPINNED_QUOTE, timing=True,
                          why=whys.SWITCH_UNPINNED)
 
 
 def _ratio(mech: str) -> Reading:
     return Reading(f"{mech.capitalize()}: unpinned switch / pinned switch", "ratio",
-                   2.2 / 1.5, 2.2 / 1.2, ap.switch_ratio(mech), timing=True,
+                   2.2 / 1.5, 2.2 / 1.2, switch_ratio(mech), timing=True,
                    published=2.2 / 1.35, quote=UNPINNED_QUOTE,
                    tolerance_words="2.2 µs against 1.2 to 1.5 µs: 1.47 to 1.83")
 
@@ -88,14 +96,14 @@ CLAIMS: tuple[Claim, ...] = (
           shape=(Reading("A pinned switch is a bit quicker than a 64 KiB memcpy (switch / "
                          "copy below 1; S0 does not say the copy's cache state, so the "
                          "interval spans a copy in cache and in no cache)", "ratio",
-                         None, 1.0, ap.switch_over_memcpy_either, timing=True,
+                         None, 1.0, switch_over_memcpy_either, timing=True,
                          published=1350 / 3000, tolerance_words="below 1",
                          quote="a context switch is a bit quicker than copying 64 KiB of "
                                "memory from one location to another"),),
           context=(Context("64 KiB memcpy, cached (yardsticks)", None, "ns", memcpy_ns),
                    Context("Pinned pipe switch in empty system calls (the unit that compares "
                            "across machines)", None, "empty system calls",
-                           ap.switch_in_syscalls))),
+                           switch_in_syscalls))),
     claim("C02",
           words="The same switch unpinned: about 2.2 µs per switch.",
           their_machine="Haswell i7-4771",
@@ -105,7 +113,7 @@ CLAIMS: tuple[Claim, ...] = (
           as_published=(_unpinned("pipe"), _unpinned("condvar")),
           context=(Context("Unpinned pipe switch in wake-ups on another, idle CPU (the unit "
                            "that compares across machines)", None, "wake-ups",
-                           ap.in_units(ap.switch_ns("pipe", "unpinned"), "wakeup_cross_cpu",
+                           in_units(switch_ns("pipe", "unpinned"), "wakeup_cross_cpu",
                                        "wake-ups")),),
           shape=(_ratio("pipe"), _ratio("condvar"))),
     claim("C03",
@@ -116,11 +124,11 @@ CLAIMS: tuple[Claim, ...] = (
           flips_on=properties.SYSCALL_AND_WAKEUP,
           published=C03, as_published=(
         about_reading("Pipe echo pinned to one CPU", "iterations/s", V3["echo_pinned_per_s"],
-                      ap.echo_rate("same-cpu"), "I get ~400,000 iterations per second (this "
+                      echo_rate("same-cpu"), "I get ~400,000 iterations per second (this "
                       "is with taskset to pin to a single core)", timing=True,
                       why=whys.PIPE_PINNED),
         about_reading("Pipe echo unpinned", "iterations/s", V3["echo_unpinned_per_s"],
-                      ap.echo_rate("unpinned"), "if I don't pin the benchmark to a single "
+                      echo_rate("unpinned"), "if I don't pin the benchmark to a single "
                       "core, the number of iterations per second halves", timing=True,
                       why=whys.SWITCH_UNPINNED)),
         shape=(about_reading("Unpinned, the pipe echo runs at about half the pinned rate",
@@ -137,11 +145,11 @@ CLAIMS: tuple[Claim, ...] = (
           published=C04, context=(
         Context("A goroutine switch (half a batched round trip: the same measurement as the "
                 "rate; S0's ~170 ns is derived from its rate)", V4["goroutine_switch_ns"],
-                "ns", ap.goroutine("default", "switch_ns_batch", "ns")),), as_published=(
+                "ns", goroutine("default", "switch_ns_batch", "ns")),), as_published=(
         about_reading("The rate of a goroutine channel ping-pong with the runtime's defaults",
                       "iterations/s",
                       V4["goroutine_iterations_per_s"],
-                      ap.goroutine("default", "round_trips_per_s", "iterations/s"),
+                      goroutine("default", "round_trips_per_s", "iterations/s"),
                       "around 2.8 million iterations per second", timing=True,
                       why=whys.CPU_BOUND),),
         shape=(Reading("GOMAXPROCS=1 plus pinning raises the channel ping-pong rate by about "
@@ -169,7 +177,7 @@ CLAIMS: tuple[Claim, ...] = (
           flips_on=properties.KERNEL,
           published=C06, as_published=(
         about_reading("RSS per thread after each wrote 400 KiB of its stack (2.6 GiB / "
-                      "10,000)", "KiB", V6["per_thread_rss_kib"], ap.touch_rss_per_thread,
+                      "10,000)", "KiB", V6["per_thread_rss_kib"], touch_rss_per_thread,
                       "the total RSS is not 4 GiB but around 2.6 GiB",
                       known_cause=split_rss_cause, why=(whys.split_rss,)),),
         shape=(about_reading("RSS grows by only about 65% of the stack written (2.6 GiB, not "
@@ -184,17 +192,17 @@ CLAIMS: tuple[Claim, ...] = (
           published=C07, as_published=(
         Reading("malloc of 400 MiB: growth of VmSize (416,128 - 6,524 kB)", "KiB",
                 V7["vsz_delta_kib"] * 0.95, V7["vsz_delta_kib"] * 1.05,
-                ap.malloc_delta_kib("after_alloc", "vsz_kib"), published=V7["vsz_delta_kib"],
+                malloc_delta_kib("after_alloc", "vsz_kib"), published=V7["vsz_delta_kib"],
                 tolerance_words="+/- 5%",
                 quote="started: max RSS = 4780 kB; vm size = 6524 kB ... after malloc: max "
                       "RSS = 4780 kB; vm size = 416128 kB"),
         Reading("malloc of 400 MiB: growth of VmRSS before touching", "KiB", None,
-                0.05 * 409_600, ap.malloc_delta_kib("after_alloc", "rss_kib"),
+                0.05 * 409_600, malloc_delta_kib("after_alloc", "rss_kib"),
                 published=None, tolerance_words="below 5% of the allocation",
                 quote="after malloc: max RSS = 4780 kB"),
         Reading("Touching every element: growth of VmRSS (410,916 - 4,780 kB)", "KiB",
                 V7["rss_delta_after_touch_kib"] * 0.95, V7["rss_delta_after_touch_kib"] * 1.05,
-                ap.malloc_delta_kib("after_touch", "rss_kib"),
+                malloc_delta_kib("after_touch", "rss_kib"),
                 published=V7["rss_delta_after_touch_kib"], tolerance_words="+/- 5%",
                 quote="after touch: max RSS = 410916 kB"))),
     claim("C08",

@@ -6,9 +6,9 @@ from typing import Any
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Published, Reading
-from threadcost.claims.read import as_published as ap
 from threadcost.claims.read.common import at_setup, holds_all
 from threadcost.claims.read.launch_cpu import c09_thread_growth
+from threadcost.claims.read.switching import memcpy_either
 from threadcost.claims.records._help import about_reading, of_source, values
 from threadcost.measured.intervals import over_repeats, quotient
 from threadcost.measured.measurement import Measurement, Missing
@@ -108,7 +108,7 @@ CLAIMS: tuple[Claim, ...] = (
         _fork(0), _fork(2), _fork(4), _fork(8),
         about_reading("A 64 KiB memcpy (published in a plot script; cache state not "
                       "stated, so measured in cache and in no cache)", "ns",
-                      V["memcpy_64kib_ns"], ap.memcpy_either,
+                      V["memcpy_64kib_ns"], memcpy_either,
                       "memcpy, which takes 3 µs for 64 KiB on the same machine", timing=True,
                       why=(whys.cache_state,))),
         shape=(

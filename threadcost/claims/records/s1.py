@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Published, Reading
-from threadcost.claims.read import rust
+from threadcost.claims.read import runtimes
 from threadcost.claims.read.brigade import c23_thread_net_minus_user_tasks
 from threadcost.claims.read.memory import (
     c10_million_thread_times,
@@ -67,18 +67,18 @@ CLAIMS: tuple[Claim, ...] = (
         about_reading("Virtual memory per sleeping thread with Rust's 2 MiB stack (each "
                       "further thread, past glibc's one-time malloc arena reservations)",
                       "KiB", V10["per_thread_vsz_kib"],
-                      rust.c10_vsz_per_thread,
+                      runtimes.c10_vsz_per_thread,
                       "about 2MB per thread"),
         about_reading("Resident memory per sleeping thread with a 2 MiB stack (each "
                       "further thread)", "KiB", V10["per_thread_rss_kib"],
-                      rust.c10_rss_per_thread,
+                      runtimes.c10_rss_per_thread,
                       "about 8KB overhead per thread/stack", why=whys.IDLE_THREAD_RSS),
         Reading("One million threads fit within this machine's limits", "threads",
                 1_000_000, None, c10_million_threads, published=1_000_000,
                 tolerance_words="at least one million",
                 quote="sysctl -w kernel.threads-max=2000000000"),
         Reading("One million sleeping threads: max RSS, scaled from the count measured here",
-                "MiB", None, None, rust.c10_million, published=V10["max_rss_kib"] / 1024,
+                "MiB", None, None, runtimes.c10_million, published=V10["max_rss_kib"] / 1024,
                 quote="8500640maxresident"),
         _thread_time("wall"), _thread_time("user"), _thread_time("sys"))),
     claim("C11",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from threadcost.claims import properties
 from threadcost.claims.model import Claim, Published, Quote, Reading
-from threadcost.claims.read import further as sel
+from threadcost.claims.read import more_sources as sel
 from threadcost.claims.records._help import of_source
 
 WAVES = ("threads on glibc's default 8 MiB stacks, created and joined in waves below "

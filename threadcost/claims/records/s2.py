@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published
-from threadcost.claims.read import as_published as ap
-from threadcost.claims.read.memory import c12_kernel_slope, c12_rss_slope, c12_vsz_slope
+from threadcost.claims.read.memory import c12_kernel_slope, c12_rss_slope, c12_vsz_slope, slab_slope
 from threadcost.claims.records._help import about_reading, of_source, values
 
 C12 = (Published("per_thread_rss_kib", 8, "KiB", "slope of pmap RSS totals over 100..1000 "
@@ -34,7 +33,7 @@ CLAIMS: tuple[Claim, ...] = (
                       V["per_thread_vsz_kib"], c12_vsz_slope,
                       "virtual memory reserved, in KiB"),
         about_reading("Kernel memory per idle thread, counted as slab (slabtop): slope over "
-                      "100..1,000 threads", "KiB", V["per_thread_kernel_kib"], ap.slab_slope,
+                      "100..1,000 threads", "KiB", V["per_thread_kernel_kib"], slab_slope,
                       "each of these threads consumes around 11KiB of memory in the kernel"),
     ), context=(Context("kernel stack + page tables + slab per thread (a wider count than "
                         "S2's)", None, "KiB", c12_kernel_slope),)),

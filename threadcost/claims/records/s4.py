@@ -3,16 +3,16 @@
 C15, C16 and C17 read S4's own program, run on the Rust peer (threads, and threads
 pinned round-robin) and the Go peer (goroutines), repeated in fresh processes
 with the variants interleaved (``sleepers`` runs, notebook 05;
-:mod:`threadcost.claims.read.s4`). C16 counts the program's page tables (VmPTE)
+:mod:`threadcost.claims.read.sleepers`). C16 counts the program's page tables (VmPTE)
 per Rust thread on std::thread's default 2 MiB stacks; a run stored before the
 peers reported VmPTE falls back to notebook 02's C threads (8 MiB stacks), labelled
-a substitute (:mod:`threadcost.claims.read.rust`)."""
+a substitute (:mod:`threadcost.claims.read.runtimes`)."""
 
 from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Published, Reading
-from threadcost.claims.read import rust, s4
+from threadcost.claims.read import runtimes, sleepers
 from threadcost.claims.records._help import about_reading, of_source, values
 
 C15 = (Published("thread_max_rss_kib", 94_000, "KiB", "10,000 threads sleeping 10 ms x 1000 "
@@ -36,16 +36,17 @@ CPU_QUOTE = ("it is possible to explain why threads need 21 seconds of CPU time 
 
 
 CPU_WORDS = {"cpu": "CPU (user + system)", "user": "user CPU", "sys": "system CPU"}
-PEER = {"threads": s4.THREADS, "threads_pinned": s4.PINNED, "goroutines": s4.GOROUTINES}
+PEER = {"threads": sleepers.THREADS, "threads_pinned": sleepers.PINNED,
+        "goroutines": sleepers.GOROUTINES}
 
 
 def _cpu(variant: str, key: str, quote: str, part: str = "cpu") -> Reading:
     us = V17[key] / WAKEUPS * 1e6
     words = CPU_WORDS[part]
-    name = s4.NAMES[PEER[variant]]
+    name = sleepers.NAMES[PEER[variant]]
     return about_reading(f"{words[0].upper() + words[1:]} per wake-up, {name}, at 10,000 "
                          f"tasks (S4's {V17[key]:g} s / 10 million wake-ups)", "µs", us,
-                         s4.at_s4(PEER[variant], f"{part}_us_per_wakeup", "µs"),
+                         sleepers.at_s4(PEER[variant], f"{part}_us_per_wakeup", "µs"),
                          quote, timing=True, why=whys.SWITCH_UNPINNED)
 
 
@@ -61,14 +62,14 @@ CLAIMS: tuple[Claim, ...] = (
           published=C15, as_published=(
         about_reading("Max RSS of 10,000 sleeping Rust threads", "KiB",
                       V15["thread_max_rss_kib"],
-                      s4.at_s4(s4.THREADS, "peak_rss_kib", "KiB"), "rss  94472k"),
+                      sleepers.at_s4(sleepers.THREADS, "peak_rss_kib", "KiB"), "rss  94472k"),
         about_reading("Max RSS of 10,000 sleeping goroutines", "KiB",
                       V15["goroutine_max_rss_kib"],
-                      s4.at_s4(s4.GOROUTINES, "peak_rss_kib", "KiB"), "rss  34924k",
+                      sleepers.at_s4(sleepers.GOROUTINES, "peak_rss_kib", "KiB"), "rss  34924k",
                       why=whys.GO_MEMORY)),
         shape=(about_reading("A sleeping thread takes about 3x the memory of a goroutine "
                              "(max RSS, Rust threads / goroutines)", "ratio", 3.0,
-                             s4.c15_max_rss_ratio, RSS_QUOTE),)),
+                             sleepers.c15_max_rss_ratio, RSS_QUOTE),)),
     claim("C16",
           words=("RSS misses kernel-side memory: 10,000 threads with default stacks need about "
                  "40 MB of page tables."),
@@ -78,7 +79,7 @@ CLAIMS: tuple[Claim, ...] = (
         about_reading("Page tables per thread of 10,000 sleeping Rust threads on std::thread's "
                       "default 2 MiB stacks (the program's VmPTE growth / threads; S4: 40 MB "
                       "/ 10,000)", "KiB",
-                      V16["per_thread_page_tables_kib"], rust.c16_page_tables_per_thread,
+                      V16["per_thread_page_tables_kib"], runtimes.c16_page_tables_per_thread,
                       "10k threads with default stack sizes need about 40mb of page "
                       "tables"),)),
     claim("C17",
@@ -96,9 +97,9 @@ CLAIMS: tuple[Claim, ...] = (
         _cpu("threads_pinned", "threads_pinned_sys_s", "sys  9.08s", "sys")),
         shape=(
         about_reading("Threads use about 1.5x the CPU per wake-up of goroutines (21 s vs 14 s)",
-                      "ratio", 21 / 14, s4.c17_threads_over_goroutines_cpu, CPU_QUOTE,
+                      "ratio", 21 / 14, sleepers.c17_threads_over_goroutines_cpu, CPU_QUOTE,
                       timing=True),
         about_reading("Pinning threads round-robin cuts their CPU time by about 40% (21 s to "
-                      "12 s)", "fraction", 0.4, s4.c17_pinning_cut,
+                      "12 s)", "fraction", 0.4, sleepers.c17_pinning_cut,
                       "The total CPU time now is approximately the same", timing=True))),
 )

@@ -6,9 +6,9 @@ from typing import Any
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published, Reading
-from threadcost.claims.read import as_published as ap
-from threadcost.claims.read import rust
+from threadcost.claims.read import runtimes
 from threadcost.claims.read.brigade import c18_thread_net_over_syscall, c22_thread_kernel_kib
+from threadcost.claims.read.memory import slab_slope
 from threadcost.claims.records._help import about_reading, of_source, values
 
 C18 = (Published("thread_switch_ns", 1700, "ns", "per switch between kernel threads "
@@ -88,9 +88,9 @@ CLAIMS: tuple[Claim, ...] = (
           published=C18, as_published=(
         _hop("Rust thread brigade, 500 tasks, unpinned: net time per task per trip (minus "
              "the one-thread brigade's pipe I/O)", V18["thread_switch_ns"],
-             rust.c18_thread_net, HEADLINE + SUBTRACT),
+             runtimes.c18_thread_net, HEADLINE + SUBTRACT),
         _hop("Rust thread brigade, 500 tasks, unpinned: mean time per task per trip, pipe "
-             "I/O included", V18["thread_unpinned_per_task_ns"], rust.c18_thread_gross,
+             "I/O included", V18["thread_unpinned_per_task_ns"], runtimes.c18_thread_gross,
              THREAD_MEAN),
     ), context=(Context("thread net per hop in empty system calls (the unit that compares "
                         "across machines)", None,
@@ -103,15 +103,15 @@ CLAIMS: tuple[Claim, ...] = (
           flips_on=properties.TOOLCHAINS,
           published=C19, as_published=(
         about_reading("A switch between two Tokio tasks over Tokio channels, not I/O driven "
-                      "(batch mean)", "ns", V19["async_switch_ns"], rust.c19_tokio_switch,
+                      "(batch mean)", "ns", V19["async_switch_ns"], runtimes.c19_tokio_switch,
                       HEADLINE, timing=True),),
         shape=(Reading("A thread switch costs far more than a switch between Tokio tasks "
                        "(Rust thread / Tokio task, each a ping-pong over channels)", "ratio",
-                       2.0, None, rust.c19_thread_over_tokio_switch, timing=True,
+                       2.0, None, runtimes.c19_thread_over_tokio_switch, timing=True,
                        published=1.7 / 0.2, tolerance_words="far more: at least 2x",
                        quote=HEADLINE),),
         context=(Context("a switch between two Java platform threads (beside the Rust "
-                         "threads)", None, "ns", rust.java_switch),)),
+                         "threads)", None, "ns", runtimes.java_switch),)),
     claim("C20",
           words=("When the switch is driven by I/O readiness (the pipe brigade), async tasks "
                  "lose that advantage: both converge to about 1.7 µs per switch; the async "
@@ -119,16 +119,16 @@ CLAIMS: tuple[Claim, ...] = (
           pages=("07_io_brigade",), experiments=("brigade",), flips_on=properties.WAKEUP,
           published=C20, as_published=(
         _hop("Tokio task brigade, 500 tasks, unpinned: mean time per task per trip, pipe "
-             "I/O included", V20["async_per_task_ns"], rust.c20_tokio_gross, ASYNC_MEAN),
+             "I/O included", V20["async_per_task_ns"], runtimes.c20_tokio_gross, ASYNC_MEAN),
         _hop("Tokio task brigade, 500 tasks, unpinned: net time per task per trip (minus "
              "the one-thread brigade's pipe I/O)", V20["io_driven_switch_ns"],
-             rust.c20_tokio_net, CONVERGE + SUBTRACT),
+             runtimes.c20_tokio_net, CONVERGE + SUBTRACT),
     ), shape=(
         about_reading("Tokio tasks take about 0.68x the time of Rust threads per trip "
-                      "(unpinned)", "ratio", 0.68, rust.c20_tokio_over_thread, SPEEDUP,
+                      "(unpinned)", "ratio", 0.68, runtimes.c20_tokio_over_thread, SPEEDUP,
                       timing=True, substitute=PIPES),
         Reading("Both converge: Rust thread / Tokio task net per task per trip within 0.67 "
-                "to 1.5", "ratio", 0.8 / 1.2, 1.2 / 0.8, rust.c20_thread_over_tokio_net,
+                "to 1.5", "ratio", 0.8 / 1.2, 1.2 / 0.8, runtimes.c20_thread_over_tokio_net,
                 timing=True, published=1.0,
                 tolerance_words="both about 1.7 µs (+/- 20% each)", quote=CONVERGE,
                 substitute=PIPES))),
@@ -139,11 +139,11 @@ CLAIMS: tuple[Claim, ...] = (
           pages=("07_io_brigade",), experiments=("brigade",), flips_on=properties.SYSCALL,
           published=C21, as_published=(
         _hop("Rust thread brigade pinned to one CPU, 500 tasks: mean time per task per trip",
-             V21["thread_pinned_per_task_ns"], rust.c21_pinned_thread, PINNED_MEAN,
+             V21["thread_pinned_per_task_ns"], runtimes.c21_pinned_thread, PINNED_MEAN,
              placement="same-cpu"),),
         shape=(Reading("Pinned threads match the unpinned Tokio tasks (per task per trip, "
                        "Rust threads pinned / Tokio tasks unpinned)", "ratio", 0.8, 1.25,
-                       rust.c21_pinned_thread_over_tokio, timing=True,
+                       runtimes.c21_pinned_thread_over_tokio, timing=True,
                        published=1.709 / 1.795,
                        tolerance_words="the advantage disappears: equal within 20%",
                        quote=PINNED, substitute=PIPES),)),
@@ -154,19 +154,19 @@ CLAIMS: tuple[Claim, ...] = (
           flips_on=properties.IDLE_THREAD,
           published=C22, as_published=(
         about_reading("RSS per Rust thread (slope over the task count)", "KiB",
-                      V22["thread_user_kib"], rust.c22_thread_rss, RSS,
+                      V22["thread_user_kib"], runtimes.c22_thread_rss, RSS,
                       why=whys.IDLE_THREAD_RSS),
         about_reading("Kernel memory per thread, counted as slab like S5's slabtop "
-                      "(slope)", "KiB", V22["thread_kernel_kib"], ap.slab_slope, KERNEL,
+                      "(slope)", "KiB", V22["thread_kernel_kib"], slab_slope, KERNEL,
                       substitute=SLAB_BY_IDLE),
         about_reading("RSS per Tokio task (slope over the task count)", "KiB",
-                      V22["async_task_kib"], rust.c22_tokio_rss, RSS)),
+                      V22["async_task_kib"], runtimes.c22_tokio_rss, RSS)),
         context=(Context("kernel stack + page tables + unreclaimable slab per brigade thread "
                          "beyond its pipes (a wider count than S5's slab)", None, "KiB",
                          c22_thread_kernel_kib),
                  Context("kernel memory per Rust thread (the Rust peer)", None, "KiB",
-                         rust.rust_kernel_side)),
+                         runtimes.rust_kernel_side)),
         shape=(about_reading("A thread holds about 20x the resident memory of a Tokio task "
                              "(Rust threads / Tokio tasks, RSS slopes)", "ratio", 20.0,
-                             rust.c22_thread_over_tokio_rss, RSS),)),
+                             runtimes.c22_thread_over_tokio_rss, RSS),)),
 )

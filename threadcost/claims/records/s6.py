@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from threadcost.claims import properties
 from threadcost.claims.model import Assertion, Claim, Context, Published, Quote
-from threadcost.claims.read import rust, s6
+from threadcost.claims.read import peak_memory, runtimes
 from threadcost.claims.records._help import of_source
 
 TEN_K = 10_000
@@ -93,40 +93,40 @@ CLAIMS: tuple[Claim, ...] = (
         Assertion("At 10,000 sleeping tasks a Rust thread program takes more memory "
                   "than a Tokio one (the chart's order: 48.3 MB against 4.6 MB; the post "
                   "states no factor)", "ratio", 1.0, None,
-                  s6.ratio("rust-thread", "tokio-task", TEN_K),
+                  peak_memory.ratio("rust-thread", "tokio-task", TEN_K),
                   published=V24["rust_thread_10k_mb"] / V24["tokio_10k_mb"],
                   tolerance_words="more: above 1x (the chart's order)", quote=FIG2,
                   substitute=MODIFIED),
         Assertion("Goroutines take over 6x the memory of the best Rust program "
                   "(Tokio: 28.6 MB against 4.6 MB)", "ratio", 6.0, None,
-                  s6.ratio("goroutine", "tokio-task", TEN_K),
+                  peak_memory.ratio("goroutine", "tokio-task", TEN_K),
                   published=V24["go_10k_mb"] / V24["tokio_10k_mb"],
                   tolerance_words="over 6x", quote=GO_OVER_BEST_RUST, substitute=MODIFIED),
         Assertion("Goroutines take more than 50% of the memory of Rust threads, and "
                   "less than Rust threads (28.6 MB against 48.3 MB)", "ratio", 0.5, 1.0,
-                  s6.ratio("goroutine", "rust-thread", TEN_K),
+                  peak_memory.ratio("goroutine", "rust-thread", TEN_K),
                   published=V24["go_10k_mb"] / V24["rust_thread_10k_mb"],
                   tolerance_words="more than 50%, below 1x (the chart's order)",
                   quote=GO_OVER_THREADS, substitute=MODIFIED),
         Assertion("Java virtual threads take less than Java platform threads (the "
                   "chart's order: 78.5 MB against 244.4 MB)", "ratio", None, 1.0,
-                  s6.ratio("java-virtual", "java-platform", TEN_K),
+                  peak_memory.ratio("java-virtual", "java-platform", TEN_K),
                   published=V24["java_virtual_10k_mb"] / V24["java_thread_10k_mb"],
                   tolerance_words="less: below 1x (the chart's order)", quote=FIG2,
                   substitute=MODIFIED),
     ), context=(
         Context("Rust threads, 10,000 tasks", V24["rust_thread_10k_mb"], "MB",
-                s6.peak_mb("rust-thread", TEN_K)),
+                peak_memory.peak_mb("rust-thread", TEN_K)),
         Context("Tokio tasks, 10,000 tasks", V24["tokio_10k_mb"], "MB",
-                s6.peak_mb("tokio-task", TEN_K)),
+                peak_memory.peak_mb("tokio-task", TEN_K)),
         Context("goroutines, 10,000 tasks", V24["go_10k_mb"], "MB",
-                s6.peak_mb("goroutine", TEN_K)),
+                peak_memory.peak_mb("goroutine", TEN_K)),
         Context("Java platform threads, 10,000 tasks", V24["java_thread_10k_mb"], "MB",
-                s6.peak_mb("java-platform", TEN_K)),
+                peak_memory.peak_mb("java-platform", TEN_K)),
         Context("Java virtual threads, 10,000 tasks", V24["java_virtual_10k_mb"], "MB",
-                s6.peak_mb("java-virtual", TEN_K)),
+                peak_memory.peak_mb("java-virtual", TEN_K)),
         Context("kernel memory per Java platform thread (beside its peak RSS)", None, "KiB",
-                rust.java_kernel_side),
+                runtimes.java_kernel_side),
     )),
     claim("C25",
           words=("At one million tasks (Fig. 4, peak memory): Tokio 213.6 MB, Go 2,658 MB, Java "
@@ -146,24 +146,24 @@ CLAIMS: tuple[Claim, ...] = (
           published=C25, shape=(
         Assertion("At one million tasks Go loses over 12x to Tokio, the winner "
                   "(213.6 MB against 2,658 MB)", "ratio", None, 1 / 12,
-                  s6.ratio("tokio-task", "goroutine", MILLION),
+                  peak_memory.ratio("tokio-task", "goroutine", MILLION),
                   published=V25["tokio_1m_mb"] / V25["go_1m_mb"],
                   tolerance_words="over 12x: Tokio / Go below 1/12", quote=GO_LOSES,
                   substitute=MODIFIED),
         Assertion("... and over 2x to Java virtual threads (1,154 MB against "
                   "2,658 MB)", "ratio", None, 0.5,
-                  s6.ratio("java-virtual", "goroutine", MILLION),
+                  peak_memory.ratio("java-virtual", "goroutine", MILLION),
                   published=V25["java_virtual_1m_mb"] / V25["go_1m_mb"],
                   tolerance_words="over 2x: Java virtual / Go below 1/2", quote=GO_LOSES,
                   substitute=MODIFIED),
     ), context=(
         Context("Tokio tasks, 1,000,000 tasks", V25["tokio_1m_mb"], "MB",
-                s6.peak_mb("tokio-task", MILLION)),
+                peak_memory.peak_mb("tokio-task", MILLION)),
         Context("goroutines, 1,000,000 tasks", V25["go_1m_mb"], "MB",
-                s6.peak_mb("goroutine", MILLION)),
+                peak_memory.peak_mb("goroutine", MILLION)),
         Context("Java virtual threads, 1,000,000 tasks", V25["java_virtual_1m_mb"], "MB",
-                s6.peak_mb("java-virtual", MILLION)),
+                peak_memory.peak_mb("java-virtual", MILLION)),
         Context("Rust threads started here (S6: could not launch 100,000)", None, "threads",
-                s6.threads_reached),
+                peak_memory.threads_reached),
     )),
 )

@@ -15,7 +15,7 @@ stated per-spawn time are left out.
 from __future__ import annotations
 
 from threadcost.claims.model import Claim, Context, Quote, Reading
-from threadcost.claims.read import further as sel
+from threadcost.claims.read import more_sources as sel
 from threadcost.claims.records._help import of_source
 from threadcost.measured.measurement import Missing
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published, Quote, Reading
-from threadcost.claims.read import further as sel
+from threadcost.claims.read import more_sources as sel
 from threadcost.claims.records._help import of_source
 
 PUBLISHED_RATIO = 547 / 9

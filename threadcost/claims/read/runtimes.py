@@ -1,7 +1,7 @@
 """Selectors reading the sources' own runtimes from the Rust peer (and Go where
 the source ran Go): S1's Rust threads (C10) and S5's Rust threads against Tokio
 tasks (C18-C22). S4's Rust threads against goroutines (C15, C17) and their page
-tables (C16) are read in :mod:`threadcost.claims.read.s4`; C16 falls back here to
+tables (C16) are read in :mod:`threadcost.claims.read.sleepers`; C16 falls back here to
 the C threads of notebook 02 for runs stored before the peers reported VmPTE.
 
 Runs read: ``peer_runtimes`` (switch, creation and memory slope per kind,
@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost.claims.read import as_published as ap
-from threadcost.claims.read import brigade, memory, s4, switching
+from threadcost.claims.read import brigade, memory, sleepers, switching
 from threadcost.claims.read.brigade import S5_TASKS, brigade_at_s5
 from threadcost.claims.read.common import at_setup
 from threadcost.measured.intervals import log_ratio, over_repeats, slope
@@ -397,8 +396,8 @@ c10_rss_per_thread = prefer(past_arenas("rust-thread", "rss_kib"),
                             memory.ceiling_per_thread("rss_kib_per_thread",
                                                    memory.c10_rss_per_thread))
 c10_million = prefer(c10_million_scaled, memory.c10_million_scaled)
-c16_page_tables_per_thread = prefer(s4.page_tables_per_thread, memory.c16_page_tables_per_thread,
-                                    PAGE_TABLES_BY_C)
+c16_page_tables_per_thread = prefer(sleepers.page_tables_per_thread,
+                                    memory.c16_page_tables_per_thread, PAGE_TABLES_BY_C)
 c19_thread_over_tokio_switch = prefer(ratio_of_kinds("rust-thread", "tokio-task", "switch"),
                                       brigade.c19_thread_over_goroutine_switch, TOKIO_SWITCH_BY_GO)
 c22_thread_over_tokio_rss = prefer(ratio_of_kinds("rust-thread", "tokio-task", "rss"),
@@ -408,27 +407,27 @@ c22_thread_over_tokio_rss = prefer(ratio_of_kinds("rust-thread", "tokio-task", "
 # (threads, goroutines, epoll) and the goroutine ping-pong, labelled
 THREAD, TOKIO = "rust-thread", "tokio-task"
 c18_thread_net = prefer(peer_hop(THREAD, "unpinned", net=True),
-                        ap.brigade_hop("thread", "unpinned", net=True), RUST_BY_C)
-c18_thread_gross = prefer(peer_hop(THREAD, "unpinned"), ap.brigade_hop("thread", "unpinned"),
+                        brigade.brigade_hop("thread", "unpinned", net=True), RUST_BY_C)
+c18_thread_gross = prefer(peer_hop(THREAD, "unpinned"), brigade.brigade_hop("thread", "unpinned"),
                           RUST_BY_C)
 c19_tokio_switch = prefer(switch_ns(TOKIO), switching.goroutine_switch_pinned_ns,
                           TOKIO_SWITCH_BY_GO)
-c20_tokio_gross = prefer(peer_hop(TOKIO, "unpinned"), ap.brigade_hop("goroutine", "unpinned"),
+c20_tokio_gross = prefer(peer_hop(TOKIO, "unpinned"), brigade.brigade_hop("goroutine", "unpinned"),
                          TOKIO_BY_GOROUTINES)
 c20_tokio_net = prefer(peer_hop(TOKIO, "unpinned", net=True),
-                       ap.brigade_hop("goroutine", "unpinned", net=True), TOKIO_BY_GOROUTINES)
+                       brigade.brigade_hop("goroutine", "unpinned", net=True), TOKIO_BY_GOROUTINES)
 c20_tokio_over_thread = prefer(peer_ratio((TOKIO, "unpinned"), (THREAD, "unpinned")),
                                brigade.c20_goroutine_over_thread_gross, TOKIO_BY_GOROUTINES)
 c20_thread_over_tokio_net = prefer(peer_net_ratio(THREAD, TOKIO, "unpinned"),
                                    brigade.c20_thread_over_goroutine_net, TOKIO_BY_GOROUTINES)
-c21_pinned_thread = prefer(peer_hop(THREAD, "same-cpu"), ap.brigade_hop("thread", "same-cpu"),
+c21_pinned_thread = prefer(peer_hop(THREAD, "same-cpu"), brigade.brigade_hop("thread", "same-cpu"),
                            RUST_BY_C)
 c21_pinned_thread_over_tokio = prefer(peer_ratio((THREAD, "same-cpu"), (TOKIO, "unpinned")),
                                       brigade.c21_pinned_thread_over_goroutine,
                                       TOKIO_BY_GOROUTINES)
 # S5 weighs each side with RSS over the task count: Rust threads and Tokio tasks alike
 # from the Rust peer's idle tasks (the C brigade's threads and epoll loop before it ran)
-c22_thread_rss = prefer(per_task_kib(THREAD, "rss_kib"), ap.brigade_rss_slope("thread"),
+c22_thread_rss = prefer(per_task_kib(THREAD, "rss_kib"), brigade.brigade_rss_slope("thread"),
                         RUST_RSS_BY_C)
-c22_tokio_rss = prefer(per_task_kib(TOKIO, "rss_kib"), ap.brigade_rss_slope("epoll"),
+c22_tokio_rss = prefer(per_task_kib(TOKIO, "rss_kib"), brigade.brigade_rss_slope("epoll"),
                        TOKIO_BY_EPOLL, not_run_kind=TOKIO)
