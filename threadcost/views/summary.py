@@ -212,7 +212,7 @@ def reading_guide(what: dict[str, tuple[str, str]]) -> pd.DataFrame:
     shows every claim."""
     by_notebook = {stem: set(claims.for_page(stem)) for stem in what}
     by_notebook = {stem: ids for stem, ids in by_notebook.items() if ids}
-    every = sorted(set().union(*by_notebook.values())) if by_notebook else []
+    every = list(claims.claims().claim_id)
     rows = []
     for stem, (title, words) in what.items():
         number = stem.partition("_")[0]
