@@ -15,16 +15,14 @@ and a notebook opened there draws them without being asked.
 
 from __future__ import annotations
 
-import json
 import os
-import typing
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from threadcost import parameter_input
 from threadcost.errors import ParameterError
+from threadcost.parameter_input import Param
 
 INTERACTIVE_ENV = "THREADCOST_INTERACTIVE"
 ALL = (
@@ -75,80 +73,22 @@ API_NAMES = {"memory_stack_kib_requested": "stack_kib", "memory_c10_cap": "cap",
              "memory_c10_sleep_ms": "sleep_ms"}
 
 
-@dataclass(frozen=True)
-class Param:
-    """One parameter of one or more notebooks."""
-
-    name: str
-    type: str  # the annotation written in the cell (papermill reads it)
-    default: Any
-    notebooks: tuple[str, ...]
-    doc: str
-    unit: str = ""
-    minimum: int | None = None
-
-    def line(self) -> str:
-        """The parameters-cell line declaring it."""
-        return f"{self.name}: {self.type} = {_literal(self.default)}  # {self.doc}"
-
-    @property
-    def api_name(self) -> str:
-        """The experiment API's name for it (``malloc_mib`` -> ``mib``)."""
-        if self.name in API_NAMES:
-            return API_NAMES[self.name]
-        for prefix in PREFIXES:
-            if self.name.startswith(prefix):
-                return self.name[len(prefix) :]
-        return self.name
-
-    def check(self, value: Any, where: str = "") -> Any:
-        """``value`` if it fits the declared type and range, else ParameterError
-        naming this parameter (and ``where``: the file it came from)."""
-        name = f"{where}: {self.name}" if where else self.name
-        if not parameter_input.size_within(value):
-            raise ParameterError(name, parameter_input.preview(value),
-                                 f"is too large or nested too deep for {self.type}")
-        if not _fits(self.type, value):
-            hint = ""
-            if isinstance(value, str) and "list" in self.type:
-                hint = ("; a list is written as YAML or JSON, e.g. -p "
-                        f"{self.name} '{_literal(self.default)}', or given in a file "
-                        "with -f/-y")
-            raise ParameterError(name, parameter_input.preview(value),
-                                 f"must be {self.type} ({self.doc}){hint}")
-        if self.minimum is not None:
-            items = value if isinstance(value, list) else [value]
-            if any(isinstance(v, int) and v < self.minimum for v in items):
-                raise ParameterError(name, parameter_input.preview(value),
-                                     f"must be >= {self.minimum}")
-        return value
-
-    def coerce(self, value: Any) -> Any:
-        """A list typed on papermill's command line arrives as text (``-p
-        malloc_allocators "[malloc]"``): parsed as YAML/JSON when that text is not
-        itself a value the parameter takes."""
-        if not isinstance(value, str) or "list" not in self.type or _fits(self.type, value):
-            return value
-        try:
-            parsed = parameter_input.load_yaml(value)
-        except parameter_input.InputError:
-            return value
-        return parsed if isinstance(parsed, list) else value
-
-
-def _literal(value: Any) -> str:
-    """A default as Python source, strings in double quotes."""
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
-    return repr(value)
+def _api_name(name: str) -> str:
+    """The experiment API's name for a notebook parameter (``malloc_mib`` -> ``mib``)."""
+    if name in API_NAMES:
+        return API_NAMES[name]
+    for prefix in PREFIXES:
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
 
 
 def _p(name: str, annotation: str, notebooks: str | tuple[str, ...], default: Any,
-       doc: str, unit: str = "", minimum: int | None = None) -> Param:
+       doc: str, unit: str = "", minimum: float | None = None, maximum: float | None = None,
+       choices: tuple[str, ...] = ()) -> Param:
     books = (notebooks,) if isinstance(notebooks, str) else notebooks
-    return Param(name, annotation, default, books, doc, unit, minimum)
+    return Param(name, annotation, default, books, doc, unit, minimum, maximum, choices,
+                 _api_name(name))
 
 
 DECLARATIONS: tuple[Param, ...] = (
@@ -157,11 +97,11 @@ DECLARATIONS: tuple[Param, ...] = (
        'machine folder under data/ to summarise, None: this machine'),
     # 01_malloc_touch
     _p('malloc_mib', 'int', '01_malloc_touch', 400,
-       'MiB to allocate (C07 used 400)', unit='MiB', minimum=0),
+       'MiB to allocate (C07 used 400)', unit='MiB', minimum=1, maximum=1 << 30),
     _p('malloc_allocators', 'list[str]', '01_malloc_touch', ['malloc', 'mmap'],
-       'allocators to compare'),
+       'allocators to compare', choices=('malloc', 'mmap')),
     _p('malloc_points', 'int', '01_malloc_touch', 41,
-       'readings taken while touching', minimum=0),
+       'readings taken while touching', minimum=2, maximum=10_000),
     # 02_thread_memory
     _p('memory_thread_counts', 'list[int]', '02_thread_memory',
        [100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600, 650, 700, 750, 800, 850, 900, 950,
@@ -236,16 +176,16 @@ DECLARATIONS: tuple[Param, ...] = (
     # 04_context_switch
     _p('switch_mechanisms', 'list[str]', '04_context_switch',
        ['pipe', 'condvar', 'futex', 'eventfd'],
-       'token paths to compare'),
+       'token paths to compare', choices=('pipe', 'condvar', 'futex', 'eventfd')),
     _p('switch_placements', 'list[str]', '04_context_switch',
        ['same-cpu', 'cross-cpu', 'smt-siblings', 'unpinned'],
-       'skipped if absent'),
+       'skipped if absent', choices=('same-cpu', 'cross-cpu', 'smt-siblings', 'unpinned')),
     _p('switch_tasks', 'list[str]', '04_context_switch', ['threads', 'processes'],
-       'what the two sides are'),
+       'what the two sides are', choices=('threads', 'processes')),
     _p('switch_iterations', 'int', '04_context_switch', 20000,
-       'timed round trips per configuration', minimum=0),
+       'timed round trips per configuration', minimum=1, maximum=10_000_000),
     _p('switch_warmup', 'int', '04_context_switch', 2000,
-       'untimed round trips before each', minimum=0),
+       'untimed round trips before each', minimum=0, maximum=10_000_000),
     _p('switch_baseline_scale', 'float', '04_context_switch', 1.0,
        'share of the default baseline batches (quick: less)'),
     _p('switch_working_sets_kib', 'list[int]', '04_context_switch', [0, 64, 512, 4096, 8192, 32768],
@@ -433,6 +373,12 @@ DECLARATIONS: tuple[Param, ...] = (
 BY_NAME = {p.name: p for p in DECLARATIONS}
 
 
+def declared(name: str) -> Param:
+    """The declaration of one parameter: what an experiment's checks, a CLI option
+    and a parameter set read its default, unit and range from."""
+    return BY_NAME[name]
+
+
 def for_notebook(notebook: str) -> list[Param]:
     """The parameters of a notebook (its file stem), in cell order."""
     return [p for p in DECLARATIONS if notebook in p.notebooks]
@@ -454,28 +400,6 @@ def cell(notebook: str) -> str:
     lines += [p.line() for p in params]
     return "\n".join(lines) + "\n"
 
-
-def _fits(annotation: str, value: Any) -> bool:
-    hint = eval(annotation, {"Optional": typing.Optional, "Union": typing.Union})
-    return _fits_hint(hint, value)
-
-
-def _fits_hint(hint: Any, value: Any) -> bool:
-    origin = typing.get_origin(hint)
-    if hint is type(None):
-        return value is None
-    if origin is typing.Union:
-        return any(_fits_hint(h, value) for h in typing.get_args(hint))
-    if origin is list:
-        (item,) = typing.get_args(hint)
-        return isinstance(value, list) and all(_fits_hint(item, v) for v in value)
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    return isinstance(value, hint)
 
 def unknown(name: str, value: Any, where: str = "", among: list[str] | None = None
             ) -> ParameterError:

@@ -49,14 +49,11 @@ import pandas as pd
 from threadcost import cbuild, paths, stats, validate
 from threadcost.errors import KernelError
 from threadcost.experiments import peers
-from threadcost.experiments.brigade_one_run import run_one
+from threadcost.experiments.brigade_one_run import C_KINDS, GO_LIMITS, LIMITS, run_one
 from threadcost.experiments.brigade_params import (
     BASELINE,
-    C_KINDS,
     EXPERIMENT,
-    GO_LIMITS,
     KINDS,
-    LIMITS,
     MAX_HOPS_PER_RUN,
     MAX_ITERATIONS,
     MAX_REPEATS,

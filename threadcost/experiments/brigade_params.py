@@ -1,6 +1,7 @@
 """The brigade, part one: kinds, placements, limits and the checks of
 :func:`threadcost.experiments.brigade.run`'s parameters (before any C runs);
-re-exported by :mod:`threadcost.experiments.brigade`."""
+re-exported by :mod:`threadcost.experiments.brigade`. Loads no kernel (the kinds' C
+codes are in :mod:`threadcost.experiments.brigade_one_run`), so views read it anywhere."""
 
 from __future__ import annotations
 
@@ -8,13 +9,10 @@ from typing import Any
 
 from threadcost import paths, sysinfo, validate
 from threadcost.errors import ParameterError
-from threadcost.experiments.fibers import one_cpu
-from threadcost.native import lib
+from threadcost.validate import one_cpu
 
 EXPERIMENT = "brigade"
 KINDS = ("thread", "epoll", "one-thread", "goroutine")
-C_KINDS = {"thread": lib.TC_BR_THREAD, "epoll": lib.TC_BR_EPOLL,
-           "one-thread": lib.TC_BR_ONE_THREAD}
 BASELINE = "one-thread"
 PLACEMENTS = ("same-cpu", "unpinned")
 # Threads are kernel tasks: kernel.pid_max (32768) is shared by everyone on the
@@ -26,13 +24,6 @@ MAX_REPEATS = 50
 # Per task, what the memory check allows: a thread's touched stack, its kernel
 # stack and bookkeeping, two pipes' buffers at worst.
 TASK_BUDGET_KIB = 160
-LIMITS = {
-    lib.TC_BR_LIMIT_FDS: "open files (RLIMIT_NOFILE or fs.file-max): a task needs 2 fds",
-    lib.TC_BR_LIMIT_THREADS: "thread creation refused (pthread_create EAGAIN: cgroup pids.max, "
-                             "kernel.threads-max or kernel.pid_max)",
-    lib.TC_BR_LIMIT_MEMORY: "memory (ENOMEM: a thread stack, a pipe or kernel memory)",
-}
-GO_LIMITS = {"fds": LIMITS[lib.TC_BR_LIMIT_FDS], "memory": LIMITS[lib.TC_BR_LIMIT_MEMORY]}
 REFERENCE_SOURCE = paths.REPO_ROOT / "native" / "brigade_reference" / "brigade_ref.c"
 REFERENCE_BINARY = paths.REPO_ROOT / "build" / "native" / "brigade_ref"
 

@@ -33,6 +33,10 @@ import pandas as pd
 from threadcost import cpus, stats, validate
 from threadcost.errors import ParameterError
 from threadcost.experiments.context_switch_kernels import (
+    BASELINES,
+    LIMITS,
+    SELF_HOP,
+    STEPS,
     _pingpong,
     _raise_for,
     baseline,
@@ -41,17 +45,15 @@ from threadcost.experiments.context_switch_kernels import (
 )
 from threadcost.experiments.context_switch_params import (
     BASELINE_TEXT,
-    BASELINES,
     CLAIM_MECHANISMS,
     EXPERIMENT,
-    LIMITS,
+    ITERATIONS,
     MAX_ITERATIONS,
     MAX_MESSAGE,
     MECHANISMS,
     PLACEMENTS,
-    SELF_HOP,
-    STEPS,
     TASKS,
+    WARMUP,
     check_params,
     choose_cpus,
 )
@@ -81,7 +83,8 @@ __all__ = [
 # --------------------------------------------------------------------- run
 
 def run(mechanism: Any = "pipe", placement: Any = "same-cpu", tasks: Any = "threads",
-        iterations: Any = 20_000, warmup: Any = 2_000, working_set_kib: Any = 0,
+        iterations: Any = ITERATIONS.default, warmup: Any = WARMUP.default,
+        working_set_kib: Any = 0,
         message_bytes: Any = 1, *, per_sample: bool = True, record_cpus: bool = True,
         baselines: bool = True, baseline_scale: float = 1.0, timeout_s: Any = 10.0,
         isolated: bool = False, test_stall_after: int | None = None) -> Result:
@@ -193,7 +196,8 @@ def plan(mechanisms: Sequence[str], placements: Sequence[str],
 
 def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[str] = (
           "same-cpu", "cross-cpu", "unpinned"), tasks: Sequence[str] = tuple(TASKS),
-          iterations: int = 20_000, warmup: int = 2_000, *, baseline_scale: float = 1.0,
+          iterations: int = ITERATIONS.default, warmup: int = WARMUP.default, *,
+          baseline_scale: float = 1.0,
           progress: bool = True) -> tuple[Result, dict[tuple[str, str, str], Result]]:
     """Every mechanism x placement x task kind: one combined Result and the per-config ones.
 
@@ -321,7 +325,7 @@ def perf_bench_pipe(loops: int, cpu: int, timeout_s: float = 60.0) -> dict[str, 
             "command": " ".join(argv[3:])}
 
 
-def perf_cross_check(rounds: int = 5, iterations: int = 20_000,
+def perf_cross_check(rounds: int = 5, iterations: int = ITERATIONS.default,
                      placement: str = "same-cpu") -> Result:
     """This kernel's pipe round trip (threads) beside ``perf bench sched pipe -T``,
     measured alternately with the same placement; the ratio of their mean round
@@ -359,7 +363,7 @@ def perf_cross_check(rounds: int = 5, iterations: int = 20_000,
     return Result("context_switch_perf_check", params, summary, {"rounds": frame})
 
 
-def timing_check(rounds: int = 3, iterations: int = 20_000, mechanism: str = "pipe",
+def timing_check(rounds: int = 3, iterations: int = ITERATIONS.default, mechanism: str = "pipe",
                  placement: str = "same-cpu") -> Result:
     """The same configuration with per-sample stamps (and CPU notes) and without,
     alternately: do per-sample timing and the whole-run mean agree?"""
@@ -390,7 +394,8 @@ PLACEMENT_EXPERIMENT = "context_switch_placement"
 
 
 def placement_repeats(mechanisms: Sequence[str] = CLAIM_MECHANISMS, repeats: int = 5,
-                      iterations: int = 20_000, warmup: int = 2_000) -> Result:
+                      iterations: int = ITERATIONS.default,
+                      warmup: int = WARMUP.default) -> Result:
     """S0's ping-pong between two threads, pinned to one CPU vs unpinned, as
     ``repeats`` independent runs of each, interleaved (the order of the two
     placements flips every repeat; each run is a fresh pair of threads).

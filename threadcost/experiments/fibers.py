@@ -31,11 +31,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import cpus, stats, sysinfo, validate
+from threadcost import stats, sysinfo, validate
 from threadcost.errors import ParameterError, check_status
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib, proc_status_dict
 from threadcost.results import Result
+from threadcost.validate import one_cpu
 
 EXPERIMENT = "fibers"
 IMPLS = {"ucontext": lib.TC_FIBER_UCONTEXT, "asm": lib.TC_FIBER_ASM}
@@ -95,23 +96,6 @@ def check_params(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib:
     need = p["count"] * (max(touches) + 8)
     validate.memory_fits("count", count, need)
     return p
-
-
-def one_cpu(name: str, value: Any, *, allow_none: bool) -> int | None:
-    """One CPU of this process's affinity mask; "auto" is the first of them
-    (:func:`threadcost.cpus.first`); None/"none" means no pinning when ``allow_none``."""
-    if isinstance(value, str) and value.strip().lower() == "auto":
-        return cpus.first()
-    pinned = validate.cpus(name, value)
-    if pinned is None and allow_none:
-        return None
-    if pinned is None or len(pinned) != 1:
-        mask = cpus.usable()
-        raise ParameterError(name, value, "must be one CPU this process may use "
-                             f"({cpus.in_words(mask)}), or 'auto' (CPU {cpus.first(mask)}, "
-                             "the first of them)"
-                             + (", or None (no pinning)" if allow_none else ""))
-    return pinned[0]
 
 
 def _as_array(buf: Any, n: int) -> np.ndarray:
