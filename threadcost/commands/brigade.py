@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.warmup(parser, "100", "untimed trips before timing")
     opt.repeats(parser, "1", "independent runs of each condition, interleaved, 1 .. 50")
     opt.value(parser, "--cpu", "auto", "the CPU of same-cpu runs ('auto': the first usable)")
-    opt.value(parser, "--stack-kib", "256", "stack of each task thread in KiB (0: system default)")
+    opt.declared(parser, "--stack-kib", "brigade_stack_kib",
+                 "stack of each task thread (0: system default)")
     opt.timeout(parser, "10", "a completed trip")
     opt.value(parser, "--max-fds", None,
               "cap RLIMIT_NOFILE (soft and hard) of the measuring processes at this many fds, "

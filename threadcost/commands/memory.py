@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.touch_kib(parser, "KiB of its own stack each thread writes; must stay 32 KiB below "
                           "the stack size")
     opt.pin(parser, "the threads (round-robin)")
-    opt.repeats(parser, "3", "runs per thread count, each in a fresh process (1 .. 100)")
+    opt.declared(parser, "--repeats", "memory_repeats",
+                 "runs per thread count, each in a fresh process")
     opt.value(parser, "--address-space-mib", None,
               "cap the measuring process's address space (RLIMIT_AS) this many MiB above "
               "its baseline, e.g. 3072 to replay a 32-bit machine (default: no cap)")

@@ -61,6 +61,7 @@ from threadcost.experiments.brigade_params import (
     PLACEMENTS,
     REFERENCE_BINARY,
     REFERENCE_SOURCE,
+    STACK_KIB,
     TASK_BUDGET_KIB,
     check_params,
 )
@@ -175,7 +176,7 @@ def _results(p: dict[str, Any], runs: pd.DataFrame, trips: pd.DataFrame,
 
 def run(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS, placement: Any = PLACEMENTS,
         iterations: Any = 1000, warmup: Any = 100, repeats: Any = 1, cpu: Any = "auto",
-        stack_kib: Any = 256, timeout_s: Any = 10, max_fds: Any = None,
+        stack_kib: Any = STACK_KIB.default, timeout_s: Any = 10, max_fds: Any = None,
         progress: Callable[[str], None] | bool | None = None) -> Result:
     """Every kind at every N and placement, ``repeats`` times, interleaved.
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from threadcost import paths, sysinfo, validate
 from threadcost.errors import ParameterError
+from threadcost.parameters import declared
 from threadcost.validate import one_cpu
 
 EXPERIMENT = "brigade"
@@ -21,6 +22,7 @@ MAX_TASKS = 10_000
 MAX_ITERATIONS = 1_000_000
 MAX_HOPS_PER_RUN = 200_000_000  # iterations * (tasks + 1): about 15 min at 5 us/hop
 MAX_REPEATS = 50
+STACK_KIB = declared("brigade_stack_kib")  # default and range: threadcost.parameters
 # Per task, what the memory check allows: a thread's touched stack, its kernel
 # stack and bookkeeping, two pipes' buffers at worst.
 TASK_BUDGET_KIB = 160
@@ -30,7 +32,8 @@ REFERENCE_BINARY = paths.REPO_ROOT / "build" / "native" / "brigade_ref"
 
 def check_params(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS,
                  placement: Any = PLACEMENTS, iterations: Any = 1000, warmup: Any = 100,
-                 repeats: Any = 1, cpu: Any = "auto", stack_kib: Any = 256,
+                 repeats: Any = 1, cpu: Any = "auto",
+                 stack_kib: Any = STACK_KIB.default,
                  timeout_s: Any = 10, max_fds: Any = None) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError)."""
     task_list = validate.integer_list("tasks", tasks, minimum=1, maximum=MAX_TASKS,

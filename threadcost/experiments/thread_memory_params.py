@@ -9,17 +9,20 @@ from typing import Any
 
 from threadcost import sysinfo, validate
 from threadcost.errors import ParameterError
+from threadcost.parameters import declared
 
 EXPERIMENT = "thread_memory"
 EXPERIMENT_STACK = "thread_memory_stack"
 EXPERIMENT_TOUCH = "thread_memory_touch"
-MAX_THREADS = 100_000
-MAX_REPEATS = 100
+# Defaults and ranges: the notebook parameters' (threadcost.parameters).
+COUNTS, REPEATS = declared("memory_thread_counts"), declared("memory_repeats")
+MAX_THREADS = int(COUNTS.maximum or 0)
+MAX_REPEATS = int(REPEATS.maximum or 0)
 SAFETY_KIB = 32  # stack a thread keeps untouched for its own frames, TLS and libc
 S2_SWEEP = list(range(100, 1001, 50))  # claim C12's sweep
-DEFAULT_COUNTS = [*S2_SWEEP, 2000, 5000, 10_000]
-DEFAULT_STACK_SIZES = [16, 64, 256, 1024, 2048, 8192, 0]
-DEFAULT_TOUCH_DEPTHS = [0, 16, 64, 128, 256, 400]
+DEFAULT_COUNTS = list(COUNTS.default)
+DEFAULT_STACK_SIZES = list(declared("memory_stack_sizes_kib").default)
+DEFAULT_TOUCH_DEPTHS = list(declared("memory_touch_depths_kib").default)
 
 SERIES = {
     "vsz_kib": "virtual size, VmSize (this process)",
@@ -74,18 +77,18 @@ def check_touch(name: str, value: Any, stack_kib: int, max_threads: int) -> int:
 
 
 def check_params(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0,
-                 pin: Any = None, repeats: Any = 3,
+                 pin: Any = None, repeats: Any = REPEATS.default,
                  address_space_mib: Any = None) -> dict[str, Any]:
     """Validate and normalise the sweep's parameters (raises ParameterError)."""
     counts = validate.integer_list("thread_counts",
                                    DEFAULT_COUNTS if thread_counts is None else thread_counts,
-                                   minimum=1, maximum=MAX_THREADS)
+                                   **COUNTS.bounds)
     stack = validate.stack_kib("stack_kib", stack_kib)
     return {
         "thread_counts": counts,
         "stack_kib": stack,
         "touch_kib": check_touch("touch_kib", touch_kib, stack, max(counts)),
         "pin": validate.cpus("pin", pin),
-        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS),
+        "repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
         "address_space_mib": check_address_space("address_space_mib", address_space_mib),
     }
