@@ -61,54 +61,42 @@ def test_a_value_outside_the_declared_range_is_refused(tmp_path: Path) -> None:
         parameters.check_file(path)
 
 
-# (declared parameter, module, function, argument): the function's default is the
-# declaration's, and its check refuses a value just outside the declared range.
-READS = [
-    ("malloc_mib", "threadcost.experiments.malloc_touch_params", "check_params", "mib"),
-    ("malloc_points", "threadcost.experiments.malloc_touch_params", "check_params", "points"),
-    ("switch_iterations", "threadcost.experiments.context_switch_params", "check_params",
-     "iterations"),
-    ("switch_warmup", "threadcost.experiments.context_switch_params", "check_params", "warmup"),
-    ("memory_repeats", "threadcost.experiments.thread_memory_params", "check_params",
-     "repeats"),
-    ("brigade_stack_kib", "threadcost.experiments.brigade_params", "check_params",
-     "stack_kib"),
-    ("switch_iterations", "threadcost.experiments.context_switch", "run", "iterations"),
-    ("switch_echo_iterations", "threadcost.experiments.echo", "check_params", "iterations"),
-    ("switch_echo_repeats", "threadcost.experiments.echo", "check_params", "repeats"),
-    ("switch_echo_message_bytes", "threadcost.experiments.echo", "check_params",
-     "message_bytes"),
-    ("cpu_bound_limit", "threadcost.experiments.cpu_bound", "check_params", "limit"),
-    ("cpu_bound_ws_limit", "threadcost.experiments.cpu_bound", "check_params", "ws_limit"),
-    ("cpu_bound_repeats", "threadcost.experiments.cpu_bound", "check_params", "repeats"),
-    ("memory_process_repeats", "threadcost.experiments.process_memory", "check_params",
-     "repeats"),
-    ("launch_iterations", "threadcost.experiments.launch", "check_params", "iterations"),
-    ("launch_warmup", "threadcost.experiments.launch", "check_params", "warmup"),
-    ("launch_burst_repeats", "threadcost.experiments.launch", "check_params",
-     "burst_repeats"),
-    ("tasks_switch_iterations", "threadcost.experiments.fibers", "check_params",
-     "switch_iterations"),
-    ("tasks_memory_points", "threadcost.experiments.fibers", "check_params", "points"),
-    ("tasks_go_iterations", "threadcost.experiments.peers", "check_params", "iterations"),
-    ("tasks_sleep_period_ms", "threadcost.experiments.peers", "check_params", "period_ms"),
-    ("tasks_go_launch_iterations", "threadcost.experiments.peers", "launch_run",
-     "iterations"),
-    ("tasks_peer_iterations", "threadcost.experiments.runtimes", "check_params", "iterations"),
-    ("tasks_peer_repeats", "threadcost.experiments.runtimes", "check_params", "repeats"),
-    ("sources_go_iterations", "threadcost.experiments.more_sources", "go_lockosthread",
-     "iterations"),
-]
+# function (under threadcost.experiments) -> {its argument: the parameter declared for it}:
+# the function's default is the declaration's.
+READS = {
+    "malloc_touch_params.check_params": {"mib": "malloc_mib", "points": "malloc_points"},
+    "context_switch_params.check_params": {"iterations": "switch_iterations",
+                                           "warmup": "switch_warmup"},
+    "context_switch.run": {"iterations": "switch_iterations", "warmup": "switch_warmup"},
+    "thread_memory_params.check_params": {"repeats": "memory_repeats"},
+    "brigade_params.check_params": {"stack_kib": "brigade_stack_kib"},
+    "echo.check_params": {"iterations": "switch_echo_iterations",
+                          "repeats": "switch_echo_repeats",
+                          "message_bytes": "switch_echo_message_bytes"},
+    "cpu_bound.check_params": {"limit": "cpu_bound_limit", "ws_limit": "cpu_bound_ws_limit",
+                               "repeats": "cpu_bound_repeats"},
+    "process_memory.check_params": {"repeats": "memory_process_repeats"},
+    "launch.check_params": {"iterations": "launch_iterations", "warmup": "launch_warmup",
+                            "burst_repeats": "launch_burst_repeats"},
+    "fibers.check_params": {"switch_iterations": "tasks_switch_iterations",
+                            "points": "tasks_memory_points"},
+    "peers.check_params": {"iterations": "tasks_go_iterations",
+                           "period_ms": "tasks_sleep_period_ms"},
+    "peers.launch_run": {"iterations": "tasks_go_launch_iterations"},
+    "runtimes.check_params": {"iterations": "tasks_peer_iterations",
+                              "repeats": "tasks_peer_repeats"},
+    "more_sources.go_lockosthread": {"iterations": "sources_go_iterations"},
+}
 
 
-@pytest.mark.parametrize("name,module,function,argument", READS,
-                         ids=[f"{r[0]}-{r[2]}" for r in READS])
-def test_experiments_take_the_declared_default(name: str, module: str, function: str,
-                                               argument: str) -> None:
-    func = getattr(importlib.import_module(module), function)
-    default = inspect.signature(func).parameters[argument].default
-    declared = parameters.declared(name).default
-    assert (list(default) if isinstance(default, tuple) else default) == declared
+@pytest.mark.parametrize("where", sorted(READS))
+def test_experiments_take_the_declared_default(where: str) -> None:
+    module, function = where.split(".")
+    func = getattr(importlib.import_module(f"threadcost.experiments.{module}"), function)
+    for argument, name in READS[where].items():
+        default = inspect.signature(func).parameters[argument].default
+        got = list(default) if isinstance(default, tuple) else default
+        assert got == parameters.declared(name).default, (where, argument)
 
 
 @pytest.mark.parametrize("name,argument", [

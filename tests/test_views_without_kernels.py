@@ -17,16 +17,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MACHINE = "x86_64-amd-epyc-2cpu-24g-kvm-7003449b"  # a committed folder (data/)
 
-# Each figure drawn: (experiment stored, view module, figure function).
-FIGURES = (
-    ("malloc_touch", "malloc_touch", "curve_figure"),
-    ("thread_memory", "thread_memory", "vs_threads_figure"),
-    ("thread_memory", "thread_memory", "breakdown_figure"),
-    ("context_switch", "context_switch", "distributions_figure"),
-    ("echo", "context_switch", "echo_figure"),
-    ("launch", "launch", "distributions_figure"),
-    ("brigade", "brigade", "per_hop_figure"),
-)
+# Each figure drawn, as "view.function", and the experiment of the stored run it draws.
+FIGURES = {
+    "malloc_touch.curve_figure": "malloc_touch",
+    "thread_memory.vs_threads_figure": "thread_memory",
+    "thread_memory.breakdown_figure": "thread_memory",
+    "context_switch.distributions_figure": "context_switch",
+    "context_switch.echo_figure": "echo",
+    "launch.distributions_figure": "launch",
+    "brigade.per_hop_figure": "brigade",
+}
 
 SCRIPT = r"""
 import importlib, json, pkgutil, sys
@@ -52,7 +52,8 @@ for name in ("threadcost.paper", "threadcost.paper_pages", "threadcost.stored",
              "threadcost.findings", "threadcost.claims"):
     importlib.import_module(name)
 drawn = []
-for experiment, view, figure in json.loads(sys.argv[2]):
+for drawing, experiment in json.loads(sys.argv[2]).items():
+    view, figure = drawing.split(".")
     run = datastore.latest_run(experiment, data_dir=sys.argv[1] + "/data", machine_id=sys.argv[3])
     fig = getattr(importlib.import_module(f"threadcost.views.{view}"), figure)(run.result())
     drawn.append(f"{view}.{figure}: {len(fig.axes)} axes")
