@@ -18,9 +18,9 @@ PROGRESS = True  # execute() passes args.progress on: the experiment draws its o
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    opt.value(parser, "--threads", "100,250,500,750,1000",
-              "thread counts to measure, comma-separated (1 .. 100000 each); the per-thread "
-              "cost is the slope across them")
+    opt.declared(parser, "--threads", "memory_thread_counts",
+                 "thread counts to measure, comma-separated; the per-thread cost is the slope "
+                 "across them")
     opt.stack_kib(parser)
     opt.touch_kib(parser, "KiB of its own stack each thread writes; must stay 32 KiB below "
                           "the stack size")

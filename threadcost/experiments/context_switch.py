@@ -65,7 +65,16 @@ from threadcost.experiments.context_switch_results import (
     median_ci95,
     targets,
 )
+from threadcost.parameters import declared
 from threadcost.results import Result
+
+# The notebook parameters whose defaults are these functions' (threadcost.parameters).
+WS_ITERATIONS = declared("switch_ws_iterations")
+WS_SECONDS = declared("switch_ws_seconds_per_point")
+PERF_ROUNDS, PERF_ITERATIONS = declared("switch_perf_rounds"), declared("switch_perf_iterations")
+TIMING_ROUNDS = declared("switch_timing_rounds")
+PLACED_REPEATS = declared("switch_placement_repeats")
+PLACED_ITERATIONS = declared("switch_placement_iterations")
 
 # Re-exported: callers (commands, views, notebooks, other experiments, tests) import
 # everything from this module.
@@ -247,7 +256,9 @@ def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[st
 
 def working_set_sweep(working_sets_kib: Sequence[int], tasks: Sequence[str] = tuple(TASKS),
                       mechanism: str = "pipe", placement: str = "same-cpu",
-                      iterations: int = 5_000, seconds_per_point: float = 1.0, *,
+                      iterations: int = WS_ITERATIONS.default,
+                      seconds_per_point: float = WS_SECONDS.default,
+                      *,
                       progress: bool = True) -> Result:
     """Round trip vs each side's working set, threads vs processes (C13, C14).
 
@@ -325,7 +336,8 @@ def perf_bench_pipe(loops: int, cpu: int, timeout_s: float = 60.0) -> dict[str, 
             "command": " ".join(argv[3:])}
 
 
-def perf_cross_check(rounds: int = 5, iterations: int = ITERATIONS.default,
+def perf_cross_check(rounds: int = PERF_ROUNDS.default,
+                     iterations: int = PERF_ITERATIONS.default,
                      placement: str = "same-cpu") -> Result:
     """This kernel's pipe round trip (threads) beside ``perf bench sched pipe -T``,
     measured alternately with the same placement; the ratio of their mean round
@@ -363,7 +375,8 @@ def perf_cross_check(rounds: int = 5, iterations: int = ITERATIONS.default,
     return Result("context_switch_perf_check", params, summary, {"rounds": frame})
 
 
-def timing_check(rounds: int = 3, iterations: int = ITERATIONS.default, mechanism: str = "pipe",
+def timing_check(rounds: int = TIMING_ROUNDS.default,
+                 iterations: int = ITERATIONS.default, mechanism: str = "pipe",
                  placement: str = "same-cpu") -> Result:
     """The same configuration with per-sample stamps (and CPU notes) and without,
     alternately: do per-sample timing and the whole-run mean agree?"""
@@ -393,8 +406,9 @@ def timing_check(rounds: int = 3, iterations: int = ITERATIONS.default, mechanis
 PLACEMENT_EXPERIMENT = "context_switch_placement"
 
 
-def placement_repeats(mechanisms: Sequence[str] = CLAIM_MECHANISMS, repeats: int = 5,
-                      iterations: int = ITERATIONS.default,
+def placement_repeats(mechanisms: Sequence[str] = CLAIM_MECHANISMS,
+                      repeats: int = PLACED_REPEATS.default,
+                      iterations: int = PLACED_ITERATIONS.default,
                       warmup: int = WARMUP.default) -> Result:
     """S0's ping-pong between two threads, pinned to one CPU vs unpinned, as
     ``repeats`` independent runs of each, interleaved (the order of the two
