@@ -1,9 +1,12 @@
-"""Every notebook parameter, declared once: name, type, default, unit, doc and range.
+"""Every notebook parameter, declared once: name, type, default, unit, doc and range
+(minimum, maximum, or the choices a string may take).
 
-From these declarations come the notebooks' parameters cells (``tools/parameters_cells.py``
-rewrites them; ``tests/test_parameters.py`` checks each cell equals what is generated)
-and the checks of ``params/*.yaml`` (:func:`check_file`: an unknown key or a value of
-the wrong type is refused naming the file and the key). In a notebook,
+From these declarations come the notebooks' parameters cells and ``params/default.yaml``
+(``make params`` runs ``tools/parameters_cells.py``; tests fail while either differs),
+the checks of ``params/*.yaml`` (:func:`check_file`: an unknown key, a value of the wrong
+type or out of its range is refused naming the file and the key), the experiments'
+defaults and ranges (``declared("malloc_points").default``, ``.bounds``) and the CLI's
+(``threadcost.commands._options.declared``). In a notebook,
 :func:`check` refuses a bad value naming the notebook's parameter (``malloc_mib``),
 and a refusal further down names it too, not the API's (``mib``).
 
