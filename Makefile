@@ -10,7 +10,7 @@ PAPER_DIR ?= build/paper
 NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py threadcost/cbuild.py
 NATIVE_LIB := threadcost/.native.stamp
 
-.PHONY: help setup native kernels paper paper-from-data test test-busy test-folders lab clean lint sanitize peers published \
+.PHONY: help setup native kernels params paper paper-from-data test test-busy test-folders lab clean lint sanitize peers published \
         browser-deps reference lock environments dist vendor cross-arm64 debian13-check
 
 help:
@@ -26,6 +26,7 @@ help:
 	@echo "make cross-arm64  every C program built for arm64 (warnings as errors), C tests under qemu-user"
 	@echo "make debian13-check  make paper and make test in a fresh Debian 13 root (debootstrap)"
 	@echo "make published  data/published/{claims,values,quotes}.csv from the claims' records"
+	@echo "make params   params/default.yaml and the notebooks' parameters cells from threadcost/parameters.py"
 	@echo "make lock     recompile the lock (requirements/*.txt) from pyproject.toml"
 	@echo "make dist     build the sdist and the wheel into dist/"
 	@echo "make clean    remove build outputs (never data/)"
@@ -176,6 +177,10 @@ test-busy: setup browser-deps
 # value per finding's name): about 90 s of CPU per folder, so on demand, not in `make test`.
 test-folders: setup
 	$(BIN)/python -m pytest $(PYTEST_XDIST) -m folders tests/test_named_numbers.py
+
+# Generated from the parameter declarations (threadcost/parameters.py); a test fails on drift.
+params: $(VENV)/.installed-paper
+	$(BIN)/python tools/parameters_cells.py
 
 lint: setup
 	$(BIN)/ruff check threadcost tests native notebooks tools

@@ -458,7 +458,8 @@ display(Markdown(text + "The direct cost of a switch is small; what a switch doe
 
 # %%
 yard = store.get("yardsticks", lambda: yardsticks.run(
-    repeats=max(switch_echo_repeats, 1), scale=min(1.0, switch_iterations / 20000)))
+    repeats=max(switch_echo_repeats, 1),
+    scale=min(1.0, switch_iterations / yardsticks.SWITCH_ROUND_TRIPS)))
 display(claims_view.style(claims_view.yardsticks_table(yard), column="yardstick"))
 if yard.summary.get("not_run"):
     display(Markdown(f"**Wake-ups on another CPU not run here:** {yard.summary['not_run']}."))

@@ -109,14 +109,23 @@ def test_papermill_error_names_the_notebook_parameter(tmp_path: Path) -> None:
 
 
 def test_cli_defaults_come_from_the_declarations() -> None:
+    """Every option declared with ``_options.declared`` shows its parameter's declared
+    default, and the well-known ones are among them."""
     from threadcost import cli
 
     modules = cli.command_modules()
     parser = cli.build_parser(modules)
     subparsers = next(a for a in parser._actions if a.dest == "command").choices
-    for (command, flag), name in parameters.CLI_DEFAULTS.items():
-        action = next(a for a in subparsers[command]._actions if flag in a.option_strings)
-        assert action.default == parameters.cli_default(name), (command, flag)
+    found = {}
+    for command, sub in subparsers.items():
+        for action in sub._actions:
+            name = getattr(action, "declared_name", None)
+            if name is not None:
+                assert action.default == parameters.cli_default(name), (command, action.dest)
+                found[(command, action.option_strings[0])] = name
+    assert found[("switch", "--iterations")] == "switch_iterations"
+    assert found[("malloc-touch", "--points")] == "malloc_points"
+    assert len(found) >= 25, found
 
 
 # ------------------------------------------------ bounded files, names, lists (#37, #38)

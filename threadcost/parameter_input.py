@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import ast
 import difflib
+import json
 import os
 import reprlib
 import stat
+import typing
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -215,3 +218,114 @@ def inside_build(folder: str) -> bool:
     target = Path(folder)
     target = target if target.is_absolute() else build / target
     return target.resolve().is_relative_to(build.resolve())
+
+
+# ------------------------------------------------------------ one declared parameter
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of one or more notebooks, declared once (threadcost.parameters):
+    its type, default, unit and range. The experiments' checks, the CLI's options and
+    the parameter sets read the default and range from here."""
+
+    name: str
+    type: str  # the annotation written in the cell (papermill reads it)
+    default: Any
+    notebooks: tuple[str, ...]
+    doc: str
+    unit: str = ""
+    minimum: int | float | None = None  # of the value, or of every item of a list
+    maximum: int | float | None = None
+    choices: tuple[str, ...] = ()  # the strings a str or list[str] value may hold
+    api_name: str = ""  # the experiment API's name for it (``malloc_mib`` -> ``mib``)
+
+    def line(self) -> str:
+        """The parameters-cell line declaring it."""
+        return f"{self.name}: {self.type} = {literal(self.default)}  # {self.doc}"
+
+    @property
+    def bounds(self) -> dict[str, Any]:
+        """``minimum`` and ``maximum`` as keywords of :func:`threadcost.validate.integer`."""
+        return {"minimum": self.minimum, "maximum": self.maximum}
+
+    def range_text(self) -> str:
+        """The declared range in words (``1 .. 10,000,000 MiB``), or ""."""
+        unit = f" {self.unit}" if self.unit else ""
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        if self.minimum is not None and self.maximum is not None:
+            return f"{self.minimum:,} .. {self.maximum:,}{unit}"
+        if self.minimum is not None:
+            return f">= {self.minimum:,}{unit}"
+        if self.maximum is not None:
+            return f"<= {self.maximum:,}{unit}"
+        return ""
+
+    def check(self, value: Any, where: str = "") -> Any:
+        """``value`` if it fits the declared type and range, else ParameterError
+        naming this parameter (and ``where``: the file it came from)."""
+        name = f"{where}: {self.name}" if where else self.name
+        if not size_within(value):
+            raise ParameterError(name, preview(value),
+                                 f"is too large or nested too deep for {self.type}")
+        if not fits(self.type, value):
+            hint = ""
+            if isinstance(value, str) and "list" in self.type:
+                hint = ("; a list is written as YAML or JSON, e.g. -p "
+                        f"{self.name} '{literal(self.default)}', or given in a file "
+                        "with -f/-y")
+            raise ParameterError(name, preview(value), f"must be {self.type} ({self.doc}){hint}")
+        items = value if isinstance(value, list) else [value]
+        numbers = [v for v in items if isinstance(v, int | float) and not isinstance(v, bool)]
+        if (self.minimum is not None and any(v < self.minimum for v in numbers)) or (
+                self.maximum is not None and any(v > self.maximum for v in numbers)):
+            raise ParameterError(name, preview(value), f"must be {self.range_text()}")
+        if self.choices and any(isinstance(v, str) and v not in self.choices for v in items):
+            raise ParameterError(name, preview(value),
+                                 "every entry must be one of " + ", ".join(self.choices))
+        return value
+
+    def coerce(self, value: Any) -> Any:
+        """A list typed on papermill's command line arrives as text (``-p
+        malloc_allocators "[malloc]"``): parsed as YAML/JSON when that text is not
+        itself a value the parameter takes."""
+        if not isinstance(value, str) or "list" not in self.type or fits(self.type, value):
+            return value
+        try:
+            parsed = load_yaml(value)
+        except InputError:
+            return value
+        return parsed if isinstance(parsed, list) else value
+
+
+def literal(value: Any) -> str:
+    """A default as Python source, strings in double quotes."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    return repr(value)
+
+
+def fits(annotation: str, value: Any) -> bool:
+    """True when ``value`` has the type the annotation names (papermill's spelling)."""
+    hint = eval(annotation, {"Optional": typing.Optional, "Union": typing.Union})
+    return _fits_hint(hint, value)
+
+
+def _fits_hint(hint: Any, value: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if hint is type(None):
+        return value is None
+    if origin is typing.Union:
+        return any(_fits_hint(h, value) for h in typing.get_args(hint))
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_fits_hint(item, v) for v in value)
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, hint)

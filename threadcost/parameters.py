@@ -1,9 +1,12 @@
-"""Every notebook parameter, declared once: name, type, default, unit, doc and range.
+"""Every notebook parameter, declared once: name, type, default, unit, doc and range
+(minimum, maximum, or the choices a string may take).
 
-From these declarations come the notebooks' parameters cells (``tools/parameters_cells.py``
-rewrites them; ``tests/test_parameters.py`` checks each cell equals what is generated)
-and the checks of ``params/*.yaml`` (:func:`check_file`: an unknown key or a value of
-the wrong type is refused naming the file and the key). In a notebook,
+From these declarations come the notebooks' parameters cells and ``params/default.yaml``
+(``make params`` runs ``tools/parameters_cells.py``; tests fail while either differs),
+the checks of ``params/*.yaml`` (:func:`check_file`: an unknown key, a value of the wrong
+type or out of its range is refused naming the file and the key), the experiments'
+defaults and ranges (``declared("malloc_points").default``, ``.bounds``) and the CLI's
+(``threadcost.commands._options.declared``). In a notebook,
 :func:`check` refuses a bad value naming the notebook's parameter (``malloc_mib``),
 and a refusal further down names it too, not the API's (``mib``).
 
@@ -15,16 +18,14 @@ and a notebook opened there draws them without being asked.
 
 from __future__ import annotations
 
-import json
 import os
-import typing
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from threadcost import parameter_input
 from threadcost.errors import ParameterError
+from threadcost.parameter_input import Param
 
 INTERACTIVE_ENV = "THREADCOST_INTERACTIVE"
 ALL = (
@@ -75,80 +76,22 @@ API_NAMES = {"memory_stack_kib_requested": "stack_kib", "memory_c10_cap": "cap",
              "memory_c10_sleep_ms": "sleep_ms"}
 
 
-@dataclass(frozen=True)
-class Param:
-    """One parameter of one or more notebooks."""
-
-    name: str
-    type: str  # the annotation written in the cell (papermill reads it)
-    default: Any
-    notebooks: tuple[str, ...]
-    doc: str
-    unit: str = ""
-    minimum: int | None = None
-
-    def line(self) -> str:
-        """The parameters-cell line declaring it."""
-        return f"{self.name}: {self.type} = {_literal(self.default)}  # {self.doc}"
-
-    @property
-    def api_name(self) -> str:
-        """The experiment API's name for it (``malloc_mib`` -> ``mib``)."""
-        if self.name in API_NAMES:
-            return API_NAMES[self.name]
-        for prefix in PREFIXES:
-            if self.name.startswith(prefix):
-                return self.name[len(prefix) :]
-        return self.name
-
-    def check(self, value: Any, where: str = "") -> Any:
-        """``value`` if it fits the declared type and range, else ParameterError
-        naming this parameter (and ``where``: the file it came from)."""
-        name = f"{where}: {self.name}" if where else self.name
-        if not parameter_input.size_within(value):
-            raise ParameterError(name, parameter_input.preview(value),
-                                 f"is too large or nested too deep for {self.type}")
-        if not _fits(self.type, value):
-            hint = ""
-            if isinstance(value, str) and "list" in self.type:
-                hint = ("; a list is written as YAML or JSON, e.g. -p "
-                        f"{self.name} '{_literal(self.default)}', or given in a file "
-                        "with -f/-y")
-            raise ParameterError(name, parameter_input.preview(value),
-                                 f"must be {self.type} ({self.doc}){hint}")
-        if self.minimum is not None:
-            items = value if isinstance(value, list) else [value]
-            if any(isinstance(v, int) and v < self.minimum for v in items):
-                raise ParameterError(name, parameter_input.preview(value),
-                                     f"must be >= {self.minimum}")
-        return value
-
-    def coerce(self, value: Any) -> Any:
-        """A list typed on papermill's command line arrives as text (``-p
-        malloc_allocators "[malloc]"``): parsed as YAML/JSON when that text is not
-        itself a value the parameter takes."""
-        if not isinstance(value, str) or "list" not in self.type or _fits(self.type, value):
-            return value
-        try:
-            parsed = parameter_input.load_yaml(value)
-        except parameter_input.InputError:
-            return value
-        return parsed if isinstance(parsed, list) else value
-
-
-def _literal(value: Any) -> str:
-    """A default as Python source, strings in double quotes."""
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
-    return repr(value)
+def _api_name(name: str) -> str:
+    """The experiment API's name for a notebook parameter (``malloc_mib`` -> ``mib``)."""
+    if name in API_NAMES:
+        return API_NAMES[name]
+    for prefix in PREFIXES:
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
 
 
 def _p(name: str, annotation: str, notebooks: str | tuple[str, ...], default: Any,
-       doc: str, unit: str = "", minimum: int | None = None) -> Param:
+       doc: str, unit: str = "", minimum: float | None = None, maximum: float | None = None,
+       choices: tuple[str, ...] = ()) -> Param:
     books = (notebooks,) if isinstance(notebooks, str) else notebooks
-    return Param(name, annotation, default, books, doc, unit, minimum)
+    return Param(name, annotation, default, books, doc, unit, minimum, maximum, choices,
+                 _api_name(name))
 
 
 DECLARATIONS: tuple[Param, ...] = (
@@ -157,16 +100,17 @@ DECLARATIONS: tuple[Param, ...] = (
        'machine folder under data/ to summarise, None: this machine'),
     # 01_malloc_touch
     _p('malloc_mib', 'int', '01_malloc_touch', 400,
-       'MiB to allocate (C07 used 400)', unit='MiB', minimum=0),
+       'MiB to allocate (C07 used 400)', unit='MiB', minimum=1, maximum=1 << 30),
     _p('malloc_allocators', 'list[str]', '01_malloc_touch', ['malloc', 'mmap'],
-       'allocators to compare'),
+       'allocators to compare', choices=('malloc', 'mmap')),
     _p('malloc_points', 'int', '01_malloc_touch', 41,
-       'readings taken while touching', minimum=0),
+       'readings taken while touching', minimum=2, maximum=10_000),
     # 02_thread_memory
     _p('memory_thread_counts', 'list[int]', '02_thread_memory',
        [100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600, 650, 700, 750, 800, 850, 900, 950,
         1000, 2000, 5000, 10000],
-       "N for each sweep point: C12's 100..1000 step 50, then up to C05's 10,000", minimum=0),
+       "N for each sweep point: C12's 100..1000 step 50, then up to C05's 10,000", minimum=1,
+       maximum=100_000),
     _p('memory_stack_kib_requested', 'int', '02_thread_memory', 0,
        'stack per thread asked for in the sweep (KiB), 0: the system default '
        '(RLIMIT_STACK); the size used is stored per run (stack_bytes)', unit='KiB',
@@ -177,7 +121,7 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('memory_pin', 'Union[list[int], str, None]', '02_thread_memory', None,
        'CPUs to pin threads to round-robin, e.g. [0] or "0,1", None: no'),
     _p('memory_repeats', 'int', '02_thread_memory', 3,
-       'runs per sweep point, each in a fresh process', minimum=0),
+       'runs per sweep point, each in a fresh process', minimum=1, maximum=100),
     _p('memory_pmap', 'bool', '02_thread_memory', True,
        "also read each sweep run's RSS from outside with pmap -x"),
     _p('memory_grid_threads', 'int', '02_thread_memory', 1000,
@@ -199,19 +143,21 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('memory_c10_sleep_ms', 'int', '02_thread_memory', 1000,
        'how long each C10 thread sleeps (S1: 1 s)', unit='ms', minimum=0),
     _p('memory_process_counts', 'list[int]', '02_thread_memory', [50, 100, 150, 200, 250, 300],
-       'idle forked children per run', minimum=0),
+       'idle forked children per run', minimum=1),
     _p('memory_process_touch_kib', 'int', '02_thread_memory', 0,
-       'KiB of fresh memory each child writes before sleeping', unit='KiB', minimum=0),
+       'KiB of fresh memory each child writes before sleeping', unit='KiB', minimum=0,
+       maximum=1 << 20),
     _p('memory_process_repeats', 'int', '02_thread_memory', 3,
-       'runs per count, counts interleaved', minimum=0),
+       'runs per count, counts interleaved', minimum=1, maximum=100),
     # 03_launch
     _p('launch_kinds', 'list[str]', '03_launch',
        ['thread', 'fork', 'vfork', 'posix_spawn', 'clone'],
        'what to launch'),
     _p('launch_iterations', 'int', '03_launch', 600,
-       'timed launches per kind and parent memory size', minimum=0),
+       'timed launches per kind and parent memory size', minimum=1, maximum=1_000_000),
     _p('launch_warmup', 'int', '03_launch', 20,
-       'launches before timing, kept apart as "first launches"', minimum=0),
+       'launches before timing, kept apart as "first launches"', minimum=0,
+       maximum=100_000),
     _p('launch_stack_kib', 'int', '03_launch', 0,
        'thread stack size in KiB, 0 for the default (ulimit -s)', unit='KiB', minimum=0),
     _p('launch_pin', 'Optional[str]', '03_launch', 'auto',
@@ -221,9 +167,10 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('launch_burst_sizes', 'list[int]', '03_launch', [100, 250, 500, 1000, 2000],
        'threads alive at once (at most 10,000)', minimum=0),
     _p('launch_burst_repeats', 'int', '03_launch', 3,
-       'bursts per size (the first one needs fresh stacks)', minimum=0),
+       'bursts per size (the first one needs fresh stacks)', minimum=1, maximum=100),
     _p('launch_memcpy_kib', 'int', '03_launch', 64,
-       'memcpy yardstick size (C09: 64 KiB), 0 skips it', unit='KiB', minimum=0),
+       'memcpy yardstick size (C09: 64 KiB), 0 skips it', unit='KiB', minimum=0,
+       maximum=1 << 20),
     _p('launch_python_parent_iterations', 'int', '03_launch', 200,
        'forks from a Python process, for contrast, 0 skips it', minimum=0),
     _p('launch_growth_repeats', 'int', '03_launch', 5,
@@ -236,16 +183,16 @@ DECLARATIONS: tuple[Param, ...] = (
     # 04_context_switch
     _p('switch_mechanisms', 'list[str]', '04_context_switch',
        ['pipe', 'condvar', 'futex', 'eventfd'],
-       'token paths to compare'),
+       'token paths to compare', choices=('pipe', 'condvar', 'futex', 'eventfd')),
     _p('switch_placements', 'list[str]', '04_context_switch',
        ['same-cpu', 'cross-cpu', 'smt-siblings', 'unpinned'],
-       'skipped if absent'),
+       'skipped if absent', choices=('same-cpu', 'cross-cpu', 'smt-siblings', 'unpinned')),
     _p('switch_tasks', 'list[str]', '04_context_switch', ['threads', 'processes'],
-       'what the two sides are'),
+       'what the two sides are', choices=('threads', 'processes')),
     _p('switch_iterations', 'int', '04_context_switch', 20000,
-       'timed round trips per configuration', minimum=0),
+       'timed round trips per configuration', minimum=1, maximum=10_000_000),
     _p('switch_warmup', 'int', '04_context_switch', 2000,
-       'untimed round trips before each', minimum=0),
+       'untimed round trips before each', minimum=0, maximum=10_000_000),
     _p('switch_baseline_scale', 'float', '04_context_switch', 1.0,
        'share of the default baseline batches (quick: less)'),
     _p('switch_working_sets_kib', 'list[int]', '04_context_switch', [0, 64, 512, 4096, 8192, 32768],
@@ -255,11 +202,11 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('switch_ws_iterations', 'int', '04_context_switch', 20000,
        'upper bound on round trips per point', minimum=0),
     _p('switch_echo_iterations', 'int', '04_context_switch', 10000,
-       'echoes per run (C03)', minimum=0),
+       'echoes per run (C03)', minimum=1, maximum=10_000_000),
     _p('switch_echo_repeats', 'int', '04_context_switch', 5,
-       'runs per placement, alternating', minimum=0),
+       'runs per placement, alternating', minimum=1, maximum=1000),
     _p('switch_echo_message_bytes', 'int', '04_context_switch', 16,
-       'bytes per echoed message', unit='bytes', minimum=0),
+       'bytes per echoed message', unit='bytes', minimum=1, maximum=4096),
     _p('switch_placement_repeats', 'int', '04_context_switch', 5,
        'C02: pinned/unpinned ping-pong pairs, alternating', minimum=0),
     _p('switch_placement_iterations', 'int', '04_context_switch', 10000,
@@ -271,40 +218,45 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('switch_timing_rounds', 'int', '04_context_switch', 3,
        'per-sample stamps vs whole-run timing rounds', minimum=0),
     _p('cpu_bound_tasks', 'int', '04_context_switch', 5,
-       'CPU-bound tasks sharing one CPU (S3: 5)', minimum=0),
+       'CPU-bound tasks sharing one CPU (S3: 5)', minimum=1, maximum=64),
     _p('cpu_bound_limit', 'int', '04_context_switch', 12000,
-       'prime-count limit without a working set (S3: 30000)', minimum=0),
+       'prime-count limit without a working set (S3: 30000)', minimum=3, maximum=1_000_000),
     _p('cpu_bound_ws_limit', 'int', '04_context_switch', 500,
-       'outer iterations when each task writes its working set', minimum=0),
+       'outer iterations when each task writes its working set', minimum=3,
+       maximum=1_000_000),
     _p('cpu_bound_ws_ints', 'int', '04_context_switch', 1000000,
-       '64-bit integers per task (S3: 1M, 8 MB)', minimum=0),
+       '64-bit integers per task (S3: 1M, 8 MB)', minimum=1, maximum=1 << 27),
     _p('cpu_bound_repeats', 'int', '04_context_switch', 5,
-       'runs per condition, threads and processes alternating', minimum=0),
+       'runs per condition, threads and processes alternating', minimum=1, maximum=1000),
     # 05_user_space_tasks
     _p('tasks_cpu', 'Union[int, str]', '05_user_space_tasks', 'auto',
        'CPU of the fiber/goroutine switches ("auto": first usable)'),
     _p('tasks_switch_iterations', 'int', '05_user_space_tasks', 200000,
-       'timed round trips per fiber implementation', minimum=0),
+       'timed round trips per fiber implementation', minimum=1,
+       maximum=10_000_000),
     _p('tasks_warmup', 'int', '05_user_space_tasks', 20000,
-       'untimed round trips before timing', minimum=0),
+       'untimed round trips before timing', minimum=0, maximum=10_000_000),
     _p('tasks_fiber_impls', 'list[str]', '05_user_space_tasks', ['asm', 'ucontext'],
        'hand-written switch and glibc swapcontext'),
     _p('tasks_fiber_count', 'int', '05_user_space_tasks', 2000,
-       'idle fibers per memory run (RSS/VSZ by slope)', minimum=0),
+       'idle fibers per memory run (RSS/VSZ by slope)', minimum=3),
     _p('tasks_fiber_stack_kib', 'int', '05_user_space_tasks', 64,
-       'stack of each fiber, KiB (plus a guard page)', unit='KiB', minimum=0),
+       'stack of each fiber, KiB (plus a guard page)', unit='KiB', minimum=16,
+       maximum=1 << 20),
     _p('tasks_touch_kib', 'list[int]', '05_user_space_tasks', [0, 4, 8, 16, 32, 48],
        'KiB of its stack each idle fiber writes', unit='KiB', minimum=0),
     _p('tasks_memory_points', 'int', '05_user_space_tasks', 11,
-       '/proc/self/status readings per memory run', minimum=0),
+       '/proc/self/status readings per memory run', minimum=3, maximum=1000),
     _p('tasks_go_iterations', 'int', '05_user_space_tasks', 200000,
-       'timed goroutine round trips per mode', minimum=0),
+       'timed goroutine round trips per mode', minimum=1, maximum=10_000_000),
     _p('tasks_goroutines', 'int', '05_user_space_tasks', 10000,
-       'idle goroutines for the memory slope', minimum=0),
+       'idle goroutines for the memory slope', minimum=3, maximum=1_000_000),
     _p('tasks_sleep_period_ms', 'int', '05_user_space_tasks', 10,
-       'each sleep, ms (C15: 10 ms)', unit='ms', minimum=0),
+       'each sleep, ms (C15: 10 ms)', unit='ms', minimum=1,
+       maximum=1000),
     _p('tasks_sleep_stagger_ms', 'int', '05_user_space_tasks', 200,
-       'start delays spread below this, ms (C15: 200 ms)', unit='ms', minimum=0),
+       'start delays spread below this, ms (C15: 200 ms)', unit='ms', minimum=0,
+       maximum=10_000),
     _p('tasks_thread_counts', 'list[int]', '05_user_space_tasks', [100, 500, 1000, 2000],
        'thread counts for the per-thread memory slope', minimum=0),
     _p('tasks_kernel_switch_iterations', 'int', '05_user_space_tasks', 50000,
@@ -326,7 +278,7 @@ DECLARATIONS: tuple[Param, ...] = (
        "C11: runs of S1's program (its wall, user and system times are judged over them)",
        minimum=1),
     _p('tasks_go_launch_iterations', 'int', '05_user_space_tasks', 20000,
-       'goroutine launches (go, first run, wg.Done, Wait)', minimum=0),
+       'goroutine launches (go, first run, wg.Done, Wait)', minimum=1, maximum=10_000_000),
     _p('tasks_go_pinning_repeats', 'int', '05_user_space_tasks', 7,
        'C04: pinned/default pairs, alternating', minimum=0),
     _p('tasks_go_pinning_iterations', 'int', '05_user_space_tasks', 200000,
@@ -338,39 +290,45 @@ DECLARATIONS: tuple[Param, ...] = (
        'compare with the committed reference runs (data/)'),
     # 07_io_brigade
     _p('brigade_tasks', 'list[int]', '07_io_brigade', [2, 10, 100, 500, 1000],
-       'brigade sizes N (S5 used 500; a task needs 2 fds)', minimum=0),
+       'brigade sizes N (S5 used 500; a task needs 2 fds)', minimum=1,
+       maximum=10_000),
     _p('brigade_kinds', 'list[str]', '07_io_brigade',
        ['thread', 'epoll', 'one-thread', 'goroutine'],
-       'kinds to run'),
+       'kinds to run',
+       choices=('thread', 'epoll', 'one-thread', 'goroutine')),
     _p('brigade_placements', 'list[str]', '07_io_brigade', ['same-cpu', 'unpinned'],
-       'placements to run'),
+       'placements to run', choices=('same-cpu', 'unpinned')),
     _p('brigade_iterations', 'int', '07_io_brigade', 60,
-       'timed trips per run', minimum=0),
+       'timed trips per run', minimum=1, maximum=1_000_000),
     _p('brigade_warmup', 'int', '07_io_brigade', 15,
-       'untimed trips before timing', minimum=0),
+       'untimed trips before timing', minimum=0, maximum=1_000_000),
     _p('brigade_repeats', 'int', '07_io_brigade', 5,
-       'independent runs per condition, interleaved', minimum=0),
+       'independent runs per condition, interleaved', minimum=1,
+       maximum=50),
     _p('brigade_cpu', 'Union[int, str]', '07_io_brigade', 'auto',
        'CPU of same-cpu runs ("auto": the first usable)'),
     _p('brigade_stack_kib', 'int', '07_io_brigade', 256,
-       'stack of each task thread, KiB (0: system default)', unit='KiB', minimum=0),
+       'stack of each task thread, KiB (0: system default)', unit='KiB', minimum=0,
+       maximum=1 << 20),
     _p('brigade_reference_rounds', 'int', '07_io_brigade', 5,
        'alternating rounds against the C reference (0: skip)', minimum=0),
     _p('brigade_reference_iterations', 'int', '07_io_brigade', 500,
        'trips per reference round (100 tasks)', minimum=0),
     _p('tasks_peer_kinds', 'list[str]', '05_user_space_tasks',
        ["rust-thread", "tokio-task", "tokio-task-mt", "java-platform", "java-virtual"],
-       "the peers' rows of the table"),
+       "the peers' rows of the table",
+       choices=("rust-thread", "tokio-task", "tokio-task-mt", "java-platform",
+                "java-virtual")),
     _p('tasks_peer_iterations', 'int', '05_user_space_tasks', 10_000,
-       'timed round trips per peer kind (pinned)'),
+       'timed round trips per peer kind (pinned)', minimum=10, maximum=10_000_000),
     _p('tasks_peer_launch_iterations', 'int', '05_user_space_tasks', 1000,
-       'launches per peer kind (pinned)'),
+       'launches per peer kind (pinned)', minimum=10, maximum=1_000_000),
     _p('tasks_peer_tasks', 'int', '05_user_space_tasks', 10_000,
-       'idle tasks per memory slope (Tokio, Java virtual threads)'),
+       'idle tasks per memory slope (Tokio, Java virtual threads)', minimum=3, maximum=1_000_000),
     _p('tasks_peer_threads', 'int', '05_user_space_tasks', 1000,
-       'idle threads per memory slope (Rust, Java platform threads)'),
+       'idle threads per memory slope (Rust, Java platform threads)', minimum=3, maximum=8_000),
     _p('tasks_peer_repeats', 'int', '05_user_space_tasks', 5,
-       'repeats of each peer switch (fresh processes)', minimum=1),
+       'repeats of each peer switch (fresh processes)', minimum=1, maximum=100),
     _p('tasks_s4_count', 'int', '05_user_space_tasks', 10_000,
        "S4's program on Rust threads, goroutines and Tokio: workers (S4: 10,000)"),
     _p('tasks_s4_duration_ms', 'int', '05_user_space_tasks', 250,
@@ -393,7 +351,8 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('sources_cpu', 'Union[int, str]', '08_more_sources', "auto",
        'CPU of the pinned runs ("auto": the first usable)'),
     _p('sources_repeats', 'int', '08_more_sources', 5,
-       'independent repeats of every timed comparison; a verdict needs 5'),
+       'independent repeats of every timed comparison; a verdict needs 5',
+       minimum=1, maximum=100),
     _p('sources_spawn_mib', 'list[int]', '08_more_sources', [0, 64, 256],
        'S7: parent memory, every page written, MiB'),
     _p('sources_spawn_iterations', 'int', '08_more_sources', 10,
@@ -409,7 +368,7 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('sources_target_accesses', 'int', '08_more_sources', 2_000_000,
        'S10: array accesses per point (sets the hops)'),
     _p('sources_go_iterations', 'int', '08_more_sources', 20_000,
-       'S11: round trips per Go run'),
+       'S11: round trips per Go run', minimum=10, maximum=10_000_000),
     _p('sources_threads', 'int', '08_more_sources', 100_000,
        'S12: threads created and destroyed in all'),
     _p('sources_wave', 'int', '08_more_sources', 1000,
@@ -431,6 +390,16 @@ DECLARATIONS: tuple[Param, ...] = (
        '`make lab`'),
 )
 BY_NAME = {p.name: p for p in DECLARATIONS}
+# Where and what to draw, given per run (papermill -p, threadcost.paper): never in a
+# parameter set, so params/default.yaml leaves them out.
+NOT_IN_SETS = ("intro_machine_id", "claims_machine_id", "claims_include_reference",
+               "data_dir", "figures_dir", "measure", "machine_id")
+
+
+def declared(name: str) -> Param:
+    """The declaration of one parameter: what an experiment's checks, a CLI option
+    and a parameter set read its default, unit and range from."""
+    return BY_NAME[name]
 
 
 def for_notebook(notebook: str) -> list[Param]:
@@ -454,28 +423,6 @@ def cell(notebook: str) -> str:
     lines += [p.line() for p in params]
     return "\n".join(lines) + "\n"
 
-
-def _fits(annotation: str, value: Any) -> bool:
-    hint = eval(annotation, {"Optional": typing.Optional, "Union": typing.Union})
-    return _fits_hint(hint, value)
-
-
-def _fits_hint(hint: Any, value: Any) -> bool:
-    origin = typing.get_origin(hint)
-    if hint is type(None):
-        return value is None
-    if origin is typing.Union:
-        return any(_fits_hint(h, value) for h in typing.get_args(hint))
-    if origin is list:
-        (item,) = typing.get_args(hint)
-        return isinstance(value, list) and all(_fits_hint(item, v) for v in value)
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    return isinstance(value, hint)
 
 def unknown(name: str, value: Any, where: str = "", among: list[str] | None = None
             ) -> ParameterError:
@@ -558,26 +505,6 @@ def check(notebook: str, namespace: dict[str, Any]) -> None:
     ParameterError.aliases = {
         p.api_name: p.name for p in params if counts[p.api_name] == 1 and p.api_name != p.name
     }
-
-
-# CLI options whose default is a notebook parameter's: (command, flag) -> parameter.
-CLI_DEFAULTS = {
-    ("cpu-bound", "--tasks"): "cpu_bound_tasks",
-    ("cpu-bound", "--limit"): "cpu_bound_limit",
-    ("cpu-bound", "--ws-limit"): "cpu_bound_ws_limit",
-    ("cpu-bound", "--ws-ints"): "cpu_bound_ws_ints",
-    ("cpu-bound", "--repeats"): "cpu_bound_repeats",
-    ("process-memory", "--counts"): "memory_process_counts",
-    ("process-memory", "--touch-kib"): "memory_process_touch_kib",
-    ("process-memory", "--repeats"): "memory_process_repeats",
-    ("launch", "--warmup"): "launch_warmup",
-    ("launch", "--burst-repeats"): "launch_burst_repeats",
-    ("launch", "--memcpy-kib"): "launch_memcpy_kib",
-    ("echo", "--repeats"): "switch_echo_repeats",
-    ("peers", "--memory-count"): "tasks_goroutines",
-    ("peers", "--period-ms"): "tasks_sleep_period_ms",
-    ("peers", "--stagger-ms"): "tasks_sleep_stagger_ms",
-}
 
 
 def cli_default(name: str) -> str:

@@ -217,3 +217,20 @@ def stack_kib(name: str, value: Any, *, allow_default: bool = True) -> int:
         raise _refused(
             name, value, f"must be a multiple of the page size ({page_kib} KiB)")
     return size
+
+
+def one_cpu(name: str, value: Any, *, allow_none: bool) -> int | None:
+    """One CPU of this process's affinity mask; "auto" is the first of them
+    (:func:`threadcost.cpus.first`); None/"none" means no pinning when ``allow_none``."""
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        return cpu_sets.first()
+    pinned = cpus(name, value)
+    if pinned is None and allow_none:
+        return None
+    if pinned is None or len(pinned) != 1:
+        mask = cpu_sets.usable()
+        raise ParameterError(name, value, "must be one CPU this process may use "
+                             f"({cpu_sets.in_words(mask)}), or 'auto' "
+                             f"(CPU {cpu_sets.first(mask)}, the first of them)"
+                             + (", or None (no pinning)" if allow_none else ""))
+    return pinned[0]

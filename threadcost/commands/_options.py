@@ -15,9 +15,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-# The choices an experiment's validation accepts, repeated here for --help and
-# checked against the experiment by the tests.
-PLACEMENTS = ("same-cpu", "cross-cpu", "smt-siblings", "unpinned")
+from threadcost.parameters import cli_default
+from threadcost.parameters import declared as declaration
+
+# The placements of the context switch, as declared (threadcost.parameters).
+PLACEMENTS = declaration("switch_placements").choices
 PLACEMENTS_SOURCE = "threadcost.experiments.context_switch:PLACEMENTS"
 
 
@@ -44,6 +46,18 @@ def value(parser: argparse.ArgumentParser, flag: str, default: str | None, help:
     if required:
         return parser.add_argument(flag, required=True, help=help, metavar=metavar)
     return parser.add_argument(flag, default=default, help=help, metavar=metavar)
+
+
+def declared(parser: argparse.ArgumentParser, flag: str, name: str, help: str,
+             *, metavar: str | None = None) -> argparse.Action:
+    """An option whose default, unit and range are the notebook parameter ``name``'s
+    declaration (threadcost.parameters): ``help`` says what it is, the range is
+    appended, and ``tests/test_parameters.py`` finds it by ``declared_name``."""
+    allowed = declaration(name).range_text().replace("%", "%%")
+    action = value(parser, flag, cli_default(name), f"{help}, {allowed}" if allowed else help,
+                   metavar=metavar)
+    action.declared_name = name  # type: ignore[attr-defined]
+    return action
 
 
 def switch(parser: argparse.ArgumentParser, flag: str, help: str) -> argparse.Action:

@@ -18,20 +18,23 @@ HELP = ("pass a byte along N tasks joined by N+1 pipes (threads, an epoll loop, 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    opt.value(parser, "--tasks", "2,10,100,1000",
-              "brigade sizes, a comma list of 1 .. 10,000 (a task needs 2 fds)")
-    opt.choice(parser, "--kinds", ("thread", "epoll", "one-thread", "goroutine"),
-               "thread,epoll,one-thread,goroutine",
+    opt.declared(parser, "--tasks", "brigade_tasks",
+                 "brigade sizes, a comma list (a task needs 2 fds)")
+    kinds = opt.declaration("brigade_kinds").choices
+    opt.choice(parser, "--kinds", kinds, ",".join(kinds),
                "what passes the byte (one-thread is the baseline of the net cost)",
                source="threadcost.experiments.brigade:KINDS", several=True)
-    opt.choice(parser, "--placement", ("same-cpu", "unpinned"), "same-cpu,unpinned",
+    places = opt.declaration("brigade_placements").choices
+    opt.choice(parser, "--placement", places, ",".join(places),
                "same-cpu: every thread on one CPU (Go with GOMAXPROCS=1); unpinned",
                source="threadcost.experiments.brigade:PLACEMENTS", several=True)
-    opt.iterations(parser, "1000", "timed trips per run", maximum="1,000,000")
-    opt.warmup(parser, "100", "untimed trips before timing")
-    opt.repeats(parser, "1", "independent runs of each condition, interleaved, 1 .. 50")
+    opt.declared(parser, "--iterations", "brigade_iterations", "timed trips per run")
+    opt.declared(parser, "--warmup", "brigade_warmup", "untimed trips before timing")
+    opt.declared(parser, "--repeats", "brigade_repeats",
+                 "independent runs of each condition, interleaved")
     opt.value(parser, "--cpu", "auto", "the CPU of same-cpu runs ('auto': the first usable)")
-    opt.value(parser, "--stack-kib", "256", "stack of each task thread in KiB (0: system default)")
+    opt.declared(parser, "--stack-kib", "brigade_stack_kib",
+                 "stack of each task thread (0: system default)")
     opt.timeout(parser, "10", "a completed trip")
     opt.value(parser, "--max-fds", None,
               "cap RLIMIT_NOFILE (soft and hard) of the measuring processes at this many fds, "

@@ -6,7 +6,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from threadcost.commands import _options as opt
-from threadcost.parameters import cli_default
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -18,21 +17,20 @@ HELP = ("CPU-bound tasks sharing one CPU as threads vs processes, with and witho
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    opt.value(parser, "--tasks", cli_default("cpu_bound_tasks"), "tasks, 1 .. 64 (S3: 5)")
-    opt.value(parser, "--limit", cli_default("cpu_bound_limit"),
-              "prime-count limit without a working set (S3: 30,000)")
-    opt.value(parser, "--ws-limit", cli_default("cpu_bound_ws_limit"),
-              "outer iterations with the working set")
-    opt.value(parser, "--ws-ints", cli_default("cpu_bound_ws_ints"),
-              "64-bit integers each task writes per outer iteration (1,000,000: S3's 8 MB)")
+    opt.declared(parser, "--tasks", "cpu_bound_tasks", "tasks (S3: 5)")
+    opt.declared(parser, "--limit", "cpu_bound_limit",
+                 "prime-count limit without a working set (S3: 30,000)")
+    opt.declared(parser, "--ws-limit", "cpu_bound_ws_limit",
+                 "outer iterations with the working set")
+    opt.declared(parser, "--ws-ints", "cpu_bound_ws_ints",
+                 "64-bit integers each task writes per outer iteration (1,000,000: S3's 8 MB)")
     opt.choice(parser, "--working-sets", ("none", "own"), "none,own",
                "none: no memory of its own; own: each task writes its own array",
                source="threadcost.experiments.cpu_bound:WORKING_SETS", several=True)
     opt.choice(parser, "--modes", ("threads", "processes"), "threads,processes",
                "the tasks as threads of one process or as processes",
                source="threadcost.experiments.cpu_bound:MODES", several=True)
-    opt.repeats(parser, cli_default("cpu_bound_repeats"),
-                "runs per condition, alternating, 1 .. 1000")
+    opt.declared(parser, "--repeats", "cpu_bound_repeats", "runs per condition, alternating")
     opt.value(parser, "--cpu", "auto", "the CPU every task is pinned to (auto: the last usable)")
 
 

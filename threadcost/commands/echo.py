@@ -6,7 +6,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from threadcost.commands import _options as opt
-from threadcost.parameters import cli_default
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -19,11 +18,10 @@ HELP = "echo a short message through two pipes and a second thread: iterations/s
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.choice(parser, "--placement", opt.PLACEMENTS, "same-cpu,unpinned",
                "where the two threads run", source=opt.PLACEMENTS_SOURCE, several=True)
-    opt.iterations(parser, "50000", "echoes per run")
-    opt.message_bytes(parser, "16", "bytes per message")
-    opt.repeats(parser, cli_default("switch_echo_repeats"),
-                "runs per placement, alternating, 1 .. 1000")
-    opt.warmup(parser, "2000", "untimed echoes per run")
+    opt.declared(parser, "--iterations", "switch_echo_iterations", "echoes per run")
+    opt.declared(parser, "--message-bytes", "switch_echo_message_bytes", "bytes per message")
+    opt.declared(parser, "--repeats", "switch_echo_repeats", "runs per placement, alternating")
+    opt.declared(parser, "--warmup", "switch_warmup", "untimed echoes per run")
     opt.timeout(parser, "10", "progress")
 
 

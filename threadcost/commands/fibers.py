@@ -17,20 +17,22 @@ HELP = ("two C fibers ping-pong on one pinned thread (ucontext or a hand-written
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    opt.iterations(parser, "100000", "timed round trips A->B->A",
-                   flag="--switch-iterations")
-    opt.warmup(parser, "10000")
-    opt.value(parser, "--count", "1000",
-              "idle fibers for the memory slope (3 .. about vm.max_map_count/2)")
-    opt.stack_kib(parser, "64", "stack of each fiber in KiB (a PROT_NONE guard page is "
-                                "added below it)")
+    opt.declared(parser, "--switch-iterations", "tasks_switch_iterations",
+                 "timed round trips A->B->A")
+    opt.declared(parser, "--warmup", "tasks_warmup", "untimed round trips before timing")
+    opt.declared(parser, "--count", "tasks_fiber_count",
+                 "idle fibers for the memory slope (at most about vm.max_map_count/2)")
+    opt.declared(parser, "--stack-kib", "tasks_fiber_stack_kib",
+                 "stack of each fiber (a PROT_NONE guard page is added below it), a multiple "
+                 "of the page size")
     opt.touch_kib(parser, "KiB of its stack each idle fiber writes, or a comma list "
                           "(0 .. stack-kib - the fiber's reserve)")
     opt.choice(parser, "--impl", ("asm", "ucontext"), "asm",
                "asm: a hand-written register switch (x86-64); ucontext: "
                "makecontext/swapcontext", source="threadcost.experiments.fibers:IMPLS")
     opt.cpu(parser, "the measuring thread", none=True)
-    opt.points(parser, "11", "readings of /proc/self/status per memory run (3 .. 1000)")
+    opt.declared(parser, "--points", "tasks_memory_points",
+                 "readings of /proc/self/status per memory run")
 
 
 def execute(args: argparse.Namespace) -> Result:

@@ -6,7 +6,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from threadcost.commands import _options as opt
-from threadcost.parameters import cli_default
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -19,10 +18,10 @@ PROGRESS = True  # execute() passes args.progress on: the experiment draws its o
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    opt.iterations(parser, "1000", "timed launches per kind and memory size",
-                   maximum="1,000,000")
-    opt.warmup(parser, cli_default("launch_warmup"),
-               "launches before timing, reported apart as the first launches")
+    opt.declared(parser, "--iterations", "launch_iterations",
+                 "timed launches per kind and memory size")
+    opt.declared(parser, "--warmup", "launch_warmup",
+                 "launches before timing, reported apart as the first launches")
     opt.choice(parser, "--kind",
                ("thread", "fork", "vfork", "posix_spawn", "clone", "fork_exec"), "thread",
                "what is launched", source="threadcost.experiments.launch:KINDS", several=True)
@@ -34,9 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.value(parser, "--burst", "",
               "also start bursts of N threads all alive at once, e.g. 100,1000 "
               "(at most 10,000; default: none)")
-    opt.value(parser, "--burst-repeats", cli_default("launch_burst_repeats"), "bursts per N")
-    opt.value(parser, "--memcpy-kib", cli_default("launch_memcpy_kib"),
-              "size of the memcpy yardstick in KiB (0 skips it)")
+    opt.declared(parser, "--burst-repeats", "launch_burst_repeats", "bursts per N")
+    opt.declared(parser, "--memcpy-kib", "launch_memcpy_kib",
+                 "size of the memcpy yardstick in KiB (0 skips it)")
     opt.switch(parser, "--no-baseline", "skip the plain create+join loop baseline")
 
 

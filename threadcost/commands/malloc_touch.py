@@ -18,9 +18,10 @@ HELP = "allocate N MiB, touch it page by page, and watch VSZ and RSS (claim C07)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.value(parser, "--mib", None, "MiB to allocate (1 .. 80%% of MemAvailable)",
               required=True)
-    opt.choice(parser, "--allocator", ("malloc", "mmap"), "malloc", "how the memory is taken",
+    opt.choice(parser, "--allocator", opt.declaration("malloc_allocators").choices, "malloc",
+               "how the memory is taken",
                source="threadcost.experiments.malloc_touch:ALLOCATORS")
-    opt.points(parser, "33", "readings taken while touching (2 .. 10000)")
+    opt.declared(parser, "--points", "malloc_points", "readings taken while touching")
     opt.value(parser, "--touch-fraction", "1.0", "share of the pages to touch, 0 .. 1")
 
 

@@ -18,14 +18,15 @@ PROGRESS = True  # execute() passes args.progress on: the experiment draws its o
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    opt.value(parser, "--threads", "100,250,500,750,1000",
-              "thread counts to measure, comma-separated (1 .. 100000 each); the per-thread "
-              "cost is the slope across them")
+    opt.declared(parser, "--threads", "memory_thread_counts",
+                 "thread counts to measure, comma-separated; the per-thread cost is the slope "
+                 "across them")
     opt.stack_kib(parser)
     opt.touch_kib(parser, "KiB of its own stack each thread writes; must stay 32 KiB below "
                           "the stack size")
     opt.pin(parser, "the threads (round-robin)")
-    opt.repeats(parser, "3", "runs per thread count, each in a fresh process (1 .. 100)")
+    opt.declared(parser, "--repeats", "memory_repeats",
+                 "runs per thread count, each in a fresh process")
     opt.value(parser, "--address-space-mib", None,
               "cap the measuring process's address space (RLIMIT_AS) this many MiB above "
               "its baseline, e.g. 3072 to replay a 32-bit machine (default: no cap)")

@@ -6,7 +6,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from threadcost.commands import _options as opt
-from threadcost.parameters import cli_default
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -18,18 +17,19 @@ HELP = ("goroutines measured by a small Go program (needs go on PATH; "
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    opt.iterations(parser, "100000", "timed channel round trips per mode")
-    opt.warmup(parser, "10000")
+    opt.declared(parser, "--iterations", "tasks_go_iterations",
+                 "timed channel round trips per mode")
+    opt.declared(parser, "--warmup", "tasks_warmup", "untimed round trips before timing")
     opt.cpu(parser, "the GOMAXPROCS=1 run")
-    opt.value(parser, "--memory-count", cli_default("tasks_goroutines"),
-              "idle goroutines for the memory slope")
-    opt.points(parser, "11", "readings of /proc/self/status while starting them",
-               flag="--memory-points")
+    opt.declared(parser, "--memory-count", "tasks_goroutines",
+                 "idle goroutines for the memory slope")
+    opt.declared(parser, "--memory-points", "tasks_memory_points",
+                 "readings of /proc/self/status while starting them")
     opt.value(parser, "--sleepers-count", "10000", "sleeping goroutines, 0 to skip")
-    opt.value(parser, "--period-ms", cli_default("tasks_sleep_period_ms"), "each sleep, ms")
+    opt.declared(parser, "--period-ms", "tasks_sleep_period_ms", "each sleep")
     opt.value(parser, "--duration-ms", "2000", "total sleep per goroutine, ms")
-    opt.value(parser, "--stagger-ms", cli_default("tasks_sleep_stagger_ms"),
-              "start delays spread below this, ms")
+    opt.declared(parser, "--stagger-ms", "tasks_sleep_stagger_ms",
+                 "start delays spread below this")
 
 
 def execute(args: argparse.Namespace) -> Result:

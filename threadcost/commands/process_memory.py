@@ -6,7 +6,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from threadcost.commands import _options as opt
-from threadcost.parameters import cli_default
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -18,11 +17,11 @@ HELP = ("memory per idle forked process: USS, PSS, page tables, kernel stack and
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    opt.value(parser, "--counts", cli_default("memory_process_counts"),
-              "comma-separated numbers of idle children per run")
-    opt.value(parser, "--touch-kib", cli_default("memory_process_touch_kib"),
-              "KiB of fresh memory each child writes before sleeping")
-    opt.repeats(parser, cli_default("memory_process_repeats"), "runs per count, 1 .. 100")
+    opt.declared(parser, "--counts", "memory_process_counts",
+                 "comma-separated numbers of idle children per run")
+    opt.declared(parser, "--touch-kib", "memory_process_touch_kib",
+                 "KiB of fresh memory each child writes before sleeping")
+    opt.declared(parser, "--repeats", "memory_process_repeats", "runs per count")
 
 
 def execute(args: argparse.Namespace) -> Result:

@@ -17,7 +17,7 @@ HELP = ("ping-pong a token between two threads or processes and time every round
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    opt.choice(parser, "--mechanism", ("pipe", "condvar", "futex", "eventfd"), "pipe",
+    opt.choice(parser, "--mechanism", opt.declaration("switch_mechanisms").choices, "pipe",
                "how the token travels",
                source="threadcost.experiments.context_switch:MECHANISMS")
     opt.choice(parser, "--placement", opt.PLACEMENTS, "same-cpu",
@@ -29,8 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.value(parser, "--working-set-kib", "0",
               "KiB each side writes of its own memory per hop (both sides together must fit "
               "in 80%% of MemAvailable)")
-    opt.iterations(parser, "20000", "timed round trips")
-    opt.warmup(parser, "2000")
+    opt.declared(parser, "--iterations", "switch_iterations", "timed round trips")
+    opt.declared(parser, "--warmup", "switch_warmup", "untimed round trips before timing")
     opt.message_bytes(parser, "1", "pipe only: bytes per hop")
     opt.timeout(parser, "10", "a completed round trip")
     opt.switch(parser, "--no-baselines",

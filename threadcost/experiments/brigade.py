@@ -49,14 +49,12 @@ import pandas as pd
 from threadcost import cbuild, paths, stats, validate
 from threadcost.errors import KernelError
 from threadcost.experiments import peers
-from threadcost.experiments.brigade_one_run import run_one
+from threadcost.experiments.brigade_one_run import C_KINDS, GO_LIMITS, LIMITS, run_one
 from threadcost.experiments.brigade_params import (
     BASELINE,
-    C_KINDS,
     EXPERIMENT,
-    GO_LIMITS,
+    ITERATIONS,
     KINDS,
-    LIMITS,
     MAX_HOPS_PER_RUN,
     MAX_ITERATIONS,
     MAX_REPEATS,
@@ -64,7 +62,11 @@ from threadcost.experiments.brigade_params import (
     PLACEMENTS,
     REFERENCE_BINARY,
     REFERENCE_SOURCE,
+    REPEATS,
+    STACK_KIB,
     TASK_BUDGET_KIB,
+    TASKS,
+    WARMUP,
     check_params,
 )
 from threadcost.results import Result
@@ -176,9 +178,10 @@ def _results(p: dict[str, Any], runs: pd.DataFrame, trips: pd.DataFrame,
     return out
 
 
-def run(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS, placement: Any = PLACEMENTS,
-        iterations: Any = 1000, warmup: Any = 100, repeats: Any = 1, cpu: Any = "auto",
-        stack_kib: Any = 256, timeout_s: Any = 10, max_fds: Any = None,
+def run(tasks: Any = tuple(TASKS.default), kinds: Any = KINDS, placement: Any = PLACEMENTS,
+        iterations: Any = ITERATIONS.default, warmup: Any = WARMUP.default,
+        repeats: Any = REPEATS.default, cpu: Any = "auto",
+        stack_kib: Any = STACK_KIB.default, timeout_s: Any = 10, max_fds: Any = None,
         progress: Callable[[str], None] | bool | None = None) -> Result:
     """Every kind at every N and placement, ``repeats`` times, interleaved.
 

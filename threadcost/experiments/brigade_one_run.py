@@ -12,9 +12,19 @@ import numpy as np
 
 from threadcost.errors import KernelError, check_status
 from threadcost.experiments import peers
-from threadcost.experiments.brigade_params import C_KINDS, GO_LIMITS, LIMITS
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, interruptible, lib, proc_status_dict
+
+# The C codes of the kinds declared in brigade_params, and what a limit code ran into.
+C_KINDS = {"thread": lib.TC_BR_THREAD, "epoll": lib.TC_BR_EPOLL,
+           "one-thread": lib.TC_BR_ONE_THREAD}
+LIMITS = {
+    lib.TC_BR_LIMIT_FDS: "open files (RLIMIT_NOFILE or fs.file-max): a task needs 2 fds",
+    lib.TC_BR_LIMIT_THREADS: "thread creation refused (pthread_create EAGAIN: cgroup pids.max, "
+                             "kernel.threads-max or kernel.pid_max)",
+    lib.TC_BR_LIMIT_MEMORY: "memory (ENOMEM: a thread stack, a pipe or kernel memory)",
+}
+GO_LIMITS = {"fds": LIMITS[lib.TC_BR_LIMIT_FDS], "memory": LIMITS[lib.TC_BR_LIMIT_MEMORY]}
 
 # ------------------------------------------------------------------ one run
 

@@ -1,6 +1,7 @@
 """The brigade, part one: kinds, placements, limits and the checks of
 :func:`threadcost.experiments.brigade.run`'s parameters (before any C runs);
-re-exported by :mod:`threadcost.experiments.brigade`."""
+re-exported by :mod:`threadcost.experiments.brigade`. Loads no kernel (the kinds' C
+codes are in :mod:`threadcost.experiments.brigade_one_run`), so views read it anywhere."""
 
 from __future__ import annotations
 
@@ -8,50 +9,44 @@ from typing import Any
 
 from threadcost import paths, sysinfo, validate
 from threadcost.errors import ParameterError
-from threadcost.experiments.fibers import one_cpu
-from threadcost.native import lib
+from threadcost.parameters import declared
+from threadcost.validate import one_cpu
 
 EXPERIMENT = "brigade"
-KINDS = ("thread", "epoll", "one-thread", "goroutine")
-C_KINDS = {"thread": lib.TC_BR_THREAD, "epoll": lib.TC_BR_EPOLL,
-           "one-thread": lib.TC_BR_ONE_THREAD}
+# Defaults, ranges and choices: the notebook parameters' (threadcost.parameters).
+TASKS, ITERATIONS = declared("brigade_tasks"), declared("brigade_iterations")
+WARMUP, REPEATS = declared("brigade_warmup"), declared("brigade_repeats")
+STACK_KIB = declared("brigade_stack_kib")
+KINDS = declared("brigade_kinds").choices
 BASELINE = "one-thread"
-PLACEMENTS = ("same-cpu", "unpinned")
+PLACEMENTS = declared("brigade_placements").choices
 # Threads are kernel tasks: kernel.pid_max (32768) is shared by everyone on the
-# machine, so one brigade never asks for more than 10,000.
-MAX_TASKS = 10_000
-MAX_ITERATIONS = 1_000_000
+# machine, so one brigade never asks for more than 10,000 (the declared maximum).
+MAX_TASKS = int(TASKS.maximum or 0)
+MAX_ITERATIONS = int(ITERATIONS.maximum or 0)
 MAX_HOPS_PER_RUN = 200_000_000  # iterations * (tasks + 1): about 15 min at 5 us/hop
-MAX_REPEATS = 50
+MAX_REPEATS = int(REPEATS.maximum or 0)
 # Per task, what the memory check allows: a thread's touched stack, its kernel
 # stack and bookkeeping, two pipes' buffers at worst.
 TASK_BUDGET_KIB = 160
-LIMITS = {
-    lib.TC_BR_LIMIT_FDS: "open files (RLIMIT_NOFILE or fs.file-max): a task needs 2 fds",
-    lib.TC_BR_LIMIT_THREADS: "thread creation refused (pthread_create EAGAIN: cgroup pids.max, "
-                             "kernel.threads-max or kernel.pid_max)",
-    lib.TC_BR_LIMIT_MEMORY: "memory (ENOMEM: a thread stack, a pipe or kernel memory)",
-}
-GO_LIMITS = {"fds": LIMITS[lib.TC_BR_LIMIT_FDS], "memory": LIMITS[lib.TC_BR_LIMIT_MEMORY]}
 REFERENCE_SOURCE = paths.REPO_ROOT / "native" / "brigade_reference" / "brigade_ref.c"
 REFERENCE_BINARY = paths.REPO_ROOT / "build" / "native" / "brigade_ref"
 
 
-def check_params(tasks: Any = (2, 10, 100, 1000), kinds: Any = KINDS,
-                 placement: Any = PLACEMENTS, iterations: Any = 1000, warmup: Any = 100,
-                 repeats: Any = 1, cpu: Any = "auto", stack_kib: Any = 256,
+def check_params(tasks: Any = tuple(TASKS.default), kinds: Any = KINDS,
+                 placement: Any = PLACEMENTS, iterations: Any = ITERATIONS.default,
+                 warmup: Any = WARMUP.default, repeats: Any = REPEATS.default,
+                 cpu: Any = "auto", stack_kib: Any = STACK_KIB.default,
                  timeout_s: Any = 10, max_fds: Any = None) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError)."""
-    task_list = validate.integer_list("tasks", tasks, minimum=1, maximum=MAX_TASKS,
-                                      max_items=64)
+    task_list = validate.integer_list("tasks", tasks, **TASKS.bounds, max_items=64)
     p: dict[str, Any] = {
         "tasks": sorted(set(task_list)),
         "kinds": validate.choice_list("kinds", kinds, KINDS),
         "placement": validate.choice_list("placement", placement, PLACEMENTS),
-        "iterations": validate.integer("iterations", iterations, minimum=1,
-                                       maximum=MAX_ITERATIONS),
-        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
-        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS),
+        "iterations": validate.integer("iterations", iterations, **ITERATIONS.bounds),
+        "warmup": validate.integer("warmup", warmup, **WARMUP.bounds),
+        "repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
         "stack_kib": validate.stack_kib("stack_kib", stack_kib),
         "timeout_s": validate.number("timeout_s", timeout_s, minimum=0.05, maximum=3600),
         "max_fds": None if max_fds is None else validate.integer(

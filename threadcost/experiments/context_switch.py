@@ -33,6 +33,10 @@ import pandas as pd
 from threadcost import cpus, stats, validate
 from threadcost.errors import ParameterError
 from threadcost.experiments.context_switch_kernels import (
+    BASELINES,
+    LIMITS,
+    SELF_HOP,
+    STEPS,
     _pingpong,
     _raise_for,
     baseline,
@@ -41,17 +45,15 @@ from threadcost.experiments.context_switch_kernels import (
 )
 from threadcost.experiments.context_switch_params import (
     BASELINE_TEXT,
-    BASELINES,
     CLAIM_MECHANISMS,
     EXPERIMENT,
-    LIMITS,
+    ITERATIONS,
     MAX_ITERATIONS,
     MAX_MESSAGE,
     MECHANISMS,
     PLACEMENTS,
-    SELF_HOP,
-    STEPS,
     TASKS,
+    WARMUP,
     check_params,
     choose_cpus,
 )
@@ -63,7 +65,16 @@ from threadcost.experiments.context_switch_results import (
     median_ci95,
     targets,
 )
+from threadcost.parameters import declared
 from threadcost.results import Result
+
+# The notebook parameters whose defaults are these functions' (threadcost.parameters).
+WS_ITERATIONS = declared("switch_ws_iterations")
+WS_SECONDS = declared("switch_ws_seconds_per_point")
+PERF_ROUNDS, PERF_ITERATIONS = declared("switch_perf_rounds"), declared("switch_perf_iterations")
+TIMING_ROUNDS = declared("switch_timing_rounds")
+PLACED_REPEATS = declared("switch_placement_repeats")
+PLACED_ITERATIONS = declared("switch_placement_iterations")
 
 # Re-exported: callers (commands, views, notebooks, other experiments, tests) import
 # everything from this module.
@@ -81,7 +92,8 @@ __all__ = [
 # --------------------------------------------------------------------- run
 
 def run(mechanism: Any = "pipe", placement: Any = "same-cpu", tasks: Any = "threads",
-        iterations: Any = 20_000, warmup: Any = 2_000, working_set_kib: Any = 0,
+        iterations: Any = ITERATIONS.default, warmup: Any = WARMUP.default,
+        working_set_kib: Any = 0,
         message_bytes: Any = 1, *, per_sample: bool = True, record_cpus: bool = True,
         baselines: bool = True, baseline_scale: float = 1.0, timeout_s: Any = 10.0,
         isolated: bool = False, test_stall_after: int | None = None) -> Result:
@@ -193,7 +205,8 @@ def plan(mechanisms: Sequence[str], placements: Sequence[str],
 
 def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[str] = (
           "same-cpu", "cross-cpu", "unpinned"), tasks: Sequence[str] = tuple(TASKS),
-          iterations: int = 20_000, warmup: int = 2_000, *, baseline_scale: float = 1.0,
+          iterations: int = ITERATIONS.default, warmup: int = WARMUP.default, *,
+          baseline_scale: float = 1.0,
           progress: bool = True) -> tuple[Result, dict[tuple[str, str, str], Result]]:
     """Every mechanism x placement x task kind: one combined Result and the per-config ones.
 
@@ -243,7 +256,9 @@ def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[st
 
 def working_set_sweep(working_sets_kib: Sequence[int], tasks: Sequence[str] = tuple(TASKS),
                       mechanism: str = "pipe", placement: str = "same-cpu",
-                      iterations: int = 5_000, seconds_per_point: float = 1.0, *,
+                      iterations: int = WS_ITERATIONS.default,
+                      seconds_per_point: float = WS_SECONDS.default,
+                      *,
                       progress: bool = True) -> Result:
     """Round trip vs each side's working set, threads vs processes (C13, C14).
 
@@ -321,7 +336,8 @@ def perf_bench_pipe(loops: int, cpu: int, timeout_s: float = 60.0) -> dict[str, 
             "command": " ".join(argv[3:])}
 
 
-def perf_cross_check(rounds: int = 5, iterations: int = 20_000,
+def perf_cross_check(rounds: int = PERF_ROUNDS.default,
+                     iterations: int = PERF_ITERATIONS.default,
                      placement: str = "same-cpu") -> Result:
     """This kernel's pipe round trip (threads) beside ``perf bench sched pipe -T``,
     measured alternately with the same placement; the ratio of their mean round
@@ -359,7 +375,8 @@ def perf_cross_check(rounds: int = 5, iterations: int = 20_000,
     return Result("context_switch_perf_check", params, summary, {"rounds": frame})
 
 
-def timing_check(rounds: int = 3, iterations: int = 20_000, mechanism: str = "pipe",
+def timing_check(rounds: int = TIMING_ROUNDS.default,
+                 iterations: int = ITERATIONS.default, mechanism: str = "pipe",
                  placement: str = "same-cpu") -> Result:
     """The same configuration with per-sample stamps (and CPU notes) and without,
     alternately: do per-sample timing and the whole-run mean agree?"""
@@ -389,8 +406,10 @@ def timing_check(rounds: int = 3, iterations: int = 20_000, mechanism: str = "pi
 PLACEMENT_EXPERIMENT = "context_switch_placement"
 
 
-def placement_repeats(mechanisms: Sequence[str] = CLAIM_MECHANISMS, repeats: int = 5,
-                      iterations: int = 20_000, warmup: int = 2_000) -> Result:
+def placement_repeats(mechanisms: Sequence[str] = CLAIM_MECHANISMS,
+                      repeats: int = PLACED_REPEATS.default,
+                      iterations: int = PLACED_ITERATIONS.default,
+                      warmup: int = WARMUP.default) -> Result:
     """S0's ping-pong between two threads, pinned to one CPU vs unpinned, as
     ``repeats`` independent runs of each, interleaved (the order of the two
     placements flips every repeat; each run is a fresh pair of threads).

@@ -9,14 +9,38 @@ from typing import Any
 import numpy as np
 
 from threadcost.errors import KernelError, check_status
-from threadcost.experiments.context_switch_params import (
-    BASELINES,
-    MECHANISMS,
-    SELF_HOP,
-    STEPS,
-    TASKS,
-)
 from threadcost.native import ffi, interruptible, lib
+
+# The C codes of the names declared in context_switch_params.
+MECHANISM_CODES = {"pipe": lib.TC_SW_PIPE, "condvar": lib.TC_SW_CONDVAR,
+                   "futex": lib.TC_SW_FUTEX, "eventfd": lib.TC_SW_EVENTFD}
+TASK_CODES = {"threads": lib.TC_SW_THREADS, "processes": lib.TC_SW_PROCESSES}
+# The work of one hop done by one task alone (no partner, so no switch).
+SELF_HOP = {"pipe": lib.TC_SWB_SELF_PIPE, "condvar": lib.TC_SWB_SELF_CONDVAR,
+            "futex": lib.TC_SWB_SELF_FUTEX, "eventfd": lib.TC_SWB_SELF_EVENTFD}
+BASELINES = {
+    # name: (kind, operations per timed batch, batches)
+    "timer": (lib.TC_SWB_TIMER, 100, 2000),
+    "getcpu": (lib.TC_SWB_GETCPU, 100, 2000),
+    "empty_syscall": (lib.TC_SWB_EMPTY_SYSCALL, 50, 2000),
+    "lock_unlock": (lib.TC_SWB_LOCK_UNLOCK, 200, 1000),
+}
+STEPS = {
+    lib.TC_SW_STEP_NONE: "",
+    lib.TC_SW_STEP_SETUP: "creating the pipes, eventfds or shared memory",
+    lib.TC_SW_STEP_SPAWN: "starting the partner (pthread_create or fork)",
+    lib.TC_SW_STEP_WORKSET: "mapping a working set",
+    lib.TC_SW_STEP_PINGPONG: "during the ping-pong",
+    lib.TC_SW_STEP_PIN: "pinning (sched_setaffinity)",
+}
+# What a TC_ELIMIT at each step ran into.
+LIMITS = {
+    lib.TC_SW_STEP_SETUP: "file descriptors or memory while creating pipes, eventfds or shared "
+                          "memory (RLIMIT_NOFILE, RLIMIT_AS)",
+    lib.TC_SW_STEP_SPAWN: "threads or processes while starting the partner (RLIMIT_NPROC, the "
+                          "pids cgroup, or memory for its stack: RLIMIT_AS)",
+    lib.TC_SW_STEP_WORKSET: "memory while mapping a working set (RLIMIT_AS, overcommit or RAM)",
+}
 
 # ------------------------------------------------------------------ kernels
 
@@ -72,8 +96,8 @@ def _pingpong(p: dict[str, Any], per_sample: bool, record_cpus: bool,
     """Run the C kernel once; plain Python values back (picklable)."""
     n = p["iterations"]
     cfg = ffi.new("tc_switch_config *")
-    cfg.mechanism = MECHANISMS[p["mechanism"]]
-    cfg.tasks = TASKS[p["tasks"]]
+    cfg.mechanism = MECHANISM_CODES[p["mechanism"]]
+    cfg.tasks = TASK_CODES[p["tasks"]]
     cfg.cpu_a, cfg.cpu_b = p["cpu_a"], p["cpu_b"]
     cfg.iterations = n
     cfg.warmup = p["warmup"]

@@ -1,6 +1,11 @@
 """Context switch, part one: the names of mechanisms, placements and tasks, and the
 checks of :func:`threadcost.experiments.context_switch.run`'s parameters (before any
-C runs); re-exported by :mod:`threadcost.experiments.context_switch`."""
+C runs); re-exported by :mod:`threadcost.experiments.context_switch`.
+
+Defaults and ranges are the notebook parameters' (:mod:`threadcost.parameters`). Loads
+no kernel (the C codes of these names are in
+:mod:`threadcost.experiments.context_switch_kernels`), so the views and ``--help`` read
+the names from here on a machine without the C build."""
 
 from __future__ import annotations
 
@@ -9,25 +14,16 @@ from typing import Any
 
 from threadcost import cpus, textout, validate
 from threadcost.errors import ParameterError
-from threadcost.native import lib
+from threadcost.parameters import declared
 
 EXPERIMENT = "context_switch"
-MECHANISMS = {"pipe": lib.TC_SW_PIPE, "condvar": lib.TC_SW_CONDVAR,
-              "futex": lib.TC_SW_FUTEX, "eventfd": lib.TC_SW_EVENTFD}
-PLACEMENTS = ("same-cpu", "cross-cpu", "smt-siblings", "unpinned")
-TASKS = {"threads": lib.TC_SW_THREADS, "processes": lib.TC_SW_PROCESSES}
-MAX_ITERATIONS = 10_000_000
+ITERATIONS = declared("switch_iterations")
+WARMUP = declared("switch_warmup")
+MECHANISMS = declared("switch_mechanisms").choices
+PLACEMENTS = declared("switch_placements").choices
+TASKS = declared("switch_tasks").choices
+MAX_ITERATIONS = ITERATIONS.maximum
 MAX_MESSAGE = 4096
-# The work of one hop done by one task alone (no partner, so no switch).
-SELF_HOP = {"pipe": lib.TC_SWB_SELF_PIPE, "condvar": lib.TC_SWB_SELF_CONDVAR,
-            "futex": lib.TC_SWB_SELF_FUTEX, "eventfd": lib.TC_SWB_SELF_EVENTFD}
-BASELINES = {
-    # name: (kind, operations per timed batch, batches)
-    "timer": (lib.TC_SWB_TIMER, 100, 2000),
-    "getcpu": (lib.TC_SWB_GETCPU, 100, 2000),
-    "empty_syscall": (lib.TC_SWB_EMPTY_SYSCALL, 50, 2000),
-    "lock_unlock": (lib.TC_SWB_LOCK_UNLOCK, 200, 1000),
-}
 BASELINE_TEXT = {
     "timer": "one clock_gettime(CLOCK_MONOTONIC) through the vDSO",
     "getcpu": "one sched_getcpu()",
@@ -35,22 +31,6 @@ BASELINE_TEXT = {
     "lock_unlock": "an uncontended pthread mutex lock + unlock",
     "self_hop": "one hop's calls made by one task alone (no partner, no switch)",
     "touch": "writing the working set once with warm caches (one word per 64-byte line)",
-}
-STEPS = {
-    lib.TC_SW_STEP_NONE: "",
-    lib.TC_SW_STEP_SETUP: "creating the pipes, eventfds or shared memory",
-    lib.TC_SW_STEP_SPAWN: "starting the partner (pthread_create or fork)",
-    lib.TC_SW_STEP_WORKSET: "mapping a working set",
-    lib.TC_SW_STEP_PINGPONG: "during the ping-pong",
-    lib.TC_SW_STEP_PIN: "pinning (sched_setaffinity)",
-}
-# What a TC_ELIMIT at each step ran into.
-LIMITS = {
-    lib.TC_SW_STEP_SETUP: "file descriptors or memory while creating pipes, eventfds or shared "
-                          "memory (RLIMIT_NOFILE, RLIMIT_AS)",
-    lib.TC_SW_STEP_SPAWN: "threads or processes while starting the partner (RLIMIT_NPROC, the "
-                          "pids cgroup, or memory for its stack: RLIMIT_AS)",
-    lib.TC_SW_STEP_WORKSET: "memory while mapping a working set (RLIMIT_AS, overcommit or RAM)",
 }
 # C01/C02 were published for pipe and condvar ping-pong between two threads.
 CLAIM_MECHANISMS = ("pipe", "condvar")
@@ -94,15 +74,16 @@ def choose_cpus(placement: str, mask: Sequence[int] | None = None,
 
 
 def check_params(mechanism: Any = "pipe", placement: Any = "same-cpu",
-                 tasks: Any = "threads", iterations: Any = 20_000, warmup: Any = 2_000,
+                 tasks: Any = "threads", iterations: Any = ITERATIONS.default,
+                 warmup: Any = WARMUP.default,
                  working_set_kib: Any = 0, message_bytes: Any = 1,
                  timeout_s: Any = 10.0) -> dict[str, Any]:
     """Validate and normalise the parameters of :func:`run` (raises ParameterError)."""
     mech = validate.choice("mechanism", mechanism, MECHANISMS)
     place = validate.choice("placement", placement, PLACEMENTS)
     kind = validate.choice("tasks", tasks, TASKS)
-    n = validate.integer("iterations", iterations, minimum=1, maximum=MAX_ITERATIONS)
-    warm = validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS)
+    n = validate.integer("iterations", iterations, **ITERATIONS.bounds)
+    warm = validate.integer("warmup", warmup, **WARMUP.bounds)
     ws = validate.integer("working_set_kib", working_set_kib, minimum=0, maximum=1 << 40)
     msg = validate.integer("message_bytes", message_bytes, minimum=1, maximum=MAX_MESSAGE)
     if msg != 1 and mech != "pipe":

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from threadcost import stats, sysinfo
-from threadcost.experiments.context_switch_params import EXPERIMENT, LIMITS
+from threadcost.experiments.context_switch_kernels import LIMITS
+from threadcost.experiments.context_switch_params import EXPERIMENT
 from threadcost.native import lib
 from threadcost.results import Result
 

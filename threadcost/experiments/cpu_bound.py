@@ -44,6 +44,7 @@ from threadcost import cpus, stats, sysinfo, validate
 from threadcost.errors import KernelError, ParameterError, check_status, errno_name
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib
+from threadcost.parameters import declared
 from threadcost.results import Result
 
 EXPERIMENT = "cpu_bound"
@@ -70,21 +71,29 @@ def _cpu(value: Any) -> int:
     return cpu
 
 
-def check_params(tasks: Any = S3_TASKS, limit: Any = 12_000, ws_limit: Any = 1000,
-                 ws_ints: Any = S3_WS_INTS, working_sets: Any = WORKING_SETS,
-                 modes: Any = tuple(MODES), repeats: Any = 5, cpu: Any = "auto",
+TASKS, LIMIT = declared("cpu_bound_tasks"), declared("cpu_bound_limit")
+WS_LIMIT, WS_INTS = declared("cpu_bound_ws_limit"), declared("cpu_bound_ws_ints")
+REPEATS = declared("cpu_bound_repeats")
+
+
+def check_params(tasks: Any = TASKS.default, limit: Any = LIMIT.default,
+                 ws_limit: Any = WS_LIMIT.default, ws_ints: Any = WS_INTS.default,
+                 working_sets: Any = WORKING_SETS, modes: Any = tuple(MODES),
+                 repeats: Any = REPEATS.default, cpu: Any = "auto",
                  run_timeout_s: Any = 120) -> dict[str, Any]:
-    """Validate and normalise the parameters (raises ParameterError)."""
+    """Validate and normalise the parameters (raises ParameterError); defaults and
+    ranges are the notebook parameters' (threadcost.parameters)."""
     p: dict[str, Any] = {
-        "tasks": validate.integer("tasks", tasks, minimum=1, maximum=MAX_TASKS),
-        "limit": validate.integer("limit", limit, minimum=3, maximum=1_000_000),
-        "ws_limit": validate.integer("ws_limit", ws_limit, minimum=3, maximum=1_000_000),
-        "ws_ints": validate.integer("ws_ints", ws_ints, minimum=1, maximum=1 << 27),
+        "tasks": validate.integer("tasks", tasks, minimum=1,
+                                  maximum=min(MAX_TASKS, TASKS.maximum or MAX_TASKS)),
+        "limit": validate.integer("limit", limit, **LIMIT.bounds),
+        "ws_limit": validate.integer("ws_limit", ws_limit, **WS_LIMIT.bounds),
+        "ws_ints": validate.integer("ws_ints", ws_ints, **WS_INTS.bounds),
         "working_sets": [w for w in WORKING_SETS
                          if w in validate.choice_list("working_sets", working_sets,
                                                       WORKING_SETS)],
         "modes": [m for m in MODES if m in validate.choice_list("modes", modes, MODES)],
-        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),
+        "repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
         "cpu": _cpu(cpu),
         "run_timeout_s": validate.number("run_timeout_s", run_timeout_s, minimum=1,
                                          maximum=3600),

@@ -16,29 +16,36 @@ import pandas as pd
 
 from threadcost import stats, validate
 from threadcost.experiments import context_switch as cs
+from threadcost.parameters import declared
 from threadcost.results import Result
 
 EXPERIMENT = "echo"
 DEFAULT_PLACEMENTS = ("same-cpu", "unpinned")
+ITERATIONS = declared("switch_echo_iterations")
+MESSAGE_BYTES = declared("switch_echo_message_bytes")
+REPEATS = declared("switch_echo_repeats")
 
 
-def check_params(placements: Any = DEFAULT_PLACEMENTS, iterations: Any = 50_000,
-                 message_bytes: Any = 16, repeats: Any = 5, warmup: Any = 2_000,
-                 timeout_s: Any = 10.0) -> dict[str, Any]:
-    """Validate and normalise the parameters of :func:`run` (raises ParameterError)."""
+def check_params(placements: Any = DEFAULT_PLACEMENTS, iterations: Any = ITERATIONS.default,
+                 message_bytes: Any = MESSAGE_BYTES.default, repeats: Any = REPEATS.default,
+                 warmup: Any = cs.WARMUP.default, timeout_s: Any = 10.0) -> dict[str, Any]:
+    """Validate and normalise the parameters of :func:`run` (raises ParameterError);
+    defaults and ranges are the notebook parameters' (threadcost.parameters)."""
     chosen = validate.choice_list("placements", placements, cs.PLACEMENTS)
+    validate.integer("iterations", iterations, **ITERATIONS.bounds)
+    validate.integer("message_bytes", message_bytes, **MESSAGE_BYTES.bounds)
     checked = [cs.check_params("pipe", x, "threads", iterations, warmup, 0, message_bytes,
                                timeout_s) for x in chosen]
     return {"placements": chosen,
             "iterations": checked[0]["iterations"], "warmup": checked[0]["warmup"],
             "message_bytes": checked[0]["message_bytes"],
-            "repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),
+            "repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
             "timeout_s": checked[0]["timeout_s"]}
 
 
-def run(placements: Any = DEFAULT_PLACEMENTS, iterations: Any = 50_000,
-        message_bytes: Any = 16, repeats: Any = 5, warmup: Any = 2_000,
-        timeout_s: Any = 10.0) -> Result:
+def run(placements: Any = DEFAULT_PLACEMENTS, iterations: Any = ITERATIONS.default,
+        message_bytes: Any = MESSAGE_BYTES.default, repeats: Any = REPEATS.default,
+        warmup: Any = cs.WARMUP.default, timeout_s: Any = 10.0) -> Result:
     """Echo ``iterations`` messages of ``message_bytes`` through two pipes and a
     second thread, ``repeats`` times per placement (placements alternate).
 

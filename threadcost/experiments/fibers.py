@@ -31,17 +31,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import cpus, stats, sysinfo, validate
+from threadcost import stats, sysinfo, validate
 from threadcost.errors import ParameterError, check_status
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib, proc_status_dict
+from threadcost.parameters import declared
 from threadcost.results import Result
+from threadcost.validate import one_cpu
 
 EXPERIMENT = "fibers"
 IMPLS = {"ucontext": lib.TC_FIBER_UCONTEXT, "asm": lib.TC_FIBER_ASM}
 RESERVE_KIB = int(lib.TC_FIBER_RESERVE_KIB)
 MAX_ITERATIONS = 10_000_000
-MAX_POINTS = 1000
 # Each fiber stack is two mappings (guard page + stack): stay well inside
 # vm.max_map_count, with room for the process's own mappings.
 MAP_MARGIN = 4000
@@ -65,18 +66,25 @@ def max_fibers() -> int:
     return max(1, (map_count - MAP_MARGIN) // 2)
 
 
-def check_params(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib: Any = 64,
-                 touch_kib: Any = 0, impl: Any = "asm", warmup: Any = 10_000,
-                 cpu: Any = "auto", points: Any = 11) -> dict[str, Any]:
+# Defaults and ranges: the notebook parameters' (threadcost.parameters).
+SWITCHES, WARMUP = declared("tasks_switch_iterations"), declared("tasks_warmup")
+COUNT, STACK_KIB = declared("tasks_fiber_count"), declared("tasks_fiber_stack_kib")
+POINTS = declared("tasks_memory_points")
+
+
+def check_params(switch_iterations: Any = SWITCHES.default, count: Any = COUNT.default,
+                 stack_kib: Any = STACK_KIB.default, touch_kib: Any = 0, impl: Any = "asm",
+                 warmup: Any = WARMUP.default, cpu: Any = "auto",
+                 points: Any = POINTS.default) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError)."""
     p: dict[str, Any] = {
         "switch_iterations": validate.integer("switch_iterations", switch_iterations,
-                                              minimum=1, maximum=MAX_ITERATIONS),
-        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
-        "count": validate.integer("count", count, minimum=3, maximum=max_fibers()),
+                                              **SWITCHES.bounds),
+        "warmup": validate.integer("warmup", warmup, **WARMUP.bounds),
+        "count": validate.integer("count", count, minimum=COUNT.minimum, maximum=max_fibers()),
         "stack_kib": validate.stack_kib("stack_kib", stack_kib, allow_default=False),
         "impl": validate.choice("impl", impl, IMPLS),
-        "points": validate.integer("points", points, minimum=3, maximum=MAX_POINTS),
+        "points": validate.integer("points", points, **POINTS.bounds),
     }
     touches = validate.integer_list("touch_kib", touch_kib, minimum=0, max_items=32)
     limit = p["stack_kib"] - RESERVE_KIB
@@ -95,23 +103,6 @@ def check_params(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib:
     need = p["count"] * (max(touches) + 8)
     validate.memory_fits("count", count, need)
     return p
-
-
-def one_cpu(name: str, value: Any, *, allow_none: bool) -> int | None:
-    """One CPU of this process's affinity mask; "auto" is the first of them
-    (:func:`threadcost.cpus.first`); None/"none" means no pinning when ``allow_none``."""
-    if isinstance(value, str) and value.strip().lower() == "auto":
-        return cpus.first()
-    pinned = validate.cpus(name, value)
-    if pinned is None and allow_none:
-        return None
-    if pinned is None or len(pinned) != 1:
-        mask = cpus.usable()
-        raise ParameterError(name, value, "must be one CPU this process may use "
-                             f"({cpus.in_words(mask)}), or 'auto' (CPU {cpus.first(mask)}, "
-                             "the first of them)"
-                             + (", or None (no pinning)" if allow_none else ""))
-    return pinned[0]
 
 
 def _as_array(buf: Any, n: int) -> np.ndarray:
@@ -218,9 +209,9 @@ def headline_rows(p: dict[str, Any], summary: dict[str, Any]) -> list[dict[str, 
     return rows
 
 
-def run(switch_iterations: Any = 100_000, count: Any = 1000, stack_kib: Any = 64,
-        touch_kib: Any = 0, impl: Any = "asm", warmup: Any = 10_000, cpu: Any = "auto",
-        points: Any = 11) -> Result:
+def run(switch_iterations: Any = SWITCHES.default, count: Any = COUNT.default,
+        stack_kib: Any = STACK_KIB.default, touch_kib: Any = 0, impl: Any = "asm",
+        warmup: Any = WARMUP.default, cpu: Any = "auto", points: Any = POINTS.default) -> Result:
     """Fiber switch, memory and creation for one implementation.
 
     ``switch_iterations`` timed round trips (after ``warmup``) between two

@@ -31,6 +31,7 @@ from threadcost import cbuild, paths, validate
 from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib, run_stoppable
+from threadcost.parameters import declared
 from threadcost.results import Result
 
 EXPERIMENT = "launch"
@@ -44,8 +45,6 @@ KINDS = {
 }
 EXECS = ("posix_spawn", "fork_exec")  # the kinds that start the tiny binary
 METRICS = ("lifecycle_ns", "create_ns", "first_run_ns", "join_ns")
-MAX_ITERATIONS = 1_000_000
-MAX_WARMUP = 100_000
 MAX_BURST = 10_000          # threads alive at once in one burst
 MAX_PARENT_MIB = 1 << 20
 C09_MEMORY_MB = (0, 2, 4, 8)
@@ -78,12 +77,18 @@ def _optional_sizes(name: str, value: Any, maximum: int) -> list[int]:
     return validate.integer_list(name, value, minimum=1, maximum=maximum)
 
 
-def check_params(kinds: Any = "thread", iterations: Any = 1000, warmup: Any = 20,
-                 stack_kib: Any = 0, pin: Any = None, parent_touch_mib: Any = 0,
-                 pause_us: Any = 0, burst_sizes: Any = None, burst_repeats: Any = 3,
-                 memcpy_kib: Any = 64, baseline: Any = True,
+ITERATIONS, WARMUP = declared("launch_iterations"), declared("launch_warmup")
+BURST_REPEATS, MEMCPY_KIB = declared("launch_burst_repeats"), declared("launch_memcpy_kib")
+
+
+def check_params(kinds: Any = "thread", iterations: Any = ITERATIONS.default,
+                 warmup: Any = WARMUP.default, stack_kib: Any = 0, pin: Any = None,
+                 parent_touch_mib: Any = 0, pause_us: Any = 0, burst_sizes: Any = None,
+                 burst_repeats: Any = BURST_REPEATS.default,
+                 memcpy_kib: Any = MEMCPY_KIB.default, baseline: Any = True,
                  parent: Any = "small") -> dict[str, Any]:
-    """Validate and normalise every parameter (raises ParameterError)."""
+    """Validate and normalise every parameter (raises ParameterError); defaults and
+    ranges are the notebook parameters' (threadcost.parameters)."""
     mems = validate.integer_list("parent_touch_mib", parent_touch_mib, minimum=0,
                                  maximum=MAX_PARENT_MIB, max_items=32)
     validate.memory_fits("parent_touch_mib", parent_touch_mib, max(mems) * 1024)
@@ -91,18 +96,16 @@ def check_params(kinds: Any = "thread", iterations: Any = 1000, warmup: Any = 20
         raise ParameterError("baseline", baseline, "must be True or False")
     return {
         "kinds": _kinds(kinds),
-        "iterations": validate.integer("iterations", iterations, minimum=1,
-                                       maximum=MAX_ITERATIONS),
-        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_WARMUP),
+        "iterations": validate.integer("iterations", iterations, **ITERATIONS.bounds),
+        "warmup": validate.integer("warmup", warmup, **WARMUP.bounds),
         "stack_kib": validate.stack_kib("stack_kib", stack_kib),
         "pin": validate.cpus("pin", pin),
         "parent_touch_mib": sorted(set(mems)),
         "pause_us": validate.integer("pause_us", pause_us, minimum=0, maximum=1_000_000),
         "burst_sizes": sorted(set(_optional_sizes("burst_sizes", burst_sizes, MAX_BURST))),
-        "burst_repeats": validate.integer("burst_repeats", burst_repeats, minimum=1,
-                                          maximum=100),
-        "memcpy_kib": validate.integer("memcpy_kib", memcpy_kib, minimum=0,
-                                       maximum=1 << 20),
+        "burst_repeats": validate.integer("burst_repeats", burst_repeats,
+                                          **BURST_REPEATS.bounds),
+        "memcpy_kib": validate.integer("memcpy_kib", memcpy_kib, **MEMCPY_KIB.bounds),
         "baseline": baseline,
         "parent": validate.choice("parent", parent, PARENTS),
     }
@@ -310,9 +313,11 @@ def _limit(kind: str, err: int) -> dict[str, Any]:
             "errno": err, "where": kind}
 
 
-def run(kinds: Any = "thread", iterations: Any = 1000, warmup: Any = 20, stack_kib: Any = 0,
+def run(kinds: Any = "thread", iterations: Any = ITERATIONS.default,
+        warmup: Any = WARMUP.default, stack_kib: Any = 0,
         pin: Any = None, parent_touch_mib: Any = 0, pause_us: Any = 0,
-        burst_sizes: Any = None, burst_repeats: Any = 3, memcpy_kib: Any = 64,
+        burst_sizes: Any = None, burst_repeats: Any = BURST_REPEATS.default,
+        memcpy_kib: Any = MEMCPY_KIB.default,
         baseline: Any = True, parent: Any = "small", progress: bool = False,
         rlimits: dict[int, tuple[int, int]] | None = None) -> Result:
     """Launch ``iterations`` threads/processes of each kind at each parent memory size.

@@ -20,35 +20,30 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import validate
 from threadcost.errors import check_status
+from threadcost.experiments.malloc_touch_params import (
+    ALLOCATORS,
+    EXPERIMENT,
+    MAX_POINTS,
+    MIB,
+    POINTS,
+    STAGES,
+    check_params,
+)
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, interruptible, lib, proc_status_dict
 from threadcost.results import Result
 
-EXPERIMENT = "malloc_touch"
-ALLOCATORS = {"malloc": lib.TC_ALLOC_MALLOC, "mmap": lib.TC_ALLOC_MMAP}
-STAGES = ("before", "after_alloc", "after_touch", "after_free")
-MAX_POINTS = 10_000
+# Re-exported: callers (commands, other experiments, tests) import them from here.
+__all__ = ["ALLOCATORS", "EXPERIMENT", "MAX_POINTS", "STAGES", "VSZ_SLACK_KIB", "check_params",
+           "run", "steps"]
+ALLOCATOR_CODES = {"malloc": lib.TC_ALLOC_MALLOC, "mmap": lib.TC_ALLOC_MMAP}
 # Readings of VSZ may differ by this much without the experiment's doing: none in a
 # one-thread child, but a page of slack keeps the check about steps, not rounding.
 VSZ_SLACK_KIB = 4
 
 
-def check_params(mib: Any, allocator: Any = "malloc", points: Any = 33,
-                 touch_fraction: Any = 1.0) -> dict[str, Any]:
-    """Validate and normalise the parameters (raises ParameterError)."""
-    size = validate.integer("mib", mib, minimum=1, maximum=1 << 30)
-    validate.memory_fits("mib", mib, size * 1024)
-    return {
-        "mib": size,
-        "allocator": validate.choice("allocator", allocator, ALLOCATORS),
-        "points": validate.integer("points", points, minimum=2, maximum=MAX_POINTS),
-        "touch_fraction": validate.fraction("touch_fraction", touch_fraction),
-    }
-
-
-def run(mib: Any = 64, allocator: Any = "malloc", points: Any = 33,
+def run(mib: Any = MIB.default, allocator: Any = "malloc", points: Any = POINTS.default,
         touch_fraction: Any = 1.0) -> Result:
     """Allocate ``mib`` MiB, touch ``touch_fraction`` of it page by page, free it.
 
@@ -94,7 +89,7 @@ def _measure(p: dict[str, Any]) -> dict[str, Any]:
     """In the isolated child: the C kernel's readings as plain (picklable) values."""
     curve = ffi.new("tc_touch_point[]", p["points"])
     out = ffi.new("tc_malloc_touch_result *")
-    status = interruptible(lib.tc_malloc_touch, p["mib"], ALLOCATORS[p["allocator"]],
+    status = interruptible(lib.tc_malloc_touch, p["mib"], ALLOCATOR_CODES[p["allocator"]],
                            p["points"], round(p["touch_fraction"] * 1000), curve, out)
     check_status("tc_malloc_touch", status, out.err)
     return {

@@ -27,6 +27,7 @@ from threadcost.errors import ParameterError, check_status
 from threadcost.experiments import fibers, peers
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib
+from threadcost.parameters import declared
 from threadcost.results import Result
 
 FIBER_GAP = "fiber_gap"
@@ -36,6 +37,8 @@ GAP_ITEMS = ("asm", "ucontext", "sigprocmask")
 SIGMASK_OPS = 2000  # calls per timed batch of the sigprocmask yardstick
 SIGMASK_BATCHES = 21
 MAX_WAVE = 10_000
+# Defaults and ranges of S11's run: the notebook parameters' (threadcost.parameters).
+REPEATS, GO_ITERATIONS = declared("sources_repeats"), declared("sources_go_iterations")
 
 
 # ------------------------------------------------------------------ S8: the fiber gap
@@ -117,16 +120,15 @@ def fiber_gap(repeats: Any = 7, iterations: Any = 100_000, warmup: Any = 10_000,
 
 # -------------------------------------------------------- S11: LockOSThread in Go
 
-def go_lockosthread(repeats: Any = 5, iterations: Any = 20_000, warmup: Any = 2_000,
-                    gomaxprocs: Any = 1) -> Result:
+def go_lockosthread(repeats: Any = REPEATS.default, iterations: Any = GO_ITERATIONS.default,
+                    warmup: Any = GO_ITERATIONS.default // 10, gomaxprocs: Any = 1) -> Result:
     """S11: the channel ping-pong unlocked and locked, ``repeats`` pairs, alternating
     which goes first. ``ns_per_round_trip`` is the batch time / round trips (one op of
     the issue's benchmark is taken to be one round trip); ``switches_per_round_trip``
     is the Go process's kernel context switches over the batch / round trips.
     """
-    p = {"repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
-         "iterations": validate.integer("iterations", iterations, minimum=10,
-                                        maximum=10_000_000),
+    p = {"repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
+         "iterations": validate.integer("iterations", iterations, **GO_ITERATIONS.bounds),
          "warmup": validate.integer("warmup", warmup, minimum=0, maximum=10_000_000),
          "gomaxprocs": validate.integer("gomaxprocs", gomaxprocs, minimum=0, maximum=1024)}
     reason = peers.go_absent_reason()

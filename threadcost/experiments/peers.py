@@ -28,6 +28,7 @@ import pandas as pd
 from threadcost import cpus, stats, validate
 from threadcost.errors import ParameterError
 from threadcost.experiments.fibers import one_cpu
+from threadcost.parameters import declared
 from threadcost.peers.base import clean_env, parse_json, run_command
 from threadcost.peers.go import GO
 from threadcost.results import Result
@@ -74,25 +75,32 @@ def sleepers_go(count: int, period_ms: int, duration_ms: int, stagger_ms: int) -
                        timeout=timeout)
 
 
-def check_params(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = "auto",
-                 memory_count: Any = 10_000, memory_points: Any = 11,
-                 sleepers_count: Any = 0, period_ms: Any = 10, duration_ms: Any = 2000,
-                 stagger_ms: Any = 200) -> dict[str, Any]:
-    """Validate and normalise the parameters (raises ParameterError)."""
+MEMORY_COUNT, MEMORY_POINTS = declared("tasks_goroutines"), declared("tasks_memory_points")
+PERIOD_MS, STAGGER_MS = declared("tasks_sleep_period_ms"), declared("tasks_sleep_stagger_ms")
+LAUNCHES = declared("tasks_go_launch_iterations")
+ITERATIONS, WARMUP = declared("tasks_go_iterations"), declared("tasks_warmup")
+
+
+def check_params(iterations: Any = ITERATIONS.default, warmup: Any = WARMUP.default,
+                 cpu: Any = "auto",
+                 memory_count: Any = MEMORY_COUNT.default,
+                 memory_points: Any = MEMORY_POINTS.default, sleepers_count: Any = 0,
+                 period_ms: Any = PERIOD_MS.default, duration_ms: Any = 2000,
+                 stagger_ms: Any = STAGGER_MS.default) -> dict[str, Any]:
+    """Validate and normalise the parameters (raises ParameterError); the declared
+    ones' defaults and ranges are the notebook parameters' (threadcost.parameters)."""
     p: dict[str, Any] = {
-        "iterations": validate.integer("iterations", iterations, minimum=1,
-                                       maximum=MAX_ITERATIONS),
-        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
-        "memory_count": validate.integer("memory_count", memory_count, minimum=3,
-                                         maximum=MAX_GOROUTINES),
-        "memory_points": validate.integer("memory_points", memory_points, minimum=3,
-                                          maximum=1000),
+        "iterations": validate.integer("iterations", iterations, **ITERATIONS.bounds),
+        "warmup": validate.integer("warmup", warmup, **WARMUP.bounds),
+        "memory_count": validate.integer("memory_count", memory_count, **MEMORY_COUNT.bounds),
+        "memory_points": validate.integer("memory_points", memory_points,
+                                          **MEMORY_POINTS.bounds),
         "sleepers_count": validate.integer("sleepers_count", sleepers_count, minimum=0,
                                            maximum=MAX_GOROUTINES),
-        "period_ms": validate.integer("period_ms", period_ms, minimum=1, maximum=1000),
+        "period_ms": validate.integer("period_ms", period_ms, **PERIOD_MS.bounds),
         "duration_ms": validate.integer("duration_ms", duration_ms, minimum=1,
                                         maximum=600_000),
-        "stagger_ms": validate.integer("stagger_ms", stagger_ms, minimum=0, maximum=10_000),
+        "stagger_ms": validate.integer("stagger_ms", stagger_ms, **STAGGER_MS.bounds),
     }
     if p["duration_ms"] < p["period_ms"]:
         raise ParameterError("duration_ms", duration_ms,
@@ -143,9 +151,10 @@ def _memory(p: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run(iterations: Any = 100_000, warmup: Any = 10_000, cpu: Any = "auto",
-        memory_count: Any = 10_000, memory_points: Any = 11, sleepers_count: Any = 10_000,
-        period_ms: Any = 10, duration_ms: Any = 2000, stagger_ms: Any = 200) -> Result:
+def run(iterations: Any = ITERATIONS.default, warmup: Any = WARMUP.default, cpu: Any = "auto",
+        memory_count: Any = MEMORY_COUNT.default, memory_points: Any = MEMORY_POINTS.default,
+        sleepers_count: Any = 10_000, period_ms: Any = PERIOD_MS.default,
+        duration_ms: Any = 2000, stagger_ms: Any = STAGGER_MS.default) -> Result:
     """The Go rows: channel ping-pong (pinned GOMAXPROCS=1 and default), memory
     per idle goroutine, and (when ``sleepers_count`` > 0) the goroutine sleepers.
 
@@ -193,7 +202,8 @@ def _not_run_result(experiment: str, p: dict[str, Any], reason: str) -> Result:
     return Result(experiment, p, {"skipped": reason}, {})
 
 
-def launch_run(iterations: Any = 20_000, warmup: Any = 2_000, cpu: Any = "auto") -> Result:
+def launch_run(iterations: Any = LAUNCHES.default, warmup: Any = LAUNCHES.default // 10,
+               cpu: Any = "auto") -> Result:
     """A goroutine's whole life, one at a time: ``go`` statement, first run,
     ``wg.Done()``, and the ``wg.Wait()`` that sees it, with GOMAXPROCS=1 and the
     process pinned to ``cpu`` (as the thread launch of notebook 03 is pinned).
@@ -203,8 +213,7 @@ def launch_run(iterations: Any = 20_000, warmup: Any = 2_000, cpu: Any = "auto")
     ``iterations`` launches timed as a whole, divided by their number (no
     clock read per launch). Without Go, ``summary["skipped"]`` says why.
     """
-    p = {"iterations": validate.integer("iterations", iterations, minimum=1,
-                                        maximum=MAX_ITERATIONS),
+    p = {"iterations": validate.integer("iterations", iterations, **LAUNCHES.bounds),
          "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
          "cpu": one_cpu("cpu", cpu, allow_none=False)}
     reason = go_absent_reason()

@@ -39,6 +39,7 @@ from threadcost import sysinfo, validate
 from threadcost.errors import KernelError, check_status
 from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib
+from threadcost.parameters import declared
 from threadcost.results import Result
 
 EXPERIMENT = "process_memory"
@@ -65,13 +66,19 @@ def max_children() -> int:
     return max(1, min(5000, (pid_max - PID_RESERVE) // 4))
 
 
-def check_params(counts: Any = (50, 100, 150, 200, 250, 300), touch_kib: Any = 0,
-                 repeats: Any = 3, settle_ms: Any = 50) -> dict[str, Any]:
-    """Validate and normalise the parameters (raises ParameterError)."""
+COUNTS, TOUCH_KIB = declared("memory_process_counts"), declared("memory_process_touch_kib")
+REPEATS = declared("memory_process_repeats")
+
+
+def check_params(counts: Any = tuple(COUNTS.default), touch_kib: Any = TOUCH_KIB.default,
+                 repeats: Any = REPEATS.default, settle_ms: Any = 50) -> dict[str, Any]:
+    """Validate and normalise the parameters (raises ParameterError); defaults and
+    ranges are the notebook parameters' (threadcost.parameters)."""
     p: dict[str, Any] = {
-        "counts": validate.integer_list("counts", counts, minimum=1, maximum=max_children()),
-        "touch_kib": validate.integer("touch_kib", touch_kib, minimum=0, maximum=1 << 20),
-        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
+        "counts": validate.integer_list("counts", counts, minimum=COUNTS.minimum,
+                                        maximum=max_children()),
+        "touch_kib": validate.integer("touch_kib", touch_kib, **TOUCH_KIB.bounds),
+        "repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
         "settle_ms": validate.integer("settle_ms", settle_ms, minimum=0, maximum=10_000),
     }
     biggest = max(p["counts"])

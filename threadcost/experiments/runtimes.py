@@ -30,32 +30,36 @@ import pandas as pd
 from threadcost import peers as registry
 from threadcost import stats, validate
 from threadcost.experiments.fibers import one_cpu
+from threadcost.parameters import declared
 from threadcost.results import Result
 
 EXPERIMENT = "peer_runtimes"
-KINDS = ("rust-thread", "tokio-task", "tokio-task-mt", "java-platform", "java-virtual")
+KINDS = declared("tasks_peer_kinds").choices
 THREAD_KINDS = ("rust-thread", "java-platform")
+# Defaults and ranges: the notebook parameters' (threadcost.parameters).
+ITERATIONS, LAUNCHES = declared("tasks_peer_iterations"), declared("tasks_peer_launch_iterations")
+TASK_COUNT, THREAD_COUNT = declared("tasks_peer_tasks"), declared("tasks_peer_threads")
+REPEATS = declared("tasks_peer_repeats")
 
 
-def check_params(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_000,
-                 launch_iterations: Any = 2_000, task_count: Any = 10_000,
-                 thread_count: Any = 2_000, points: Any = 6, cpu: Any = "auto",
-                 repeats: Any = 5) -> dict[str, Any]:
+def check_params(kinds: Any = KINDS, iterations: Any = ITERATIONS.default,
+                 warmup: Any = ITERATIONS.default // 10,
+                 launch_iterations: Any = LAUNCHES.default,
+                 task_count: Any = TASK_COUNT.default, thread_count: Any = THREAD_COUNT.default,
+                 points: Any = 6, cpu: Any = "auto",
+                 repeats: Any = REPEATS.default) -> dict[str, Any]:
     chosen = validate.choice_list("kinds", kinds, KINDS)
     p: dict[str, Any] = {
         "kinds": [k for k in KINDS if k in chosen],
-        "iterations": validate.integer("iterations", iterations, minimum=10,
-                                       maximum=10_000_000),
-        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=10_000_000),
+        "iterations": validate.integer("iterations", iterations, **ITERATIONS.bounds),
+        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=ITERATIONS.maximum),
         "launch_iterations": validate.integer("launch_iterations", launch_iterations,
-                                              minimum=10, maximum=1_000_000),
-        "task_count": validate.integer("task_count", task_count, minimum=3,
-                                       maximum=1_000_000),
-        "thread_count": validate.integer("thread_count", thread_count, minimum=3,
-                                         maximum=8_000),
+                                              **LAUNCHES.bounds),
+        "task_count": validate.integer("task_count", task_count, **TASK_COUNT.bounds),
+        "thread_count": validate.integer("thread_count", thread_count, **THREAD_COUNT.bounds),
         "points": validate.integer("points", points, minimum=3, maximum=100),
         "cpu": one_cpu("cpu", cpu, allow_none=False),
-        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
+        "repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
     }
     validate.memory_fits("task_count", task_count, p["task_count"] * 16
                          + p["thread_count"] * 256)
@@ -88,9 +92,10 @@ def _memory(kind: str, count: int, points: int) -> dict[str, Any]:
     return out
 
 
-def run(kinds: Any = KINDS, iterations: Any = 20_000, warmup: Any = 2_000,
-        launch_iterations: Any = 2_000, task_count: Any = 10_000, thread_count: Any = 2_000,
-        points: Any = 6, cpu: Any = "auto", repeats: Any = 5) -> Result:
+def run(kinds: Any = KINDS, iterations: Any = ITERATIONS.default,
+        warmup: Any = ITERATIONS.default // 10, launch_iterations: Any = LAUNCHES.default,
+        task_count: Any = TASK_COUNT.default, thread_count: Any = THREAD_COUNT.default,
+        points: Any = 6, cpu: Any = "auto", repeats: Any = REPEATS.default) -> Result:
     """Switch, creation and memory per task of each peer kind (see the module)."""
     p = check_params(kinds, iterations, warmup, launch_iterations, task_count, thread_count,
                      points, cpu, repeats)

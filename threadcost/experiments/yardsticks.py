@@ -49,6 +49,7 @@ from threadcost import cpus, stats, validate
 from threadcost.errors import KernelError
 from threadcost.experiments import context_switch as cs
 from threadcost.native import ffi, lib
+from threadcost.parameters import declared
 from threadcost.results import Result
 
 EXPERIMENT = "yardsticks"
@@ -61,7 +62,9 @@ YARDSTICKS: dict[str, tuple[int, int, str]] = {
 }
 
 SWITCH = "pipe_switch_pinned"
-SWITCH_ROUND_TRIPS = 20_000  # per repeat (times ``scale``), after a tenth as warm-up
+# per repeat (times ``scale``), after a tenth as warm-up: notebook 04's declared round
+# trips per configuration (its switch_iterations scales this yardstick too)
+SWITCH_ROUND_TRIPS = declared("switch_iterations").default
 COLD = "memcpy_64kib_cold"
 COLD_OPS = 200  # 64 KiB copies per batch (times ``scale``)
 CROSS, CROSS_BUSY = "wakeup_cross_cpu", "wakeup_cross_cpu_busy"

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import claims, findings, textout, vocabulary
-from threadcost.experiments import context_switch as cs
+from threadcost.experiments import context_switch_params as cs
 from threadcost.results import Result
 
 US = 1e-3  # ns -> µs
@@ -257,13 +257,15 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
     from IPython.display import Markdown, display
 
     from threadcost.errors import ParameterError
-    from threadcost.experiments.context_switch_params import choose_cpus
+
+    # The explorer measures on a reader's request: only then are the kernels loaded.
+    from threadcost.experiments.context_switch import run
 
     cache = dict(results or {})
     usable, missing = [], []
     for p in cs.PLACEMENTS:  # only the placements this machine can provide are offered
         try:
-            choose_cpus(p)
+            cs.choose_cpus(p)
             usable.append(p)
         except ParameterError as exc:
             missing.append(f"{vocabulary.words(p)} ({exc.allowed})")
@@ -278,7 +280,7 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
         key = (mechanism, placement, tasks)
         try:
             if key not in cache:
-                cache[key] = cs.run(mechanism, placement, tasks, iterations,
+                cache[key] = run(mechanism, placement, tasks, iterations,
                                     iterations // 10, baselines=False)
         except ValueError as exc:  # ParameterError: a placement this machine lacks
             display(Markdown(textout.md_text(str(exc))))

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from threadcost import claims
-from threadcost.experiments import malloc_touch
+from threadcost.experiments import malloc_touch_params as malloc_touch
 from threadcost.results import Result
 
 
@@ -85,6 +85,9 @@ def explorer(default_mib: int = 64) -> Any:
     import ipywidgets as w
     from IPython.display import display
 
+    # The explorer measures on a reader's request: only then are the kernels loaded.
+    from threadcost.experiments.malloc_touch import run
+
     mib = w.IntSlider(value=default_mib, min=8, max=1024, step=8, description="size (MiB)",
                       continuous_update=False)
     frac = w.FloatSlider(value=1.0, min=0.0, max=1.0, step=0.05, description="touched",
@@ -93,7 +96,7 @@ def explorer(default_mib: int = 64) -> Any:
                        description="allocator")
 
     def draw(mib: int, allocator: str, touched: float) -> None:
-        result = malloc_touch.run(mib=mib, allocator=allocator, points=33,
+        result = run(mib=mib, allocator=allocator, points=malloc_touch.POINTS.default,
                                   touch_fraction=touched)
         fig = curve_figure(result)
         plt.show()

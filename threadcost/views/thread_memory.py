@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from threadcost import claims, findings
-from threadcost.experiments import thread_memory
+from threadcost.experiments import thread_memory_params as thread_memory
 from threadcost.results import Result
 
 KIB_PER_MIB = 1024
@@ -217,6 +217,9 @@ def explorer(threads: int = 1000, stack_kib: int = 0, touch_kib: int = 0) -> Any
     import ipywidgets as w
     from IPython.display import display
 
+    # The explorer measures on a reader's request: only then are the kernels loaded.
+    from threadcost.experiments.thread_memory import run
+
     sizes = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
     n = w.IntSlider(value=threads, min=40, max=10_000, step=40, description="threads",
                     continuous_update=False)
@@ -232,7 +235,7 @@ def explorer(threads: int = 1000, stack_kib: int = 0, touch_kib: int = 0) -> Any
             touch_kib = max(room - room % 4, 0)
             display(f"touch reduced to {touch_kib} KiB: the stack leaves no more room")
         counts = sorted({max(threads * k // 4, 1) for k in (1, 2, 3, 4)})
-        result = thread_memory.run(thread_counts=counts, stack_kib=stack_kib,
+        result = run(thread_counts=counts, stack_kib=stack_kib,
                                    touch_kib=touch_kib, repeats=1)
         figures = [vs_threads_figure(result, log_virtual=True),
                    breakdown_figure(result, with_published=False)]

@@ -20,6 +20,7 @@ import pandas as pd
 
 from threadcost import findings, vocabulary
 from threadcost.results import Result
+from threadcost.validate import one_cpu
 from threadcost.views import tables
 
 # ------------------------------------------------------------ rows of the table
@@ -115,8 +116,6 @@ def kernel_task_results(cpu: int | str | None, switch_iterations: int, thread_co
     Names: ``switch_thread``, ``switch_process`` (futex ping-pong on one CPU),
     ``thread_memory``, ``launch``.
     """
-    from threadcost.experiments.fibers import one_cpu
-
     results: dict[str, Result] = {}
     missing: dict[str, str] = {}
     # "auto" (the notebook's default) is resolved here, once, to the CPU every kernel-task

@@ -1,0 +1,94 @@
+"""Memory per thread, part one: the counters' names and labels and the checks of
+:func:`threadcost.experiments.thread_memory.run`'s parameters (before any C runs);
+re-exported by :mod:`threadcost.experiments.thread_memory`. Loads no kernel, so the
+views read the labels from here on a machine without the C build."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadcost import sysinfo, validate
+from threadcost.errors import ParameterError
+from threadcost.parameters import declared
+
+EXPERIMENT = "thread_memory"
+EXPERIMENT_STACK = "thread_memory_stack"
+EXPERIMENT_TOUCH = "thread_memory_touch"
+# Defaults and ranges: the notebook parameters' (threadcost.parameters).
+COUNTS, REPEATS = declared("memory_thread_counts"), declared("memory_repeats")
+MAX_THREADS = int(COUNTS.maximum or 0)
+MAX_REPEATS = int(REPEATS.maximum or 0)
+SAFETY_KIB = 32  # stack a thread keeps untouched for its own frames, TLS and libc
+S2_SWEEP = list(range(100, 1001, 50))  # claim C12's sweep
+DEFAULT_COUNTS = list(COUNTS.default)
+DEFAULT_STACK_SIZES = list(declared("memory_stack_sizes_kib").default)
+DEFAULT_TOUCH_DEPTHS = list(declared("memory_touch_depths_kib").default)
+
+SERIES = {
+    "vsz_kib": "virtual size, VmSize (this process)",
+    "rss_kib": "resident set, VmRSS (this process)",
+    "rss_rollup_kib": "resident set by page walk, smaps_rollup Rss (this process)",
+    "rss_pmap_kib": "resident set read from outside, pmap -x total (this process)",
+    "page_tables_kib": "page tables, VmPTE (this process)",
+    "kernel_stack_kib": "kernel stacks, KernelStack (system-wide)",
+    "slab_kib": "unreclaimable slab, SUnreclaim (system-wide)",
+    "system_page_tables_kib": "page tables, PageTables (system-wide)",
+    "kernel_kib": "kernel memory: kernel stack + page tables + slab",
+    "total_kib": "true cost: resident set + kernel memory",
+}
+# The per-thread quantities reported first, in this order.
+HEADLINE = ["rss_kib", "vsz_kib", "kernel_stack_kib", "page_tables_kib", "slab_kib",
+            "kernel_kib", "total_kib", "rss_rollup_kib", "rss_pmap_kib"]
+
+
+# ---------------------------------------------------------------- validation
+
+def check_address_space(name: str, value: Any) -> int | None:
+    """None, or MiB of address space the measuring process may add (RLIMIT_AS)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+        return None
+    return validate.integer(name, value, minimum=1, maximum=1 << 30)
+
+
+def effective_stack_kib(stack_kib: int) -> int:
+    from threadcost.syslimits import default_stack_kib
+
+    return stack_kib or default_stack_kib()
+
+
+def check_touch(name: str, value: Any, stack_kib: int, max_threads: int) -> int:
+    """Touch depth: below the stack size minus a safety margin, and N x touch
+    must fit in memory."""
+    touch = validate.integer(name, value, minimum=0, maximum=1024 * 1024)
+    if touch == 0:
+        return 0
+    stack = effective_stack_kib(stack_kib)
+    room = stack - SAFETY_KIB
+    if touch > room:
+        what = "the default stack" if stack_kib == 0 else "a stack"
+        raise ParameterError(
+            name, value,
+            f"must be at most {max(room, 0):,} KiB for {what} of {stack:,} KiB (the "
+            f"stack size minus a {SAFETY_KIB} KiB safety margin), else the thread "
+            "would overflow its stack")
+    page_kib = sysinfo.PAGE_SIZE // 1024
+    validate.memory_fits(name, value, max_threads * (touch + page_kib))
+    return touch
+
+
+def check_params(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0,
+                 pin: Any = None, repeats: Any = REPEATS.default,
+                 address_space_mib: Any = None) -> dict[str, Any]:
+    """Validate and normalise the sweep's parameters (raises ParameterError)."""
+    counts = validate.integer_list("thread_counts",
+                                   DEFAULT_COUNTS if thread_counts is None else thread_counts,
+                                   **COUNTS.bounds)
+    stack = validate.stack_kib("stack_kib", stack_kib)
+    return {
+        "thread_counts": counts,
+        "stack_kib": stack,
+        "touch_kib": check_touch("touch_kib", touch_kib, stack, max(counts)),
+        "pin": validate.cpus("pin", pin),
+        "repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
+        "address_space_mib": check_address_space("address_space_mib", address_space_mib),
+    }
