@@ -52,6 +52,7 @@ from threadcost.experiments.context_switch_params import (
     SELF_HOP,
     STEPS,
     TASKS,
+    check_choices,
     check_params,
     check_placement_repeats,
     check_rounds,
@@ -75,8 +76,9 @@ __all__ = [
     "BASELINES", "BASELINE_TEXT", "CLAIM_MECHANISMS", "EXPERIMENT", "LIMITS",
     "MAX_ITERATIONS", "MAX_MESSAGE", "MECHANISMS", "PLACEMENTS", "PLACEMENT_EXPERIMENT",
     "QUANTILES", "SELF_HOP", "STEPS", "TASKS", "_derived", "_pingpong", "_pinning_verified",
-    "_raise_for", "_thp_mode", "assemble", "baseline", "check_params", "check_placement_repeats",
-    "check_rounds", "check_sweep", "check_working_set_sweep", "choose_cpus",
+    "_raise_for", "_thp_mode", "assemble", "baseline", "check_choices", "check_params",
+    "check_placement_repeats", "check_rounds", "check_sweep", "check_working_set_sweep",
+    "choose_cpus",
     "measure_baselines", "median_ci95", "perf_bench_pipe", "perf_cross_check", "placement_repeats",
     "plan", "quantile_table", "run", "sweep", "targets", "timing_check", "touch_cost",
     "working_set_sweep",
@@ -179,12 +181,7 @@ def plan(mechanisms: Sequence[str], placements: Sequence[str],
          tasks: Sequence[str]) -> tuple[list[tuple[str, str, str]], list[dict[str, str]]]:
     """The configurations a sweep will run, and those it cannot run here (with why)."""
     todo, skipped = [], []
-    for place in placements:
-        validate.choice("placements", place, PLACEMENTS)
-    for mech in mechanisms:
-        validate.choice("mechanisms", mech, MECHANISMS)
-    for kind in tasks:
-        validate.choice("tasks", kind, TASKS)
+    check_choices(mechanisms, placements, tasks)
     for place, mech, kind in itertools.product(placements, mechanisms, tasks):
         try:
             choose_cpus(place)

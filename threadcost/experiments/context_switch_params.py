@@ -122,16 +122,22 @@ def check_params(mechanism: Any = "pipe", placement: Any = "same-cpu",
 # The checks of the sweeps and cross-checks built on run(), so that a build can judge a
 # notebook's values before anything runs (threadcost.prechecks) with the same bounds.
 
-def check_sweep(mechanisms: Sequence[Any], placements: Sequence[Any], tasks: Sequence[Any],
-                iterations: Any, warmup: Any, baseline_scale: Any = 1.0) -> float:
-    """What ``sweep`` refuses (a placement this machine lacks is skipped, not refused);
-    returns the baseline scale."""
+def check_choices(mechanisms: Sequence[Any], placements: Sequence[Any],
+                  tasks: Sequence[Any]) -> None:
+    """Every mechanism, placement and task kind of a sweep is one this module knows."""
     for place in placements:
         validate.choice("placements", place, PLACEMENTS)
     for mech in mechanisms:
         validate.choice("mechanisms", mech, MECHANISMS)
     for kind in tasks:
         validate.choice("tasks", kind, TASKS)
+
+
+def check_sweep(mechanisms: Sequence[Any], placements: Sequence[Any], tasks: Sequence[Any],
+                iterations: Any, warmup: Any, baseline_scale: Any = 1.0) -> float:
+    """What ``sweep`` refuses (a placement this machine lacks is skipped, not refused);
+    returns the baseline scale."""
+    check_choices(mechanisms, placements, tasks)
     check_params("pipe", "unpinned", "threads", iterations, warmup)
     return float(validate.number("baseline_scale", baseline_scale, minimum=0.001,
                                  maximum=100.0))

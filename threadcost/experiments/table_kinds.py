@@ -17,24 +17,44 @@ tables the registry names.
 from __future__ import annotations
 
 
-def _c(**kinds: str) -> dict[str, str]:
-    """Columns by kind, ``_c(time="create_ns join_ns", count="n")``: column -> kind."""
-    return {column: kind for kind, names in kinds.items() for column in names.split()}
+def _c(base: dict[str, str] | None = None, /, drop: str = "", **kinds: str) -> dict[str, str]:
+    """Columns by kind, ``_c(time="create_ns join_ns", count="n")``: column -> kind. With
+    ``base``: another table's columns, with these (and without those in ``drop``)."""
+    dropped = drop.split()
+    columns = {c: k for c, k in (base or {}).items() if c not in dropped}
+    columns.update({column: kind for kind, names in kinds.items() for column in names.split()})
+    return columns
 
 
-# Tables that several experiments store alike.
-CONTEXT_SWITCH_QUANTILES = _c(
-    time="round_trip_ns",
-    fraction="quantile",
-    amount="working_set_kib",
-    text="tasks placement mechanism")
+# Tables that others store alike, or with a few columns more or less.
+MALLOC_TOUCH_TOUCH_CURVE = _c(
+    amount="touched_kib vsz_kib rss_kib rss_anon_kib")
 
-CONTEXT_SWITCH_CONFIG_SAMPLES = _c(
-    time="round_trip_ns",
-    cpu="cpu_a cpu_b")
+THREAD_MEMORY_POINTS = _c(
+    time="create_ns settle_ns join_ns",
+    count="config repeat threads requested started stack_bytes guard_bytes too_deep "
+           "cached_stacks_held threads_before threads_during threads_after",
+    amount="stack_kib touch_kib vsz_kib rss_kib rss_rollup_kib rss_pmap_kib page_tables_kib "
+            "kernel_stack_kib total_kib",
+    signed="slab_kib system_page_tables_kib rss_after_kib vsz_after_kib kernel_stack_after_kib "
+            "kernel_kib",
+    flag="limited")
 
-INDIRECT_COST_SYSCALL = _c(
-    time="ns_per_call")
+THREAD_MEMORY_STACK_PER_STACK_SIZE = _c(
+    count="runs",
+    amount="stack_kib_asked stack_used_kib",
+    signed="vsz_kib_per_thread rss_kib_per_thread rss_rollup_kib_per_thread "
+            "rss_pmap_kib_per_thread page_tables_kib_per_thread kernel_stack_kib_per_thread "
+            "slab_kib_per_thread system_page_tables_kib_per_thread kernel_kib_per_thread "
+            "total_kib_per_thread vsz_kib_per_thread_min rss_kib_per_thread_min "
+            "rss_rollup_kib_per_thread_min rss_pmap_kib_per_thread_min "
+            "page_tables_kib_per_thread_min kernel_stack_kib_per_thread_min "
+            "slab_kib_per_thread_min system_page_tables_kib_per_thread_min "
+            "kernel_kib_per_thread_min total_kib_per_thread_min vsz_kib_per_thread_max "
+            "rss_kib_per_thread_max rss_rollup_kib_per_thread_max rss_pmap_kib_per_thread_max "
+            "page_tables_kib_per_thread_max kernel_stack_kib_per_thread_max "
+            "slab_kib_per_thread_max system_page_tables_kib_per_thread_max "
+            "kernel_kib_per_thread_max total_kib_per_thread_max")
 
 LAUNCH_DISTRIBUTIONS = _c(
     count="n",
@@ -57,6 +77,38 @@ LAUNCH_GROWTH_REPEATS = _c(
     amount="parent_touch_mib touched_kib",
     text="kind")
 
+CONTEXT_SWITCH_CONFIGS = _c(
+    time="round_trip_min_ns switch_min_ns round_trip_p50_ns switch_p50_ns round_trip_p90_ns "
+          "switch_p90_ns round_trip_p99_ns switch_p99_ns round_trip_p999_ns switch_p999_ns "
+          "round_trip_max_ns switch_max_ns round_trip_mean_ns switch_mean_ns whole_run_mean_ns "
+          "sys_ns_per_round_trip",
+    per_operation="switches_per_round_trip",
+    fraction="same_cpu_share",
+    count="iterations voluntary involuntary",
+    cpu="cpu_a cpu_b cpus_seen",
+    amount="working_set_kib",
+    text="mechanism placement tasks")
+
+CONTEXT_SWITCH_QUANTILES = _c(
+    time="round_trip_ns",
+    fraction="quantile",
+    amount="working_set_kib",
+    text="tasks placement mechanism")
+
+CONTEXT_SWITCH_CONFIG_SAMPLES = _c(
+    time="round_trip_ns",
+    cpu="cpu_a cpu_b")
+
+SLEEPERS_SWEEP_POINTS = _c(
+    time="planned_s wall_s spawn_s user_s sys_s cpu_s cpu_us_per_wakeup user_us_per_wakeup "
+          "sys_us_per_wakeup",
+    count="repeat count cpus tasks wakeups peak_os_threads",
+    amount="rss_before_kib peak_rss_kib cpu_busy page_tables_before_kib peak_page_tables_kib",
+    signed="rss_growth_kib rss_per_task_kib vsz_growth_kib vsz_per_task_kib "
+            "page_tables_growth_kib page_tables_per_task_kib",
+    flag="cpu_bound late saturated",
+    text="variant not_run")
+
 PEER_MILLION_RUNS = _c(
     time="spawn_s wall_s user_s sys_s user_s_at_count sys_s_at_count",
     count="requested measured_count finished alive_at_spawn_end max_rss_kib_at_count",
@@ -64,15 +116,8 @@ PEER_MILLION_RUNS = _c(
     signed="max_rss_kib_per_task",
     text="kind label count_bound at_count_label version not_run")
 
-TASKS_THREAD_MEMORY_POINTS = _c(
-    time="create_ns settle_ns join_ns",
-    count="config repeat threads requested started stack_bytes guard_bytes too_deep "
-           "cached_stacks_held threads_before threads_during threads_after",
-    amount="stack_kib touch_kib vsz_kib rss_kib rss_rollup_kib rss_pmap_kib page_tables_kib "
-            "kernel_stack_kib total_kib",
-    signed="slab_kib system_page_tables_kib rss_after_kib vsz_after_kib kernel_stack_after_kib "
-            "kernel_kib",
-    flag="limited")
+SWITCH_COUNTS_SYSCALL = _c(
+    time="ns_per_call")
 
 COLUMNS: dict[str, dict[str, dict[str, str]]] = {
     "malloc_touch": {
@@ -80,8 +125,7 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
             count="threads",
             amount="vsz_kib rss_kib rss_anon_kib pte_kib stk_kib",
             text="stage"),
-        "touch_curve": _c(
-            amount="touched_kib vsz_kib rss_kib rss_anon_kib"),
+        "touch_curve": MALLOC_TOUCH_TOUCH_CURVE,
     },
     "malloc_touch_grid": {
         "curves": _c(
@@ -91,61 +135,17 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
             text="allocator"),
     },
     "thread_memory": {
-        "points": TASKS_THREAD_MEMORY_POINTS,
+        "points": THREAD_MEMORY_POINTS,
     },
     "thread_memory_stack": {
-        "per_stack_size": _c(
-            count="runs",
-            amount="stack_kib_asked stack_used_kib",
-            signed="vsz_kib_per_thread rss_kib_per_thread rss_rollup_kib_per_thread "
-                    "rss_pmap_kib_per_thread page_tables_kib_per_thread "
-                    "kernel_stack_kib_per_thread slab_kib_per_thread "
-                    "system_page_tables_kib_per_thread kernel_kib_per_thread total_kib_per_thread "
-                    "vsz_kib_per_thread_min rss_kib_per_thread_min rss_rollup_kib_per_thread_min "
-                    "rss_pmap_kib_per_thread_min page_tables_kib_per_thread_min "
-                    "kernel_stack_kib_per_thread_min slab_kib_per_thread_min "
-                    "system_page_tables_kib_per_thread_min kernel_kib_per_thread_min "
-                    "total_kib_per_thread_min vsz_kib_per_thread_max rss_kib_per_thread_max "
-                    "rss_rollup_kib_per_thread_max rss_pmap_kib_per_thread_max "
-                    "page_tables_kib_per_thread_max kernel_stack_kib_per_thread_max "
-                    "slab_kib_per_thread_max system_page_tables_kib_per_thread_max "
-                    "kernel_kib_per_thread_max total_kib_per_thread_max"),
-        "points": _c(
-            time="create_ns settle_ns join_ns",
-            count="config repeat threads requested started stack_bytes guard_bytes too_deep "
-                   "cached_stacks_held threads_before threads_during threads_after",
-            amount="stack_kib touch_kib vsz_kib rss_kib rss_rollup_kib rss_pmap_kib "
-                    "page_tables_kib kernel_stack_kib total_kib stack_kib_asked",
-            signed="slab_kib system_page_tables_kib rss_after_kib vsz_after_kib "
-                    "kernel_stack_after_kib kernel_kib",
-            flag="limited"),
+        "per_stack_size": THREAD_MEMORY_STACK_PER_STACK_SIZE,
+        "points": _c(THREAD_MEMORY_POINTS, amount="stack_kib_asked"),
     },
     "thread_memory_touch": {
-        "per_touch_depth": _c(
-            count="runs",
-            amount="touch_kib_asked stack_used_kib",
-            signed="vsz_kib_per_thread rss_kib_per_thread rss_rollup_kib_per_thread "
-                    "rss_pmap_kib_per_thread page_tables_kib_per_thread "
-                    "kernel_stack_kib_per_thread slab_kib_per_thread "
-                    "system_page_tables_kib_per_thread kernel_kib_per_thread total_kib_per_thread "
-                    "vsz_kib_per_thread_min rss_kib_per_thread_min rss_rollup_kib_per_thread_min "
-                    "rss_pmap_kib_per_thread_min page_tables_kib_per_thread_min "
-                    "kernel_stack_kib_per_thread_min slab_kib_per_thread_min "
-                    "system_page_tables_kib_per_thread_min kernel_kib_per_thread_min "
-                    "total_kib_per_thread_min vsz_kib_per_thread_max rss_kib_per_thread_max "
-                    "rss_rollup_kib_per_thread_max rss_pmap_kib_per_thread_max "
-                    "page_tables_kib_per_thread_max kernel_stack_kib_per_thread_max "
-                    "slab_kib_per_thread_max system_page_tables_kib_per_thread_max "
-                    "kernel_kib_per_thread_max total_kib_per_thread_max"),
-        "points": _c(
-            time="create_ns settle_ns join_ns",
-            count="config repeat threads requested started stack_bytes guard_bytes too_deep "
-                   "cached_stacks_held threads_before threads_during threads_after",
-            amount="stack_kib touch_kib vsz_kib rss_kib rss_rollup_kib rss_pmap_kib "
-                    "page_tables_kib kernel_stack_kib total_kib touch_kib_asked",
-            signed="slab_kib system_page_tables_kib rss_after_kib vsz_after_kib "
-                    "kernel_stack_after_kib kernel_kib",
-            flag="limited"),
+        "per_touch_depth": _c(THREAD_MEMORY_STACK_PER_STACK_SIZE,
+            amount="touch_kib_asked",
+            drop="stack_kib_asked"),
+        "points": _c(THREAD_MEMORY_POINTS, amount="touch_kib_asked"),
     },
     "thread_memory_grid": {
         "points": _c(
@@ -213,17 +213,7 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
             cpu="cpu",
             amount="min p50 p90 p99 p999 max mean",
             text="placement baseline"),
-        "configs": _c(
-            time="round_trip_min_ns switch_min_ns round_trip_p50_ns switch_p50_ns "
-                  "round_trip_p90_ns switch_p90_ns round_trip_p99_ns switch_p99_ns "
-                  "round_trip_p999_ns switch_p999_ns round_trip_max_ns switch_max_ns "
-                  "round_trip_mean_ns switch_mean_ns whole_run_mean_ns sys_ns_per_round_trip",
-            per_operation="switches_per_round_trip",
-            fraction="same_cpu_share",
-            count="iterations voluntary involuntary",
-            cpu="cpu_a cpu_b cpus_seen",
-            amount="working_set_kib",
-            text="mechanism placement tasks"),
+        "configs": CONTEXT_SWITCH_CONFIGS,
         "quantiles": CONTEXT_SWITCH_QUANTILES,
         "skipped": _c(
             text="mechanism placement tasks reason"),
@@ -238,19 +228,9 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
         "samples": CONTEXT_SWITCH_CONFIG_SAMPLES,
     },
     "context_switch_working_set": {
-        "points": _c(
-            time="round_trip_min_ns switch_min_ns round_trip_p50_ns switch_p50_ns "
-                  "round_trip_p90_ns switch_p90_ns round_trip_p99_ns switch_p99_ns "
-                  "round_trip_p999_ns switch_p999_ns round_trip_max_ns switch_max_ns "
-                  "round_trip_mean_ns switch_mean_ns whole_run_mean_ns sys_ns_per_round_trip "
-                  "touch_p50_ns user_ns_per_round_trip",
-            per_operation="switches_per_round_trip",
-            fraction="same_cpu_share",
-            count="iterations voluntary involuntary",
-            cpu="cpu_a cpu_b cpus_seen",
-            amount="working_set_kib",
-            signed="round_trip_minus_touch_p50_ns round_trip_minus_touch_mean_ns",
-            text="mechanism placement tasks"),
+        "points": _c(CONTEXT_SWITCH_CONFIGS,
+            time="touch_p50_ns user_ns_per_round_trip",
+            signed="round_trip_minus_touch_p50_ns round_trip_minus_touch_mean_ns"),
         "quantiles": CONTEXT_SWITCH_QUANTILES,
     },
     "context_switch_placement": {
@@ -336,9 +316,10 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
             time="round_trip_ns"),
     },
     "peers": {
-        "memory_points": _c(
+        "memory_points": _c(MALLOC_TOUCH_TOUCH_CURVE,
             count="goroutines threads",
-            amount="vsz_kib rss_kib rss_anon_kib stack_inuse_kib"),
+            amount="stack_inuse_kib",
+            drop="touched_kib"),
         "round_trips": _c(
             time="round_trip_ns",
             text="mode"),
@@ -368,16 +349,7 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
             text="variant"),
     },
     "sleepers_sweep": {
-        "points": _c(
-            time="planned_s wall_s spawn_s user_s sys_s cpu_s cpu_us_per_wakeup "
-                  "user_us_per_wakeup sys_us_per_wakeup",
-            count="repeat count cpus tasks wakeups peak_os_threads",
-            amount="rss_before_kib peak_rss_kib cpu_busy page_tables_before_kib "
-                    "peak_page_tables_kib",
-            signed="rss_growth_kib rss_per_task_kib vsz_growth_kib vsz_per_task_kib "
-                    "page_tables_growth_kib page_tables_per_task_kib",
-            flag="cpu_bound late saturated",
-            text="variant not_run"),
+        "points": SLEEPERS_SWEEP_POINTS,
     },
     "tasks_switch_thread": {
         "samples": CONTEXT_SWITCH_CONFIG_SAMPLES,
@@ -386,7 +358,7 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
         "samples": CONTEXT_SWITCH_CONFIG_SAMPLES,
     },
     "tasks_thread_memory": {
-        "points": TASKS_THREAD_MEMORY_POINTS,
+        "points": THREAD_MEMORY_POINTS,
     },
     "tasks_launch": {
         "distributions": LAUNCH_DISTRIBUTIONS,
@@ -394,16 +366,7 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
         "samples": LAUNCH_SAMPLES,
     },
     "sleepers": {
-        "repeats": _c(
-            time="planned_s wall_s spawn_s user_s sys_s cpu_s cpu_us_per_wakeup "
-                  "user_us_per_wakeup sys_us_per_wakeup",
-            count="repeat cpus tasks wakeups peak_os_threads",
-            amount="rss_before_kib peak_rss_kib page_tables_before_kib peak_page_tables_kib "
-                    "cpu_busy",
-            signed="rss_growth_kib rss_per_task_kib vsz_growth_kib vsz_per_task_kib "
-                    "page_tables_growth_kib page_tables_per_task_kib",
-            flag="cpu_bound late saturated",
-            text="variant not_run"),
+        "repeats": _c(SLEEPERS_SWEEP_POINTS, drop="count"),
         "variants": _c(
             time="wall_s spawn_s user_s sys_s cpu_s cpu_us_per_wakeup user_us_per_wakeup "
                   "sys_us_per_wakeup",
@@ -484,7 +447,7 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
             per_operation="switches_per_round_trip",
             count="repeat round_trips voluntary involuntary",
             text="mechanism tasks"),
-        "syscall": INDIRECT_COST_SYSCALL,
+        "syscall": SWITCH_COUNTS_SYSCALL,
     },
     "indirect_cost": {
         "points": _c(
@@ -498,7 +461,7 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
             count="repeat stride_bytes hops voluntary involuntary",
             amount="array_kib",
             text="mode"),
-        "syscall": INDIRECT_COST_SYSCALL,
+        "syscall": SWITCH_COUNTS_SYSCALL,
     },
     "go_lockosthread": {
         "runs": _c(
@@ -518,3 +481,4 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
             count="repeat wave status err created threads_alive"),
     },
 }
+
