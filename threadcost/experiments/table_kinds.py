@@ -3,15 +3,18 @@
 :mod:`threadcost.experiments.registry` names the tables every run of an experiment
 holds; here each of those tables names the kind of each of its columns, so a number
 read back from a stored run is checked against what its quantity can be
-(:mod:`threadcost.table_checks`): a ``time`` is >= 0, a ``rate`` > 0, a ``fraction``
-within 0..1, a ``count`` a whole number >= 0, a ``cpu`` a CPU number (-1: not
-pinned), an ``amount`` (memory, a statistic of costs) finite and bounded, ``signed``
-a difference or a fitted coefficient; ``text`` and ``flag`` columns hold no number.
+(:mod:`threadcost.table_checks`): a ``time`` is >= 0, a ``rate`` and a ``ratio`` > 0,
+a ``per_operation`` count >= 0, a ``fraction`` within 0..1, a ``percent`` within
+0..100, a ``count`` a whole number >= 0, a ``cpu`` a CPU number (-1: not pinned), a
+``limit`` >= 0 up to 2^64, an ``amount`` (memory, a statistic of costs) finite and
+bounded, ``signed`` a difference or a fitted coefficient; ``text`` and ``flag``
+columns hold no number.
 Read through :func:`threadcost.experiments.registry.column_kinds`; a column not
 declared here (a table from a newer or a foreign run) is judged by its name
 (``table_checks.RULES``). ``tests/test_column_kinds.py`` checks that every column of
-every table of every run under ``data/`` is declared, and that this file declares only
-tables the registry names.
+every table of every run under ``data/`` is declared, and that this file names only
+experiments the registry declares (a run may hold tables beyond the registry's list,
+which names those every run holds).
 """
 
 from __future__ import annotations
