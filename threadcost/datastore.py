@@ -38,6 +38,7 @@ import pandas as pd
 
 from threadcost import machine, paths, run_files, table_checks
 from threadcost.errors import DataError
+from threadcost.experiments import registry
 from threadcost.results import Result, _json_safe
 
 SCHEMA_VERSION = 1
@@ -97,7 +98,8 @@ class Run:
     def table(self, name: str) -> pd.DataFrame:
         if name not in self.meta.get("tables", []):
             raise DataError(f"{self.path}: no table {name!r} (has {self.meta.get('tables')})")
-        return read_table(self.path, name, self.meta.get("table_schema", {}).get(name))
+        return read_table(self.path, name, self.meta.get("table_schema", {}).get(name),
+                          self.experiment)
 
     def result(self) -> Result:
         """The run read back as the :class:`Result` it was saved from: the same
@@ -122,10 +124,12 @@ _TABLES: dict[tuple[Any, ...], pd.DataFrame] = {}
 _TABLES_MAX = 2048
 
 
-def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
+def read_table(run_dir: Path, name: str, schema: Any,
+               experiment: Any = None) -> pd.DataFrame:
     """Table ``name`` of a run, checked against its schema: row count, columns, the
     kind of each column (numbers stay numbers; no cell went missing), and every number
-    within what its quantity can be (:mod:`threadcost.table_checks`). The file is read
+    within what its quantity can be (:mod:`threadcost.table_checks`; the kinds the
+    registry declares for the tables of ``experiment``). The file is read
     as any file of a run is (:func:`read_file`): a regular file of the run folder, of
     bounded size."""
     run_files.check_table_name(run_dir / META, name)
@@ -143,7 +147,8 @@ def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
         pass  # reading it names the problem
     raw, st = run_files.read_file(path, run_files.MAX_TABLE_FILE_BYTES)
     key = key_of(st)
-    frame = _read_checked_table(run_dir, path, raw, name, schema)
+    declared = registry.column_kinds(experiment, name) if isinstance(experiment, str) else {}
+    frame = _read_checked_table(run_dir, path, raw, name, schema, declared)
     if len(_TABLES) >= _TABLES_MAX:
         _TABLES.pop(next(iter(_TABLES)))
     _TABLES[key] = frame.copy()
@@ -151,7 +156,7 @@ def read_table(run_dir: Path, name: str, schema: Any) -> pd.DataFrame:
 
 
 def _read_checked_table(run_dir: Path, path: Path, raw: bytes, name: str,
-                        schema: Any) -> pd.DataFrame:
+                        schema: Any, declared: dict[str, str]) -> pd.DataFrame:
     if (isinstance(schema, dict) and schema.get("columns") == [] and schema.get("rows") == 0
             and path.suffix == ".csv" and len(raw) <= 2):
         # a table with no columns, as a skipped run of older code stored it: one newline,
@@ -162,7 +167,8 @@ def _read_checked_table(run_dir: Path, path: Path, raw: bytes, name: str,
         frame = pd.read_csv(io.BytesIO(text))
     except (OSError, ValueError, EOFError, UnicodeDecodeError) as exc:
         raise DataError(f"{path}: cannot read CSV ({run_files.first_line(exc)})") from exc
-    table_checks.check_table(path, frame, schema, f"{run_dir / META}: table_schema of {name!r}")
+    table_checks.check_table(path, frame, schema, f"{run_dir / META}: table_schema of {name!r}",
+                             declared)
     return frame
 
 
@@ -429,7 +435,7 @@ def _check_tables(path: Path, meta: dict[str, Any]) -> None:
     if key in _CHECKED:
         return
     for name in meta["tables"]:
-        read_table(path, name, meta.get("table_schema", {}).get(name))
+        read_table(path, name, meta.get("table_schema", {}).get(name), meta.get("experiment"))
     if len(_CHECKED) >= _TABLES_MAX:
         _CHECKED.pop(next(iter(_CHECKED)))
     _CHECKED[key] = None

@@ -60,15 +60,17 @@ def _interrupts_deferred() -> Iterator[list[int]]:
     """SIGINT and SIGTERM noted, not raised, while a child is being started (bounded by
     START_WAIT_S): an interrupt landing inside multiprocessing's start-up (the
     forkserver's handshake, its locks) left a half-started forkserver that printed a
-    traceback, or a child nobody reaped. The caller raises a noted interrupt once the
-    child exists, where it is passed on to the child. Outside the main thread (no
-    handler can be set there) nothing is deferred."""
+    traceback, or a child nobody reaped. Once the child exists and the handlers are
+    back, :func:`_raise_noted` delivers the first one noted to the handler that was in
+    place. A signal that was ignored stays ignored. Outside the main thread (no handler
+    can be set there) nothing is deferred."""
     noted: list[int] = []
+    previous: dict[int, Any] = {}
 
     def note(signum: int, frame: object) -> None:
-        noted.append(signum)
+        if previous.get(signum) != signal.SIG_IGN:
+            noted.append(signum)
 
-    previous: dict[int, Any] = {}
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous[sig] = signal.signal(sig, note)
@@ -90,6 +92,8 @@ def _child(conn: Any, func: Callable[..., Any], kwargs: Mapping[str, Any],
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
     try:
+        # one sent meanwhile (blocked, pending: threadcost.forkserver_init) raises here
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         for which, value in rlimits.items():
             resource.setrlimit(which, value)
         value = func(**kwargs)
@@ -142,7 +146,7 @@ def run_isolated(func: Callable[..., Any], kwargs: Mapping[str, Any] | None = No
     grace = EXIT_GRACE_S  # a child that answered exits by itself; a stuck one is killed
     try:
         if noted:  # an interrupt came while the child was being started
-            raise KeyboardInterrupt
+            _raise_noted(noted[0], proc)
         ready = multiprocessing.connection.wait([receiver, proc.sentinel], timeout)
         if receiver in ready:
             try:
@@ -170,6 +174,23 @@ def run_isolated(func: Callable[..., Any], kwargs: Mapping[str, Any] | None = No
         raise value
     raise KernelError(name, 4, 0, "the measuring child process died before reporting "
                                   "(killed by a signal or out of memory)")
+
+
+def _raise_noted(signum: int, proc: Any) -> None:
+    """The interrupt noted while ``proc`` started, delivered now to the handler in place
+    (``signal.raise_signal``): a build's or a command's stop (one line, 130 or 143),
+    Python's KeyboardInterrupt (the caller then passes it on to the child and reaps it).
+    Where the handler is the default action of SIGTERM (the process ends at once), the
+    child is stopped and reaped first, so that none is left measuring."""
+    if signal.getsignal(signum) == signal.SIG_DFL:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGINT)
+        proc.join(EXIT_GRACE_S)
+        if proc.exitcode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, signal.SIGKILL)
+            proc.join(REAP_WAIT_S)
+    signal.raise_signal(signum)
 
 
 # ----------------------------------------------------------- bounded waits

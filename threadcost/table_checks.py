@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,14 +44,16 @@ MAY_BE_EMPTY = frozenset({
 })
 
 
-def check_table(path: Path, frame: pd.DataFrame, schema: Any, where: str) -> None:
+def check_table(path: Path, frame: pd.DataFrame, schema: Any, where: str,
+                declared: Mapping[str, str] | None = None) -> None:
     """A table read back, checked against the schema its run recorded (``where`` names
     that schema in a message): rows, columns, each column's kind, its empty and
-    infinite cells, and every number's range (:func:`check_ranges`)."""
+    infinite cells, and every number's range (:func:`check_ranges`; ``declared``: the
+    kind of each column, from the experiment registry)."""
     if schema is None:  # runs saved before table_schema existed have none
         check_mixed(path, frame)
         check_finite(path, frame, None)
-        check_ranges(path, frame)
+        check_ranges(path, frame, declared)
         return
     if not isinstance(schema, dict) or not isinstance(schema.get("columns"), list) \
             or not isinstance(schema.get("rows"), int):
@@ -71,7 +74,7 @@ def check_table(path: Path, frame: pd.DataFrame, schema: Any, where: str) -> Non
     else:
         check_mixed(path, frame)
     check_finite(path, frame, schema)
-    check_ranges(path, frame)
+    check_ranges(path, frame, declared)
 
 
 def bad_cell(path: Path, frame: pd.DataFrame, column: str, mask: Any, what: str) -> DataError:
@@ -147,8 +150,10 @@ def check_finite(path: Path, frame: pd.DataFrame, schema: Any) -> None:
 
 
 # --- what each quantity can be ---------------------------------------------------------
-# Every number a run stores is checked against what its quantity can be, declared once
-# here, by column (or summary key) name, first matching rule first. A time is never
+# Every number a run stores is checked against what its quantity can be. A table's
+# columns name their kind where the experiment registry declares the table
+# (threadcost/experiments/table_kinds.py); a summary key, or a column of a table not
+# declared there, is judged by its name, first matching rule of RULES first. A time is never
 # negative, a rate is positive, a fraction lies within 0..1, a count is a whole number
 # of at least zero; everything is finite and below a bound no measurement reaches
 # (1e15 ns is twelve days; 1e15 KiB an exabyte). A run whose numbers are impossible was
@@ -197,6 +202,13 @@ AMOUNT = Quantity("an amount (memory, CPUs, a statistic of costs)", -BOUND, BOUN
 CPU = Quantity("a CPU number (-1: not pinned)", -1, 2**20, whole=True)
 LIMIT = Quantity("a limit", 0, LIMIT_BOUND)
 SIGNED = Quantity("a difference or a fitted coefficient", -BOUND, BOUND)
+PER_OPERATION = Quantity("a count per operation", 0, BOUND)
+# The kinds a table declares for its columns (experiments/table_kinds.py); None: no number.
+KINDS: dict[str, Quantity | None] = {
+    "time": TIME, "rate": RATE, "ratio": RATIO, "per_operation": PER_OPERATION,
+    "fraction": FRACTION, "percent": PERCENT, "count": COUNT, "cpu": CPU, "limit": LIMIT,
+    "amount": AMOUNT, "signed": SIGNED, "flag": None, "text": None,
+}
 
 # (name pattern, quantity), first match wins; names match whole. Signed quantities come
 # first: differences (after - before, a touch subtracted), slopes and intercepts of fits,
@@ -237,13 +249,18 @@ def quantity(name: str) -> Quantity:
     return SIGNED
 
 
-def check_ranges(path: Path, frame: pd.DataFrame) -> None:
-    """Every number of a table within what its column's quantity can be."""
+def check_ranges(path: Path, frame: pd.DataFrame,
+                 declared: Mapping[str, str] | None = None) -> None:
+    """Every number of a table within what its column's quantity can be: the kind the
+    table declares for it (``declared``), else the one its name says (:func:`quantity`)."""
     for column in frame.columns:
         values = frame[column]
         if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
             continue
-        rule = quantity(str(column))
+        kind = (declared or {}).get(str(column))
+        rule = quantity(str(column)) if kind not in KINDS else KINDS[kind]
+        if rule is None:  # a text or flag column (empty cells read back as numbers)
+            continue
         bad = rule.refused(values.to_numpy(dtype=float))
         if bad.any():
             raise bad_cell(path, frame, str(column), bad, f"is impossible: {rule.allowed()}")

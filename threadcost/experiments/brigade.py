@@ -341,6 +341,16 @@ def build_reference() -> Path:
                                   program=str(REFERENCE_SOURCE.relative_to(paths.REPO_ROOT)))
 
 
+def check_reference(tasks: Any, iterations: Any, warmup: Any, rounds: Any,
+                    cpu: Any) -> tuple[int, int, dict[str, Any]]:
+    """What :func:`reference_check` refuses, before anything runs (threadcost.prechecks)."""
+    n = validate.integer("tasks", tasks, minimum=1, maximum=1000)
+    r = validate.integer("rounds", rounds, minimum=1, maximum=50)
+    p = check_params(tasks=[n], kinds=["thread", "one-thread"], placement=["same-cpu"],
+                     iterations=iterations, warmup=warmup, cpu=cpu, stack_kib=64)
+    return n, r, p
+
+
 def reference_check(tasks: Any = 100, iterations: Any = 2000, warmup: Any = 200,
                     rounds: Any = 5, cpu: Any = "auto") -> dict[str, Any]:
     """The brigade kernel against a minimal independent C program, alternately.
@@ -354,10 +364,7 @@ def reference_check(tasks: Any = 100, iterations: Any = 2000, warmup: Any = 200,
     per-round values and, per kind, the ratio of the medians over the rounds
     (kernel / reference).
     """
-    n = validate.integer("tasks", tasks, minimum=1, maximum=1000)
-    r = validate.integer("rounds", rounds, minimum=1, maximum=50)
-    p = check_params(tasks=[n], kinds=["thread", "one-thread"], placement=["same-cpu"],
-                     iterations=iterations, warmup=warmup, cpu=cpu, stack_kib=64)
+    n, r, p = check_reference(tasks, iterations, warmup, rounds, cpu)
     try:
         binary = build_reference()
     except (KernelError, OSError, subprocess.SubprocessError) as exc:

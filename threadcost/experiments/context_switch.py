@@ -54,7 +54,12 @@ from threadcost.experiments.context_switch_params import (
     PLACEMENTS,
     TASKS,
     WARMUP,
+    check_choices,
     check_params,
+    check_placement_repeats,
+    check_rounds,
+    check_sweep,
+    check_working_set_sweep,
     choose_cpus,
 )
 from threadcost.experiments.context_switch_results import (
@@ -82,7 +87,9 @@ __all__ = [
     "BASELINES", "BASELINE_TEXT", "CLAIM_MECHANISMS", "EXPERIMENT", "LIMITS",
     "MAX_ITERATIONS", "MAX_MESSAGE", "MECHANISMS", "PLACEMENTS", "PLACEMENT_EXPERIMENT",
     "QUANTILES", "SELF_HOP", "STEPS", "TASKS", "_derived", "_pingpong", "_pinning_verified",
-    "_raise_for", "_thp_mode", "assemble", "baseline", "check_params", "choose_cpus",
+    "_raise_for", "_thp_mode", "assemble", "baseline", "check_choices", "check_params",
+    "check_placement_repeats", "check_rounds", "check_sweep", "check_working_set_sweep",
+    "choose_cpus",
     "measure_baselines", "median_ci95", "perf_bench_pipe", "perf_cross_check", "placement_repeats",
     "plan", "quantile_table", "run", "sweep", "targets", "timing_check", "touch_cost",
     "working_set_sweep",
@@ -186,12 +193,7 @@ def plan(mechanisms: Sequence[str], placements: Sequence[str],
          tasks: Sequence[str]) -> tuple[list[tuple[str, str, str]], list[dict[str, str]]]:
     """The configurations a sweep will run, and those it cannot run here (with why)."""
     todo, skipped = [], []
-    for place in placements:
-        validate.choice("placements", place, PLACEMENTS)
-    for mech in mechanisms:
-        validate.choice("mechanisms", mech, MECHANISMS)
-    for kind in tasks:
-        validate.choice("tasks", kind, TASKS)
+    check_choices(mechanisms, placements, tasks)
     for place, mech, kind in itertools.product(placements, mechanisms, tasks):
         try:
             choose_cpus(place)
@@ -217,8 +219,9 @@ def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[st
     """
     from threadcost.progress import bar as tqdm
 
+    baseline_scale = check_sweep(mechanisms, placements, tasks, iterations, warmup,
+                                 baseline_scale)
     todo, skipped = plan(mechanisms, placements, tasks)
-    validate.integer("iterations", iterations, minimum=1, maximum=MAX_ITERATIONS)
     results: dict[tuple[str, str, str], Result] = {}
     for mech, place, kind in tqdm(todo, desc="ping-pong", disable=not progress):
         results[(mech, place, kind)] = run(mech, place, kind, iterations, warmup,
@@ -269,12 +272,8 @@ def working_set_sweep(working_sets_kib: Sequence[int], tasks: Sequence[str] = tu
     """
     from threadcost.progress import bar as tqdm
 
-    sizes = validate.integer_list("working_sets_kib", working_sets_kib, minimum=0,
-                                  maximum=1 << 40, max_items=64)
-    validate.memory_fits("working_sets_kib", working_sets_kib, 2 * max(sizes))
-    seconds = validate.number("seconds_per_point", seconds_per_point, minimum=0.01,
-                              maximum=3600)
-    n_max = validate.integer("iterations", iterations, minimum=1, maximum=MAX_ITERATIONS)
+    sizes, seconds, n_max = check_working_set_sweep(working_sets_kib, tasks, iterations,
+                                                    seconds_per_point)
     cpu = choose_cpus(placement)[0]
     rows, qtables = [], []
     for w in tqdm(sizes, desc="working sets", disable=not progress):
@@ -347,8 +346,7 @@ def perf_cross_check(rounds: int = PERF_ROUNDS.default,
     one round trip, like ours. Our side is timed without per-sample stamps
     (whole-run mean) to match perf, and with them, to show the stamps' cost.
     """
-    n_rounds = validate.integer("rounds", rounds, minimum=1, maximum=100)
-    n = validate.integer("iterations", iterations, minimum=100, maximum=MAX_ITERATIONS)
+    n_rounds, n = check_rounds(rounds, iterations)
     cpu = choose_cpus(validate.choice("placement", placement, PLACEMENTS))[0]
     rows: list[dict[str, Any]] = []
     reason = None
@@ -380,7 +378,8 @@ def timing_check(rounds: int = TIMING_ROUNDS.default,
                  placement: str = "same-cpu") -> Result:
     """The same configuration with per-sample stamps (and CPU notes) and without,
     alternately: do per-sample timing and the whole-run mean agree?"""
-    n_rounds = validate.integer("rounds", rounds, minimum=1, maximum=100)
+    n_rounds, _ = check_rounds(rounds, iterations, minimum=1)
+    check_params(mechanism, placement, "threads", iterations, max(1, iterations // 10))
     rows = []
     for i in range(n_rounds):
         for per_sample in (True, False):
@@ -421,10 +420,8 @@ def placement_repeats(mechanisms: Sequence[str] = CLAIM_MECHANISMS,
     With one usable CPU "unpinned" is "pinned" (the scheduler has no choice): the run
     is stored as skipped, ``summary["skipped"]`` saying why, with no table.
     """
-    mechs = validate.choice_list("mechanisms", mechanisms, MECHANISMS)
-    n_rep = validate.integer("repeats", repeats, minimum=1, maximum=1000)
-    n = validate.integer("iterations", iterations, minimum=100, maximum=MAX_ITERATIONS)
-    warm = validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS)
+    q = check_placement_repeats(mechanisms, repeats, iterations, warmup)
+    mechs, n_rep, n, warm = q["mechanisms"], q["repeats"], q["iterations"], q["warmup"]
     params = {"mechanisms": list(mechs), "placements": ["same-cpu", "unpinned"],
               "tasks": "threads", "repeats": n_rep, "iterations": n, "warmup": warm}
     reason = cpus.two_cpus_reason()

@@ -98,3 +98,58 @@ def check_params(mechanism: Any = "pipe", placement: Any = "same-cpu",
             "warmup": warm, "working_set_kib": ws, "message_bytes": msg,
             "timeout_s": timeout, "cpu_a": cpu_a, "cpu_b": cpu_b}
 
+
+
+# The checks of the sweeps and cross-checks built on run(), so that a build can judge a
+# notebook's values before anything runs (threadcost.prechecks) with the same bounds.
+
+def check_choices(mechanisms: Sequence[Any], placements: Sequence[Any],
+                  tasks: Sequence[Any]) -> None:
+    """Every mechanism, placement and task kind of a sweep is one this module knows."""
+    for place in placements:
+        validate.choice("placements", place, PLACEMENTS)
+    for mech in mechanisms:
+        validate.choice("mechanisms", mech, MECHANISMS)
+    for kind in tasks:
+        validate.choice("tasks", kind, TASKS)
+
+
+def check_sweep(mechanisms: Sequence[Any], placements: Sequence[Any], tasks: Sequence[Any],
+                iterations: Any, warmup: Any, baseline_scale: Any = 1.0) -> float:
+    """What ``sweep`` refuses (a placement this machine lacks is skipped, not refused);
+    returns the baseline scale."""
+    check_choices(mechanisms, placements, tasks)
+    check_params("pipe", "unpinned", "threads", iterations, warmup)
+    return float(validate.number("baseline_scale", baseline_scale, minimum=0.001,
+                                 maximum=100.0))
+
+
+def check_working_set_sweep(working_sets_kib: Any, tasks: Any, iterations: Any,
+                            seconds_per_point: Any) -> tuple[list[int], float, int]:
+    """What ``working_set_sweep`` refuses: (sizes, seconds per point, iterations)."""
+    sizes = validate.integer_list("working_sets_kib", working_sets_kib, minimum=0,
+                                  maximum=1 << 40, max_items=64)
+    validate.memory_fits("working_sets_kib", working_sets_kib, 2 * max(sizes))
+    seconds = validate.number("seconds_per_point", seconds_per_point, minimum=0.01,
+                              maximum=3600)
+    n_max = validate.integer("iterations", iterations, minimum=1, maximum=MAX_ITERATIONS)
+    for kind in tasks:
+        validate.choice("tasks", kind, TASKS)
+    return sizes, float(seconds), n_max
+
+
+def check_rounds(rounds: Any, iterations: Any, minimum: int = 100) -> tuple[int, int]:
+    """The rounds and round trips of a cross-check (perf, per-sample timing)."""
+    return (validate.integer("rounds", rounds, minimum=1, maximum=100),
+            validate.integer("iterations", iterations, minimum=minimum,
+                             maximum=MAX_ITERATIONS))
+
+
+def check_placement_repeats(mechanisms: Any, repeats: Any, iterations: Any,
+                            warmup: Any) -> dict[str, Any]:
+    """What ``placement_repeats`` refuses."""
+    return {"mechanisms": validate.choice_list("mechanisms", mechanisms, MECHANISMS),
+            "repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),
+            "iterations": validate.integer("iterations", iterations, minimum=100,
+                                           maximum=MAX_ITERATIONS),
+            "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS)}

@@ -76,15 +76,9 @@ def _indirect_child(points: list[tuple[int, int]], repeats: int, cpu: int | None
     return rows
 
 
-def indirect_cost(array_kib: Any = (0, 256, 2048, 16384, 65536), strides: Any = (8, 128),
-                  repeats: Any = 5, cpu: Any = "auto",
-                  target_accesses: Any = 4_000_000) -> Result:
-    """S10: c2 per array size and stride, single and switch runs interleaved in every
-    repeat (all in one child process; both processes pinned to ``cpu``).
-
-    Tables: ``runs`` (one row per run), ``points`` (per repeat and point: c2, c1 of
-    that repeat, indirect = c2 - c1, switches per round trip from the counters).
-    """
+def check_indirect_cost(array_kib: Any, strides: Any, repeats: Any, cpu: Any,
+                        target_accesses: Any) -> dict[str, Any]:
+    """What :func:`indirect_cost` refuses, before anything runs (threadcost.prechecks)."""
     sizes = validate.integer_list("array_kib", array_kib, minimum=0, maximum=1 << 22,
                                   max_items=32)
     steps = validate.integer_list("strides", strides, minimum=1, maximum=1 << 20,
@@ -95,6 +89,19 @@ def indirect_cost(array_kib: Any = (0, 256, 2048, 16384, 65536), strides: Any = 
          "target_accesses": validate.integer("target_accesses", target_accesses,
                                              minimum=1000, maximum=10**10)}
     validate.memory_fits("array_kib", array_kib, 3 * max(p["array_kib"]))
+    return p
+
+
+def indirect_cost(array_kib: Any = (0, 256, 2048, 16384, 65536), strides: Any = (8, 128),
+                  repeats: Any = 5, cpu: Any = "auto",
+                  target_accesses: Any = 4_000_000) -> Result:
+    """S10: c2 per array size and stride, single and switch runs interleaved in every
+    repeat (all in one child process; both processes pinned to ``cpu``).
+
+    Tables: ``runs`` (one row per run), ``points`` (per repeat and point: c2, c1 of
+    that repeat, indirect = c2 - c1, switches per round trip from the counters).
+    """
+    p = check_indirect_cost(array_kib, strides, repeats, cpu, target_accesses)
     if 0 not in p["array_kib"]:
         p["array_kib"] = [0, *p["array_kib"]]  # the direct cost: no array
     points = [(0, p["strides"][0])] + [(k, s) for k in p["array_kib"] if k
@@ -171,6 +178,18 @@ def _tsuna_row(tasks: str, rep: int, iterations: int, cpu: int) -> dict[str, Any
             "ns_per_counted_switch": rt / spr if spr >= 0.5 else None}
 
 
+def check_switch_counts(mechanisms: Any, tasks: Any, repeats: Any,
+                        iterations: Any) -> dict[str, Any]:
+    """What :func:`switch_counts` refuses, before anything runs (threadcost.prechecks)."""
+    mechs = validate.choice_list("mechanisms", mechanisms, cs.MECHANISMS)
+    kinds = validate.choice_list("tasks", tasks, cs.TASKS)
+    p = {"mechanisms": mechs, "tasks": kinds, "placement": "same-cpu",
+         "repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
+         "iterations": validate.integer("iterations", iterations, minimum=100,
+                                        maximum=cs.MAX_ITERATIONS)}
+    return p
+
+
 def switch_counts(mechanisms: Any = tuple(cs.MECHANISMS), tasks: Any = tuple(cs.TASKS),
                   repeats: Any = 5, iterations: Any = 5000) -> Result:
     """S9: every mechanism between two tasks pinned to one CPU, ``repeats`` rounds with
@@ -179,12 +198,8 @@ def switch_counts(mechanisms: Any = tuple(cs.MECHANISMS), tasks: Any = tuple(cs.
     ``getrusage(RUSAGE_THREAD)``, voluntary + involuntary, over the timed region).
     Also an empty system call (getppid) on the same CPU: tsuna's system-call cost.
     """
-    mechs = validate.choice_list("mechanisms", mechanisms, cs.MECHANISMS)
-    kinds = validate.choice_list("tasks", tasks, cs.TASKS)
-    p = {"mechanisms": mechs, "tasks": kinds, "placement": "same-cpu",
-         "repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
-         "iterations": validate.integer("iterations", iterations, minimum=100,
-                                        maximum=cs.MAX_ITERATIONS)}
+    p = check_switch_counts(mechanisms, tasks, repeats, iterations)
+    mechs, kinds = p["mechanisms"], p["tasks"]
     cpu = cs.choose_cpus("same-cpu")[0]
     rows = []
     for rep in range(p["repeats"]):

@@ -550,6 +550,14 @@ def _assemble_burst(outputs: dict[str, Any], summary: dict[str, Any],
 GROWTH_EXPERIMENT = "launch_growth"
 
 
+def check_growth_repeats(kinds: Any, parent_touch_mib: Any, repeats: Any, iterations: Any,
+                         warmup: Any, pin: Any) -> dict[str, Any]:
+    """What :func:`growth_repeats` refuses, before anything runs (threadcost.prechecks)."""
+    p = check_params(kinds, iterations, warmup, 0, pin, parent_touch_mib)
+    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
+    return p
+
+
 def growth_repeats(kinds: Any = ("thread", "fork"), parent_touch_mib: Any = (0, 8),
                    repeats: Any = 5, iterations: Any = 300, warmup: Any = 20,
                    pin: Any = "auto") -> Result:
@@ -561,8 +569,7 @@ def growth_repeats(kinds: Any = ("thread", "fork"), parent_touch_mib: Any = (0, 
     median create time (the call alone) and whole life (create, first run,
     join/wait, exit) of that series's launches.
     """
-    p = check_params(kinds, iterations, warmup, 0, pin, parent_touch_mib)
-    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
+    p = check_growth_repeats(kinds, parent_touch_mib, repeats, iterations, warmup, pin)
     if p["parent"] == "small":
         build_tool("launch_driver")
     spawn_path = spawn_target()[0] if set(EXECS) & set(p["kinds"]) else ""

@@ -256,6 +256,21 @@ def _spawn_child(max_threads: int, stack_kib: int,
                                        exhaust=exhaust)
 
 
+def check_spawn_until_failure(max_threads: Any, stack_kib: Any, address_space_mib: Any = None,
+                              timeout: Any = 300,
+                              exhaust: Any = False) -> tuple[int, int, Any, int]:
+    """What :func:`spawn_until_failure` refuses, before anything runs (prechecks)."""
+    from threadcost.experiments import thread_memory
+
+    n = validate.integer("max_threads", max_threads, minimum=1, maximum=SPAWN_MAX)
+    stack = validate.stack_kib("stack_kib", stack_kib)
+    cap = thread_memory.check_address_space("address_space_mib", address_space_mib)
+    wait = validate.integer("timeout", timeout, minimum=1, maximum=3600)
+    if not isinstance(exhaust, bool):
+        raise ParameterError("exhaust", exhaust, "must be True or False")
+    return n, stack, cap, wait
+
+
 def spawn_until_failure(max_threads: Any = 40_000, stack_kib: Any = 0,
                         address_space_mib: Any = None, timeout: Any = 300,
                         exhaust: Any = False) -> Result:
@@ -270,15 +285,10 @@ def spawn_until_failure(max_threads: Any = 40_000, stack_kib: Any = 0,
     takes process ids from the whole system while it runs, so do not use it on a
     machine others rely on.
     """
-    from threadcost.experiments import thread_memory
     from threadcost.isolate import run_isolated
 
-    n = validate.integer("max_threads", max_threads, minimum=1, maximum=SPAWN_MAX)
-    stack = validate.stack_kib("stack_kib", stack_kib)
-    cap = thread_memory.check_address_space("address_space_mib", address_space_mib)
-    wait = validate.integer("timeout", timeout, minimum=1, maximum=3600)
-    if not isinstance(exhaust, bool):
-        raise ParameterError("exhaust", exhaust, "must be True or False")
+    n, stack, cap, wait = check_spawn_until_failure(max_threads, stack_kib,
+                                                    address_space_mib, timeout, exhaust)
     point = run_isolated(_spawn_child, {"max_threads": n, "stack_kib": stack,
                                         "address_space_mib": cap, "exhaust": exhaust},
                          timeout=wait)

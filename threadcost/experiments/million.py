@@ -88,6 +88,15 @@ MILLION_VARIANTS = {
 }
 
 
+def check_goroutines(count: Any, sleep_ms: Any, variants: Any, repeats: Any) -> dict[str, Any]:
+    """What :func:`goroutines` refuses, before anything runs (threadcost.prechecks)."""
+    return {"count": validate.integer("count", count, minimum=1, maximum=10_000_000),
+            "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=0, maximum=60_000),
+            "variants": [v for v in MILLION_VARIANTS
+                         if v in validate.choice_list("variants", variants, MILLION_VARIANTS)],
+            "repeats": validate.integer("repeats", repeats, minimum=1, maximum=50)}
+
+
 def goroutines(count: Any = S1_COUNT, sleep_ms: Any = 1000,
                variants: Any = tuple(MILLION_VARIANTS), repeats: Any = 1) -> Result:
     """S1's goroutine program at ``count`` goroutines, timed like /usr/bin/time.
@@ -100,11 +109,7 @@ def goroutines(count: Any = S1_COUNT, sleep_ms: Any = 1000,
     wall, user and system times are judged over independent repeats), each run a
     fresh process; ``all_at_once`` (a memory peak) runs once, between the first two.
     """
-    p = {"count": validate.integer("count", count, minimum=1, maximum=10_000_000),
-         "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=0, maximum=60_000),
-         "variants": [v for v in MILLION_VARIANTS
-                      if v in validate.choice_list("variants", variants, MILLION_VARIANTS)],
-         "repeats": validate.integer("repeats", repeats, minimum=1, maximum=50)}
+    p = check_goroutines(count, sleep_ms, variants, repeats)
     need_kib = p["count"] * GOROUTINE_NEED_KIB
     available = sysinfo.mem_available_kib()
     reason = peers.go_absent_reason()
@@ -177,11 +182,16 @@ def _threads_child(count: int, stack_kib: int, sleep_ms: int) -> dict[str, Any]:
             "peak_threads": int(out.peak_threads)}
 
 
+def check_threads(cap: Any, stack_kib: Any, sleep_ms: Any) -> dict[str, Any]:
+    """What :func:`threads` refuses, before anything runs (threadcost.prechecks)."""
+    return {"cap": validate.integer("cap", cap, minimum=1, maximum=1_000_000),
+            "stack_kib": validate.stack_kib("stack_kib", stack_kib),
+            "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=1, maximum=60_000)}
+
+
 def threads(cap: Any = 8000, stack_kib: Any = 2048, sleep_ms: Any = 1000) -> Result:
     """As many sleeping threads as this machine allows (at most ``cap``), measured."""
-    p = {"cap": validate.integer("cap", cap, minimum=1, maximum=1_000_000),
-         "stack_kib": validate.stack_kib("stack_kib", stack_kib),
-         "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=1, maximum=60_000)}
+    p = check_threads(cap, stack_kib, sleep_ms)
     count, bound = thread_ceiling(p["stack_kib"], p["cap"])
     p["count"], p["bound"] = count, bound
     raw = run_isolated(_threads_child, {"count": count, "stack_kib": p["stack_kib"],
@@ -224,6 +234,19 @@ PEER_NEED_KIB = {"rust-thread": 64, "java-platform": 128, "tokio-task": 2,
                  "tokio-task-mt": 2, "java-virtual": 8, "goroutine": GOROUTINE_NEED_KIB}
 
 
+def check_peer_tasks(kinds: Any, count: Any, sleep_ms: Any, thread_cap: Any,
+                     gate: Any = True) -> dict[str, Any]:
+    """What :func:`peer_tasks` refuses, before anything runs (threadcost.prechecks)."""
+    from threadcost import peers as registry
+
+    return {"kinds": validate.choice_list("kinds", kinds, list(registry.KINDS)),
+            "count": validate.integer("count", count, minimum=1, maximum=10_000_000),
+            "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=0, maximum=60_000),
+            "thread_cap": validate.integer("thread_cap", thread_cap, minimum=1,
+                                           maximum=1_000_000),
+            "gate": bool(gate)}
+
+
 def peer_tasks(kinds: Any = ("rust-thread", "tokio-task"), count: Any = S1_COUNT,
                sleep_ms: Any = 1000, thread_cap: Any = 8000, gate: Any = True,
                experiment: str = PEER_EXPERIMENT) -> Result:
@@ -240,12 +263,7 @@ def peer_tasks(kinds: Any = ("rust-thread", "tokio-task"), count: Any = S1_COUNT
     if experiment not in (PEER_EXPERIMENT, PEAK_EXPERIMENT):
         raise ParameterError("experiment", experiment,
                              f"one of {PEER_EXPERIMENT}, {PEAK_EXPERIMENT}")
-    p = {"kinds": validate.choice_list("kinds", kinds, list(registry.KINDS)),
-         "count": validate.integer("count", count, minimum=1, maximum=10_000_000),
-         "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=0, maximum=60_000),
-         "thread_cap": validate.integer("thread_cap", thread_cap, minimum=1,
-                                        maximum=1_000_000),
-         "gate": bool(gate)}
+    p = check_peer_tasks(kinds, count, sleep_ms, thread_cap, gate)
     rows = []
     for kind in p["kinds"]:
         base = {"kind": kind, "label": registry.KINDS[kind].label, "requested": p["count"]}

@@ -79,6 +79,18 @@ def _gap_child(iterations: int, warmup: int, repeats: int, cpu: int | None,
     return rows
 
 
+def check_fiber_gap(repeats: Any, iterations: Any, warmup: Any, cpu: Any,
+                    stack_kib: Any = 64) -> dict[str, Any]:
+    """What :func:`fiber_gap` refuses, before anything runs (threadcost.prechecks)."""
+    return {"repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),
+            "iterations": validate.integer("iterations", iterations, minimum=100,
+                                           maximum=fibers.MAX_ITERATIONS),
+            "warmup": validate.integer("warmup", warmup, minimum=0,
+                                       maximum=fibers.MAX_ITERATIONS),
+            "cpu": fibers.one_cpu("cpu", cpu, allow_none=True),
+            "stack_kib": validate.integer("stack_kib", stack_kib, minimum=16, maximum=1024)}
+
+
 def fiber_gap(repeats: Any = 7, iterations: Any = 100_000, warmup: Any = 10_000,
               cpu: Any = "auto", stack_kib: Any = 64) -> Result:
     """S8: per switch, asm vs swapcontext, and one empty ``rt_sigprocmask``, ``repeats``
@@ -88,13 +100,7 @@ def fiber_gap(repeats: Any = 7, iterations: Any = 100_000, warmup: Any = 10_000,
     for the two switches, per call for sigprocmask. The summary holds the medians,
     ``ucontext / asm`` and ``(ucontext - asm) / sigprocmask`` per repeat.
     """
-    p = {"repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),
-         "iterations": validate.integer("iterations", iterations, minimum=100,
-                                        maximum=fibers.MAX_ITERATIONS),
-         "warmup": validate.integer("warmup", warmup, minimum=0,
-                                    maximum=fibers.MAX_ITERATIONS),
-         "cpu": fibers.one_cpu("cpu", cpu, allow_none=True),
-         "stack_kib": validate.integer("stack_kib", stack_kib, minimum=16, maximum=1024)}
+    p = check_fiber_gap(repeats, iterations, warmup, cpu, stack_kib)
     timeout = 60.0 + p["repeats"] * (p["iterations"] + p["warmup"]) * 4e-6
     rows = run_isolated(_gap_child, {"iterations": p["iterations"], "warmup": p["warmup"],
                                      "repeats": p["repeats"], "cpu": p["cpu"],
@@ -120,6 +126,15 @@ def fiber_gap(repeats: Any = 7, iterations: Any = 100_000, warmup: Any = 10_000,
 
 # -------------------------------------------------------- S11: LockOSThread in Go
 
+def check_go_lockosthread(repeats: Any, iterations: Any, warmup: Any,
+                          gomaxprocs: Any = 1) -> dict[str, Any]:
+    """What :func:`go_lockosthread` refuses, before anything runs (threadcost.prechecks)."""
+    return {"repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
+            "iterations": validate.integer("iterations", iterations, **GO_ITERATIONS.bounds),
+            "warmup": validate.integer("warmup", warmup, minimum=0, maximum=10_000_000),
+            "gomaxprocs": validate.integer("gomaxprocs", gomaxprocs, minimum=0, maximum=1024)}
+
+
 def go_lockosthread(repeats: Any = REPEATS.default, iterations: Any = GO_ITERATIONS.default,
                     warmup: Any = GO_ITERATIONS.default // 10, gomaxprocs: Any = 1) -> Result:
     """S11: the channel ping-pong unlocked and locked, ``repeats`` pairs, alternating
@@ -127,10 +142,7 @@ def go_lockosthread(repeats: Any = REPEATS.default, iterations: Any = GO_ITERATI
     the issue's benchmark is taken to be one round trip); ``switches_per_round_trip``
     is the Go process's kernel context switches over the batch / round trips.
     """
-    p = {"repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
-         "iterations": validate.integer("iterations", iterations, **GO_ITERATIONS.bounds),
-         "warmup": validate.integer("warmup", warmup, minimum=0, maximum=10_000_000),
-         "gomaxprocs": validate.integer("gomaxprocs", gomaxprocs, minimum=0, maximum=1024)}
+    p = check_go_lockosthread(repeats, iterations, warmup, gomaxprocs)
     reason = peers.go_absent_reason()
     if reason:  # stored with no table (as every skipped peer run is): it reads back
         return Result(GO_LOCKED, p, {"skipped": reason}, {})
@@ -181,6 +193,19 @@ def _waves_child(wave: int, waves: int, stack_kib: int) -> list[dict[str, Any]]:
     return rows
 
 
+def check_thread_waves(total: Any, wave: Any, repeats: Any,
+                       stack_kib: Any = 0) -> tuple[int, int, int, int]:
+    """What :func:`thread_waves` refuses: (total, wave, repeats, stack KiB)."""
+    n = validate.integer("total", total, minimum=1, maximum=10_000_000)
+    w = validate.integer("wave", wave, minimum=1, maximum=MAX_WAVE)
+    r = validate.integer("repeats", repeats, minimum=1, maximum=1000)
+    stack = validate.integer("stack_kib", stack_kib, minimum=0, maximum=1 << 20)
+    budget = reserve.thread_budget(max(stack, 64))
+    if budget.caps(w + 16):
+        raise ParameterError("wave", wave, f"must leave the reserves alone: {budget.detail}")
+    return n, w, r, stack
+
+
 def thread_waves(total: Any = 100_000, wave: Any = 1000, repeats: Any = 5,
                  stack_kib: Any = 0) -> Result:
     """S12: ``total`` threads created and destroyed, in ``repeats`` repeats of
@@ -190,13 +215,7 @@ def thread_waves(total: Any = 100_000, wave: Any = 1000, repeats: Any = 5,
     A repeat's rate is threads / (sum of its waves' create + join times); the time
     for ``total`` threads is the sum over all repeats. ``stack_kib`` 0: glibc's default.
     """
-    n = validate.integer("total", total, minimum=1, maximum=10_000_000)
-    w = validate.integer("wave", wave, minimum=1, maximum=MAX_WAVE)
-    r = validate.integer("repeats", repeats, minimum=1, maximum=1000)
-    stack = validate.integer("stack_kib", stack_kib, minimum=0, maximum=1 << 20)
-    budget = reserve.thread_budget(max(stack, 64))
-    if budget.caps(w + 16):
-        raise ParameterError("wave", wave, f"must leave the reserves alone: {budget.detail}")
+    n, w, r, stack = check_thread_waves(total, wave, repeats, stack_kib)
     per_repeat = max(1, n // r)
     waves = max(1, -(-per_repeat // w))
     p = {"total": n, "wave": w, "repeats": r, "stack_kib": stack, "waves_per_repeat": waves}

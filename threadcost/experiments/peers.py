@@ -202,6 +202,13 @@ def _not_run_result(experiment: str, p: dict[str, Any], reason: str) -> Result:
     return Result(experiment, p, {"skipped": reason}, {})
 
 
+def check_launch_run(iterations: Any, warmup: Any, cpu: Any) -> dict[str, Any]:
+    """What :func:`launch_run` refuses, before anything runs (threadcost.prechecks)."""
+    return {"iterations": validate.integer("iterations", iterations, **LAUNCHES.bounds),
+            "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
+            "cpu": one_cpu("cpu", cpu, allow_none=False)}
+
+
 def launch_run(iterations: Any = LAUNCHES.default, warmup: Any = LAUNCHES.default // 10,
                cpu: Any = "auto") -> Result:
     """A goroutine's whole life, one at a time: ``go`` statement, first run,
@@ -213,9 +220,7 @@ def launch_run(iterations: Any = LAUNCHES.default, warmup: Any = LAUNCHES.defaul
     ``iterations`` launches timed as a whole, divided by their number (no
     clock read per launch). Without Go, ``summary["skipped"]`` says why.
     """
-    p = {"iterations": validate.integer("iterations", iterations, **LAUNCHES.bounds),
-         "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
-         "cpu": one_cpu("cpu", cpu, allow_none=False)}
+    p = check_launch_run(iterations, warmup, cpu)
     reason = go_absent_reason()
     if reason is not None:
         return _not_run_result(LAUNCH_EXPERIMENT, p, reason)
@@ -236,6 +241,15 @@ def launch_run(iterations: Any = LAUNCHES.default, warmup: Any = LAUNCHES.defaul
                   {"samples": pd.DataFrame({"launch_ns": samples})})
 
 
+def check_pinning_run(repeats: Any, iterations: Any, warmup: Any, cpu: Any) -> dict[str, Any]:
+    """What :func:`pinning_run` refuses, before anything runs (threadcost.prechecks)."""
+    return {"repeats": validate.integer("repeats", repeats, minimum=2, maximum=1000),
+            "iterations": validate.integer("iterations", iterations, minimum=1000,
+                                           maximum=MAX_ITERATIONS),
+            "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
+            "cpu": one_cpu("cpu", cpu, allow_none=False)}
+
+
 def pinning_run(repeats: Any = 7, iterations: Any = 200_000, warmup: Any = 20_000,
                 cpu: Any = "auto") -> Result:
     """C04's pinning gain: the channel ping-pong with GOMAXPROCS=1 pinned to
@@ -246,11 +260,7 @@ def pinning_run(repeats: Any = 7, iterations: Any = 200_000, warmup: Any = 20_00
 
     With one usable CPU the runtime's default is GOMAXPROCS=1 on that CPU, the pinned
     mode itself: the run is stored as skipped (``summary["skipped"]`` says why)."""
-    p = {"repeats": validate.integer("repeats", repeats, minimum=2, maximum=1000),
-         "iterations": validate.integer("iterations", iterations, minimum=1000,
-                                        maximum=MAX_ITERATIONS),
-         "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
-         "cpu": one_cpu("cpu", cpu, allow_none=False)}
+    p = check_pinning_run(repeats, iterations, warmup, cpu)
     reason = cpus.two_cpus_reason() or go_absent_reason()
     if reason is not None:
         return _not_run_result(PINNING_EXPERIMENT, p, reason)

@@ -152,3 +152,12 @@ def missing_tables(name: str, tables: list[str] | tuple[str, ...]) -> list[str]:
     if entry is None:
         return []
     return [t for t in entry.tables if t not in tables]
+
+
+def column_kinds(name: str, table: str) -> dict[str, str]:
+    """The kind of each column of table ``table`` of a run of ``name``, as declared in
+    :mod:`threadcost.experiments.table_kinds` (``{"create_ns": "time", ...}``); empty
+    for a table not declared there (its columns are then judged by their names)."""
+    from threadcost.experiments.table_kinds import COLUMNS
+
+    return COLUMNS.get(name, {}).get(table, {})

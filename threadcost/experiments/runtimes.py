@@ -147,16 +147,9 @@ BRIGADE_DEFAULT_KINDS = ("rust-thread", "tokio-task", "one-thread")
 PLACEMENTS = ("same-cpu", "unpinned")
 
 
-def brigade(tasks: Any = (500,), kinds: Any = BRIGADE_DEFAULT_KINDS,
-            placements: Any = PLACEMENTS, iterations: Any = 300, warmup: Any = 30,
-            repeats: Any = 5, cpu: Any = "auto") -> Result:
-    """S5's bucket brigade on the Rust peer: ``tasks`` threads or Tokio tasks in a
-    chain of pipes, one byte passed along; ``one-thread`` is S5's one-thread-brigade
-    (the same pipes, one thread doing every read and write: the pipe I/O alone).
-    Per repeat: ``per_task_ns_mean`` = mean trip / tasks (S5's "per task per iter")
-    and ``per_hop_ns_p50`` = median trip / (tasks + 1). Kinds and placements
-    alternate within every repeat (the order flips each repeat); ``same-cpu`` pins
-    the whole process to ``cpu``."""
+def check_brigade(tasks: Any, kinds: Any, placements: Any, iterations: Any, warmup: Any,
+                  repeats: Any, cpu: Any) -> dict[str, Any]:
+    """What :func:`brigade` refuses, before anything runs (threadcost.prechecks)."""
     chosen = validate.choice_list("kinds", kinds, BRIGADE_KINDS)
     p: dict[str, Any] = {
         "tasks": sorted(set(validate.integer_list("tasks", tasks, minimum=1, maximum=4000))),
@@ -172,6 +165,20 @@ def brigade(tasks: Any = (500,), kinds: Any = BRIGADE_DEFAULT_KINDS,
         from threadcost.experiments import sleepers
 
         validate.integer("tasks", max(p["tasks"]), minimum=1, maximum=sleepers.max_threads())
+    return p
+
+
+def brigade(tasks: Any = (500,), kinds: Any = BRIGADE_DEFAULT_KINDS,
+            placements: Any = PLACEMENTS, iterations: Any = 300, warmup: Any = 30,
+            repeats: Any = 5, cpu: Any = "auto") -> Result:
+    """S5's bucket brigade on the Rust peer: ``tasks`` threads or Tokio tasks in a
+    chain of pipes, one byte passed along; ``one-thread`` is S5's one-thread-brigade
+    (the same pipes, one thread doing every read and write: the pipe I/O alone).
+    Per repeat: ``per_task_ns_mean`` = mean trip / tasks (S5's "per task per iter")
+    and ``per_hop_ns_p50`` = median trip / (tasks + 1). Kinds and placements
+    alternate within every repeat (the order flips each repeat); ``same-cpu`` pins
+    the whole process to ``cpu``."""
+    p = check_brigade(tasks, kinds, placements, iterations, warmup, repeats, cpu)
     reason = registry.PEERS["rust"].absent_reason()
     if reason is not None:
         return Result(BRIGADE_EXPERIMENT, p, {"skipped": reason}, {})

@@ -317,6 +317,19 @@ def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
 SWEEP_EXPERIMENT = "sleepers_sweep"
 
 
+def check_sweep(counts: Any, variants: Any, period_ms: Any, duration_ms: Any,
+                stagger_ms: Any, repeats: Any) -> dict[str, Any]:
+    """What :func:`sweep` refuses, before anything runs (threadcost.prechecks)."""
+    p = check_params(max(validate.integer_list("counts", counts, minimum=1,
+                                               maximum=max_threads())),
+                     period_ms, duration_ms, stagger_ms, 0, variants)
+    p["counts"] = sorted(set(validate.integer_list("counts", counts, minimum=1,
+                                                   maximum=max_threads())))
+    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
+    del p["count"]
+    return p
+
+
 def sweep(counts: Any = (300, 1000, 3000, 10_000), variants: Any = VARIANTS,
           period_ms: Any = 10, duration_ms: Any = 500, stagger_ms: Any = 100,
           repeats: Any = 1, progress: bool = False) -> Result:
@@ -330,13 +343,7 @@ def sweep(counts: Any = (300, 1000, 3000, 10_000), variants: Any = VARIANTS,
     than 1.25x its planned sleeping time. Goroutine points read "not run" (with
     the reason) without Go.
     """
-    p = check_params(max(validate.integer_list("counts", counts, minimum=1,
-                                               maximum=max_threads())),
-                     period_ms, duration_ms, stagger_ms, 0, variants)
-    p["counts"] = sorted(set(validate.integer_list("counts", counts, minimum=1,
-                                                   maximum=max_threads())))
-    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
-    del p["count"]
+    p = check_sweep(counts, variants, period_ms, duration_ms, stagger_ms, repeats)
     cpus = len(sysinfo.affinity())
     planned_s = (p["duration_ms"] + p["stagger_ms"]) / 1000
     plan = [(rep, n, v) for rep in range(p["repeats"]) for n in p["counts"]

@@ -413,12 +413,9 @@ def check_grid(name: str, values: Any, default: list[int]) -> list[int]:
                                  maximum=1024 * 1024, max_items=64)
 
 
-def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any = 0,
-               pin: Any = None, repeats: Any = 3, progress: bool = False,
-               exhaust: Any = False) -> Result:
-    """Per-thread VSZ and RSS for each stack size (0 = the default): VSZ follows
-    the stack size, RSS does not. Claim C10 (Rust's 2 MiB stacks) when 2048 is
-    in the grid."""
+def check_stack_grid(stack_sizes_kib: Any, threads: Any, touch_kib: Any = 0, pin: Any = None,
+                     repeats: Any = 3) -> dict[str, Any]:
+    """What :func:`stack_grid` refuses, before anything runs (threadcost.prechecks)."""
     n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
     sizes = check_grid("stack_sizes_kib", stack_sizes_kib, DEFAULT_STACK_SIZES)
     sizes = [validate.stack_kib("stack_sizes_kib", s) for s in sizes]
@@ -429,6 +426,18 @@ def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any 
     reps = validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     p = {"stack_sizes_kib": sizes, "threads": n, "touch_kib": touch, "pin": cpus,
          "repeats": reps}
+    return p
+
+
+def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any = 0,
+               pin: Any = None, repeats: Any = 3, progress: bool = False,
+               exhaust: Any = False) -> Result:
+    """Per-thread VSZ and RSS for each stack size (0 = the default): VSZ follows
+    the stack size, RSS does not. Claim C10 (Rust's 2 MiB stacks) when 2048 is
+    in the grid."""
+    p = check_stack_grid(stack_sizes_kib, threads, touch_kib, pin, repeats)
+    sizes, n, touch, cpus, reps = (p["stack_sizes_kib"], p["threads"], p["touch_kib"],
+                                   p["pin"], p["repeats"])
     points, table, hit = _grid("stack sizes", "stack_kib_asked", sizes, n,
                                lambda s: (n, s, touch), cpus, reps, progress,
                                _flag(exhaust, "exhaust"))
@@ -437,11 +446,9 @@ def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any 
                   _limit(hit))
 
 
-def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any = 0,
-               pin: Any = None, repeats: Any = 3, progress: bool = False,
-               exhaust: Any = False) -> Result:
-    """Per-thread RSS for each stack touch depth: RSS follows the depth touched.
-    Claim C06 (400 KiB per thread) when 400 is in the grid."""
+def check_touch_grid(touch_depths_kib: Any, threads: Any, stack_kib: Any = 0, pin: Any = None,
+                     repeats: Any = 3) -> dict[str, Any]:
+    """What :func:`touch_grid` refuses, before anything runs (threadcost.prechecks)."""
     n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
     stack = validate.stack_kib("stack_kib", stack_kib)
     depths = check_grid("touch_depths_kib", touch_depths_kib, DEFAULT_TOUCH_DEPTHS)
@@ -450,6 +457,17 @@ def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any
     reps = validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     p = {"touch_depths_kib": depths, "threads": n, "stack_kib": stack, "pin": cpus,
          "repeats": reps}
+    return p
+
+
+def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any = 0,
+               pin: Any = None, repeats: Any = 3, progress: bool = False,
+               exhaust: Any = False) -> Result:
+    """Per-thread RSS for each stack touch depth: RSS follows the depth touched.
+    Claim C06 (400 KiB per thread) when 400 is in the grid."""
+    p = check_touch_grid(touch_depths_kib, threads, stack_kib, pin, repeats)
+    depths, n, stack, cpus, reps = (p["touch_depths_kib"], p["threads"], p["stack_kib"],
+                                    p["pin"], p["repeats"])
     points, table, hit = _grid("touch depths", "touch_kib_asked", depths, n,
                                lambda t: (n, stack, t), cpus, reps, progress,
                                _flag(exhaust, "exhaust"))
