@@ -129,7 +129,10 @@ def _assert_refused(stem: str, name: str, value: Any, err: str, tmp_path: Path) 
     lines = err.strip().splitlines()
     assert len(lines) == 1, err[-2000:]
     shown = str(value[0] if isinstance(value, list) else value)
-    assert f"'{stem}: {name}'" in lines[0] and shown in lines[0], lines[0]
+    # refused where it is first read: the parameter file against the declared range, or
+    # the notebook's section against what its experiments accept
+    assert (f"'{stem}: {name}'" in lines[0] or f"mine.yaml: {name}'" in lines[0]), lines[0]
+    assert shown in lines[0], lines[0]
     assert re.search(r"from \S+ to|one of|must be|at most|fit", lines[0]), lines[0]
     data = tmp_path / "runs"
     assert not data.exists() or not any(data.rglob("meta.json"))  # nothing measured

@@ -160,7 +160,7 @@ def _04(c: _Checks) -> None:
     c(cs.check_rounds, rounds=N("switch_timing_rounds"), iterations=N("switch_iterations"),
       minimum=1)
     c(yardsticks.check_params, repeats=N("switch_echo_repeats", lambda r: max(r, 1)),
-      scale=N("switch_iterations", lambda n: min(1.0, n / 20000)))
+      scale=N("switch_iterations", lambda n: min(1.0, n / yardsticks.SWITCH_ROUND_TRIPS)))
 
 
 def _05(c: _Checks) -> None:
