@@ -88,20 +88,6 @@ def test_index_has_abstract_tally_figure_and_references(rendered: Path) -> None:
 
 
 @pytest.mark.notebook
-def test_one_finding_prints_one_value_on_every_page_and_in_the_abstract(rendered: Path) -> None:
-    """Every number marked as a finding (``data-quantity``) shows the same value wherever
-    it is printed: the abstract, the headline, the pages and the claims."""
-    pages = {p.name: p.read_text(encoding="utf-8") for p in _pages(rendered)}
-    assert hygiene.quantity_conflicts(pages) == {}
-    marked = {name for text in pages.values() for name, _, _ in hygiene.quantities(text)}
-    abstract = {name for name, _, _ in hygiene.quantities(pages["index.html"])}
-    assert {"memory_thread_slope_kib", "launch_thread_median_ns"} <= abstract
-    assert abstract <= {name for page, text in pages.items() if page != "index.html"
-                        for name, _, _ in hygiene.quantities(text)}  # page 00 prints them
-    assert len(marked) >= 10, sorted(marked)
-
-
-@pytest.mark.notebook
 def test_index_tally_chips_carry_their_class_colours(rendered: Path) -> None:
     text = (rendered / "index.html").read_text(encoding="utf-8")
     chips = re.findall(r'<li style="background:(#[0-9a-fA-F]+)"><b>\d+</b> ([^<]+)</li>', text)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from threadcost.claims.runs import Runs
-from threadcost.findings import Value, quantity
+from threadcost.findings import Value, newest, quantity
 from threadcost.findings.headline import latest
 from threadcost.findings.summary import from_summary
 
@@ -75,5 +75,6 @@ for _tasks in ("threads", "processes"):
     quantity(f"switch_working_set_largest_{_tasks}_extra_median_ns", "ns", "median",
              f"the pinned pipe ping-pong between two {_tasks}, each side writing the largest "
              "working set measured per hop: the median round trip minus the median time of "
-             "touching that working set alone", fmt=",.0f", scale=1e-3, display_unit="µs")(
+             "touching that working set alone", fmt=",.0f", scale=1e-3, display_unit="µs",
+             reads=newest("context_switch_working_set"))(
         _largest_working_set(_tasks))

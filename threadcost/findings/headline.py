@@ -12,7 +12,7 @@ from typing import Any
 
 from threadcost import datastore, vocabulary
 from threadcost.claims.runs import Runs
-from threadcost.findings import Value, quantity
+from threadcost.findings import Value, newest, quantity
 
 LAUNCH = dict(unit="ns", fmt="auto", scale=1e-3, display_unit="µs")
 SWITCH = dict(unit="ns", fmt="auto")
@@ -65,14 +65,14 @@ def _kernel_launch(runs: Runs, kind: str) -> Value | str:
 
 @quantity("launch_thread_median_ns", statistic="median", definition="a thread's whole life, "
           "one at a time: pthread_create, first run, join, exit; median (interval: fastest "
-          "to p90)", **LAUNCH)
+          "to p90)", **LAUNCH, reads=newest("launch"))
 def launch_thread(runs: Runs) -> Value | str:
     return _kernel_launch(runs, "thread")
 
 
 @quantity("launch_process_median_ns", statistic="median", definition="a process's whole "
           "life from a small parent: fork, first run, waitpid, exit; median (interval: "
-          "fastest to p90)", **LAUNCH)
+          "fastest to p90)", **LAUNCH, reads=newest("launch"))
 def launch_process(runs: Runs) -> Value | str:
     return _kernel_launch(runs, "fork")
 
@@ -80,7 +80,8 @@ def launch_process(runs: Runs) -> Value | str:
 @quantity("launch_fiber_median_ns", statistic="sum of medians and a mean",
           definition="a fiber's whole life: create (stack mapping + context) and first "
           "switch in and back (medians), and unmapping its stack (mean over all fibers); "
-          "interval: fastest to p90 of the first two", **LAUNCH)
+          "interval: fastest to p90 of the first two", **LAUNCH,
+          reads=newest("fibers (hand-written)"))
 def launch_fiber(runs: Runs) -> Value | str:
     fib = _asm_fibers(runs)
     per = (fib.meta["summary"].get("per_fiber") or {}) if fib else {}
@@ -99,7 +100,8 @@ def launch_fiber(runs: Runs) -> Value | str:
 
 
 @quantity("launch_goroutine_median_ns", statistic="median", definition="go + first run + "
-          "wg.Done + Wait, GOMAXPROCS=1 pinned; median (interval: fastest to p90)", **LAUNCH)
+          "wg.Done + Wait, GOMAXPROCS=1 pinned; median (interval: fastest to p90)", **LAUNCH,
+          reads=newest("goroutine_launch"))
 def launch_goroutine(runs: Runs) -> Value | str:
     go = latest(runs, "goroutine_launch")
     if go is None:
@@ -147,14 +149,14 @@ def _futex_switch(runs: Runs, tasks: str) -> Value | str:
 
 @quantity("switch_thread_median_ns", statistic="median", definition="one switch between two "
           "threads pinned to one CPU: half the round trip of a futex ping-pong; median "
-          "(interval: fastest to p90)", **SWITCH)
+          "(interval: fastest to p90)", **SWITCH, reads=newest("context_switch"))
 def switch_thread(runs: Runs) -> Value | str:
     return _futex_switch(runs, "threads")
 
 
 @quantity("switch_process_median_ns", statistic="median", definition="one switch between two "
           "processes pinned to one CPU: half the round trip of a futex ping-pong; median "
-          "(interval: fastest to p90)", **SWITCH)
+          "(interval: fastest to p90)", **SWITCH, reads=newest("context_switch"))
 def switch_process(runs: Runs) -> Value | str:
     return _futex_switch(runs, "processes")
 
@@ -163,7 +165,7 @@ def switch_process(runs: Runs) -> Value | str:
           "per switch the kernel counted: the median round trip of a futex ping-pong between "
           "two threads pinned to one CPU divided by the switches the kernel counted per round "
           "trip (not the paper's switch, half a round trip, unless the kernel counts two)",
-          **SWITCH)
+          **SWITCH, reads=newest("context_switch"))
 def switch_thread_per_counted(runs: Runs) -> Value | str:
     got = _futex_row(runs, "threads")
     if isinstance(got, str):
@@ -176,7 +178,7 @@ def switch_thread_per_counted(runs: Runs) -> Value | str:
 
 @quantity("switch_fiber_batch_mean_ns", statistic="mean of a batch", definition="one fiber "
           "switch, hand-written, pinned: a batch of round trips timed whole / 2, no clock "
-          "read inside", **SWITCH)
+          "read inside", **SWITCH, reads=newest("fibers (hand-written)"))
 def switch_fiber(runs: Runs) -> Value | str:
     fib = _asm_fibers(runs)
     if fib is None or not fib.meta["summary"].get("switch_ns_batch"):
@@ -188,7 +190,8 @@ def switch_fiber(runs: Runs) -> Value | str:
 
 @quantity("switch_goroutine_median_ns", statistic="median of runs", definition="one "
           "goroutine switch, channel ping-pong with GOMAXPROCS=1 pinned: a batch timed whole "
-          "/ 2, median of the pinned runs (interval: their range)", **SWITCH)
+          "/ 2, median of the pinned runs (interval: their range)", **SWITCH,
+          reads="the newest goroutine_pinning run (else the newest peers run)")
 def switch_goroutine(runs: Runs) -> Value | str:
     pin = latest(runs, "goroutine_pinning")
     if pin is not None and not pin.meta["summary"].get("skipped"):
@@ -212,7 +215,7 @@ def switch_goroutine(runs: Runs) -> Value | str:
 
 @quantity("memory_thread_slope_kib", statistic="slope", definition="memory per idle thread: "
           "RSS growth + kernel stack + page tables + unreclaimable slab, slope over thread "
-          "counts with its 95% interval", **MEMORY)
+          "counts with its 95% interval", **MEMORY, reads=newest("thread_memory"))
 def memory_thread(runs: Runs) -> Value | str:
     tm = latest(runs, "thread_memory")
     fits = tm.meta["summary"]["per_thread"]["fit"] if tm else {}
@@ -227,7 +230,7 @@ def memory_thread(runs: Runs) -> Value | str:
 
 @quantity("memory_thread_rss_slope_kib", statistic="slope", definition="the part of an idle "
           "thread's memory its process's resident set (RSS) shows: slope of RSS over thread "
-          "counts", **MEMORY)
+          "counts", **MEMORY, reads=newest("thread_memory"))
 def memory_thread_rss(runs: Runs) -> Value | str:
     tm = latest(runs, "thread_memory")
     fits = tm.meta["summary"]["per_thread"]["fit"] if tm else {}
@@ -240,7 +243,7 @@ def memory_thread_rss(runs: Runs) -> Value | str:
 @quantity("memory_process_slope_kib", statistic="slope", definition="memory per idle child "
           "forked from the Python harness (its size recorded with the run): USS + kernel "
           "stack + page tables + unreclaimable slab, slope over child counts with its 95% "
-          "interval", **MEMORY)
+          "interval", **MEMORY, reads=newest("process_memory"))
 def memory_process(runs: Runs) -> Value | str:
     pm = latest(runs, "process_memory")
     fits = pm.meta["summary"]["fits"] if pm else {}
@@ -260,7 +263,8 @@ def memory_process(runs: Runs) -> Value | str:
 
 
 @quantity("memory_fiber_slope_kib", statistic="slope", definition="RSS growth per idle fiber "
-          "(slope over fiber counts); a fiber holds no kernel task", **MEMORY)
+          "(slope over fiber counts); a fiber holds no kernel task", **MEMORY,
+          reads=newest("fibers (hand-written)"))
 def memory_fiber(runs: Runs) -> Value | str:
     fib = _asm_fibers(runs)
     per = (fib.meta["summary"].get("per_fiber") or {}) if fib else {}
@@ -274,7 +278,7 @@ def memory_fiber(runs: Runs) -> Value | str:
 
 @quantity("memory_goroutine_slope_kib", statistic="slope", definition="RSS growth per "
           "goroutine blocked on a channel (slope over goroutine counts); it runs on the "
-          "runtime's threads and holds no kernel task of its own", **MEMORY)
+          "runtime's threads and holds no kernel task of its own", **MEMORY, reads=newest("peers"))
 def memory_goroutine(runs: Runs) -> Value | str:
     peer = latest(runs, "peers")
     mem = (peer.meta["summary"].get("goroutine_memory") or {}) if peer else {}
@@ -373,16 +377,17 @@ def _peer_quantities(kind: str, label: str, kernel_task: bool) -> None:
     key = kind.replace("-", "_")
     quantity(f"launch_{key}_median_ns", statistic="median",
              definition=f"a {label}'s whole life, one at a time: spawn, first run, exit, "
-             "join; median (interval: fastest to p90)", **LAUNCH)(
+             "join; median (interval: fastest to p90)", reads=newest("peer_runtimes"), **LAUNCH)(
         lambda runs: _peer_launch(runs, kind))
     quantity(f"switch_{key}_batch_median_ns", statistic="median of runs",
              definition=f"one switch between two {label}s over a channel, pinned to one "
-             "CPU: a batch timed whole / 2, median of runs (interval: their range)", **SWITCH)(
+             "CPU: a batch timed whole / 2, median of runs (interval: their range)",
+             reads=newest("peer_runtimes"), **SWITCH)(
         lambda runs: _peer_switch(runs, kind))
     quantity(f"memory_{key}_rss_slope_kib", statistic="slope",
              definition=f"RSS growth per idle {label} (slope over task counts)"
              + ("; its kernel side is not counted" if kernel_task else
-                "; no kernel task of its own"), **MEMORY)(
+                "; no kernel task of its own"), reads=newest("peer_runtimes"), **MEMORY)(
         lambda runs: _peer_memory(runs, kind, kernel_task))
 
 
