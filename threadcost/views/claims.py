@@ -191,9 +191,81 @@ def power_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 
 
 def up_front_text(verdicts: list[ClaimVerdict]) -> str:
-    """What a reader must know before the numbers (inconclusive by construction)."""
-    lines = [f"- **{v.id}**: {v.up_front}" for v in verdicts if v.up_front]
+    """What a reader must know before the numbers (inconclusive by construction); a
+    number in it is the claim record's own (a band it allows), marked as the claim's."""
+    from threadcost import findings
+
+    def claim_number(claim_id: str, text: str) -> str:
+        return _PERCENT.sub(lambda m: findings.published(claim_id, m.group(0)), text)
+
+    lines = [f"- **{v.id}**: {claim_number(v.id, v.up_front)}" for v in verdicts
+             if v.up_front]
     return "\n".join(lines)
+
+
+_PERCENT = re.compile(r"(?<![\w.,])\d+(?:\.\d+)?%")
+
+
+def folklore_md(verdicts: list[ClaimVerdict]) -> str:
+    """``claims.folklore`` (plain sentences, as the CLI prints them) as Markdown whose
+    numbers carry their names: each reading's measured value is marked with
+    ``findings.reading_name`` (the runs it reads in ``data-runs``), its published value
+    with the claim, a yardstick of a why with its finding (``yardstick_*_mean_ns``, pooled
+    over the yardsticks runs) and what the why derives from two of them (a ratio, a
+    difference) with both names."""
+    from threadcost import findings
+    from threadcost.findings.switch import yardstick_name
+
+    text = " ".join(claims.folklore(verdicts))
+    marks: list[tuple[str, str]] = []  # (printed text, its marked text), in order
+
+    def runs(run_id: str) -> list[str]:
+        return [r for r in run_id.split(", ") if r]
+
+    def said(shown: str, ids: list[str], how: str = "pooled over") -> str:
+        return f"{shown} ({how} {len(ids)} runs)" if len(ids) > 1 else shown
+
+    for v in verdicts:
+        for a in v.as_published:
+            if a.measured is None:
+                continue
+            number = logic.numbers(a.measured)[0]
+            shown = f"{number}{logic.scaled(a.unit, a.measured)}"
+            name, ids = findings.reading_name(v.id, a.text), runs(a.run_id)
+            marks.append((f"measures {shown}", "measures " + findings.tag(
+                name, number, said(shown, ids, "read from"), ids)))
+            times = re.search(r"(\d[\d,]*(?:\.\d+)?)x", a.words)
+            if times and a.published is not None:  # "differs here: 10.0x slower"
+                marks.append((f"({a.words})", "(" + a.words[:times.start()] + findings.tag(
+                    f"{name}/published", times.group(1), times.group(0), ids)
+                    + a.words[times.end():] + ")"))
+            if a.published is not None:
+                pub = f"{logic.numbers(a.published)[0]}{logic.scaled(a.unit, a.published)}"
+                marks.append((f"published {pub}", "published " + findings.published(v.id, pub)))
+            for why in a.why:
+                ids = runs(why.run_id)
+                names = {k: yardstick_name(k) for k in why.yardsticks}
+                for key, value in why.yardsticks.items():
+                    shown = f"{logic.number(value)} ns"
+                    marks.append((shown, findings.tag(names[key], logic.number(value),
+                                                      said(shown, ids), ids)))
+                if {whys.CROSS, whys.SAME} <= set(why.yardsticks):
+                    r = why.yardsticks[whys.CROSS] / why.yardsticks[whys.SAME]
+                    marks.append((f"({r:.1f}x)", "(" + findings.tag(
+                        f"{names[whys.CROSS]}/{names[whys.SAME]}", f"{r:.1f}",
+                        said(f"{r:.1f}x", ids), ids) + ")"))
+                if {whys.CROSS, whys.BUSY} <= set(why.yardsticks):
+                    idle = why.yardsticks[whys.CROSS] - why.yardsticks[whys.BUSY]
+                    shown = f"adds {logic.number(idle)} ns"
+                    marks.append((shown, "adds " + findings.tag(
+                        f"{names[whys.CROSS]}-{names[whys.BUSY]}", logic.number(idle),
+                        said(f"{logic.number(idle)} ns", ids), ids)))
+    held: list[str] = []
+    for printed, marked in marks:  # each printed number once, never inside a mark
+        if printed in text:
+            text = text.replace(printed, f"\x00{len(held)}\x00", 1)
+            held.append(marked)
+    return re.sub("\x00(\\d+)\x00", lambda m: held[int(m.group(1))], text)
 
 
 def assertions_table(verdicts: list[ClaimVerdict],
