@@ -29,28 +29,35 @@ from_summary("switch_pipe_unpinned_two_cpus_round_trip_median_ns", "context_swit
 from_summary("switch_pipe_cross_cpu_round_trip_median_ns", "context_switch_config",
              ["round_trip_ns", "p50"], "ns", "median", "one round trip of the pipe "
              "ping-pong with the threads pinned to two CPUs: median", params=CROSS, **US)
-from_summary("perf_bench_pipe_round_trip_mean_ns", "context_switch_perf_check",
-             ["perf_mean_ns"], "ns", "mean per round, median over rounds",
-             "perf bench sched pipe -T, pinned to one CPU: one round trip (an op), the "
-             "mean per round, median over rounds")
-from_summary("perf_check_ours_round_trip_mean_ns", "context_switch_perf_check",
-             ["ours_mean_ns"], "ns", "mean per round, median over rounds",
-             "this study's pipe ping-pong timed whole, alternating with perf bench: one round "
-             "trip, the median over rounds of each round's mean")
-from_summary("perf_check_ours_over_perf_ratio", "context_switch_perf_check",
-             ["ratio_ours_over_perf"], "ratio", "ratio of medians", "this study's round "
-             "trip / perf bench's, alternating rounds", fmt=".3f")
-from_summary("timing_check_stamped_round_trip_mean_ns", "context_switch_timing_check",
-             ["per_sample_mean_ns"], "ns", "mean per round, median over rounds",
-             "the pinned pipe ping-pong with a clock stamp per round trip: the median over "
-             "rounds of each round's mean round trip")
-from_summary("timing_check_whole_round_trip_mean_ns", "context_switch_timing_check",
-             ["whole_run_mean_ns"], "ns", "mean per round, median over rounds",
-             "the same ping-pong timed only as a whole, alternating: the median over rounds "
-             "of each round's mean round trip")
-from_summary("timing_check_stamped_over_whole_ratio", "context_switch_timing_check",
-             ["ratio"], "ratio", "ratio of medians", "the stamped round trip / the round trip "
-             "timed whole, alternating rounds", fmt=".3f")
+PER_ROUND = "mean per round, median over rounds"
+# the perf and timing cross-checks: name -> (experiment, summary key, unit, statistic, words)
+CHECKS = {
+    "perf_bench_pipe_round_trip_mean_ns": (
+        "context_switch_perf_check", "perf_mean_ns", "ns", PER_ROUND,
+        "perf bench sched pipe -T, pinned to one CPU: one round trip (an op), the mean per "
+        "round, median over rounds"),
+    "perf_check_ours_round_trip_mean_ns": (
+        "context_switch_perf_check", "ours_mean_ns", "ns", PER_ROUND,
+        "this study's pipe ping-pong timed whole, alternating with perf bench: one round "
+        "trip, the median over rounds of each round's mean"),
+    "perf_check_ours_over_perf_ratio": (
+        "context_switch_perf_check", "ratio_ours_over_perf", "ratio", "ratio of medians",
+        "this study's round trip / perf bench's, alternating rounds"),
+    "timing_check_stamped_round_trip_mean_ns": (
+        "context_switch_timing_check", "per_sample_mean_ns", "ns", PER_ROUND,
+        "the pinned pipe ping-pong with a clock stamp per round trip: the median over "
+        "rounds of each round's mean round trip"),
+    "timing_check_whole_round_trip_mean_ns": (
+        "context_switch_timing_check", "whole_run_mean_ns", "ns", PER_ROUND,
+        "the same ping-pong timed only as a whole, alternating: the median over rounds of "
+        "each round's mean round trip"),
+    "timing_check_stamped_over_whole_ratio": (
+        "context_switch_timing_check", "ratio", "ratio", "ratio of medians",
+        "the stamped round trip / the round trip timed whole, alternating rounds"),
+}
+for _name, (_experiment, _key, _unit, _statistic, _words) in CHECKS.items():
+    from_summary(_name, _experiment, [_key], _unit, _statistic, _words,
+                 fmt=".3f" if _unit == "ratio" else ",.0f")
 
 
 # --- the working set: the round trip beyond touching it, at the largest size measured ------
