@@ -120,38 +120,31 @@ ECHO_SETUP = {"experiment": "echo", "mechanism": "pipe", "tasks": "threads",
               "placements": "same-cpu vs unpinned, interleaved"}
 
 
-@quantity("echo_pinned_rate_mean_per_s", "iterations/s", "mean over repeats",
-          "the pipe echo (a message written into one pipe and read back through a thread "
-          "echoing it) with both threads pinned to one CPU: echoes per second of each run "
-          "timed whole, mean over the runs", reads=pooled("echo"))
-def echo_pinned_rate(runs: Runs) -> Value | str:
-    got = _echo(runs)
-    if isinstance(got, str):
-        return got
-    wide, found = got
-    return _value(wide["same-cpu"].dropna(), found, setup=ECHO_SETUP)
+def _echo_mean(column: Callable[[pd.DataFrame], pd.Series]) -> Callable[[Runs], Value | str]:
+    """A finding of the echo runs: the mean over repeats of ``column(wide)`` (one column
+    per placement, one row per repeat)."""
+    def compute(runs: Runs) -> Value | str:
+        got = _echo(runs)
+        if isinstance(got, str):
+            return got
+        wide, found = got
+        return _value(column(wide).dropna(), found, setup=ECHO_SETUP)
+    return compute
 
 
-@quantity("echo_unpinned_rate_mean_per_s", "iterations/s", "mean over repeats",
-          "the same pipe echo left to the scheduler: echoes per second of each run timed "
-          "whole, mean over the runs (interleaved with the pinned runs)", reads=pooled("echo"))
-def echo_unpinned_rate(runs: Runs) -> Value | str:
-    got = _echo(runs)
-    if isinstance(got, str):
-        return got
-    wide, found = got
-    return _value(wide["unpinned"].dropna(), found, setup=ECHO_SETUP)
-
-
-@quantity("echo_unpinned_over_pinned_mean_ratio", "ratio", "mean over repeats",
-          "C03: echoes per second unpinned / pinned, paired run by run (the placements "
-          "alternate), mean of the per-pair ratios", fmt="sig3", reads=pooled("echo"))
-def echo_unpinned_over_pinned(runs: Runs) -> Value | str:
-    got = _echo(runs)
-    if isinstance(got, str):
-        return got
-    wide, found = got
-    return _value((wide["unpinned"] / wide["same-cpu"]).dropna(), found, setup=ECHO_SETUP)
+quantity("echo_pinned_rate_mean_per_s", "iterations/s", "mean over repeats",
+         "the pipe echo (a message written into one pipe and read back through a thread "
+         "echoing it) with both threads pinned to one CPU: echoes per second of each run "
+         "timed whole, mean over the runs", reads=pooled("echo"))(
+    _echo_mean(lambda wide: wide["same-cpu"]))
+quantity("echo_unpinned_rate_mean_per_s", "iterations/s", "mean over repeats",
+         "the same pipe echo left to the scheduler: echoes per second of each run timed "
+         "whole, mean over the runs (interleaved with the pinned runs)", reads=pooled("echo"))(
+    _echo_mean(lambda wide: wide["unpinned"]))
+quantity("echo_unpinned_over_pinned_mean_ratio", "ratio", "mean over repeats",
+         "C03: echoes per second unpinned / pinned, paired run by run (the placements "
+         "alternate), mean of the per-pair ratios", fmt="sig3", reads=pooled("echo"))(
+    _echo_mean(lambda wide: wide["unpinned"] / wide["same-cpu"]))
 
 
 # --- page 04's pinned pipe ping-pong: the sweep's and the rerun's, each its own name -----
