@@ -131,6 +131,23 @@ def test_hygiene_finds_each_kind_of_debris() -> None:
                             "CPU; data: go_lockosthread/runs.csv</p>" + folded) == []
 
 
+def test_identifiers_in_prose_and_dash_only_columns_are_debris() -> None:
+    """A declared parameter's or experiment's name read as prose (not a command a reader
+    types, in code font or a code block), and a table column that reads a dash on every
+    row, are found; the same name in code font, and a column with one value, are not."""
+    prose = "<p>notebook 05 runs the count its tasks_s6_count parameter gives</p>"
+    found = hygiene.problems(prose + "<p>the launch_python_parent run</p>")
+    assert sum("identifier in prose" in p for p in found) == 2, found
+    assert hygiene.problems("<p>set <code>tasks_s6_count</code></p><pre>papermill -p "
+                            "malloc_mib 1024</pre>") == []
+    table = ("<table><thead><tr><th>task</th><th>ratio</th><th>note</th></tr></thead><tbody>"
+             "<tr><td>thread</td><td>—</td><td>a</td></tr>"
+             "<tr><td>fiber</td><td>—</td><td>—</td></tr></tbody></table>")
+    assert hygiene.dash_columns(table) == ["ratio"]
+    assert [p for p in hygiene.problems(table) if "'—' on every row" in p] == [
+        "a column that reads '—' on every row: 'ratio'"]
+
+
 def test_table_rules() -> None:
     frame = pd.DataFrame({"stack_kib_asked": [64, 2048],
                           "vsz_kib_per_thread": [8196.1749, float("nan")],
