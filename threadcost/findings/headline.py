@@ -63,18 +63,15 @@ def _kernel_launch(runs: Runs, kind: str) -> Value | str:
                   f"exit; median of {int(r.n):,} launches")
 
 
-@quantity("launch_thread_median_ns", statistic="median", definition="a thread's whole life, "
-          "one at a time: pthread_create, first run, join, exit; median (interval: fastest "
-          "to p90)", **LAUNCH, reads=newest("launch"))
-def launch_thread(runs: Runs) -> Value | str:
-    return _kernel_launch(runs, "thread")
-
-
-@quantity("launch_process_median_ns", statistic="median", definition="a process's whole "
-          "life from a small parent: fork, first run, waitpid, exit; median (interval: "
-          "fastest to p90)", **LAUNCH, reads=newest("launch"))
-def launch_process(runs: Runs) -> Value | str:
-    return _kernel_launch(runs, "fork")
+# a thread's and a process's whole life (the launch run's kinds "thread" and "fork")
+for _name, _kind, _words in (
+        ("launch_thread_median_ns", "thread", "a thread's whole life, one at a time: "
+         "pthread_create, first run, join, exit"),
+        ("launch_process_median_ns", "fork", "a process's whole life from a small parent: "
+         "fork, first run, waitpid, exit")):
+    quantity(_name, statistic="median", definition=f"{_words}; median (interval: fastest "
+             "to p90)", **LAUNCH, reads=newest("launch"))(
+        lambda runs, kind=_kind: _kernel_launch(runs, kind))
 
 
 @quantity("launch_fiber_median_ns", statistic="sum of medians and a mean",
@@ -147,18 +144,12 @@ def _futex_switch(runs: Runs, tasks: str) -> Value | str:
                   "round trip)")
 
 
-@quantity("switch_thread_median_ns", statistic="median", definition="one switch between two "
-          "threads pinned to one CPU: half the round trip of a futex ping-pong; median "
-          "(interval: fastest to p90)", **SWITCH, reads=newest("context_switch"))
-def switch_thread(runs: Runs) -> Value | str:
-    return _futex_switch(runs, "threads")
-
-
-@quantity("switch_process_median_ns", statistic="median", definition="one switch between two "
-          "processes pinned to one CPU: half the round trip of a futex ping-pong; median "
-          "(interval: fastest to p90)", **SWITCH, reads=newest("context_switch"))
-def switch_process(runs: Runs) -> Value | str:
-    return _futex_switch(runs, "processes")
+for _name, _tasks in (("switch_thread_median_ns", "threads"),
+                      ("switch_process_median_ns", "processes")):
+    quantity(_name, statistic="median", definition=f"one switch between two {_tasks} pinned to one "
+             "CPU: half the round trip of a futex ping-pong; median (interval: fastest to "
+             "p90)", **SWITCH, reads=newest("context_switch"))(
+        lambda runs, tasks=_tasks: _futex_switch(runs, tasks))
 
 
 @quantity("switch_thread_per_counted_median_ns", statistic="median", definition="the time "
@@ -213,31 +204,32 @@ def switch_goroutine(runs: Runs) -> Value | str:
 
 # --- memory ----------------------------------------------------------------------------
 
+def _thread_fit(runs: Runs, key: str, definition: str = "") -> Value | str:
+    """The thread_memory run's per-thread slope of ``key`` with its 95% interval (and
+    the RSS part beside the total)."""
+    tm = latest(runs, "thread_memory")
+    fits = tm.meta["summary"]["per_thread"]["fit"] if tm else {}
+    fit = fits.get(key)
+    if tm is None or not fit:
+        return "no thread memory run stored (notebook 02)"
+    rss = (fits.get("rss_kib") or {}).get("per_thread") if key == "total_kib" else None
+    return _value(tm, fit["per_thread"], fit.get("ci95_low"), fit.get("ci95_high"),
+                  definition=definition, resident=rss)
+
+
 @quantity("memory_thread_slope_kib", statistic="slope", definition="memory per idle thread: "
           "RSS growth + kernel stack + page tables + unreclaimable slab, slope over thread "
           "counts with its 95% interval", **MEMORY, reads=newest("thread_memory"))
 def memory_thread(runs: Runs) -> Value | str:
-    tm = latest(runs, "thread_memory")
-    fits = tm.meta["summary"]["per_thread"]["fit"] if tm else {}
-    fit = fits.get("total_kib")
-    if tm is None or not fit:
-        return "no thread memory run stored (notebook 02)"
-    rss = (fits.get("rss_kib") or {}).get("per_thread")
-    return _value(tm, fit["per_thread"], fit.get("ci95_low"), fit.get("ci95_high"),
-                  definition="RSS growth + kernel stack + page tables + unreclaimable slab, "
-                             "slope over thread counts", resident=rss)
+    return _thread_fit(runs, "total_kib", "RSS growth + kernel stack + page tables + "
+                       "unreclaimable slab, slope over thread counts")
 
 
 @quantity("memory_thread_rss_slope_kib", statistic="slope", definition="the part of an idle "
           "thread's memory its process's resident set (RSS) shows: slope of RSS over thread "
           "counts", **MEMORY, reads=newest("thread_memory"))
 def memory_thread_rss(runs: Runs) -> Value | str:
-    tm = latest(runs, "thread_memory")
-    fits = tm.meta["summary"]["per_thread"]["fit"] if tm else {}
-    fit = fits.get("rss_kib")
-    if tm is None or not fit:
-        return "no thread memory run stored (notebook 02)"
-    return _value(tm, fit["per_thread"], fit.get("ci95_low"), fit.get("ci95_high"))
+    return _thread_fit(runs, "rss_kib")
 
 
 @quantity("memory_process_slope_kib", statistic="slope", definition="memory per idle child "
