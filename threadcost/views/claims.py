@@ -40,16 +40,18 @@ class Text(str):
     detail: str
     more: str
     label: str
+    marked: str  # the first line as HTML with its number's finding span ("": escape it)
 
     def __new__(cls, text: str, detail: str = "", more: str = "",
-                label: str = "how") -> Text:
+                label: str = "how", marked: str = "") -> Text:
         obj = super().__new__(cls, text)
-        obj.detail, obj.more, obj.label = detail, more, label
+        obj.detail, obj.more, obj.label, obj.marked = detail, more, label, marked
         return obj
 
 
 def _cell_html(x: Any) -> str:
-    out = tables.cell_html(str(x) if isinstance(x, Text) else x)
+    out = (x.marked if isinstance(x, Text) and x.marked
+           else tables.cell_html(str(x) if isinstance(x, Text) else x))
     if isinstance(x, Text):
         if x.detail:
             out += f'<br><span class="tc-detail">{html_lib.escape(x.detail)}</span>'
@@ -206,6 +208,25 @@ def up_front_text(verdicts: list[ClaimVerdict]) -> str:
 _PERCENT = re.compile(r"(?<![\w.,])\d+(?:\.\d+)?%")
 
 
+def run_list(run_id: str) -> list[str]:
+    """The run ids a claims-layer value names ("a, b" or "a; b"), in order."""
+    return [r for r in re.split(r"[;,] ", run_id or "") if r]
+
+
+def reading_html(claim_id: str, a: AssertionVerdict) -> str:
+    """A reading's measured value and interval ("2.40 µs [2.35, 2.44]") as HTML, the value
+    marked with the reading's name (``findings.reading_name``: the claims summary and the
+    pages quoting it print the same) and its runs ("read from N runs" when several)."""
+    from threadcost import findings
+
+    text = logic.measured_text(a)
+    runs = run_list(a.run_id)
+    if len(runs) > 1:
+        text += f" (read from {len(runs)} runs)"
+    return findings.tag(findings.reading_name(claim_id, a.text), text.split(" ")[0], text,
+                        runs)
+
+
 def folklore_md(verdicts: list[ClaimVerdict]) -> str:
     """``claims.folklore`` (plain sentences, as the CLI prints them) as Markdown whose
     numbers carry their names: each reading's measured value is marked with
@@ -219,8 +240,7 @@ def folklore_md(verdicts: list[ClaimVerdict]) -> str:
     text = " ".join(claims.folklore(verdicts))
     marks: list[tuple[str, str]] = []  # (printed text, its marked text), in order
 
-    def runs(run_id: str) -> list[str]:
-        return [r for r in run_id.split(", ") if r]
+    runs = run_list
 
     def said(shown: str, ids: list[str], how: str = "pooled over") -> str:
         return f"{shown} ({how} {len(ids)} runs)" if len(ids) > 1 else shown
@@ -283,8 +303,9 @@ def assertions_table(verdicts: list[ClaimVerdict],
             note = _plain((a.reason if a.measured is not None and a.reason else a.how) or "")
             if a.measured is not None:
                 repeats = f"{a.repeats:,} repeat{'s' if a.repeats != 1 else ''}"
-                measured = Text(logic.measured_text(a)
-                                + _where(a.where), repeats)
+                measured = Text(logic.measured_text(a) + _where(a.where), repeats,
+                                marked=reading_html(v.id, a)
+                                + html_lib.escape(_where(a.where)))
             else:
                 measured = Text("-", _plain(a.reason))
             why = _why_text(a)
@@ -324,19 +345,23 @@ def context_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 def why_yardsticks_table(machine_id: str | None = None,
                          data_dir: str | Path | None = None) -> pd.DataFrame:
     """The yardsticks the why column reads, from the same machine's stored runs."""
-    from threadcost import machine
+    from threadcost import findings, machine
     from threadcost.claims import whys
     from threadcost.claims.runs import Runs
+    from threadcost.findings.switch import yardstick_name
 
     runs = Runs.load(machine_id or machine.machine_id(), data_dir)
     rows = []
     for name, m in whys.yardsticks_of(runs).items():
         interval = (f"{logic.number(m.low)} to {logic.number(m.high)}"
                     if m.low is not None and m.high is not None and m.low != m.high else "-")
+        runs_ = run_list(m.run_id)
+        shown = logic.number(m.value) + (f" (pooled over {len(runs_)} runs)"
+                                         if len(runs_) > 1 else "")
         rows.append({"yardstick": whys.YARDSTICK_WORDS.get(name, name.replace("_", " ")),
-                     "ns (mean of repeats)":
-                     logic.number(m.value), "95% interval (ns)": interval,
-                     "repeats": str(m.repeats)})
+                     "ns (mean of repeats)": findings.tag(
+                         yardstick_name(name), logic.number(m.value), shown, runs_),
+                     "95% interval (ns)": interval, "repeats": str(m.repeats)})
     return pd.DataFrame(rows, columns=["yardstick", "ns (mean of repeats)",
                                        "95% interval (ns)", "repeats"])
 

@@ -54,7 +54,8 @@ def _interval(m: Any, unit: str = "", name: str = "") -> str:
     u = f" {unit}" if unit else ""
 
     def mark(x: str) -> str:
-        runs = [r for r in str(getattr(m, "run_id", "") or "").split(", ") if r]
+        runs = [r for r in str(getattr(m, "run_id", "") or "").replace("; ", ", ").split(", ")
+                if r]
         said = f" (read from {len(runs)} runs)" if len(runs) > 1 else ""
         return findings.tag(name, x, f"{x}{u}{said}", runs) if name else f"{x}{u}"
 
