@@ -283,14 +283,36 @@ def runs_of(data_dir: str | Path | None = None, machine_id: str | None = None,
     Results) in place of the stored runs of their experiments."""
     runs = _cached(data_dir, machine_id)[0]
     if results:
-        runs = runs.with_results(list(results), fingerprint or {})
+        runs = _stored_back(runs.with_results(list(results), fingerprint or {}), runs)
     return runs
+
+
+def _stored_back(runs: Runs, stored: Runs) -> Runs:
+    """``runs`` with each in-memory result that is a stored run read back (a notebook
+    drawing stored runs) replaced by that stored run: a value then names the run it was
+    read from, not "this notebook's run (unsaved)"."""
+    def same(memory: Any, run: Any) -> bool:
+        return (run.experiment == memory.experiment and run.meta.get("params") ==
+                memory.meta.get("params") and run.meta.get("summary") ==
+                memory.meta.get("summary"))
+
+    out = []
+    for run in runs.runs:
+        if isinstance(run, MemoryRun):
+            run = next((r for r in stored.runs if same(run, r)), run)
+        out.append(run)
+    return replace(runs, runs=tuple(out))
 
 
 def of_results(name: str, results: list[Any], machine_id: str = "") -> Quantity:
     """The finding computed from these (unsaved) results alone."""
-    fresh = tuple(MemoryRun.of(r, i, {}) for i, r in enumerate(results))
-    return compute(name, Runs(machine_id or "this notebook", fresh))
+    fresh = Runs(machine_id or "this notebook",
+                 tuple(MemoryRun.of(r, i, {}) for i, r in enumerate(results)))
+    try:  # a stored run read back names its id
+        stored: Runs | None = _cached(None, machine_id or None)[0]
+    except (OSError, ValueError, KeyError, datastore.DataError):
+        stored = None
+    return compute(name, fresh if stored is None else _stored_back(fresh, stored))
 
 
 def of_this_run(name: str, results: list[Any], machine_id: str = "") -> Quantity:
