@@ -74,23 +74,25 @@ from_run("launch_thread_lifecycle_mean_ns", "launch",
          "loop's mean)", **US)
 
 
-# least-squares slopes the launch run stores: name -> (summary path, words, format, in µs)
+# least-squares slopes the launch run stores: name -> (summary path, format, in µs)
 SLOPES = {
-    "launch_fork_create_slope_ns": (
-        ["memory_fit", "fork", "slope"], "how much the fork call grows per MiB the parent "
-        "holds: least-squares slope over every launch (per MiB)", ".2f", True),
-    "launch_thread_create_slope_ns": (
-        ["memory_fit", "thread", "slope"], "how much pthread_create grows per MiB the "
-        "parent holds: least-squares slope over every launch (per MiB)", ".1f", False),
-    "launch_burst_create_slope_ns": (
-        ["burst_fit", "create_total_ns", "slope"], "creating N threads that stay alive: "
-        "slope of the burst's create time over N (per thread)", ",.1f", True),
-    "launch_burst_wall_slope_ns": (
-        ["burst_fit", "wall_ns", "slope"], "a burst of N threads with their release and "
-        "joins: slope of its wall time over N (per thread)", ",.1f", True),
+    "launch_fork_create_slope_ns": (["memory_fit", "fork", "slope"], ".2f", True),
+    "launch_thread_create_slope_ns": (["memory_fit", "thread", "slope"], ".1f", False),
+    "launch_burst_create_slope_ns": (["burst_fit", "create_total_ns", "slope"], ",.1f", True),
+    "launch_burst_wall_slope_ns": (["burst_fit", "wall_ns", "slope"], ",.1f", True),
 }
-for _name, (_path, _words, _fmt, _us) in SLOPES.items():
-    from_summary(_name, "launch", _path, "ns", "slope", _words, fmt=_fmt,
+SLOPE_WORDS = {
+    "launch_fork_create_slope_ns": "how much the fork call grows per MiB the parent holds: "
+    "least-squares slope over every launch (per MiB)",
+    "launch_thread_create_slope_ns": "how much pthread_create grows per MiB the parent "
+    "holds: least-squares slope over every launch (per MiB)",
+    "launch_burst_create_slope_ns": "creating N threads that stay alive: slope of the "
+    "burst's create time over N (per thread)",
+    "launch_burst_wall_slope_ns": "a burst of N threads with their release and joins: slope "
+    "of its wall time over N (per thread)",
+}
+for _name, (_path, _fmt, _us) in SLOPES.items():
+    from_summary(_name, "launch", _path, "ns", "slope", SLOPE_WORDS[_name], fmt=_fmt,
                  **(US if _us else {}))
 
 
