@@ -182,4 +182,4 @@ def test_a_fresh_rendering_of_each_machine_prints_one_value_per_name(
                            "--out", str(tmp_path / "html")], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=1700, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    _check(_pages(tmp_path / "html"))
+    _check(_pages(tmp_path / "html" / "html"))  # --out holds notebooks/ and html/
