@@ -212,13 +212,29 @@ def compute(name: str, runs: Runs) -> Quantity:
         return replace(base, missing=f"the stored runs cannot give it ({type(exc).__name__}: "
                                      f"{exc})")
     if isinstance(got, str):
-        return replace(base, missing=got)
+        return replace(base, missing=_in_words(got))
     if got.value is None or not math.isfinite(float(got.value)):
         return replace(base, missing="the stored value is not a finite number",
                        run_ids=_ids(got.runs))
     return replace(base, value=float(got.value), low=_num(got.low), high=_num(got.high),
                    n=int(got.n), run_ids=_ids(got.runs), setup=dict(got.setup),
                    extra=dict(got.extra), definition=got.definition or d.definition)
+
+
+@functools.cache
+def _experiment_names() -> Any:
+    import re
+
+    from threadcost.experiments import registry
+
+    names = sorted((n for n in registry.BY_NAME if "_" in n), key=len, reverse=True)
+    return re.compile(r"(?<![\w/.-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w/-])")
+
+
+def _in_words(text: str) -> str:
+    """A reason a finding is missing, each experiment's name in words ("no thread limits
+    run stored"): the page prints it to a reader (a run's folder name is kept)."""
+    return _experiment_names().sub(lambda m: m.group(0).replace("_", " "), text)
 
 
 def _num(x: Any) -> float | None:

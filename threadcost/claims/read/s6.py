@@ -133,7 +133,8 @@ def threads_reached(runs: Runs) -> Measurement | Missing:
     found = runs.matching(EXPERIMENT)
     table = runs.tables(found, "runs")
     if table.empty or "kind" not in table:
-        return Missing(f"no stored {EXPERIMENT} run on this machine (notebook 05)")
+        return Missing(f"no stored {EXPERIMENT.replace('_', ' ')} run on this machine "
+                       "(notebook 05)")
     rows = table[(table.kind == "rust-thread")]
     if "measured_count" not in rows or rows.measured_count.dropna().empty:
         return Missing("no Rust-thread row in the stored peak-memory runs")
