@@ -46,7 +46,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, parameters, plotting, stored, textout
+from threadcost import findings, parameters, plotting, stored, textout
 from threadcost.experiments import malloc_touch
 from threadcost.views import malloc_touch as view
 
@@ -55,7 +55,7 @@ parameters.check("01_malloc_touch", globals())  # a bad value names its paramete
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.md_text(machine.describe(fp))}"))
+display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
 
 # %% [markdown]
 # ## Measure
@@ -87,21 +87,24 @@ saved = plotting.save_figure(fig, "malloc_touch_curve", figures_dir)
 
 # %%
 for allocator, result in results.items():
-    display(Markdown(f"**{allocator}**: readings of `/proc/self/status` (MiB)"))
+    display(Markdown(f"**{allocator}**: readings of `/proc/self/status`"))
     display(view.stages_table(result))
 
 # %%
-s = first.summary
-d = s["deltas_kib"]
+def show(name):
+    """A finding of the run the figure draws (this notebook's first allocator), by name."""
+    return findings.show(f"malloc_touch_{malloc_allocators[0]}_{name}", data_dir,
+                         store.machine_id, results=[first])
+
+
+size = findings.parameter("malloc_mib", f"{first.params['mib']:,} MiB")  # the run's size
 display(Markdown(
-    f"Allocating {first.params['mib']} MiB with `{malloc_allocators[0]}` grew the virtual size by "
-    f"**{d['after_alloc']['vsz'] / 1024:,.1f} MiB** and the resident set by "
-    f"**{d['after_alloc']['rss']:,.0f} KiB**. Touching every page then grew RSS to "
-    f"**{d['after_touch']['rss'] / 1024:,.1f} MiB** above the baseline, at "
-    f"{s['touch_mib_per_s']:,.0f} MiB/s (that rate includes one page fault per "
-    f"{fp.get('page_size', 4096) // 1024} KiB page). Freeing brought RSS back to "
-    f"{d['after_free']['rss'] / 1024:+,.1f} MiB and VSZ to "
-    f"{d['after_free']['vsz'] / 1024:+,.1f} MiB of the baseline."
+    f"Allocating {size} "
+    f"with `{malloc_allocators[0]}` grew the virtual size by **{show('vsz_after_alloc_mib')}** "
+    f"and the resident set by **{show('rss_after_alloc_kib')}**. Touching every page then grew "
+    f"RSS to **{show('rss_after_touch_mib')}** above the baseline, at "
+    f"{show('touch_rate_mib_per_s')} (that rate includes one page fault per page). Freeing brought RSS back to {show('rss_after_free_mib')} and VSZ to "
+    f"{show('vsz_after_free_mib')} of the baseline (the run the figure draws)."
 ))
 
 # %% [markdown]
@@ -110,7 +113,8 @@ display(Markdown(
 # C07's numbers are absolute sizes of a small C program; ours are changes inside a
 # Python process that already holds numpy and pandas. To compare like with like the
 # table divides each change by the size allocated or touched: a ratio of 1.0 means
-# "all of it". Published values come from `data/published/values.csv`.
+# "all of it". The published values are C07's numbers as its record types them
+# (`threadcost/claims/records/s0.py`).
 
 # %%
 display(view.c07_comparison(first))

@@ -204,8 +204,9 @@ if "burst" in result.tables:
 #
 # S0-code timed the create call alone (`pthread_create` or `fork` returning in the
 # parent; the join was timed apart) and averaged 10,000 launches; its "MB" is 10^6
-# bytes, ours MiB. So the comparison uses the **mean create time**. The interval is
-# the 5th to 95th percentile of this machine's launches. The published values are typed
+# bytes, ours MiB. So the comparison uses the **mean create time**, with the 95%
+# interval of that mean (not the spread of the launches: a mean of a heavy-tailed sample
+# can lie outside their 5th to 95th percentile). The published values are typed
 # once, in C09's record (`threadcost/claims/records/s0_code.py`). C09's 64 KiB memcpy is
 # not in this table: S0-code copied between buffers in no cache, which notebook 4's
 # yardsticks measure and where C09's copy is judged, under its own name.

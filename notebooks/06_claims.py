@@ -92,7 +92,7 @@ else:
 # ## What holds here, what does not, and why
 
 # %%
-display(Markdown(" ".join(claims.folklore(verdicts))))
+display(Markdown(claims_view.folklore_md(verdicts)))
 display(claims_view.style(claims_view.readings_tally_table(verdicts), column="readings"))
 display(claims_view.style(claims_view.tally_table(verdicts)))
 
@@ -166,7 +166,7 @@ machine_ids = across_machines.machines(data_dir)
 if len(machine_ids) >= 2:
     across = across_machines.headline_values(data_dir)
     display(Markdown("\n".join(
-        f"- {textout.md_code(m)}: {textout.md_text(across_machines.describe(data_dir, m))}"
+        f"- {textout.md_code(m)}: {across_machines.describe(data_dir, m)}"
         for m in machine_ids)))
     display(across_machines.headline_table(across))
     display(Markdown(

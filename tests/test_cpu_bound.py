@@ -104,3 +104,16 @@ def test_nothing_left_behind() -> None:
         problems = leakcheck.check(call, warmup=1, repeat=2)
     assert not problems, problems
     assert not leakcheck.check(call, warmup=1, repeat=1)
+
+
+def test_a_missing_counter_is_not_blamed_on_permissions() -> None:
+    """ENOENT from perf_event_open means the event does not exist here: its note never
+    names kernel.perf_event_paranoid, which only EACCES and EPERM are about."""
+    import errno
+
+    from threadcost.experiments.cpu_bound import _perf_note
+
+    missing = _perf_note(errno.ENOENT)
+    assert missing.startswith("not available here") and "paranoid" not in missing
+    assert "no such event" in missing
+    assert "perf_event_paranoid" in _perf_note(errno.EACCES)

@@ -10,7 +10,8 @@ import nbformat
 import pandas as pd
 import pytest
 
-from threadcost import claims, datastore, findings, hygiene, machine, render, vocabulary
+from threadcost import claims, datastore, findings, machine, render, vocabulary
+from threadcost.findings import marks
 from threadcost.results import Result
 from threadcost.views import headline
 
@@ -108,14 +109,14 @@ def test_a_printed_finding_keeps_its_span_through_nbconvert(tmp_path: Path) -> N
     nbformat.write(nb, str(source))
     (tmp_path / "html").mkdir()
     page = render.render_notebook(source, tmp_path / "html").read_text(encoding="utf-8")
-    assert hygiene.quantities(page) == [("memcpy_64kib_mean_ns", "613", "613 ns")]
+    assert marks.marked(page) == [("memcpy_64kib_mean_ns", "613", "613 ns")]
 
 
 def test_two_values_for_one_finding_are_a_conflict() -> None:
     a = findings.tag("echo_pinned_rate_mean_per_s", "657,627", "657,627 iterations/s")
     b = findings.tag("echo_pinned_rate_mean_per_s", "665,284", "665,284 iterations/s")
-    assert hygiene.quantity_conflicts({"04.html": a, "06.html": a}) == {}
-    clash = hygiene.quantity_conflicts({"04.html": a, "06.html": b})
+    assert marks.conflicts({"04.html": a, "06.html": a}) == {}
+    clash = marks.conflicts({"04.html": a, "06.html": b})
     assert list(clash) == ["echo_pinned_rate_mean_per_s"]
 
 

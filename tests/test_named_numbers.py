@@ -7,7 +7,12 @@ Read on the HTML a reader gets (``threadcost.findings.marks``):
 - the prose the notebooks generate prints no number with a unit outside a finding's
   span, on every page but those listed in ``UNCONVERTED`` (each with the most unnamed
   numbers it may still print: the list only shrinks);
-- a span is the project's own markup: a value from data is escaped, never a mark.
+- a span is the project's own markup: a value from data is escaped, never a mark;
+- every marked number names the stored run(s) it reads (``data-runs``), and one that
+  reads more than one says so where it is printed ("2.05 µs (pooled over 3 runs)"): a
+  figure of the newest run beside a number pooled over every run is not its source;
+- every finding declares the run(s) it reads (the newest run of an experiment, or every
+  stored run pooled), beside its statistic and unit.
 
 The committed reference rendering is checked at every run (it is a file); a fresh
 rendering of each machine folder of ``data/`` from its stored runs (minutes each) is
@@ -33,16 +38,14 @@ from threadcost.findings import marks
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE_MACHINE = "x86_64-amd-epyc-2cpu-24g-kvm-1650d2c6"
-REFERENCE = REPO / "reference" / REFERENCE_MACHINE
+# THREADCOST_REFERENCE_HTML: check another rendering of the reference machine's runs (a
+# fresh `python -m threadcost.paper --machine ... --out build/reference-check`) as if committed
+REFERENCE = Path(os.environ.get("THREADCOST_REFERENCE_HTML")
+                 or REPO / "reference" / REFERENCE_MACHINE)
 
 # page -> the most numbers with a unit its generated prose may print without a finding's
-# name (pages not yet converted: notebook 01's cells and page 06's claim texts, which other
-# modules print). Lower a count when a page is converted; a page absent from this list (00,
-# 02, 03, 04, 05, 07, 08 and the index) must print none.
-UNCONVERTED = {
-    "01_malloc_touch.html": 9,
-    "06_claims.html": 20,
-}
+# name; every page is converted (a page absent from this list must print none).
+UNCONVERTED: dict[str, int] = {}
 
 
 def _pages(folder: Path) -> dict[str, str]:
@@ -60,6 +63,8 @@ def _check(pages: dict[str, str]) -> None:
             over[name] = (len(loose), UNCONVERTED.get(name, 0), loose[:12])
     assert over == {}, "numbers printed without a finding's name (page: found, allowed, " \
                        "first ones)"
+    unsaid = {name: marks.runs_unsaid(text) for name, text in pages.items()}
+    assert {k: v for k, v in unsaid.items() if v} == {}, "runs not named, or not said"
     named = {n for text in pages.values() for n, _, _ in marks.marked(text)}
     # every number of the abstract is printed (with the same value) on a page of the paper
     abstract = {n for n, _, _ in marks.marked(pages["index.html"])}
@@ -112,6 +117,45 @@ def test_data_cannot_forge_a_mark() -> None:
     assert marks.marked(findings.show(q)) == []
 
 
+def test_every_finding_declares_its_statistic_unit_and_runs() -> None:
+    findings._load_modules()
+    for name, d in findings.REGISTRY.items():
+        assert d.statistic and d.unit and d.definition, name
+        assert d.reads.startswith((findings.NEWEST, findings.POOLED)), (name, d.reads)
+
+
+def test_a_number_pooled_over_runs_says_so_where_it_is_printed() -> None:
+    q = findings.Quantity(name="echo_x_per_s", value=182518.0, unit="iterations/s",
+                          statistic="mean over repeats", run_ids=("r1", "r2", "r3"),
+                          reads=findings.pooled("echo"))
+    shown = findings.show(q)
+    assert "182,518 iterations/s (pooled over 3 runs)" in shown
+    assert marks.sources(shown) == [("echo_x_per_s", ["r1", "r2", "r3"],
+                                     "182,518 iterations/s (pooled over 3 runs)")]
+    assert marks.runs_unsaid(shown) == []
+    newest = findings.show(findings.Quantity(
+        name="echo_x_per_s", value=1.0, unit="iterations/s", statistic="mean",
+        run_ids=("r3",), reads=findings.newest("echo")))
+    assert "pooled" not in newest and marks.runs_unsaid(newest) == []
+    # a hand-made span that hides its runs, or names none, is caught
+    hidden = findings.tag("echo_x_per_s", "182,518", "182,518 iterations/s", ["r1", "r2"])
+    nameless = findings.tag("echo_x_per_s", "182,518", "182,518 iterations/s")
+    assert len(marks.runs_unsaid(hidden + nameless)) == 2
+
+
+def test_pooled_findings_are_declared_pooled_on_a_folder_with_several_runs() -> None:
+    """The 16-CPU folder stores two brigade runs: what reads both is declared pooled."""
+    from threadcost.findings import brigade
+
+    machine_id = "x86_64-intel-xeon-16cpu-126g-vm-3754101c"
+    names = [brigade.net_name(k, p) for k in ("thread", "epoll") for p in brigade.PLACES]
+    several = [q for q in (findings.get(n, REPO / "data", machine_id) for n in names)
+               if len(q.run_ids) > 1]
+    assert several, "the folder no longer holds a finding read from several runs"
+    assert [q.name for q in several if not q.reads.startswith(findings.POOLED)] == []
+    assert all("pooled over" in findings.show(q) for q in several)
+
+
 def _machine_folders() -> list[str]:
     data = REPO / "data"
     return sorted(p.name for p in data.iterdir()
@@ -138,4 +182,4 @@ def test_a_fresh_rendering_of_each_machine_prints_one_value_per_name(
                            "--out", str(tmp_path / "html")], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=1700, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    _check(_pages(tmp_path / "html"))
+    _check(_pages(tmp_path / "html" / "html"))  # --out holds notebooks/ and html/

@@ -88,20 +88,6 @@ def test_index_has_abstract_tally_figure_and_references(rendered: Path) -> None:
 
 
 @pytest.mark.notebook
-def test_one_finding_prints_one_value_on_every_page_and_in_the_abstract(rendered: Path) -> None:
-    """Every number marked as a finding (``data-quantity``) shows the same value wherever
-    it is printed: the abstract, the headline, the pages and the claims."""
-    pages = {p.name: p.read_text(encoding="utf-8") for p in _pages(rendered)}
-    assert hygiene.quantity_conflicts(pages) == {}
-    marked = {name for text in pages.values() for name, _, _ in hygiene.quantities(text)}
-    abstract = {name for name, _, _ in hygiene.quantities(pages["index.html"])}
-    assert {"memory_thread_slope_kib", "launch_thread_median_ns"} <= abstract
-    assert abstract <= {name for page, text in pages.items() if page != "index.html"
-                        for name, _, _ in hygiene.quantities(text)}  # page 00 prints them
-    assert len(marked) >= 10, sorted(marked)
-
-
-@pytest.mark.notebook
 def test_index_tally_chips_carry_their_class_colours(rendered: Path) -> None:
     text = (rendered / "index.html").read_text(encoding="utf-8")
     chips = re.findall(r'<li style="background:(#[0-9a-fA-F]+)"><b>\d+</b> ([^<]+)</li>', text)
@@ -143,6 +129,23 @@ def test_hygiene_finds_each_kind_of_debris() -> None:
     folded = '<details class="tc-code"><pre>print(Path("/tmp/x"))</pre></details>'
     assert hygiene.problems("<p>1.5 µs, 2,000 KiB, C01-C17, <code>same-cpu</code>: one "
                             "CPU; data: go_lockosthread/runs.csv</p>" + folded) == []
+
+
+def test_identifiers_in_prose_and_dash_only_columns_are_debris() -> None:
+    """A declared parameter's or experiment's name read as prose (not a command a reader
+    types, in code font or a code block), and a table column that reads a dash on every
+    row, are found; the same name in code font, and a column with one value, are not."""
+    prose = "<p>notebook 05 runs the count its tasks_s6_count parameter gives</p>"
+    found = hygiene.problems(prose + "<p>the launch_python_parent run</p>")
+    assert sum("identifier in prose" in p for p in found) == 2, found
+    assert hygiene.problems("<p>set <code>tasks_s6_count</code></p><pre>papermill -p "
+                            "malloc_mib 1024</pre>") == []
+    table = ("<table><thead><tr><th>task</th><th>ratio</th><th>note</th></tr></thead><tbody>"
+             "<tr><td>thread</td><td>—</td><td>a</td></tr>"
+             "<tr><td>fiber</td><td>—</td><td>—</td></tr></tbody></table>")
+    assert hygiene.dash_columns(table) == ["ratio"]
+    assert [p for p in hygiene.problems(table) if "'—' on every row" in p] == [
+        "a column that reads '—' on every row: 'ratio'"]
 
 
 def test_table_rules() -> None:

@@ -10,6 +10,7 @@ where words belong. The test suite runs it over a quick rendering.
 
 from __future__ import annotations
 
+import functools
 import html as html_lib
 import re
 
@@ -39,6 +40,7 @@ CHECKS: list[tuple[str, re.Pattern[str]]] = [
 # an identifier a run stores, where the reader should read words (a notebook's prose may
 # name a parameter's value in code font; a data file's path is a path)
 _CODE = re.compile(r"<code\b.*?</code>", re.S | re.I)
+_PRE = re.compile(r"<pre\b.*?</pre>", re.S | re.I)  # a block of commands a reader types
 _IDENTIFIERS = re.compile(r"(?<![\w/-])(?:" + "|".join(re.escape(k) for k in sorted(
     (k for k in vocabulary.IDENTIFIER_WORDS
      if ("-" in k or "_" in k) and k not in ("posix_spawn", "one-thread")),
@@ -76,6 +78,10 @@ def problems(page: str) -> list[str]:
             found.append(f"missing value shown as {value.strip()!r} (use a dash and a reason)")
     for m in _IDENTIFIERS.finditer(visible_text(_CODE.sub(" ", page))):
         found.append(f"identifier for words: {m.group(0)!r} (threadcost.vocabulary.words)")
+    for m in _declared().finditer(visible_text(_PRE.sub(" ", _CODE.sub(" ", page)))):
+        found.append(f"a parameter's or an experiment's identifier in prose: {m.group(0)!r} "
+                     "(say it in words, or in code font where the reader types it)")
+    found += [f"a column that reads '—' on every row: {name!r}" for name in dash_columns(body)]
     text = visible_text(page)
     for kind, pattern in CHECKS:
         for m in pattern.finditer(text):
@@ -84,25 +90,43 @@ def problems(page: str) -> list[str]:
     return found
 
 
-# --- findings: one quantity, one printed value ------------------------------------------------
 
-_QUANTITY = re.compile(r'<span data-quantity="([^"]+)" data-value="([^"]*)">(.*?)</span>', re.S)
+@functools.cache
+def _declared() -> re.Pattern[str]:
+    """The declared parameters' and the experiments' names (``tasks_s6_count``,
+    ``launch_python_parent``): identifiers a reader should read as words."""
+    from threadcost import parameters
+    from threadcost.experiments import registry
+
+    names = {n for n in [*parameters.BY_NAME, *registry.BY_NAME] if "_" in n}
+    return re.compile(r"(?<![\w/.-])(?:" + "|".join(
+        re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w/-])")
 
 
-def quantities(page: str) -> list[tuple[str, str, str]]:
-    """Every number a page marks as a finding: ``(name, printed value, shown text)``."""
-    return [(name, html_lib.unescape(value), html_lib.unescape(_TAG.sub("", shown)))
-            for name, value, shown in _QUANTITY.findall(page)]
+_TABLE = re.compile(r"<table\b.*?</table>", re.S | re.I)
+_ROW = re.compile(r"<tr\b.*?</tr>", re.S | re.I)
+_HEAD = re.compile(r"<thead\b.*?</thead>", re.S | re.I)
+_DASHES = {"—", "\u2013", "-", "— —"}
 
 
-def quantity_conflicts(pages: dict[str, str]) -> dict[str, list[tuple[str, str]]]:
-    """Findings printed with two different values across ``pages`` (name -> html text):
-    ``{quantity: [(page, value), ...]}``; also a span whose shown text lacks its value."""
-    seen: dict[str, set[tuple[str, str]]] = {}
-    for page_name, text in pages.items():
-        for name, value, shown in quantities(text):
-            if value not in shown:
-                value = f"{value} (shown as {shown!r})"
-            seen.setdefault(name, set()).add((page_name, value))
-    return {name: sorted(where) for name, where in seen.items()
-            if len({v for _, v in where}) > 1}
+def dash_columns(page: str) -> list[str]:
+    """Columns of a page's tables whose every body cell (two rows or more) is a dash:
+    a column that says nothing (its header, or its position when it has none)."""
+    out = []
+    for table in _TABLE.findall(page):
+        head = _HEAD.search(table)
+        header = [html_lib.unescape(_TAG.sub("", c)).strip()
+                  for c in _CELL.findall(_ROW.findall(head.group(0))[-1])] if head and \
+            _ROW.findall(head.group(0)) else []
+        body = _HEAD.sub("", table)
+        rows = [[html_lib.unescape(_TAG.sub("", c)).strip() for c in _CELL.findall(r)]
+                for r in _ROW.findall(body)]
+        rows = [r for r in rows if r]
+        if len(rows) < 2:
+            continue
+        width = min(len(r) for r in rows)
+        for i in range(width):
+            if all(r[-width + i] in _DASHES for r in rows):
+                j = len(header) - width + i
+                out.append(header[j] if 0 <= j < len(header) else f"column {i + 1}")
+    return out

@@ -114,8 +114,10 @@ def abstract_html(data_dir: str | Path | None = None, machine_id: str | None = N
     where = (f"Measured on {html.escape(machine_text.rstrip('.'))}, and set against {against}"
              if machine_text else f"Measured on this machine, and set against {against}")
     from threadcost import claims  # which folklore holds here, which does not, and why
+    from threadcost.views import claims as claims_view  # its numbers marked by name
 
-    return [memory, time, where, *claims.folklore(claims.judge(machine_id, data_dir))]
+    return [memory, time, where,
+            claims_view.folklore_md(claims.judge(machine_id, data_dir))]
 
 
 def _contrast(data_dir: str | Path | None, machine_id: str | None) -> str:

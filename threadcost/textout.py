@@ -125,9 +125,10 @@ def skipped_markdown(skipped: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
-def machine_md(fp: dict[str, Any]) -> str:
+def machine_md(fp: dict[str, Any], name: str = "machine_memory_gib") -> str:
     """The machine in one sentence for Markdown (``machine.describe``, escaped), its RAM
-    marked as the finding ``machine_memory_gib`` (every page prints the same line)."""
+    marked as the finding ``machine_memory_gib`` (every page prints the same line); the
+    line of another machine (page 06's list) names it ``machine_memory_gib@<machine id>``."""
     from threadcost import findings, machine
 
     text = md_text(machine.describe(fp))
@@ -136,4 +137,4 @@ def machine_md(fp: dict[str, Any]) -> str:
     except (KeyError, TypeError, ValueError):
         return text
     return text.replace(md_text(f"{gib} GiB"),
-                        findings.tag("machine_memory_gib", gib, f"{gib} GiB"), 1)
+                        findings.tag(name, gib, f"{gib} GiB", ("machine fingerprint",)), 1)

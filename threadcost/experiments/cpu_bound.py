@@ -132,9 +132,13 @@ def _one_run(mode: int, tasks: int, cpu: int, limit: int, ws_ints: int,
 def _perf_note(errno_value: int) -> str:
     if errno_value == 0:
         return "available"
-    paranoid = sysinfo.sysctl("kernel.perf_event_paranoid")
-    return (f"not available here (perf_event_open: {errno_name(errno_value)}: "
-            f"{os.strerror(errno_value)}; kernel.perf_event_paranoid = {paranoid})")
+    note = f"not available here (perf_event_open: {errno_name(errno_value)}: " \
+           f"{os.strerror(errno_value)}"
+    if errno_name(errno_value) in ("EACCES", "EPERM"):  # a permission: the sysctl that sets it
+        note += f"; kernel.perf_event_paranoid = {sysinfo.sysctl('kernel.perf_event_paranoid')}"
+    elif errno_name(errno_value) == "ENOENT":  # not a permission: no such event here
+        note += "; this CPU exposes no such event here"
+    return note + ")"
 
 
 def paired_ratios(runs: pd.DataFrame, quantity: str,

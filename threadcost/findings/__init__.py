@@ -73,6 +73,21 @@ class Quantity:
     fmt: str = ",.0f"  # how the paper prints it (format spec or "auto", display units)
     scale: float = 1.0  # display value = value * scale
     display_unit: str = ""  # "" : the unit
+    reads: str = ""  # which stored run(s) it reads, in words (``quantity``'s ``reads``)
+
+    @property
+    def pooled(self) -> bool:
+        """Read from more than one stored run (the printed value says so)."""
+        return len(self.run_ids) > 1
+
+    def runs_words(self) -> str:
+        """"pooled over 3 runs" (or "read from 2 runs") when the value reads more than one
+        stored run, else "": what a page prints beside a number that more than one run
+        could feed, so that a figure of the newest run is not read as its source."""
+        if not self.pooled:
+            return ""
+        how = "pooled over" if self.reads.startswith(POOLED) else "read from"
+        return f"{how} {len(self.run_ids)} runs"
 
     @property
     def measured(self) -> bool:
@@ -130,21 +145,44 @@ class Definition:
     scale: float = 1.0
     display_unit: str = ""
     computed: bool = False
+    reads: str = ""
+
+
+# How a finding declares the run(s) it reads (``quantity``'s ``reads``, in words): the
+# newest stored run of one experiment, or every stored run of one pooled.
+NEWEST = "the newest"
+POOLED = "pooled over"
+
+
+def newest(experiment: str) -> str:
+    """``reads`` of a finding read from the newest stored run of ``experiment``."""
+    return f"{NEWEST} {experiment} run"
+
+
+def pooled(experiment: str) -> str:
+    """``reads`` of a finding that pools every stored run of ``experiment``."""
+    return f"{POOLED} every stored {experiment} run"
 
 
 REGISTRY: dict[str, Definition] = {}
 
 
 def quantity(name: str, unit: str, statistic: str, definition: str, fmt: str = ",.0f",
-             scale: float = 1.0, display_unit: str = "",
-             computed: bool = False) -> Callable[[Callable[[Runs], Value | str]],
-                                                 Callable[[Runs], Value | str]]:
-    """Register a finding: ``fn(runs) -> Value`` or a string saying what is missing."""
+             scale: float = 1.0, display_unit: str = "", computed: bool = False, *,
+             reads: str) -> Callable[[Callable[[Runs], Value | str]],
+                                     Callable[[Runs], Value | str]]:
+    """Register a finding: ``fn(runs) -> Value`` or a string saying what is missing.
+    ``reads`` says which stored run(s) it reads (:func:`newest`, :func:`pooled`, or
+    words starting like them: "the newest launch and sleepers runs")."""
+    if not reads.startswith((NEWEST, POOLED)):
+        raise ValueError(f"finding {name!r}: reads={reads!r} must start with "
+                         f"{NEWEST!r} or {POOLED!r}")
+
     def register(fn: Callable[[Runs], Value | str]) -> Callable[[Runs], Value | str]:
         if name in REGISTRY:
             raise ValueError(f"finding {name!r} is defined twice")
         REGISTRY[name] = Definition(name, unit, statistic, definition, fn, fmt, scale,
-                                    display_unit, computed)
+                                    display_unit, computed, reads)
         return fn
     return register
 
@@ -165,7 +203,8 @@ def compute(name: str, runs: Runs) -> Quantity:
     d = REGISTRY[name]
     base = Quantity(name=name, value=None, unit=d.unit, statistic=d.statistic,
                     definition=d.definition, machine_id=runs.machine_id, fmt=d.fmt,
-                    scale=d.scale, display_unit=d.display_unit, computed=d.computed)
+                    scale=d.scale, display_unit=d.display_unit, computed=d.computed,
+                    reads=d.reads)
     try:
         got = d.compute(runs)
     except UnreadableRun as exc:  # the run it would read could not be read: say which
@@ -176,13 +215,29 @@ def compute(name: str, runs: Runs) -> Quantity:
         return replace(base, missing=f"the stored runs cannot give it ({type(exc).__name__}: "
                                      f"{exc})")
     if isinstance(got, str):
-        return replace(base, missing=got)
+        return replace(base, missing=_in_words(got))
     if got.value is None or not math.isfinite(float(got.value)):
         return replace(base, missing="the stored value is not a finite number",
                        run_ids=_ids(got.runs))
     return replace(base, value=float(got.value), low=_num(got.low), high=_num(got.high),
                    n=int(got.n), run_ids=_ids(got.runs), setup=dict(got.setup),
                    extra=dict(got.extra), definition=got.definition or d.definition)
+
+
+@functools.cache
+def _experiment_names() -> Any:
+    import re
+
+    from threadcost.experiments import registry
+
+    names = sorted((n for n in registry.BY_NAME if "_" in n), key=len, reverse=True)
+    return re.compile(r"(?<![\w/.-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w/-])")
+
+
+def _in_words(text: str) -> str:
+    """A reason a finding is missing, each experiment's name in words ("no thread limits
+    run stored"): the page prints it to a reader (a run's folder name is kept)."""
+    return _experiment_names().sub(lambda m: m.group(0).replace("_", " "), text)
 
 
 def _num(x: Any) -> float | None:
@@ -247,14 +302,42 @@ def runs_of(data_dir: str | Path | None = None, machine_id: str | None = None,
     Results) in place of the stored runs of their experiments."""
     runs = _cached(data_dir, machine_id)[0]
     if results:
-        runs = runs.with_results(list(results), fingerprint or {})
+        runs = _stored_back(runs.with_results(list(results), fingerprint or {}), runs)
     return runs
+
+
+def _stored_back(runs: Runs, stored: Runs) -> Runs:
+    """``runs`` with each in-memory result that is a stored run read back (a notebook
+    drawing stored runs) replaced by that stored run: a value then names the run it was
+    read from, not "this notebook's run (unsaved)"."""
+    def same(memory: Any, run: Any) -> bool:
+        return (run.experiment == memory.experiment and run.meta.get("params") ==
+                memory.meta.get("params") and run.meta.get("summary") ==
+                memory.meta.get("summary"))
+
+    out = []
+    for run in runs.runs:
+        if isinstance(run, MemoryRun):
+            run = next((r for r in stored.runs if same(run, r)), run)
+        out.append(run)
+    return replace(runs, runs=tuple(out))
 
 
 def of_results(name: str, results: list[Any], machine_id: str = "") -> Quantity:
     """The finding computed from these (unsaved) results alone."""
-    fresh = tuple(MemoryRun.of(r, i, {}) for i, r in enumerate(results))
-    return compute(name, Runs(machine_id or "this notebook", fresh))
+    fresh = Runs(machine_id or "this notebook",
+                 tuple(MemoryRun.of(r, i, {}) for i, r in enumerate(results)))
+    try:  # a stored run read back names its id
+        stored: Runs | None = _cached(None, machine_id or None)[0]
+    except (OSError, ValueError, KeyError, datastore.DataError):
+        stored = None
+    return compute(name, fresh if stored is None else _stored_back(fresh, stored))
+
+
+def of_this_run(name: str, results: list[Any], machine_id: str = "") -> Quantity:
+    """The finding from these results alone, under its own name (``NAME_this_run``): what
+    a figure of this run draws, beside the finding pooled over every stored run."""
+    return replace(of_results(name, results, machine_id), name=f"{name}_this_run")
 
 
 def get(name: str, data_dir: str | Path | None = None, machine_id: str | None = None,
@@ -292,12 +375,17 @@ class Marked(str):
         return Marked(str.__add__(self, other))
 
 
-def tag(name: str, number_text: str, shown: str | None = None) -> Marked:
-    """``<span data-quantity="NAME" data-value="NUMBER">shown</span>``: the printed
-    ``number_text`` of finding ``name`` (``shown`` defaults to it: a table whose header
-    holds the unit prints the number alone)."""
+def tag(name: str, number_text: str, shown: str | None = None,
+        runs: Iterable[str] = ()) -> Marked:
+    """``<span data-quantity="NAME" data-value="NUMBER" data-runs="RUN; ...">shown</span>``:
+    the printed ``number_text`` of finding ``name`` (``shown`` defaults to it: a table
+    whose header holds the unit prints the number alone), and the ids of the stored
+    runs it was read from (``data-runs``; "machine fingerprint" for what the machine
+    recorded, "this notebook" for results not yet stored)."""
+    ids = "; ".join(dict.fromkeys(str(r) for r in runs))
+    said = f' data-runs="{html.escape(ids)}"' if ids else ""  # none: names no run
     return Marked(f'<span data-quantity="{html.escape(name)}" '
-                  f'data-value="{html.escape(number_text)}">'
+                  f'data-value="{html.escape(number_text)}"{said}>'
                   f"{html.escape(shown if shown is not None else number_text)}</span>")
 
 
@@ -320,7 +408,10 @@ def span(q: Quantity, text: str | None = None) -> str:
     printed number."""
     if not q.measured:
         return html.escape(q.text())
-    return tag(q.name, q.number(), q.text() if text is None else text)
+    shown = q.text() if text is None else text
+    if q.pooled:
+        shown = f"{shown} ({q.runs_words()})"
+    return tag(q.name, q.number(), shown, q.run_ids)
 
 
 def markdown(name: str | Quantity, data_dir: str | Path | None = None,
@@ -367,7 +458,10 @@ def ratio(a: str | Quantity, b: str | Quantity, data_dir: str | Path | None = No
     assert qa.value is not None and qb.value is not None
     value = qa.value / qb.value
     text = f"{number(value, fmt)}x"
-    return value, tag(f"{qa.name}/{qb.name}", number(value, fmt), text)
+    ids = tuple(dict.fromkeys(qa.run_ids + qb.run_ids))
+    if qa.pooled or qb.pooled:
+        text += f" (read from {len(ids)} runs)"
+    return value, tag(f"{qa.name}/{qb.name}", number(value, fmt), text, ids)
 
 
 # --- the claims layer reads findings ------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost.findings import Value, quantity
+from threadcost.findings import Value, pooled, quantity
 from threadcost.findings.summary import from_run
 from threadcost.measured.intervals import over_repeats
 from threadcost.measured.runs import Runs
@@ -88,7 +88,8 @@ def _net_quantity(kind: str, placement: str) -> None:
     c18 = "C18: " if (kind, placement) == ("thread", "unpinned") else ""
     quantity(net_name(kind, placement), "ns", "mean over repeats",
              f"{c18}the {KIND_WORDS[kind]} of {S5_TASKS} tasks, {PLACES[placement][1]}: "
-             f"{NET_DEFINITION}", **SHOWN)(lambda runs: _net(runs, kind, placement))
+             f"{NET_DEFINITION}", **SHOWN,
+             reads=pooled("brigade"))(lambda runs: _net(runs, kind, placement))
 
 
 for _kind in KIND_WORDS:
@@ -137,7 +138,8 @@ def _peer_quantity(kind: str, placement: str) -> None:
     quantity(peer_name(kind, placement), "ns", "mean over repeats",
              f"S5's brigade of {S5_TASKS} {task_label(kind, runtime=True, plural=True)} on "
              f"the Rust peer, {PLACES[placement][1]}: {NET_DEFINITION} (the peer's own "
-             "one-thread brigade)", **SHOWN)(lambda runs: _peer(runs, kind, placement))
+             "one-thread brigade)", **SHOWN,
+             reads=pooled("peer_brigade"))(lambda runs: _peer(runs, kind, placement))
 
 
 for _kind in PEER_KINDS:

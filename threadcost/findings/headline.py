@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from threadcost import datastore, vocabulary
-from threadcost.findings import Value, quantity
+from threadcost.findings import Value, newest, quantity
 from threadcost.measured.runs import Runs
 
 LAUNCH = dict(unit="ns", fmt="auto", scale=1e-3, display_unit="µs")
@@ -63,24 +63,22 @@ def _kernel_launch(runs: Runs, kind: str) -> Value | str:
                   f"exit; median of {int(r.n):,} launches")
 
 
-@quantity("launch_thread_median_ns", statistic="median", definition="a thread's whole life, "
-          "one at a time: pthread_create, first run, join, exit; median (interval: fastest "
-          "to p90)", **LAUNCH)
-def launch_thread(runs: Runs) -> Value | str:
-    return _kernel_launch(runs, "thread")
-
-
-@quantity("launch_process_median_ns", statistic="median", definition="a process's whole "
-          "life from a small parent: fork, first run, waitpid, exit; median (interval: "
-          "fastest to p90)", **LAUNCH)
-def launch_process(runs: Runs) -> Value | str:
-    return _kernel_launch(runs, "fork")
+# a thread's and a process's whole life (the launch run's kinds "thread" and "fork")
+for _name, _kind, _words in (
+        ("launch_thread_median_ns", "thread", "a thread's whole life, one at a time: "
+         "pthread_create, first run, join, exit"),
+        ("launch_process_median_ns", "fork", "a process's whole life from a small parent: "
+         "fork, first run, waitpid, exit")):
+    quantity(_name, statistic="median", definition=f"{_words}; median (interval: fastest "
+             "to p90)", **LAUNCH, reads=newest("launch"))(
+        lambda runs, kind=_kind: _kernel_launch(runs, kind))
 
 
 @quantity("launch_fiber_median_ns", statistic="sum of medians and a mean",
           definition="a fiber's whole life: create (stack mapping + context) and first "
           "switch in and back (medians), and unmapping its stack (mean over all fibers); "
-          "interval: fastest to p90 of the first two", **LAUNCH)
+          "interval: fastest to p90 of the first two", **LAUNCH,
+          reads=newest("fibers (hand-written)"))
 def launch_fiber(runs: Runs) -> Value | str:
     fib = _asm_fibers(runs)
     per = (fib.meta["summary"].get("per_fiber") or {}) if fib else {}
@@ -99,7 +97,8 @@ def launch_fiber(runs: Runs) -> Value | str:
 
 
 @quantity("launch_goroutine_median_ns", statistic="median", definition="go + first run + "
-          "wg.Done + Wait, GOMAXPROCS=1 pinned; median (interval: fastest to p90)", **LAUNCH)
+          "wg.Done + Wait, GOMAXPROCS=1 pinned; median (interval: fastest to p90)", **LAUNCH,
+          reads=newest("goroutine_launch"))
 def launch_goroutine(runs: Runs) -> Value | str:
     go = latest(runs, "goroutine_launch")
     if go is None:
@@ -145,25 +144,19 @@ def _futex_switch(runs: Runs, tasks: str) -> Value | str:
                   "round trip)")
 
 
-@quantity("switch_thread_median_ns", statistic="median", definition="one switch between two "
-          "threads pinned to one CPU: half the round trip of a futex ping-pong; median "
-          "(interval: fastest to p90)", **SWITCH)
-def switch_thread(runs: Runs) -> Value | str:
-    return _futex_switch(runs, "threads")
-
-
-@quantity("switch_process_median_ns", statistic="median", definition="one switch between two "
-          "processes pinned to one CPU: half the round trip of a futex ping-pong; median "
-          "(interval: fastest to p90)", **SWITCH)
-def switch_process(runs: Runs) -> Value | str:
-    return _futex_switch(runs, "processes")
+for _name, _tasks in (("switch_thread_median_ns", "threads"),
+                      ("switch_process_median_ns", "processes")):
+    quantity(_name, statistic="median", definition=f"one switch between two {_tasks} pinned to one "
+             "CPU: half the round trip of a futex ping-pong; median (interval: fastest to "
+             "p90)", **SWITCH, reads=newest("context_switch"))(
+        lambda runs, tasks=_tasks: _futex_switch(runs, tasks))
 
 
 @quantity("switch_thread_per_counted_median_ns", statistic="median", definition="the time "
           "per switch the kernel counted: the median round trip of a futex ping-pong between "
           "two threads pinned to one CPU divided by the switches the kernel counted per round "
           "trip (not the paper's switch, half a round trip, unless the kernel counts two)",
-          **SWITCH)
+          **SWITCH, reads=newest("context_switch"))
 def switch_thread_per_counted(runs: Runs) -> Value | str:
     got = _futex_row(runs, "threads")
     if isinstance(got, str):
@@ -176,7 +169,7 @@ def switch_thread_per_counted(runs: Runs) -> Value | str:
 
 @quantity("switch_fiber_batch_mean_ns", statistic="mean of a batch", definition="one fiber "
           "switch, hand-written, pinned: a batch of round trips timed whole / 2, no clock "
-          "read inside", **SWITCH)
+          "read inside", **SWITCH, reads=newest("fibers (hand-written)"))
 def switch_fiber(runs: Runs) -> Value | str:
     fib = _asm_fibers(runs)
     if fib is None or not fib.meta["summary"].get("switch_ns_batch"):
@@ -188,7 +181,8 @@ def switch_fiber(runs: Runs) -> Value | str:
 
 @quantity("switch_goroutine_median_ns", statistic="median of runs", definition="one "
           "goroutine switch, channel ping-pong with GOMAXPROCS=1 pinned: a batch timed whole "
-          "/ 2, median of the pinned runs (interval: their range)", **SWITCH)
+          "/ 2, median of the pinned runs (interval: their range)", **SWITCH,
+          reads="the newest goroutine_pinning run (else the newest peers run)")
 def switch_goroutine(runs: Runs) -> Value | str:
     pin = latest(runs, "goroutine_pinning")
     if pin is not None and not pin.meta["summary"].get("skipped"):
@@ -210,37 +204,38 @@ def switch_goroutine(runs: Runs) -> Value | str:
 
 # --- memory ----------------------------------------------------------------------------
 
-@quantity("memory_thread_slope_kib", statistic="slope", definition="memory per idle thread: "
-          "RSS growth + kernel stack + page tables + unreclaimable slab, slope over thread "
-          "counts with its 95% interval", **MEMORY)
-def memory_thread(runs: Runs) -> Value | str:
+def _thread_fit(runs: Runs, key: str, definition: str = "") -> Value | str:
+    """The thread_memory run's per-thread slope of ``key`` with its 95% interval (and
+    the RSS part beside the total)."""
     tm = latest(runs, "thread_memory")
     fits = tm.meta["summary"]["per_thread"]["fit"] if tm else {}
-    fit = fits.get("total_kib")
+    fit = fits.get(key)
     if tm is None or not fit:
         return "no thread memory run stored (notebook 02)"
-    rss = (fits.get("rss_kib") or {}).get("per_thread")
+    rss = (fits.get("rss_kib") or {}).get("per_thread") if key == "total_kib" else None
     return _value(tm, fit["per_thread"], fit.get("ci95_low"), fit.get("ci95_high"),
-                  definition="RSS growth + kernel stack + page tables + unreclaimable slab, "
-                             "slope over thread counts", resident=rss)
+                  definition=definition, resident=rss)
+
+
+@quantity("memory_thread_slope_kib", statistic="slope", definition="memory per idle thread: "
+          "RSS growth + kernel stack + page tables + unreclaimable slab, slope over thread "
+          "counts with its 95% interval", **MEMORY, reads=newest("thread_memory"))
+def memory_thread(runs: Runs) -> Value | str:
+    return _thread_fit(runs, "total_kib", "RSS growth + kernel stack + page tables + "
+                       "unreclaimable slab, slope over thread counts")
 
 
 @quantity("memory_thread_rss_slope_kib", statistic="slope", definition="the part of an idle "
           "thread's memory its process's resident set (RSS) shows: slope of RSS over thread "
-          "counts", **MEMORY)
+          "counts", **MEMORY, reads=newest("thread_memory"))
 def memory_thread_rss(runs: Runs) -> Value | str:
-    tm = latest(runs, "thread_memory")
-    fits = tm.meta["summary"]["per_thread"]["fit"] if tm else {}
-    fit = fits.get("rss_kib")
-    if tm is None or not fit:
-        return "no thread memory run stored (notebook 02)"
-    return _value(tm, fit["per_thread"], fit.get("ci95_low"), fit.get("ci95_high"))
+    return _thread_fit(runs, "rss_kib")
 
 
 @quantity("memory_process_slope_kib", statistic="slope", definition="memory per idle child "
           "forked from the Python harness (its size recorded with the run): USS + kernel "
           "stack + page tables + unreclaimable slab, slope over child counts with its 95% "
-          "interval", **MEMORY)
+          "interval", **MEMORY, reads=newest("process_memory"))
 def memory_process(runs: Runs) -> Value | str:
     pm = latest(runs, "process_memory")
     fits = pm.meta["summary"]["fits"] if pm else {}
@@ -260,7 +255,8 @@ def memory_process(runs: Runs) -> Value | str:
 
 
 @quantity("memory_fiber_slope_kib", statistic="slope", definition="RSS growth per idle fiber "
-          "(slope over fiber counts); a fiber holds no kernel task", **MEMORY)
+          "(slope over fiber counts); a fiber holds no kernel task", **MEMORY,
+          reads=newest("fibers (hand-written)"))
 def memory_fiber(runs: Runs) -> Value | str:
     fib = _asm_fibers(runs)
     per = (fib.meta["summary"].get("per_fiber") or {}) if fib else {}
@@ -274,7 +270,7 @@ def memory_fiber(runs: Runs) -> Value | str:
 
 @quantity("memory_goroutine_slope_kib", statistic="slope", definition="RSS growth per "
           "goroutine blocked on a channel (slope over goroutine counts); it runs on the "
-          "runtime's threads and holds no kernel task of its own", **MEMORY)
+          "runtime's threads and holds no kernel task of its own", **MEMORY, reads=newest("peers"))
 def memory_goroutine(runs: Runs) -> Value | str:
     peer = latest(runs, "peers")
     mem = (peer.meta["summary"].get("goroutine_memory") or {}) if peer else {}
@@ -373,16 +369,17 @@ def _peer_quantities(kind: str, label: str, kernel_task: bool) -> None:
     key = kind.replace("-", "_")
     quantity(f"launch_{key}_median_ns", statistic="median",
              definition=f"a {label}'s whole life, one at a time: spawn, first run, exit, "
-             "join; median (interval: fastest to p90)", **LAUNCH)(
+             "join; median (interval: fastest to p90)", reads=newest("peer_runtimes"), **LAUNCH)(
         lambda runs: _peer_launch(runs, kind))
     quantity(f"switch_{key}_batch_median_ns", statistic="median of runs",
              definition=f"one switch between two {label}s over a channel, pinned to one "
-             "CPU: a batch timed whole / 2, median of runs (interval: their range)", **SWITCH)(
+             "CPU: a batch timed whole / 2, median of runs (interval: their range)",
+             reads=newest("peer_runtimes"), **SWITCH)(
         lambda runs: _peer_switch(runs, kind))
     quantity(f"memory_{key}_rss_slope_kib", statistic="slope",
              definition=f"RSS growth per idle {label} (slope over task counts)"
              + ("; its kernel side is not counted" if kernel_task else
-                "; no kernel task of its own"), **MEMORY)(
+                "; no kernel task of its own"), reads=newest("peer_runtimes"), **MEMORY)(
         lambda runs: _peer_memory(runs, kind, kernel_task))
 
 

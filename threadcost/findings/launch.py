@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadcost.findings.summary import from_run
+from threadcost.findings.summary import from_run, from_summary
 
 US = dict(scale=1e-3, display_unit="µs")
 KIND_NAMES = {"fork": "fork", "vfork": "vfork", "posix_spawn": "posix_spawn",
@@ -74,16 +74,28 @@ from_run("launch_thread_lifecycle_mean_ns", "launch",
          "loop's mean)", **US)
 
 
-def _fit(kind: str) -> Any:
-    return lambda run: run.meta["summary"]["memory_fit"][kind]["slope"]
+# least-squares slopes the launch run stores: name -> (summary path, format, in µs)
+SLOPES = {
+    "launch_fork_create_slope_ns": (["memory_fit", "fork", "slope"], ".2f", True),
+    "launch_thread_create_slope_ns": (["memory_fit", "thread", "slope"], ".1f", False),
+    "launch_burst_create_slope_ns": (["burst_fit", "create_total_ns", "slope"], ",.1f", True),
+    "launch_burst_wall_slope_ns": (["burst_fit", "wall_ns", "slope"], ",.1f", True),
+}
+SLOPE_WORDS = {
+    "launch_fork_create_slope_ns": "how much the fork call grows per MiB the parent holds: "
+    "least-squares slope over every launch (per MiB)",
+    "launch_thread_create_slope_ns": "how much pthread_create grows per MiB the parent "
+    "holds: least-squares slope over every launch (per MiB)",
+    "launch_burst_create_slope_ns": "creating N threads that stay alive: slope of the "
+    "burst's create time over N (per thread)",
+    "launch_burst_wall_slope_ns": "a burst of N threads with their release and joins: slope "
+    "of its wall time over N (per thread)",
+}
+for _name, (_path, _fmt, _us) in SLOPES.items():
+    from_summary(_name, "launch", _path, "ns", "slope", SLOPE_WORDS[_name], fmt=_fmt,
+                 **(US if _us else {}))
 
 
-from_run("launch_fork_create_slope_ns", "launch", _fit("fork"), "ns", "slope",
-         "how much the fork call grows per MiB the parent holds: least-squares slope over "
-         "every launch (per MiB)", fmt=".2f", **US)
-from_run("launch_thread_create_slope_ns", "launch", _fit("thread"), "ns", "slope",
-         "how much pthread_create grows per MiB the parent holds: least-squares slope over "
-         "every launch (per MiB)", fmt=".1f")
 from_run("launch_driver_rss_recorded_mib", "launch",
          lambda run: (series(run, "fork") or {}).get("parent_rss_kib", 0) / 1024, "MiB",
          "recorded", "the small C launch driver's resident memory (the parent of the forks)",
@@ -97,16 +109,6 @@ from_run("launch_fork_from_python_create_median_ns", "launch_python_parent",
          "the fork call from a Python process (the python-parent run): median", **US)
 
 
-def _burst(key: str) -> Any:
-    return lambda run: run.meta["summary"]["burst_fit"][key]["slope"]
-
-
-from_run("launch_burst_create_slope_ns", "launch", _burst("create_total_ns"), "ns", "slope",
-         "creating N threads that stay alive: slope of the burst's create time over N (per "
-         "thread)", fmt=",.1f", **US)
-from_run("launch_burst_wall_slope_ns", "launch", _burst("wall_ns"), "ns", "slope",
-         "a burst of N threads with their release and joins: slope of its wall time over N "
-         "(per thread)", fmt=",.1f", **US)
 from_run("launch_serial_thread_create_mean_ns", "launch",
          lambda run: (series(run, "thread") or {}).get("create_ns", {}).get("mean"), "ns",
          "mean", "one pthread_create at a time, each thread joined before the next: the "

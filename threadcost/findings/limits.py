@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from threadcost.findings import Value, quantity
+from threadcost.findings import Value, pooled, quantity
 from threadcost.measured.runs import Runs
 
 NOTEBOOK_02 = "notebook 02"
@@ -25,7 +25,7 @@ def binding_words(binding: Any) -> str:
           "how many more threads this process could start with the default stack size, "
           "computed from this machine's limits (threads-max, pid_max, max_map_count with "
           "the mappings the process already holds, RLIMIT_AS, cgroup pids.max), not spawned",
-          computed=True)
+          computed=True, reads=pooled("thread_limits (default stacks)"))
 def thread_ceiling(runs: Runs) -> Value | str:
     found = runs.matching("thread_limits", stack_kib=0)
     if not found:
@@ -73,19 +73,22 @@ C10_DEFINITION = ("C10, scaled: one million threads with 2 MiB stacks that each 
 
 
 @quantity("c10_million_threads_user_s", "s", "computed (scaled linearly)",
-          C10_DEFINITION + ": user CPU time", fmt=",.1f", computed=True)
+          C10_DEFINITION + ": user CPU time", fmt=",.1f", computed=True,
+          reads=pooled("threads_ceiling (2 MiB stacks)"))
 def c10_user(runs: Runs) -> Value | str:
     return _scaled(runs, "user_s")
 
 
 @quantity("c10_million_threads_sys_s", "s", "computed (scaled linearly)",
-          C10_DEFINITION + ": system CPU time", fmt=",.1f", computed=True)
+          C10_DEFINITION + ": system CPU time", fmt=",.1f", computed=True,
+          reads=pooled("threads_ceiling (2 MiB stacks)"))
 def c10_sys(runs: Runs) -> Value | str:
     return _scaled(runs, "sys_s")
 
 
 @quantity("c10_million_threads_rss_mib", "MiB", "computed (scaled linearly)",
-          C10_DEFINITION + ": resident memory", fmt=",.0f", computed=True)
+          C10_DEFINITION + ": resident memory", fmt=",.0f", computed=True,
+          reads=pooled("threads_ceiling (2 MiB stacks)"))
 def c10_rss(runs: Runs) -> Value | str:
     return _scaled(runs, "rss_kib", 1 / 1024)
 
@@ -94,7 +97,8 @@ def c10_rss(runs: Runs) -> Value | str:
 
 @quantity("machine_memory_gib", "GiB", "recorded",
           "the machine's RAM (MemTotal of /proc/meminfo), as its newest stored run recorded "
-          "it in the run's machine fingerprint", fmt=".1f")
+          "it in the run's machine fingerprint", fmt=".1f",
+          reads="the newest stored run of any experiment")
 def machine_memory(runs: Runs) -> Value | str:
     found = sorted(runs.runs, key=lambda r: (r.meta.get("created_utc", ""), r.meta["run_id"]))
     if not found:

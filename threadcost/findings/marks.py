@@ -29,8 +29,20 @@ import html as html_lib
 import math
 import re
 
-# a finding's span as threadcost.findings.tag writes it
-SPAN = re.compile(r'<span data-quantity="([^"]+)" data-value="([^"]*)">(.*?)</span>', re.S)
+# a finding's span as threadcost.findings.tag writes it (data-runs: the runs it reads);
+# the page's HTML sanitiser may sort the attributes, so their order is free
+SPAN = re.compile(r'<span((?:\s+data-(?:quantity|value|runs)="[^"]*")+)\s*>(.*?)</span>', re.S)
+_ATTR = re.compile(r'data-(quantity|value|runs)="([^"]*)"')
+
+
+def _spans(page: str) -> list[tuple[str, str, str, str]]:
+    """``(name, value, runs, shown HTML)`` of each finding's span of a page."""
+    out = []
+    for attrs, shown in SPAN.findall(page):
+        got = dict(_ATTR.findall(attrs))
+        if "quantity" in got:
+            out.append((got["quantity"], got.get("value", ""), got.get("runs", ""), shown))
+    return out
 # generated prose: the Markdown a notebook's code displays
 _GENERATED = re.compile(r'<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown '
                         r'jp-OutputArea-output"[^>]*>(.*?)</div>', re.S)
@@ -48,7 +60,37 @@ QUANTITY = re.compile(r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)\s?(?:" + "|".join(
 def marked(page: str) -> list[tuple[str, str, str]]:
     """Every marked number of a page: ``(finding, printed value, shown text)``."""
     return [(name, html_lib.unescape(value), html_lib.unescape(_TAG.sub("", shown)))
-            for name, value, shown in SPAN.findall(page)]
+            for name, value, _, shown in _spans(page)]
+
+
+def sources(page: str) -> list[tuple[str, list[str], str]]:
+    """Every marked number with the runs it reads: ``(finding, [run id, ...], shown)``
+    (an empty list: the span names no run)."""
+    return [(name, [r for r in html_lib.unescape(runs).split("; ") if r],
+             html_lib.unescape(_TAG.sub("", shown)))
+            for name, _, runs, shown in _spans(page)]
+
+
+_RUNS_SAID = re.compile(r"\b(?:pooled over|read from) (\d+) runs\b")
+
+
+def runs_unsaid(page: str) -> list[str]:
+    """Marked numbers that read more than one stored run without saying so where they
+    are printed ("2.05 µs (pooled over 3 runs)"): a figure of the newest run beside a
+    number pooled over every run must not read as that number's source. Also a number
+    that names no run at all. A number derived from two findings (``A/B``, ``A-B``)
+    reads each one's runs: it names them, and says so only where a part is pooled
+    (``findings.ratio`` does)."""
+    out = []
+    for name, runs, shown in sources(page):
+        said = _RUNS_SAID.search(shown)
+        derived = "/" in name or "-" in name.split("@")[0]
+        if not runs:
+            out.append(f"{name}: names no run")
+        elif len(runs) > 1 and not derived and (said is None
+                                                or int(said.group(1)) != len(runs)):
+            out.append(f"{name}: {len(runs)} runs, shown as {shown!r}")
+    return out
 
 
 def _parse(text: str) -> tuple[float, float] | None:

@@ -120,3 +120,32 @@ from_run("thread_memory_left_behind_recorded_threads", "thread_memory",
          lambda run: run.meta["summary"]["threads_left_behind"], "threads", "recorded",
          "threads still alive in the thread_memory sweep after every join (a leak check)",
          fmt=",.0f")
+
+
+# --- notebook 01 (malloc_touch): one allocation's changes since the child's baseline -------
+
+def _malloc_delta(stage: str, counter: str, per: float) -> Any:
+    return lambda run: run.meta["summary"]["deltas_kib"][stage][counter] / per
+
+
+MALLOC_STAGES = {("after_alloc", "vsz"): ("MiB", 1024, ",.1f", "virtual size (VmSize) right "
+                                          "after allocating, before any page is touched"),
+                 ("after_alloc", "rss"): ("KiB", 1, ",.0f", "resident set (VmRSS) right "
+                                          "after allocating, before any page is touched"),
+                 ("after_touch", "rss"): ("MiB", 1024, ",.1f", "resident set after one byte "
+                                          "was written to every page"),
+                 ("after_free", "rss"): ("MiB", 1024, "+,.1f", "resident set after freeing"),
+                 ("after_free", "vsz"): ("MiB", 1024, "+,.1f", "virtual size after freeing")}
+
+for _alloc in ("malloc", "mmap"):
+    for (_stage, _counter), (_unit, _per, _fmt, _words) in MALLOC_STAGES.items():
+        from_run(f"malloc_touch_{_alloc}_{_counter}_{_stage}_{_unit.lower()}", "malloc_touch",
+                 _malloc_delta(_stage, _counter, _per), _unit, "recorded (one reading)",
+                 f"one {_alloc} of the run's size in a forked one-thread child: the change of "
+                 f"its {_words}, since the reading before allocating", fmt=_fmt,
+                 params={"allocator": _alloc})
+    from_run(f"malloc_touch_{_alloc}_touch_rate_mib_per_s", "malloc_touch",
+             lambda run: run.meta["summary"]["touch_mib_per_s"], "MiB/s",
+             "recorded (one pass)", f"writing one byte to every page of one {_alloc} "
+             "allocation, first touch (one page fault per page): MiB per second over the "
+             "whole pass", fmt=",.0f", params={"allocator": _alloc})

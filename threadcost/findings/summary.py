@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from threadcost.findings import Value, quantity
+from threadcost.findings import Value, newest, quantity
 from threadcost.findings.headline import latest
 from threadcost.measured.runs import Runs
 
@@ -29,30 +29,20 @@ def from_summary(name: str, experiment: str, path: Sequence[str | int], unit: st
                  computed: bool = False) -> None:
     """Register ``name``: ``summary[path...] * factor`` of the newest ``experiment`` run
     whose parameters include ``params``."""
-    def where(run: Any) -> bool:
-        got = run.meta.get("params", {})
-        return all(got.get(k) == v for k, v in (params or {}).items())
-
-    def compute(runs: Runs) -> Value | str:
-        run = latest(runs, experiment, where)
-        if run is None:
-            return f"no {experiment} run stored"
+    def read(run: Any) -> float | None:
         value = _dig(run.meta["summary"], path)
-        if value is None:
-            return f"the stored {experiment} run has no {'/'.join(map(str, path))}"
-        return Value(float(value) * factor, runs=[run], setup={"experiment": experiment,
-                                                                 **(params or {})})
+        return None if value is None else float(value) * factor
 
-    fn: Callable[[Runs], Value | str] = compute
-    quantity(name, unit, statistic, definition, fmt=fmt, scale=scale,
-             display_unit=display_unit, computed=computed)(fn)
+    from_run(name, experiment, read, unit, statistic, definition, fmt=fmt, scale=scale,
+             display_unit=display_unit, computed=computed, params=params,
+             lacking=f"has no {'/'.join(map(str, path))}")
 
 
 def from_run(name: str, experiment: str, read: Callable[[Any], float | None], unit: str,
              statistic: str, definition: str, fmt: str = "auto", scale: float = 1.0,
              display_unit: str = "", computed: bool = False,
              interval: Callable[[Any], tuple[float, float]] | None = None,
-             params: dict[str, Any] | None = None) -> None:
+             params: dict[str, Any] | None = None, lacking: str = "cannot give it") -> None:
     """Register ``name``: ``read(run)`` of the newest ``experiment`` run whose parameters
     include ``params`` (a stored run, or a notebook's unsaved result through
     ``findings.of_results``); ``interval(run)``: its 95% interval, where the run stores
@@ -67,9 +57,10 @@ def from_run(name: str, experiment: str, read: Callable[[Any], float | None], un
             return f"no {experiment} run stored"
         value = read(run)
         if value is None:
-            return f"the stored {experiment} run cannot give it"
+            return f"the stored {experiment} run {lacking}"
         low, high = interval(run) if interval is not None else (None, None)
-        return Value(float(value), low, high, runs=[run], setup={"experiment": experiment})
+        return Value(float(value), low, high, runs=[run],
+                     setup={"experiment": experiment, **(params or {})})
 
     quantity(name, unit, statistic, definition, fmt=fmt, scale=scale,
-             display_unit=display_unit, computed=computed)(compute)
+             display_unit=display_unit, computed=computed, reads=newest(experiment))(compute)

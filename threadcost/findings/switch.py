@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost.findings import Value, quantity
+from threadcost.findings import Value, newest, pooled, quantity
 from threadcost.measured.intervals import over_repeats
 from threadcost.measured.runs import Runs
 
@@ -32,7 +32,7 @@ def _value(values: Any, found: list[Any], **more: Any) -> Value:
 @quantity("memcpy_64kib_mean_ns", "ns", "mean over repeats",
           "one memcpy of 64 KiB with source and target in cache, pinned to one CPU: the "
           "mean over the yardsticks' repeats of each repeat's median batch (each batch "
-          "timed whole, one clock read subtracted)")
+          "timed whole, one clock read subtracted)", reads=pooled("yardsticks"))
 def memcpy_64kib(runs: Runs) -> Value | str:
     table, found = _yardsticks(runs)
     if table.empty or "memcpy_64kib" not in set(table.yardstick):
@@ -77,7 +77,8 @@ def _yardstick(runs: Runs, yardstick: str) -> Value | str:
 def _yardstick_quantity(yardstick: str, words: str) -> None:
     quantity(yardstick_name(yardstick), "ns", "mean over repeats",
              f"{words}: the mean over the yardsticks' repeats of each repeat's median batch "
-             "(95% t interval)")(lambda runs: _yardstick(runs, yardstick))
+             "(95% t interval)",
+             reads=pooled("yardsticks"))(lambda runs: _yardstick(runs, yardstick))
 
 
 for _name, _words in YARDSTICK_WORDS.items():
@@ -87,7 +88,7 @@ for _name, _words in YARDSTICK_WORDS.items():
 @quantity("switch_over_memcpy_mean_ratio", "ratio", "mean over repeats",
           "C01: one pinned thread switch (half a pipe round trip, both threads on one "
           "CPU) / one 64 KiB memcpy, both timed in the same yardsticks repeat on the same "
-          "CPU; mean of the per-repeat ratios", fmt="sig3")
+          "CPU; mean of the per-repeat ratios", fmt="sig3", reads=pooled("yardsticks"))
 def switch_over_memcpy(runs: Runs) -> Value | str:
     table, found = _yardsticks(runs)
     if table.empty or not {"pipe_switch_pinned", "memcpy_64kib"} <= set(table.yardstick):
@@ -119,38 +120,31 @@ ECHO_SETUP = {"experiment": "echo", "mechanism": "pipe", "tasks": "threads",
               "placements": "same-cpu vs unpinned, interleaved"}
 
 
-@quantity("echo_pinned_rate_mean_per_s", "iterations/s", "mean over repeats",
-          "the pipe echo (a message written into one pipe and read back through a thread "
-          "echoing it) with both threads pinned to one CPU: echoes per second of each run "
-          "timed whole, mean over the runs")
-def echo_pinned_rate(runs: Runs) -> Value | str:
-    got = _echo(runs)
-    if isinstance(got, str):
-        return got
-    wide, found = got
-    return _value(wide["same-cpu"].dropna(), found, setup=ECHO_SETUP)
+def _echo_mean(column: Callable[[pd.DataFrame], pd.Series]) -> Callable[[Runs], Value | str]:
+    """A finding of the echo runs: the mean over repeats of ``column(wide)`` (one column
+    per placement, one row per repeat)."""
+    def compute(runs: Runs) -> Value | str:
+        got = _echo(runs)
+        if isinstance(got, str):
+            return got
+        wide, found = got
+        return _value(column(wide).dropna(), found, setup=ECHO_SETUP)
+    return compute
 
 
-@quantity("echo_unpinned_rate_mean_per_s", "iterations/s", "mean over repeats",
-          "the same pipe echo left to the scheduler: echoes per second of each run timed "
-          "whole, mean over the runs (interleaved with the pinned runs)")
-def echo_unpinned_rate(runs: Runs) -> Value | str:
-    got = _echo(runs)
-    if isinstance(got, str):
-        return got
-    wide, found = got
-    return _value(wide["unpinned"].dropna(), found, setup=ECHO_SETUP)
-
-
-@quantity("echo_unpinned_over_pinned_mean_ratio", "ratio", "mean over repeats",
-          "C03: echoes per second unpinned / pinned, paired run by run (the placements "
-          "alternate), mean of the per-pair ratios", fmt="sig3")
-def echo_unpinned_over_pinned(runs: Runs) -> Value | str:
-    got = _echo(runs)
-    if isinstance(got, str):
-        return got
-    wide, found = got
-    return _value((wide["unpinned"] / wide["same-cpu"]).dropna(), found, setup=ECHO_SETUP)
+quantity("echo_pinned_rate_mean_per_s", "iterations/s", "mean over repeats",
+         "the pipe echo (a message written into one pipe and read back through a thread "
+         "echoing it) with both threads pinned to one CPU: echoes per second of each run "
+         "timed whole, mean over the runs", reads=pooled("echo"))(
+    _echo_mean(lambda wide: wide["same-cpu"]))
+quantity("echo_unpinned_rate_mean_per_s", "iterations/s", "mean over repeats",
+         "the same pipe echo left to the scheduler: echoes per second of each run timed "
+         "whole, mean over the runs (interleaved with the pinned runs)", reads=pooled("echo"))(
+    _echo_mean(lambda wide: wide["unpinned"]))
+quantity("echo_unpinned_over_pinned_mean_ratio", "ratio", "mean over repeats",
+         "C03: echoes per second unpinned / pinned, paired run by run (the placements "
+         "alternate), mean of the per-pair ratios", fmt="sig3", reads=pooled("echo"))(
+    _echo_mean(lambda wide: wide["unpinned"] / wide["same-cpu"]))
 
 
 # --- page 04's pinned pipe ping-pong: the sweep's and the rerun's, each its own name -----
@@ -186,15 +180,17 @@ def _sweep(field: str, scale: float = 1.0) -> Callable[[Runs], Value | str]:
 
 quantity("switch_pipe_pinned_round_trip_median_ns", "ns", "median",
          f"one round trip of a pipe ping-pong between two threads pinned to one CPU, "
-         f"{SWEEP}: median", fmt="auto", scale=1e-3, display_unit="µs")(
+         f"{SWEEP}: median", fmt="auto", scale=1e-3, display_unit="µs",
+          reads=newest("context_switch"))(
     _sweep("round_trip_p50_ns"))
 quantity("switch_pipe_pinned_median_ns", "ns", "median",
          f"one switch (half the round trip) of a pipe ping-pong between two threads pinned "
          f"to one CPU, {SWEEP}: half the median round trip", fmt="auto", scale=1e-3,
-         display_unit="µs")(_sweep("round_trip_p50_ns", 0.5))
+         display_unit="µs", reads=newest("context_switch"))(_sweep("round_trip_p50_ns", 0.5))
 quantity("switch_pipe_pinned_counted_per_round_trip_mean", "switches", "mean",
          f"the switches the kernel counted (getrusage) per round trip of the pipe ping-pong "
-         f"pinned to one CPU, {SWEEP}", fmt=".2f")(_sweep("switches_per_round_trip"))
+         f"pinned to one CPU, {SWEEP}", fmt=".2f",
+          reads=newest("context_switch"))(_sweep("switches_per_round_trip"))
 
 
 def _rerun(get: Callable[[dict[str, Any]], float]) -> Callable[[Runs], Value | str]:
@@ -208,25 +204,32 @@ def _rerun(get: Callable[[dict[str, Any]], float]) -> Callable[[Runs], Value | s
 
 
 quantity("switch_pipe_pinned_rerun_round_trip_median_ns", "ns", "median",
-         f"one round trip of the pinned pipe ping-pong, {RERUN}: median")(
+         f"one round trip of the pinned pipe ping-pong, {RERUN}: median",
+          reads=newest("context_switch_headline"))(
     _rerun(lambda s: s["round_trip_ns"]["p50"]))
 quantity("switch_pipe_pinned_rerun_median_ns", "ns", "median",
          f"one switch (half the round trip) of the pinned pipe ping-pong, {RERUN}: half the "
-         "median round trip", fmt="auto", scale=1e-3, display_unit="µs")(
+         "median round trip", fmt="auto", scale=1e-3, display_unit="µs",
+          reads=newest("context_switch_headline"))(
     _rerun(lambda s: s["round_trip_ns"]["p50"] / 2))
 quantity("pipe_lone_hop_rerun_median_ns", "ns", "median",
          f"one lone hop (a thread writes a byte into its own pipe and reads it back, no "
-         f"partner), {RERUN}: median")(_rerun(lambda s: s["self_hop_ns_p50"]))
+         f"partner), {RERUN}: median",
+          reads=newest("context_switch_headline"))(_rerun(lambda s: s["self_hop_ns_p50"]))
 quantity("switch_pipe_pinned_net_per_counted_median_ns", "ns", "median",
          f"the switch itself, per switch the kernel counted: (median round trip - two lone "
-         f"hops) / the switches counted per round trip, {RERUN}")(
+         f"hops) / the switches counted per round trip, {RERUN}",
+          reads=newest("context_switch_headline"))(
     _rerun(lambda s: s["switch_net_ns_p50"]))
 quantity("syscall_rerun_median_ns", "ns", "median",
-         f"one empty system call, timed as a baseline of {RERUN}: median")(
+         f"one empty system call, timed as a baseline of {RERUN}: median",
+          reads=newest("context_switch_headline"))(
     _rerun(lambda s: s["baselines"]["empty_syscall"]["p50"]))
 quantity("instrumentation_rerun_mean_ns", "ns", "mean",
-         f"what the timer and the CPU notes add to one round trip, {RERUN}")(
+         f"what the timer and the CPU notes add to one round trip, {RERUN}",
+          reads=newest("context_switch_headline"))(
     _rerun(lambda s: s["instrumentation_ns_per_sample"]))
 quantity("instrumentation_rerun_share_pct", "%", "share of the median round trip",
-         f"the timer and CPU notes' share of the median round trip, {RERUN}", fmt=".2f")(
+         f"the timer and CPU notes' share of the median round trip, {RERUN}", fmt=".2f",
+          reads=newest("context_switch_headline"))(
     _rerun(lambda s: 100 * s["instrumentation_share"]))

@@ -97,18 +97,19 @@ def reference_column(labels: list[str]) -> str | None:
 
 
 def describe(data_dir: str | Path | None, machine_id: str) -> str:
-    """The machine in words, from the fingerprint stored with its newest run."""
-    from threadcost import machine
+    """The machine in words, from the fingerprint stored with its newest run, as Markdown
+    (its RAM marked ``machine_memory_gib@<machine id>``)."""
+    from threadcost import textout
 
     root, mid = _where(data_dir, machine_id)
     runs = datastore.list_runs(data_dir=root, machine_id=mid)
     fp = runs[-1].meta.get("machine") if runs else None
     if not isinstance(fp, dict):
-        return machine_id
+        return textout.md_text(machine_id)
     try:
-        return machine.describe(fp)
+        return textout.machine_md(fp, f"machine_memory_gib@{machine_id}")
     except (KeyError, TypeError, ValueError):
-        return machine_id
+        return textout.md_text(machine_id)
 
 
 def headline_values(data_dir: str | Path | None = None) -> pd.DataFrame:
@@ -173,10 +174,9 @@ def verdict_table(data_dir: str | Path | None = None) -> pd.DataFrame:
         drop=True)
 
 
-def yardstick(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:
-    """(name, ns) of the machine's reference operation: one empty system call, the median
-    over the repeats of its newest ``yardsticks`` run (table ``repeats``: repeat,
-    yardstick, ns_median, ...)."""
+def _yardstick_run(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:
+    """(run id, ns): one empty system call, the median over the repeats of the machine's
+    newest ``yardsticks`` run (table ``repeats``: repeat, yardstick, ns_median, ...)."""
     root, mid = _where(data_dir, machine_id)
     run = datastore.latest_run(YARDSTICKS_EXPERIMENT, root, mid)
     if run is None or "repeats" not in run.meta.get("tables", []):
@@ -186,7 +186,14 @@ def yardstick(data_dir: str | Path | None, machine_id: str) -> tuple[str, float]
     rows = rows[rows.map(math.isfinite) & (rows > 0)]
     if rows.empty:
         return None
-    return REFERENCE_YARDSTICK, float(rows.median())
+    return str(run.meta.get("run_id", "")), float(rows.median())
+
+
+def yardstick(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:
+    """(name, ns) of the machine's reference operation: one empty system call, the median
+    over the repeats of its newest ``yardsticks`` run."""
+    got = _yardstick_run(data_dir, machine_id)
+    return None if got is None else (REFERENCE_YARDSTICK, got[1])
 
 
 def normalised_table(data_dir: str | Path | None, values: pd.DataFrame) -> pd.DataFrame:
@@ -213,15 +220,24 @@ def normalised_table(data_dir: str | Path | None, values: pd.DataFrame) -> pd.Da
 
 
 def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
-    """Which yardstick each machine's times are divided by, or why none."""
+    """Which yardstick each machine's times are divided by, or why none; each value
+    marked ``yardstick_syscall_newest_median_ns@<machine id>`` (the median over the
+    repeats of that machine's newest yardsticks run)."""
+    from threadcost import findings
+
     parts = []
     for mid in mids:
-        stick = yardstick(data_dir, mid)
-        parts.append(f"{md_code(mid)}: one empty system call = {stick[1]:,.1f} ns" if stick
-                     else f"{md_code(mid)}: no yardsticks run stored")
+        got = _yardstick_run(data_dir, mid)
+        if got is None:
+            parts.append(f"{md_code(mid)}: no yardsticks run stored")
+            continue
+        shown = f"{got[1]:,.1f}"
+        parts.append(f"{md_code(mid)}: one empty system call = " + findings.tag(
+            f"yardstick_syscall_newest_median_ns@{mid}", shown, f"{shown} ns", (got[0],)))
     return ("Times divided by each machine's yardstick (a fixed piece of work timed on "
-            "that machine), so a machine that is slower overall does not look slower "
-            "at switching or launching: " + "; ".join(parts) + ".")
+            "that machine: one empty system call, the median over the repeats of its "
+            "newest yardsticks run), so a machine that is slower overall does not look "
+            "slower at switching or launching: " + "; ".join(parts) + ".")
 
 
 def figure(values: pd.DataFrame) -> plt.Figure:

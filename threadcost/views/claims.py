@@ -40,16 +40,18 @@ class Text(str):
     detail: str
     more: str
     label: str
+    marked: str  # the first line as HTML with its number's finding span ("": escape it)
 
     def __new__(cls, text: str, detail: str = "", more: str = "",
-                label: str = "how") -> Text:
+                label: str = "how", marked: str = "") -> Text:
         obj = super().__new__(cls, text)
-        obj.detail, obj.more, obj.label = detail, more, label
+        obj.detail, obj.more, obj.label, obj.marked = detail, more, label, marked
         return obj
 
 
 def _cell_html(x: Any) -> str:
-    out = tables.cell_html(str(x) if isinstance(x, Text) else x)
+    out = (x.marked if isinstance(x, Text) and x.marked
+           else tables.cell_html(str(x) if isinstance(x, Text) else x))
     if isinstance(x, Text):
         if x.detail:
             out += f'<br><span class="tc-detail">{html_lib.escape(x.detail)}</span>'
@@ -191,9 +193,99 @@ def power_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 
 
 def up_front_text(verdicts: list[ClaimVerdict]) -> str:
-    """What a reader must know before the numbers (inconclusive by construction)."""
-    lines = [f"- **{v.id}**: {v.up_front}" for v in verdicts if v.up_front]
+    """What a reader must know before the numbers (inconclusive by construction); a
+    number in it is the claim record's own (a band it allows), marked as the claim's."""
+    from threadcost import findings
+
+    def claim_number(claim_id: str, text: str) -> str:
+        return _PERCENT.sub(lambda m: findings.published(claim_id, m.group(0)), text)
+
+    lines = [f"- **{v.id}**: {claim_number(v.id, v.up_front)}" for v in verdicts
+             if v.up_front]
     return "\n".join(lines)
+
+
+_PERCENT = re.compile(r"(?<![\w.,])\d+(?:\.\d+)?%")
+
+
+def run_list(run_id: str) -> list[str]:
+    """The run ids a claims-layer value names ("a, b" or "a; b"), in order."""
+    return [r for r in re.split(r"[;,] ", run_id or "") if r]
+
+
+def reading_html(claim_id: str, a: AssertionVerdict) -> str:
+    """A reading's measured value and interval ("2.40 µs [2.35, 2.44]") as HTML, the value
+    marked with the reading's name (``findings.reading_name``: the claims summary and the
+    pages quoting it print the same) and its runs ("read from N runs" when several)."""
+    from threadcost import findings
+
+    text = logic.measured_text(a)
+    runs = run_list(a.run_id)
+    if len(runs) > 1:
+        text += f" (read from {len(runs)} runs)"
+    return findings.tag(findings.reading_name(claim_id, a.text), text.split(" ")[0], text,
+                        runs)
+
+
+def folklore_md(verdicts: list[ClaimVerdict]) -> str:
+    """``claims.folklore`` (plain sentences, as the CLI prints them) as Markdown whose
+    numbers carry their names: each reading's measured value is marked with
+    ``findings.reading_name`` (the runs it reads in ``data-runs``), its published value
+    with the claim, a yardstick of a why with its finding (``yardstick_*_mean_ns``, pooled
+    over the yardsticks runs) and what the why derives from two of them (a ratio, a
+    difference) with both names."""
+    from threadcost import findings
+    from threadcost.findings.switch import yardstick_name
+
+    text = " ".join(claims.folklore(verdicts))
+    marks: list[tuple[str, str]] = []  # (printed text, its marked text), in order
+
+    runs = run_list
+
+    def said(shown: str, ids: list[str], how: str = "pooled over") -> str:
+        return f"{shown} ({how} {len(ids)} runs)" if len(ids) > 1 else shown
+
+    for v in verdicts:
+        for a in v.as_published:
+            if a.measured is None:
+                continue
+            number = logic.numbers(a.measured)[0]
+            shown = f"{number}{logic.scaled(a.unit, a.measured)}"
+            name, ids = findings.reading_name(v.id, a.text), runs(a.run_id)
+            marks.append((f"measures {shown}", "measures " + findings.tag(
+                name, number, said(shown, ids, "read from"), ids)))
+            times = re.search(r"(\d[\d,]*(?:\.\d+)?)x", a.words)
+            if times and a.published is not None:  # "differs here: 10.0x slower"
+                marks.append((f"({a.words})", "(" + a.words[:times.start()] + findings.tag(
+                    f"{name}/published", times.group(1), times.group(0), ids)
+                    + a.words[times.end():] + ")"))
+            if a.published is not None:
+                pub = f"{logic.numbers(a.published)[0]}{logic.scaled(a.unit, a.published)}"
+                marks.append((f"published {pub}", "published " + findings.published(v.id, pub)))
+            for why in a.why:
+                ids = runs(why.run_id)
+                names = {k: yardstick_name(k) for k in why.yardsticks}
+                for key, value in why.yardsticks.items():
+                    shown = f"{logic.number(value)} ns"
+                    marks.append((shown, findings.tag(names[key], logic.number(value),
+                                                      said(shown, ids), ids)))
+                if {whys.CROSS, whys.SAME} <= set(why.yardsticks):
+                    r = why.yardsticks[whys.CROSS] / why.yardsticks[whys.SAME]
+                    marks.append((f"({r:.1f}x)", "(" + findings.tag(
+                        f"{names[whys.CROSS]}/{names[whys.SAME]}", f"{r:.1f}",
+                        said(f"{r:.1f}x", ids), ids) + ")"))
+                if {whys.CROSS, whys.BUSY} <= set(why.yardsticks):
+                    idle = why.yardsticks[whys.CROSS] - why.yardsticks[whys.BUSY]
+                    shown = f"adds {logic.number(idle)} ns"
+                    marks.append((shown, "adds " + findings.tag(
+                        f"{names[whys.CROSS]}-{names[whys.BUSY]}", logic.number(idle),
+                        said(f"{logic.number(idle)} ns", ids), ids)))
+    held: list[str] = []
+    for printed, marked in marks:  # each printed number once, never inside a mark
+        if printed in text:
+            text = text.replace(printed, f"\x00{len(held)}\x00", 1)
+            held.append(marked)
+    return re.sub("\x00(\\d+)\x00", lambda m: held[int(m.group(1))], text)
 
 
 def assertions_table(verdicts: list[ClaimVerdict],
@@ -211,8 +303,9 @@ def assertions_table(verdicts: list[ClaimVerdict],
             note = _plain((a.reason if a.measured is not None and a.reason else a.how) or "")
             if a.measured is not None:
                 repeats = f"{a.repeats:,} repeat{'s' if a.repeats != 1 else ''}"
-                measured = Text(logic.measured_text(a)
-                                + _where(a.where), repeats)
+                measured = Text(logic.measured_text(a) + _where(a.where), repeats,
+                                marked=reading_html(v.id, a)
+                                + html_lib.escape(_where(a.where)))
             else:
                 measured = Text("-", _plain(a.reason))
             why = _why_text(a)
@@ -252,8 +345,9 @@ def context_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 def why_yardsticks_table(machine_id: str | None = None,
                          data_dir: str | Path | None = None) -> pd.DataFrame:
     """The yardsticks the why column reads, from the same machine's stored runs."""
-    from threadcost import machine
+    from threadcost import findings, machine
     from threadcost.claims import whys
+    from threadcost.findings.switch import yardstick_name
     from threadcost.measured.runs import Runs
 
     runs = Runs.load(machine_id or machine.machine_id(), data_dir)
@@ -261,10 +355,13 @@ def why_yardsticks_table(machine_id: str | None = None,
     for name, m in whys.yardsticks_of(runs).items():
         interval = (f"{logic.number(m.low)} to {logic.number(m.high)}"
                     if m.low is not None and m.high is not None and m.low != m.high else "-")
+        runs_ = run_list(m.run_id)
+        shown = logic.number(m.value) + (f" (pooled over {len(runs_)} runs)"
+                                         if len(runs_) > 1 else "")
         rows.append({"yardstick": whys.YARDSTICK_WORDS.get(name, name.replace("_", " ")),
-                     "ns (mean of repeats)":
-                     logic.number(m.value), "95% interval (ns)": interval,
-                     "repeats": str(m.repeats)})
+                     "ns (mean of repeats)": findings.tag(
+                         yardstick_name(name), logic.number(m.value), shown, runs_),
+                     "95% interval (ns)": interval, "repeats": str(m.repeats)})
     return pd.DataFrame(rows, columns=["yardstick", "ns (mean of repeats)",
                                        "95% interval (ns)", "repeats"])
 

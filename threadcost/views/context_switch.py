@@ -223,28 +223,25 @@ def echo_figure(echo_result: Result) -> plt.Figure:
 
 
 def echo_text(echo_result: Result, data_dir: Any = None, saved: bool = True) -> str:
-    """The echo rates and C03's ratio: the findings (mean over runs), read from the stored
-    runs once ``echo_result`` is stored (``saved``), else from ``echo_result`` itself."""
+    """The echo rates and C03's ratio: the findings (mean over repeats), read from the
+    stored runs once ``echo_result`` is stored (``saved``), else from ``echo_result``
+    itself. Pooled over several stored runs, each number says so, and this run's own
+    rates (what the figure draws) follow under their own names."""
     results = None if saved else [echo_result]
 
     def show(name: str) -> str:
         return findings.markdown(name, data_dir, results=results, bold=True)
 
     pinned = findings.get("echo_pinned_rate_mean_per_s", data_dir, results=results)
-    own = (getattr(echo_result, "tables", None) or {}).get("repeats")
-    here = 0 if own is None else int((own["placement"] == "same-cpu").sum())
-    pooled = saved and pinned.n > here > 0
-    which = (f"mean of the {pinned.n} runs stored on this machine, this one included"
-             if pooled else f"mean of this run's {pinned.n} "
-             f"repeat{'s' if pinned.n != 1 else ''}")
     text = (f"Pinned to one CPU the echo ran at {show('echo_pinned_rate_mean_per_s')} "
-            f"({which}), unpinned at {show('echo_unpinned_rate_mean_per_s')}: "
-            f"unpinned / pinned = {show('echo_unpinned_over_pinned_mean_ratio')} (S0 saw "
-            "about 0.5).")
-    if pooled and own is not None:  # the figure draws this run: its own numbers too
-        rate = own.groupby("placement")["rate_per_s"].mean()
-        text += (f" This run alone, as the figure shows it: {rate.get('same-cpu', 0):,.0f} "
-                 f"pinned and {rate.get('unpinned', 0):,.0f} unpinned iterations/s.")
+            f"(mean of {pinned.n} repeat{'s' if pinned.n != 1 else ''}), unpinned at "
+            f"{show('echo_unpinned_rate_mean_per_s')}: unpinned / pinned = "
+            f"{show('echo_unpinned_over_pinned_mean_ratio')} (S0 saw about 0.5).")
+    if pinned.pooled:  # the figure draws this run: its own numbers too, by their own names
+        own = [findings.of_this_run(name, [echo_result]) for name in
+               ("echo_pinned_rate_mean_per_s", "echo_unpinned_rate_mean_per_s")]
+        text += (f" This run alone, as the figure draws it: {findings.show(own[0])} pinned "
+                 f"and {findings.show(own[1])} unpinned.")
     return text
 
 

@@ -57,7 +57,7 @@ COLUMNS = {  # column -> (panel title, unit, factor from the stored ns / KiB)
 }
 PER = {"launch": "per launch", "switch": "per switch", "memory": "per idle task"}
 CELL_COLS = ["task", "column", "value", "low", "high", "partial", "definition", "source",
-             "not_run", "resident", "quantity", "note"]
+             "not_run", "resident", "quantity", "note", "runs"]
 
 
 def _cell(task: str, column: str, q: findings.Quantity) -> dict[str, Any]:
@@ -67,19 +67,19 @@ def _cell(task: str, column: str, q: findings.Quantity) -> dict[str, Any]:
         return {"task": task, "column": column, "value": None, "low": None, "high": None,
                 "partial": False, "definition": "", "source": "",
                 "not_run": q.missing or "no value stored", "resident": None,
-                "quantity": q.name, "note": ""}
+                "quantity": q.name, "note": "", "runs": ()}
     return {"task": task, "column": column, "value": q.value, "low": q.low, "high": q.high,
             "partial": bool(q.extra.get("partial")), "definition": q.definition,
             "source": str(q.extra.get("source", q.run_id)), "not_run": None,
             "resident": q.extra.get("resident"), "quantity": q.name,
-            "note": str(q.extra.get("note") or "")}
+            "note": str(q.extra.get("note") or ""), "runs": q.run_ids}
 
 
 def _elsewhere(task: str, column: str, why: str) -> dict[str, Any]:
     """A cell the column's definition does not fill for this task (its reason)."""
     return {"task": task, "column": column, "value": None, "low": None, "high": None,
             "partial": False, "definition": "", "source": "", "not_run": why,
-            "resident": None, "quantity": "", "note": ""}
+            "resident": None, "quantity": "", "note": "", "runs": ()}
 
 
 def cells(data_dir: str | Path | None = None, machine_id: str | None = None) -> pd.DataFrame:
@@ -114,7 +114,7 @@ def table(values: pd.DataFrame, spans: bool = False) -> pd.DataFrame:
             text = f"not measured: {row.not_run}"
         else:
             number = _fmt(row.value * factor)
-            text = findings.tag(row.quantity, number) if spans else number
+            text = findings.tag(row.quantity, number, runs=row.runs) if spans else number
             if row.low is not None and row.high is not None and not (
                     pd.isna(row.low) or pd.isna(row.high)):
                 lo, hi = _fmt(row.low * factor), _fmt(row.high * factor)
@@ -207,13 +207,14 @@ def sentence(values: pd.DataFrame) -> str:
     the two findings it divides (the abstract prints the same spans)."""
     v = {(r.task, r.column): (r.value, r.quantity) for r in values.itertuples(index=False)
          if r.value is not None and not pd.isna(r.value)}
+    runs = {(r.task, r.column): tuple(r.runs) for r in values.itertuples(index=False)}
     parts = []
 
     def ratio(a: tuple[str, str], b: tuple[str, str], fmt: str) -> str | None:
         if a not in v or b not in v or not v[b][0]:
             return None
         shown = findings.number(v[a][0] / v[b][0], fmt)
-        return f"**{findings.tag(f'{v[a][1]}/{v[b][1]}', shown, f'{shown}x')}**"
+        return f"**{findings.tag(f'{v[a][1]}/{v[b][1]}', shown, f'{shown}x', runs[a] + runs[b])}**"
 
     launch = ratio(("process", "launch"), ("thread", "launch"), ".1f")
     if launch is not None:

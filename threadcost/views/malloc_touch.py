@@ -34,16 +34,19 @@ def curve_figure(result: Result) -> plt.Figure:
 
 
 def stages_table(result: Result) -> pd.DataFrame:
-    """The four readings, in MiB, with the change since 'before'."""
+    """The four readings (MiB, or KiB under one MiB), with the change since 'before'."""
     s = result.summary
+    def size(kib: float) -> str:  # MiB to one decimal; under 1 MiB, whole KiB
+        return f"{kib / 1024:,.1f} MiB" if abs(kib) >= 1024 else f"{kib:,.0f} KiB"
+
     rows = []
     for stage in malloc_touch.STAGES:
         rows.append({
             "stage": stage.replace("_", " "),
-            "VSZ (MiB)": s[stage]["vsz_kib"] / 1024,
-            "RSS (MiB)": s[stage]["rss_kib"] / 1024,
-            "VSZ change (MiB)": (s[stage]["vsz_kib"] - s["before"]["vsz_kib"]) / 1024,
-            "RSS change (MiB)": (s[stage]["rss_kib"] - s["before"]["rss_kib"]) / 1024,
+            "VSZ": size(s[stage]["vsz_kib"]),
+            "RSS": size(s[stage]["rss_kib"]),
+            "VSZ change": size(s[stage]["vsz_kib"] - s["before"]["vsz_kib"]),
+            "RSS change": size(s[stage]["rss_kib"] - s["before"]["rss_kib"]),
         })
     return pd.DataFrame(rows).set_index("stage")
 
@@ -76,8 +79,14 @@ def c07_comparison(result: Result) -> pd.DataFrame:
     ]
     # Whole-process ratios (RSS/VSZ) are left out: C07's process was a small C
     # program, ours is a Python interpreter with numpy loaded.
-    table = pd.DataFrame(rows, columns=["quantity", "published (C07, S0)", "this machine"])
-    return table.set_index("quantity").round(3).astype(object).fillna("—")
+    def shown(x: float) -> str:  # a share: two decimals, a sliver as "< 0.01"
+        if x != x:
+            return "— (C07 gives no reading before malloc)"
+        return "0" if x == 0 else "< 0.01" if abs(x) < 0.005 else f"{x:.2f}"
+
+    table = pd.DataFrame([(q, shown(a), shown(b)) for q, a, b in rows],
+                         columns=["quantity", "published (C07, S0)", "this machine"])
+    return table.set_index("quantity")
 
 
 def explorer(default_mib: int = 64) -> Any:

@@ -54,7 +54,10 @@ def _interval(m: Any, unit: str = "", name: str = "") -> str:
     u = f" {unit}" if unit else ""
 
     def mark(x: str) -> str:
-        return findings.tag(name, x, f"{x}{u}") if name else f"{x}{u}"
+        runs = [r for r in str(getattr(m, "run_id", "") or "").replace("; ", ", ").split(", ")
+                if r]
+        said = f" (read from {len(runs)} runs)" if len(runs) > 1 else ""
+        return findings.tag(name, x, f"{x}{u}{said}", runs) if name else f"{x}{u}"
 
     if m.low is None or m.high is None or m.low == m.high:
         return mark(numbers(m.value)[0])

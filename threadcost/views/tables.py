@@ -128,7 +128,8 @@ def _is_number_column(column: pd.Series) -> bool:
 
 # A finding as threadcost.findings.tag prints it (its text already escaped): kept as is
 # in a cell the project's code marked (a findings.Marked string), escaped anywhere else.
-_FINDING = re.compile(r'<span data-quantity="[a-z0-9_/]+" data-value="[^"<>]*">[^<>]*</span>')
+_FINDING = re.compile(r'<span data-quantity="[\w/@.\-]+" data-value="[^"<>]*"'
+                      r'(?: data-runs="[^"<>]*")?>[^<>]*</span>')
 
 
 def _breakable(text: str, long: bool) -> str:

@@ -274,10 +274,12 @@ def sweep_text(result: Result) -> str:
         agree += (f" Read from outside the process with `pmap -x`: "
                   f"**{f('memory_thread_rss_pmap_slope_kib')}** per "
                   f"thread ({f('memory_thread_rss_pmap_vs_rss_share_pct')}).")
-    total = findings.ratio(findings.of_results("memory_thread_slope_kib", [result]),
-                           findings.of_results("memory_thread_rss_slope_kib", [result]))
+    parts = [findings.of_results(name, [result])
+             for name in ("memory_thread_slope_kib", "memory_thread_rss_slope_kib")]
+    total = findings.ratio(*parts)
     times = (findings.tag("memory_thread_slope_kib/memory_thread_rss_slope_kib",
-                          findings.number(total[0], ".1f")) if total else "n/a")
+                          findings.number(total[0], ".1f"),
+                          runs=parts[0].run_ids + parts[1].run_ids) if total else "n/a")
     stack = findings.parameter("thread_memory_stack_kib", f"{s['stack_kib']:,} KiB")
     guard = findings.parameter("guard_kib", f"{s['guard_kib']} KiB")
     count = findings.parameter("thread_memory_counts", f"{s['max_threads_measured']:,} threads")

@@ -10,7 +10,8 @@ DEFAULT_STACK_BYTES = 8 * 1024 * 1024  # S0: ulimit -s 8192
 
 
 def no_run(experiment: str, setup: str, where: str) -> Missing:
-    return Missing(f"no stored {experiment} run with {setup} on this machine ({where})")
+    return Missing(f"no stored {experiment.replace('_', ' ')} run with {setup} on this "
+                   f"machine ({where})")
 
 
 def at_setup(got: Measurement | Missing, where: str, **more: Any) -> Measurement | Missing:

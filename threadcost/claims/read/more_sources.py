@@ -30,8 +30,9 @@ def _table(runs: Runs, experiment: str, name: str) -> tuple[pd.DataFrame, list[A
         skipped = [r.meta["summary"]["skipped"] for r in runs.matching(experiment)
                    if r.meta["summary"].get("skipped")]
         if skipped:
-            return Missing(f"the {experiment} run did not run: {skipped[0]}")
-        return Missing(f"no stored {experiment} run on this machine ({NOTEBOOK})")
+            return Missing(f"the {experiment.replace('_', ' ')} run did not run: {skipped[0]}")
+        return Missing(f"no stored {experiment.replace('_', ' ')} run on this machine "
+                       f"({NOTEBOOK})")
     return table, found
 
 

@@ -28,7 +28,7 @@ def _rows(runs: Runs, kind: str, count: int) -> tuple[pd.DataFrame, list[Any]] |
 
         default = parameters.BY_NAME["tasks_s6_count"].default
         return Missing(f"no run of S6's program at {count:,} tasks is stored on this machine: "
-                       "notebook 05 runs the count its tasks_s6_count parameter gives "
+                       "notebook 05 runs as many tasks as its parameter for S6's count says "
                        f"({default:,} by default; params/large.yaml runs one million)")
     rows = table[table.kind == kind]
     if "not_run" in rows:
@@ -97,7 +97,8 @@ def million_stand_in(runs: Runs, kind: str) -> Measurement | Missing:
                 found.append(run)
         if not values:
             return Missing(f"no one-million run of {task_label(kind, plural=True)} is stored "
-                           "either (peer_million runs Rust threads and Tokio tasks)")
+                           "either (the peers' one-million run measures Rust threads and Tokio "
+                           "tasks)")
     m = over_repeats(values, "MB", run_id=run_ids(found),
                      setup={"experiment": "peer_million" if kind != "goroutine" else
                             "goroutines_million", "kind": kind, "count": MILLION,
@@ -132,7 +133,8 @@ def threads_reached(runs: Runs) -> Measurement | Missing:
     found = runs.matching(EXPERIMENT)
     table = runs.tables(found, "runs")
     if table.empty or "kind" not in table:
-        return Missing(f"no stored {EXPERIMENT} run on this machine (notebook 05)")
+        return Missing(f"no stored {EXPERIMENT.replace('_', ' ')} run on this machine "
+                       "(notebook 05)")
     rows = table[(table.kind == "rust-thread")]
     if "measured_count" not in rows or rows.measured_count.dropna().empty:
         return Missing("no Rust-thread row in the stored peak-memory runs")

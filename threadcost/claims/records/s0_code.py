@@ -55,7 +55,7 @@ def create_ns(kind: str, mib: int) -> Any:
                                 setup={"experiment": "launch", "kind": kind,
                                        "parent_touch_mib": mib},
                                 how="median create time of one series (the launch run): "
-                                    "launch_growth with this touch gives repeats"),
+                                    "the launch growth run with this touch gives repeats"),
                    f"at {mib} MB touched")
     return select
 
@@ -77,7 +77,7 @@ def fork_growth(mib: int) -> Any:
 
 # S0-code times launches unpinned and prints their mean; the stored launch_growth runs
 # are pinned to one CPU and keep each repeat's median: a labelled stand-in
-LAUNCH_STAND_IN = ("launches pinned to one CPU, each repeat's median (launch_growth stores "
+LAUNCH_STAND_IN = ("launches pinned to one CPU, each repeat's median (the launch growth run stores "
                    "medians), stand in for S0-code's mean of unpinned launches")
 
 
