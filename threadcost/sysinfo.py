@@ -12,6 +12,30 @@ from pathlib import Path
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
+# glibc's PTHREAD_STACK_MIN where the C library cannot be asked (sysconf answers -1 or is
+# missing): 128 KiB on arm64 (two of the 64 KiB pages an arm64 kernel may use), 16 KiB on
+# x86-64 and most others.
+_STACK_MIN_BY_MACHINE = {"aarch64": 128 * 1024, "arm64": 128 * 1024}
+_STACK_MIN_ELSEWHERE = 16 * 1024
+
+
+def thread_stack_min_kib() -> int:
+    """The smallest thread stack this machine's C library accepts, in KiB, rounded up to a
+    whole number of pages: ``sysconf(_SC_THREAD_STACK_MIN)``, which glibc (2.34 and
+    later) answers at run time as the larger of its PTHREAD_STACK_MIN (16 KiB on x86-64,
+    128 KiB on arm64) and the kernel's smallest signal frame for this CPU
+    (``getauxval(AT_MINSIGSTKSZ)``: AVX-512, AMX, SVE and SME make it larger).
+    pthread_attr_setstacksize refuses anything smaller."""
+    try:
+        floor = int(os.sysconf("SC_THREAD_STACK_MIN"))
+    except (ValueError, OSError):
+        floor = -1
+    if floor <= 0:
+        floor = _STACK_MIN_BY_MACHINE.get(os.uname().machine, _STACK_MIN_ELSEWHERE)
+    pages = -(-floor // PAGE_SIZE)
+    return pages * PAGE_SIZE // 1024
+
+
 def meminfo_kib(key: str) -> int | None:
     """A field of /proc/meminfo in KiB (e.g. ``MemAvailable``), or None."""
     try:
