@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from threadcost import cbuild  # noqa: E402
+from tools import cflags  # noqa: E402
 
 CROSS_CC = os.environ.get("CROSS_CC", "aarch64-linux-gnu-gcc")
 SYSROOT = Path(os.environ.get("CROSS_SYSROOT", "/usr/aarch64-linux-gnu"))
@@ -44,7 +45,7 @@ def qemu() -> str | None:
 
 def build(cc: str, program: cbuild.Program) -> tuple[str, Path | None, str]:
     """(name, the built file or None, what went wrong)."""
-    flags = cbuild.distro_flags("ubuntu-24.04", "aarch64")
+    flags = cflags.distro_flags("ubuntu-24.04", "aarch64")
     out = OUT / (f"lib{program.name}.so" if program.shared else program.name)
     shape = ["-shared", "-fPIC"] if program.shared else []
     proc = subprocess.run([cc, *flags, *shape, f"-I{cbuild.native_dir()}", "-o", str(out),
