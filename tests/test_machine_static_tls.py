@@ -2,7 +2,8 @@
 resident memory: a thread's stack block holds the thread descriptor and the static TLS
 above its first frame, and an idle thread keeps resident exactly the pages those span.
 A small C program shows it with mincore() (exact, no counters): with 8 KiB more of
-thread-local data, the same idle thread keeps two pages more."""
+thread-local data, the same idle thread keeps two pages more. The card also records the
+transparent huge page settings, which decide how many pages one fault makes resident."""
 
 from __future__ import annotations
 
@@ -92,3 +93,19 @@ def test_an_idle_thread_keeps_the_pages_its_static_tls_spans(tmp_path: Path) -> 
         assert -(-tls // page) <= resident <= -(-(tls + 1024) // page), (extra, out)
     assert seen[8192][0] - seen[0][0] >= 8192
     assert seen[8192][1] - seen[0][1] == 8192 // page
+
+
+def test_the_card_records_transparent_huge_pages(tmp_path: Path) -> None:
+    """How many pages one fault makes resident depends on these settings; read from a
+    sysfs tree as a 6.8+ kernel lays it out (multi-size THP)."""
+    (tmp_path / "enabled").write_text("always [madvise] never\n")
+    (tmp_path / "defrag").write_text("always defer defer+madvise [madvise] never\n")
+    for size, choice in (("2048kB", "always [inherit] madvise never"),
+                         ("16kB", "always inherit madvise [never]")):
+        (tmp_path / f"hugepages-{size}").mkdir()
+        (tmp_path / f"hugepages-{size}" / "enabled").write_text(choice + "\n")
+    assert sysinfo.transparent_hugepages(tmp_path) == {
+        "enabled": "madvise", "defrag": "madvise",
+        "sizes": {"16kB": "never", "2048kB": "inherit"}}
+    assert sysinfo.transparent_hugepages(tmp_path / "absent") is None
+    assert "transparent_hugepages" in machine.fingerprint(include_git=False)

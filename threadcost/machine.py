@@ -388,6 +388,7 @@ def fingerprint(include_git: bool = True) -> dict[str, Any]:
         "saved_register_state_bytes": saved_register_state_bytes(),
         "static_tls_bytes": static_tls_bytes(),
         "thread_stack_min_kib": sysinfo.thread_stack_min_kib(),
+        "transparent_hugepages": sysinfo.transparent_hugepages(),
         "hypervisor": hypervisor(),
         "numpy_thread_pools": numpy_thread_pools(),
         "limits": limits(),

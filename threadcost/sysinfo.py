@@ -201,3 +201,30 @@ def kernel_config() -> tuple[dict[str, str], str]:
         if sep and key in KERNEL_CONFIG_KEYS:
             found[key] = value.strip('"')
     return found, where
+
+
+THP_DIR = Path("/sys/kernel/mm/transparent_hugepage")
+
+
+def _chosen(text: str | None) -> str | None:
+    """The bracketed choice of a sysfs setting ("always [madvise] never" -> "madvise")."""
+    if not text:
+        return None
+    start, end = text.find("["), text.find("]")
+    return text[start + 1:end] if 0 <= start < end else text.split()[0]
+
+
+def transparent_hugepages(root: Path = THP_DIR) -> dict[str, object] | None:
+    """The kernel's transparent huge page settings, which decide how many pages one fault
+    makes resident (a thread stack's first touch, a malloc'd block): ``enabled`` and
+    ``defrag`` (always, madvise or never) and, on kernels with multi-size THP (6.8 and
+    later), each folio size's own setting (``{"16kB": "never", "2048kB": "inherit"}``).
+    None where the kernel has no THP."""
+    enabled = _chosen(read_text(root / "enabled"))
+    if enabled is None:
+        return None
+    sizes = {}
+    for path in sorted(root.glob("hugepages-*kB/enabled"),
+                       key=lambda p: int(p.parent.name.removeprefix("hugepages-")[:-2])):
+        sizes[path.parent.name.removeprefix("hugepages-")] = _chosen(read_text(path))
+    return {"enabled": enabled, "defrag": _chosen(read_text(root / "defrag")), "sizes": sizes}
