@@ -6,6 +6,7 @@ same programs build for arm64 with Debian's cross compiler where it is installed
 
 from __future__ import annotations
 
+import importlib.util
 import platform
 import re
 import shutil
@@ -20,6 +21,11 @@ from threadcost.native import ffi
 
 REPO = Path(__file__).resolve().parent.parent
 CROSS_CC = "aarch64-linux-gnu-gcc"
+# The project's checks (-Werror under each distribution's defaults): tools/cflags.py.
+_SPEC = importlib.util.spec_from_file_location("cflags", REPO / "tools" / "cflags.py")
+assert _SPEC is not None and _SPEC.loader is not None
+cflags = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(cflags)
 
 
 def _sources() -> list[Path]:
@@ -44,16 +50,16 @@ def test_every_c_program_is_warning_free_under_each_distributions_defaults(
     cc = cbuild.compiler()
     assert cc is not None
     names = ["fedora", "debian-13"]
-    assert set(cbuild.DISTRO_FLAGS["ubuntu-24.04"]) - {"-D_FORTIFY_SOURCE=3"} \
-        <= set(cbuild.DISTRO_FLAGS["fedora"])
+    assert set(cflags.DISTRO_FLAGS["ubuntu-24.04"]) - {"-D_FORTIFY_SOURCE=3"} \
+        <= set(cflags.DISTRO_FLAGS["fedora"])
     with ThreadPoolExecutor(max_workers=len(names)) as pool:
-        runs = list(pool.map(lambda n: _compile_all(cc, cbuild.distro_flags(n), tmp_path / n),
+        runs = list(pool.map(lambda n: _compile_all(cc, cflags.distro_flags(n), tmp_path / n),
                              names))
     failures = {n: cbuild.first_errors(r.stderr, 10) for n, r in zip(names, runs, strict=True)
                 if r.returncode != 0}
     assert not failures, failures
     assert {"-D_FORTIFY_SOURCE=3", "-D_FORTIFY_SOURCE=2"} <= {
-        f.rsplit(",", 1)[-1] for n in names for f in cbuild.DISTRO_FLAGS[n]}
+        f.rsplit(",", 1)[-1] for n in names for f in cflags.DISTRO_FLAGS[n]}
 
 
 def test_the_catalogue_holds_every_c_file_the_repository_builds() -> None:
@@ -63,11 +69,11 @@ def test_the_catalogue_holds_every_c_file_the_repository_builds() -> None:
 
 
 def test_no_build_on_a_readers_machine_turns_warnings_into_errors() -> None:
-    """-Werror appears only in the project's checks: cbuild's STRICT_* lists, the
-    sanitizer script, this test; never in what setup, a run or a peer build compiles."""
+    """-Werror appears only in the project's checks (tools/cflags.py, which the sanitizer
+    script reads, and the tests); never in what setup, a run or a peer build compiles."""
     assert "-Werror" not in cbuild.FLAGS
     user_facing = [REPO / "Makefile", REPO / "setup.py", REPO / "native" / "build_native.py",
-                   *(p for p in (REPO / "threadcost").rglob("*.py") if p.name != "cbuild.py")]
+                   *(REPO / "threadcost").rglob("*.py")]
     found = [f"{p.relative_to(REPO)}:{n}" for p in user_facing
              for n, line in enumerate(p.read_text().splitlines(), 1)
              if re.search(r"-Werror(?!=)", line.split("#")[0])]  # code, not comments
@@ -140,7 +146,7 @@ def test_abi_mode_struct_layouts_are_the_compilers(tmp_path: Path) -> None:
                            "gcc-aarch64-linux-gnu); tools/cross_arm64.py also runs the C tests "
                            "under qemu-user")
 def test_every_c_program_compiles_for_arm64(tmp_path: Path) -> None:
-    run = _compile_all(CROSS_CC, cbuild.distro_flags("ubuntu-24.04", "aarch64"), tmp_path)
+    run = _compile_all(CROSS_CC, cflags.distro_flags("ubuntu-24.04", "aarch64"), tmp_path)
     assert run.returncode == 0, cbuild.first_errors(run.stderr, 10)
 
 

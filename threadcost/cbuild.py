@@ -7,10 +7,11 @@ distribution's own defaults (Ubuntu and Fedora define ``_FORTIFY_SOURCE=3``, whi
 makes glibc mark ``write`` and ``read`` warn_unused_result) may warn where ours does not,
 and a warning must never stop a reader's build.
 
-The project's own checks add ``-Werror``: tests/test_build_flags.py compiles every
-program of :func:`programs` under each distribution's defaults (:data:`DISTRO_FLAGS`),
-tools/cross_arm64.py does so for arm64, and native/tests/run_sanitizers.sh builds the C
-tests with it, so a warning is fixed here before a reader meets it.
+The project's own checks, where every warning is an error, are not here: tools/cflags.py
+holds them (each distribution's defaults, warnings as errors; the sanitizer builds), and
+tests/test_build_flags.py compiles every program of :func:`programs` under them,
+tools/cross_arm64.py does so for arm64 and native/tests/run_sanitizers.sh builds the C
+tests with them, so a warning is fixed here before a reader meets it.
 
 This module imports only the standard library and :mod:`threadcost.errors`:
 native/build_native.py loads it at install time, before threadcost's dependencies are
@@ -20,7 +21,6 @@ installed.
 from __future__ import annotations
 
 import os
-import platform
 import shlex
 import shutil
 import subprocess
@@ -31,9 +31,8 @@ from pathlib import Path
 from threadcost.errors import TC_ESYS, KernelError
 
 __all__ = [
-    "DISTRO_FLAGS", "FLAGS", "HARDENING", "STRICT_CHECK", "STRICT_FLAGS", "WARNINGS",
-    "CompileError", "Program", "compile_program", "compiler", "compiler_command", "distro_flags",
-    "first_errors", "helpers", "programs",
+    "FLAGS", "HARDENING", "WARNINGS", "CompileError", "Program", "compile_program", "compiler",
+    "compiler_command", "first_errors", "helpers", "programs",
 ]
 
 WARNINGS = ["-Wall", "-Wextra"]
@@ -41,37 +40,6 @@ WARNINGS = ["-Wall", "-Wextra"]
 # that already defines _FORTIFY_SOURCE would otherwise warn that it is redefined).
 HARDENING = ["-U_FORTIFY_SOURCE", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong"]
 FLAGS = ["-O2", *WARNINGS, *HARDENING, "-pthread"]
-STRICT_FLAGS = [*FLAGS, "-Werror"]
-
-# What each distribution's compiler or package build adds by default (Ubuntu's gcc spec;
-# Fedora's redhat-rpm-config %optflags; Debian's dpkg-buildflags), less what only tunes
-# code generation; the project's checks add -Wall -Wextra -Werror (STRICT_CHECK). The
-# x86-only -fcf-protection becomes arm64's -mbranch-protection=standard in a cross
-# build: see distro_flags().
-_COMMON_DEFAULTS = ["-O2", "-fstack-protector-strong", "-fstack-clash-protection",
-                    "-fcf-protection", "-Wformat", "-Wformat-security"]
-DISTRO_FLAGS: dict[str, list[str]] = {
-    "ubuntu-24.04": [*_COMMON_DEFAULTS, "-D_FORTIFY_SOURCE=3"],
-    "fedora": [*_COMMON_DEFAULTS, "-Werror=format-security", "-fexceptions", "-pipe",
-               "-fasynchronous-unwind-tables", "-fno-omit-frame-pointer",
-               "-Wp,-U_FORTIFY_SOURCE,-D_FORTIFY_SOURCE=3", "-Wp,-D_GLIBCXX_ASSERTIONS"],
-    "debian-13": [*_COMMON_DEFAULTS, "-Werror=implicit-function-declaration",
-                  "-Werror=format-security", "-Wdate-time", "-D_FORTIFY_SOURCE=2"],
-}
-STRICT_CHECK = [*WARNINGS, "-Werror", "-pthread"]
-
-
-def distro_flags(name: str, target: str | None = None) -> list[str]:
-    """DISTRO_FLAGS[name] for ``target`` (a machine name as uname gives it; this one by
-    default), with STRICT_CHECK added."""
-    branch_protection = {"x86_64": "-fcf-protection", "aarch64": "-mbranch-protection=standard"}
-    flags = []
-    for flag in DISTRO_FLAGS[name]:
-        if flag == "-fcf-protection":
-            flag = branch_protection.get(target or platform.machine(), "")
-        if flag:
-            flags.append(flag)
-    return [*flags, *STRICT_CHECK]
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,27 @@ def saved_register_state_bytes() -> int | None:
     return value or None
 
 
+def static_tls_bytes() -> int | None:
+    """Bytes every thread's stack block holds above its first frame: the thread descriptor
+    (glibc's struct pthread, about 2.3 KiB) and the static TLS of the libraries loaded at
+    start with its surplus, as glibc's ``_dl_get_tls_static_info`` gives them (a private
+    symbol; None with another C library). An idle thread's resident memory is the pages
+    these bytes and its first few hundred bytes of frames span (two 4 KiB pages while
+    they stay under about 7.5 KiB), one page more for each further page of static TLS
+    (a library preloaded, or linked with thread-local data)."""
+    import ctypes
+
+    try:
+        info = ctypes.CDLL(None)._dl_get_tls_static_info
+    except (OSError, AttributeError):
+        return None
+    size, align = ctypes.c_size_t(0), ctypes.c_size_t(0)
+    info.restype = None
+    info.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_size_t)]
+    info(ctypes.byref(size), ctypes.byref(align))
+    return int(size.value) or None
+
+
 def container() -> str:
     """'none', or the container technology this process runs in (docker, lxc, ...)."""
     detected = _run(["systemd-detect-virt", "--container"])
@@ -365,6 +386,9 @@ def fingerprint(include_git: bool = True) -> dict[str, Any]:
         "invpcid": "invpcid" in flags,
         "vector_extensions": [f for f in VECTOR_FLAGS if f in flags],
         "saved_register_state_bytes": saved_register_state_bytes(),
+        "static_tls_bytes": static_tls_bytes(),
+        "thread_stack_min_kib": sysinfo.thread_stack_min_kib(),
+        "transparent_hugepages": sysinfo.transparent_hugepages(),
         "hypervisor": hypervisor(),
         "numpy_thread_pools": numpy_thread_pools(),
         "limits": limits(),

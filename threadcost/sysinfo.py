@@ -12,6 +12,30 @@ from pathlib import Path
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
+# glibc's PTHREAD_STACK_MIN where the C library cannot be asked (sysconf answers -1 or is
+# missing): 128 KiB on arm64 (two of the 64 KiB pages an arm64 kernel may use), 16 KiB on
+# x86-64 and most others.
+_STACK_MIN_BY_MACHINE = {"aarch64": 128 * 1024, "arm64": 128 * 1024}
+_STACK_MIN_ELSEWHERE = 16 * 1024
+
+
+def thread_stack_min_kib() -> int:
+    """The smallest thread stack this machine's C library accepts, in KiB, rounded up to a
+    whole number of pages: ``sysconf(_SC_THREAD_STACK_MIN)``, which glibc (2.34 and
+    later) answers at run time as the larger of its PTHREAD_STACK_MIN (16 KiB on x86-64,
+    128 KiB on arm64) and the kernel's smallest signal frame for this CPU
+    (``getauxval(AT_MINSIGSTKSZ)``: AVX-512, AMX, SVE and SME make it larger).
+    pthread_attr_setstacksize refuses anything smaller."""
+    try:
+        floor = int(os.sysconf("SC_THREAD_STACK_MIN"))
+    except (ValueError, OSError):
+        floor = -1
+    if floor <= 0:
+        floor = _STACK_MIN_BY_MACHINE.get(os.uname().machine, _STACK_MIN_ELSEWHERE)
+    pages = -(-floor // PAGE_SIZE)
+    return pages * PAGE_SIZE // 1024
+
+
 def meminfo_kib(key: str) -> int | None:
     """A field of /proc/meminfo in KiB (e.g. ``MemAvailable``), or None."""
     try:
@@ -177,3 +201,30 @@ def kernel_config() -> tuple[dict[str, str], str]:
         if sep and key in KERNEL_CONFIG_KEYS:
             found[key] = value.strip('"')
     return found, where
+
+
+THP_DIR = Path("/sys/kernel/mm/transparent_hugepage")
+
+
+def _chosen(text: str | None) -> str | None:
+    """The bracketed choice of a sysfs setting ("always [madvise] never" -> "madvise")."""
+    if not text:
+        return None
+    start, end = text.find("["), text.find("]")
+    return text[start + 1:end] if 0 <= start < end else text.split()[0]
+
+
+def transparent_hugepages(root: Path = THP_DIR) -> dict[str, object] | None:
+    """The kernel's transparent huge page settings, which decide how many pages one fault
+    makes resident (a thread stack's first touch, a malloc'd block): ``enabled`` and
+    ``defrag`` (always, madvise or never) and, on kernels with multi-size THP (6.8 and
+    later), each folio size's own setting (``{"16kB": "never", "2048kB": "inherit"}``).
+    None where the kernel has no THP."""
+    enabled = _chosen(read_text(root / "enabled"))
+    if enabled is None:
+        return None
+    sizes = {}
+    for path in sorted(root.glob("hugepages-*kB/enabled"),
+                       key=lambda p: int(p.parent.name.removeprefix("hugepages-")[:-2])):
+        sizes[path.parent.name.removeprefix("hugepages-")] = _chosen(read_text(path))
+    return {"enabled": enabled, "defrag": _chosen(read_text(root / "defrag")), "sizes": sizes}

@@ -211,13 +211,14 @@ KINDS: dict[str, Quantity | None] = {
 }
 
 # (name pattern, quantity), first match wins; names match whole. Signed quantities come
-# first: differences (after - before, a touch subtracted), slopes and intercepts of fits,
-# their intervals, gains; then the kinds by the words of their names.
+# first: differences (after - before, a touch subtracted; a gap between two costs, also
+# over a third), slopes and intercepts of fits, their intervals, gains; then the kinds by
+# the words of their names.
 RULES: tuple[tuple[str, Quantity], ...] = (
     (r"c\d_ns|indirect_ns|direct_ns|net_.*|.*_net_.*|deltas_.*|.*_minus_.*|gain.*|.*ci95.*|intercept.*|.*growth.*|.*_left_.*"
      r"|.*_delta_.*|.*_after_kib|slab_kib.*|system_page_tables_kib.*|kernel_kib.*"
      r"|.*_per_(task|thread|process|goroutine|fiber|hop)_kib.*|.*_kib_per_.*"
-     r"|per_process_kib", SIGNED),
+     r"|per_process_kib|gap_over_.*", SIGNED),
     (r"cpu|cpu_a|cpu_b", CPU),
     (r"value|needed|current|threads_allowed", LIMIT),
     (r"quantile|.*_share|(.*_)?r2", FRACTION),

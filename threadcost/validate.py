@@ -200,19 +200,27 @@ def cpus(name: str, value: Any) -> list[int] | None:
     return listed
 
 
+FIBER_STACK_MIN_KIB = 16  # native/fibers.c's floor: its own mmap'd stacks, not pthread's
+
+
 def stack_kib(name: str, value: Any, *, allow_default: bool = True) -> int:
-    """A thread or fiber stack size in KiB: 0 for the system default, or a size
-    of at least PTHREAD_STACK_MIN (16 KiB) that is a whole number of pages."""
+    """A thread stack size in KiB (``allow_default``: 0 for the system default), at least
+    this machine's smallest thread stack (sysinfo.thread_stack_min_kib: 16 KiB on x86-64,
+    128 KiB on arm64); or, with ``allow_default=False``, a fiber's stack of at least
+    16 KiB. Either is a whole number of pages."""
     page_kib = sysinfo.PAGE_SIZE // 1024
-    floor = 16
+    if allow_default:
+        floor = sysinfo.thread_stack_min_kib()
+        why = "this machine's smallest thread stack, sysconf(_SC_THREAD_STACK_MIN)"
+    else:
+        floor, why = FIBER_STACK_MIN_KIB, "the fibers' smallest stack"
     minimum = 0 if allow_default else floor
     size = integer(name, value, minimum=minimum, maximum=1024 * 1024)
     if size == 0 and allow_default:
         return 0
     if size < floor:
-        raise _refused(
-            name, value,
-            f"must be 0 (system default) or at least {floor} KiB (PTHREAD_STACK_MIN)")
+        default = "0 (the system default) or " if allow_default else ""
+        raise _refused(name, value, f"must be {default}at least {floor} KiB ({why})")
     if size % page_kib:
         raise _refused(
             name, value, f"must be a multiple of the page size ({page_kib} KiB)")

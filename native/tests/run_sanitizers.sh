@@ -18,9 +18,14 @@ CC=${CC:-cc}
 OUT=${SANITIZE_OUT:-build/sanitize}
 mkdir -p "$OUT"
 
-STRICT="-O2 -g -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2 -fstack-protector-strong -pthread"
-ASAN="-O1 -g -Wall -Wextra -Werror -pthread -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-TSAN="-O1 -g -Wall -Wextra -Werror -pthread -fsanitize=thread -fno-omit-frame-pointer"
+# The flags are the project's checks (every warning an error), kept in tools/cflags.py.
+PYTHON=${PYTHON:-python3}
+flags_of() {  # variant -> its flags, or the script stops
+    "$PYTHON" tools/cflags.py "$1" || { printf 'sanitize: %s tools/cflags.py %s failed\n' "$PYTHON" "$1" >&2; exit 4; }
+}
+STRICT=$(flags_of plain) || exit 4
+ASAN=$(flags_of asan) || exit 4
+TSAN=$(flags_of tsan) || exit 4
 # detect_stack_use_after_return: on by default from GCC 13 (a newer distribution's
 # compiler); set here so every compiler checks the same way.
 export ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1:halt_on_error=1:abort_on_error=0:exitcode=66"

@@ -2,6 +2,9 @@
 #include "harness.h"
 #include "../tc_thread_memory.h"
 
+#include <signal.h>
+#include <stdint.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 
 static void test_refuses_bad_arguments(void)
@@ -133,6 +136,79 @@ static void test_stops_on_request(void)
     CHECK_HELD(before, 0);
 }
 
+/* The stack floor, per architecture: the smallest thread stack the C library accepts,
+ * sysconf(_SC_THREAD_STACK_MIN) rounded up to whole pages (threadcost.sysinfo's
+ * thread_stack_min_kib, which validates every thread stack size), must hold a thread
+ * that takes a signal: the kernel writes the CPU's whole register state (AVX-512 and AMX
+ * on x86-64, SVE and SME on arm64: getauxval(AT_MINSIGSTKSZ)) onto the stack the thread
+ * is running on, and the handler runs below it. glibc's PTHREAD_STACK_MIN is 16 KiB on
+ * x86-64 and 128 KiB on arm64 (two 64 KiB pages); one page less is refused. */
+static uintptr_t floor_top;              /* the thread's frame, near its stack's top */
+static volatile uintptr_t floor_deepest; /* the handler's frame, below the signal frame */
+static volatile int floor_handled;
+
+static void floor_handler(int sig)
+{
+    char text[256];  /* a handler that does a little work, as real ones do */
+    int n = snprintf(text, sizeof text, "signal %d at %p", sig, (void *)text);
+    floor_deepest = (uintptr_t)__builtin_frame_address(0);
+    floor_handled = n > 0;
+}
+
+static void *floor_thread(void *unused)
+{
+    (void)unused;
+    floor_top = (uintptr_t)__builtin_frame_address(0);
+    return (void *)(intptr_t)pthread_kill(pthread_self(), SIGUSR1);  /* delivered here */
+}
+
+static void test_the_smallest_stack_holds_a_signal_frame(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    long min = sysconf(_SC_THREAD_STACK_MIN);
+    CHECK(page > 0 && min > 0, "page %ld, _SC_THREAD_STACK_MIN %ld", page, min);
+    if (page <= 0 || min <= 0)
+        return;
+    size_t floor = (size_t)((min + page - 1) / page * page);
+    unsigned long frame = getauxval(AT_MINSIGSTKSZ);  /* 0 where the kernel does not say */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+#if defined(__GLIBC__)
+    if (frame + (unsigned long)page <= floor)  /* the floor is glibc's constant, not the frame */
+        CHECK(pthread_attr_setstacksize(&attr, floor - (size_t)page) == EINVAL,
+              "one page below the %zu-byte floor was accepted", floor);
+#endif
+    CHECK(pthread_attr_setstacksize(&attr, floor) == 0, "the %zu-byte floor was refused", floor);
+
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = floor_handler;
+    sigemptyset(&sa.sa_mask);
+    CHECK(sigaction(SIGUSR1, &sa, &old) == 0, "sigaction errno %d", errno);
+    floor_handled = 0;
+    pthread_t t;
+    void *ret = (void *)1;
+    int rc = pthread_create(&t, &attr, floor_thread, NULL);
+    CHECK(rc == 0, "pthread_create with a %zu-byte stack: %d", floor, rc);
+    if (rc == 0)
+        pthread_join(t, &ret);
+    sigaction(SIGUSR1, &old, NULL);
+    pthread_attr_destroy(&attr);
+    CHECK(ret == NULL && floor_handled, "the signal was not handled on the thread (ret %p)", ret);
+    uintptr_t used = floor_top > floor_deepest ? floor_top - floor_deepest : 0;
+    if (!TC_UNDER_SANITIZER && !tc_under_emulation())  /* those run handlers elsewhere */
+        CHECK(used > 0 && used < floor, "signal frame and handler used %lu bytes of %zu",
+              (unsigned long)used, floor);
+    printf("note: thread stack floor %zu KiB; AT_MINSIGSTKSZ %lu bytes; a signal on a thread "
+           "used %lu bytes of its stack\n", floor / 1024, frame, (unsigned long)used);
+
+    /* The kernel, at that floor. */
+    tc_thread_memory_result out;
+    int st = tc_thread_memory_run(4, (int64_t)(floor / 1024), 0, NULL, 0, &out);
+    CHECK(st == TC_OK && out.stack_bytes == (int64_t)floor, "status %d err %d stack %lld",
+          st, out.err, (long long)out.stack_bytes);
+}
+
 int main(void)
 {
     RUN(test_refuses_bad_arguments);
@@ -141,5 +217,6 @@ int main(void)
     RUN(test_start_then_stop);
     RUN(test_limit_is_reported);
     RUN(test_stops_on_request);
+    RUN(test_the_smallest_stack_holds_a_signal_frame);
     return tc_summary("thread_memory");
 }

@@ -417,8 +417,15 @@ def check_stack_grid(stack_sizes_kib: Any, threads: Any, touch_kib: Any = 0, pin
                      repeats: Any = 3) -> dict[str, Any]:
     """What :func:`stack_grid` refuses, before anything runs (threadcost.prechecks)."""
     n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
-    sizes = check_grid("stack_sizes_kib", stack_sizes_kib, DEFAULT_STACK_SIZES)
-    sizes = [validate.stack_kib("stack_sizes_kib", s) for s in sizes]
+    asked = check_grid("stack_sizes_kib", stack_sizes_kib, DEFAULT_STACK_SIZES)
+    # One grid for every machine: a size below this machine's smallest thread stack (the
+    # 16 and 64 KiB of the default grid on arm64) is left out and named in the summary.
+    floor = sysinfo.thread_stack_min_kib()
+    below = [s for s in asked if 0 < s < floor]
+    sizes = [validate.stack_kib("stack_sizes_kib", s) for s in asked if s not in below]
+    if not sizes:
+        raise ParameterError("stack_sizes_kib", asked, f"every size is below this machine's "
+                             f"smallest thread stack ({floor} KiB)")
     touch = validate.integer("touch_kib", touch_kib, minimum=0, maximum=1024 * 1024)
     for s in sizes:
         check_touch("touch_kib", touch, s, n)
@@ -441,7 +448,8 @@ def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any 
     points, table, hit = _grid("stack sizes", "stack_kib_asked", sizes, n,
                                lambda s: (n, s, touch), cpus, reps, progress,
                                _flag(exhaust, "exhaust"))
-    summary: dict[str, Any] = {"per_stack_size": table.to_dict(orient="records")}
+    summary: dict[str, Any] = {"per_stack_size": table.to_dict(orient="records"),
+                               "thread_stack_min_kib": floor, "below_min_kib": below}
     return Result(EXPERIMENT_STACK, p, summary, {"points": points, "per_stack_size": table},
                   _limit(hit))
 
