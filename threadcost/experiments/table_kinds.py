@@ -436,7 +436,8 @@ COLUMNS: dict[str, dict[str, dict[str, str]]] = {
     },
     "fiber_gap": {
         "ratios": _c(
-            ratio="ucontext_over_asm gap_over_sigprocmask",
+            ratio="ucontext_over_asm",
+            signed="gap_over_sigprocmask",  # (ucontext - asm) / sigprocmask: a difference
             count="repeat"),
         "repeats": _c(
             time="ns",
