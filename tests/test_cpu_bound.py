@@ -117,3 +117,21 @@ def test_a_missing_counter_is_not_blamed_on_permissions() -> None:
     assert missing.startswith("not available here") and "paranoid" not in missing
     assert "no such event" in missing
     assert "perf_event_paranoid" in _perf_note(errno.EACCES)
+
+
+def test_a_ratio_interval_no_run_could_resolve_stays_empty() -> None:
+    """Two repeats a factor of 10^9 apart each way: a t-interval on their log ratios spans
+    beyond 10^12 either way, so it is left empty (the run stays readable); an ordinary
+    spread keeps its interval around the geometric mean."""
+    import pandas as pd
+
+    from threadcost.experiments import cpu_bound
+
+    wild = pd.DataFrame({"working_set": [1] * 4, "mode": ["processes", "threads"] * 2,
+                         "repeat": [0, 0, 1, 1], "x": [1e9, 1, 1, 1e9]})
+    row = cpu_bound.paired_ratios(wild, "x").iloc[0]
+    assert row["n"] == 2 and row["ci95_low"] is None and row["ci95_high"] is None
+    calm = pd.DataFrame({"working_set": [1] * 4, "mode": ["processes", "threads"] * 2,
+                         "repeat": [0, 0, 1, 1], "x": [2.0, 1.0, 3.0, 1.0]})
+    row = cpu_bound.paired_ratios(calm, "x").iloc[0]
+    assert row["ci95_low"] < row["ratio"] < row["ci95_high"]

@@ -141,6 +141,9 @@ def _perf_note(errno_value: int) -> str:
     return note + ")"
 
 
+MAX_LOG_SPAN = 12 * math.log(10)  # the widest ratio interval stored: 10^-12 .. 10^12
+
+
 def paired_ratios(runs: pd.DataFrame, quantity: str,
                   pairs: tuple[str, str] = ("processes", "threads")) -> pd.DataFrame:
     """processes / threads of ``quantity`` per working set: the geometric mean of
@@ -162,8 +165,12 @@ def paired_ratios(runs: pd.DataFrame, quantity: str,
             if r.size >= 2:
                 half = stats.t_quantile(0.975, r.size - 1) * float(logs.std(ddof=1)) / math.sqrt(
                     r.size)
-                row["ci95_low"] = float(math.exp(logs.mean() - half))
-                row["ci95_high"] = float(math.exp(logs.mean() + half))
+                # An interval wider than a factor of 10^12 either way (two repeats of a
+                # count that was 0 or 1 in one of them, a noisy machine) says nothing; it
+                # stays empty rather than storing numbers no quantity of a run can be.
+                if abs(logs.mean()) + half <= MAX_LOG_SPAN:
+                    row["ci95_low"] = float(math.exp(logs.mean() - half))
+                    row["ci95_high"] = float(math.exp(logs.mean() + half))
         rows.append(row)
     return pd.DataFrame(rows)
 
