@@ -127,6 +127,10 @@ def summary_provenance(links: Links, stored: dict[str, list[Path]],
             for name in meta.get("tables", []):
                 rows.append(f"{book},{meta['experiment']},{run.name},{name},"
                             f"{run.parent.name}/{run.name}/{name}.csv")
+            if not meta.get("tables"):  # a run stored as not run here (no toolchain): its
+                # meta.json says why, and the index still lists it
+                rows.append(f"{book},{meta['experiment']},{run.name},,"
+                            f"{run.parent.name}/{run.name}/{datastore.META}")
     # An index of the runs (generated, not a copy of data/): beside the pages.
     (links.html_dir / "runs.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     code = [(mod, links.code(mod)) for mod in modules if (paths.REPO_ROOT / mod).is_file()]
