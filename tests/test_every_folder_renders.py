@@ -71,6 +71,22 @@ def drive(folders: list[str], figures: str, report: str) -> None:
             each entry is keyed by its folder and its runs)."""
 
     findings._CACHE = KeepEveryMachine()  # type: ignore[assignment]
+    # and each folder's claims are judged once (the same section again), never a
+    # notebook's own unsaved results
+    from threadcost import claims
+
+    judged: dict[tuple[Any, ...], list[Any]] = {}
+    judge = claims.judge
+
+    def judge_once(machine_id: Any = None, data_dir: Any = None, results: Any = None) -> Any:
+        if results:
+            return judge(machine_id, data_dir, results)
+        key = (machine_id, str(data_dir), os.environ.get("THREADCOST_DATA_DIR"))
+        if key not in judged:
+            judged[key] = judge(machine_id, data_dir)
+        return list(judged[key])
+
+    claims.judge = judge_once  # type: ignore[assignment]
     shell = InteractiveShell.instance()
     failures: list[str] = []
     where = [""]
