@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import QUICK_PARAMS, REPO
+from tests.conftest import REPO
 
 HIDDEN_TOOLS = ("go", "gofmt", "cargo", "rustc", "rustup", "java", "javac", "perf", "pmap")
 JVM_DIRS = ("/usr/lib/jvm", "/usr/local/lib/jvm", "/opt/java", "/opt/jdk")
@@ -48,6 +48,39 @@ print(json.dumps({"perf": context_switch.perf_bench_pipe(10, -1),
                   "peers": {k: p.absent_reason() for k, p in PEERS.items()}}))
 """
 LANE_TIMEOUT_S = 900
+# params/quick.yaml shrunk further for the lanes: fewer iterations, fewer or smaller
+# points, never fewer kinds or placements (every section still runs, or says why not).
+# The lanes check what is run and what is said, not the numbers; the quick rendering
+# (tests/conftest.py) measures these notebooks with the quick parameters themselves.
+LANE_PARAMS = {
+    # 04 (one CPU)
+    "switch_iterations": 200, "switch_warmup": 20, "switch_ws_seconds_per_point": 0.01,
+    "switch_ws_iterations": 100, "switch_echo_iterations": 300,
+    "switch_placement_iterations": 300, "switch_perf_iterations": 500,
+    "cpu_bound_limit": 300, "cpu_bound_ws_limit": 5, "cpu_bound_ws_ints": 16384,
+    # 05 (bare)
+    "tasks_switch_iterations": 1000, "tasks_warmup": 100, "tasks_fiber_count": 100,
+    "tasks_kernel_switch_iterations": 500, "tasks_launch_iterations": 50,
+    "tasks_sleep_sweep_duration_ms": 40,
+    # 07 (bare)
+    "brigade_tasks": [2, 20], "brigade_iterations": 30, "brigade_warmup": 5,
+    "brigade_reference_iterations": 100,
+    # 08 (bare)
+    "sources_spawn_mib": [0, 4], "sources_spawn_iterations": 3,
+    "sources_fiber_iterations": 1000, "sources_switch_iterations": 200,
+    "sources_target_accesses": 50000, "sources_threads": 500, "sources_wave": 100,
+}
+
+
+def lane_params(folder: Path) -> Path:
+    """params/quick.yaml with LANE_PARAMS over it, written into ``folder``."""
+    import yaml
+
+    from tests.conftest import quick_params
+
+    path = folder / "lane.yaml"
+    path.write_text(yaml.safe_dump({**quick_params(), **LANE_PARAMS}))
+    return path
 
 
 def hiding_plan(path: str | None = None) -> tuple[list[Path], list[Path]]:
@@ -125,7 +158,8 @@ def bare_command(argv: list[str], scratch: Path) -> tuple[list[str], dict[str, s
 def _build(scratch: Path, only: tuple[str, ...], wrap: bool,
            cpus: set[int] | None = None) -> tuple[subprocess.CompletedProcess[str], Path, str]:
     data, out = scratch / "data", scratch / "paper"
-    argv = [sys.executable, "-m", "threadcost.paper", "--params", str(QUICK_PARAMS),
+    scratch.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "threadcost.paper", "--params", str(lane_params(scratch)),
             "--out", str(out), "--only", *only]
     env = {**os.environ, "THREADCOST_DATA_DIR": str(data),
            "THREADCOST_FIGURES_DIR": str(scratch / "figures")}

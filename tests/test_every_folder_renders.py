@@ -54,7 +54,7 @@ def drive(folders: list[str], figures: str, report: str) -> None:
     import matplotlib.pyplot as plt
     from IPython.core.interactiveshell import InteractiveShell
 
-    from threadcost import notebook_sources, paper, plotting, stored
+    from threadcost import findings, notebook_sources, paper, plotting, stored
 
     def lay_out(fig: Any, stem: str, figures_dir: Any = None) -> plotting.SavedFiles:
         plotting.tidy_figure(fig)
@@ -62,6 +62,31 @@ def drive(folders: list[str], figures: str, report: str) -> None:
         return plotting.SavedFiles()
 
     plotting.save_figure = lay_out  # type: ignore[assignment]
+
+    class KeepEveryMachine(dict):  # type: ignore[type-arg]
+        def clear(self) -> None:
+            """findings keeps one machine's findings at a time (a page needs no more);
+            the claims page's across-machines section, drawn for every folder, reads
+            every folder's: here each is computed once (the folders are only read, and
+            each entry is keyed by its folder and its runs)."""
+
+    findings._CACHE = KeepEveryMachine()  # type: ignore[assignment]
+    # and each folder's claims are judged once (the same section again), never a
+    # notebook's own unsaved results
+    from threadcost import claims
+
+    judged: dict[tuple[Any, ...], list[Any]] = {}
+    judge = claims.judge
+
+    def judge_once(machine_id: Any = None, data_dir: Any = None, results: Any = None) -> Any:
+        if results:
+            return judge(machine_id, data_dir, results)
+        key = (machine_id, str(data_dir), os.environ.get("THREADCOST_DATA_DIR"))
+        if key not in judged:
+            judged[key] = judge(machine_id, data_dir)
+        return list(judged[key])
+
+    claims.judge = judge_once  # type: ignore[assignment]
     shell = InteractiveShell.instance()
     failures: list[str] = []
     where = [""]
