@@ -183,6 +183,7 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
             ax.annotate(f"{_fmt(v)} {unit}" + (" (partial)" if r.partial else ""), (v, i),
                         xytext=(0, 9), textcoords="offset points", ha="center", fontsize=10)
         ax.set_xscale("log")
+        shown = [s for s in shown if s > 0]  # a log axis shows only what is above 0
         if shown:
             ax.set_xlim(min(shown) / 4, max(shown) * 4)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
