@@ -26,7 +26,7 @@ help:
 	@echo "make cross-arm64  every C program built for arm64 (warnings as errors), C tests under qemu-user"
 	@echo "make debian13-check  make paper and make test in a fresh Debian 13 root (debootstrap)"
 	@echo "make published  data/published/{claims,values,quotes}.csv from the claims' records"
-	@echo "make params   params/default.yaml and the notebooks' parameters cells from threadcost/parameters.py"
+	@echo "make params   params/default.yaml and the notebooks' parameters cells from threadcost/settings/parameters.py"
 	@echo "make lock     recompile the lock (requirements/*.txt) from pyproject.toml"
 	@echo "make dist     build the sdist and the wheel into dist/"
 	@echo "make clean    remove build outputs (never data/)"
@@ -178,7 +178,7 @@ test-busy: setup browser-deps
 test-folders: setup
 	$(BIN)/python -m pytest $(PYTEST_XDIST) -m folders tests/test_named_numbers.py
 
-# Generated from the parameter declarations (threadcost/parameters.py); a test fails on drift.
+# Generated from the parameter declarations (threadcost/settings/parameters.py); a test fails on drift.
 params: $(VENV)/.installed-paper
 	$(BIN)/python tools/parameters_cells.py
 
@@ -246,7 +246,7 @@ browser-deps:
 # Keep the last rendered paper as this machine kind's committed reference
 # rendering: reference/<machine-id>/index.html (run `make paper` first). The only
 # target that writes tracked outputs: the runs that paper stored move from runs/
-# (yours, git-ignored) into data/<machine-id>/ (threadcost.reference), the pages are
+# (yours, git-ignored) into data/<machine-id>/ (threadcost.store.reference), the pages are
 # drawn from there, and their figures replace figures/.
 # A reference is made from a committed tree: the paper must have been rendered from a
 # clean checkout (html/_static/build.json), and the tree must still be that commit.
@@ -259,7 +259,7 @@ reference: $(VENV)/.installed-paper $(NATIVE_LIB)
 	  echo "reference: the working tree has uncommitted changes; commit, then make paper again"; exit 1; }
 	@$(BIN)/python -c 'import json,subprocess,sys; b=json.load(open("$(PAPER_DIR)/html/_static/build.json")); head=subprocess.run(["git","rev-parse","HEAD"],capture_output=True,text=True).stdout.strip(); sys.exit(0 if not b.get("dirty") and b.get("commit")==head else "reference: $(PAPER_DIR) was rendered from " + str(b.get("commit"))[:10] + (" with uncommitted changes" if b.get("dirty") else "") + ", not from the committed HEAD " + head[:10] + ": make paper again")'
 	@mid=$$($(BIN)/python -c 'from threadcost import machine; print(machine.machine_id())') && \
-	  $(BIN)/python -m threadcost.reference $(PAPER_DIR) && \
+	  $(BIN)/python -m threadcost.store.reference $(PAPER_DIR) && \
 	  mkdir -p reference && \
 	  THREADCOST_DATA_DIR=data $(BIN)/python -m threadcost.paper --machine $$mid --params $(PARAMS) \
 	    --out build/reference --html reference/$$mid --link-repo && \
@@ -267,7 +267,7 @@ reference: $(VENV)/.installed-paper $(NATIVE_LIB)
 	  echo "reference rendering: reference/$$mid/index.html (runs: data/$$mid/, figures: figures/)"
 
 # The Vega bundles of the paper's charts (vendor/vega/), from npm at the versions
-# Altair expects (threadcost/vega_assets.py pins the same ones; tests check the
+# Altair expects (threadcost/paper/vega_assets.py pins the same ones; tests check the
 # files against vendor/SHA256SUMS). Run by a maintainer to refresh; needs npm.
 VEGA_PKGS := vega@6.4.0 vega-lite@6.4.1 vega-embed@7.3.0
 vendor:

@@ -43,7 +43,10 @@ save: bool = True  # store what this notebook makes: runs under runs/<machine>/<
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import machine, parameters, plotting, stored, textout
+from threadcost import plotting, textout
+from threadcost.host import machine
+from threadcost.settings import parameters
+from threadcost.store import stored
 from threadcost.views import headline, summary
 
 parameters.check("00_introduction", globals())  # a bad value names its parameter

@@ -46,8 +46,10 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import findings, parameters, plotting, stored, textout
+from threadcost import findings, plotting, textout
 from threadcost.experiments import malloc_touch
+from threadcost.settings import parameters
+from threadcost.store import stored
 from threadcost.views import malloc_touch as view
 
 parameters.check("01_malloc_touch", globals())  # a bad value names its parameter

@@ -75,8 +75,10 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, parameters, plotting, stored, textout
+from threadcost import claims, plotting, textout
 from threadcost.experiments import limits, million, process_memory, thread_memory
+from threadcost.settings import parameters
+from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import million as million_view
 from threadcost.views import process_memory as process_view

@@ -77,9 +77,11 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, findings, parameters, plotting, stored, textout
+from threadcost import claims, findings, plotting, textout
 from threadcost.experiments import context_switch as cs
 from threadcost.experiments import cpu_bound, echo, yardsticks
+from threadcost.settings import parameters
+from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import context_switch as view
 from threadcost.views import cpu_bound as cpu_view

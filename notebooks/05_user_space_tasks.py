@@ -84,8 +84,10 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, findings, parameters, plotting, stats, stored, textout
+from threadcost import claims, findings, plotting, stats, textout
 from threadcost.experiments import fibers, million, peers, runtimes, sleepers
+from threadcost.settings import parameters
+from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
 from threadcost.views import million as million_view

@@ -60,8 +60,10 @@ machine_id: Optional[str] = None  # with measure False: the machine folder to dr
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, parameters, plotting, stored, textout
+from threadcost import claims, plotting, textout
 from threadcost.experiments import indirect, more_sources
+from threadcost.settings import parameters
+from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import more_sources as view
 

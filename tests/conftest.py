@@ -47,7 +47,7 @@ def quick_params() -> dict[str, Any]:
 
 
 # With params/quick.yaml every cell takes seconds: one that takes minutes is stuck.
-# The notebook then fails naming the cell (threadcost.notebook_run), well before
+# The notebook then fails naming the cell (threadcost.paper.notebook_run), well before
 # the test's own pytest-timeout (NOTEBOOK_TEST_TIMEOUT_S) would stop it.
 NOTEBOOK_CELL_TIMEOUT_S = 180
 NOTEBOOK_START_TIMEOUT_S = 120
@@ -61,13 +61,13 @@ def run_notebook(name: str, tmp_path: Path, **overrides: Any) -> tuple[Path, Pat
     Each cell may take NOTEBOOK_CELL_TIMEOUT_S and the kernel's start
     NOTEBOOK_START_TIMEOUT_S; a timeout fails naming the notebook and the cell.
     """
-    from threadcost.notebook_run import execute
+    from threadcost.paper.notebook_run import execute
 
     data_dir = tmp_path / "data"
     figures_dir = tmp_path / "figures"
     params = {**quick_params(), "data_dir": str(data_dir), "figures_dir": str(figures_dir),
               **overrides}
-    from threadcost import notebook_sources
+    from threadcost.paper import notebook_sources
 
     source = notebook_sources.write_ipynb(notebook_sources.source_for(name),
                                           tmp_path / "source")
@@ -238,7 +238,7 @@ class QuickPaper:
 
     def stored_by(self, name: str) -> list[Any]:
         """The runs notebook ``name`` stored (from the rendering's html/data/runs.csv)."""
-        from threadcost import datastore
+        from threadcost.store import datastore
 
         stem = Path(name).stem
         index = self.html / "runs.csv"

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import datastore, machine, paths
+from threadcost import paths
 from threadcost.errors import ParameterError
+from threadcost.host import machine
 from threadcost.results import Result
+from threadcost.store import datastore
 from threadcost.views import across_machines
 
 REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-1650d2c6"
@@ -66,7 +68,7 @@ def test_make_reference_promotes_the_papers_runs(monkeypatch: pytest.MonkeyPatch
                                                  tmp_path: Path) -> None:
     import json
 
-    from threadcost import reference
+    from threadcost.store import reference
 
     mine, committed = tmp_path / "runs", tmp_path / "data"
     source = paths.REPO_ROOT / "data" / REFERENCE

@@ -26,8 +26,9 @@ import pandas as pd
 import pytest
 
 from tests.conftest import REPO
-from threadcost import datastore, machine
+from threadcost.host import machine
 from threadcost.results import Result
+from threadcost.store import datastore
 
 # The child: saves one run; THREADCOST_KILL_AT names where it stops and waits
 # to be killed (it prints PAUSED first). "none" lets it run to the end.

@@ -180,7 +180,8 @@ def _build(scratch: Path, only: tuple[str, ...], wrap: bool,
 
 def _pages_render(proc: subprocess.CompletedProcess[str], html: Path,
                   only: tuple[str, ...], data: Path) -> dict[str, str]:
-    from threadcost import datastore, hygiene
+    from threadcost.paper import hygiene
+    from threadcost.store import datastore
 
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     stems = [p.stem for p in sorted((REPO / "notebooks").glob("[0-9][0-9]_*.py"))
@@ -285,9 +286,9 @@ def test_a_cross_check_that_cannot_be_built_reads_not_run_here(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The brigade's reference program failing to build (a compiler that refuses it)
     is a cross-check not run, said in its section; it stops nothing."""
-    from threadcost import stored
     from threadcost.errors import KernelError
     from threadcost.experiments import brigade
+    from threadcost.store import stored
     from threadcost.views import brigade as view
 
     def refuse() -> None:

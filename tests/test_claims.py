@@ -198,8 +198,9 @@ def _stages(vsz_grow: int, rss_alloc: int, rss_touch: int) -> object:
 
 def test_selectors_match_setup_not_recency(tmp_path: Path) -> None:
     """C07 reads the malloc run even when an mmap run is newer, and pools malloc runs."""
-    from threadcost import datastore, machine
+    from threadcost.host import machine
     from threadcost.results import Result
+    from threadcost.store import datastore
 
     fp = machine.fingerprint(include_git=False)
     mib = 400  # S0's allocation: the as-published reading reads only this workload

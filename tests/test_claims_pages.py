@@ -10,9 +10,12 @@ from typing import Any
 
 import pytest
 
-from threadcost import claims, datastore, machine, paper_summary, paths
+from threadcost import claims, paths
 from threadcost.experiments import registry
+from threadcost.host import machine
 from threadcost.measured.runs import Runs
+from threadcost.paper import summary as paper_summary
+from threadcost.store import datastore
 
 DATA = paths.REPO_ROOT / "data"
 

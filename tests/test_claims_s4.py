@@ -280,7 +280,7 @@ def test_c16_at_another_count_falls_back(tmp_path: Path) -> None:
 
 def test_c16_pools_only_runs_holding_page_tables(tmp_path: Path) -> None:
     """A run stored before VmPTE beside one since: only the newer one is read."""
-    from threadcost import datastore
+    from threadcost.store import datastore
 
     old = datastore.save_run(sleepers_run(page_tables=False), data_dir=tmp_path)
     new = datastore.save_run(sleepers_run(repeats=3), data_dir=tmp_path)

@@ -91,7 +91,7 @@ def _readme_run(clone: Path, *params: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.notebook
 @pytest.mark.timeout(1800)
 def test_papermill_runs_leave_the_tree_and_the_reference_alone(clone: Path) -> None:
-    from threadcost import machine
+    from threadcost.host import machine
 
     reference = _git(clone, "ls-files", "-s", "data", "figures", "reference")
     bad = _readme_run(clone, "-p", "malloc_mibb", "16")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import cli, datastore
+from threadcost import cli
+from threadcost.store import datastore
 
 
 def _save_fails(monkeypatch: pytest.MonkeyPatch, err: int, path: str) -> None:
@@ -104,7 +105,7 @@ def test_disk_full_while_copying_is_one_line_naming_enospc() -> None:
 def test_failed_notebook_is_one_line_with_the_readmes_code(
         message: str, code: int, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from threadcost import paper
+    from threadcost.paper import build as paper
 
     def failing(*args: object, **kwargs: object) -> Path:
         raise paper.NotebookFailed("01_malloc_touch.py", "cell 7", message)

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from threadcost import table_checks
 from threadcost.errors import DataError
 from threadcost.experiments import registry, table_kinds
+from threadcost.store import table_checks
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -86,8 +86,8 @@ def test_the_declared_kind_decides_not_the_name(tmp_path: Path) -> None:
 
 
 def test_a_stored_table_is_checked_with_its_declared_kinds(tmp_path: Path) -> None:
-    from threadcost import datastore
     from threadcost.results import Result
+    from threadcost.store import datastore
 
     declared = registry.column_kinds("launch_growth", "repeats")
     assert declared["lifecycle_ns_p50"] == "time"

@@ -16,11 +16,12 @@ import sys
 import pytest
 
 from tests.conftest import cli_json, run_cli
-from threadcost import ParameterError, leakcheck
+from threadcost import ParameterError
 from threadcost.errors import KernelError
 from threadcost.experiments import context_switch as cs
 from threadcost.experiments import echo
-from threadcost.isolate import run_isolated
+from threadcost.runsafety import leakcheck
+from threadcost.runsafety.isolate import run_isolated
 
 N = 2000
 TWO_CPUS = len(os.sched_getaffinity(0)) >= 2

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from threadcost import ParameterError, isolate, leakcheck, sysinfo
+from threadcost import ParameterError
 from threadcost.experiments import cpu_bound
+from threadcost.host import sysinfo
 from threadcost.results import Result
+from threadcost.runsafety import isolate, leakcheck
 
 # S3's loop counts the primes up to LIMIT (a mathematical fact, not a measurement)
 PRIMES_UP_TO = {600: 109, 1000: 168}

@@ -1,6 +1,6 @@
 """Any affinity mask: one CPU, CPUs 5 and 11 of 16, hundreds of CPUs.
 
-The CPU choices (``threadcost.cpus``, the placements, "auto", the CPU parameters)
+The CPU choices (``threadcost.host.cpus``, the placements, "auto", the CPU parameters)
 are checked against faked masks, which this machine cannot provide, by replacing
 the one function that reads the mask (``sysinfo.affinity``); the one-CPU case also
 runs for real, in a child process restricted with ``os.sched_setaffinity``.
@@ -16,10 +16,11 @@ import textwrap
 
 import pytest
 
-from threadcost import cpus, sysinfo, validate
 from threadcost.errors import ParameterError
 from threadcost.experiments import context_switch as cs
 from threadcost.experiments import cpu_bound, fibers
+from threadcost.host import cpus, sysinfo
+from threadcost.settings import validate
 
 TWO_OF_SIXTEEN = [5, 11]
 ONE_CPU_REASON = "needs two usable CPUs; this process may use one (CPU 3)"
@@ -185,7 +186,7 @@ def test_one_usable_cpu_for_real() -> None:
 def test_a_restricted_mask_gets_a_machine_folder_of_its_own() -> None:
     """Runs measured with fewer usable CPUs than the machine has are another machine's
     runs (never pooled with the full mask's); a full mask keeps the id it had."""
-    from threadcost import machine
+    from threadcost.host import machine
 
     full = machine.fingerprint(include_git=False)
     full["logical_cpus"], full["affinity"] = 16, list(range(16))

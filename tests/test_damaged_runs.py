@@ -17,8 +17,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from threadcost import datastore, machine, paths
+from threadcost import paths
+from threadcost.host import machine
 from threadcost.results import Result
+from threadcost.store import datastore
 
 REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-1650d2c6"  # the committed reference run
 SOURCE = paths.REPO_ROOT / "data" / REFERENCE

@@ -8,8 +8,8 @@ import json
 import pandas as pd
 import pytest
 
-from threadcost import datastore, run_tables
 from threadcost.results import Result
+from threadcost.store import datastore, run_tables
 
 
 def _result() -> Result:
@@ -97,7 +97,7 @@ def test_a_truncated_gzip_table_is_named(tmp_path) -> None:
 
 
 def _fingerprint(cpu_model: str) -> dict:
-    from threadcost import machine
+    from threadcost.host import machine
 
     return {**machine.fingerprint(include_git=False), "cpu_model": cpu_model}
 

@@ -34,7 +34,7 @@ FOLDERS_TIMEOUT_S = 1200
 
 
 def machine_folders() -> list[str]:
-    from threadcost import datastore
+    from threadcost.store import datastore
 
     return datastore.machines_with_runs(data_dir=DATA)
 
@@ -54,7 +54,10 @@ def drive(folders: list[str], figures: str, report: str) -> None:
     import matplotlib.pyplot as plt
     from IPython.core.interactiveshell import InteractiveShell
 
-    from threadcost import findings, notebook_sources, paper, plotting, stored
+    from threadcost import findings, plotting
+    from threadcost.paper import build as paper
+    from threadcost.paper import notebook_sources
+    from threadcost.store import stored
 
     def lay_out(fig: Any, stem: str, figures_dir: Any = None) -> plotting.SavedFiles:
         plotting.tidy_figure(fig)
@@ -173,7 +176,7 @@ class _Shell:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         from IPython.core.interactiveshell import InteractiveShell
 
-        from threadcost import stored
+        from threadcost.store import stored
 
         self.shown: list[str] = []
         self.errors: list[BaseException] = []
@@ -193,7 +196,7 @@ class _Shell:
 
 
 def test_cells_after_a_section_not_measured_survive(monkeypatch: pytest.MonkeyPatch) -> None:
-    from threadcost import stored
+    from threadcost.store import stored
 
     shell = _Shell(monkeypatch)
     shell.shell.user_ns["run"] = stored.Missing("peers", "its peers run was made by older "
@@ -212,7 +215,7 @@ def test_cells_after_a_section_not_measured_survive(monkeypatch: pytest.MonkeyPa
 
 def test_a_missing_run_as_a_cells_last_value_shows_the_line_not_a_repr(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from threadcost import stored
+    from threadcost.store import stored
 
     shell = _Shell(monkeypatch)
     shell.shell.user_ns["run"] = stored.Missing("fibers", "no fibers run")
@@ -223,7 +226,7 @@ def test_a_missing_run_as_a_cells_last_value_shows_the_line_not_a_repr(
 # ------------------------------------------------------------------ skipped runs
 
 def _fingerprint() -> dict[str, Any]:
-    from threadcost import machine
+    from threadcost.host import machine
 
     return {**machine.fingerprint(include_git=False),
             "git": {"commit": "b" * 40, "dirty": False}}
@@ -233,8 +236,9 @@ def test_a_skipped_s11_run_reads_back_and_says_why(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Without Go, S11 stores a run that reads back; the store hands it on (not as
     damage, not as "older than its tables") and its view says "did not run"."""
-    from threadcost import datastore, machine, stored
     from threadcost.experiments import more_sources, peers
+    from threadcost.host import machine
+    from threadcost.store import datastore, stored
     from threadcost.views import more_sources as view
 
     why = "not run here: the Go toolchain is not installed (go not on PATH)"
@@ -254,7 +258,7 @@ def test_a_skipped_s11_run_reads_back_and_says_why(tmp_path: Path,
 def test_a_table_with_no_columns_from_older_code_reads_back(tmp_path: Path) -> None:
     """The 16-CPU folder's S11 run, as the code of its day stored it: runs.csv holds
     one newline and meta.json says it has no columns and no rows."""
-    from threadcost import datastore
+    from threadcost.store import datastore
 
     run = DATA / SIXTEEN / "20261126T162859Z-go_lockosthread-d2dce1"
     assert (run / "runs.csv").read_bytes() == b"\n"
@@ -265,7 +269,7 @@ def test_a_table_with_no_columns_from_older_code_reads_back(tmp_path: Path) -> N
 
 
 def test_not_run_lines_name_each_thing_and_why() -> None:
-    from threadcost import datastore, stored
+    from threadcost.store import datastore, stored
 
     runs = datastore.list_runs(data_dir=DATA, machine_id=SIXTEEN)
     lines = stored.not_run_lines(runs)
@@ -299,7 +303,7 @@ def test_the_sixteen_cpu_folder_is_the_shared_one_unchanged() -> None:
 
 def test_a_missing_run_printed_or_counted_shows_the_line(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from threadcost import stored
+    from threadcost.store import stored
 
     shell = _Shell(monkeypatch)
     shell.shell.user_ns["run"] = stored.Missing("echo", "no echo run")

@@ -7,8 +7,9 @@ import platform
 import pytest
 
 from tests.conftest import cli_json, run_cli
-from threadcost import ParameterError, sysinfo
+from threadcost import ParameterError
 from threadcost.experiments import fibers
+from threadcost.host import sysinfo
 
 IMPLS = ["asm", "ucontext"]
 PAGE_KIB = sysinfo.PAGE_SIZE // 1024

@@ -10,9 +10,12 @@ import nbformat
 import pandas as pd
 import pytest
 
-from threadcost import claims, datastore, findings, machine, render, vocabulary
+from threadcost import claims, findings, vocabulary
 from threadcost.findings import marks
+from threadcost.host import machine
+from threadcost.paper import render
 from threadcost.results import Result
+from threadcost.store import datastore
 from threadcost.views import headline
 
 REPO = Path(__file__).resolve().parent.parent

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from threadcost import ParameterError, leakcheck
+from threadcost import ParameterError
 from threadcost.experiments import peers
+from threadcost.runsafety import leakcheck
 
 
 def test_goroutine_launch_counts_every_launch() -> None:

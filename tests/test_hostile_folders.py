@@ -26,8 +26,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from threadcost import claims, datastore, findings, machine, paper_pages, paths
+from threadcost import claims, findings, paths
+from threadcost.host import machine
+from threadcost.paper import pages as paper_pages
 from threadcost.results import Result, _json_safe
+from threadcost.store import datastore
 
 REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-1650d2c6"  # the committed reference run
 DAMAGED = f"{REFERENCE}-damaged"  # its copy with three impossible runs

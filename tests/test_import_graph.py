@@ -92,8 +92,8 @@ def _without_package_reexports(graph: dict[str, set[str]]) -> dict[str, set[str]
 
 def test_the_graph_sees_imports() -> None:
     graph = import_graph()
-    assert "threadcost.sysinfo" in graph["threadcost.syslimits"]
-    assert "threadcost.syslimits" in graph["threadcost.experiments.limits"]
+    assert "threadcost.host.sysinfo" in graph["threadcost.runsafety.syslimits"]
+    assert "threadcost.runsafety.syslimits" in graph["threadcost.experiments.limits"]
 
 
 def test_no_import_cycle_in_threadcost() -> None:
@@ -103,6 +103,6 @@ def test_no_import_cycle_in_threadcost() -> None:
 
 def test_limits_and_reserves_use_no_experiment() -> None:
     graph = import_graph()
-    for module in ("threadcost.syslimits", "threadcost.reserve", "threadcost.isolate",
-                   "threadcost.sysinfo"):
+    for module in ("threadcost.runsafety.syslimits", "threadcost.runsafety.isolate",
+                   "threadcost.host.sysinfo"):
         assert not any(t.startswith("threadcost.experiments") for t in graph[module]), module

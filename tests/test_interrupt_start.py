@@ -1,6 +1,6 @@
 """#37 item 4: an interrupt that lands while an isolated child is being started.
 
-multiprocessing's start-up cannot be interrupted safely, so threadcost.isolate notes
+multiprocessing's start-up cannot be interrupted safely, so threadcost.runsafety.isolate notes
 SIGINT/SIGTERM meanwhile and delivers the first one to the handler in place once the
 child exists. The moment is made deterministic: ``isolate._start`` is wrapped so that
 the process signals itself right after the child has started (while the signals are

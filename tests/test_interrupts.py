@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import datastore
+from threadcost.store import datastore
 
 # A saver that stops after its first table file, until it is signalled.
 SLOW_SAVER = """

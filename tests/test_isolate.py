@@ -11,7 +11,7 @@ import pytest
 
 from threadcost import KernelError, ParameterError
 from threadcost.errors import RunTimeout
-from threadcost.isolate import run_isolated
+from threadcost.runsafety.isolate import run_isolated
 
 
 def add(a: int, b: int) -> int:

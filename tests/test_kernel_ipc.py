@@ -24,7 +24,7 @@ print(sorted(os.listdir(folder)))
 RUNNER = """\
 import sys
 from pathlib import Path
-from threadcost.notebook_run import execute
+from threadcost.paper.notebook_run import execute
 src, out = Path(sys.argv[1]), Path(sys.argv[2])
 execute(src, out, {}, cwd=src.parent, cell_timeout=120, progress_bar=False)
 """

@@ -17,9 +17,11 @@ import numpy as np
 import pytest
 
 from tests.conftest import cli_json, run_cli
-from threadcost import ParameterError, leakcheck, sysinfo
+from threadcost import ParameterError
 from threadcost.experiments import launch
+from threadcost.host import sysinfo
 from threadcost.native import ffi, lib
+from threadcost.runsafety import leakcheck
 
 ALL_KINDS = list(launch.KINDS)
 ITER = 30

@@ -1,8 +1,8 @@
 """After every experiment's run, this process holds what it held before.
 
-Two ways per experiment, each after one warm-up call (threadcost.leakcheck
+Two ways per experiment, each after one warm-up call (threadcost.runsafety.leakcheck
 explains why):
-- *inline*: ``threadcost.isolate.inline()`` makes the isolated parts run in this
+- *inline*: ``threadcost.runsafety.isolate.inline()`` makes the isolated parts run in this
   very process, so a thread, fd or mapping a C kernel forgets shows up here;
 - *as shipped*: isolated parts run in their child process; afterwards no child
   is left (running or zombie), and no fd or thread of the pipes and watchers
@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from threadcost import isolate, leakcheck
+from threadcost.runsafety import isolate, leakcheck
 
 
 def _entries() -> list[tuple[str, Callable[[], Any]]]:
@@ -164,7 +164,7 @@ def test_leakcheck_sees_a_leaked_mapping() -> None:
 
 
 def test_a_new_malloc_arena_is_not_a_leak_but_other_growth_is() -> None:
-    from threadcost.leakcheck import ARENA_BYTES, Mapping, Snapshot, compare
+    from threadcost.runsafety.leakcheck import ARENA_BYTES, Mapping, Snapshot, compare
 
     lib = Mapping(0x1000, 0x2000, "r-xp", "/usr/lib/libc.so.6")
     before = Snapshot(threads=1, fds={}, children={}, mappings=(lib,))

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.conftest import REPO
-from threadcost import sysinfo, syslimits
+from threadcost.host import sysinfo
+from threadcost.runsafety import syslimits
 
 DEADLINE_S = 30
 RUNS = 5

@@ -4,7 +4,7 @@ Two kinds of stop, both exit 3 with the partial result:
 - the limit itself (``--exhaust``): pthread_create fails with EAGAIN and the
   run names the limit from the errno and the readings at the failure;
 - the reserve (the default): the run stops short of a shared limit and names
-  the limit the reserve protects (:mod:`threadcost.reserve`).
+  the limit the reserve protects (:mod:`threadcost.runsafety.syslimits`).
 
 The task limit is a cgroup's pids.max (tests/pids_cgroup.py), never the
 machine's kernel.pid_max, which is shared with everyone on it. The reserve
@@ -30,8 +30,9 @@ import pytest
 
 from tests.conftest import REPO
 from tests.pids_cgroup import join, pids_cgroup, tasks_in, wait_empty
-from threadcost import LimitReached, ParameterError, reserve
-from threadcost.isolate import run_isolated
+from threadcost import LimitReached, ParameterError
+from threadcost.runsafety import syslimits
+from threadcost.runsafety.isolate import run_isolated
 
 LIMIT_RUN_DEADLINE_S = 30  # what a limit run may take, whatever ran before it
 PIDS_MAX = 300
@@ -42,15 +43,15 @@ REPEATS = 20
 # ----------------------------------------------------------- the reserve itself
 
 def test_reserve_is_the_larger_of_512_and_two_percent() -> None:
-    assert reserve.task_reserve(32_768) == 656
-    assert reserve.task_reserve(4_096) == 512
-    assert reserve.task_reserve(4_194_304) == 83_887
-    assert reserve.memory_reserve_kib(4 << 20) == 512 << 10  # 4 GiB: the 512 MiB floor
-    assert reserve.memory_reserve_kib(64 << 20) == 3_355_444  # 64 GiB: 5%, rounded up
+    assert syslimits.task_reserve(32_768) == 656
+    assert syslimits.task_reserve(4_096) == 512
+    assert syslimits.task_reserve(4_194_304) == 83_887
+    assert syslimits.memory_reserve_kib(4 << 20) == 512 << 10  # 4 GiB: the 512 MiB floor
+    assert syslimits.memory_reserve_kib(64 << 20) == 3_355_444  # 64 GiB: 5%, rounded up
 
 
 def test_budget_stops_short_of_a_small_pid_max() -> None:
-    b = reserve.thread_budget(34, pid_max=4_096, threads_max=10**6, tasks_now=1_000,
+    b = syslimits.thread_budget(34, pid_max=4_096, threads_max=10**6, tasks_now=1_000,
                               cgroup=(None, None), mem_available_kib=64 << 20,
                               mem_total_kib=64 << 20)
     assert b.protects == "kernel.pid_max"
@@ -60,19 +61,19 @@ def test_budget_stops_short_of_a_small_pid_max() -> None:
 
 def test_budget_names_the_tightest_reserve() -> None:
     common = {"pid_max": 32_768, "tasks_now": 100, "mem_total_kib": 8 << 20}
-    mem = reserve.thread_budget(1024, threads_max=10**6, cgroup=(None, None),
+    mem = syslimits.thread_budget(1024, threads_max=10**6, cgroup=(None, None),
                                 mem_available_kib=(512 << 10) + 100 * 1024, **common)
     assert (mem.protects, mem.allowed) == ("MemAvailable", 100)
-    tmax = reserve.thread_budget(34, threads_max=2_000, cgroup=(None, None),
+    tmax = syslimits.thread_budget(34, threads_max=2_000, cgroup=(None, None),
                                  mem_available_kib=8 << 20, **common)
     assert (tmax.protects, tmax.allowed) == ("kernel.threads-max", 2_000 - 512 - 100)
-    cg = reserve.thread_budget(34, threads_max=10**6, cgroup=(300, 20),
+    cg = syslimits.thread_budget(34, threads_max=10**6, cgroup=(300, 20),
                                mem_available_kib=8 << 20, **common)
     assert (cg.protects, cg.allowed) == ("cgroup pids.max", 300 - 16 - 20)
 
 
 def test_a_full_machine_allows_nothing_not_a_negative_count() -> None:
-    b = reserve.thread_budget(34, pid_max=1_000, threads_max=10**6, tasks_now=900,
+    b = syslimits.thread_budget(34, pid_max=1_000, threads_max=10**6, tasks_now=900,
                               cgroup=(None, None), mem_available_kib=8 << 20,
                               mem_total_kib=8 << 20)
     assert b.allowed == 0
@@ -81,15 +82,15 @@ def test_a_full_machine_allows_nothing_not_a_negative_count() -> None:
 def _measure_with_small_pid_max(headroom: int, threads: int) -> Any:
     """In a child: this machine with kernel.pid_max just ``headroom`` ids above
     its reserve; then one measurement asking for ``threads`` threads."""
-    from threadcost import sysinfo
     from threadcost.experiments import thread_memory
+    from threadcost.host import sysinfo
 
     real_sysctl = sysinfo.sysctl
     tasks = 1_000
 
     def sysctl(name: str) -> int | None:
         if name == "kernel.pid_max":
-            return tasks + reserve.task_reserve(4_096) + headroom
+            return tasks + syslimits.task_reserve(4_096) + headroom
         return real_sysctl(name)
 
     sysinfo.sysctl = sysctl  # type: ignore[assignment]
@@ -178,7 +179,7 @@ def check_limit_run(proc: subprocess.CompletedProcess[str], seconds: float,
         assert hit["errno_name"] == "EAGAIN"
     else:
         assert hit["limit"] == "reserve kept below cgroup pids.max", hit
-        assert data["threads_started"] <= PIDS_MAX - reserve.CGROUP_TASK_RESERVE_MIN
+        assert data["threads_started"] <= PIDS_MAX - syslimits.CGROUP_TASK_RESERVE_MIN
     assert hit["limit"] in proc.stderr
     assert 0 < data["threads_started"] < THREADS
     assert data["threads_left_behind"] == 0
@@ -222,8 +223,9 @@ def test_twenty_back_to_back_limit_runs_answer(small_cgroup: Path) -> None:
 def _spawn_with_small_pid_max(headroom: int) -> Any:
     """In a child: the bounded spawn with kernel.pid_max just above its reserve
     (isolation inlined: a daemonic child cannot start another)."""
-    from threadcost import isolate, sysinfo
     from threadcost.experiments import limits
+    from threadcost.host import sysinfo
+    from threadcost.runsafety import isolate
 
     tasks = 1_000
     real_sysctl = sysinfo.sysctl

@@ -7,9 +7,10 @@ import resource
 import pytest
 
 from tests.conftest import cli_json, run_cli
-from threadcost import ParameterError, sysinfo
+from threadcost import ParameterError
 from threadcost.experiments import limits
-from threadcost.isolate import run_isolated
+from threadcost.host import sysinfo
+from threadcost.runsafety.isolate import run_isolated
 
 NAMED = {"kernel.threads-max", "kernel.pid_max", "vm.max_map_count", "RLIMIT_AS",
          "RLIMIT_NPROC", "RLIMIT_STACK", "cgroup pids.max", "memory cgroup", "MemAvailable"}

@@ -24,8 +24,9 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
-from threadcost import LimitReached, Result, isolate
-from threadcost.isolate import run_isolated
+from threadcost import LimitReached, Result
+from threadcost.runsafety import isolate
+from threadcost.runsafety.isolate import run_isolated
 
 HEADROOM_MIB = 96  # address space the child may add: a dozen 8 MiB stacks
 

@@ -18,9 +18,10 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, machine, migrate
+from threadcost.host import machine
 from threadcost.measured.runs import Runs
 from threadcost.results import Result
+from threadcost.store import datastore, migrate
 
 OLD_ID = "x86_64-amd-epyc-2cpu-24g-kvm"
 

@@ -15,9 +15,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from threadcost import sysinfo, validate
 from threadcost.errors import ParameterError
 from threadcost.experiments import thread_memory
+from threadcost.host import sysinfo
+from threadcost.settings import validate
 
 PTHREAD_ATTR_BYTES = 128  # larger than pthread_attr_t on every Linux ABI (56 or 64 bytes)
 EINVAL = 22

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import cbuild, machine, sysinfo
+from threadcost import cbuild
+from threadcost.host import machine, sysinfo
 
 pytestmark = pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc only")
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from threadcost import ParameterError, leakcheck, sysinfo
+from threadcost import ParameterError
 from threadcost.experiments import million
+from threadcost.host import sysinfo
+from threadcost.runsafety import leakcheck
 
 
 def test_goroutines_run_like_usr_bin_time() -> None:

@@ -15,8 +15,8 @@ from threadcost.claims.model import CLASSES, NOT_RUN, SUBSTITUTE
 from threadcost.errors import ParameterError
 from threadcost.experiments import context_switch as cs
 from threadcost.experiments import indirect, more_sources, peers
-from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib
+from threadcost.runsafety.isolate import run_isolated
 
 SOURCE_IDS = ["C30", "C31", "C32", "C33", "C34", "C35"]
 

@@ -15,8 +15,8 @@ import nbformat
 import pytest
 
 from tests.conftest import NOTEBOOK_CELL_TIMEOUT_S, NOTEBOOK_TEST_TIMEOUT_S, run_notebook
-from threadcost.notebook_run import NotebookTimeout, client_stalls, execute
-from threadcost.paper import notebook_order
+from threadcost.paper.build import notebook_order
+from threadcost.paper.notebook_run import NotebookTimeout, client_stalls, execute
 
 REPEATS = 20
 
@@ -57,7 +57,7 @@ def test_a_cell_that_raises_is_not_reported_as_a_timeout(tmp_path: Path) -> None
 
 
 def test_the_suite_and_the_paper_bound_every_cell() -> None:
-    from threadcost import paper
+    from threadcost.paper import build as paper
 
     assert 0 < NOTEBOOK_CELL_TIMEOUT_S < NOTEBOOK_TEST_TIMEOUT_S
     assert paper.CELL_TIMEOUT_S > 0 and paper.KERNEL_START_TIMEOUT_S > 0

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import QuickPaper
-from threadcost import datastore
-from threadcost.render import remote_references
+from threadcost.paper.render import remote_references
+from threadcost.store import datastore
 
 pytestmark = pytest.mark.notebook
 

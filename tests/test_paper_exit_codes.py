@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import paper
 from threadcost.errors import DataError, LimitReached, ParameterError
+from threadcost.paper import build as paper
 
 ENOSPC_TEXT = "[Errno 28] No space left on device: '/repo/vendor/vega.js' -> '/out/vega.js'"
 CASES = [

@@ -15,7 +15,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from threadcost import hygiene, paper, vocabulary
+from threadcost import vocabulary
+from threadcost.paper import build as paper
+from threadcost.paper import hygiene
 from threadcost.views import tables
 
 REPO = Path(__file__).resolve().parent.parent

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import parameters
 from threadcost.errors import ParameterError
+from threadcost.settings import parameters
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
@@ -202,7 +202,7 @@ def test_a_list_typed_with_dash_p_is_parsed() -> None:
 
 
 def test_a_notebook_refuses_a_name_papermill_injected(monkeypatch: pytest.MonkeyPatch) -> None:
-    from threadcost import parameter_input
+    from threadcost.settings import parameter_input
 
     monkeypatch.setattr(parameter_input, "injected_names", lambda: ["malloc_mibb"])
     namespace = {p.name: p.default for p in parameters.for_notebook("01_malloc_touch")}
@@ -216,7 +216,7 @@ def test_a_notebook_refuses_a_name_papermill_injected(monkeypatch: pytest.Monkey
 def test_injected_names_reads_papermills_cell(monkeypatch: pytest.MonkeyPatch) -> None:
     import types
 
-    from threadcost import parameter_input
+    from threadcost.settings import parameter_input
 
     shell = types.SimpleNamespace(history_manager=types.SimpleNamespace(input_hist_raw=[
         "", "# Parameters (papermill: ...)\nmalloc_mib: int = 400\n",

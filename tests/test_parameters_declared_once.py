@@ -1,6 +1,6 @@
 """Each parameter's default, unit and range live in its declaration (#36 item 3).
 
-- params/default.yaml is generated from threadcost/parameters.py (`make params`) and
+- params/default.yaml is generated from threadcost/settings/parameters.py (`make params`) and
   carries every declared default; quick.yaml and large.yaml name the same parameters,
   each value within its declared range.
 - The experiments' checks take their defaults and ranges from the declarations, and
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from threadcost import parameters
 from threadcost.errors import ParameterError
+from threadcost.settings import parameters
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
@@ -35,7 +35,7 @@ SETS = sorted((REPO / "params").glob("*.yaml"))
 def test_default_set_is_generated() -> None:
     text = (REPO / "params" / "default.yaml").read_text(encoding="utf-8")
     assert text == parameters_cells.default_set(), "params/default.yaml: run `make params`"
-    assert text.startswith("# Generated from the declarations in threadcost/parameters.py")
+    assert text.startswith("# Generated from the declarations in threadcost/settings/parameters.py")
     values = yaml.safe_load(text)
     expected = {p.name: p.default for p in parameters.DECLARATIONS
                 if p.name not in parameters.NOT_IN_SETS}
@@ -130,7 +130,7 @@ WELL_KNOWN = ("switch_iterations", "switch_echo_iterations", "switch_placement_i
 # "20000", ...)", "/ 20000".
 STALE = (33,)  # malloc_points' old copies (the experiment and the CLI said 33)
 SEARCHED = ("threadcost", "notebooks", "tools")
-SKIPPED = ("threadcost/parameters.py",  # the declarations themselves
+SKIPPED = ("threadcost/settings/parameters.py",  # the declarations themselves
            "threadcost/claims/")  # sources' own words and formulas, quoted
 
 
@@ -161,8 +161,8 @@ def test_well_known_defaults_are_typed_only_in_their_declaration() -> None:
             for number, line in enumerate(_code(path).splitlines(), 1):
                 if pattern.search(line):
                     found.append(f"{rel}:{number}: {line.strip()}")
-    assert found == [], "read these from threadcost.parameters.declared(...):\n" + "\n".join(
-        found)
+    assert found == [], ("read these from threadcost.settings.parameters.declared(...):\n"
+                         + "\n".join(found))
 
 
 def test_the_search_finds_a_copy() -> None:

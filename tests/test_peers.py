@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import cli_json, run_cli
-from threadcost import ParameterError, sysinfo
+from threadcost import ParameterError
 from threadcost.experiments import peers, sleepers
+from threadcost.host import sysinfo
 
 CPU = sysinfo.affinity()[0]
 needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="Go is not installed")

@@ -1,6 +1,6 @@
 """#37 item 3: every parameter of every notebook is judged before the first measurement.
 
-``threadcost.prechecks.check_all`` is what ``make paper`` / ``threadcost paper`` run
+``threadcost.paper.prechecks.check_all`` is what ``make paper`` / ``threadcost paper`` run
 before any notebook starts. Each declared parameter is given a value no experiment
 accepts; the refusal must come from the precheck (nothing runs), name the notebook and
 the parameter, show the value and say what is allowed. A command-line run per
@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
-from threadcost import parameters, prechecks
 from threadcost.errors import LimitReached, ParameterError
+from threadcost.paper import prechecks
+from threadcost.settings import parameters
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -72,7 +73,7 @@ def _imported() -> None:
 def test_every_parameter_is_refused_before_anything_runs(
         stem: str, param: parameters.Param, monkeypatch: pytest.MonkeyPatch) -> None:
     # nothing may start: a child process, a C kernel or a peer program would be a measurement
-    from threadcost import isolate
+    from threadcost.runsafety import isolate
 
     def started(*_: Any, **__: Any) -> None:
         raise AssertionError("a precheck started a measurement")
@@ -143,7 +144,7 @@ def _assert_refused(stem: str, name: str, value: Any, err: str, tmp_path: Path) 
 def test_paper_refuses_each_section_in_one_line(stem: str, name: str, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    from threadcost import paper
+    from threadcost.paper import build as paper
 
     monkeypatch.setenv("THREADCOST_DATA_DIR", str(tmp_path / "runs"))
     path, value = _refusal_file(tmp_path, name)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from threadcost import ParameterError, isolate, leakcheck, sysinfo
+from threadcost import ParameterError
 from threadcost.experiments import process_memory
+from threadcost.host import sysinfo
+from threadcost.runsafety import isolate, leakcheck
 
 TOUCH_KIB = 512
 

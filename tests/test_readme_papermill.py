@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import parameters
+from threadcost.settings import parameters
 
 REPO = Path(__file__).resolve().parent.parent
 REPEATS = 20

@@ -25,8 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import datastore, machine
 from threadcost.experiments import registry
+from threadcost.host import machine
+from threadcost.store import datastore
 
 REPO = Path(__file__).resolve().parent.parent
 QUICK = REPO / "params" / "quick.yaml"
@@ -74,7 +75,7 @@ def printed_numbers(page: Path) -> list[str]:
 # CPU; all nine cost 84 s): page 04, four experiments, whose measuring build shows the
 # Results it holds and whose redraw reads them back from the store, with the
 # measuring-order effect above. A notebook's drawing from stored runs is the same
-# mechanism on every page (threadcost.stored.Store with measure=False). The summary
+# mechanism on every page (threadcost.store.stored.Store with measure=False). The summary
 # pages read the store in both builds; the claims page is drawn without measuring by
 # tests/test_untrusted_data.py.
 REDRAWN = ("04",)
@@ -249,7 +250,7 @@ def test_every_notebook_label_is_a_registered_experiment() -> None:
 
 
 def test_registry_entries_point_at_real_modules_and_notebooks() -> None:
-    from threadcost import paper
+    from threadcost.paper import build as paper
 
     for entry in registry.EXPERIMENTS:
         module = paper.experiment_module(entry.name)
@@ -338,8 +339,8 @@ def test_store_reads_back_what_it_stored_and_stands_in_for_what_is_missing(
         tmp_path: Path) -> None:
     import pandas as pd
 
-    from threadcost import stored
     from threadcost.results import Result
+    from threadcost.store import stored
 
     fp = {**machine.fingerprint(include_git=False), "git": {"commit": "a" * 40, "dirty": False}}
     frame = pd.DataFrame({"n": [1, 2, 3], "ns": [10.5, 20.25, 30.0]})

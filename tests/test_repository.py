@@ -118,7 +118,7 @@ def test_make_paper_and_lab_install_no_test_or_browser_tools(target: str) -> Non
 
 
 def test_notebooks_have_one_source_each_with_a_parameters_cell() -> None:
-    from threadcost import notebook_sources
+    from threadcost.paper import notebook_sources
 
     assert not list((REPO / "notebooks").glob("*.ipynb")), "notebooks are py:percent sources"
     assert not list((REPO / "tools").glob("make_nb_*.py")), "no generated notebook sources"
@@ -147,7 +147,7 @@ def test_binder_post_build_is_strict() -> None:
 
 
 def test_editing_the_py_source_changes_the_notebook(tmp_path: Path) -> None:
-    from threadcost import notebook_sources
+    from threadcost.paper import notebook_sources
 
     source = notebook_sources.source_for("01_malloc_touch")
     edited = tmp_path / source.name
@@ -161,7 +161,7 @@ def test_editing_the_py_source_changes_the_notebook(tmp_path: Path) -> None:
 
 
 def test_no_data_file_exceeds_2_mib() -> None:
-    """Raw-sample tables are stored as .csv.gz (threadcost.datastore); every file
+    """Raw-sample tables are stored as .csv.gz (threadcost.store.datastore); every file
     under data/ stays small enough for git."""
     big = [(str(p.relative_to(REPO)), p.stat().st_size) for p in (REPO / "data").rglob("*")
            if p.is_file() and p.stat().st_size > 2 * 1024 * 1024]
@@ -169,7 +169,7 @@ def test_no_data_file_exceeds_2_mib() -> None:
 
 
 def test_every_committed_run_loads() -> None:
-    from threadcost import datastore
+    from threadcost.store import datastore
 
     runs = datastore.list_runs(data_dir=REPO / "data")
     dirs = [p for m in (REPO / "data").iterdir() if m.is_dir() and m.name != "published"

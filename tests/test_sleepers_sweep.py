@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from threadcost import ParameterError, leakcheck, sysinfo
+from threadcost import ParameterError
 from threadcost.experiments import sleepers
+from threadcost.host import sysinfo
 from threadcost.results import Result
+from threadcost.runsafety import leakcheck
 
 COUNTS = [4, 12]
 PERIOD_MS, DURATION_MS = 2, 20

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import run_cli
-from threadcost import validate
 from threadcost.errors import ParameterError
+from threadcost.settings import validate
 
 # Digits Python's int() and float() accept but a user did not type as ASCII.
 ARABIC_100 = "\u0661\u0660\u0660"

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from threadcost import ParameterError, sysinfo
+from threadcost import ParameterError
 from threadcost.experiments import thread_memory as tm
-from threadcost.isolate import run_isolated
+from threadcost.host import sysinfo
 from threadcost.native import ffi, lib
+from threadcost.runsafety.isolate import run_isolated
 
 PAGE_KIB = sysinfo.PAGE_SIZE // 1024
 IDLE_SLACK_KIB = 32  # per thread: what an idle thread may have resident

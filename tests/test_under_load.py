@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from threadcost import datastore, isolate
 from threadcost.errors import RunTimeout
+from threadcost.runsafety import isolate
+from threadcost.store import datastore
 
 SAVER = """
 import sys

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import altair as alt
 
-from threadcost import render, vega_assets
+from threadcost.paper import render, vega_assets
 from threadcost.views import charts
 
 REPO = Path(__file__).resolve().parents[1]

@@ -48,7 +48,7 @@ from threadcost import datastore
 views = [m.name for m in pkgutil.iter_modules(threadcost.views.__path__)]
 for name in views:
     importlib.import_module(f"threadcost.views.{name}")
-for name in ("threadcost.paper", "threadcost.paper_pages", "threadcost.stored",
+for name in ("threadcost.paper.build", "threadcost.paper.pages", "threadcost.store.stored",
              "threadcost.findings", "threadcost.claims"):
     importlib.import_module(name)
 drawn = []

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import hygiene, paths, peers, vocabulary
+from threadcost import paths, peers, vocabulary
 from threadcost.findings.brigade import net_name, peer_name
+from threadcost.paper import hygiene
 
 REPO = paths.REPO_ROOT
 DATA = REPO / "data"
@@ -113,7 +114,8 @@ def test_page_07_closing_words_without_runs(tmp_path: Path) -> None:
 def test_the_peer_brigade_finding_is_net_of_the_tables_gross_hop(placement: str) -> None:
     """The table shows each kind's gross time per hop (pipe calls included), the one-thread
     brigade too; the page's finding is net of that baseline: between 0 and the gross hop."""
-    from threadcost import datastore, findings
+    from threadcost import findings
+    from threadcost.store import datastore
     from threadcost.views import runtimes
 
     run = datastore.latest_run("peer_brigade", DATA, AMD)

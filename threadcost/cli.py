@@ -201,7 +201,7 @@ def _main(module: ModuleType, args: argparse.Namespace, prog: str) -> int:
         _stdout_gone()
         code = EXIT_BROKEN_PIPE
     if getattr(args, "save", False):  # saved even when nobody read stdout to the end
-        from threadcost.datastore import save_run
+        from threadcost.store.datastore import save_run
 
         try:
             path = save_run(result)

@@ -122,7 +122,7 @@ _DISK_ADVICE = {
 
 class DataError(ThreadcostError):
     """A data file is missing, unreadable or does not match the schema (raised by
-    :mod:`threadcost.datastore`, which re-exports it)."""
+    :mod:`threadcost.store.datastore`, which re-exports it)."""
 
 
 def one_line(exc: BaseException) -> tuple[str | None, bool]:

@@ -129,7 +129,8 @@ def machine_md(fp: dict[str, Any], name: str = "machine_memory_gib") -> str:
     """The machine in one sentence for Markdown (``machine.describe``, escaped), its RAM
     marked as the finding ``machine_memory_gib`` (every page prints the same line); the
     line of another machine (page 06's list) names it ``machine_memory_gib@<machine id>``."""
-    from threadcost import findings, machine
+    from threadcost import findings
+    from threadcost.host import machine
 
     text = md_text(machine.describe(fp))
     try:

@@ -26,7 +26,7 @@ def discover() -> list[Path]:
     Summaries (00, 06) read the runs the experiment notebooks stored, so they go last,
     as in ``make paper``.
     """
-    from threadcost.paper import notebook_order
+    from threadcost.paper.build import notebook_order
 
     return notebook_order(NOTEBOOKS)
 
@@ -41,7 +41,7 @@ def prepare(source: Path, target_dir: Path, data_dir: Path, figures_dir: Path) -
     import papermill as pm
 
     target_dir.mkdir(parents=True, exist_ok=True)
-    from threadcost import notebook_sources
+    from threadcost.paper import notebook_sources
 
     target = target_dir / f"{source.stem}.ipynb"
     source = notebook_sources.write_ipynb(source, target_dir.parent / "sources")

@@ -23,13 +23,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from threadcost import datastore, machine
 from threadcost.claims import catalogue, readings, summary
 from threadcost.claims.model import CLASSES, NOT_RUN, AssertionVerdict, ClaimVerdict
 from threadcost.claims.published import claims, quotes, sources, value, values, values_for
 from threadcost.claims.read.switching import yardstick
+from threadcost.host import machine
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, UnreadableRun
+from threadcost.store import datastore
 
 __all__ = ["CLASSES", "AssertionVerdict", "ClaimVerdict", "claims", "folklore",
            "for_experiment", "for_page", "judge", "measure", "quotes", "reading_name",

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from threadcost import claims, datastore
+from threadcost import claims
 from threadcost.claims import catalogue
 from threadcost.claims.model import NOT_RUN, ClaimVerdict
 from threadcost.measured.runs import Runs
+from threadcost.store import datastore
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What the claims say in a few sentences: which folklore holds here, which does not, why.
 
-Read by the index and the abstract (threadcost/paper_summary.py), notebook 06 and
+Read by the index and the abstract (threadcost/paper/summary.py), notebook 06 and
 ``threadcost claims``; every number comes from :func:`threadcost.claims.judge`.
 """
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from threadcost.parameters import cli_default
-from threadcost.parameters import declared as declaration
+from threadcost.settings.parameters import cli_default
+from threadcost.settings.parameters import declared as declaration
 
-# The placements of the context switch, as declared (threadcost.parameters).
+# The placements of the context switch, as declared (threadcost.settings.parameters).
 PLACEMENTS = declaration("switch_placements").choices
 PLACEMENTS_SOURCE = "threadcost.experiments.context_switch:PLACEMENTS"
 
@@ -51,7 +51,7 @@ def value(parser: argparse.ArgumentParser, flag: str, default: str | None, help:
 def declared(parser: argparse.ArgumentParser, flag: str, name: str, help: str,
              *, metavar: str | None = None) -> argparse.Action:
     """An option whose default, unit and range are the notebook parameter ``name``'s
-    declaration (threadcost.parameters): ``help`` says what it is, the range is
+    declaration (threadcost.settings.parameters): ``help`` says what it is, the range is
     appended, and ``tests/test_parameters.py`` finds it by ``declared_name``."""
     allowed = declaration(name).range_text().replace("%", "%%")
     action = value(parser, flag, cli_default(name), f"{help}, {allowed}" if allowed else help,

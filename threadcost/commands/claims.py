@@ -40,14 +40,15 @@ class ClaimsResult(Result):
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost import claims, datastore, paths
+    from threadcost import claims, paths
+    from threadcost.store import datastore
 
     if args.data_dir:
         folder = Path(args.data_dir)
     elif getattr(args, "all_machines", False):  # the committed folders (where all are)
         folder = paths.reference_dir() or paths.data_dir()
     else:  # yours when you measured that machine, else the committed reference's
-        from threadcost import machine as machine_mod
+        from threadcost.host import machine as machine_mod
 
         folder = paths.data_dir_for(args.machine or machine_mod.machine_id())
         if not folder.is_dir():  # nothing measured here yet: the committed folders
@@ -65,7 +66,7 @@ def execute(args: argparse.Namespace) -> Result:
                              f"{', '.join(present)}")
     if getattr(args, "all_machines", False):
         return _all_machines(folder, present)
-    from threadcost import machine
+    from threadcost.host import machine
 
     mid = args.machine or machine.machine_id()
     if args.machine is None and mid not in present:

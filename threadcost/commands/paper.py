@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost import interrupts
+    from threadcost.runsafety import interrupts
 
     # Ctrl-C or SIGTERM: one line, 130 or 143, within a moment, no traceback from any
     # process (kernels included), no <out>.partial, the previous paper unchanged
@@ -35,11 +35,13 @@ def _execute(args: argparse.Namespace) -> Result:
     import os
     from pathlib import Path
 
-    from threadcost import datastore, machine, paths
+    from threadcost import paths
     from threadcost.errors import ParameterError, ThreadcostError, disk_errno
+    from threadcost.host import machine
+    from threadcost.store import datastore
 
     try:
-        from threadcost import paper
+        from threadcost.paper import build as paper
     except ImportError as exc:  # the [notebooks] extra is not installed
         raise ThreadcostError(f"threadcost paper needs the notebooks extra "
                               f"(pip install 'threadcost[notebooks]'): {exc}") from None

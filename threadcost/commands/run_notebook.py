@@ -56,8 +56,8 @@ def _typed(text: str) -> Any:
 
 
 def _source(name: str) -> Any:
-    from threadcost import notebook_sources
     from threadcost.errors import ParameterError
+    from threadcost.paper import notebook_sources
 
     books = sorted(notebook_sources.NOTEBOOKS_DIR.glob("0*.py"))
     hits = [b for b in books if b.stem == name or b.stem.startswith(f"{name}_")
@@ -70,8 +70,8 @@ def _source(name: str) -> Any:
 def checked(stem: str, args: argparse.Namespace) -> dict[str, Any]:
     """Every parameter given, checked against the notebook's declarations, before
     anything runs (ParameterError otherwise)."""
-    from threadcost import parameter_input, parameters
     from threadcost.errors import ParameterError
+    from threadcost.settings import parameter_input, parameters
 
     declared = {p.name: p for p in parameters.for_notebook(stem)}
     values: dict[str, Any] = {}
@@ -106,13 +106,14 @@ def execute(args: argparse.Namespace) -> Result:
     out = Path(args.out) if args.out else paths.build_dir() / "run" / f"{source.stem}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
-        from threadcost import notebook_sources, paper
+        from threadcost.paper import build as paper
+        from threadcost.paper import notebook_sources
     except ImportError as exc:
         raise ThreadcostError(f"run-notebook needs the notebooks extra (pip install "
                               f"'threadcost[notebooks]'): {exc}") from None
     import tempfile
 
-    from threadcost.notebook_run import NotebookTimeout
+    from threadcost.paper.notebook_run import NotebookTimeout
 
     with tempfile.TemporaryDirectory(prefix="threadcost-run-") as folder:
         staged = notebook_sources.write_ipynb(source, Path(folder))

@@ -1,6 +1,6 @@
 """One module per experiment; each exposes ``run(...) -> Result``.
 
-Every ``run`` validates all of its parameters with :mod:`threadcost.validate`
+Every ``run`` validates all of its parameters with :mod:`threadcost.settings.validate`
 before any C runs, and returns a partial :class:`~threadcost.results.Result`
 with ``limit_hit`` set when a system limit cut the run short.
 

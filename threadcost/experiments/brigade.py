@@ -28,7 +28,7 @@ PageTables + SUnreclaim (/proc/meminfo, system-wide, so noisy on a busy
 machine), which includes the pipes themselves for every kind (the goroutine
 kind reads the same counters from Go).
 
-Every C run is a fresh child process with a deadline (:mod:`threadcost.isolate`)
+Every C run is a fresh child process with a deadline (:mod:`threadcost.runsafety.isolate`)
 and a watchdog inside the kernel; the goroutine run is a subprocess with a
 deadline and its own watchdog. A run that a system limit stops (fds, threads,
 memory) gives the partial result with ``limit_hit`` naming the limit; larger N of
@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import cbuild, paths, stats, validate
+from threadcost import cbuild, paths, stats
 from threadcost.errors import KernelError
 from threadcost.experiments import peers
 from threadcost.experiments.brigade_one_run import C_KINDS, GO_LIMITS, LIMITS, run_one
@@ -70,6 +70,7 @@ from threadcost.experiments.brigade_params import (
     check_params,
 )
 from threadcost.results import Result
+from threadcost.settings import validate
 
 # Re-exported: callers (commands, views, notebooks, tests) import everything from here.
 __all__ = [
@@ -343,7 +344,7 @@ def build_reference() -> Path:
 
 def check_reference(tasks: Any, iterations: Any, warmup: Any, rounds: Any,
                     cpu: Any) -> tuple[int, int, dict[str, Any]]:
-    """What :func:`reference_check` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`reference_check` refuses, before anything runs (threadcost.paper.prechecks)."""
     n = validate.integer("tasks", tasks, minimum=1, maximum=1000)
     r = validate.integer("rounds", rounds, minimum=1, maximum=50)
     p = check_params(tasks=[n], kinds=["thread", "one-thread"], placement=["same-cpu"],

@@ -12,8 +12,8 @@ import numpy as np
 
 from threadcost.errors import KernelError, check_status
 from threadcost.experiments import peers
-from threadcost.isolate import run_isolated
 from threadcost.native import ffi, interruptible, lib, proc_status_dict
+from threadcost.runsafety.isolate import run_isolated
 
 # The C codes of the kinds declared in brigade_params, and what a limit code ran into.
 C_KINDS = {"thread": lib.TC_BR_THREAD, "epoll": lib.TC_BR_EPOLL,

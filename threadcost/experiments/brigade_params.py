@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadcost import paths, sysinfo, validate
+from threadcost import paths
 from threadcost.errors import ParameterError
-from threadcost.parameters import declared
-from threadcost.validate import one_cpu
+from threadcost.host import sysinfo
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
+from threadcost.settings.validate import one_cpu
 
 EXPERIMENT = "brigade"
-# Defaults, ranges and choices: the notebook parameters' (threadcost.parameters).
+# Defaults, ranges and choices: the notebook parameters' (threadcost.settings.parameters).
 TASKS, ITERATIONS = declared("brigade_tasks"), declared("brigade_iterations")
 WARMUP, REPEATS = declared("brigade_warmup"), declared("brigade_repeats")
 STACK_KIB = declared("brigade_stack_kib")

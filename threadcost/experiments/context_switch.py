@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import cpus, stats, validate
+from threadcost import stats
 from threadcost.errors import ParameterError
 from threadcost.experiments.context_switch_kernels import (
     BASELINES,
@@ -70,10 +70,12 @@ from threadcost.experiments.context_switch_results import (
     median_ci95,
     targets,
 )
-from threadcost.parameters import declared
+from threadcost.host import cpus
 from threadcost.results import Result
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
-# The notebook parameters whose defaults are these functions' (threadcost.parameters).
+# The notebook parameters whose defaults are these functions' (threadcost.settings.parameters).
 WS_ITERATIONS = declared("switch_ws_iterations")
 WS_SECONDS = declared("switch_ws_seconds_per_point")
 PERF_ROUNDS, PERF_ITERATIONS = declared("switch_perf_rounds"), declared("switch_perf_iterations")
@@ -128,7 +130,7 @@ def run(mechanism: Any = "pipe", placement: Any = "same-cpu", tasks: Any = "thre
       ``baseline_scale`` (0.001 .. 100) scales how many batches each baseline times.
     - ``timeout_s``: the watchdog ends the run with a KernelError when no round
       trip completes for this long (a partner that stopped answering).
-    - ``isolated``: run in a child process (threadcost.isolate) instead of here.
+    - ``isolated``: run in a child process (threadcost.runsafety.isolate) instead of here.
     - ``test_stall_after``: tests only: B stops answering after this many round trips.
 
     The summary holds ``round_trip_ns`` and ``switch_ns`` distributions
@@ -143,7 +145,7 @@ def run(mechanism: Any = "pipe", placement: Any = "same-cpu", tasks: Any = "thre
     kwargs = {"p": p, "per_sample": bool(per_sample), "record_cpus": bool(record_cpus),
               "stall_after": stall}
     if isolated:
-        from threadcost.isolate import run_isolated
+        from threadcost.runsafety.isolate import run_isolated
 
         raw = run_isolated(_pingpong, kwargs, timeout=p["timeout_s"] * 3 + 60
                            + p["iterations"] * 1e-4)

@@ -2,7 +2,7 @@
 checks of :func:`threadcost.experiments.context_switch.run`'s parameters (before any
 C runs); re-exported by :mod:`threadcost.experiments.context_switch`.
 
-Defaults and ranges are the notebook parameters' (:mod:`threadcost.parameters`). Loads
+Defaults and ranges are the notebook parameters' (:mod:`threadcost.settings.parameters`). Loads
 no kernel (the C codes of these names are in
 :mod:`threadcost.experiments.context_switch_kernels`), so the views and ``--help`` read
 the names from here on a machine without the C build."""
@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from threadcost import cpus, textout, validate
+from threadcost import textout
 from threadcost.errors import ParameterError
-from threadcost.parameters import declared
+from threadcost.host import cpus
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 EXPERIMENT = "context_switch"
 ITERATIONS = declared("switch_iterations")
@@ -44,7 +46,7 @@ def choose_cpus(placement: str, mask: Sequence[int] | None = None,
     """The CPUs of sides A and B for a placement (-1: not pinned), from this
     process's affinity mask (``mask``, ``siblings``, ``packages`` stand in for it).
 
-    same-cpu: both on the last CPU of the mask. cross-cpu: :func:`threadcost.cpus.pair`
+    same-cpu: both on the last CPU of the mask. cross-cpu: :func:`threadcost.host.cpus.pair`
     (two cores of one package where the mask has them, else SMT siblings).
     smt-siblings: two hardware threads of one core. Raises ParameterError when this
     process may not run on enough CPUs for the placement.
@@ -101,7 +103,7 @@ def check_params(mechanism: Any = "pipe", placement: Any = "same-cpu",
 
 
 # The checks of the sweeps and cross-checks built on run(), so that a build can judge a
-# notebook's values before anything runs (threadcost.prechecks) with the same bounds.
+# notebook's values before anything runs (threadcost.paper.prechecks) with the same bounds.
 
 def check_choices(mechanisms: Sequence[Any], placements: Sequence[Any],
                   tasks: Sequence[Any]) -> None:

@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import stats, sysinfo
+from threadcost import stats
 from threadcost.experiments.context_switch_kernels import LIMITS
 from threadcost.experiments.context_switch_params import EXPERIMENT
+from threadcost.host import sysinfo
 from threadcost.native import lib
 from threadcost.results import Result
 

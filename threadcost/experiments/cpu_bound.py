@@ -40,12 +40,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import cpus, stats, sysinfo, validate
+from threadcost import stats
 from threadcost.errors import KernelError, ParameterError, check_status, errno_name
-from threadcost.isolate import run_isolated
+from threadcost.host import cpus, sysinfo
 from threadcost.native import ffi, lib
-from threadcost.parameters import declared
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 EXPERIMENT = "cpu_bound"
 MODES = {"threads": lib.TC_CPU_BOUND_THREADS, "processes": lib.TC_CPU_BOUND_PROCESSES}
@@ -82,7 +84,7 @@ def check_params(tasks: Any = TASKS.default, limit: Any = LIMIT.default,
                  repeats: Any = REPEATS.default, cpu: Any = "auto",
                  run_timeout_s: Any = 120) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError); defaults and
-    ranges are the notebook parameters' (threadcost.parameters)."""
+    ranges are the notebook parameters' (threadcost.settings.parameters)."""
     p: dict[str, Any] = {
         "tasks": validate.integer("tasks", tasks, minimum=1,
                                   maximum=min(MAX_TASKS, TASKS.maximum or MAX_TASKS)),

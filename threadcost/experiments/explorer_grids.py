@@ -13,9 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import validate
 from threadcost.experiments import malloc_touch, thread_memory
 from threadcost.results import Result
+from threadcost.settings import validate
 
 MALLOC_SIZES_MIB = (16, 64, 256)
 MALLOC_POINTS = 21  # readings while touching: every 5% of the buffer

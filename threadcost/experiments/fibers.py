@@ -10,7 +10,7 @@ Two implementations of the switch (``impl``):
   On other architectures it falls back to ucontext and says so.
 
 Three measurements, all in a child process pinned to one CPU
-(:func:`threadcost.isolate.run_isolated`):
+(:func:`threadcost.runsafety.isolate.run_isolated`):
 
 - switch: fibers A and B ping-pong; one round trip is A->B->A (two switches);
 - memory: ``count`` idle fibers, each having written ``touch_kib`` of its stack;
@@ -31,13 +31,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import stats, sysinfo, validate
+from threadcost import stats
 from threadcost.errors import ParameterError, check_status
-from threadcost.isolate import run_isolated
+from threadcost.host import sysinfo
 from threadcost.native import ffi, lib, proc_status_dict
-from threadcost.parameters import declared
 from threadcost.results import Result
-from threadcost.validate import one_cpu
+from threadcost.runsafety.isolate import run_isolated
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
+from threadcost.settings.validate import one_cpu
 
 EXPERIMENT = "fibers"
 IMPLS = {"ucontext": lib.TC_FIBER_UCONTEXT, "asm": lib.TC_FIBER_ASM}
@@ -66,7 +68,7 @@ def max_fibers() -> int:
     return max(1, (map_count - MAP_MARGIN) // 2)
 
 
-# Defaults and ranges: the notebook parameters' (threadcost.parameters).
+# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
 SWITCHES, WARMUP = declared("tasks_switch_iterations"), declared("tasks_warmup")
 COUNT, STACK_KIB = declared("tasks_fiber_count"), declared("tasks_fiber_stack_kib")
 POINTS = declared("tasks_memory_points")

@@ -24,14 +24,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import cpus as cpu_sets
-from threadcost import stats, validate
+from threadcost import stats
 from threadcost.errors import check_status
 from threadcost.experiments import context_switch as cs
 from threadcost.experiments import fibers
-from threadcost.isolate import run_isolated
+from threadcost.host import cpus as cpu_sets
 from threadcost.native import ffi, lib
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
+from threadcost.settings import validate
 
 INDIRECT = "indirect_cost"
 SWITCH_COUNTS = "switch_counts"
@@ -78,7 +79,7 @@ def _indirect_child(points: list[tuple[int, int]], repeats: int, cpu: int | None
 
 def check_indirect_cost(array_kib: Any, strides: Any, repeats: Any, cpu: Any,
                         target_accesses: Any) -> dict[str, Any]:
-    """What :func:`indirect_cost` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`indirect_cost` refuses, before anything runs (threadcost.paper.prechecks)."""
     sizes = validate.integer_list("array_kib", array_kib, minimum=0, maximum=1 << 22,
                                   max_items=32)
     steps = validate.integer_list("strides", strides, minimum=1, maximum=1 << 20,
@@ -180,7 +181,7 @@ def _tsuna_row(tasks: str, rep: int, iterations: int, cpu: int) -> dict[str, Any
 
 def check_switch_counts(mechanisms: Any, tasks: Any, repeats: Any,
                         iterations: Any) -> dict[str, Any]:
-    """What :func:`switch_counts` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`switch_counts` refuses, before anything runs (threadcost.paper.prechecks)."""
     mechs = validate.choice_list("mechanisms", mechanisms, cs.MECHANISMS)
     kinds = validate.choice_list("tasks", tasks, cs.TASKS)
     p = {"mechanisms": mechs, "tasks": kinds, "placement": "same-cpu",

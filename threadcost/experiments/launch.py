@@ -12,7 +12,7 @@ A *burst* starts N threads that stay alive until all exist, timing every
 create, then joins them: the scaled-down form of C10's million-thread run.
 
 Every measurement runs in its own small child process
-(:func:`threadcost.isolate.run_isolated`): forking from a big multi-threaded
+(:func:`threadcost.runsafety.isolate.run_isolated`): forking from a big multi-threaded
 Jupyter kernel would be risky and would measure the kernel, not the launch.
 """
 
@@ -27,12 +27,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import cbuild, paths, validate
+from threadcost import cbuild, paths
 from threadcost.errors import KernelError, ParameterError, check_status
-from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib, run_stoppable
-from threadcost.parameters import declared
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 EXPERIMENT = "launch"
 KINDS = {
@@ -88,7 +89,7 @@ def check_params(kinds: Any = "thread", iterations: Any = ITERATIONS.default,
                  memcpy_kib: Any = MEMCPY_KIB.default, baseline: Any = True,
                  parent: Any = "small") -> dict[str, Any]:
     """Validate and normalise every parameter (raises ParameterError); defaults and
-    ranges are the notebook parameters' (threadcost.parameters)."""
+    ranges are the notebook parameters' (threadcost.settings.parameters)."""
     mems = validate.integer_list("parent_touch_mib", parent_touch_mib, minimum=0,
                                  maximum=MAX_PARENT_MIB, max_items=32)
     validate.memory_fits("parent_touch_mib", parent_touch_mib, max(mems) * 1024)
@@ -552,7 +553,7 @@ GROWTH_EXPERIMENT = "launch_growth"
 
 def check_growth_repeats(kinds: Any, parent_touch_mib: Any, repeats: Any, iterations: Any,
                          warmup: Any, pin: Any) -> dict[str, Any]:
-    """What :func:`growth_repeats` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`growth_repeats` refuses, before anything runs (threadcost.paper.prechecks)."""
     p = check_params(kinds, iterations, warmup, 0, pin, parent_touch_mib)
     p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
     return p

@@ -18,22 +18,23 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import sysinfo, validate
 from threadcost.errors import ParameterError
+from threadcost.host import sysinfo
 from threadcost.results import Result
 
 # The limits' readers, and the naming of a limit from an errno, live under the
-# experiments (threadcost.syslimits); re-exported here for the notebooks and tests.
-from threadcost.syslimits import CGROUP_MARGIN as CGROUP_MARGIN
-from threadcost.syslimits import MEMORY_REFUSED as MEMORY_REFUSED
-from threadcost.syslimits import NOMINAL_THREAD_KIB as NOMINAL_THREAD_KIB
-from threadcost.syslimits import TASK_REFUSED as TASK_REFUSED
-from threadcost.syslimits import default_stack_kib as default_stack_kib
-from threadcost.syslimits import explain_failure as explain_failure
-from threadcost.syslimits import memory_cgroup as memory_cgroup
-from threadcost.syslimits import name_from_errno as name_from_errno
-from threadcost.syslimits import pids_cgroup as pids_cgroup
-from threadcost.syslimits import pids_refused as pids_refused
+# experiments (threadcost.runsafety.syslimits); re-exported here for the notebooks and tests.
+from threadcost.runsafety.syslimits import CGROUP_MARGIN as CGROUP_MARGIN
+from threadcost.runsafety.syslimits import MEMORY_REFUSED as MEMORY_REFUSED
+from threadcost.runsafety.syslimits import NOMINAL_THREAD_KIB as NOMINAL_THREAD_KIB
+from threadcost.runsafety.syslimits import TASK_REFUSED as TASK_REFUSED
+from threadcost.runsafety.syslimits import default_stack_kib as default_stack_kib
+from threadcost.runsafety.syslimits import explain_failure as explain_failure
+from threadcost.runsafety.syslimits import memory_cgroup as memory_cgroup
+from threadcost.runsafety.syslimits import name_from_errno as name_from_errno
+from threadcost.runsafety.syslimits import pids_cgroup as pids_cgroup
+from threadcost.runsafety.syslimits import pids_refused as pids_refused
+from threadcost.settings import validate
 
 EXPERIMENT = "thread_limits"
 PID_MAX_LIMIT = 4_194_304  # the kernel's ceiling for kernel.pid_max on 64-bit
@@ -280,12 +281,12 @@ def spawn_until_failure(max_threads: Any = 40_000, stack_kib: Any = 0,
     Bounded by ``max_threads`` (at most {SPAWN_MAX:,}); the threads block, are
     counted, then released and joined. By default the run stops at the reserve
     of process ids, threads and memory it leaves the rest of the machine
-    (:mod:`threadcost.reserve`), and ``limit_hit`` names the limit protected.
+    (:mod:`threadcost.runsafety.syslimits`), and ``limit_hit`` names the limit protected.
     ``exhaust=True`` goes to the limit itself (C08's spawn-until-failure): it
     takes process ids from the whole system while it runs, so do not use it on a
     machine others rely on.
     """
-    from threadcost.isolate import run_isolated
+    from threadcost.runsafety.isolate import run_isolated
 
     n, stack, cap, wait = check_spawn_until_failure(max_threads, stack_kib,
                                                     address_space_mib, timeout, exhaust)

@@ -4,7 +4,7 @@ Claim C07: allocating 400 MiB moves the virtual size (VSZ) at once but not the
 resident set (RSS); only writing to the pages makes them resident.
 
 The kernel runs in a child process forked from threadcost's forkserver
-(:func:`threadcost.isolate.run_isolated`), never in the caller's. The caller may be a
+(:func:`threadcost.runsafety.isolate.run_isolated`), never in the caller's. The caller may be a
 Jupyter kernel, whose own threads start threads whenever they like: pyzmq starts its
 garbage-collector thread (and a ZMQ context with two more) the first time the IOPub
 thread sends a large output, and each new thread adds its stack and a 64 MiB glibc
@@ -30,9 +30,9 @@ from threadcost.experiments.malloc_touch_params import (
     STAGES,
     check_params,
 )
-from threadcost.isolate import run_isolated
 from threadcost.native import ffi, interruptible, lib, proc_status_dict
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
 
 # Re-exported: callers (commands, other experiments, tests) import them from here.
 __all__ = ["ALLOCATORS", "EXPERIMENT", "MAX_POINTS", "STAGES", "VSZ_SLACK_KIB", "check_params",

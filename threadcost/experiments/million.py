@@ -24,12 +24,13 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import sysinfo, validate
 from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.experiments import peers
-from threadcost.isolate import run_isolated
+from threadcost.host import sysinfo
 from threadcost.native import ffi, lib
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
+from threadcost.settings import validate
 
 GOROUTINES_EXPERIMENT = "goroutines_million"
 THREADS_EXPERIMENT = "threads_ceiling"
@@ -89,7 +90,7 @@ MILLION_VARIANTS = {
 
 
 def check_goroutines(count: Any, sleep_ms: Any, variants: Any, repeats: Any) -> dict[str, Any]:
-    """What :func:`goroutines` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`goroutines` refuses, before anything runs (threadcost.paper.prechecks)."""
     return {"count": validate.integer("count", count, minimum=1, maximum=10_000_000),
             "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=0, maximum=60_000),
             "variants": [v for v in MILLION_VARIANTS
@@ -183,7 +184,7 @@ def _threads_child(count: int, stack_kib: int, sleep_ms: int) -> dict[str, Any]:
 
 
 def check_threads(cap: Any, stack_kib: Any, sleep_ms: Any) -> dict[str, Any]:
-    """What :func:`threads` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`threads` refuses, before anything runs (threadcost.paper.prechecks)."""
     return {"cap": validate.integer("cap", cap, minimum=1, maximum=1_000_000),
             "stack_kib": validate.stack_kib("stack_kib", stack_kib),
             "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=1, maximum=60_000)}
@@ -236,7 +237,7 @@ PEER_NEED_KIB = {"rust-thread": 64, "java-platform": 128, "tokio-task": 2,
 
 def check_peer_tasks(kinds: Any, count: Any, sleep_ms: Any, thread_cap: Any,
                      gate: Any = True) -> dict[str, Any]:
-    """What :func:`peer_tasks` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`peer_tasks` refuses, before anything runs (threadcost.paper.prechecks)."""
     from threadcost import peers as registry
 
     return {"kinds": validate.choice_list("kinds", kinds, list(registry.KINDS)),

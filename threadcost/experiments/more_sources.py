@@ -22,13 +22,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import reserve, stats, validate
+from threadcost import stats
 from threadcost.errors import ParameterError, check_status
 from threadcost.experiments import fibers, peers
-from threadcost.isolate import run_isolated
 from threadcost.native import ffi, lib
-from threadcost.parameters import declared
 from threadcost.results import Result
+from threadcost.runsafety import syslimits
+from threadcost.runsafety.isolate import run_isolated
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 FIBER_GAP = "fiber_gap"
 GO_LOCKED = "go_lockosthread"
@@ -37,7 +39,7 @@ GAP_ITEMS = ("asm", "ucontext", "sigprocmask")
 SIGMASK_OPS = 2000  # calls per timed batch of the sigprocmask yardstick
 SIGMASK_BATCHES = 21
 MAX_WAVE = 10_000
-# Defaults and ranges of S11's run: the notebook parameters' (threadcost.parameters).
+# Defaults and ranges of S11's run: the notebook parameters' (threadcost.settings.parameters).
 REPEATS, GO_ITERATIONS = declared("sources_repeats"), declared("sources_go_iterations")
 
 
@@ -81,7 +83,7 @@ def _gap_child(iterations: int, warmup: int, repeats: int, cpu: int | None,
 
 def check_fiber_gap(repeats: Any, iterations: Any, warmup: Any, cpu: Any,
                     stack_kib: Any = 64) -> dict[str, Any]:
-    """What :func:`fiber_gap` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`fiber_gap` refuses, before anything runs (threadcost.paper.prechecks)."""
     return {"repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),
             "iterations": validate.integer("iterations", iterations, minimum=100,
                                            maximum=fibers.MAX_ITERATIONS),
@@ -128,7 +130,7 @@ def fiber_gap(repeats: Any = 7, iterations: Any = 100_000, warmup: Any = 10_000,
 
 def check_go_lockosthread(repeats: Any, iterations: Any, warmup: Any,
                           gomaxprocs: Any = 1) -> dict[str, Any]:
-    """What :func:`go_lockosthread` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`go_lockosthread` refuses, before anything runs (threadcost.paper.prechecks)."""
     return {"repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
             "iterations": validate.integer("iterations", iterations, **GO_ITERATIONS.bounds),
             "warmup": validate.integer("warmup", warmup, minimum=0, maximum=10_000_000),
@@ -200,7 +202,7 @@ def check_thread_waves(total: Any, wave: Any, repeats: Any,
     w = validate.integer("wave", wave, minimum=1, maximum=MAX_WAVE)
     r = validate.integer("repeats", repeats, minimum=1, maximum=1000)
     stack = validate.integer("stack_kib", stack_kib, minimum=0, maximum=1 << 20)
-    budget = reserve.thread_budget(max(stack, 64))
+    budget = syslimits.thread_budget(max(stack, 64))
     if budget.caps(w + 16):
         raise ParameterError("wave", wave, f"must leave the reserves alone: {budget.detail}")
     return n, w, r, stack

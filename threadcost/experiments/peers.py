@@ -25,13 +25,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import cpus, stats, validate
+from threadcost import stats
 from threadcost.errors import ParameterError
 from threadcost.experiments.fibers import one_cpu
-from threadcost.parameters import declared
+from threadcost.host import cpus
 from threadcost.peers.base import clean_env, parse_json, run_command
 from threadcost.peers.go import GO
 from threadcost.results import Result
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 EXPERIMENT = "peers"
 MAX_ITERATIONS = 10_000_000
@@ -88,7 +90,7 @@ def check_params(iterations: Any = ITERATIONS.default, warmup: Any = WARMUP.defa
                  period_ms: Any = PERIOD_MS.default, duration_ms: Any = 2000,
                  stagger_ms: Any = STAGGER_MS.default) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError); the declared
-    ones' defaults and ranges are the notebook parameters' (threadcost.parameters)."""
+    ones' defaults and ranges are the notebook parameters' (threadcost.settings.parameters)."""
     p: dict[str, Any] = {
         "iterations": validate.integer("iterations", iterations, **ITERATIONS.bounds),
         "warmup": validate.integer("warmup", warmup, **WARMUP.bounds),
@@ -203,7 +205,7 @@ def _not_run_result(experiment: str, p: dict[str, Any], reason: str) -> Result:
 
 
 def check_launch_run(iterations: Any, warmup: Any, cpu: Any) -> dict[str, Any]:
-    """What :func:`launch_run` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`launch_run` refuses, before anything runs (threadcost.paper.prechecks)."""
     return {"iterations": validate.integer("iterations", iterations, **LAUNCHES.bounds),
             "warmup": validate.integer("warmup", warmup, minimum=0, maximum=MAX_ITERATIONS),
             "cpu": one_cpu("cpu", cpu, allow_none=False)}
@@ -242,7 +244,7 @@ def launch_run(iterations: Any = LAUNCHES.default, warmup: Any = LAUNCHES.defaul
 
 
 def check_pinning_run(repeats: Any, iterations: Any, warmup: Any, cpu: Any) -> dict[str, Any]:
-    """What :func:`pinning_run` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`pinning_run` refuses, before anything runs (threadcost.paper.prechecks)."""
     return {"repeats": validate.integer("repeats", repeats, minimum=2, maximum=1000),
             "iterations": validate.integer("iterations", iterations, minimum=1000,
                                            maximum=MAX_ITERATIONS),

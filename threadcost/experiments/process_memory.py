@@ -35,12 +35,13 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import sysinfo, validate
 from threadcost.errors import KernelError, check_status
-from threadcost.isolate import run_isolated
+from threadcost.host import sysinfo
 from threadcost.native import ffi, lib
-from threadcost.parameters import declared
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 EXPERIMENT = "process_memory"
 SERIES = {
@@ -73,7 +74,7 @@ REPEATS = declared("memory_process_repeats")
 def check_params(counts: Any = tuple(COUNTS.default), touch_kib: Any = TOUCH_KIB.default,
                  repeats: Any = REPEATS.default, settle_ms: Any = 50) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError); defaults and
-    ranges are the notebook parameters' (threadcost.parameters)."""
+    ranges are the notebook parameters' (threadcost.settings.parameters)."""
     p: dict[str, Any] = {
         "counts": validate.integer_list("counts", counts, minimum=COUNTS.minimum,
                                         maximum=max_children()),

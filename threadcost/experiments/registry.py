@@ -7,7 +7,7 @@ experiment's runs are declared in the claims' records (``experiments``) and list
 :func:`threadcost.claims.for_experiment`.
 
 Used by the paper (the code a page links to: :func:`module_path`), by
-:mod:`threadcost.stored` (a stored run older than its experiment's tables reads as
+:mod:`threadcost.store.stored` (a stored run older than its experiment's tables reads as
 "not measured on this machine") and by the tests, which check that every
 ``Result(experiment=...)`` in ``threadcost/`` and every experiment stored under
 ``data/`` is declared here.

@@ -28,15 +28,16 @@ import numpy as np
 import pandas as pd
 
 from threadcost import peers as registry
-from threadcost import stats, validate
+from threadcost import stats
 from threadcost.experiments.fibers import one_cpu
-from threadcost.parameters import declared
 from threadcost.results import Result
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 EXPERIMENT = "peer_runtimes"
 KINDS = declared("tasks_peer_kinds").choices
 THREAD_KINDS = ("rust-thread", "java-platform")
-# Defaults and ranges: the notebook parameters' (threadcost.parameters).
+# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
 ITERATIONS, LAUNCHES = declared("tasks_peer_iterations"), declared("tasks_peer_launch_iterations")
 TASK_COUNT, THREAD_COUNT = declared("tasks_peer_tasks"), declared("tasks_peer_threads")
 REPEATS = declared("tasks_peer_repeats")
@@ -149,7 +150,7 @@ PLACEMENTS = ("same-cpu", "unpinned")
 
 def check_brigade(tasks: Any, kinds: Any, placements: Any, iterations: Any, warmup: Any,
                   repeats: Any, cpu: Any) -> dict[str, Any]:
-    """What :func:`brigade` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`brigade` refuses, before anything runs (threadcost.paper.prechecks)."""
     chosen = validate.choice_list("kinds", kinds, BRIGADE_KINDS)
     p: dict[str, Any] = {
         "tasks": sorted(set(validate.integer_list("tasks", tasks, minimum=1, maximum=4000))),

@@ -38,11 +38,13 @@ from typing import Any
 import pandas as pd
 
 from threadcost import peers as peer_kinds
-from threadcost import stats, sysinfo, validate
+from threadcost import stats
 from threadcost.errors import ParameterError, check_status
-from threadcost.isolate import run_isolated
+from threadcost.host import sysinfo
 from threadcost.native import ffi, lib, proc_status_dict
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
+from threadcost.settings import validate
 
 EXPERIMENT = "sleepers"
 VARIANTS = ("threads", "threads_pinned", "goroutines")
@@ -319,7 +321,7 @@ SWEEP_EXPERIMENT = "sleepers_sweep"
 
 def check_sweep(counts: Any, variants: Any, period_ms: Any, duration_ms: Any,
                 stagger_ms: Any, repeats: Any) -> dict[str, Any]:
-    """What :func:`sweep` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`sweep` refuses, before anything runs (threadcost.paper.prechecks)."""
     p = check_params(max(validate.integer_list("counts", counts, minimum=1,
                                                maximum=max_threads())),
                      period_ms, duration_ms, stagger_ms, 0, variants)

@@ -3,7 +3,7 @@
 :mod:`threadcost.experiments.registry` names the tables every run of an experiment
 holds; here each of those tables names the kind of each of its columns, so a number
 read back from a stored run is checked against what its quantity can be
-(:mod:`threadcost.table_checks`): a ``time`` is >= 0, a ``rate`` and a ``ratio`` > 0,
+(:mod:`threadcost.store.table_checks`): a ``time`` is >= 0, a ``rate`` and a ``ratio`` > 0,
 a ``per_operation`` count >= 0, a ``fraction`` within 0..1, a ``percent`` within
 0..100, a ``count`` a whole number >= 0, a ``cpu`` a CPU number (-1: not pinned), a
 ``limit`` >= 0 up to 2^64, an ``amount`` (memory, a statistic of costs) finite and

@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import sysinfo, validate
 from threadcost.errors import LimitReached, ParameterError, check_status, errno_name
 from threadcost.experiments.thread_memory_params import (
     DEFAULT_COUNTS,
@@ -56,7 +55,9 @@ from threadcost.experiments.thread_memory_params import (
     check_touch,
     effective_stack_kib,
 )
+from threadcost.host import sysinfo
 from threadcost.results import Result
+from threadcost.settings import validate
 
 # Re-exported: callers (commands, other experiments, prechecks) import them from here.
 __all__ = [
@@ -90,11 +91,11 @@ def pmap_rss_kib(pid: int) -> int | None:
 
 def reserve_budget(threads: int, touch_kib: int, exhaust: bool) -> tuple[int, Any]:
     """How many of ``threads`` this run may start: all of them with ``exhaust``,
-    else as many as leave the machine its reserves (:mod:`threadcost.reserve`).
+    else as many as leave the machine its reserves (:mod:`threadcost.runsafety.syslimits`).
     Returns (threads to start, the binding budget or None)."""
     if exhaust:
         return threads, None
-    from threadcost import syslimits
+    from threadcost.runsafety import syslimits
 
     budget = syslimits.thread_budget(syslimits.NOMINAL_THREAD_KIB + touch_kib)
     if not budget.caps(threads):
@@ -130,12 +131,12 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
 
     Returns the raw readings as a flat dict (KiB, counts, ns); ``limit_hit`` is
     set when creation stopped at a system limit, or (without ``exhaust``) at the
-    reserve kept below one (:mod:`threadcost.reserve`).
+    reserve kept below one (:mod:`threadcost.runsafety.syslimits`).
     """
     import resource
 
-    from threadcost import syslimits as reserve
     from threadcost.native import ffi, lib
+    from threadcost.runsafety import syslimits as reserve
 
     if address_space_mib is not None:
         vsz = int(_status_field("VmSize"))
@@ -230,7 +231,7 @@ def measure_isolated(threads: int, stack_kib: int, touch_kib: int,
                      cpus: list[int] | None = None, address_space_mib: int | None = None,
                      pmap: bool = False, exhaust: bool = False) -> dict[str, Any]:
     """:func:`measure_point` in a fresh child process with a deadline."""
-    from threadcost.isolate import run_isolated
+    from threadcost.runsafety.isolate import run_isolated
 
     return run_isolated(measure_point, {
         "threads": threads, "stack_kib": stack_kib, "touch_kib": touch_kib, "cpus": cpus,
@@ -247,8 +248,8 @@ def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, re
     """Measure each (threads, stack_kib, touch_kib) ``repeats`` times, repeats
     interleaved (all configs once, then again) so slow drift in the system-wide
     counters spreads over every point. Stops at the first limit (or reserve)."""
-    from threadcost import syslimits
     from threadcost.progress import bar as tqdm
+    from threadcost.runsafety import syslimits
 
     rows: list[dict[str, Any]] = []
     limit_hit = None
@@ -415,7 +416,7 @@ def check_grid(name: str, values: Any, default: list[int]) -> list[int]:
 
 def check_stack_grid(stack_sizes_kib: Any, threads: Any, touch_kib: Any = 0, pin: Any = None,
                      repeats: Any = 3) -> dict[str, Any]:
-    """What :func:`stack_grid` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`stack_grid` refuses, before anything runs (threadcost.paper.prechecks)."""
     n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
     asked = check_grid("stack_sizes_kib", stack_sizes_kib, DEFAULT_STACK_SIZES)
     # One grid for every machine: a size below this machine's smallest thread stack (the
@@ -432,7 +433,7 @@ def check_stack_grid(stack_sizes_kib: Any, threads: Any, touch_kib: Any = 0, pin
     cpus = validate.cpus("pin", pin)
     reps = validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     p = {"stack_sizes_kib": sizes, "threads": n, "touch_kib": touch, "pin": cpus,
-         "repeats": reps}
+         "repeats": reps, "thread_stack_min_kib": floor, "below_min_kib": below}
     return p
 
 
@@ -443,6 +444,7 @@ def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any 
     the stack size, RSS does not. Claim C10 (Rust's 2 MiB stacks) when 2048 is
     in the grid."""
     p = check_stack_grid(stack_sizes_kib, threads, touch_kib, pin, repeats)
+    floor, below = p.pop("thread_stack_min_kib"), p.pop("below_min_kib")
     sizes, n, touch, cpus, reps = (p["stack_sizes_kib"], p["threads"], p["touch_kib"],
                                    p["pin"], p["repeats"])
     points, table, hit = _grid("stack sizes", "stack_kib_asked", sizes, n,
@@ -456,7 +458,7 @@ def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any 
 
 def check_touch_grid(touch_depths_kib: Any, threads: Any, stack_kib: Any = 0, pin: Any = None,
                      repeats: Any = 3) -> dict[str, Any]:
-    """What :func:`touch_grid` refuses, before anything runs (threadcost.prechecks)."""
+    """What :func:`touch_grid` refuses, before anything runs (threadcost.paper.prechecks)."""
     n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
     stack = validate.stack_kib("stack_kib", stack_kib)
     depths = check_grid("touch_depths_kib", touch_depths_kib, DEFAULT_TOUCH_DEPTHS)

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadcost import sysinfo, validate
 from threadcost.errors import ParameterError
-from threadcost.parameters import declared
+from threadcost.host import sysinfo
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 EXPERIMENT = "thread_memory"
 EXPERIMENT_STACK = "thread_memory_stack"
 EXPERIMENT_TOUCH = "thread_memory_touch"
-# Defaults and ranges: the notebook parameters' (threadcost.parameters).
+# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
 COUNTS, REPEATS = declared("memory_thread_counts"), declared("memory_repeats")
 MAX_THREADS = int(COUNTS.maximum or 0)
 MAX_REPEATS = int(REPEATS.maximum or 0)
@@ -51,7 +52,7 @@ def check_address_space(name: str, value: Any) -> int | None:
 
 
 def effective_stack_kib(stack_kib: int) -> int:
-    from threadcost.syslimits import default_stack_kib
+    from threadcost.runsafety.syslimits import default_stack_kib
 
     return stack_kib or default_stack_kib()
 

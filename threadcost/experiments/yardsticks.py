@@ -45,12 +45,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import cpus, stats, validate
+from threadcost import stats
 from threadcost.errors import KernelError
 from threadcost.experiments import context_switch as cs
+from threadcost.host import cpus
 from threadcost.native import ffi, lib
-from threadcost.parameters import declared
 from threadcost.results import Result
+from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 EXPERIMENT = "yardsticks"
 # name -> (kernel constant, operations per batch by default, what one operation is)

@@ -35,9 +35,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from threadcost import datastore, machine, paths
+from threadcost import paths
+from threadcost.host import machine
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import MemoryRun, Runs, UnreadableRun
+from threadcost.store import datastore
 
 
 def number(x: float, fmt: str = ",.0f") -> str:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadcost import datastore, vocabulary
+from threadcost import vocabulary
 from threadcost.findings import Value, newest, quantity
 from threadcost.measured.runs import Runs
+from threadcost.store import datastore
 
 LAUNCH = dict(unit="ns", fmt="auto", scale=1e-3, display_unit="µs")
 SWITCH = dict(unit="ns", fmt="auto")

@@ -1,7 +1,7 @@
 """One machine's stored runs, looked up by experiment and setup (never by recency).
 
 Runs are pooled only when their fingerprints agree in everything that sets
-performance (:func:`threadcost.machine.identity`: CPU vendor, family, model
+performance (:func:`threadcost.host.machine.identity`: CPU vendor, family, model
 number, stepping, microcode, kernel release, mitigations, CPUs, memory,
 virtualization). A machine folder that holds runs of two hosts (copied in by hand,
 or named the old way, without the identity hash) is judged on one host's runs; the
@@ -17,7 +17,8 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, machine, run_files
+from threadcost.host import machine
+from threadcost.store import datastore, run_files
 
 
 class UnreadableRun(ValueError):
@@ -46,7 +47,7 @@ class Runs:
     ``refused``: one sentence per group of runs in the folder that were left out
     because their fingerprint names another host (empty when none were).
     ``unreadable``: the folder's runs that could not be read (damaged, edited, or
-    hostile: :func:`threadcost.datastore.load_run`); a reading that would have read one
+    hostile: :func:`threadcost.store.datastore.load_run`); a reading that would have read one
     raises :class:`UnreadableRun` (:meth:`matching`, :meth:`refuse_unreadable`).
     """
 

@@ -27,7 +27,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import datastore, paths, vocabulary
+from threadcost import paths, vocabulary
+from threadcost.store import datastore
 from threadcost.textout import md_code, plain_label
 
 YARDSTICKS_EXPERIMENT = "yardsticks"
@@ -63,7 +64,7 @@ def _columns(data_dir: str | Path | None) -> dict[str, tuple[Path, str]]:
     ref, mine = paths.reference_dir(), paths.data_dir()
     columns = {mid: (ref, mid) for mid in _mids(ref)} if ref is not None else {}
     if ref is None or mine.resolve() != ref.resolve():
-        from threadcost import machine
+        from threadcost.host import machine
 
         here = machine.machine_id()
         for mid in _mids(mine):
@@ -161,7 +162,7 @@ def headline_table(values: pd.DataFrame) -> pd.DataFrame:
 
 def verdict_table(data_dir: str | Path | None = None) -> pd.DataFrame:
     """One row per published claim, one column per machine: its verdict there."""
-    from threadcost import paper_summary
+    from threadcost.paper import summary as paper_summary
 
     merged: pd.DataFrame | None = None
     for mid, (root, folder_mid) in _columns(data_dir).items():

@@ -384,7 +384,7 @@ def reference_text(check: dict[str, Any], low: float = 0.67, high: float = 1.5) 
 
 def save_run(result: Result, save: bool, data_dir: Any, fingerprint: dict[str, Any]) -> str:
     """Store the run (when ``save``) and say so without printing a machine path."""
-    from threadcost import datastore
+    from threadcost.store import datastore
 
     if not save:
         return "Not stored (save = False)."

@@ -345,9 +345,10 @@ def context_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 def why_yardsticks_table(machine_id: str | None = None,
                          data_dir: str | Path | None = None) -> pd.DataFrame:
     """The yardsticks the why column reads, from the same machine's stored runs."""
-    from threadcost import findings, machine
+    from threadcost import findings
     from threadcost.claims import whys
     from threadcost.findings.switch import yardstick_name
+    from threadcost.host import machine
     from threadcost.measured.runs import Runs
 
     runs = Runs.load(machine_id or machine.machine_id(), data_dir)

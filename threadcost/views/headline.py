@@ -46,8 +46,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
-from threadcost import findings, machine, vocabulary
+from threadcost import findings, vocabulary
 from threadcost.findings.headline import CELLS, KERNEL_THREAD_SWITCH
+from threadcost.host import machine
 
 TASKS = vocabulary.TASKS
 COLUMNS = {  # column -> (panel title, unit, factor from the stored ns / KiB)

@@ -14,7 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import claims, datastore, findings, machine, textout, vocabulary
+from threadcost import claims, findings, textout, vocabulary
+from threadcost.host import machine
+from threadcost.store import datastore
 from threadcost.views import tables
 
 # --- the machine card -------------------------------------------------------------

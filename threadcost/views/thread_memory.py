@@ -350,7 +350,7 @@ def keep(result: Result | None, save: bool, data_dir: Any = None,
     short. None (a run that was not made) is ignored."""
     from IPython.display import Markdown, display
 
-    from threadcost import datastore
+    from threadcost.store import datastore
 
     if result is None:
         return

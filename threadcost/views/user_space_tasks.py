@@ -20,7 +20,7 @@ import pandas as pd
 
 from threadcost import findings, vocabulary
 from threadcost.results import Result
-from threadcost.validate import one_cpu
+from threadcost.settings.validate import one_cpu
 from threadcost.views import tables
 
 # ------------------------------------------------------------ rows of the table
@@ -503,7 +503,7 @@ def switch_ratio_text(rows: list[dict[str, Any]], thread_run: Result | None = No
 def save_runs(results: list[Result], save: bool, data_dir: Any,
               fingerprint: dict[str, Any]) -> str:
     """Store every run (when ``save``) and say where."""
-    from threadcost import datastore
+    from threadcost.store import datastore
 
     if not save:
         return "Not saved (save = False)."

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import sysinfo
+from threadcost.host import sysinfo
 from threadcost.measured.intervals import log_ratio, over_repeats
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids

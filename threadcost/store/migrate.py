@@ -3,13 +3,13 @@
 Machine ids once were only a readable prefix (``x86_64-amd-epyc-2cpu-24g-kvm``),
 so two hosts that differ in CPU stepping, microcode, kernel or mitigations wrote
 into one folder. Now an id ends in a hash of what sets performance
-(:func:`threadcost.machine.machine_id`). This moves every run folder to
+(:func:`threadcost.host.machine.machine_id`). This moves every run folder to
 ``<data>/<id of its own meta.json fingerprint>/`` and rewrites ``machine_id`` in
 its meta.json (the old name is kept as ``machine_id_before``). A folder that
 held two hosts' runs becomes two folders. Nothing is measured, nothing deleted;
 running it twice changes nothing the second time.
 
-    python -m threadcost.migrate [--data-dir DIR] [--dry-run]
+    python -m threadcost.store.migrate [--data-dir DIR] [--dry-run]
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ import os
 import sys
 from pathlib import Path
 
-from threadcost import machine, paths, run_files
+from threadcost import paths
 from threadcost.errors import DataError
+from threadcost.host import machine
+from threadcost.store import run_files
 
 META = "meta.json"
 
@@ -74,7 +76,7 @@ def migrate(data_dir: Path, dry_run: bool = False) -> list[tuple[Path, Path]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m threadcost.migrate",
+    parser = argparse.ArgumentParser(prog="python -m threadcost.store.migrate",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", default=None,
                         help="data folder (default: data/ or $THREADCOST_DATA_DIR)")

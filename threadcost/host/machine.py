@@ -19,7 +19,8 @@ import sysconfig
 from datetime import UTC, datetime
 from typing import Any
 
-from threadcost import cpus, paths, sysinfo
+from threadcost import paths
+from threadcost.host import cpus, sysinfo
 
 
 def _run(argv: list[str], timeout: float = 5.0) -> str | None:

@@ -10,7 +10,7 @@ owns the stop, from the signal handler itself:
    whatever session it is in) is killed at once with SIGKILL, so none prints a word;
 2. what the build was writing is removed: ``<out>.partial/``, the kernels' socket
    folder, and the hidden ``.<run>.partial`` folder of a run a killed kernel was saving
-   (:func:`threadcost.datastore.remove_stale_partials` knows a dead writer's);
+   (:func:`threadcost.store.datastore.remove_stale_partials` knows a dead writer's);
 3. one line goes to stderr and the process leaves at once with 130 (SIGINT) or 143
    (SIGTERM), without unwinding (no traceback, no wait on a kernel that is gone).
 

@@ -37,10 +37,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import machine, paths, run_files, table_checks
+from threadcost import paths
 from threadcost.errors import DataError
 from threadcost.experiments import registry
+from threadcost.host import machine
 from threadcost.results import Result, _json_safe
+from threadcost.store import run_files, table_checks
 
 SCHEMA_VERSION = 1
 META = "meta.json"
@@ -129,7 +131,7 @@ def read_table(run_dir: Path, name: str, schema: Any,
                experiment: Any = None) -> pd.DataFrame:
     """Table ``name`` of a run, checked against its schema: row count, columns, the
     kind of each column (numbers stay numbers; no cell went missing), and every number
-    within what its quantity can be (:mod:`threadcost.table_checks`; the kinds the
+    within what its quantity can be (:mod:`threadcost.store.table_checks`; the kinds the
     registry declares for the tables of ``experiment``). The file is read
     as any file of a run is (:func:`read_file`): a regular file of the run folder, of
     bounded size."""
@@ -186,7 +188,7 @@ def _kind(column: pd.Series) -> str:
     return "text"
 
 
-# A build that wants to know which runs its notebooks wrote and read (threadcost.paper)
+# A build that wants to know which runs its notebooks wrote and read (threadcost.paper.build)
 # names a file here; every saved run is appended to it, one "wrote <path>" line each.
 RUN_LOG_ENV = "THREADCOST_RUN_LOG"
 
@@ -202,7 +204,7 @@ def log_run(action: str, path: Path) -> None:
 def table_path(run_dir: Path, name: str) -> Path:
     """The file holding table ``name``: ``name.csv`` or ``name.csv.gz`` (the
     existing one; ``name.csv`` when neither exists, for the error message). A name
-    outside :data:`~threadcost.run_files.TABLE_NAME` is refused: it could reach outside
+    outside :data:`~threadcost.store.run_files.TABLE_NAME` is refused: it could reach outside
     the run folder."""
     run_files.check_table_name(run_dir / META, name)
     found = [run_dir / f"{name}{suffix}" for suffix in TABLE_SUFFIXES]
@@ -245,7 +247,7 @@ def new_run_id(experiment: str) -> str:
 
 def _refuse_reference(root: Path) -> None:
     """The committed reference (``data/`` of a checkout) is never written by a run: only
-    ``make reference`` adds to it (:mod:`threadcost.reference`)."""
+    ``make reference`` adds to it (:mod:`threadcost.store.reference`)."""
     from threadcost.errors import ParameterError
 
     ref = paths.reference_dir()
@@ -263,7 +265,7 @@ def save_run(result: Result, data_dir: str | Path | None = None,
              fingerprint: dict[str, Any] | None = None, label: str | None = None) -> Path:
     """Write one result as a new run folder and return its path.
 
-    ``label`` names the run within its notebook (``threadcost.stored``), so a
+    ``label`` names the run within its notebook (``threadcost.store.stored``), so a
     rendering from stored runs finds it again; it is kept in meta.json."""
     root = Path(data_dir) if data_dir is not None else paths.data_dir()
     _refuse_reference(root)

@@ -15,7 +15,7 @@ and the error in one line, exits with status 1 (4 when the error is a full disk 
 folder it may not write; 2 for bad input) and leaves the previous paper in place (the
 executed notebook, with its traceback, stays in ``<out>.partial/notebooks/``). A
 failure never becomes a line of the paper. Ctrl-C or SIGTERM stops it within a moment,
-in one line, with 130 or 143, leaving nothing behind (:mod:`threadcost.interrupts`).
+in one line, with 130 or 143, leaving nothing behind (:mod:`threadcost.runsafety.interrupts`).
 
 Progress (papermill's bar per notebook, and the experiments' own bars, through
 ``threadcost.progress``) goes to this process's stderr, never into a page.
@@ -41,7 +41,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from threadcost import interrupts
+from threadcost.runsafety import interrupts
 
 STOPPED_NOTE = "; the previous paper (if any) is unchanged"
 if __name__ == "__main__":  # an interrupt during the imports below (seconds) is one line too
@@ -52,15 +52,7 @@ if __name__ == "__main__":  # an interrupt during the imports below (seconds) is
 # build. nbformat never checks formats; without the module jsonschema skips those two.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from threadcost import (  # noqa: E402
-    datastore,
-    machine,
-    notebook_run,
-    notebook_sources,
-    paper_pages,
-    paths,
-    progress,
-)
+from threadcost import paths, progress  # noqa: E402
 from threadcost.errors import (  # noqa: E402
     LimitReached,
     ParameterError,
@@ -69,14 +61,17 @@ from threadcost.errors import (  # noqa: E402
     one_line,
     short,
 )
-from threadcost.paper_pages import (  # noqa: E402
+from threadcost.host import machine  # noqa: E402
+from threadcost.paper import notebook_run, notebook_sources  # noqa: E402
+from threadcost.paper import pages as paper_pages  # noqa: E402
+from threadcost.paper.pages import (  # noqa: E402
     SUMMARY_CODE,
     Links,
     experiment_module,  # noqa: F401 (the paper's name for it, read by tests)
     provenance_for,
     summary_provenance,
 )
-from threadcost.render import (  # noqa: E402
+from threadcost.paper.render import (  # noqa: E402
     STATIC,
     Page,
     copy_vendor,
@@ -86,6 +81,7 @@ from threadcost.render import (  # noqa: E402
     render_notebook,
     write_stylesheet,
 )
+from threadcost.store import datastore  # noqa: E402
 
 NOTEBOOKS_DIR = notebook_sources.NOTEBOOKS_DIR
 
@@ -93,7 +89,7 @@ NOTEBOOKS_DIR = notebook_sources.NOTEBOOKS_DIR
 def load_params(path: str | Path) -> dict[str, Any]:
     """The parameter set, read within bounds and checked (ParameterError, one line:
     the file, the key, the value and what is allowed)."""
-    from threadcost import parameters
+    from threadcost.settings import parameters
 
     return parameters.check_file(path)
 
@@ -135,7 +131,7 @@ def run_notebook(source: Path, target: Path, params: dict[str, Any],
     """
     import papermill as pm
 
-    from threadcost.notebook_run import execute
+    from threadcost.paper.notebook_run import execute
 
     # A parameter set is shared by every notebook; each gets the names it declares.
     declared = set(pm.inspect_notebook(str(source)))
@@ -364,7 +360,7 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     if not books:
         raise BuildError(f"no notebook matches --only {' '.join(only or [])}")
     if measure:  # every notebook's values judged before the first one measures
-        from threadcost import prechecks
+        from threadcost.paper import prechecks
 
         prechecks.check_all([b.stem for b in books], params)
     staging = out.with_name(out.name + ".partial")
@@ -522,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
                              "must stay inside the clone: make reference)")
     args = parser.parse_args(argv)
     # Ctrl-C or SIGTERM: one line, 130 or 143, every process below stopped at once, no
-    # <out>.partial left, the previous paper unchanged (threadcost.interrupts)
+    # <out>.partial left, the previous paper unchanged (threadcost.runsafety.interrupts)
     with interrupts.guard("make paper", STOPPED_NOTE):
         return _main(args)
 
@@ -579,7 +575,7 @@ def _main(args: argparse.Namespace) -> int:
 
 def _print_not_run(index: Path) -> None:
     """The end of the run: what was not run here (read from the runs the build named)."""
-    from threadcost import stored
+    from threadcost.store import stored
 
     with contextlib.suppress(OSError, ValueError, ThreadcostError):
         build = json.loads((index.parent / "_static" / "build.json").read_text())

@@ -1,4 +1,4 @@
-"""The cells of a stored table, checked as it is read back (:func:`threadcost.datastore.
+"""The cells of a stored table, checked as it is read back (:func:`threadcost.store.datastore.
 read_table`): numbers stay numbers, and no number went missing or infinite unless the run
 said so.
 

@@ -224,7 +224,7 @@ def inside_build(folder: str) -> bool:
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of one or more notebooks, declared once (threadcost.parameters):
+    """One parameter of one or more notebooks, declared once (threadcost.settings.parameters):
     its type, default, unit and range. The experiments' checks, the CLI's options and
     the parameter sets read the default and range from here."""
 
@@ -245,7 +245,8 @@ class Param:
 
     @property
     def bounds(self) -> dict[str, Any]:
-        """``minimum`` and ``maximum`` as keywords of :func:`threadcost.validate.integer`."""
+        """``minimum`` and ``maximum`` as keywords of
+        :func:`threadcost.settings.validate.integer`."""
         return {"minimum": self.minimum, "maximum": self.maximum}
 
     def range_text(self) -> str:

@@ -5,7 +5,7 @@
   cells tagged ``remove_input`` lose their input, ``remove_cell`` the whole cell.
 - Nothing is fetched from the network: the page loads require.js and, if it
   holds a chart, the Vega bundles from ``_static/`` next to it (copied from the
-  repository's ``vendor/`` folder, see ``threadcost.vega_assets``), and MathJax
+  repository's ``vendor/`` folder, see ``threadcost.paper.vega_assets``), and MathJax
   and Mermaid are left out (the paper uses neither). Figures are embedded in the page.
 - One stylesheet, ``_static/paper.css``, serves every page (written once per
   rendering: nbconvert's JupyterLab styles, the code highlighting and the paper's
@@ -33,9 +33,10 @@ import nbformat
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import TagRemovePreprocessor
 
-from threadcost import paths, vega_assets, vocabulary
+from threadcost import paths, vocabulary
+from threadcost.paper import vega_assets
 
-TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 VENDOR_DIR = paths.REPO_ROOT / "vendor"
 STATIC = "_static"
 REQUIRE_JS = f"{STATIC}/requirejs/require.js"
@@ -301,12 +302,12 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
                  measured_by: list[tuple[str, bool]] | None = None,
                  from_stored: bool = False) -> Path:
     """The front page: title, abstract, verdict tally, headline figure, contents,
-    references (the abstract and tally from :mod:`threadcost.paper_summary`).
+    references (the abstract and tally from :mod:`threadcost.paper.summary`).
 
     ``measured_by``: (commit, with uncommitted changes) of the code that measured the
     runs shown;
     ``from_stored``: the paper was drawn from a machine folder without measuring."""
-    from threadcost import paper_summary
+    from threadcost.paper import summary as paper_summary
 
     items = []
     for page in pages:

@@ -1,7 +1,7 @@
 """Tables of many stored runs at once, for analysis: ``load_table`` stacks one table of
 every complete run (with columns saying where each row comes from), ``runs_frame`` lists
 the runs with their machine fingerprint as columns. Each run is read through
-:mod:`threadcost.datastore`, with all its checks."""
+:mod:`threadcost.store.datastore`, with all its checks."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 
 from threadcost import paths
-from threadcost.datastore import Run, list_runs
 from threadcost.errors import DataError
+from threadcost.store.datastore import Run, list_runs
 
 
 def _machine_filter(machines: str | Iterable[str] | None) -> set[str] | None:

@@ -3,7 +3,7 @@ of the machine: the layer under every experiment.
 
 It reads limits (the default thread stack, the pids and memory cgroups, what the
 pids cgroup refused) and computes the reserves of process ids, threads and memory
-a run keeps free. Experiments, :mod:`threadcost.isolate` and the CLI use it; it
+a run keeps free. Experiments, :mod:`threadcost.runsafety.isolate` and the CLI use it; it
 uses no experiment (``tests/test_import_graph.py`` holds every module of
 ``threadcost`` to an acyclic import graph).
 
@@ -36,8 +36,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from threadcost import sysinfo
 from threadcost.errors import errno_name
+from threadcost.host import sysinfo
 
 DEFAULT_STACK_KIB = 8192  # only if the C default cannot be read
 # Rough resident cost of one idle thread when nothing better is known (KiB):

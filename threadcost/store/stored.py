@@ -32,10 +32,12 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import datastore, findings, machine, paths, vocabulary
+from threadcost import findings, paths, vocabulary
 from threadcost.experiments import registry
+from threadcost.host import machine
 from threadcost.measured.runs import UnreadableRun
 from threadcost.results import Result
+from threadcost.store import datastore
 
 NOT_MEASURED = "Not measured on this machine"
 
@@ -333,11 +335,12 @@ class _Names(ast.NodeVisitor):
 
 
 def _ref(name: str) -> ast.expr:
-    """``__import__("threadcost.stored").stored.<name>``: a guarded cell reaches the guard
-    through the module, so a namespace reset (``%reset``) leaves every cell working."""
+    """``__import__("threadcost.store.stored").store.stored.<name>``: a guarded cell reaches
+    the guard through the module, so a namespace reset (``%reset``) leaves every cell working."""
     module = ast.Call(func=ast.Name("__import__", ast.Load()),
-                      args=[ast.Constant("threadcost.stored")], keywords=[])
-    return ast.Attribute(ast.Attribute(module, "stored", ast.Load()), name, ast.Load())
+                      args=[ast.Constant("threadcost.store.stored")], keywords=[])
+    package = ast.Attribute(module, "store", ast.Load())
+    return ast.Attribute(ast.Attribute(package, "stored", ast.Load()), name, ast.Load())
 
 
 def _names(names: set[str]) -> ast.expr:
@@ -353,7 +356,7 @@ class _GuardCells(ast.NodeTransformer):
             except NotMeasured as exc:
                 _report(exc, (<names it binds>,))
 
-    (each reached as ``__import__("threadcost.stored").stored.<name>``)
+    (each reached as ``__import__("threadcost.store.stored").store.stored.<name>``)
     """
 
     def visit_Module(self, node: ast.Module) -> ast.Module:

@@ -1,7 +1,7 @@
 """What each page of the paper links to: the runs its notebook stored (their CSV files
 and meta.json) and the experiment modules that made them, copied next to the pages or
 linked in place (:class:`Links`); the summary pages' index of every run read; the
-headline figure beside the index. Used by :mod:`threadcost.paper`."""
+headline figure beside the index. Used by :mod:`threadcost.paper.build`."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from threadcost import datastore, paths, run_files
-from threadcost.render import STATIC, Provenance
+from threadcost import paths
+from threadcost.paper.render import STATIC, Provenance
+from threadcost.store import datastore, run_files
 
 HEADLINE_FIGURE = "summary_headline"
 
@@ -160,4 +161,4 @@ def logged_runs(log: Path) -> list[Path]:
 
 
 SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/views/headline.py",
-                "threadcost/claims/__init__.py", "threadcost/paper_summary.py")
+                "threadcost/claims/__init__.py", "threadcost/paper/summary.py")

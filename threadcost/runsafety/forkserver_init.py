@@ -1,4 +1,4 @@
-"""The forkserver's first preload (``threadcost.isolate``): in the forkserver only
+"""The forkserver's first preload (``threadcost.runsafety.isolate``): in the forkserver only
 (it is started with ``THREADCOST_FORKSERVER=1``), SIGINT is ignored before the
 forkserver records the handlers its children start with. A child then ignores an
 interrupt that arrives while multiprocessing is still setting it up (one that would

@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from threadcost import parameters
 from threadcost.errors import ParameterError
+from threadcost.settings import parameters
 
 FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # a machine folder's name
 
@@ -77,7 +77,8 @@ def _machine(c: _Checks, name: str) -> None:
     wanted = c[name]
     if wanted is None:
         return
-    from threadcost import datastore, machine
+    from threadcost.host import machine
+    from threadcost.store import datastore
 
     known = datastore.machines_with_runs()
     if not isinstance(wanted, str) or not FOLDER_NAME.fullmatch(wanted) or (

@@ -12,7 +12,7 @@ this module, so one rule decides everywhere:
   and a note that says which (:attr:`Pair.relation`).
 - :func:`two_cpus_reason`: None, or why an experiment that needs two CPUs is not
   run here ("needs two usable CPUs; this process may use one (CPU 3)").
-- :func:`threadcost.validate.cpus` and :func:`threadcost.experiments.fibers.one_cpu`
+- :func:`threadcost.settings.validate.cpus` and :func:`threadcost.experiments.fibers.one_cpu`
   check CPU parameters against the mask (naming the parameter, the value and the
   CPUs allowed) before any C runs.
 
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from threadcost import sysinfo
 from threadcost.errors import ParameterError
+from threadcost.host import sysinfo
 
 CPU_SETSIZE = 1024  # glibc's cpu_set_t: what a kernel's CPU_SET() can name
 SYS_CPU = Path("/sys/devices/system/cpu")

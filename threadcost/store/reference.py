@@ -6,7 +6,7 @@ runs that ``make paper`` stored (listed in its ``html/_static/build.json``) are 
 into the reference folder, whole and atomically (a temporary name, then one rename),
 never over a run already there.
 
-    python -m threadcost.reference build/paper   # prints the reference folder
+    python -m threadcost.store.reference build/paper   # prints the reference folder
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def promote(paper_dir: Path) -> Path:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m threadcost.reference <paper folder>", file=sys.stderr)
+        print("usage: python -m threadcost.store.reference <paper folder>", file=sys.stderr)
         return 2
     print(promote(Path(argv[0])))
     return 0

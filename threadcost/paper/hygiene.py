@@ -95,8 +95,8 @@ def problems(page: str) -> list[str]:
 def _declared() -> re.Pattern[str]:
     """The declared parameters' and the experiments' names (``tasks_s6_count``,
     ``launch_python_parent``): identifiers a reader should read as words."""
-    from threadcost import parameters
     from threadcost.experiments import registry
+    from threadcost.settings import parameters
 
     names = {n for n in [*parameters.BY_NAME, *registry.BY_NAME] if "_" in n}
     return re.compile(r"(?<![\w/.-])(?:" + "|".join(

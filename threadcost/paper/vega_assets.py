@@ -5,7 +5,7 @@ The paper's charts are Vega-Lite specs (written by Altair) embedded in each page
 chart loads ``vega``, ``vega-lite`` and ``vega-embed`` from ``_static/vega/`` (copied
 from the repository's ``vendor/vega/``); nothing is fetched from the network.
 
-``threadcost.render`` calls :func:`copy_bundles` once per rendering and
+``threadcost.paper.render`` calls :func:`copy_bundles` once per rendering and
 :func:`inject` on each page's HTML.
 """
 

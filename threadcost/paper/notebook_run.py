@@ -7,7 +7,7 @@ execution timeout and the kernel a start timeout, and a timeout fails with a
 :class:`NotebookTimeout` that names the notebook, the cell (its number, 1-based
 as papermill counts, and its first line) and the limit, never silently.
 
-Used by ``make paper`` (:func:`threadcost.paper.run_notebook`) and the tests.
+Used by ``make paper`` (:func:`threadcost.paper.build.run_notebook`) and the tests.
 
 Kernels started here talk to the runner over IPC, not TCP: Unix sockets in a
 private folder (mode 0700, removed with the kernel), so no local port is open,

@@ -28,8 +28,8 @@ from typing import Any
 
 from threadcost.errors import KernelError, LimitReached, RunTimeout
 
-_PRELOAD = ["threadcost.forkserver_init", "threadcost.native", "threadcost.results", "numpy",
-            "pandas"]
+_PRELOAD = ["threadcost.runsafety.forkserver_init", "threadcost.native", "threadcost.results",
+            "numpy", "pandas"]
 _context: Any = None
 _inline_depth = 0
 
@@ -38,7 +38,7 @@ _inline_depth = 0
 def inline() -> Iterator[None]:
     """For leak tests only: inside this block run_isolated calls the function
     in this very process (no child, no deadline, no rlimits), so
-    threadcost.leakcheck can see whatever a kernel leaves behind."""
+    threadcost.runsafety.leakcheck can see whatever a kernel leaves behind."""
     global _inline_depth
     _inline_depth += 1
     try:
@@ -87,12 +87,12 @@ def _child(conn: Any, func: Callable[..., Any], kwargs: Mapping[str, Any],
            rlimits: Mapping[int, tuple[int, int]]) -> None:
     import resource
 
-    # The forkserver starts its children ignoring SIGINT (threadcost.forkserver_init):
+    # The forkserver starts its children ignoring SIGINT (threadcost.runsafety.forkserver_init):
     # from here on an interrupt passed on to this child reaches its kernel's stop flag.
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
     try:
-        # one sent meanwhile (blocked, pending: threadcost.forkserver_init) raises here
+        # one sent meanwhile (blocked, pending: threadcost.runsafety.forkserver_init) raises here
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         for which, value in rlimits.items():
             resource.setrlimit(which, value)
@@ -257,7 +257,7 @@ def _start_failed(name: str, exc: BaseException) -> BaseException:
     err = getattr(exc, "errno", None)
     text = str(exc) or type(exc).__name__
     if err in (errno.EAGAIN, errno.ENOMEM) or isinstance(exc, (EOFError, RuntimeError)):
-        from threadcost import syslimits
+        from threadcost.runsafety import syslimits
 
         limit = syslimits.tightest_task_limit()
         return LimitReached(limit or "a process or thread limit",

@@ -7,7 +7,7 @@ callable a few times after a warm-up and reports anything that stayed.
 
 The warm-up matters: the first call of an experiment legitimately keeps things
 for later calls (imported modules, glibc's per-thread malloc arenas, the
-forkserver that :mod:`threadcost.isolate` starts once). What must not happen is
+forkserver that :mod:`threadcost.runsafety.isolate` starts once). What must not happen is
 growth *per call* after that, so :func:`check` compares the state after the
 warm-up with the state after ``repeat`` more calls.
 """

@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from threadcost import parameter_input
 from threadcost.errors import ParameterError
-from threadcost.parameter_input import Param
+from threadcost.settings import parameter_input
+from threadcost.settings.parameter_input import Param
 
 INTERACTIVE_ENV = "THREADCOST_INTERACTIVE"
 ALL = (
@@ -390,7 +390,7 @@ DECLARATIONS: tuple[Param, ...] = (
        '`make lab`'),
 )
 BY_NAME = {p.name: p for p in DECLARATIONS}
-# Where and what to draw, given per run (papermill -p, threadcost.paper): never in a
+# Where and what to draw, given per run (papermill -p, threadcost.paper.build): never in a
 # parameter set, so params/default.yaml leaves them out.
 NOT_IN_SETS = ("intro_machine_id", "claims_machine_id", "claims_include_reference",
                "data_dir", "figures_dir", "measure", "machine_id")
@@ -431,7 +431,7 @@ def unknown(name: str, value: Any, where: str = "", among: list[str] | None = No
         return ParameterError(name, parameter_input.preview(value), "is not a parameter of "
                               f"this notebook but of {', '.join(BY_NAME[name].notebooks)}")
     near = parameter_input.closest(name, among if among is not None else list(BY_NAME))
-    hint = f"; did you mean {near!r}?" if near else " (see threadcost/parameters.py)"
+    hint = f"; did you mean {near!r}?" if near else " (see threadcost/settings/parameters.py)"
     if near is None and among is not None:
         near = parameter_input.closest(name, list(BY_NAME))
         if near is not None:
@@ -451,7 +451,7 @@ def check_values(values: Mapping[str, Any], where: str = "") -> dict[str, Any]:
 
 
 def check_file(path: str | Path) -> dict[str, Any]:
-    """A ``params/*.yaml`` file, read within bounds (threadcost.parameter_input) and
+    """A ``params/*.yaml`` file, read within bounds (threadcost.settings.parameter_input) and
     checked: a refusal is one ParameterError naming the file and the key."""
     path = Path(path)
     try:

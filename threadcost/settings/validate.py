@@ -14,15 +14,15 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from threadcost import cpus as cpu_sets
-from threadcost import sysinfo
 from threadcost.errors import ParameterError
-from threadcost.parameter_input import preview
+from threadcost.host import cpus as cpu_sets
+from threadcost.host import sysinfo
+from threadcost.settings.parameter_input import preview
 
 
 def _refused(name: str, value: Any, allowed: str) -> ParameterError:
     """The refusal of ``value``, shown bounded: a huge or deeply nested value is never
-    rendered whole before it is shortened (threadcost.parameter_input.preview)."""
+    rendered whole before it is shortened (threadcost.settings.parameter_input.preview)."""
     return ParameterError(name, preview(value), allowed)
 
 # Numbers are written in ASCII: digits 0-9, an optional sign, no "_" separators, no
@@ -229,7 +229,7 @@ def stack_kib(name: str, value: Any, *, allow_default: bool = True) -> int:
 
 def one_cpu(name: str, value: Any, *, allow_none: bool) -> int | None:
     """One CPU of this process's affinity mask; "auto" is the first of them
-    (:func:`threadcost.cpus.first`); None/"none" means no pinning when ``allow_none``."""
+    (:func:`threadcost.host.cpus.first`); None/"none" means no pinning when ``allow_none``."""
     if isinstance(value, str) and value.strip().lower() == "auto":
         return cpu_sets.first()
     pinned = cpus(name, value)

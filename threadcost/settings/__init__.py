@@ -1,0 +1,3 @@
+"""Parameters: their declarations (default, range, unit), parameter files read with bounds,
+and validation before any C runs.
+"""
