@@ -258,7 +258,7 @@ reference: $(VENV)/.installed-paper $(NATIVE_LIB)
 	@test -z "$$(git status --porcelain --untracked-files=no -- . ':(exclude)data' ':(exclude)figures' ':(exclude)reference')" || { \
 	  echo "reference: the working tree has uncommitted changes; commit, then make paper again"; exit 1; }
 	@$(BIN)/python -c 'import json,subprocess,sys; b=json.load(open("$(PAPER_DIR)/html/_static/build.json")); head=subprocess.run(["git","rev-parse","HEAD"],capture_output=True,text=True).stdout.strip(); sys.exit(0 if not b.get("dirty") and b.get("commit")==head else "reference: $(PAPER_DIR) was rendered from " + str(b.get("commit"))[:10] + (" with uncommitted changes" if b.get("dirty") else "") + ", not from the committed HEAD " + head[:10] + ": make paper again")'
-	@mid=$$($(BIN)/python -c 'from threadcost import machine; print(machine.machine_id())') && \
+	@mid=$$($(BIN)/python -c 'from threadcost.host import machine; print(machine.machine_id())') && \
 	  $(BIN)/python -m threadcost.store.reference $(PAPER_DIR) && \
 	  mkdir -p reference && \
 	  THREADCOST_DATA_DIR=data $(BIN)/python -m threadcost.paper --machine $$mid --params $(PARAMS) \

@@ -35,7 +35,7 @@ from threadcost.store import datastore
 CHILD = textwrap.dedent("""
     import json, os, sys, time
     import pandas as pd
-    from threadcost import datastore
+    from threadcost.store import datastore
     from threadcost.results import Result
 
     where, data_dir, fp_file, rows = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])

@@ -145,7 +145,7 @@ def test_one_cpu_mask_skips_the_cross_cpu_configurations(mask: object) -> None:
 ONE_CPU_CHILD = textwrap.dedent("""
     import json, os, sys
     os.sched_setaffinity(0, {CPU})
-    from threadcost import datastore
+    from threadcost.store import datastore
     from threadcost.experiments import context_switch as cs, peers, yardsticks
     placed = cs.placement_repeats(repeats=2, iterations=200, warmup=10)
     path = datastore.save_run(placed)

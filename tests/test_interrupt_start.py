@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 PRELUDE = """
 import os, signal, sys, time
 from pathlib import Path
-from threadcost import isolate
+from threadcost.runsafety import isolate
 SIG, OUT = int(sys.argv[1]), Path(sys.argv[2])
 real_start = isolate._start
 def start_then_signal(proc, name):
@@ -44,7 +44,7 @@ runpy.run_module("threadcost", run_name="__main__")  # python -m threadcost, as 
 """
 
 BUILD = PRELUDE + """
-from threadcost import interrupts
+from threadcost.runsafety import interrupts
 interrupts.install("make paper", "; the previous paper (if any) is unchanged")
 partial = OUT / "paper.partial"
 (partial / "notebooks").mkdir(parents=True)

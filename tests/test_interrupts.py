@@ -19,7 +19,8 @@ from threadcost.store import datastore
 # A saver that stops after its first table file, until it is signalled.
 SLOW_SAVER = """
 import sys, time
-from threadcost import cli, datastore
+from threadcost import cli
+from threadcost.store import datastore
 real = datastore._fsync_write
 def slow(path, data):
     real(path, data)
@@ -296,7 +297,7 @@ def test_stopped_paper_is_one_line_and_leaves_the_previous_one(
 
 HELD = """
 import os, signal, sys
-from threadcost import interrupts
+from threadcost.runsafety import interrupts
 with interrupts.guard("demo", "; the previous paper (if any) is unchanged"):
     with interrupts.held():
         os.kill(os.getpid(), signal.SIGINT)

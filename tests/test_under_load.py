@@ -26,7 +26,7 @@ from threadcost.store import datastore
 SAVER = """
 import sys
 import pandas as pd
-from threadcost import datastore
+from threadcost.store import datastore
 from threadcost.results import Result
 rows, tag = int(sys.argv[1]), sys.argv[2]
 tables = {"a": pd.DataFrame({"x": range(rows), "tag": [tag] * rows}),

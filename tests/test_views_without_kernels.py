@@ -43,7 +43,7 @@ sys.meta_path.insert(0, NoKernels())
 import matplotlib
 matplotlib.use("Agg")
 import threadcost.views
-from threadcost import datastore
+from threadcost.store import datastore
 
 views = [m.name for m in pkgutil.iter_modules(threadcost.views.__path__)]
 for name in views:
@@ -63,14 +63,14 @@ print(json.dumps({"views": views, "drawn": drawn,
 
 
 def _measuring(module: str) -> bool:
-    """A module that measures: an experiment's (its parameters and the registry, which
-    load no kernel, excepted) or the kernels' own."""
+    """A module that measures: an experiment's (its parameters, the registry and its
+    tables' column kinds, which load no kernel, excepted) or the kernels' own."""
     if module in ("threadcost.native", "threadcost._native", "threadcost._kernels"):
         return True
     if not module.startswith("threadcost.experiments."):
         return False
     last = module.rsplit(".", 1)[1]
-    return not (last.endswith("_params") or last == "registry")
+    return not (last.endswith("_params") or last in ("registry", "table_kinds"))
 
 
 def test_views_draw_stored_runs_without_the_kernels() -> None:

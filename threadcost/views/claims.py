@@ -215,7 +215,7 @@ def run_list(run_id: str) -> list[str]:
 
 def reading_html(claim_id: str, a: AssertionVerdict) -> str:
     """A reading's measured value and interval ("2.40 µs [2.35, 2.44]") as HTML, the value
-    marked with the reading's name (``findings.reading_name``: the claims summary and the
+    marked with the reading's name (``claims.reading_name``: the claims summary and the
     pages quoting it print the same) and its runs ("read from N runs" when several)."""
     from threadcost import findings
 
@@ -223,14 +223,14 @@ def reading_html(claim_id: str, a: AssertionVerdict) -> str:
     runs = run_list(a.run_id)
     if len(runs) > 1:
         text += f" (read from {len(runs)} runs)"
-    return findings.tag(findings.reading_name(claim_id, a.text), text.split(" ")[0], text,
+    return findings.tag(claims.reading_name(claim_id, a.text), text.split(" ")[0], text,
                         runs)
 
 
 def folklore_md(verdicts: list[ClaimVerdict]) -> str:
     """``claims.folklore`` (plain sentences, as the CLI prints them) as Markdown whose
     numbers carry their names: each reading's measured value is marked with
-    ``findings.reading_name`` (the runs it reads in ``data-runs``), its published value
+    ``claims.reading_name`` (the runs it reads in ``data-runs``), its published value
     with the claim, a yardstick of a why with its finding (``yardstick_*_mean_ns``, pooled
     over the yardsticks runs) and what the why derives from two of them (a ratio, a
     difference) with both names."""
@@ -251,7 +251,7 @@ def folklore_md(verdicts: list[ClaimVerdict]) -> str:
                 continue
             number = logic.numbers(a.measured)[0]
             shown = f"{number}{logic.scaled(a.unit, a.measured)}"
-            name, ids = findings.reading_name(v.id, a.text), runs(a.run_id)
+            name, ids = claims.reading_name(v.id, a.text), runs(a.run_id)
             marks.append((f"measures {shown}", "measures " + findings.tag(
                 name, number, said(shown, ids, "read from"), ids)))
             times = re.search(r"(\d[\d,]*(?:\.\d+)?)x", a.words)
