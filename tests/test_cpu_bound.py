@@ -137,3 +137,20 @@ def test_a_ratio_interval_no_run_could_resolve_stays_empty() -> None:
                          "repeat": [0, 0, 1, 1], "x": [2.0, 1.0, 3.0, 1.0]})
     row = cpu_bound.paired_ratios(calm, "x").iloc[0]
     assert row["ci95_low"] < row["ratio"] < row["ci95_high"]
+
+
+def test_the_end_of_make_paper_words_a_missing_counter_as_the_pages_do() -> None:
+    """The "Not run here" lines at the end of a build read a stored counter note in words
+    (ENOENT: no such event here), never the raw errno with perf_event_paranoid."""
+    from types import SimpleNamespace
+
+    from threadcost.store import stored
+
+    note = ("not available here (perf_event_open: ENOENT: No such file or directory; "
+            "kernel.perf_event_paranoid = 2)")
+    run = SimpleNamespace(experiment="cpu_bound",
+                          meta={"summary": {"perf": {"dtlb_misses": note}}})
+    lines = stored.not_run_lines([run])  # type: ignore[list-item]
+    assert len(lines) == 1 and "dtlb_misses" in lines[0], lines
+    assert "does not expose the event" in lines[0]
+    assert "ENOENT" not in lines[0] and "paranoid" not in lines[0]

@@ -11,6 +11,7 @@ beside the others. To add a task kind: one line in ``TASK_KINDS``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 GREY = "#eeeeee"  # a class or kind this vocabulary does not know
@@ -163,3 +164,27 @@ PARAMETER_WORDS: dict[str, str] = {
 # what an unset (None) parameter means, where "not set" does not say it
 UNSET_WORDS: dict[str, str] = {"pin": "none", "max_fds": "no limit",
                                "address_space_mib": "no limit"}
+
+
+# what perf_event_open's error means, in words (the run stores the raw errno name)
+PERF_ERRORS = {
+    "ENOENT": "this CPU does not expose the event here (no such counter: a virtual "
+              "machine's CPU often hides its hardware counters)",
+    "EOPNOTSUPP": "this CPU does not support the event here",
+    "ENODEV": "no performance-monitoring unit here",
+    "EACCES": "not permitted to this user (kernel.perf_event_paranoid)",
+    "EPERM": "not permitted to this user (kernel.perf_event_paranoid)",
+}
+
+
+def perf_words(note: str) -> str:
+    """A stored counter note as a reader reads it: "not available here: <why>", from the
+    errno name the run stored (ENOENT: no such event here, not a permission)."""
+    m = re.search(r"perf_event_open: (E[A-Z]+)", note)
+    if not note.startswith("not available") or m is None:
+        return note
+    why = PERF_ERRORS.get(m.group(1), "the kernel refused to open it")
+    paranoid = re.search(r"perf_event_paranoid = (-?\d+)", note)
+    if m.group(1) in ("EACCES", "EPERM") and paranoid:
+        why = f"not permitted to this user (kernel.perf_event_paranoid is {paranoid.group(1)})"
+    return f"not available here: {why}"

@@ -269,7 +269,7 @@ def not_run_lines(runs: list[datastore.Run]) -> list[str]:
             if key in ("not_run", "skipped"):
                 continue
             if isinstance(inner, str) and inner.startswith(NOT_HERE):  # a counter, say
-                note(what, str(key), inner)
+                note(what, str(key), vocabulary.perf_words(inner))
             else:
                 walk(what, part if key in ("kinds", "variants") else str(key), inner)
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from threadcost import vocabulary
 from threadcost.results import Result
 from threadcost.views import tables
 
@@ -99,37 +98,13 @@ def ratios_table(result: Result) -> pd.DataFrame:
     return out.set_index(["working set", "quantity"])
 
 
-# what perf_event_open's error means, in words (the run stores the raw errno name)
-_PERF_ERRORS = {
-    "ENOENT": "this CPU does not expose the event here (no such counter: a virtual "
-              "machine's CPU often hides its hardware counters)",
-    "EOPNOTSUPP": "this CPU does not support the event here",
-    "ENODEV": "no performance-monitoring unit here",
-    "EACCES": "not permitted to this user (kernel.perf_event_paranoid)",
-    "EPERM": "not permitted to this user (kernel.perf_event_paranoid)",
-}
-
-
-def perf_words(note: str) -> str:
-    """A stored counter note as a reader reads it: "not available here: <why>", from the
-    errno name the run stored (ENOENT: no such event here, not a permission)."""
-    m = re.search(r"perf_event_open: (E[A-Z]+)", note)
-    if not note.startswith("not available") or m is None:
-        return note
-    why = _PERF_ERRORS.get(m.group(1), "the kernel refused to open it")
-    paranoid = re.search(r"perf_event_paranoid = (-?\d+)", note)
-    if m.group(1) in ("EACCES", "EPERM") and paranoid:
-        why = f"not permitted to this user (kernel.perf_event_paranoid is {paranoid.group(1)})"
-    return f"not available here: {why}"
-
-
 def perf_text(result: Result) -> str:
     perf = result.summary["perf"]
     parts = []
     for key, label in (("dtlb_misses", "dTLB load misses"),
                        ("perf_switches", "context switches (perf)")):
         note = perf.get(key, "not measured")
-        parts.append(f"{label}: {perf_words(str(note))}")
+        parts.append(f"{label}: {vocabulary.perf_words(str(note))}")
     return "Hardware and software counters: " + "; ".join(parts) + "."
 
 
