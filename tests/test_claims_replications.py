@@ -252,7 +252,7 @@ def test_brigade_claims_on_constructed_runs(tmp_path: Path) -> None:
     assert got["C22"].shape[0].verdict == "supported"  # 9.5 / 0.45
     # S5 counted slab (slabtop): read from notebook 02's slab slope, not the brigade's
     # wider count (kernel stack + page tables + slab), which is context
-    assert "thread_memory" in got["C22"].as_published[1].reason
+    assert "thread memory" in got["C22"].as_published[1].reason
     assert got["C22"].context[0].measured == pytest.approx(10.0)  # 11 - 1 KiB
     assert got["C23"].finding and got["C23"].id not in claims.tally(list(got.values()))
     assert got["C23"].verdict == "supported"
@@ -280,11 +280,11 @@ def test_judge_lists_every_claim_on_an_old_run_only(tmp_path: Path) -> None:
     verdicts = claims.judge(REFERENCE, tmp_path)
     assert [v.id for v in verdicts] == ALL_IDS
     by = {v.id: v for v in verdicts}
-    assert by["C13"].verdict == "not run here" and "cpu_bound" in by["C13"].reason
+    assert by["C13"].verdict == "not run here" and "cpu bound" in by["C13"].reason
     assert by["C15"].verdict == "not run here" and "sleepers run" in by["C15"].reason
     # each mechanism is read from its own pairs, never from the echo
     assert by["C02"].verdict == "not run here"
-    assert "context_switch_placement" in by["C02"].reason
+    assert "context switch placement" in by["C02"].reason
     _consistent(by)
 
 

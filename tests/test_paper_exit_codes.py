@@ -39,6 +39,7 @@ def test_each_failure_is_one_line_with_the_readmes_code(
         raise error
 
     monkeypatch.setattr(paper, "build", failing)
+    monkeypatch.delenv("MAKELEVEL", raising=False)  # as typed, not under `make test`
     assert paper.main(["--out", str(tmp_path / "p")]) == code
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()

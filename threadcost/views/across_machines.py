@@ -19,7 +19,9 @@ With one machine, :func:`how_to_add_text` says how to add another.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +99,17 @@ def reference_column(labels: list[str]) -> str | None:
     return next((label for label in labels if (rendered / label).is_dir()), None)
 
 
+def name_part(machine_id: str) -> str:
+    """A machine's id as part of a finding's name (an attribute of the page): the id
+    itself when it is made of letters, digits, dots, dashes and underscores (every id
+    this study makes), else a digest of it, so no text of a foreign folder's name
+    reaches an attribute."""
+    if re.fullmatch(r"[A-Za-z0-9._-]{1,200}", machine_id):
+        return machine_id
+    return "machine-" + hashlib.blake2b(machine_id.encode("utf-8", "replace"),
+                                        digest_size=6).hexdigest()
+
+
 def describe(data_dir: str | Path | None, machine_id: str) -> str:
     """The machine in words, from the fingerprint stored with its newest run, as Markdown
     (its RAM marked ``machine_memory_gib@<machine id>``)."""
@@ -108,7 +121,7 @@ def describe(data_dir: str | Path | None, machine_id: str) -> str:
     if not isinstance(fp, dict):
         return textout.md_text(machine_id)
     try:
-        return textout.machine_md(fp, f"machine_memory_gib@{machine_id}")
+        return textout.machine_md(fp, f"machine_memory_gib@{name_part(machine_id)}")
     except (KeyError, TypeError, ValueError):
         return textout.md_text(machine_id)
 
@@ -234,7 +247,8 @@ def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
             continue
         shown = f"{got[1]:,.1f}"
         parts.append(f"{md_code(mid)}: one empty system call = " + findings.tag(
-            f"yardstick_syscall_newest_median_ns@{mid}", shown, f"{shown} ns", (got[0],)))
+            f"yardstick_syscall_newest_median_ns@{name_part(mid)}", shown, f"{shown} ns",
+            (got[0],)))
     return ("Times divided by each machine's yardstick (a fixed piece of work timed on "
             "that machine: one empty system call, the median over the repeats of its "
             "newest yardsticks run), so a machine that is slower overall does not look "

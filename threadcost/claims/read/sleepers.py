@@ -190,7 +190,7 @@ def at_s4(variant: str, column: str, unit: str) -> Any:
         rows, found, count = got
         if count != S4_COUNT:
             return Missing(f"the stored sleepers runs ran {NAMES[variant]} at {count:,} tasks,"
-                           " not S4's 10,000 (notebook 05's tasks_s4_count)")
+                           " not S4's 10,000 (notebook 05's sleeper count for S4)")
         cpu = column in CPU_COLUMNS
         words = CPU_COLUMNS[column] if cpu else RSS_WORDS
         m = over_repeats(rows[column].dropna(), unit, run_id=run_ids(found),
@@ -216,7 +216,7 @@ def ratio(top: str, bottom: str, column: str, cut: bool = False) -> Any:
         rows, found, count = got
         if column not in CPU_COLUMNS and count != S4_COUNT:
             return Missing(f"the stored sleepers runs ran {count:,} tasks, not S4's 10,000 "
-                           "(notebook 05's tasks_s4_count): the whole program's peak RSS "
+                           "(notebook 05's sleeper count for S4): the whole program's peak RSS "
                            "is compared at S4's count only")
         wide = rows.pivot_table(index=["run_index", "repeat"], columns="variant",
                                 values=column)
@@ -260,7 +260,7 @@ def page_tables_per_thread(runs: Runs) -> Measurement | Missing:
     rows, found, count = got
     if count != S4_COUNT:
         return Missing(f"the stored sleepers runs ran {NAMES[THREADS]} at {count:,} tasks, "
-                       "not S4's 10,000 (notebook 05's tasks_s4_count)")
+                       "not S4's 10,000 (notebook 05's sleeper count for S4)")
     rows = rows[pd.to_numeric(rows["page_tables_per_task_kib"], errors="coerce").notna()]
     if rows.empty:
         return Missing("no stored sleepers run holds the Rust threads' page tables (VmPTE): "
