@@ -363,8 +363,8 @@ def why_yardsticks_table(machine_id: str | None = None,
                      "ns (mean of repeats)": findings.tag(
                          yardstick_name(name), logic.number(m.value), shown, runs_),
                      "95% interval (ns)": interval, "repeats": str(m.repeats)})
-    return pd.DataFrame(rows, columns=["yardstick", "ns (mean of repeats)",
-                                       "95% interval (ns)", "repeats"])
+    return _without_empty_interval(pd.DataFrame(
+        rows, columns=["yardstick", "ns (mean of repeats)", "95% interval (ns)", "repeats"]))
 
 
 def yardsticks_table(result: Any) -> pd.DataFrame:
@@ -382,7 +382,16 @@ def yardsticks_table(result: Any) -> pd.DataFrame:
                      "what one operation is": what,
                      "mean of repeats (ns)": logic.number(m.value),
                      "95% interval (ns)": interval, "repeats": str(m.repeats)})
-    return pd.DataFrame(rows)
+    return _without_empty_interval(pd.DataFrame(rows))
+
+
+def _without_empty_interval(frame: pd.DataFrame) -> pd.DataFrame:
+    """The interval column left out where no row has one (a run of one repeat: its
+    ``repeats`` column says why), rather than a column of dashes."""
+    column = "95% interval (ns)"
+    if column in frame and not frame.empty and (frame[column] == "-").all():
+        return frame.drop(columns=column)
+    return frame
 
 
 def _slug(verdict: str) -> str:
