@@ -90,7 +90,8 @@ def _build(tool: dict[str, str], out: Path, timeout: float) -> list[str]:
     classes = out / "classes"
     classes.mkdir(parents=True, exist_ok=True)
     # Warnings are shown, never errors, on a reader's JDK (a newer javac may warn where
-    # ours does not); the project's own check adds -Werror (tests/test_build_flags.py).
+    # ours does not); only the project's own check (tests/test_build_flags.py) turns
+    # javac's warnings into errors.
     build_step([tool["javac"], "--release", str(MIN_RELEASE), "-Xlint:all",
                 "-d", str(classes), str(JAVA.source_dir / "Peers.java")],
                JAVA.source_dir, timeout, "java peer build")
