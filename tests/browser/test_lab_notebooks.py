@@ -137,7 +137,15 @@ def _save_rewrites_nothing(page: Any, path: Path) -> None:
             break
         page.wait_for_timeout(500)
     assert path.stat().st_mtime_ns != written, f"{path.name}: Ctrl+S did not save"
+    # The new time shows as soon as the save truncates the file, before it has written
+    # it: read once the text stops changing (a save is one write; 20 s bound).
     after = path.read_text(encoding="utf-8")
+    for _ in range(40):
+        page.wait_for_timeout(500)
+        again = path.read_text(encoding="utf-8")
+        if again == after and after:
+            break
+        after = again
     assert after == before, f"{path.name}: a save from JupyterLab rewrote the notebook"
 
 
