@@ -91,7 +91,8 @@ def ratios_table(result: Result) -> pd.DataFrame:
         "working set": [_ws_label(result, w) for w in r.working_set],
         "quantity": r.quantity.map(names),
         "pairs": r.n,
-        "processes / threads": r.ratio,
+        # the same words as the prose beside it (one value per printed ratio)
+        "processes / threads": [_ratio(x) if pd.notna(x) else "-" for x in r.ratio],
         "95% interval": [f"{_ratio(lo)} to {_ratio(hi)}" if pd.notna(lo) else "-"
                          for lo, hi in zip(r.ci95_low, r.ci95_high, strict=True)],
     })
