@@ -69,6 +69,9 @@ def _reference(v: AssertionVerdict) -> float | None:
     return min(bounds, key=lambda b: abs(b - v.measured)) if bounds else None
 
 
+INCONCLUSIVE_HERE = "inconclusive here"
+UNRESOLVED = "its interval is wider than the tolerance"  # said of an underpowered reading
+
 def words(v: AssertionVerdict) -> str:
     """The verdict of one reading in words about this machine."""
     shape = v.kind == "shape"
@@ -89,8 +92,9 @@ def words(v: AssertionVerdict) -> str:
         return f"{head}: {how}" if how else head
     if v.power and not v.power.get("resolves", True) and v.reason.startswith("underpowered") \
             and "; " not in v.reason:
-        return "underpowered here"  # the only reason it is not judged
-    return "inconclusive here"
+        # the only reason it is not judged; the verdict keeps the legend's word
+        return f"{INCONCLUSIVE_HERE}: {UNRESOLVED}"
+    return INCONCLUSIVE_HERE
 
 
 def power(v: AssertionVerdict) -> dict[str, Any] | None:
