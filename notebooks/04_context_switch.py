@@ -205,9 +205,7 @@ display(Markdown(
     f"without a partner) and dividing by the switches the kernel counted leaves "
     f"**{show('switch_pipe_pinned_net_per_counted_median_ns', head_full)} per counted "
     f"switch** for the switch itself: the scheduler, the wake-up and the change of "
-    f"registers and stack. An empty system call, timed in this rerun, costs "
-    f"{show('syscall_rerun_median_ns', head_full)} (median; the yardsticks below time it "
-    f"again). The timer and the CPU notes add about "
+    f"registers and stack. The timer and the CPU notes add about "
     f"{show('instrumentation_rerun_mean_ns', head_full)} per round trip "
     f"({findings.span(share, share.number() + '%') if share.measured else 'not measured'} of "
     f"the median)."))

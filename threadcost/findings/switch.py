@@ -221,10 +221,6 @@ quantity("switch_pipe_pinned_net_per_counted_median_ns", "ns", "median",
          f"hops) / the switches counted per round trip, {RERUN}",
           reads=newest("context_switch_headline"))(
     _rerun(lambda s: s["switch_net_ns_p50"]))
-quantity("syscall_rerun_median_ns", "ns", "median",
-         f"one empty system call, timed as a baseline of {RERUN}: median",
-          reads=newest("context_switch_headline"))(
-    _rerun(lambda s: s["baselines"]["empty_syscall"]["p50"]))
 quantity("instrumentation_rerun_mean_ns", "ns", "mean",
          f"what the timer and the CPU notes add to one round trip, {RERUN}",
           reads=newest("context_switch_headline"))(
