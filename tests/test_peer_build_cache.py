@@ -31,7 +31,7 @@ def _peer(src: Path, builds: list[Path], version: str = "1.0") -> base.Peer:
 
     return base.Peer(language="fake", source_dir=src, source_globs=("*.src",),
                      find=lambda: ({"tool": "/usr/bin/faketool", "version": version}, None),
-                     build=build, programs=("run",), runtimes=("",))
+                     build=build, programs=("run",), kinds=())
 
 
 @pytest.fixture()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from threadcost import peers
+from threadcost import paths, peers
 from threadcost.experiments import million, runtimes, sleepers
 from threadcost.views import runtimes as runtimes_view
 
@@ -72,6 +72,41 @@ def test_each_peer_builds_and_keeps_the_contract(language: str) -> None:
                 assert 0 < before <= peak, (language, runtime)
                 if runtime in ("thread", "platform"):  # 20 new stacks mapped and written
                     assert peak - before >= 4, (language, runtime)
+
+
+def test_each_runtime_is_declared_once_and_whole() -> None:
+    """Every runtime of every peer (threadcost/peers/<language>.py): a kind no other
+    declares, a -runtime flag its peer takes once, words that list (no comma), a colour
+    of its own, a sleepers variant no other kind or C variant uses; page 5's table lists
+    only kinds whose peer has the programs it runs (launch, memory)."""
+    kinds = [k for p in peers.PEERS.values() for k in p.kinds]
+    assert len({k.key for k in kinds}) == len(kinds) == len(peers.KINDS)
+    for language, peer in peers.PEERS.items():
+        assert len(peer.runtimes) == len(peer.kinds), language
+        assert all(peers.LANGUAGES[k.key] == language for k in peer.kinds)
+    assert all("," not in k.label and k.label for k in kinds)
+    assert len({k.colour for k in kinds}) == len(kinds)
+    variants = [v.name for k in kinds for v in k.sleepers]
+    assert len(set(variants)) == len(variants)
+    c_variants = set(sleepers.ALL_VARIANTS) - set(sleepers.PEER_VARIANTS)
+    assert c_variants == {"threads", "threads_pinned"} and not set(variants) & c_variants
+    assert all(k.need_kib > 0 for k in kinds)
+    for name in peers.PAGE5_KINDS:
+        assert {"launch", "memory"} <= set(peers.peer_of(name).programs), name
+        assert bool(runtimes_view.SWITCH_HOW.get(name)) == (
+            "pingpong" in peers.peer_of(name).programs), name
+
+
+@pytest.mark.parametrize("params", ["quick.yaml", "large.yaml"])
+def test_the_shipped_sets_run_every_page_5_runtime(params: str) -> None:
+    """quick.yaml and large.yaml name no runtime: "all" runs each that page 5 runs by
+    default, as the registry declares them (a new runtime needs no parameter changed)."""
+    from threadcost.settings import parameters
+
+    values = parameters.check_file(paths.REPO_ROOT / "params" / params)
+    assert values["tasks_peer_kinds"] == [peers.ALL]
+    chosen = runtimes.check_params(kinds=values["tasks_peer_kinds"], cpu=0)["kinds"]
+    assert chosen == list(peers.PAGE5_KINDS) == parameters.declared("tasks_peer_kinds").default
 
 
 def test_a_peer_rejects_a_program_it_does_not_have() -> None:

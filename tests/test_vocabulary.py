@@ -1,6 +1,7 @@
-"""One vocabulary: every task kind's words typed once (threadcost/vocabulary.py), the
-peer registry's labels built from them, and the identifiers a run stores shown as words
-(the runs table of page 06, page 07's tables and closing words)."""
+"""One vocabulary: every task kind's words typed once (a C kind's in
+threadcost/vocabulary.py, a peer's runtime's in its registry entry, threadcost/peers/),
+the peer registry's labels built from them, and the identifiers a run stores shown as
+words (the runs table of page 06, page 07's tables and closing words)."""
 
 from __future__ import annotations
 
@@ -35,22 +36,25 @@ def _strings(path: Path) -> set[str]:
 
 
 def test_each_task_label_is_typed_once() -> None:
-    labels = {k.label for k in vocabulary.TASK_KINDS if k.label != k.key}
-    typed = {}
+    """A C kind's label in the vocabulary, a peer runtime's in its peer's registry entry,
+    and nowhere else."""
+    home = {k.label: f"threadcost/peers/{peers.LANGUAGES[k.key]}.py" if k.key in peers.KINDS
+            else "threadcost/vocabulary.py" for k in vocabulary.TASK_KINDS if k.label != k.key}
+    typed: dict[str, list[str]] = {}
     for path in sorted((REPO / "threadcost").rglob("*.py")):
-        if path.name == "vocabulary.py":
-            continue
-        hits = labels & _strings(path)
+        where = str(path.relative_to(REPO))
+        hits = {label for label in set(home) & _strings(path) if home[label] != where}
         if hits:
-            typed[str(path.relative_to(REPO))] = sorted(hits)
+            typed[where] = sorted(hits)
     assert typed == {}
+    assert {k.key for k in vocabulary.TASK_KINDS} >= set(peers.KINDS)
 
 
 def test_the_peer_registry_reads_its_labels_from_the_vocabulary() -> None:
     for name, kind in peers.KINDS.items():
-        assert kind.label == vocabulary.task_label(name, runtime=True)
-        assert kind.label.startswith(vocabulary.TASK_LABELS[name])
-    assert peers.KINDS["rust-thread"].label == "Rust thread (std::thread)"
+        assert kind.peer_label == vocabulary.task_label(name, runtime=True)
+        assert kind.peer_label.startswith(vocabulary.TASK_LABELS[name])
+    assert peers.KINDS["rust-thread"].peer_label == "Rust thread (std::thread)"
     assert vocabulary.task_label("tokio-task-mt", plural=True) == \
         "Tokio tasks (multi-thread runtime)"
     assert all("," not in label for label in vocabulary.TASK_LABELS.values())  # lists read

@@ -6,13 +6,18 @@ renamed here is added or renamed everywhere, colour included.
 
 To add a verdict class: add one :class:`VerdictClass` line to ``VERDICT_CLASSES``
 (in the order a tally lists it) and, if the claims layer gives it, a constant
-beside the others. To add a task kind: one line in ``TASK_KINDS``.
+beside the others. To add a task kind: a C kind is one line in ``TASK_KINDS``; a peer's
+runtime is its declaration in the peer's registry entry (:mod:`threadcost.peers`: one
+:class:`~threadcost.peers.kinds.Runtime`, its words and colour included), read here.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from threadcost.peers import KINDS as PEER_KINDS
+from threadcost.peers.kinds import TaskKind
 
 GREY = "#eeeeee"  # a class or kind this vocabulary does not know
 
@@ -66,31 +71,12 @@ def verdict_order(name: str) -> int:
     return CLASSES.index(name) if name in CLASSES else len(CLASSES)
 
 
-@dataclass(frozen=True)
-class TaskKind:
-    """A kind of task the study compares: its key (as runs store it), its label (the
-    words every page, figure and finding prints), its colour, the runtime a peer runs
-    it on in words (the peer registry's label adds it in brackets), and whether it is a
-    row of the headline."""
-
-    key: str
-    label: str
-    colour: str
-    runtime: str = ""
-    headline: bool = True
-
-
+# The C kinds; the peers' runtimes follow, as their registry entries declare them.
 TASK_KINDS: tuple[TaskKind, ...] = (
     TaskKind("thread", "OS thread", "#0173b2"),
     TaskKind("process", "OS process", "#de8f05"),
     TaskKind("fiber", "C fiber", "#029e73"),
-    TaskKind("goroutine", "goroutine", "#cc78bc"),
-    TaskKind("rust-thread", "Rust thread", "#d55e00", runtime="std::thread"),
-    TaskKind("tokio-task", "Tokio task", "#56b4e9", runtime="current_thread runtime"),
-    TaskKind("tokio-task-mt", "Tokio task (multi-thread runtime)", "#fbafe4",
-             headline=False),
-    TaskKind("java-platform", "Java platform thread", "#ca9161"),
-    TaskKind("java-virtual", "Java virtual thread", "#949494"),
+    *PEER_KINDS.values(),
 )
 TASKS: tuple[str, ...] = tuple(k.key for k in TASK_KINDS if k.headline)  # the headline's rows
 TASK_LABELS: dict[str, str] = {k.key: k.label for k in TASK_KINDS}
@@ -106,9 +92,7 @@ def task_label(key: str, runtime: bool = False, plural: bool = False) -> str:
     kind = next((k for k in TASK_KINDS if k.key == key), None)
     if kind is None:
         return key.replace("-", " ").replace("_", " ")
-    head, sep, tail = kind.label.partition(" (")
-    words = f"{head}s{sep}{tail}" if plural else kind.label
-    return f"{words} ({kind.runtime})" if runtime and kind.runtime else words
+    return kind.words(runtime=runtime, plural=plural)
 
 
 # --- the identifiers a run stores, in words -----------------------------------------
@@ -129,15 +113,11 @@ IDENTIFIER_WORDS: dict[str, str] = PLACEMENT_WORDS | {
     # variants and modes
     "as_published": "as published", "all_at_once": "all at once",
     "threads_pinned": "threads (pinned round-robin)",
-    "rust_threads": task_label("rust-thread", plural=True),
-    "rust_threads_pinned": task_label("rust-thread", plural=True) + " (pinned round-robin)",
-    "tokio": task_label("tokio-task", plural=True),
-    "tokio_mt": task_label("tokio-task-mt", plural=True),
-    "goroutines": task_label("goroutine", plural=True),
-    "java_platform": task_label("java-platform", plural=True),
-    "java_virtual": task_label("java-virtual", plural=True),
     # experiments whose names do not read as words once split at "_"
     "go_lockosthread": "Go LockOSThread",
+} | {  # the peers' variants of S4's sleepers program: "Rust threads (pinned round-robin)"
+    v.name: k.words(plural=True) + (f" ({v.note})" if v.note else "")
+    for k in PEER_KINDS.values() for v in k.sleepers
 }
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from threadcost import peers as registry
 from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.experiments import peers
 from threadcost.host import sysinfo
@@ -35,9 +36,9 @@ from threadcost.settings import validate
 GOROUTINES_EXPERIMENT = "goroutines_million"
 THREADS_EXPERIMENT = "threads_ceiling"
 S1_COUNT = 1_000_000
-# Expected resident cost of one sleeping goroutine (a 2 KiB stack plus runtime
-# bookkeeping, rounded up): the memory check asks for twice this much.
-GOROUTINE_NEED_KIB = 4
+# Expected resident cost of one sleeping goroutine (its declaration in the Go peer's
+# registry entry): the memory check asks for twice this much.
+GOROUTINE_NEED_KIB = registry.KINDS["goroutine"].need_kib
 PID_RESERVE = 4096  # process ids left to everyone else on the machine
 MAP_RESERVE = 1000  # mappings left for the process's own libraries and heap
 
@@ -229,17 +230,15 @@ def threads(cap: Any = 8000, stack_kib: Any = 2048, sleep_ms: Any = 1000) -> Res
 PEER_EXPERIMENT = "peer_million"  # S1's program (C10, C11)
 PEAK_EXPERIMENT = "peer_peak_memory"  # S6's: peak memory with every task asleep
 # Peer kinds whose tasks are kernel threads: their count stays under thread_ceiling.
-THREAD_KINDS = ("rust-thread", "java-platform")
-# Resident need per sleeping task for the memory check (generous).
-PEER_NEED_KIB = {"rust-thread": 64, "java-platform": 128, "tokio-task": 2,
-                 "tokio-task-mt": 2, "java-virtual": 8, "goroutine": GOROUTINE_NEED_KIB}
+THREAD_KINDS = registry.KERNEL_TASK_KINDS
+# Resident need per sleeping task for the memory check (generous), as each runtime's
+# registry entry declares it (threadcost.peers).
+PEER_NEED_KIB = {name: kind.need_kib for name, kind in registry.KINDS.items()}
 
 
 def check_peer_tasks(kinds: Any, count: Any, sleep_ms: Any, thread_cap: Any,
                      gate: Any = True) -> dict[str, Any]:
     """What :func:`peer_tasks` refuses, before anything runs (threadcost.paper.prechecks)."""
-    from threadcost import peers as registry
-
     return {"kinds": validate.choice_list("kinds", kinds, list(registry.KINDS)),
             "count": validate.integer("count", count, minimum=1, maximum=10_000_000),
             "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=0, maximum=60_000),
@@ -259,15 +258,13 @@ def peer_tasks(kinds: Any = ("rust-thread", "tokio-task"), count: Any = S1_COUNT
     to ``count`` and labelled computed. A kind whose toolchain is missing, or
     whose need exceeds half of MemAvailable, reads "not run here" with the reason.
     """
-    from threadcost import peers as registry
-
     if experiment not in (PEER_EXPERIMENT, PEAK_EXPERIMENT):
         raise ParameterError("experiment", experiment,
                              f"one of {PEER_EXPERIMENT}, {PEAK_EXPERIMENT}")
     p = check_peer_tasks(kinds, count, sleep_ms, thread_cap, gate)
     rows = []
     for kind in p["kinds"]:
-        base = {"kind": kind, "label": registry.KINDS[kind].label, "requested": p["count"]}
+        base = {"kind": kind, "label": registry.KINDS[kind].peer_label, "requested": p["count"]}
         reason = registry.kind_reason(kind)
         n, bound = p["count"], "requested"
         if kind in THREAD_KINDS:

@@ -35,23 +35,25 @@ from threadcost.settings import validate
 from threadcost.settings.parameters import declared
 
 EXPERIMENT = "peer_runtimes"
-KINDS = declared("tasks_peer_kinds").choices
-THREAD_KINDS = ("rust-thread", "java-platform")
+# The peers' runtimes of page 5's table and those holding a kernel thread each, as their
+# registry entries declare them (threadcost.peers).
+KINDS, THREAD_KINDS = registry.PAGE5_KINDS, registry.KERNEL_TASK_KINDS
+ALL_KINDS = registry.ALL  # in ``kinds``: every one of KINDS (page 5's default)
 # Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
 ITERATIONS, LAUNCHES = declared("tasks_peer_iterations"), declared("tasks_peer_launch_iterations")
 TASK_COUNT, THREAD_COUNT = declared("tasks_peer_tasks"), declared("tasks_peer_threads")
 REPEATS = declared("tasks_peer_repeats")
 
 
-def check_params(kinds: Any = KINDS, iterations: Any = ITERATIONS.default,
+def check_params(kinds: Any = (ALL_KINDS,), iterations: Any = ITERATIONS.default,
                  warmup: Any = ITERATIONS.default // 10,
                  launch_iterations: Any = LAUNCHES.default,
                  task_count: Any = TASK_COUNT.default, thread_count: Any = THREAD_COUNT.default,
                  points: Any = 6, cpu: Any = "auto",
                  repeats: Any = REPEATS.default) -> dict[str, Any]:
-    chosen = validate.choice_list("kinds", kinds, KINDS)
+    chosen = validate.choice_list("kinds", kinds, (ALL_KINDS, *KINDS))
     p: dict[str, Any] = {
-        "kinds": [k for k in KINDS if k in chosen],
+        "kinds": [k for k in KINDS if k in chosen or ALL_KINDS in chosen],
         "iterations": validate.integer("iterations", iterations, **ITERATIONS.bounds),
         "warmup": validate.integer("warmup", warmup, minimum=0, maximum=ITERATIONS.maximum),
         "launch_iterations": validate.integer("launch_iterations", launch_iterations,
@@ -93,7 +95,7 @@ def _memory(kind: str, count: int, points: int) -> dict[str, Any]:
     return out
 
 
-def run(kinds: Any = KINDS, iterations: Any = ITERATIONS.default,
+def run(kinds: Any = (ALL_KINDS,), iterations: Any = ITERATIONS.default,
         warmup: Any = ITERATIONS.default // 10, launch_iterations: Any = LAUNCHES.default,
         task_count: Any = TASK_COUNT.default, thread_count: Any = THREAD_COUNT.default,
         points: Any = 6, cpu: Any = "auto", repeats: Any = REPEATS.default) -> Result:
@@ -103,10 +105,10 @@ def run(kinds: Any = KINDS, iterations: Any = ITERATIONS.default,
     out: dict[str, dict[str, Any]] = {}
     samples: list[pd.DataFrame] = []
     for kind in p["kinds"]:
-        k = registry.KINDS[kind]
-        peer = registry.PEERS[k.language]
+        peer = registry.peer_of(kind)
         reason = peer.absent_reason()
-        row: dict[str, Any] = {"kind": kind, "label": k.label, "not_run": reason}
+        row: dict[str, Any] = {"kind": kind, "label": registry.KINDS[kind].peer_label,
+                               "not_run": reason}
         out[kind] = row
         if reason is not None:
             continue
@@ -143,7 +145,8 @@ def run(kinds: Any = KINDS, iterations: Any = ITERATIONS.default,
 
 
 BRIGADE_EXPERIMENT = "peer_brigade"
-BRIGADE_KINDS = ("rust-thread", "tokio-task", "tokio-task-mt", "one-thread")
+# every runtime of the Rust peer (threadcost.peers.rust), and S5's one-thread brigade
+BRIGADE_KINDS = (*(k.key for k in registry.peer("rust").kinds), "one-thread")
 BRIGADE_DEFAULT_KINDS = ("rust-thread", "tokio-task", "one-thread")
 PLACEMENTS = ("same-cpu", "unpinned")
 

@@ -48,17 +48,12 @@ from threadcost.settings import validate
 
 EXPERIMENT = "sleepers"
 VARIANTS = ("threads", "threads_pinned", "goroutines")
-# The peers' variants (threadcost.peers): variant -> (peer kind, extra flags).
-# S4's program is Rust threads, unpinned and pinned round-robin.
+# The peers' variants, as each runtime's registry entry declares them (threadcost.peers):
+# variant -> (peer kind, extra flags). S4's program is Rust threads, unpinned and pinned
+# round-robin.
 PEER_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "goroutines": ("goroutine", {}),
-    "rust_threads": ("rust-thread", {}),
-    "rust_threads_pinned": ("rust-thread", {"pin": "round-robin"}),
-    "tokio": ("tokio-task", {}),
-    "tokio_mt": ("tokio-task-mt", {}),
-    "java_platform": ("java-platform", {}),
-    "java_virtual": ("java-virtual", {}),
-}
+    v.name: (name, dict(v.flags)) for name, kind in peer_kinds.KINDS.items()
+    for v in kind.sleepers}
 ALL_VARIANTS = ("threads", "threads_pinned", *PEER_VARIANTS)
 # Published workload (C15/C17): 10,000 tasks x 1000 sleeps.
 PUBLISHED_TASKS = 10_000

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadcost import vocabulary
+from threadcost import peers, vocabulary
 from threadcost.findings import Value, newest, quantity
 from threadcost.measured.runs import Runs
 from threadcost.store import datastore
@@ -356,14 +356,12 @@ def _peer_memory(runs: Runs, kind: str, kernel_side: bool) -> Value | str:
                   resident=mem["per_task_rss_kib"])
 
 
-# the peers' kinds in the headline -> whether each holds a kernel task of its own (its
-# words: threadcost.vocabulary.TASK_LABELS, like every other task kind's)
-PEER_KERNEL_TASK: dict[str, bool] = {
-    "rust-thread": True,
-    "tokio-task": False,
-    "java-platform": True,
-    "java-virtual": False,
-}
+# the peers' kinds in the headline (page 5's runtimes that are headline rows) -> whether
+# each holds a kernel task of its own, as its registry entry declares it (threadcost.peers;
+# its words: threadcost.vocabulary.TASK_LABELS, like every other task kind's)
+PEER_KERNEL_TASK: dict[str, bool] = {name: kind.kernel_task
+                                     for name, kind in peers.KINDS.items()
+                                     if kind.page5 and kind.headline}
 
 
 def _peer_quantities(kind: str, label: str, kernel_task: bool) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from threadcost import paths
 from threadcost.errors import KernelError
 from threadcost.peers import build_cache
+from threadcost.peers.kinds import Runtime
 
 BUILD_ROOT = paths.REPO_ROOT / "build" / "peers"
 NATIVE_ROOT = paths.REPO_ROOT / "native" / "peers"
@@ -43,16 +44,6 @@ RUNTIME_ENV = ("GOMAXPROCS", "GOGC", "GODEBUG", "GOMEMLIMIT", "JAVA_TOOL_OPTIONS
                "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "TOKIO_WORKER_THREADS", "RUST_MIN_STACK")
 
 
-@dataclass(frozen=True)
-class Kind:
-    """A task kind the paper shows: which peer, which runtime, how it is called."""
-
-    name: str
-    language: str
-    runtime: str
-    label: str
-
-
 @dataclass
 class RunOutput:
     """A peer run: its validated JSON, and (when timed) wait4's view of it."""
@@ -67,7 +58,9 @@ class RunOutput:
 @dataclass
 class Peer:
     """One language's peer. ``find`` returns (toolchain, None) or (None, reason);
-    ``build`` builds into a folder and returns the command that runs the peer."""
+    ``build`` builds into a folder and returns the command that runs the peer;
+    ``kinds`` declares each runtime it runs, once (:class:`~threadcost.peers.kinds.
+    Runtime`: everything the study reads of it)."""
 
     language: str
     source_dir: Path
@@ -75,7 +68,12 @@ class Peer:
     find: Callable[[], tuple[dict[str, str] | None, str | None]]
     build: Callable[[dict[str, str], Path, float], list[str]]
     programs: tuple[str, ...]
-    runtimes: tuple[str, ...]
+    kinds: tuple[Runtime, ...]
+
+    @property
+    def runtimes(self) -> tuple[str, ...]:
+        """The ``-runtime`` names its programs take, one per runtime."""
+        return tuple(dict.fromkeys(k.flag for k in self.kinds))
 
     @property
     def build_dir(self) -> Path:

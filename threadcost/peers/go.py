@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from threadcost.peers.base import BUILD_ROOT, NATIVE_ROOT, Peer, build_step, tool_version, which_in
+from threadcost.peers.kinds import Runtime, SleepersVariant
 
 INSTALL = "install Go 1.22 or later (https://go.dev/dl, or conda-forge go) and put go on PATH"
 
@@ -40,4 +41,11 @@ def _build(tool: dict[str, str], out: Path, timeout: float) -> list[str]:
 GO = Peer(language="go", source_dir=NATIVE_ROOT / "go", source_globs=("*.go", "go.mod"),
           find=_find, build=_build,
           programs=("sleepers", "million", "pingpong", "launch", "memory", "brigade"),
-          runtimes=("",))
+          kinds=(
+              # page 5 measures goroutines with experiments of their own (threadcost.
+              # experiments.peers); a sleeping one needs a 2 KiB stack plus the runtime's
+              # bookkeeping, rounded up
+              Runtime(key="goroutine", label="goroutine", colour="#cc78bc",
+                      flag="", kernel_task=False, need_kib=4, page5=False,
+                      sleepers=(SleepersVariant("goroutines"),)),
+          ))

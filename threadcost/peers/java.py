@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from threadcost.peers.base import NATIVE_ROOT, Peer, build_step, tool_version
+from threadcost.peers.kinds import Runtime, SleepersVariant
 
 INSTALL = ("install a JDK 21 or later (e.g. apt-get install openjdk-21-jdk-headless, or "
            "Temurin from https://adoptium.net) and set JAVA_HOME or put its javac on PATH")
@@ -100,4 +101,13 @@ def _build(tool: dict[str, str], out: Path, timeout: float) -> list[str]:
 
 JAVA = Peer(language="java", source_dir=NATIVE_ROOT / "java", source_globs=("*.java",),
             find=_find, build=_build, programs=("sleepers", "million", "launch", "memory"),
-            runtimes=("platform", "virtual"))
+            kinds=(
+                Runtime(key="java-platform", label="Java platform thread", colour="#ca9161",
+                        flag="platform", kernel_task=True, need_kib=128,
+                        sleepers=(SleepersVariant("java_platform"),),
+                        memory_how="platform threads blocked on a latch"),
+                Runtime(key="java-virtual", label="Java virtual thread", colour="#949494",
+                        flag="virtual", kernel_task=False, need_kib=8,
+                        sleepers=(SleepersVariant("java_virtual"),),
+                        memory_how="virtual threads blocked on a latch"),
+            ))

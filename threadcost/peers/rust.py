@@ -13,6 +13,7 @@ from pathlib import Path
 
 from threadcost.errors import KernelError
 from threadcost.peers.base import NATIVE_ROOT, Peer, build_step, tool_version, which_in
+from threadcost.peers.kinds import Runtime, SleepersVariant
 
 INSTALL = "install Rust 1.87 or later with rustup (https://rustup.rs) and put cargo on PATH"
 MIN_VERSION = (1, 87)  # std::io::pipe
@@ -58,4 +59,28 @@ RUST = Peer(language="rust", source_dir=NATIVE_ROOT / "rust",
             source_globs=("Cargo.toml", "Cargo.lock", "build.rs", "src/*.rs"),
             find=_find, build=_build,
             programs=("sleepers", "million", "pingpong", "launch", "memory", "brigade"),
-            runtimes=("thread", "tokio-ct", "tokio-mt"))
+            kinds=(
+                # S4's program ran Rust threads unpinned and pinned round-robin
+                Runtime(key="rust-thread", label="Rust thread", colour="#d55e00",
+                        runtime="std::thread", flag="thread",
+                        kernel_task=True, need_kib=64,
+                        sleepers=(SleepersVariant("rust_threads"),
+                                  SleepersVariant("rust_threads_pinned",
+                                                  (("pin", "round-robin"),),
+                                                  "pinned round-robin")),
+                        switch_how="std::sync::mpsc rendezvous channels, process pinned "
+                                   "to one CPU",
+                        memory_how="threads (2 MiB stacks) blocked on a lock"),
+                Runtime(key="tokio-task", label="Tokio task", colour="#56b4e9",
+                        runtime="current_thread runtime", flag="tokio-ct",
+                        kernel_task=False, need_kib=2, sleepers=(SleepersVariant("tokio"),),
+                        switch_how="tokio::sync::mpsc channels, current_thread runtime, "
+                                   "pinned",
+                        memory_how="tasks awaiting a lock"),
+                Runtime(key="tokio-task-mt", label="Tokio task (multi-thread runtime)",
+                        colour="#fbafe4", headline=False, flag="tokio-mt",
+                        kernel_task=False, need_kib=2,
+                        sleepers=(SleepersVariant("tokio_mt"),),
+                        switch_how="tokio::sync::mpsc channels, multi-thread runtime, pinned",
+                        memory_how="tasks awaiting a lock"),
+            ))

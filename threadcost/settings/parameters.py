@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from threadcost import peers
 from threadcost.errors import ParameterError
 from threadcost.settings import parameter_input
 from threadcost.settings.parameter_input import Param
@@ -314,11 +315,8 @@ DECLARATIONS: tuple[Param, ...] = (
        'alternating rounds against the C reference (0: skip)', minimum=0),
     _p('brigade_reference_iterations', 'int', '07_io_brigade', 500,
        'trips per reference round (100 tasks)', minimum=0),
-    _p('tasks_peer_kinds', 'list[str]', '05_user_space_tasks',
-       ["rust-thread", "tokio-task", "tokio-task-mt", "java-platform", "java-virtual"],
-       "the peers' rows of the table",
-       choices=("rust-thread", "tokio-task", "tokio-task-mt", "java-platform",
-                "java-virtual")),
+    _p('tasks_peer_kinds', 'list[str]', '05_user_space_tasks', list(peers.PAGE5_KINDS),
+       "the peers' rows of the table", choices=(*peers.PAGE5_KINDS, peers.ALL)),
     _p('tasks_peer_iterations', 'int', '05_user_space_tasks', 10_000,
        'timed round trips per peer kind (pinned)', minimum=10, maximum=10_000_000),
     _p('tasks_peer_launch_iterations', 'int', '05_user_space_tasks', 1000,

@@ -11,17 +11,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from threadcost import vocabulary
+from threadcost import peers, vocabulary
 from threadcost.results import Result
 from threadcost.views.user_space_tasks import _row
 
-SWITCH_HOW = {"rust-thread": "std::sync::mpsc rendezvous channels, process pinned to one CPU",
-              "tokio-task": "tokio::sync::mpsc channels, current_thread runtime, pinned",
-              "tokio-task-mt": "tokio::sync::mpsc channels, multi-thread runtime, pinned"}
-MEMORY_HOW = {"rust-thread": "threads (2 MiB stacks) blocked on a lock",
-              "tokio-task": "tasks awaiting a lock", "tokio-task-mt": "tasks awaiting a lock",
-              "java-platform": "platform threads blocked on a latch",
-              "java-virtual": "virtual threads blocked on a latch"}
+# each runtime's words in the table, as its registry entry declares them (threadcost.peers)
+SWITCH_HOW = {name: k.switch_how for name, k in peers.KINDS.items() if k.switch_how}
+MEMORY_HOW = {name: k.memory_how for name, k in peers.KINDS.items()}
 
 
 def peer_rows(result: Result) -> list[dict[str, Any]]:
@@ -43,11 +39,10 @@ def peer_rows(result: Result) -> list[dict[str, Any]]:
     return rows
 
 
-# S4's program per variant (the names its runs store), in the vocabulary's words; the
-# C threads of the sweep beside them
-VARIANT_NAMES = {v: vocabulary.words(v) for v in (
-    "rust_threads", "rust_threads_pinned", "tokio", "tokio_mt", "goroutines",
-    "java_platform", "java_virtual")} | {
+# S4's program per variant (the names its runs store: each runtime's, as its registry
+# entry declares them), in the vocabulary's words; the C threads of the sweep beside them
+VARIANT_NAMES = {v.name: vocabulary.words(v.name) for k in peers.KINDS.values()
+                 for v in k.sleepers} | {
     "threads": "C threads", "threads_pinned": "C threads (pinned round-robin)"}
 
 
