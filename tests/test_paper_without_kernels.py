@@ -1,9 +1,9 @@
 """A machine without the C build draws a stored folder's pages (#36 item 4).
 
 Importing threadcost, its experiments included, opens no compiled library: the kernels'
-shared library is opened at the first kernel call. So with the library hidden, every
-notebook that draws renders a committed machine folder (as ``make paper-from-data``),
-and what would measure stops with one line naming what to run, never a traceback.
+shared library is opened at the first kernel call. So with the library hidden, the
+notebooks draw a committed machine folder (as ``make paper-from-data`` does), and what
+would measure stops with one line naming what to run, never a traceback.
 
 The library is hidden from every process of a build (the paper's, its notebooks'
 Jupyter kernels) by a ``sitecustomize`` on PYTHONPATH: an import hook that refuses
