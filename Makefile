@@ -145,9 +145,11 @@ paper: $(VENV)/.installed-paper kernels
 	$(BIN)/python -m threadcost.paper --params $(PARAMS) --out $(PAPER_DIR)
 
 # The paper of any machine folder under data/ (yours, the committed ones, one a user
-# contributed), drawn from its stored runs without measuring anything:
+# contributed), drawn from its stored runs without measuring anything, so without the
+# compiled kernels (drawing never calls one: threadcost.native opens them at a kernel's
+# first call):
 #   make paper-from-data MACHINE=x86_64-intel-xeon-2cpu-24g-kvm-a0232525
-paper-from-data: $(VENV)/.installed-paper $(NATIVE_LIB)
+paper-from-data: $(VENV)/.installed-paper
 	@test -n "$(MACHINE)" || { echo "paper-from-data: name a machine folder, MACHINE=<id>" \
 	  "(under data/: $$(ls data | grep -v '^published$$' | tr '\n' ' '))"; exit 2; }
 	$(BIN)/python -m threadcost.paper --machine $(MACHINE) --params $(PARAMS) \

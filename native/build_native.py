@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import importlib.machinery
 import os
-import re
 import shlex
 import sys
 from pathlib import Path
@@ -34,27 +33,12 @@ if str(ROOT) not in sys.path:  # threadcost.cbuild, at install time too (stdlib 
 
 from threadcost import cbuild  # noqa: E402
 
-REGION = re.compile(r"/\* CFFI_BEGIN \*/(.*?)/\* CFFI_END \*/", re.S)
 MODULE = "threadcost._native"  # the declarations (pure Python)
 LIBRARY = "threadcost._kernels"  # the compiled kernels (a plain shared library)
 
 
-def headers() -> list[Path]:
-    """The shared header first, then each family's header in name order."""
-    shared = HERE / "threadcost.h"
-    return [shared, *sorted(p for p in HERE.glob("*.h") if p != shared)]
-
-
 def sources() -> list[Path]:
     return sorted(HERE.glob("*.c"))
-
-
-def cdef_text() -> str:
-    parts = []
-    for header in headers():
-        found = REGION.findall(header.read_text())
-        parts.extend(found)
-    return "\n".join(parts)
 
 
 def extra_flags() -> list[str]:
@@ -63,7 +47,7 @@ def extra_flags() -> list[str]:
 
 def make_builder() -> FFI:
     builder = FFI()
-    builder.cdef(cdef_text())
+    builder.cdef(cbuild.cffi_declarations())
     builder.set_source(MODULE, None)  # ABI mode: a Python module, no C glue
     return builder
 
@@ -110,7 +94,8 @@ def built_module_is_current() -> Path | None:
     flags), else None."""
     built = sorted((ROOT / "threadcost").glob("_kernels*.so"))
     module = ROOT / "threadcost" / "_native.py"
-    inputs = [*sources(), *headers(), Path(__file__).resolve(), ROOT / "threadcost" / "cbuild.py"]
+    inputs = [*sources(), *cbuild.cffi_headers(), Path(__file__).resolve(),
+              ROOT / "threadcost" / "cbuild.py"]
     if len(built) != 1 or not module.is_file() or os.environ.get("THREADCOST_CFLAGS"):
         return None
     newest_input = max(p.stat().st_mtime for p in inputs)

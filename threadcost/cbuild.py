@@ -21,6 +21,7 @@ installed.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -31,8 +32,9 @@ from pathlib import Path
 from threadcost.errors import TC_ESYS, KernelError
 
 __all__ = [
-    "FLAGS", "HARDENING", "WARNINGS", "CompileError", "Program", "compile_program", "compiler",
-    "compiler_command", "first_errors", "helpers", "programs",
+    "FLAGS", "HARDENING", "WARNINGS", "CompileError", "Program", "cffi_declarations",
+    "cffi_headers", "compile_program", "compiler", "compiler_command", "first_errors", "helpers",
+    "programs",
 ]
 
 WARNINGS = ["-Wall", "-Wextra"]
@@ -54,6 +56,26 @@ class Program:
 
 def native_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "native"
+
+
+# What cffi sees of a header: the regions between these markers.
+CFFI_REGION = re.compile(r"/\* CFFI_BEGIN \*/(.*?)/\* CFFI_END \*/", re.S)
+
+
+def cffi_headers() -> list[Path]:
+    """The kernels' headers: the shared one first, then each family's in name order
+    (none outside a checkout: an installed package has no native/)."""
+    shared = native_dir() / "threadcost.h"
+    if not shared.is_file():
+        return []
+    return [shared, *sorted(p for p in native_dir().glob("*.h") if p != shared)]
+
+
+def cffi_declarations() -> str:
+    """The declarations cffi parses (native/build_native.py writes them into
+    threadcost/_native.py): every header's CFFI regions, in :func:`cffi_headers` order."""
+    return "\n".join(part for header in cffi_headers()
+                     for part in CFFI_REGION.findall(header.read_text()))
 
 
 def helpers() -> list[Program]:

@@ -1,8 +1,13 @@
 """Access to the compiled C kernels (``threadcost._kernels``, declared in
 ``threadcost._native``).
 
-Import ``ffi`` and ``lib`` from here, never from ``_native`` directly, so a
-missing build gives one clear message instead of an ImportError deep inside.
+Import ``ffi`` and ``lib`` from here, never from ``_native`` directly. Importing this
+module opens nothing: ``ffi`` is the declarations (cffi's ABI mode, no compiler needed),
+the integer constants of the headers (``lib.TC_OK``, ``lib.TC_SW_PIPE``) are read from
+them, and the shared library is opened at the first kernel call. So every module that
+measures imports, and the views draw stored runs, on a machine where the C build is
+missing or failed; calling a kernel there raises :class:`KernelsNotBuilt`, one clear
+line (an ImportError, and a ThreadcostError the commands report without a traceback).
 """
 
 from __future__ import annotations
@@ -12,35 +17,82 @@ import importlib.util
 import os
 import signal
 import subprocess
+import sys
+import tempfile
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
+
+from cffi import FFI
+
+from threadcost import cbuild
+from threadcost.errors import ThreadcostError
 
 T = TypeVar("T")
 
+DECLARATIONS = "threadcost._native"  # written by native/build_native.py (no compiler)
+MISSING = ("threadcost's C kernels are not built. Run `make setup` (or `make native`) "
+           "in the repository, or `pip install -e .` with a C compiler available.")
 
-def _open_kernels() -> tuple[Any, Any]:
-    """(ffi, the opened library): the declarations module and the kernels' shared
-    library that native/build_native.py builds (cffi's ABI mode: no Python headers)."""
-    missing = ("threadcost's C kernels are not built. Run `make setup` (or `make native`) "
-               "in the repository, or `pip install -e .` with a C compiler available.")
+
+class KernelsNotBuilt(ImportError, ThreadcostError):
+    """A kernel was called, and the kernels' shared library is missing or cannot be
+    loaded (the stored runs still draw: nothing else needs it)."""
+
+
+def _declarations() -> Any:
+    """cffi's declarations of the kernels: the generated module, or, before any build
+    wrote it (a checkout whose build never ran), the same module generated here from the
+    headers' CFFI regions into a temporary file (the headers stay the one definition)."""
     try:
         from threadcost._native import ffi as declarations
-    except ImportError as exc:  # pragma: no cover - exercised only without a build
-        raise ImportError(missing) from exc
-    spec = importlib.util.find_spec("threadcost._kernels")
-    if spec is None or not spec.origin:  # pragma: no cover - only without a build
-        raise ImportError(missing)
+    except ImportError:
+        if not cbuild.cffi_headers():
+            raise KernelsNotBuilt(MISSING) from None
+    else:
+        return declarations
+    builder = FFI()
+    builder.cdef(cbuild.cffi_declarations())
+    builder.set_source(DECLARATIONS, None)  # ABI mode: a pure Python module
+    with tempfile.TemporaryDirectory(prefix="threadcost-declarations-") as folder:
+        path = Path(folder) / "_native.py"
+        builder.emit_python_code(str(path))
+        spec = importlib.util.spec_from_file_location(DECLARATIONS, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    sys.modules.setdefault(DECLARATIONS, module)
+    return module.ffi
+
+
+ffi: Any = _declarations()
+_opened: list[Any] = []  # the kernels' library, once a kernel has been called
+
+
+def _kernels() -> Any:
+    """The kernels' shared library that native/build_native.py builds, opened on the
+    first call (cffi's ABI mode: no Python headers). Missing or unloadable: a
+    :class:`KernelsNotBuilt` naming what to run, again at each call (a build made
+    meanwhile, e.g. from a Jupyter kernel's terminal, is then opened)."""
+    if _opened:
+        return _opened[0]
     try:
-        return declarations, declarations.dlopen(spec.origin)
-    except OSError as exc:  # pragma: no cover - a damaged or foreign build
-        raise ImportError(f"threadcost's C kernels ({spec.origin}) cannot be loaded: {exc}. "
-                          "Run `make native` to build them again.") from exc
+        spec = importlib.util.find_spec("threadcost._kernels")
+    except ImportError:  # an import hook that refuses it
+        spec = None
+    if spec is None or not spec.origin:
+        raise KernelsNotBuilt(MISSING) from None
+    try:
+        _opened.append(ffi.dlopen(spec.origin))
+    except OSError as exc:  # a damaged or foreign build
+        raise KernelsNotBuilt(f"threadcost's C kernels ({spec.origin}) cannot be loaded: "
+                              f"{exc}. Run `make native` to build them again.") from exc
+    return _opened[0]
 
 
-ffi, _lib = _open_kernels()
-
-__all__ = ["STOPPABLE", "ffi", "interruptible", "lib", "proc_status_dict", "run_stoppable"]
+__all__ = ["STOPPABLE", "KernelsNotBuilt", "ffi", "interruptible", "lib", "proc_status_dict",
+           "run_stoppable"]
 
 # The kernels whose long loops poll the stop flag (tc_stop_requested, at least every
 # 100 ms) and end with TC_ESTOPPED after cleaning up as on any other error. Called
@@ -59,10 +111,18 @@ STOPPABLE = frozenset({
 
 class _Library:
     """The compiled library as callers use it: every name the kernels' library declares,
-    with the kernels of :data:`STOPPABLE` run under :func:`interruptible`."""
+    with the kernels of :data:`STOPPABLE` run under :func:`interruptible`. An integer
+    constant of the headers is read from the declarations, so reading one (also at a
+    module's import) opens nothing; a kernel opens the library (:func:`_kernels`)."""
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(_lib, name)
+        if name.startswith("_"):  # introspection (IPython, inspect): no kernel has one
+            raise AttributeError(name)
+        try:
+            return ffi.integer_const(name)
+        except (AttributeError, ffi.error):  # not an integer constant: a kernel
+            pass
+        value = getattr(_kernels(), name)
         if name not in STOPPABLE:
             return value
 
@@ -73,7 +133,9 @@ class _Library:
         return stoppable
 
     def __dir__(self) -> list[str]:
-        return dir(_lib)
+        with contextlib.suppress(KernelsNotBuilt):
+            return dir(_kernels())
+        return []
 
 
 lib: Any = _Library()
@@ -93,6 +155,7 @@ def interruptible(func: Callable[..., T], *args: Any) -> T:
     global _active
     if _active or threading.current_thread() is not threading.main_thread():
         return func(*args)
+    kernels = _kernels()  # the stop flag's setters (opened already when func is a kernel)
     try:
         read_fd, write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:  # no descriptors left (EMFILE/ENFILE): the kernel names that limit
@@ -103,8 +166,8 @@ def interruptible(func: Callable[..., T], *args: Any) -> T:
         os.close(read_fd)
         os.close(write_fd)
         return func(*args)
-    _lib.tc_clear_stop()
-    _lib.tc_set_stop_fd(read_fd)
+    kernels.tc_clear_stop()
+    kernels.tc_set_stop_fd(read_fd)
     _active += 1
     try:
         return func(*args)
@@ -112,11 +175,11 @@ def interruptible(func: Callable[..., T], *args: Any) -> T:
         # The interrupt may be raised at the first step here (Python runs its handler
         # once the kernel is back); the inner block then undoes everything.
         try:
-            _lib.tc_set_stop_fd(-1)
+            kernels.tc_set_stop_fd(-1)
         finally:
             _active -= 1
-            _lib.tc_set_stop_fd(-1)
-            _lib.tc_clear_stop()
+            kernels.tc_set_stop_fd(-1)
+            kernels.tc_clear_stop()
             signal.set_wakeup_fd(previous)
             os.close(read_fd)
             os.close(write_fd)
