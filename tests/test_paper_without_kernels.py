@@ -170,6 +170,21 @@ def test_a_measuring_command_stops_with_one_line(tmp_path: Path) -> None:
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
+def test_a_measuring_paper_stops_before_its_first_notebook(tmp_path: Path) -> None:
+    """``make paper`` (measuring) with no kernels: one line naming what to run,
+    before any notebook starts (no run log, no notebook executed), no traceback."""
+    out = tmp_path / "paper"
+    env = {**_hidden_env(tmp_path, "missing"), "THREADCOST_DATA_DIR": str(tmp_path / "runs")}
+    env.pop("MAKELEVEL", None)
+    proc = _run([sys.executable, "-m", "threadcost.paper", "--params",
+                 str(REPO / "params" / "quick.yaml"), "--out", str(out)], env=env, timeout=120)
+    assert proc.returncode != 0, proc.stdout[-2000:]
+    assert CLEAR in proc.stderr and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert "notebook" not in proc.stderr.lower(), proc.stderr  # stopped before the first
+    assert not list(out.parent.glob("paper*/runlogs/*")), "a notebook started"
+    assert not (tmp_path / "runs").exists()
+
+
 def test_pages_draw_from_stored_runs_without_the_kernels(tmp_path: Path) -> None:
     """The notebooks' cells, run as the paper runs them on a stored folder (its
     parameters: threadcost.paper.build.stored_params), with the library hidden: every

@@ -91,8 +91,14 @@ def _kernels() -> Any:
     return _opened[0]
 
 
+def require_kernels() -> None:
+    """Open the kernels now: a measuring build calls it before its first notebook, so a
+    missing build stops it in one line before anything runs."""
+    _kernels()
+
+
 __all__ = ["STOPPABLE", "KernelsNotBuilt", "ffi", "interruptible", "lib", "proc_status_dict",
-           "run_stoppable"]
+           "require_kernels", "run_stoppable"]
 
 # The kernels whose long loops poll the stop flag (tc_stop_requested, at least every
 # 100 ms) and end with TC_ESTOPPED after cleaning up as on any other error. Called
