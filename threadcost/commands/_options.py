@@ -18,6 +18,9 @@ from collections.abc import Sequence
 from threadcost.settings.parameters import cli_default
 from threadcost.settings.parameters import declared as declaration
 
+# A thread stack size's rule beside its declared range (threadcost.settings.validate.stack_kib).
+STACK_KIB_HELP = ("stack size per thread in KiB: 0 = the system default (RLIMIT_STACK), else at "
+                  "least this machine's smallest stack and a multiple of the page size")
 # The placements of the context switch, as declared (threadcost.settings.parameters).
 PLACEMENTS = declaration("switch_placements").choices
 PLACEMENTS_SOURCE = "threadcost.experiments.context_switch:PLACEMENTS"

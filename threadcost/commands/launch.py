@@ -24,9 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                  "launches before timing, reported apart as the first launches")
     opt.choice(parser, "--kind", opt.declaration("launch_kinds").choices, "thread",
                "what is launched", source="threadcost.experiments.launch:KINDS", several=True)
-    opt.declared(parser, "--stack-kib", "launch_stack_kib",
-                 "thread stack size in KiB: 0 = the system default (RLIMIT_STACK), else at "
-                 "least this machine's smallest stack and a multiple of the page size")
+    opt.declared(parser, "--stack-kib", "launch_stack_kib", opt.STACK_KIB_HELP)
     opt.pin(parser, "the measuring process")
     opt.value(parser, "--parent-touch-mib", "0",
               "MiB of memory the parent holds, every page written; several comma-separated, "

@@ -21,12 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.declared(parser, "--threads", "memory_thread_counts",
                  "thread counts to measure, comma-separated; the per-thread cost is the slope "
                  "across them")
-    opt.declared(parser, "--stack-kib", "memory_stack_kib_requested",
-                 "stack size per thread in KiB: 0 = the system default (RLIMIT_STACK), else "
-                 "at least this machine's smallest stack and a multiple of the page size")
+    opt.declared(parser, "--stack-kib", "memory_stack_kib_requested", opt.STACK_KIB_HELP)
     opt.declared(parser, "--touch-kib", "memory_touch_kib",
-                 "KiB of its own stack each thread writes; must stay 32 KiB below the stack "
-                 "size")
+                 "KiB of its own stack each thread writes (32 KiB below the stack at most)")
     opt.pin(parser, "the threads (round-robin)")
     opt.declared(parser, "--repeats", "memory_repeats",
                  "runs per thread count, each in a fresh process")
