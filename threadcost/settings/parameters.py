@@ -353,7 +353,7 @@ DECLARATIONS: tuple[Param, ...] = (
        maximum=10_000_000),
     _p('tasks_s1_thread_cap', 'int', '05_user_space_tasks', 4000,
        'most Rust threads started (the rest computed, labelled)', minimum=1,
-       maximum=1_000_000),
+       maximum=10_000_000),
     _p('tasks_s6_count', 'int', '05_user_space_tasks', 10_000,
        'S6: tasks asleep at once per runtime (S6: 10k, 100k, 1M)', minimum=1,
        maximum=10_000_000),
