@@ -137,7 +137,7 @@ DECLARATIONS: tuple[Param, ...] = (
        'opt-in: start threads until a limit stops them (uses up process ids of the whole '
        'machine while it runs)'),
     _p('memory_spawn_max', 'int', '02_thread_memory', 40000,
-       'bound for that run', minimum=1, maximum=100_000),
+       'bound for that run (at most 100,000)', minimum=1, maximum=100_000),
     _p('memory_c10_cap', 'int', '02_thread_memory', 8000,
        'most threads the C10 run may start (never near pid_max)', minimum=1,
        maximum=1_000_000),
@@ -168,7 +168,7 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('launch_parent_touch_mib', 'list[int]', '03_launch', [0, 2, 4, 8, 64],
        'MiB the parent holds, all pages written', unit='MiB', minimum=0, maximum=1 << 20),
     _p('launch_burst_sizes', 'list[int]', '03_launch', [100, 250, 500, 1000, 2000],
-       'threads alive at once', minimum=1, maximum=10_000),
+       'threads alive at once (at most 10,000)', minimum=1, maximum=10_000),
     _p('launch_burst_repeats', 'int', '03_launch', 3,
        'bursts per size (the first one needs fresh stacks)', minimum=1, maximum=100),
     _p('launch_memcpy_kib', 'int', '03_launch', 64,
