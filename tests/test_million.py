@@ -11,7 +11,7 @@ from threadcost.runsafety import leakcheck
 
 
 def test_goroutines_run_like_usr_bin_time() -> None:
-    r = million.goroutines(count=2000, sleep_ms=20)
+    r = million.goroutines(count=2000, sleep_ms=20, repeats=1)
     if r.summary["skipped"]:
         assert "Go" in r.summary["skipped"] or "MemAvailable" in r.summary["skipped"]
         return

@@ -18,6 +18,9 @@ from collections.abc import Sequence
 from threadcost.settings.parameters import cli_default
 from threadcost.settings.parameters import declared as declaration
 
+# A thread stack size's rule beside its declared range (threadcost.settings.validate.stack_kib).
+STACK_KIB_HELP = ("stack size per thread in KiB: 0 = the system default (RLIMIT_STACK), else at "
+                  "least this machine's smallest stack and a multiple of the page size")
 # The placements of the context switch, as declared (threadcost.settings.parameters).
 PLACEMENTS = declaration("switch_placements").choices
 PLACEMENTS_SOURCE = "threadcost.experiments.context_switch:PLACEMENTS"
@@ -95,20 +98,6 @@ def needs_checkout(command: str, what: str) -> None:
 
 # ------------------------------------------------------------ the common ones
 
-def iterations(parser: argparse.ArgumentParser, default: str, what: str,
-               maximum: str = "10,000,000", flag: str = "--iterations") -> argparse.Action:
-    return value(parser, flag, default, f"{what}, 1 .. {maximum}")
-
-
-def warmup(parser: argparse.ArgumentParser, default: str,
-           what: str = "untimed round trips before timing") -> argparse.Action:
-    return value(parser, "--warmup", default, what)
-
-
-def repeats(parser: argparse.ArgumentParser, default: str, what: str) -> argparse.Action:
-    return value(parser, "--repeats", default, what)
-
-
 def pin(parser: argparse.ArgumentParser, what: str) -> argparse.Action:
     return value(parser, "--pin", None,
                  f"CPUs to pin {what} to, e.g. 0 or 0,1 (default: not pinned)")
@@ -120,26 +109,11 @@ def cpu(parser: argparse.ArgumentParser, what: str, none: bool = False) -> argpa
                  f"CPU to pin {what} to, or 'auto' (the first CPU this process may use){extra}")
 
 
-def stack_kib(parser: argparse.ArgumentParser, default: str = "0",
-              what: str = "stack size per thread in KiB") -> argparse.Action:
-    rule = "0 = the system default (RLIMIT_STACK), else " if default == "0" else ""
-    return value(parser, "--stack-kib", default,
-                 f"{what}: {rule}>= 16 and a multiple of the page size")
-
-
-def touch_kib(parser: argparse.ArgumentParser, what: str) -> argparse.Action:
-    return value(parser, "--touch-kib", "0", what)
-
-
 def message_bytes(parser: argparse.ArgumentParser, default: str, what: str) -> argparse.Action:
-    return value(parser, "--message-bytes", default, f"{what}, 1 .. 4096")
+    allowed = declaration("switch_echo_message_bytes").range_text()  # the pipe's bound
+    return value(parser, "--message-bytes", default, f"{what}, {allowed}")
 
 
 def timeout(parser: argparse.ArgumentParser, default: str, what: str) -> argparse.Action:
     return value(parser, "--timeout", default,
                  f"watchdog: seconds without {what} before the run is stopped with an error")
-
-
-def points(parser: argparse.ArgumentParser, default: str, what: str,
-           flag: str = "--points") -> argparse.Action:
-    return value(parser, flag, default, what)

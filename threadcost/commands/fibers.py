@@ -25,9 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.declared(parser, "--stack-kib", "tasks_fiber_stack_kib",
                  "stack of each fiber (a PROT_NONE guard page is added below it), a multiple "
                  "of the page size")
-    opt.touch_kib(parser, "KiB of its stack each idle fiber writes, or a comma list "
-                          "(0 .. stack-kib - the fiber's reserve)")
-    opt.choice(parser, "--impl", ("asm", "ucontext"), "asm",
+    opt.declared(parser, "--touch-kib", "tasks_touch_kib",
+                 "KiB of its stack each idle fiber writes, comma-separated (at most "
+                 "stack-kib - the fiber's reserve)")
+    opt.choice(parser, "--impl", opt.declaration("tasks_fiber_impls").choices, "asm",
                "asm: a hand-written register switch (x86-64); ucontext: "
                "makecontext/swapcontext", source="threadcost.experiments.fibers:IMPLS")
     opt.cpu(parser, "the measuring thread", none=True)

@@ -22,17 +22,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                  "timed launches per kind and memory size")
     opt.declared(parser, "--warmup", "launch_warmup",
                  "launches before timing, reported apart as the first launches")
-    opt.choice(parser, "--kind",
-               ("thread", "fork", "vfork", "posix_spawn", "clone", "fork_exec"), "thread",
+    opt.choice(parser, "--kind", opt.declaration("launch_kinds").choices, "thread",
                "what is launched", source="threadcost.experiments.launch:KINDS", several=True)
-    opt.stack_kib(parser, what="thread stack size in KiB")
+    opt.declared(parser, "--stack-kib", "launch_stack_kib", opt.STACK_KIB_HELP)
     opt.pin(parser, "the measuring process")
     opt.value(parser, "--parent-touch-mib", "0",
-              "MiB of memory the parent holds, every page written; several comma-separated")
+              "MiB of memory the parent holds, every page written; several comma-separated, "
+              + opt.declaration("launch_parent_touch_mib").range_text())
     opt.value(parser, "--pause-us", "0", "sleep between create and join, outside the timing")
     opt.value(parser, "--burst", "",
               "also start bursts of N threads all alive at once, e.g. 100,1000 "
-              "(at most 10,000; default: none)")
+              f"({opt.declaration('launch_burst_sizes').range_text()}; default: none)")
     opt.declared(parser, "--burst-repeats", "launch_burst_repeats", "bursts per N")
     opt.declared(parser, "--memcpy-kib", "launch_memcpy_kib",
                  "size of the memcpy yardstick in KiB (0 skips it)")

@@ -16,9 +16,10 @@ HELP = "show every limit on the number of threads one process can start, and whi
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    opt.value(parser, "--stack-kib", "0",
-              "stack size to compute the limits for (0 = the system default)")
-    opt.touch_kib(parser, "KiB of stack each thread would write (adds to its memory cost)")
+    opt.declared(parser, "--stack-kib", "memory_stack_kib_requested",
+                 "stack size to compute the limits for (0 = the system default)")
+    opt.declared(parser, "--touch-kib", "memory_touch_kib",
+                 "KiB of stack each thread would write (adds to its memory cost)")
     opt.value(parser, "--target-threads", "1000000",
               "thread count to advise sysctls for (claim C10)")
 

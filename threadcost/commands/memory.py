@@ -21,9 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.declared(parser, "--threads", "memory_thread_counts",
                  "thread counts to measure, comma-separated; the per-thread cost is the slope "
                  "across them")
-    opt.stack_kib(parser)
-    opt.touch_kib(parser, "KiB of its own stack each thread writes; must stay 32 KiB below "
-                          "the stack size")
+    opt.declared(parser, "--stack-kib", "memory_stack_kib_requested", opt.STACK_KIB_HELP)
+    opt.declared(parser, "--touch-kib", "memory_touch_kib",
+                 "KiB of its own stack each thread writes (32 KiB below the stack at most)")
     opt.pin(parser, "the threads (round-robin)")
     opt.declared(parser, "--repeats", "memory_repeats",
                  "runs per thread count, each in a fresh process")

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from threadcost.results import Result
+from threadcost.commands import _options as opt
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "yardsticks"
 HELP = ("time an empty system call, a lone pipe write+read and a 64 KiB memcpy "
@@ -12,14 +16,12 @@ HELP = ("time an empty system call, a lone pipe write+read and a 64 KiB memcpy "
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--repeats", default="5",
-                        help="interleaved repeats of every yardstick (1 .. 1000, default 5)")
-    parser.add_argument("--batches", default="21",
-                        help="timed batches per yardstick and repeat (1 .. 10000, default 21)")
-    parser.add_argument("--scale", default="1.0",
-                        help="multiplies the operations per batch (0.01 .. 100, default 1)")
-    parser.add_argument("--cpu", default=None,
-                        help="CPU to pin to (default: the first CPU this process may use)")
+    opt.declared(parser, "--repeats", "switch_echo_repeats",
+                 "interleaved repeats of every yardstick (notebook 04: as many as the echo's)")
+    opt.value(parser, "--batches", "21", "timed batches per yardstick and repeat, 1 .. 10,000")
+    opt.value(parser, "--scale", "1.0", "multiplies the operations per batch, 0.01 .. 100")
+    opt.value(parser, "--cpu", None,
+              "CPU to pin to (default: the first CPU this process may use)")
 
 
 def execute(args: argparse.Namespace) -> Result:

@@ -86,8 +86,7 @@ def check_params(tasks: Any = TASKS.default, limit: Any = LIMIT.default,
     """Validate and normalise the parameters (raises ParameterError); defaults and
     ranges are the notebook parameters' (threadcost.settings.parameters)."""
     p: dict[str, Any] = {
-        "tasks": validate.integer("tasks", tasks, minimum=1,
-                                  maximum=min(MAX_TASKS, TASKS.maximum or MAX_TASKS)),
+        "tasks": validate.integer("tasks", tasks, **TASKS.bounds),  # the C limit (a test)
         "limit": validate.integer("limit", limit, **LIMIT.bounds),
         "ws_limit": validate.integer("ws_limit", ws_limit, **WS_LIMIT.bounds),
         "ws_ints": validate.integer("ws_ints", ws_ints, **WS_INTS.bounds),

@@ -71,12 +71,13 @@ def max_fibers() -> int:
 # Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
 SWITCHES, WARMUP = declared("tasks_switch_iterations"), declared("tasks_warmup")
 COUNT, STACK_KIB = declared("tasks_fiber_count"), declared("tasks_fiber_stack_kib")
-POINTS = declared("tasks_memory_points")
+POINTS, TOUCH_KIB = declared("tasks_memory_points"), declared("tasks_touch_kib")
+CPU, IMPL = declared("tasks_cpu"), declared("tasks_fiber_impls")
 
 
 def check_params(switch_iterations: Any = SWITCHES.default, count: Any = COUNT.default,
-                 stack_kib: Any = STACK_KIB.default, touch_kib: Any = 0, impl: Any = "asm",
-                 warmup: Any = WARMUP.default, cpu: Any = "auto",
+                 stack_kib: Any = STACK_KIB.default, touch_kib: Any = tuple(TOUCH_KIB.default),
+                 impl: Any = "asm", warmup: Any = WARMUP.default, cpu: Any = CPU.default,
                  points: Any = POINTS.default) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError)."""
     p: dict[str, Any] = {
@@ -85,10 +86,10 @@ def check_params(switch_iterations: Any = SWITCHES.default, count: Any = COUNT.d
         "warmup": validate.integer("warmup", warmup, **WARMUP.bounds),
         "count": validate.integer("count", count, minimum=COUNT.minimum, maximum=max_fibers()),
         "stack_kib": validate.stack_kib("stack_kib", stack_kib, allow_default=False),
-        "impl": validate.choice("impl", impl, IMPLS),
+        "impl": validate.choice("impl", impl, IMPL.choices),
         "points": validate.integer("points", points, **POINTS.bounds),
     }
-    touches = validate.integer_list("touch_kib", touch_kib, minimum=0, max_items=32)
+    touches = validate.integer_list("touch_kib", touch_kib, **TOUCH_KIB.bounds, max_items=32)
     limit = p["stack_kib"] - RESERVE_KIB
     for t in touches:
         if t > limit:
@@ -212,8 +213,9 @@ def headline_rows(p: dict[str, Any], summary: dict[str, Any]) -> list[dict[str, 
 
 
 def run(switch_iterations: Any = SWITCHES.default, count: Any = COUNT.default,
-        stack_kib: Any = STACK_KIB.default, touch_kib: Any = 0, impl: Any = "asm",
-        warmup: Any = WARMUP.default, cpu: Any = "auto", points: Any = POINTS.default) -> Result:
+        stack_kib: Any = STACK_KIB.default, touch_kib: Any = tuple(TOUCH_KIB.default),
+        impl: Any = "asm", warmup: Any = WARMUP.default, cpu: Any = CPU.default,
+        points: Any = POINTS.default) -> Result:
     """Fiber switch, memory and creation for one implementation.
 
     ``switch_iterations`` timed round trips (after ``warmup``) between two

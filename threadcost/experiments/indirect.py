@@ -33,6 +33,7 @@ from threadcost.native import ffi, lib
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 INDIRECT = "indirect_cost"
 SWITCH_COUNTS = "switch_counts"
@@ -40,6 +41,10 @@ MODES = {"single": lib.TC_IND_SINGLE, "switch": lib.TC_IND_SWITCH}
 MAX_HOPS = 20_000  # Li, Ding and Shen: 10,000 round trips
 MIN_HOPS = 10
 WARMUP_HOPS = 4
+# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
+ARRAY_KIB, STRIDES = declared("sources_array_kib"), declared("sources_strides")
+REPEATS, CPU = declared("sources_repeats"), declared("sources_cpu")
+ACCESSES, ITERATIONS = declared("sources_target_accesses"), declared("sources_switch_iterations")
 
 
 def last_level_cache_kib(cpu: int | None = None) -> int | None:
@@ -80,22 +85,20 @@ def _indirect_child(points: list[tuple[int, int]], repeats: int, cpu: int | None
 def check_indirect_cost(array_kib: Any, strides: Any, repeats: Any, cpu: Any,
                         target_accesses: Any) -> dict[str, Any]:
     """What :func:`indirect_cost` refuses, before anything runs (threadcost.paper.prechecks)."""
-    sizes = validate.integer_list("array_kib", array_kib, minimum=0, maximum=1 << 22,
-                                  max_items=32)
-    steps = validate.integer_list("strides", strides, minimum=1, maximum=1 << 20,
-                                  max_items=16)
+    sizes = validate.integer_list("array_kib", array_kib, **ARRAY_KIB.bounds, max_items=32)
+    steps = validate.integer_list("strides", strides, **STRIDES.bounds, max_items=16)
     p = {"array_kib": sorted(set(sizes)), "strides": sorted(set(steps)),
-         "repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
+         "repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
          "cpu": fibers.one_cpu("cpu", cpu, allow_none=True),
          "target_accesses": validate.integer("target_accesses", target_accesses,
-                                             minimum=1000, maximum=10**10)}
+                                             **ACCESSES.bounds)}
     validate.memory_fits("array_kib", array_kib, 3 * max(p["array_kib"]))
     return p
 
 
-def indirect_cost(array_kib: Any = (0, 256, 2048, 16384, 65536), strides: Any = (8, 128),
-                  repeats: Any = 5, cpu: Any = "auto",
-                  target_accesses: Any = 4_000_000) -> Result:
+def indirect_cost(array_kib: Any = tuple(ARRAY_KIB.default), strides: Any = tuple(STRIDES.default),
+                  repeats: Any = REPEATS.default, cpu: Any = CPU.default,
+                  target_accesses: Any = ACCESSES.default) -> Result:
     """S10: c2 per array size and stride, single and switch runs interleaved in every
     repeat (all in one child process; both processes pinned to ``cpu``).
 
@@ -185,14 +188,14 @@ def check_switch_counts(mechanisms: Any, tasks: Any, repeats: Any,
     mechs = validate.choice_list("mechanisms", mechanisms, cs.MECHANISMS)
     kinds = validate.choice_list("tasks", tasks, cs.TASKS)
     p = {"mechanisms": mechs, "tasks": kinds, "placement": "same-cpu",
-         "repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
-         "iterations": validate.integer("iterations", iterations, minimum=100,
-                                        maximum=cs.MAX_ITERATIONS)}
+         "repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
+         "iterations": validate.integer("iterations", iterations, **ITERATIONS.bounds)}
     return p
 
 
 def switch_counts(mechanisms: Any = tuple(cs.MECHANISMS), tasks: Any = tuple(cs.TASKS),
-                  repeats: Any = 5, iterations: Any = 5000) -> Result:
+                  repeats: Any = REPEATS.default, iterations: Any = ITERATIONS.default
+                  ) -> Result:
     """S9: every mechanism between two tasks pinned to one CPU, ``repeats`` rounds with
     the mechanisms in turn; per round trip: the time (the whole run timed at once),
     per switch (half of it) and the switches the kernel counted (both sides'

@@ -46,10 +46,8 @@ KINDS = {
 }
 EXECS = ("posix_spawn", "fork_exec")  # the kinds that start the tiny binary
 METRICS = ("lifecycle_ns", "create_ns", "first_run_ns", "join_ns")
-MAX_BURST = 10_000          # threads alive at once in one burst
-MAX_PARENT_MIB = 1 << 20
-C09_MEMORY_MB = (0, 2, 4, 8)
-C10_THREADS = 1_000_000
+MAX_BURST = int(declared("launch_burst_sizes").maximum or 0)  # threads alive at once
+MAX_PARENT_MIB = int(declared("launch_parent_touch_mib").maximum or 0)
 
 NATIVE = paths.REPO_ROOT / "native"
 TOOLS_DIR = paths.REPO_ROOT / "build" / "native"
@@ -66,7 +64,7 @@ HEADER_FIELDS = 7  # int64 fields before the samples in launch_driver's output
 # ---------------------------------------------------------------- parameters
 
 def _kinds(value: Any) -> list[str]:
-    return validate.choice_list("kinds", value, KINDS)
+    return validate.choice_list("kinds", value, declared("launch_kinds").choices)
 
 
 def _optional_sizes(name: str, value: Any, maximum: int) -> list[int]:
@@ -80,10 +78,12 @@ def _optional_sizes(name: str, value: Any, maximum: int) -> list[int]:
 
 ITERATIONS, WARMUP = declared("launch_iterations"), declared("launch_warmup")
 BURST_REPEATS, MEMCPY_KIB = declared("launch_burst_repeats"), declared("launch_memcpy_kib")
+STACK_KIB, REPEATS = declared("launch_stack_kib"), declared("launch_growth_repeats")
+GROWTH_ITERATIONS, PIN = declared("launch_growth_iterations"), declared("launch_pin")
 
 
 def check_params(kinds: Any = "thread", iterations: Any = ITERATIONS.default,
-                 warmup: Any = WARMUP.default, stack_kib: Any = 0, pin: Any = None,
+                 warmup: Any = WARMUP.default, stack_kib: Any = STACK_KIB.default, pin: Any = None,
                  parent_touch_mib: Any = 0, pause_us: Any = 0, burst_sizes: Any = None,
                  burst_repeats: Any = BURST_REPEATS.default,
                  memcpy_kib: Any = MEMCPY_KIB.default, baseline: Any = True,
@@ -315,7 +315,7 @@ def _limit(kind: str, err: int) -> dict[str, Any]:
 
 
 def run(kinds: Any = "thread", iterations: Any = ITERATIONS.default,
-        warmup: Any = WARMUP.default, stack_kib: Any = 0,
+        warmup: Any = WARMUP.default, stack_kib: Any = STACK_KIB.default,
         pin: Any = None, parent_touch_mib: Any = 0, pause_us: Any = 0,
         burst_sizes: Any = None, burst_repeats: Any = BURST_REPEATS.default,
         memcpy_kib: Any = MEMCPY_KIB.default,
@@ -555,13 +555,13 @@ def check_growth_repeats(kinds: Any, parent_touch_mib: Any, repeats: Any, iterat
                          warmup: Any, pin: Any) -> dict[str, Any]:
     """What :func:`growth_repeats` refuses, before anything runs (threadcost.paper.prechecks)."""
     p = check_params(kinds, iterations, warmup, 0, pin, parent_touch_mib)
-    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
+    p["repeats"] = validate.integer("repeats", repeats, **REPEATS.bounds)
     return p
 
 
 def growth_repeats(kinds: Any = ("thread", "fork"), parent_touch_mib: Any = (0, 8),
-                   repeats: Any = 5, iterations: Any = 300, warmup: Any = 20,
-                   pin: Any = "auto") -> Result:
+                   repeats: Any = REPEATS.default, iterations: Any = GROWTH_ITERATIONS.default,
+                   warmup: Any = WARMUP.default, pin: Any = PIN.default) -> Result:
     """C09's comparison as independent repeats: each repeat launches ``iterations``
     tasks of every kind at every parent size, each series in a fresh launch_driver
     process, the order of the parent sizes flipping every repeat (A B, B A, ...).

@@ -35,10 +35,14 @@ from threadcost.runsafety.syslimits import name_from_errno as name_from_errno
 from threadcost.runsafety.syslimits import pids_cgroup as pids_cgroup
 from threadcost.runsafety.syslimits import pids_refused as pids_refused
 from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 EXPERIMENT = "thread_limits"
 PID_MAX_LIMIT = 4_194_304  # the kernel's ceiling for kernel.pid_max on 64-bit
-SPAWN_MAX = 100_000
+# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
+STACK_KIB, TOUCH_KIB = declared("memory_stack_kib_requested"), declared("memory_touch_kib")
+SPAWN = declared("memory_spawn_max")
+SPAWN_MAX = int(SPAWN.maximum or 0)
 
 
 def _row(limit: str, value: Any, unit: str, allows: int | None, applies: bool,
@@ -209,10 +213,10 @@ def sysctl_advice(target_threads: int, stack_kib: int = 0,
     return pd.DataFrame(rows)
 
 
-def check_params(stack_kib: Any = 0, touch_kib: Any = 0, target_threads: Any = 1_000_000,
-                 per_thread_kib: Any = None) -> dict[str, Any]:
-    stack = validate.stack_kib("stack_kib", stack_kib)
-    touch = validate.integer("touch_kib", touch_kib, minimum=0, maximum=1024 * 1024)
+def check_params(stack_kib: Any = STACK_KIB.default, touch_kib: Any = TOUCH_KIB.default,
+                 target_threads: Any = 1_000_000, per_thread_kib: Any = None) -> dict[str, Any]:
+    stack = validate.stack_kib("stack_kib", stack_kib)  # its range: STACK_KIB's (a test)
+    touch = validate.integer("touch_kib", touch_kib, **TOUCH_KIB.bounds)
     target = validate.integer("target_threads", target_threads, minimum=1,
                               maximum=100_000_000)
     cost = None
@@ -228,8 +232,8 @@ def check_params(stack_kib: Any = 0, touch_kib: Any = 0, target_threads: Any = 1
             "per_thread_kib": cost}
 
 
-def run(stack_kib: Any = 0, touch_kib: Any = 0, target_threads: Any = 1_000_000,
-        per_thread_kib: Any = None) -> Result:
+def run(stack_kib: Any = STACK_KIB.default, touch_kib: Any = TOUCH_KIB.default,
+        target_threads: Any = 1_000_000, per_thread_kib: Any = None) -> Result:
     """Read every limit, compute which binds first, and advise the sysctls a
     ``target_threads`` run needs. Starts no thread."""
     p = check_params(stack_kib, touch_kib, target_threads, per_thread_kib)
@@ -263,7 +267,7 @@ def check_spawn_until_failure(max_threads: Any, stack_kib: Any, address_space_mi
     """What :func:`spawn_until_failure` refuses, before anything runs (prechecks)."""
     from threadcost.experiments import thread_memory
 
-    n = validate.integer("max_threads", max_threads, minimum=1, maximum=SPAWN_MAX)
+    n = validate.integer("max_threads", max_threads, **SPAWN.bounds)
     stack = validate.stack_kib("stack_kib", stack_kib)
     cap = thread_memory.check_address_space("address_space_mib", address_space_mib)
     wait = validate.integer("timeout", timeout, minimum=1, maximum=3600)
@@ -272,7 +276,7 @@ def check_spawn_until_failure(max_threads: Any, stack_kib: Any, address_space_mi
     return n, stack, cap, wait
 
 
-def spawn_until_failure(max_threads: Any = 40_000, stack_kib: Any = 0,
+def spawn_until_failure(max_threads: Any = SPAWN.default, stack_kib: Any = STACK_KIB.default,
                         address_space_mib: Any = None, timeout: Any = 300,
                         exhaust: Any = False) -> Result:
     """Opt-in: start up to ``max_threads`` threads in a child process and report

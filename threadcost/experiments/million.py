@@ -32,6 +32,7 @@ from threadcost.native import ffi, lib
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 GOROUTINES_EXPERIMENT = "goroutines_million"
 THREADS_EXPERIMENT = "threads_ceiling"
@@ -41,6 +42,12 @@ S1_COUNT = 1_000_000
 GOROUTINE_NEED_KIB = registry.KINDS["goroutine"].need_kib
 PID_RESERVE = 4096  # process ids left to everyone else on the machine
 MAP_RESERVE = 1000  # mappings left for the process's own libraries and heap
+# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters). S1's
+# program on the peers (peer_tasks) reads S1's; S6's run passes the same ranges.
+COUNT, SLEEP_MS = declared("tasks_c11_goroutines"), declared("tasks_c11_sleep_ms")
+REPEATS = declared("tasks_c11_repeats")
+CAP, THREAD_SLEEP_MS = declared("memory_c10_cap"), declared("memory_c10_sleep_ms")
+PEER_COUNT, THREAD_CAP = declared("tasks_s1_peer_count"), declared("tasks_s1_thread_cap")
 
 
 def _wait4_timed(argv: list[str], timeout: float) -> dict[str, Any]:
@@ -92,15 +99,16 @@ MILLION_VARIANTS = {
 
 def check_goroutines(count: Any, sleep_ms: Any, variants: Any, repeats: Any) -> dict[str, Any]:
     """What :func:`goroutines` refuses, before anything runs (threadcost.paper.prechecks)."""
-    return {"count": validate.integer("count", count, minimum=1, maximum=10_000_000),
-            "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=0, maximum=60_000),
+    return {"count": validate.integer("count", count, **COUNT.bounds),
+            "sleep_ms": validate.integer("sleep_ms", sleep_ms, **SLEEP_MS.bounds),
             "variants": [v for v in MILLION_VARIANTS
                          if v in validate.choice_list("variants", variants, MILLION_VARIANTS)],
-            "repeats": validate.integer("repeats", repeats, minimum=1, maximum=50)}
+            "repeats": validate.integer("repeats", repeats, **REPEATS.bounds)}
 
 
-def goroutines(count: Any = S1_COUNT, sleep_ms: Any = 1000,
-               variants: Any = tuple(MILLION_VARIANTS), repeats: Any = 1) -> Result:
+def goroutines(count: Any = COUNT.default, sleep_ms: Any = SLEEP_MS.default,
+               variants: Any = tuple(MILLION_VARIANTS), repeats: Any = REPEATS.default
+               ) -> Result:
     """S1's goroutine program at ``count`` goroutines, timed like /usr/bin/time.
 
     ``as_published`` is S1's program; where starting them all takes longer than
@@ -186,12 +194,13 @@ def _threads_child(count: int, stack_kib: int, sleep_ms: int) -> dict[str, Any]:
 
 def check_threads(cap: Any, stack_kib: Any, sleep_ms: Any) -> dict[str, Any]:
     """What :func:`threads` refuses, before anything runs (threadcost.paper.prechecks)."""
-    return {"cap": validate.integer("cap", cap, minimum=1, maximum=1_000_000),
+    return {"cap": validate.integer("cap", cap, **CAP.bounds),
             "stack_kib": validate.stack_kib("stack_kib", stack_kib),
-            "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=1, maximum=60_000)}
+            "sleep_ms": validate.integer("sleep_ms", sleep_ms, **THREAD_SLEEP_MS.bounds)}
 
 
-def threads(cap: Any = 8000, stack_kib: Any = 2048, sleep_ms: Any = 1000) -> Result:
+def threads(cap: Any = CAP.default, stack_kib: Any = 2048,
+            sleep_ms: Any = THREAD_SLEEP_MS.default) -> Result:
     """As many sleeping threads as this machine allows (at most ``cap``), measured."""
     p = check_threads(cap, stack_kib, sleep_ms)
     count, bound = thread_ceiling(p["stack_kib"], p["cap"])
@@ -240,15 +249,15 @@ def check_peer_tasks(kinds: Any, count: Any, sleep_ms: Any, thread_cap: Any,
                      gate: Any = True) -> dict[str, Any]:
     """What :func:`peer_tasks` refuses, before anything runs (threadcost.paper.prechecks)."""
     return {"kinds": validate.choice_list("kinds", kinds, list(registry.KINDS)),
-            "count": validate.integer("count", count, minimum=1, maximum=10_000_000),
-            "sleep_ms": validate.integer("sleep_ms", sleep_ms, minimum=0, maximum=60_000),
-            "thread_cap": validate.integer("thread_cap", thread_cap, minimum=1,
-                                           maximum=1_000_000),
+            "count": validate.integer("count", count, **PEER_COUNT.bounds),
+            "sleep_ms": validate.integer("sleep_ms", sleep_ms, **SLEEP_MS.bounds),
+            "thread_cap": validate.integer("thread_cap", thread_cap, **THREAD_CAP.bounds),
             "gate": bool(gate)}
 
 
-def peer_tasks(kinds: Any = ("rust-thread", "tokio-task"), count: Any = S1_COUNT,
-               sleep_ms: Any = 1000, thread_cap: Any = 8000, gate: Any = True,
+def peer_tasks(kinds: Any = ("rust-thread", "tokio-task"), count: Any = PEER_COUNT.default,
+               sleep_ms: Any = SLEEP_MS.default, thread_cap: Any = THREAD_CAP.default,
+               gate: Any = True,
                experiment: str = PEER_EXPERIMENT) -> Result:
     """S1's program on each peer kind: ``count`` tasks that each sleep ``sleep_ms``
     (``gate``: all asleep at once), timed from outside like ``/usr/bin/time``.

@@ -38,9 +38,13 @@ THREAD_WAVES = "thread_waves"
 GAP_ITEMS = ("asm", "ucontext", "sigprocmask")
 SIGMASK_OPS = 2000  # calls per timed batch of the sigprocmask yardstick
 SIGMASK_BATCHES = 21
-MAX_WAVE = 10_000
-# Defaults and ranges of S11's run: the notebook parameters' (threadcost.settings.parameters).
-REPEATS, GO_ITERATIONS = declared("sources_repeats"), declared("sources_go_iterations")
+# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
+REPEATS, CPU = declared("sources_repeats"), declared("sources_cpu")
+FIBER_ITERATIONS, GO_ITERATIONS = declared("sources_fiber_iterations"), declared(
+    "sources_go_iterations")
+TOTAL, WAVE = declared("sources_threads"), declared("sources_wave")
+SPAWN_MIB, SPAWN_ITERATIONS = declared("sources_spawn_mib"), declared("sources_spawn_iterations")
+MAX_WAVE = int(WAVE.maximum or 0)
 
 
 # ------------------------------------------------------------------ S8: the fiber gap
@@ -84,17 +88,17 @@ def _gap_child(iterations: int, warmup: int, repeats: int, cpu: int | None,
 def check_fiber_gap(repeats: Any, iterations: Any, warmup: Any, cpu: Any,
                     stack_kib: Any = 64) -> dict[str, Any]:
     """What :func:`fiber_gap` refuses, before anything runs (threadcost.paper.prechecks)."""
-    return {"repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),
-            "iterations": validate.integer("iterations", iterations, minimum=100,
-                                           maximum=fibers.MAX_ITERATIONS),
+    return {"repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
+            "iterations": validate.integer("iterations", iterations, **FIBER_ITERATIONS.bounds),
             "warmup": validate.integer("warmup", warmup, minimum=0,
                                        maximum=fibers.MAX_ITERATIONS),
             "cpu": fibers.one_cpu("cpu", cpu, allow_none=True),
             "stack_kib": validate.integer("stack_kib", stack_kib, minimum=16, maximum=1024)}
 
 
-def fiber_gap(repeats: Any = 7, iterations: Any = 100_000, warmup: Any = 10_000,
-              cpu: Any = "auto", stack_kib: Any = 64) -> Result:
+def fiber_gap(repeats: Any = REPEATS.default, iterations: Any = FIBER_ITERATIONS.default,
+              warmup: Any = FIBER_ITERATIONS.default // 10, cpu: Any = CPU.default,
+              stack_kib: Any = 64) -> Result:
     """S8: per switch, asm vs swapcontext, and one empty ``rt_sigprocmask``, ``repeats``
     times in turn (the order rotating), in one child process pinned to ``cpu``.
 
@@ -198,9 +202,9 @@ def _waves_child(wave: int, waves: int, stack_kib: int) -> list[dict[str, Any]]:
 def check_thread_waves(total: Any, wave: Any, repeats: Any,
                        stack_kib: Any = 0) -> tuple[int, int, int, int]:
     """What :func:`thread_waves` refuses: (total, wave, repeats, stack KiB)."""
-    n = validate.integer("total", total, minimum=1, maximum=10_000_000)
-    w = validate.integer("wave", wave, minimum=1, maximum=MAX_WAVE)
-    r = validate.integer("repeats", repeats, minimum=1, maximum=1000)
+    n = validate.integer("total", total, **TOTAL.bounds)
+    w = validate.integer("wave", wave, **WAVE.bounds)
+    r = validate.integer("repeats", repeats, **REPEATS.bounds)
     stack = validate.integer("stack_kib", stack_kib, minimum=0, maximum=1 << 20)
     budget = syslimits.thread_budget(max(stack, 64))
     if budget.caps(w + 16):
@@ -208,8 +212,8 @@ def check_thread_waves(total: Any, wave: Any, repeats: Any,
     return n, w, r, stack
 
 
-def thread_waves(total: Any = 100_000, wave: Any = 1000, repeats: Any = 5,
-                 stack_kib: Any = 0) -> Result:
+def thread_waves(total: Any = TOTAL.default, wave: Any = WAVE.default,
+                 repeats: Any = REPEATS.default, stack_kib: Any = 0) -> Result:
     """S12: ``total`` threads created and destroyed, in ``repeats`` repeats of
     ``total / repeats`` threads each, every repeat a fresh child process running
     waves of ``wave`` threads alive at once (start all, release all, join all).
@@ -253,8 +257,9 @@ SPAWN_GROWTH = "launch_spawn_growth"
 SPAWN_KINDS = ("fork_exec", "posix_spawn", "fork")
 
 
-def spawn_growth(parent_touch_mib: Any = (0, 64, 256), repeats: Any = 5,
-                 iterations: Any = 20, warmup: Any = 3, pin: Any = "auto") -> Result:
+def spawn_growth(parent_touch_mib: Any = tuple(SPAWN_MIB.default),
+                 repeats: Any = REPEATS.default, iterations: Any = SPAWN_ITERATIONS.default,
+                 warmup: Any = 3, pin: Any = "auto") -> Result:
     """S7: fork+exec and posix_spawn of the same tiny static binary, and a bare fork
     (the yardstick: where the growth comes from), from a small C parent that holds
     ``parent_touch_mib`` MiB with every 4 KiB page written (dirty), in ``repeats``

@@ -61,14 +61,15 @@ PROCESS_BUDGET_KIB = 512
 PID_RESERVE = 4096  # pids left for everyone else, whatever is asked
 
 
-def max_children() -> int:
-    """At most a quarter of pid_max minus a reserve (the machine is shared)."""
-    pid_max = sysinfo.sysctl("kernel.pid_max") or 32768
-    return max(1, min(5000, (pid_max - PID_RESERVE) // 4))
-
-
 COUNTS, TOUCH_KIB = declared("memory_process_counts"), declared("memory_process_touch_kib")
 REPEATS = declared("memory_process_repeats")
+
+
+def max_children() -> int:
+    """At most a quarter of pid_max minus a reserve (the machine is shared), and at most
+    the declared count's maximum."""
+    pid_max = sysinfo.sysctl("kernel.pid_max") or 32768
+    return max(1, min(int(COUNTS.maximum or 0), (pid_max - PID_RESERVE) // 4))
 
 
 def check_params(counts: Any = tuple(COUNTS.default), touch_kib: Any = TOUCH_KIB.default,

@@ -45,6 +45,7 @@ from threadcost.native import ffi, lib, proc_status_dict
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
+from threadcost.settings.parameters import declared
 
 EXPERIMENT = "sleepers"
 VARIANTS = ("threads", "threads_pinned", "goroutines")
@@ -61,13 +62,21 @@ PUBLISHED_WAKEUPS = 10_000 * 1000
 # Rough resident cost of one idle thread (stack pages, TLS, kernel side), for
 # the memory check before running.
 THREAD_BUDGET_KIB = 64
-MAX_REPEATS = 100
+# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters): S4's
+# run (:func:`run`) and the sweep's (:func:`sweep`).
+COUNT, PERIOD_MS = declared("tasks_s4_count"), declared("tasks_sleep_period_ms")
+DURATION_MS, STAGGER_MS = declared("tasks_s4_duration_ms"), declared("tasks_sleep_stagger_ms")
+REPEATS = declared("tasks_s4_repeats")
+SWEEP_COUNTS, SWEEP_DURATION_MS = (declared("tasks_sleep_counts"),
+                                   declared("tasks_sleep_sweep_duration_ms"))
+SWEEP_REPEATS = declared("tasks_sleep_sweep_repeats")
 SATURATION_SHARE, LATE_FACTOR = stats.SATURATION_SHARE, stats.LATE_FACTOR  # the one rule
 
 
 def max_threads() -> int:
-    """Half of what the kernel allows system-wide: other processes need pids too."""
-    limits = [100_000]
+    """Half of what the kernel allows system-wide (other processes need pids too), at
+    most the declared count's maximum."""
+    limits = [int(COUNT.maximum or 0)]
     for key in ("kernel.pid_max", "kernel.threads-max"):
         value = sysinfo.sysctl(key)
         if value:
@@ -75,17 +84,17 @@ def max_threads() -> int:
     return max(1, min(limits))
 
 
-def check_params(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
-                 stagger_ms: Any = 200, stack_kib: Any = 0,
-                 variants: Any = VARIANTS, address_space_mib: Any = None,
-                 repeats: Any = 1) -> dict[str, Any]:
-    """Validate and normalise the parameters (raises ParameterError)."""
+def check_params(count: Any = COUNT.default, period_ms: Any = PERIOD_MS.default,
+                 duration_ms: Any = DURATION_MS.default, stagger_ms: Any = STAGGER_MS.default,
+                 stack_kib: Any = 0, variants: Any = VARIANTS, address_space_mib: Any = None,
+                 repeats: Any = REPEATS.default) -> dict[str, Any]:
+    """Validate and normalise the parameters (raises ParameterError); defaults and
+    ranges are the notebook parameters' (a count is also bounded by :func:`max_threads`)."""
     p: dict[str, Any] = {
-        "count": validate.integer("count", count, minimum=1, maximum=max_threads()),
-        "period_ms": validate.integer("period_ms", period_ms, minimum=1, maximum=1000),
-        "duration_ms": validate.integer("duration_ms", duration_ms, minimum=1,
-                                        maximum=600_000),
-        "stagger_ms": validate.integer("stagger_ms", stagger_ms, minimum=0, maximum=10_000),
+        "count": validate.integer("count", count, minimum=COUNT.minimum, maximum=max_threads()),
+        "period_ms": validate.integer("period_ms", period_ms, **PERIOD_MS.bounds),
+        "duration_ms": validate.integer("duration_ms", duration_ms, **DURATION_MS.bounds),
+        "stagger_ms": validate.integer("stagger_ms", stagger_ms, **STAGGER_MS.bounds),
         "stack_kib": validate.stack_kib("stack_kib", stack_kib),
     }
     if p["duration_ms"] < p["period_ms"]:
@@ -95,7 +104,7 @@ def check_params(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 20
     p["variants"] = [v for v in ALL_VARIANTS if v in chosen]
     p["address_space_mib"] = None if address_space_mib is None else validate.integer(
         "address_space_mib", address_space_mib, minimum=16, maximum=1 << 30)
-    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
+    p["repeats"] = validate.integer("repeats", repeats, **REPEATS.bounds)
     validate.memory_fits("count", count, p["count"] * THREAD_BUDGET_KIB)
     return p
 
@@ -242,9 +251,10 @@ _ROW_COLUMNS = ("tasks", "wakeups", "wall_s", "spawn_s", "user_s", "sys_s", "cpu
 _INTEGER_COLUMNS = ("tasks", "wakeups", "peak_os_threads")
 
 
-def run(count: Any = 10_000, period_ms: Any = 10, duration_ms: Any = 2000,
-        stagger_ms: Any = 200, stack_kib: Any = 0, variants: Any = VARIANTS,
-        progress: bool = False, address_space_mib: Any = None, repeats: Any = 1) -> Result:
+def run(count: Any = COUNT.default, period_ms: Any = PERIOD_MS.default,
+        duration_ms: Any = DURATION_MS.default, stagger_ms: Any = STAGGER_MS.default,
+        stack_kib: Any = 0, variants: Any = VARIANTS, progress: bool = False,
+        address_space_mib: Any = None, repeats: Any = REPEATS.default) -> Result:
     """Run each variant of the sleepers workload ``repeats`` times.
 
     ``count`` tasks; ``period_ms`` per sleep; ``duration_ms`` of sleep per task;
@@ -317,19 +327,20 @@ SWEEP_EXPERIMENT = "sleepers_sweep"
 def check_sweep(counts: Any, variants: Any, period_ms: Any, duration_ms: Any,
                 stagger_ms: Any, repeats: Any) -> dict[str, Any]:
     """What :func:`sweep` refuses, before anything runs (threadcost.paper.prechecks)."""
-    p = check_params(max(validate.integer_list("counts", counts, minimum=1,
-                                               maximum=max_threads())),
-                     period_ms, duration_ms, stagger_ms, 0, variants)
-    p["counts"] = sorted(set(validate.integer_list("counts", counts, minimum=1,
-                                                   maximum=max_threads())))
-    p["repeats"] = validate.integer("repeats", repeats, minimum=1, maximum=100)
+    listed = validate.integer_list("counts", counts, minimum=SWEEP_COUNTS.minimum,
+                                   maximum=min(int(SWEEP_COUNTS.maximum or 0), max_threads()))
+    validate.integer("duration_ms", duration_ms, **SWEEP_DURATION_MS.bounds)
+    p = check_params(max(listed), period_ms, duration_ms, stagger_ms, 0, variants)
+    p["counts"] = sorted(set(listed))
+    p["repeats"] = validate.integer("repeats", repeats, **SWEEP_REPEATS.bounds)
     del p["count"]
     return p
 
 
-def sweep(counts: Any = (300, 1000, 3000, 10_000), variants: Any = VARIANTS,
-          period_ms: Any = 10, duration_ms: Any = 500, stagger_ms: Any = 100,
-          repeats: Any = 1, progress: bool = False) -> Result:
+def sweep(counts: Any = tuple(SWEEP_COUNTS.default), variants: Any = VARIANTS,
+          period_ms: Any = PERIOD_MS.default, duration_ms: Any = SWEEP_DURATION_MS.default,
+          stagger_ms: Any = STAGGER_MS.default, repeats: Any = SWEEP_REPEATS.default,
+          progress: bool = False) -> Result:
     """The sleepers workload at several task counts, every variant at every count
     (variants alternate within a count; counts ascend, repeats interleaved).
 

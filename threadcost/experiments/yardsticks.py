@@ -67,6 +67,8 @@ SWITCH = "pipe_switch_pinned"
 # per repeat (times ``scale``), after a tenth as warm-up: notebook 04's declared round
 # trips per configuration (its switch_iterations scales this yardstick too)
 SWITCH_ROUND_TRIPS = declared("switch_iterations").default
+# Notebook 04 repeats the yardsticks as often as the echo: that parameter's default and range.
+REPEATS = declared("switch_echo_repeats")
 COLD = "memcpy_64kib_cold"
 COLD_OPS = 200  # 64 KiB copies per batch (times ``scale``)
 CROSS, CROSS_BUSY = "wakeup_cross_cpu", "wakeup_cross_cpu_busy"
@@ -80,7 +82,7 @@ WHAT = {COLD: "memcpy of 64 KiB between buffers in no cache (pools twice the las
                     "spinner): half a round trip"}
 
 
-def check_params(repeats: Any = 5, batches: Any = 21, scale: Any = 1.0,
+def check_params(repeats: Any = REPEATS.default, batches: Any = 21, scale: Any = 1.0,
                  cpu: Any = None) -> dict[str, Any]:
     """Validate the parameters of :func:`run` (raises ParameterError)."""
     chosen = validate.cpus("cpu", cpu)
@@ -88,7 +90,7 @@ def check_params(repeats: Any = 5, batches: Any = 21, scale: Any = 1.0,
         from threadcost.errors import ParameterError
 
         raise ParameterError("cpu", cpu, "give one CPU (or None for the first allowed CPU)")
-    return {"repeats": validate.integer("repeats", repeats, minimum=1, maximum=1000),
+    return {"repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
             "batches": validate.integer("batches", batches, minimum=1, maximum=10_000),
             "scale": validate.number("scale", scale, minimum=0.01, maximum=100.0),
             "cpu": chosen[0] if chosen else None}
@@ -104,7 +106,8 @@ def _measure(kind: int, ops: int, batches: int) -> tuple[np.ndarray, int]:
         out.timer_overhead_ns)
 
 
-def run(repeats: Any = 5, batches: Any = 21, scale: Any = 1.0, cpu: Any = None) -> Result:
+def run(repeats: Any = REPEATS.default, batches: Any = 21, scale: Any = 1.0,
+        cpu: Any = None) -> Result:
     """Time the yardsticks ``repeats`` times each, interleaved, pinned to one CPU.
 
     ``scale`` multiplies the operations per batch (0.1 for a quick look).
