@@ -85,10 +85,12 @@ def words(v: AssertionVerdict) -> str:
         return v.reason  # the setup cannot run as published here: no factor is a verdict
     if v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         if shape:
-            return "fails" if v.verdict == CONTRADICTED else "not reproduced here"
+            return "fails" if v.verdict == CONTRADICTED else logic.NOT_REPRODUCIBLE
         ref = _reference(v)
         how = factor_words(v.measured, ref, v.unit) if ref and v.measured is not None else ""
-        head = "differs here" if v.verdict == CONTRADICTED else "not reproduced here"
+        # the legend's words: a known cause (the kernel's RSS counting) keeps the
+        # published effect from showing here: "not reproducible on this machine"
+        head = "differs here" if v.verdict == CONTRADICTED else logic.NOT_REPRODUCIBLE
         return f"{head}: {how}" if how else head
     if v.power and not v.power.get("resolves", True) and v.reason.startswith("underpowered") \
             and "; " not in v.reason:
