@@ -131,3 +131,14 @@ def test_not_reproduced_reads_the_legends_words(
     reading = reference["C06"].as_published[0]
     shape = replace(reading, kind="shape")
     assert readings.words(shape) == "not reproducible on this machine"
+
+
+def test_c31_why_is_the_gap_finding_and_names_the_call_it_costs(
+        reference: dict[str, ClaimVerdict], runs: Runs) -> None:
+    """The gap in rt_sigprocmask calls is the finding page 08 prints (one definition:
+    the gap of the means / the mean call), and the why says what the call costs here."""
+    (why,) = reference["C31"].as_published[0].why
+    gap = findings.compute("fiber_gap_over_sigprocmask_mean_ratio", runs)
+    assert list(why.yardsticks.values()) == [gap.value]
+    assert f"{gap.value:.2f} empty rt_sigprocmask" in why.text
+    assert "rt_sigprocmask call costs" in why.text and "mean over repeats" in why.text
