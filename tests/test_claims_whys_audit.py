@@ -142,3 +142,14 @@ def test_c31_why_is_the_gap_finding_and_names_the_call_it_costs(
     assert list(why.yardsticks.values()) == [gap.value]
     assert f"{gap.value:.2f} empty rt_sigprocmask" in why.text
     assert "rt_sigprocmask call costs" in why.text and "mean over repeats" in why.text
+
+
+def test_the_cross_machine_cell_labels_the_call_and_whose_switch_it_reads(
+        runs: Runs) -> None:
+    """The claims-across-machines cell prints the same call as the whys (its statistic
+    said), and names the yardsticks run's switch, which is not C01's reading."""
+    from threadcost.claims import properties
+
+    cell = properties.syscall(runs)
+    assert cell is not None
+    assert f"({whys.SYSCALL_STATISTIC})" in cell and "the yardsticks' pinned switch" in cell
