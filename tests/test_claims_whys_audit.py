@@ -153,3 +153,22 @@ def test_the_cross_machine_cell_labels_the_call_and_whose_switch_it_reads(
     cell = properties.syscall(runs)
     assert cell is not None
     assert f"({whys.SYSCALL_STATISTIC})" in cell and "the yardsticks' pinned switch" in cell
+
+
+LEGEND = ("holds here", "differs here: ", "inconclusive here", "not reproducible on this "
+          "machine", "not run here: ", "computed here, not measured")
+SHAPE_LEGEND = ("holds", "fails", "inconclusive here", "not reproducible on this machine",
+                "not run here: ")
+
+
+def test_every_reading_speaks_the_legends_words(
+        reference: dict[str, ClaimVerdict]) -> None:
+    """No fourth word ("underpowered here", "not reproduced here", "no verdict: ..."): C30's
+    relation, measured but not judged, reads "not run here: <why>"."""
+    for cid, c in reference.items():
+        for a in c.assertions:
+            legend = SHAPE_LEGEND if a.kind == "shape" else LEGEND
+            assert a.words.startswith(legend), (cid, a.kind, a.words)
+            assert "underpowered here" not in a.words and "not reproduced here" not in a.words
+    (c30,) = reference["C30"].assertions
+    assert c30.words.startswith("not run here: Figure 1's words")

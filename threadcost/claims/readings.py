@@ -76,7 +76,9 @@ def words(v: AssertionVerdict) -> str:
     """The verdict of one reading in words about this machine."""
     shape = v.kind == "shape"
     if v.verdict == NOT_RUN:
-        return v.reason if v.reason.startswith("no verdict") else f"not run here: {v.reason}"
+        # the legend's words, also for a relation measured but not judged (C30: the
+        # source's words could not be read, so no tolerance of its own can be set)
+        return f"not run here: {v.reason.removeprefix('no verdict: ')}"
     if v.verdict == COMPUTED:
         return "computed here, not measured"
     if v.verdict == SUPPORTED:
