@@ -172,3 +172,17 @@ def test_every_reading_speaks_the_legends_words(
             assert "underpowered here" not in a.words and "not reproduced here" not in a.words
     (c30,) = reference["C30"].assertions
     assert c30.words.startswith("not run here: Figure 1's words")
+
+
+def test_the_machines_normalisation_divides_by_the_call_the_whys_print(runs: Runs) -> None:
+    """Page 06's normalisation by one empty system call uses the whys' statistic (the mean
+    over repeats): on a folder of one yardsticks run, the very value the whys print."""
+    from threadcost.views import across_machines
+
+    got = across_machines.yardstick(DATA, REFERENCE)
+    assert got is not None
+    stored = [r for r in runs.matching("yardsticks")]
+    if len(stored) != 1:
+        pytest.skip("the reference folder holds more than one yardsticks run")
+    assert got[1] == pytest.approx(findings.compute("yardstick_syscall_mean_ns", runs).value)
+    assert "the mean over the repeats" in across_machines.yardstick_text(DATA, [REFERENCE])
