@@ -186,3 +186,18 @@ def test_the_machines_normalisation_divides_by_the_call_the_whys_print(runs: Run
         pytest.skip("the reference folder holds more than one yardsticks run")
     assert got[1] == pytest.approx(findings.compute("yardstick_syscall_mean_ns", runs).value)
     assert "the mean over the repeats" in across_machines.yardstick_text(DATA, [REFERENCE])
+
+
+def test_a_condvar_switch_is_not_explained_by_pipe_calls(
+        reference: dict[str, ClaimVerdict]) -> None:
+    """One mechanism at a time: the pipe's write and read appear beside pipe readings (a
+    pipe switch, the echo, the brigade's pipe hops), never beside the condvar switch."""
+    for cid, a in _whys(reference):
+        for w in a.why:
+            if "syscall" not in w.yardsticks:
+                continue
+            pipe_reading = "pipe" in a.text.lower() or "per task per trip" in a.text
+            assert ("pipe_write_read" in w.yardsticks) == pipe_reading, (cid, a.text)
+            assert ("pipe write and read" in w.text) == pipe_reading, (cid, a.text)
+    condvar = [a for a in reference["C01"].as_published if "condvar" in a.text]
+    assert condvar and all("pipe" not in w.text for a in condvar for w in a.why)
