@@ -41,10 +41,10 @@ def syscall(runs: Runs) -> str | None:
     call = _yard_ns(runs, "syscall")
     if call is None:
         return None
-    text = f"empty system call {logic.number(call)} ns"
+    text = f"empty system call {logic.number(call)} ns ({whys.SYSCALL_STATISTIC})"
     per = switch_in_syscalls(runs)
-    if isinstance(per, Measurement):
-        text += f"; pinned switch = {per.value:.1f} system calls"
+    if isinstance(per, Measurement):  # the yardsticks run's switch, not a claim's reading
+        text += f"; the yardsticks' pinned switch = {per.value:.1f} system calls"
     mit = mitigations(runs)
     return f"{text} ({mit})" if mit else text
 

@@ -76,7 +76,9 @@ def words(v: AssertionVerdict) -> str:
     """The verdict of one reading in words about this machine."""
     shape = v.kind == "shape"
     if v.verdict == NOT_RUN:
-        return v.reason if v.reason.startswith("no verdict") else f"not run here: {v.reason}"
+        # the legend's words, also for a relation measured but not judged (C30: the
+        # source's words could not be read, so no tolerance of its own can be set)
+        return f"not run here: {v.reason.removeprefix('no verdict: ')}"
     if v.verdict == COMPUTED:
         return "computed here, not measured"
     if v.verdict == SUPPORTED:
@@ -85,10 +87,12 @@ def words(v: AssertionVerdict) -> str:
         return v.reason  # the setup cannot run as published here: no factor is a verdict
     if v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         if shape:
-            return "fails" if v.verdict == CONTRADICTED else "not reproduced here"
+            return "fails" if v.verdict == CONTRADICTED else logic.NOT_REPRODUCIBLE
         ref = _reference(v)
         how = factor_words(v.measured, ref, v.unit) if ref and v.measured is not None else ""
-        head = "differs here" if v.verdict == CONTRADICTED else "not reproduced here"
+        # the legend's words: a known cause (the kernel's RSS counting) keeps the
+        # published effect from showing here: "not reproducible on this machine"
+        head = "differs here" if v.verdict == CONTRADICTED else logic.NOT_REPRODUCIBLE
         return f"{head}: {how}" if how else head
     if v.power and not v.power.get("resolves", True) and v.reason.startswith("underpowered") \
             and "; " not in v.reason:

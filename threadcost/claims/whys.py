@@ -69,7 +69,7 @@ def cross_cpu(runs: Runs, v: AssertionVerdict) -> Why | None:
     sticks = {SAME: same.value, CROSS: cross.value}
     text = (f"a wake-up on another CPU costs {logic.number(cross.value)} ns here against "
             f"{logic.number(same.value)} ns on the same CPU "
-            f"({cross.value / same.value:.1f}x)")
+            f"({cross.value / same.value:.1f}x; means over repeats)")
     if cross.value <= same.value * 1.2:
         return None
     if busy is not None:
@@ -107,13 +107,20 @@ def mitigations(runs: Runs) -> str:
     return ""
 
 
+HOP = "per task per trip"  # a brigade's reading: one hop is a pipe read, a write and a switch
+
+
 def _switch_ns(v: AssertionVerdict) -> tuple[float, str] | None:
-    """The measured number as the time of one switch (an echo iteration is two)."""
+    """The measured number as the time of what it counts, in words: one switch (half a
+    round trip), half an echo iteration (an iteration is a round trip: two switches), or
+    one hop of a brigade (its pipe read and write included)."""
     if v.measured is None or v.measured <= 0:
         return None
     if v.unit in ("iterations/s", "round trips/s"):
-        return 1e9 / (2 * v.measured), "half an echo iteration"
+        return 1e9 / (2 * v.measured), "half an echo iteration (one switch)"
     if v.unit == "ns":
+        if HOP in v.text:
+            return v.measured, "one hop of the brigade (a pipe read, a write and a switch)"
         return v.measured, "one switch"
     return None
 
@@ -122,26 +129,40 @@ def syscalls(runs: Runs, v: AssertionVerdict) -> Why | None:
     """A pinned switch read in this machine's own unit of kernel entry: the empty
     system call of the yardsticks run (and the mitigations in the machine card that
     set its cost). A pinned switch is a few system calls' worth of kernel work (a write,
-    a read, a wake-up and the switch on one CPU); where an empty call is dear, so is it."""
+    a read, a wake-up and the switch on one CPU); where an empty call is dear, so is it.
+    The call is the yardstick's finding (mean over repeats), labelled so wherever a why
+    prints it."""
     call = yard_of(runs, SYSCALL)
     got = _switch_ns(v)
     if call is None or got is None or _slower(v) is None:
         return None  # either way: a dear or a cheap system call moves the switch alike
     ns, what = got
     sticks = {SYSCALL: call.value}
-    text = (f"an empty system call costs {logic.number(call.value)} ns here, and {what} "
-            f"({logic.number(ns)} ns) is {ns / call.value:.1f} of them")
+    text = (f"{syscall_words(call.value)}; {what}, {logic.number(ns)} ns, is "
+            f"{ns / call.value:.1f} of them")
     mit = mitigations(runs)
     if mit:
         text += f" (the kernel-entry mitigations in the machine card: {mit})"
-    pipe = yard_of(runs, PIPE)
+    # the pipe's own I/O in system calls, beside a pipe reading only (a condvar switch
+    # makes no pipe call: one mechanism at a time)
+    pipe = yard_of(runs, PIPE) if "pipe" in v.text.lower() or HOP in v.text else None
     if pipe is not None:
         sticks[PIPE] = pipe.value
         text += (f"; a pipe write and read with no switch is "
                  f"{pipe.value / call.value:.1f} of them")
-    text += ("; S0 published no system-call cost, so the switch in system calls is what "
-             "compares across machines (the claims across machines show it)")
+    text += ("; the source published no system-call cost of its machine, so the time in "
+             "system calls is what compares across machines (the claims across machines "
+             "show it)")
     return Why(text, sticks, call.run_id)
+
+
+SYSCALL_STATISTIC = "mean over repeats"  # the one statistic every why prints a call in
+
+
+def syscall_words(ns: float, where: str = "here") -> str:
+    """An empty system call as every why says it: its value, its statistic, where."""
+    return (f"an empty system call costs {logic.number(ns)} ns {where} "
+            f"({SYSCALL_STATISTIC})")
 
 
 def cache_state(runs: Runs, v: AssertionVerdict) -> Why | None:

@@ -189,8 +189,9 @@ def verdict_table(data_dir: str | Path | None = None) -> pd.DataFrame:
 
 
 def _yardstick_run(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:
-    """(run id, ns): one empty system call, the median over the repeats of the machine's
-    newest ``yardsticks`` run (table ``repeats``: repeat, yardstick, ns_median, ...)."""
+    """(run id, ns): one empty system call, the mean over the repeats of the machine's
+    newest ``yardsticks`` run, the statistic the claims' whys print it in (table
+    ``repeats``: repeat, yardstick, ns_median, ...)."""
     root, mid = _where(data_dir, machine_id)
     run = datastore.latest_run(YARDSTICKS_EXPERIMENT, root, mid)
     if run is None or "repeats" not in run.meta.get("tables", []):
@@ -200,11 +201,11 @@ def _yardstick_run(data_dir: str | Path | None, machine_id: str) -> tuple[str, f
     rows = rows[rows.map(math.isfinite) & (rows > 0)]
     if rows.empty:
         return None
-    return str(run.meta.get("run_id", "")), float(rows.median())
+    return str(run.meta.get("run_id", "")), float(rows.mean())
 
 
 def yardstick(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:
-    """(name, ns) of the machine's reference operation: one empty system call, the median
+    """(name, ns) of the machine's reference operation: one empty system call, the mean
     over the repeats of its newest ``yardsticks`` run."""
     got = _yardstick_run(data_dir, machine_id)
     return None if got is None else (REFERENCE_YARDSTICK, got[1])
@@ -235,7 +236,7 @@ def normalised_table(data_dir: str | Path | None, values: pd.DataFrame) -> pd.Da
 
 def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
     """Which yardstick each machine's times are divided by, or why none; each value
-    marked ``yardstick_syscall_newest_median_ns@<machine id>`` (the median over the
+    marked ``yardstick_syscall_newest_mean_ns@<machine id>`` (the mean over the
     repeats of that machine's newest yardsticks run)."""
     from threadcost import findings
 
@@ -247,10 +248,10 @@ def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
             continue
         shown = f"{got[1]:,.1f}"
         parts.append(f"{md_code(mid)}: one empty system call = " + findings.tag(
-            f"yardstick_syscall_newest_median_ns@{name_part(mid)}", shown, f"{shown} ns",
+            f"yardstick_syscall_newest_mean_ns@{name_part(mid)}", shown, f"{shown} ns",
             (got[0],)))
     return ("Times divided by each machine's yardstick (a fixed piece of work timed on "
-            "that machine: one empty system call, the median over the repeats of its "
+            "that machine: one empty system call, the mean over the repeats of its "
             "newest yardsticks run), so a machine that is slower overall does not look "
             "slower at switching or launching: " + "; ".join(parts) + ".")
 

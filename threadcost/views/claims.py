@@ -360,11 +360,11 @@ def why_yardsticks_table(machine_id: str | None = None,
         shown = logic.number(m.value) + (f" (pooled over {len(runs_)} runs)"
                                          if len(runs_) > 1 else "")
         rows.append({"yardstick": whys.YARDSTICK_WORDS.get(name, name.replace("_", " ")),
-                     "ns (mean of repeats)": findings.tag(
+                     "ns (mean over repeats)": findings.tag(
                          yardstick_name(name), logic.number(m.value), shown, runs_),
                      "95% interval (ns)": interval, "repeats": str(m.repeats)})
     return _without_empty_interval(pd.DataFrame(
-        rows, columns=["yardstick", "ns (mean of repeats)", "95% interval (ns)", "repeats"]))
+        rows, columns=["yardstick", "ns (mean over repeats)", "95% interval (ns)", "repeats"]))
 
 
 def yardsticks_table(result: Any) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from matplotlib.ticker import MaxNLocator
 
 from threadcost import claims, findings
 from threadcost.claims.logic import number
+from threadcost.claims.whys import SYSCALL_STATISTIC
 from threadcost.results import Result
 from threadcost.views import tables
 
@@ -245,14 +246,7 @@ def switch_count_figure(rows: pd.DataFrame) -> plt.Figure:
 
 
 def tsuna_text(counts: Result) -> str:
-    runs = counts.tables["runs"]
-    loop = runs[runs.mechanism == "futex_yield"]
-    proc = loop[loop.tasks == "processes"]
-    vol = float((proc.voluntary / proc.round_trips).median())
-    inv = float((proc.involuntary / proc.round_trips).median())
-    futex = runs[(runs.mechanism == "futex") & (runs.tasks == "processes")]
-    syscall = counts.summary["empty_syscall_ns"]["p50"]
-    del vol, inv, futex, syscall  # the sentences print the findings (the same medians)
+    # the sentences print the findings, by name
     return (f"tsuna's program divides its time by four switches per iteration; the "
             f"repository's open issue says six. The kernel counted "
             f"{_show('tsuna_loop_total_switches_median', counts)} per iteration of the "
@@ -263,8 +257,9 @@ def tsuna_text(counts: Result) -> str:
             "other runnable side). Without the yields the futex ping-pong makes "
             f"{_show('switch_counts_futex_per_round_trip_median', counts)} per round trip. "
             "Dividing by an assumed count, not a counted one, is how one loop gets three "
-            f"answers. An empty system call took {_show('switch_counts_syscall_median_ns', counts)}"
-            " here (median, in this run).")
+            "answers. An empty system call took "
+            f"{_show('switch_counts_syscall_mean_ns', counts)} in the same run ("
+            f"{SYSCALL_STATISTIC}).")
 
 
 # ------------------------------------------------------------------ S10
@@ -327,7 +322,7 @@ def indirect_text(result: Result, judged: Any = None) -> str:
     text = (f"The direct cost (no array) was {direct}, against their "
             f"{findings.published('C33', '3.8 µs')}; one empty "
             f"system call took {_show('indirect_syscall_mean_ns', result)} in the same run "
-            "(mean).")
+            f"({SYSCALL_STATISTIC}).")
     if not inside.empty:
         top = inside.groupby(["array_kib", "stride_bytes"]).c2_ns.median()
         kib, stride = top.idxmax()

@@ -190,17 +190,18 @@ def sys_per_user_ms(mode: str) -> Any:
     return select
 
 
-def setup_share(runs: Runs) -> tuple[float, float, str] | None:
+def setup_share(runs: Runs, mode: str = "processes") -> tuple[float, float, str] | None:
     """(system seconds inside the tasks' loops, system seconds of the whole run, run ids)
-    of the processes with their own working set: medians over repeats."""
+    of one mode (threads or processes) with their own working set: means over repeats,
+    the statistic of the readings they explain."""
     got = cpu_bound_runs(runs, "own")
     if isinstance(got, Missing):
         return None
     rows, found = got
-    rows = rows[rows["mode"] == "processes"]
-    if rows.empty or "sys_s" not in rows:
+    rows = rows[rows["mode"] == mode]
+    if rows.empty or "sys_s" not in rows or "whole_sys_s" not in rows:
         return None
-    return float(rows.sys_s.median()), float(rows.whole_sys_s.median()), run_ids(found)
+    return float(rows.sys_s.mean()), float(rows.whole_sys_s.mean()), run_ids(found)
 
 
 def c14_dtlb_ratio(runs: Runs) -> Measurement | Missing:

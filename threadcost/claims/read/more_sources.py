@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from threadcost import findings
+from threadcost.claims.read.switching import yardstick
 from threadcost.host import sysinfo
 from threadcost.measured.intervals import log_ratio, over_repeats
 from threadcost.measured.measurement import Measurement, Missing
@@ -114,16 +116,25 @@ def s8_ns(what: str) -> Any:
 
 
 def s8_why(runs: Runs) -> Measurement | Missing:
+    """The swapcontext gap in empty rt_sigprocmask calls: the finding
+    ``fiber_gap_over_sigprocmask_mean_ratio`` (the value page 08 prints), by name."""
     got = _table(runs, "fiber_gap", "ratios")
     if isinstance(got, Missing):
         return got
-    table, found = got
-    value = float(table.gap_over_sigprocmask.mean())
-    return _why(value, "system calls",
-                f"why: the swapcontext switch costs {value:.2f} empty rt_sigprocmask calls "
-                "more than the hand-written one (mean over repeats, both timed in the same "
-                "process): the gap is the signal-mask system call swapcontext makes",
-                found, experiment="fiber_gap")
+    _, found = got
+    gap = findings.measurement("fiber_gap_over_sigprocmask_mean_ratio", runs)
+    if isinstance(gap, Missing):
+        return gap
+    call = findings.measurement("fiber_gap_sigprocmask_mean_ns", runs)
+    cost = (f", and an empty rt_sigprocmask call costs {call.value:,.0f} ns here (mean over "
+            "repeats)" if isinstance(call, Measurement) else "")
+    return _why(gap.value, "system calls",
+                f"why: the swapcontext switch costs {gap.value:.2f} empty rt_sigprocmask "
+                "calls more than the hand-written one (the gap of the means over repeats / "
+                "the mean call, all timed in the same process): the gap is the signal-mask "
+                f"system call swapcontext makes{cost}, so the ratio follows what a system "
+                "call costs on each machine, not the switch itself", found,
+                experiment="fiber_gap")
 
 
 # ------------------------------------------------------------------ S9 (C32)
@@ -147,6 +158,10 @@ def s9_count(mechanism: str, tasks: str) -> Any:
 
 
 def s9_why(runs: Runs) -> Measurement | Missing:
+    """Why tsuna's loop makes more switches than counted: the same futex ping-pong
+    without its sched_yield calls (a more elementary mechanism, measured in the same
+    run: the C32 shape reading's value), and what the yields add. Never the loop's own
+    count re-measured."""
     got = _table(runs, "switch_counts", "runs")
     if isinstance(got, Missing):
         return got
@@ -154,13 +169,17 @@ def s9_why(runs: Runs) -> Measurement | Missing:
     rows = table[(table.mechanism == "futex_yield") & (table.tasks == "processes")]
     if rows.empty:
         return Missing("the stored switch_counts run has no run of tsuna's loop")
-    vol = float((rows.voluntary / rows.round_trips).mean())
+    plain = s9_count("futex", "processes")(runs)
+    if isinstance(plain, Missing):
+        return plain
     inv = float((rows.involuntary / rows.round_trips).mean())
-    return _why(vol + inv, "switches",
-                f"why: per iteration the kernel counted {vol:.2f} voluntary switches (a "
-                f"side sleeping in FUTEX_WAIT) and {inv:.2f} involuntary ones (a "
-                "sched_yield, or a FUTEX_WAKE retry, handing the CPU to the other "
-                "runnable side): the yields the loop makes are switches too", found,
+    return _why(plain.value, "switches",
+                f"why: without its sched_yield calls the same futex ping-pong between two "
+                f"processes makes {plain.value:.2f} switches per round trip here (mean over "
+                "repeats, the same run): one FUTEX_WAIT sleep each way; tsuna's loop adds "
+                f"{inv:.2f} involuntary switches per iteration, each sched_yield (or "
+                "FUTEX_WAKE retry) handing the CPU to the other runnable side, and the "
+                "kernel counts those yields as switches too", found,
                 experiment="switch_counts")
 
 
@@ -171,11 +190,8 @@ def s9_virtualization(runs: Runs) -> Missing:
 
 
 def s9_syscall_ns(runs: Runs) -> Measurement | Missing:
-    got = _table(runs, "switch_counts", "syscall")
-    if isinstance(got, Missing):
-        return got
-    table, found = got
-    return over_repeats(table.ns_per_call, "ns", run_id=run_ids(found))
+    """The empty system call of the switch-count run: its finding, by name."""
+    return findings.measurement("switch_counts_syscall_mean_ns", runs)
 
 
 # ------------------------------------------------------------------ S10 (C33)
@@ -266,19 +282,21 @@ def _ns(x: float) -> str:
 
 
 def s10_why(runs: Runs) -> Measurement | Missing:
+    """The direct cost in empty system calls of the same run (the finding
+    ``indirect_syscall_mean_ns``, the one value page 08 prints)."""
     got = _points(runs)
     if isinstance(got, Missing):
         return got
     table, found = got
-    sys_table = runs.tables(found, "syscall")
-    if sys_table.empty:
-        return Missing("the stored run has no system-call yardstick")
+    call = findings.measurement("indirect_syscall_mean_ns", runs)
+    if isinstance(call, Missing):
+        return Missing(f"the stored run has no system-call yardstick ({call.reason})")
     c1 = float(table[table.array_kib == 0].c2_ns.mean())
-    syscall = float(sys_table.ns_per_call.mean())
+    syscall = call.value
     return _why(c1 / syscall, "system calls",
                 f"why: the direct cost here is {c1 / 1000:,.2f} µs (mean over repeats), "
-                f"{c1 / syscall:,.1f} empty system calls of {syscall:,.0f} ns measured in the "
-                "same run; theirs (3.8 µs) "
+                f"{c1 / syscall:,.1f} empty system calls, an empty system call costing "
+                f"{syscall:,.0f} ns in the same run (mean over repeats); theirs (3.8 µs) "
                 "was measured in 2007 on another machine, so the gap in µs says how the two "
                 "machines differ, not the method", found, experiment="indirect_cost")
 
@@ -330,13 +348,18 @@ def s11_why(runs: Runs) -> Measurement | Missing:
     if extra_sw <= 0:
         return Missing("locking added no counted kernel switch")
     per = extra_ns / extra_sw
-    return _why(per, "ns",
-                f"why: locking adds {extra_sw:.2f} kernel switches per round trip and "
-                f"{extra_ns / 1000:,.1f} µs (means over repeats), {per / 1000:,.2f} µs per added "
-                "switch: the price "
-                "of a thread switch (set it beside the futex switch between threads in the "
-                "switch-count table of the same notebook)", found,
-                experiment="go_lockosthread")
+    text = (f"why: locking adds {extra_sw:.2f} kernel switches per round trip and "
+            f"{extra_ns / 1000:,.1f} µs (means over repeats), {per / 1000:,.2f} µs per added "
+            "switch")
+    same, cross = yardstick("pipe_switch_pinned")(runs), yardstick("wakeup_cross_cpu")(runs)
+    if isinstance(same, Measurement) and isinstance(cross, Measurement):
+        text += (f"; a thread woken by another costs {same.value:,.0f} ns on the same CPU and "
+                 f"{cross.value:,.0f} ns on another, idle CPU here (the yardsticks, means "
+                 f"over repeats): each added switch is {per / same.value:.1f} same-CPU "
+                 "wake-ups, the locked goroutines' OS threads handing the CPU to each other")
+    text += (f"; the unlocked round trip, the ratio's denominator, takes "
+             f"{free.ns_per_round_trip.mean():,.0f} ns here (S11: 500 ns)")
+    return _why(per, "ns", text, found, experiment="go_lockosthread")
 
 
 # ------------------------------------------------------------------ S12 (C35)

@@ -31,18 +31,25 @@ def yardstick_repeats(runs: Runs) -> tuple[pd.DataFrame, list[Any]]:
 
 
 def yardstick(name: str) -> Any:
-    """A selector: the mean over repeats of one yardstick (ns per operation)."""
+    """A selector: one yardstick (ns per operation), read from its finding
+    (``yardstick_<name>_mean_ns``: the mean over repeats of each repeat's median batch),
+    so a why, a table and a page print one value of it, by one definition."""
+    from threadcost.findings.switch import yardstick_name
+
     def select(runs: Runs) -> Measurement | Missing:
-        table, found = yardstick_repeats(runs)
+        table, _ = yardstick_repeats(runs)
         if table.empty or name not in set(table.yardstick):
             return no_run("yardsticks", f"the {name} yardstick",
                             "the last cell of notebook 04")
-        rows = table[table.yardstick == name]
-        return over_repeats(rows.ns_median, "ns", setup={"experiment": "yardsticks",
-                                                          "yardstick": name, "cpu": "pinned"},
-                            run_id=run_ids(found), how="mean over repeats of the median "
-                            "batch; each batch timed whole, one clock read subtracted")
+        return findings.measurement(
+            yardstick_name(name), runs,
+            setup={"experiment": "yardsticks", "yardstick": name, "cpu": "pinned"},
+            how=f"{YARDSTICK_STATISTIC}; each batch timed whole, one clock read subtracted")
     return select
+
+
+# the statistic of every yardstick (the finding's), as the whys and tables label it
+YARDSTICK_STATISTIC = "mean over repeats of the median batch"
 
 
 def c01_switch_over_memcpy(runs: Runs) -> Measurement | Missing:

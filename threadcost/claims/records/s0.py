@@ -101,9 +101,9 @@ CLAIMS: tuple[Claim, ...] = (
                          quote="a context switch is a bit quicker than copying 64 KiB of "
                                "memory from one location to another"),),
           context=(Context("64 KiB memcpy, cached (yardsticks)", None, "ns", memcpy_ns),
-                   Context("Pinned pipe switch in empty system calls (the unit that compares "
-                           "across machines)", None, "empty system calls",
-                           switch_in_syscalls))),
+                   Context("The yardsticks run's pinned pipe switch in its empty system "
+                           "calls, paired by repeat (the unit that compares across machines)",
+                           None, "empty system calls", switch_in_syscalls))),
     claim("C02",
           words="The same switch unpinned: about 2.2 µs per switch.",
           their_machine="Haswell i7-4771",

@@ -13,7 +13,7 @@ from threadcost.claims.model import Claim, Context, Published, Quote, Reading
 from threadcost.claims.read import more_sources as sel
 from threadcost.claims.records._help import of_source
 
-COUNTED = (whys.computed(sel.s9_why, "kernel switches per iteration"),)
+COUNTED = (whys.computed(sel.s9_why, "futex switches per round trip without sched_yield"),)
 
 SOURCE_DOC = ("How long does it take to make a context switch? (2010) and "
                       "github.com/tsuna/contextswitch (timectxsw.c, issue 3)")

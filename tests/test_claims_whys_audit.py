@@ -1,0 +1,203 @@
+"""A reviewer's audit of the whys, on the committed reference runs: a why never cites the
+quantity its reading judges, every empty system call a why prints is its named finding
+with one statistic, each mechanism is explained by its own runs, and verdict words keep
+the legend's.
+
+Values are read from the stored runs by the claims layer and the findings; no test
+computes a value of its own to compare with."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+import pytest
+
+from threadcost import claims, findings, paths
+from threadcost.claims import readings, whys
+from threadcost.claims.model import AssertionVerdict, ClaimVerdict
+from threadcost.measured.runs import Runs
+
+DATA = paths.REPO_ROOT / "data"
+REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-1650d2c6"
+
+
+@pytest.fixture(scope="module")
+def reference() -> dict[str, ClaimVerdict]:
+    if not (DATA / REFERENCE).is_dir():
+        pytest.skip(f"the committed machine folder {REFERENCE} is not in data/")
+    return {v.id: v for v in claims.judge(REFERENCE, DATA)}
+
+
+@pytest.fixture(scope="module")
+def runs() -> Runs:
+    if not (DATA / REFERENCE).is_dir():
+        pytest.skip(f"the committed machine folder {REFERENCE} is not in data/")
+    return Runs.load(REFERENCE, DATA)
+
+
+def _whys(reference: dict[str, ClaimVerdict]) -> list[tuple[str, AssertionVerdict]]:
+    return [(cid, a) for cid, c in reference.items() for a in c.assertions
+            if any(w.text != "unexplained" for w in a.why)]
+
+
+def test_a_why_never_cites_the_quantity_it_explains(
+        reference: dict[str, ClaimVerdict]) -> None:
+    """C32's why once printed the loop's own count (10 switches per iteration) as its
+    yardstick: the number explained by itself. Every yardstick a why names differs from
+    the reading's measured value."""
+    checked = 0
+    for cid, a in _whys(reference):
+        for w in a.why:
+            for name, value in w.yardsticks.items():
+                checked += 1
+                assert a.measured is None or not math.isclose(
+                    value, a.measured, rel_tol=1e-6), (cid, a.text, name, value)
+    assert checked >= 10
+
+
+def test_c32_is_explained_by_the_futex_ping_pong_without_yields(
+        reference: dict[str, ClaimVerdict]) -> None:
+    c32 = reference["C32"]
+    plain = c32.shape[0]  # the futex ping-pong without sched_yield: its own reading
+    for a in c32.as_published[:2]:
+        (why,) = a.why
+        assert "without its sched_yield" in why.text
+        assert list(why.yardsticks.values()) == [plain.measured]
+
+
+def test_every_empty_system_call_a_why_prints_is_its_finding_labelled_alike(
+        reference: dict[str, ClaimVerdict], runs: Runs) -> None:
+    """One quantity, one value, one statistic: the yardsticks' call (C01, C03, C21) and
+    the indirect-cost run's call (C33) are their findings, each "mean over repeats"."""
+    yard = findings.compute("yardstick_syscall_mean_ns", runs)
+    indirect = findings.compute("indirect_syscall_mean_ns", runs)
+    counts = findings.compute("switch_counts_syscall_mean_ns", runs)
+    for q in (yard, indirect, counts):
+        assert q.statistic == whys.SYSCALL_STATISTIC
+    seen = 0
+    for cid, a in _whys(reference):
+        for w in a.why:
+            if "empty system call" not in w.text:
+                continue
+            seen += 1
+            assert whys.SYSCALL_STATISTIC in w.text, (cid, w.text)
+            assert "median" not in w.text, (cid, w.text)
+            if "syscall" in w.yardsticks:
+                assert w.yardsticks["syscall"] == yard.value
+    assert seen >= 4
+    (c33,) = reference["C33"].as_published[0].why
+    assert findings.number(indirect.value) in c33.text
+    # the C32 context row is the switch-count run's finding, by name
+    ctx = next(r for r in reference["C32"].context if "system call" in r.label)
+    assert ctx.measured == counts.value
+
+
+def test_a_why_in_system_calls_prints_right_arithmetic(
+        reference: dict[str, ClaimVerdict]) -> None:
+    """"N of them" is the judged time / the call, to the digit printed."""
+    for cid, a in _whys(reference):
+        for w in a.why:
+            got = re.search(r"costs ([\d,]+) ns here \(mean over repeats\); .*?, ([\d,]+) "
+                            r"ns, is ([\d.]+) of them", w.text)
+            if not got or "syscall" not in w.yardsticks:
+                continue
+            ns = float(got.group(2).replace(",", ""))
+            assert float(got.group(3)) == pytest.approx(ns / w.yardsticks["syscall"],
+                                                        abs=0.051), (cid, w.text)
+
+
+def test_c21_brigade_hop_is_not_called_a_switch_nor_put_on_s0(
+        reference: dict[str, ClaimVerdict]) -> None:
+    (why,) = reference["C21"].as_published[0].why
+    assert "one hop of the brigade" in why.text and "one switch," not in why.text
+    assert "S0" not in why.text
+
+
+def test_c34_why_names_the_wake_ups_measured_here(
+        reference: dict[str, ClaimVerdict]) -> None:
+    (why,) = reference["C34"].as_published[0].why
+    assert "same CPU" in why.text and "another, idle CPU" in why.text
+    assert "price of a thread switch" not in why.text
+
+
+def test_not_reproduced_reads_the_legends_words(
+        reference: dict[str, ClaimVerdict]) -> None:
+    """C06: the kernel's RSS counting keeps the published effect from showing here: the
+    legend's "not reproducible on this machine", never a word of its own."""
+    for a in reference["C06"].assertions:
+        assert a.words.startswith("not reproducible on this machine"), a.words
+    reading = reference["C06"].as_published[0]
+    shape = replace(reading, kind="shape")
+    assert readings.words(shape) == "not reproducible on this machine"
+
+
+def test_c31_why_is_the_gap_finding_and_names_the_call_it_costs(
+        reference: dict[str, ClaimVerdict], runs: Runs) -> None:
+    """The gap in rt_sigprocmask calls is the finding page 08 prints (one definition:
+    the gap of the means / the mean call), and the why says what the call costs here."""
+    (why,) = reference["C31"].as_published[0].why
+    gap = findings.compute("fiber_gap_over_sigprocmask_mean_ratio", runs)
+    assert list(why.yardsticks.values()) == [gap.value]
+    assert f"{gap.value:.2f} empty rt_sigprocmask" in why.text
+    assert "rt_sigprocmask call costs" in why.text and "mean over repeats" in why.text
+
+
+def test_the_cross_machine_cell_labels_the_call_and_whose_switch_it_reads(
+        runs: Runs) -> None:
+    """The claims-across-machines cell prints the same call as the whys (its statistic
+    said), and names the yardsticks run's switch, which is not C01's reading."""
+    from threadcost.claims import properties
+
+    cell = properties.syscall(runs)
+    assert cell is not None
+    assert f"({whys.SYSCALL_STATISTIC})" in cell and "the yardsticks' pinned switch" in cell
+
+
+LEGEND = ("holds here", "differs here: ", "inconclusive here", "not reproducible on this "
+          "machine", "not run here: ", "computed here, not measured")
+SHAPE_LEGEND = ("holds", "fails", "inconclusive here", "not reproducible on this machine",
+                "not run here: ")
+
+
+def test_every_reading_speaks_the_legends_words(
+        reference: dict[str, ClaimVerdict]) -> None:
+    """No fourth word ("underpowered here", "not reproduced here", "no verdict: ..."): C30's
+    relation, measured but not judged, reads "not run here: <why>"."""
+    for cid, c in reference.items():
+        for a in c.assertions:
+            legend = SHAPE_LEGEND if a.kind == "shape" else LEGEND
+            assert a.words.startswith(legend), (cid, a.kind, a.words)
+            assert "underpowered here" not in a.words and "not reproduced here" not in a.words
+    (c30,) = reference["C30"].assertions
+    assert c30.words.startswith("not run here: Figure 1's words")
+
+
+def test_the_machines_normalisation_divides_by_the_call_the_whys_print(runs: Runs) -> None:
+    """Page 06's normalisation by one empty system call uses the whys' statistic (the mean
+    over repeats): on a folder of one yardsticks run, the very value the whys print."""
+    from threadcost.views import across_machines
+
+    got = across_machines.yardstick(DATA, REFERENCE)
+    assert got is not None
+    stored = [r for r in runs.matching("yardsticks")]
+    if len(stored) != 1:
+        pytest.skip("the reference folder holds more than one yardsticks run")
+    assert got[1] == pytest.approx(findings.compute("yardstick_syscall_mean_ns", runs).value)
+    assert "the mean over the repeats" in across_machines.yardstick_text(DATA, [REFERENCE])
+
+
+def test_a_condvar_switch_is_not_explained_by_pipe_calls(
+        reference: dict[str, ClaimVerdict]) -> None:
+    """One mechanism at a time: the pipe's write and read appear beside pipe readings (a
+    pipe switch, the echo, the brigade's pipe hops), never beside the condvar switch."""
+    for cid, a in _whys(reference):
+        for w in a.why:
+            if "syscall" not in w.yardsticks:
+                continue
+            pipe_reading = "pipe" in a.text.lower() or "per task per trip" in a.text
+            assert ("pipe_write_read" in w.yardsticks) == pipe_reading, (cid, a.text)
+            assert ("pipe write and read" in w.text) == pipe_reading, (cid, a.text)
+    condvar = [a for a in reference["C01"].as_published if "condvar" in a.text]
+    assert condvar and all("pipe" not in w.text for a in condvar for w in a.why)
