@@ -164,12 +164,20 @@ paper-from-data: $(VENV)/.installed-paper
 # pytest 9, so no test relies on them.)
 TEST_WORKERS ?= 2
 PYTEST_XDIST = -n $(TEST_WORKERS) --dist loadgroup
-test: setup browser-deps
+test: setup browser-deps $(VENV)/.prewarmed
 	$(BIN)/python -m pytest $(PYTEST_XDIST)
+
+# A fresh .venv holds no bytecode (uv installs without it), and the suite starts several
+# Python processes at once (the workers, the quick rendering's build and kernels, the
+# lanes' builds): each would compile the same modules. tests/prewarm.py compiles them
+# first, in two processes side by side, once per .venv.
+$(VENV)/.prewarmed: $(VENV)/.installed-test
+	@$(BIN)/python -m tests.prewarm
+	@touch $@
 
 # The same suite with one core kept busy by another job (a plain busy loop), as on a
 # shared machine: it must stay green, and each test within its bounds.
-test-busy: setup browser-deps
+test-busy: setup browser-deps $(VENV)/.prewarmed
 	@$(PYTHON) -c 'while True: pass' & busy=$$!; \
 	  trap 'kill $$busy 2>/dev/null' EXIT INT TERM; \
 	  echo "test-busy: a busy loop (pid $$busy) keeps one core busy"; \

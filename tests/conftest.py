@@ -171,40 +171,48 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if readers:
         others = [i for i in items if i not in readers]
         items[:] = sorted(others, key=_weight) + sorted(readers, key=_weight)
-        if not os.environ.get("THREADCOST_QUICK_PAPER"):
+        if not os.environ.get("THREADCOST_QUICK_PAPER") and not config.option.collectonly:
             start_quick_paper(config)
     else:
         items.sort(key=_weight)
 
 
 # Under pytest-xdist (`make test`: --dist loadgroup) each worker takes the next test when
-# it is done: the long tests go first (LONG_TESTS, tens of seconds each; then those that
+# it is done (it holds two at a time): the long tests go first, longest first (LONG_TESTS:
+# their seconds on a quiet 2-core machine, each alone on its worker; then those that
 # start notebooks, builds, the sanitizers, a browser), the short ones fill the ends, so
 # that neither worker idles while the other finishes a long test. Readers of the quick
 # rendering stay last, ordered the same way. (JupyterLab is started by one test only: one
-# server.) The order only schedules; no test depends on it.
-LONG_TESTS = frozenset({
-    "test_stored_rendering_prints_the_numbers_of_the_measuring_one",
-    "test_every_control_changes_its_chart",
-    "test_in_the_lab_a_double_clicked_notebook_runs_and_every_chart_redraws",
-    "test_kernels_are_clean_under_the_sanitizers",
-    "test_two_builds_at_once_keep_their_own_provenance",
-    "test_intel_folder_renders_from_stored_runs",
-    "test_linked_rendering_holds_no_copies_and_reads_offline",
-    "test_hostile_machine_folder_renders_as_text",
-    "test_agrees_with_a_minimal_c_reference",
-    "test_every_machine_folder_renders",
-    "test_bare_machine_paper_says_what_it_did_not_run",
-    "test_one_usable_cpu_paper_says_the_cross_cpu_parts_need_two",
-})
+# server.) The order only schedules; no test depends on it (a renamed test only loses
+# its place here).
+LONG_TESTS = {
+    "test_every_machine_folder_renders": 152,
+    "test_hostile_machine_folder_renders_as_text": 72,
+    "test_bare_machine_paper_says_what_it_did_not_run": 65,
+    "test_in_the_lab_a_double_clicked_notebook_runs_and_every_chart_redraws": 57,
+    "test_one_usable_cpu_paper_says_the_cross_cpu_parts_need_two": 38,
+    "test_kernels_are_clean_under_the_sanitizers": 29,
+    "test_stored_rendering_prints_the_numbers_of_the_measuring_one": 28,
+    "test_intel_folder_renders_linked_from_stored_runs": 25,
+    "test_two_builds_at_once_keep_their_own_provenance": 21,
+    "test_every_control_changes_its_chart": 14,
+    "test_across_machines_marks_yours_with_a_ratio": 14,
+    "test_papermill_runs_leave_the_tree_and_the_reference_alone": 13,
+    "test_every_c_program_is_warning_free_under_each_distributions_defaults": 9,
+    "test_a_stuck_cell_fails_naming_the_notebook_the_cell_and_its_first_line": 8,
+    "test_stopped_paper_is_one_line_and_leaves_the_previous_one": 7,
+    "test_every_c_program_compiles_for_arm64": 7,
+    "test_agrees_with_a_minimal_c_reference": 4,
+}
 
 
-def _weight(item: pytest.Item) -> int:
-    if getattr(item, "originalname", item.name) in LONG_TESTS:
-        return 0
+def _weight(item: pytest.Item) -> tuple[int, int]:
+    seconds = LONG_TESTS.get(getattr(item, "originalname", item.name))
+    if seconds is not None:
+        return 0, -seconds
     marks = ("notebook", "sanitize", "browser")
     in_browser = Path(str(item.fspath)).parent == Path(__file__).parent / "browser"
-    return 1 if in_browser or any(item.get_closest_marker(m) for m in marks) else 2
+    return (1 if in_browser or any(item.get_closest_marker(m) for m in marks) else 2), 0
 
 
 @dataclass(frozen=True)
