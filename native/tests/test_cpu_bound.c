@@ -112,7 +112,7 @@ static void test_stops_on_request(void)
                                   &out);
         int64_t ms = tc_stop_done(&s);
         CHECK(st == TC_ESTOPPED, "mode %d: status %d", mode, st);
-        CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "mode %d: stopped %lld ms after the request", mode,
+        CHECK(ms >= 0 && ms < TC_STOP_BOUND_MS, "mode %d: stopped %lld ms after the request", mode,
               (long long)ms);
         CHECK(out.stopped == 2, "mode %d: %d tasks joined or reaped", mode, (int)out.stopped);
         CHECK_HELD(before, 0);

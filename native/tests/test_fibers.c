@@ -129,7 +129,7 @@ static void test_stops_on_request(void)
         int st = tc_fiber_pingpong(TC_FIBER_UCONTEXT, n, 0, 64, samples, &out);
         int64_t ms = tc_stop_done(&s);
         CHECK(st == TC_ESTOPPED, "ping-pong: status %d", st);
-        CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "stopped %lld ms after the request", (long long)ms);
+        CHECK(ms >= 0 && ms < TC_STOP_BOUND_MS, "stopped %lld ms after the request", (long long)ms);
         free(samples);
     }
     tc_stopper s;

@@ -47,7 +47,7 @@ static void test_stops_on_request(void)
         int st = tc_indirect_run(modes[m], 4096, 64, 200000000, 0, -1, &out);
         int64_t ms = tc_stop_done(&s);
         CHECK(st == TC_ESTOPPED, "mode %d: status %d", modes[m], st);
-        CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "mode %d: stopped %lld ms after the request", modes[m],
+        CHECK(ms >= 0 && ms < TC_STOP_BOUND_MS, "mode %d: stopped %lld ms after the request", modes[m],
               (long long)ms);
         CHECK_HELD(before, 0);
     }

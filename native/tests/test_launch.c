@@ -111,7 +111,7 @@ static void test_stops_on_request(void)
         int st = tc_launch_series(kinds[k], n, 0, 0, 0, 0, NULL, NULL, samples, &out);
         int64_t ms = tc_stop_done(&s);
         CHECK(st == TC_ESTOPPED, "kind %d: status %d", kinds[k], st);
-        CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "kind %d: stopped %lld ms after the request", kinds[k],
+        CHECK(ms >= 0 && ms < TC_STOP_BOUND_MS, "kind %d: stopped %lld ms after the request", kinds[k],
               (long long)ms);
         CHECK_HELD(before, 0);
     }

@@ -39,7 +39,7 @@ static void test_stops_on_request(void)
     int st = tc_sleepers_run(8, 50000000, 5000000000LL, 0, TC_SLEEPERS_UNPINNED, TC_SMALL_STACK_KIB, &out);
     int64_t ms = tc_stop_done(&s);
     CHECK(st == TC_ESTOPPED, "status %d", st);
-    CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "stopped %lld ms after the request", (long long)ms);
+    CHECK(ms >= 0 && ms < TC_STOP_BOUND_MS, "stopped %lld ms after the request", (long long)ms);
     CHECK_HELD(before, 0);
     tc_stop_later(&s, 0);
     st = tc_sleepers_run(8, 1000000, 5000000, 0, TC_SLEEPERS_UNPINNED, TC_SMALL_STACK_KIB, &out);

@@ -39,7 +39,7 @@ static void test_stops_on_request(void)
         int st = tc_yieldloop_run(processes, 100000000, 0, -1, 10000, &out);
         int64_t ms = tc_stop_done(&s);
         CHECK(st == TC_ESTOPPED, "processes %d: status %d", processes, st);
-        CHECK(ms >= 0 && ms < (TC_UNDER_SANITIZER ? 1000 : 300), "processes %d: stopped %lld ms after the request",
+        CHECK(ms >= 0 && ms < TC_STOP_BOUND_MS, "processes %d: stopped %lld ms after the request",
               processes, (long long)ms);
         CHECK_HELD(before, 0);
     }
