@@ -344,6 +344,22 @@ def touch_text(result: Result) -> str:
            "on this kernel."))
 
 
+def page_gap_text(touch: Result, stacks: Result, fingerprint: dict[str, Any],
+                  machine_id: str) -> str:
+    """Where an untouched idle thread's pages differ from other stored machines' by whole
+    pages, and where the touch and stack grids put the difference
+    (:mod:`threadcost.views.thread_page_gap`); the runs named as the findings name them
+    (the stored run a result was read back from, else this notebook's)."""
+    from threadcost.views import thread_page_gap
+
+    runs = findings.runs_of(results=[touch, stacks], fingerprint=fingerprint)
+    ids = {run.experiment: str(run.meta["run_id"]) for run in runs.runs
+           if run.experiment in (touch.experiment, stacks.experiment)}
+    return thread_page_gap.gap_text(
+        touch, stacks, fingerprint, machine_id,
+        (ids.get(touch.experiment, "this notebook"), ids.get(stacks.experiment, "this notebook")))
+
+
 def keep(result: Result | None, save: bool, data_dir: Any = None,
          fingerprint: dict[str, Any] | None = None) -> None:
     """Store ``result`` when ``save`` (saying where), and say if a limit cut it
