@@ -152,11 +152,10 @@ def located_text(here: Grids, group: list[tuple[Grids, Located]]) -> str:
     more = "here" if found.pages > 0 else "there"
     out = [f"**An untouched idle thread here keeps {_pages(found.pages)} "
            f"{'more' if found.pages > 0 else 'fewer'}** of user memory than on "
-           f"{'this machine' if len(group) == 1 else f'these {len(group):,} machines'}: "
-           f"{here_v} per thread here against {_series(values, '; ')} (the touch grid's "
-           "untouched threads"
+           f"{'one other machine' if len(group) == 1 else f'these {len(group):,} machines'}"
+           f": {here_v} per thread here (the touch grid's untouched threads"
            + (", the same counted by page walk" if all(f.by_page_walk for _, f in group)
-              else "") + ")."]
+              else "") + f") against {_series(values, '; ')}."]
     if found.same_counters:
         out.append(f"The threads' {_series(list(found.same_counters))} are the same "
                    "(within a sixth of a page): the extra memory is user memory, neither "
