@@ -213,7 +213,7 @@ display(Markdown(view.touch_text(touch)))
 # with every other machine folder whose grids are stored:
 
 # %%
-display(Markdown(view.page_gap_text(touch, stacks, fp, store.machine_id)
+display(Markdown(view.page_gap_text(touch, stacks, fp, store.machine_id, store.data_dir)
                  or "No other machine folder with both grids is stored here to compare."))
 
 # %% [markdown]

@@ -345,7 +345,7 @@ def touch_text(result: Result) -> str:
 
 
 def page_gap_text(touch: Result, stacks: Result, fingerprint: dict[str, Any],
-                  machine_id: str) -> str:
+                  machine_id: str, data_dir: Any = None) -> str:
     """Where an untouched idle thread's pages differ from other stored machines' by whole
     pages, and where the touch and stack grids put the difference
     (:mod:`threadcost.views.thread_page_gap`); the runs named as the findings name them
@@ -357,7 +357,8 @@ def page_gap_text(touch: Result, stacks: Result, fingerprint: dict[str, Any],
            if run.experiment in (touch.experiment, stacks.experiment)}
     return thread_page_gap.gap_text(
         touch, stacks, fingerprint, machine_id,
-        (ids.get(touch.experiment, "this notebook"), ids.get(stacks.experiment, "this notebook")))
+        (ids.get(touch.experiment, "this notebook"), ids.get(stacks.experiment, "this notebook")),
+        data_dir)
 
 
 def keep(result: Result | None, save: bool, data_dir: Any = None,

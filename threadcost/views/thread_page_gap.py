@@ -238,10 +238,11 @@ def stored_grids(machine_dir: Path) -> Grids | None:
         return None
 
 
-def _others(machine_id: str) -> list[Path]:
-    """The other machine folders (yours first, then the committed ones), one per id."""
+def _others(machine_id: str, data_dir: str | Path | None = None) -> list[Path]:
+    """The other machine folders (``data_dir``'s, yours, then the committed ones), one
+    per id."""
     seen: dict[str, Path] = {}
-    for root in paths.data_dirs():
+    for root in [*([Path(data_dir)] if data_dir is not None else []), *paths.data_dirs()]:
         if not root.is_dir():
             continue
         for folder in sorted(root.iterdir()):
@@ -252,7 +253,7 @@ def _others(machine_id: str) -> list[Path]:
 
 
 def gap_text(touch: Any, stacks: Any, fingerprint: dict[str, Any], machine_id: str,
-             run_ids: tuple[str, str]) -> str:
+             run_ids: tuple[str, str], data_dir: str | Path | None = None) -> str:
     """Page 02's paragraph(s) on the other stored machines whose idle thread keeps a
     different number of pages than this one's (``touch`` and ``stacks``: this page's
     grids; ``run_ids``: the runs they are, or how the page names them unsaved). Empty
@@ -264,7 +265,8 @@ def gap_text(touch: Any, stacks: Any, fingerprint: dict[str, Any], machine_id: s
                      touch_run=run_ids[0], stack_run=run_ids[1], machine_id=machine_id)
     except (AttributeError, KeyError, TypeError, ValueError):
         return ""
-    others = [g for g in (stored_grids(folder) for folder in _others(machine_id)) if g]
+    others = [g for g in (stored_grids(folder) for folder in _others(machine_id, data_dir))
+              if g]
     if not others:
         return ""
     groups: dict[tuple[Any, ...], list[tuple[Grids, Located]]] = {}
