@@ -274,6 +274,10 @@ def sweep_text(result: Result) -> str:
         agree += (f" Read from outside the process with `pmap -x`: "
                   f"**{f('memory_thread_rss_pmap_slope_kib')}** per "
                   f"thread ({f('memory_thread_rss_pmap_vs_rss_share_pct')}).")
+    elif result.params.get("pmap"):  # asked for, and no run got a reading
+        agree += (" The reading from outside the process with `pmap -x` was not run here: "
+                  "pmap gave no reading (it is not installed, or could not read the "
+                  "process).")
     parts = [findings.of_results(name, [result])
              for name in ("memory_thread_slope_kib", "memory_thread_rss_slope_kib")]
     total = findings.ratio(*parts)
