@@ -203,6 +203,20 @@ plotting.save_figure(fig, "thread_memory_touch", figures_dir);
 display(Markdown(view.touch_text(touch)))
 
 # %% [markdown]
+# ## Beside the other machines: a page more or fewer per idle thread
+#
+# Machines can differ by a whole page of user memory per idle thread. The two grids
+# above say where such a page lies without measuring anything more: a page that stops
+# differing once the threads write some depth of their stacks is on the thread's own
+# stack, within that depth; one that differs at every depth lies above the first frame
+# (the thread descriptor and static thread-local storage) or off the stack. Compared
+# with every other machine folder whose grids are stored:
+
+# %%
+display(Markdown(view.page_gap_text(touch, stacks, fp, store.machine_id, store.data_dir)
+                 or "No other machine folder with both grids is stored here to compare."))
+
+# %% [markdown]
 # ## Limits: how many threads could one process start here?
 #
 # C08 found about 32K threads per process, "a kernel limit, not memory". Several

@@ -54,6 +54,8 @@ cleanup() {
 trap cleanup EXIT
 
 elapsed() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
+# The 1-minute load average and the CPUs: a time on a shared machine means little without them.
+load() { printf 'load %s on %s CPUs' "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)"; }
 
 if [ "${KEEP_ROOT:-0}" = 1 ] && [ -x "$ROOT/usr/bin/python3" ]; then
     say "reusing $ROOT"
@@ -118,14 +120,14 @@ for step in $STEPS; do
         setup) cmd=(make setup) ;;  # the setup alone, timed (a fresh clone each run)
         *) die "unknown step $step (setup, paper, test)" ;;
     esac
-    say "running: ${cmd[*]} (log: $LOG_DIR/$step.log)"
+    say "running: ${cmd[*]} (log: $LOG_DIR/$step.log; $(load))"
     start=$SECONDS
     if in_root "${cmd[@]}" >"$LOG_DIR/$step.log" 2>&1; then
-        say "$step passed in $(elapsed $((SECONDS - start)))"
+        say "$step passed in $(elapsed $((SECONDS - start))) ($(load) at the end)"
     else
         rc=$?
         status=1
-        say "$step FAILED (exit $rc) after $(elapsed $((SECONDS - start))); last lines:"
+        say "$step FAILED (exit $rc) after $(elapsed $((SECONDS - start))) ($(load) at the end); last lines:"
         tail -n 15 "$LOG_DIR/$step.log" | sed 's/^/    /'
     fi
 done

@@ -34,7 +34,8 @@ def launch_text(launch: Result, pinning: Result) -> str:
             "batch's mean includes the rare launch that waited for something else on the "
             "CPU). ")
     if pinning.summary.get("skipped"):
-        text += f"C04's pinning gain not run here: {pinning.summary['skipped']}. "
+        why = str(pinning.summary["skipped"]).removeprefix("not run here: ")
+        text += f"C04's pinning gain not run here: {why}. "
     else:
         g = pinning.summary["gain"]
         batch = gain("c04_pinning_gain_batch_mean_share_pct")

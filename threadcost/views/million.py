@@ -13,7 +13,7 @@ def goroutines_text(result: Result) -> str:
     is judged on), the held variant as its one run."""
     s = result.summary
     if s.get("skipped"):
-        return f"**C11 not run here:** {s['skipped']}."
+        return f"**C11 not run here:** {str(s['skipped']).removeprefix('not run here: ')}."
     table = result.tables["runs"]
     from threadcost.findings.tasks import VARIANTS, million_name
 

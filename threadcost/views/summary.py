@@ -53,6 +53,87 @@ def _pools(pools: Any) -> str:
                      + f" ({p.get('num_threads')} threads)" for p in pools)
 
 
+def _bytes(value: int) -> str:
+    """A byte count as a reader reads it: "2,368 bytes (2.3 KiB)"."""
+    return f"{value:,} bytes" + (f" ({value / 1024:.1f} KiB)" if value >= 1024 else "")
+
+
+def _static_tls(fp: dict[str, Any]) -> str:
+    if "static_tls_bytes" not in fp:
+        return "not recorded"
+    size = fp["static_tls_bytes"]
+    if not isinstance(size, int) or isinstance(size, bool):
+        return "not known (the C library does not say)"
+    return f"{_bytes(size)} at the top of every thread's stack"
+
+
+def _stack_floor(fp: dict[str, Any]) -> str:
+    kib = fp.get("thread_stack_min_kib")
+    if not isinstance(kib, int) or isinstance(kib, bool):
+        return "not recorded"
+    return f"{kib:,} KiB (the C library refuses a smaller thread stack)"
+
+
+def _register_state(fp: dict[str, Any]) -> str:
+    if "saved_register_state_bytes" not in fp:
+        return "not recorded"
+    size = fp["saved_register_state_bytes"]
+    if not isinstance(size, int) or isinstance(size, bool):
+        return "not known (the kernel does not say)"
+    ext = fp.get("vector_extensions")
+    names = [VECTOR_WORDS.get(str(e), str(e)) for e in ext] if isinstance(ext, list) else []
+    return (f"{_bytes(size)} per signal frame"
+            + (f" (vector registers: {', '.join(names)})" if names else ""))
+
+
+# transparent huge page settings in words (the kernel's sysfs spelling on the left)
+THP_WORDS = {"always": "always", "madvise": "only where a program asks (madvise)",
+             "never": "never", "inherit": "as the global setting",
+             "defer": "deferred to the background", "defer+madvise":
+             "deferred, or at once where a program asks (madvise)"}
+VECTOR_WORDS = {"avx": "AVX", "avx2": "AVX2", "avx512f": "AVX-512", "amx_tile": "AMX"}
+
+
+def _huge_pages(fp: dict[str, Any]) -> str:
+    """The transparent huge page settings: the global choice, the defragmentation and
+    each folio size that departs from the global choice (kernels 6.8 and later)."""
+    if "transparent_hugepages" not in fp:
+        return "not recorded"
+    thp = fp["transparent_hugepages"]
+    if not isinstance(thp, dict):
+        return "not available in this kernel"
+
+    def word(value: Any) -> str:
+        return THP_WORDS.get(str(value), "not readable" if value is None else str(value))
+
+    text = f"{word(thp.get('enabled'))}; defragmentation: {word(thp.get('defrag'))}"
+    sizes = thp.get("sizes")
+    if not isinstance(sizes, dict):
+        return text
+    order = list(sizes)
+    groups: dict[str, list[str]] = {}
+    for size, choice in sizes.items():
+        if choice != "inherit":
+            groups.setdefault(str(choice), []).append(str(size))
+    own = []
+    for choice, members in groups.items():
+        first, last = order.index(members[0]), order.index(members[-1])
+        span = (f"{_folio(members[0])} to {_folio(members[-1])}"
+                if len(members) > 2 and last - first + 1 == len(members)
+                else ", ".join(_folio(m) for m in members))
+        own.append(f"{span}: {word(choice)}")
+    return text + (f"; by page size: {'; '.join(own)}" if own else "")
+
+
+def _folio(size: Any) -> str:
+    """A sysfs folio size ("2048kB") in the paper's units ("2 MiB", "64 KiB")."""
+    digits = str(size).removesuffix("kB")
+    if not digits.isdigit():
+        return str(size)
+    kib = int(digits)
+    return f"{kib // 1024:,} MiB" if kib >= 1024 and kib % 1024 == 0 else f"{kib:,} KiB"
+
+
 def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
     """The fingerprint in human words: one row per fact that shapes the numbers."""
     lim = fp.get("limits", {})
@@ -86,6 +167,10 @@ def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
         ("page size", f"{fp.get('page_size', 0) // 1024} KiB"),
         ("default thread stack (ulimit -s)",
          "unlimited" if stack is None else f"{stack // 1024:,} KiB"),
+        ("smallest thread stack", _stack_floor(fp)),
+        ("thread descriptor and static thread-local storage", _static_tls(fp)),
+        ("saved register state", _register_state(fp)),
+        ("transparent huge pages", _huge_pages(fp)),
         ("kernel.threads-max", _limit(lim.get("kernel.threads-max"))),
         ("kernel.pid_max", _limit(lim.get("kernel.pid_max"))),
         ("vm.max_map_count", _limit(lim.get("vm.max_map_count"))),

@@ -274,6 +274,10 @@ def sweep_text(result: Result) -> str:
         agree += (f" Read from outside the process with `pmap -x`: "
                   f"**{f('memory_thread_rss_pmap_slope_kib')}** per "
                   f"thread ({f('memory_thread_rss_pmap_vs_rss_share_pct')}).")
+    elif result.params.get("pmap"):  # asked for, and no run got a reading
+        agree += (" The reading from outside the process with `pmap -x` was not run here: "
+                  "pmap gave no reading (it is not installed, or could not read the "
+                  "process).")
     parts = [findings.of_results(name, [result])
              for name in ("memory_thread_slope_kib", "memory_thread_rss_slope_kib")]
     total = findings.ratio(*parts)
@@ -342,6 +346,23 @@ def touch_text(result: Result) -> str:
            "undercounted here." if abs(gap) <= 2 else
            f"VmRSS {'under' if gap > 0 else 'over'}counts the page walk by {abs(gap):.1f}% "
            "on this kernel."))
+
+
+def page_gap_text(touch: Result, stacks: Result, fingerprint: dict[str, Any],
+                  machine_id: str, data_dir: Any = None) -> str:
+    """Where an untouched idle thread's pages differ from other stored machines' by whole
+    pages, and where the touch and stack grids put the difference
+    (:mod:`threadcost.views.thread_page_gap`); the runs named as the findings name them
+    (the stored run a result was read back from, else this notebook's)."""
+    from threadcost.views import thread_page_gap
+
+    runs = findings.runs_of(results=[touch, stacks], fingerprint=fingerprint)
+    ids = {run.experiment: str(run.meta["run_id"]) for run in runs.runs
+           if run.experiment in (touch.experiment, stacks.experiment)}
+    return thread_page_gap.gap_text(
+        touch, stacks, fingerprint, machine_id,
+        (ids.get(touch.experiment, "this notebook"), ids.get(stacks.experiment, "this notebook")),
+        data_dir)
 
 
 def keep(result: Result | None, save: bool, data_dir: Any = None,

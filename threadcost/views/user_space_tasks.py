@@ -400,7 +400,8 @@ def fiber_memory_text(results: dict[str, Result]) -> str:
 def goroutine_text(result: Result) -> str:
     g = result.summary
     if g.get("skipped"):
-        return (f"**Goroutine rows not run here:** {g['skipped']}. Install Go (for example "
+        why = str(g["skipped"]).removeprefix("not run here: ")  # a peer's reason says it
+        return (f"**Goroutine rows not run here:** {why}. Install Go (for example "
                 f"conda-forge `go`, as `environment.yml` does) and rerun.")
     a, b = g["channel_pingpong"], g["channel_pingpong_default"]
 
