@@ -34,6 +34,7 @@ import pandas as pd
 
 from threadcost import findings, paths, textout
 from threadcost.store import datastore
+from threadcost.views.across_machines import name_part
 
 TOUCH, STACKS = "thread_memory_touch", "thread_memory_stack"
 TOUCH_TABLE, STACK_TABLE = "per_touch_depth", "per_stack_size"
@@ -145,7 +146,7 @@ def located_text(here: Grids, group: list[tuple[Grids, Located]]) -> str:
                           (here.touch_run,))
     values = []
     for there, theirs in group:
-        name = f"{this_name}@{_name_part(there.machine_id or there.label)}"
+        name = f"{this_name}@{name_part(there.machine_id or there.label)}"
         shown = _kib(theirs.there_kib)
         values.append(f"{findings.tag(name, shown, f'{shown} KiB', (there.touch_run,))} "
                       f"on {there.label}")
@@ -184,11 +185,6 @@ def located_text(here: Grids, group: list[tuple[Grids, Located]]) -> str:
                    "thread-local storage) or off the stack.")
     return " ".join(out)
 
-
-def _name_part(machine_id: str) -> str:
-    from threadcost.views.across_machines import name_part
-
-    return name_part(machine_id)
 
 
 def describe(fp: dict[str, Any], machine_id: str) -> str:
