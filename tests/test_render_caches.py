@@ -91,3 +91,21 @@ def test_findings_of_two_folders_kept_and_a_new_run_read(tmp_path: Path) -> None
     assert fresh is not a and len(fresh.runs) == len(a.runs) + 1
     assert sum(1 for key in findings._CACHE if key[0] == str(one.resolve())) == 1
     findings.clear_cache()
+
+
+class _Run:
+    def __init__(self, table: pd.DataFrame) -> None:
+        self.frame = table
+
+    def table(self, name: str) -> pd.DataFrame:
+        return self.frame.copy()
+
+
+def test_the_nets_over_n_follow_the_table() -> None:
+    run = _Run(_brigade_table(300.0))
+    first = brigade._nets(run, "thread", "unpinned")
+    assert list(first.index) == [10, 500] and first[10] == pytest.approx(201.0)
+    first[10] = -1.0  # a caller's copy: the cache keeps its own
+    assert brigade._nets(run, "thread", "unpinned")[10] == pytest.approx(201.0)
+    run.frame.loc[run.frame.kind == "one-thread", "per_hop_ns_p50"] += 1.0
+    assert brigade._nets(run, "thread", "unpinned")[10] == pytest.approx(200.0)
