@@ -160,7 +160,9 @@ def tidy_figure(fig: plt.Figure) -> plt.Figure:
     - A legend that covers drawn data moves off the plot: to the right of the
       rightmost axes, under any other.
     """
-    fig.canvas.draw()
+    # laid out as drawing lays it out (ticks, text extents, legend boxes) without
+    # rasterizing: saving and showing the figure draw it again anyway
+    fig.draw_without_rendering()
     for ax in fig.axes:
         if not ax.get_visible():
             continue

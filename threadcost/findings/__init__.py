@@ -251,6 +251,10 @@ def _num(x: Any) -> float | None:
 
 
 _CACHE: dict[tuple[str, str, tuple[str, ...]], tuple[Runs, dict[str, Quantity]]] = {}
+# A page reads its own machine's findings, and the claims page every committed machine's
+# (its "across machines" section): a few machines' sets are kept, each machine folder's
+# newest set only, so drawing another machine's column does not evict the page's own.
+_CACHE_MACHINES = 8
 
 
 def _root(data_dir: str | Path | None, machine_id: str | None = None) -> Path:
@@ -292,7 +296,10 @@ def _cached(data_dir: str | Path | None, machine_id: str | None
     entry = _CACHE.get(key)
     if entry is None:
         entry = (Runs.load(mid, root), {})
-        _CACHE.clear()  # one machine's set at a time is all a page needs
+        for old in [k for k in _CACHE if k[:2] == key[:2]]:  # that folder's older set
+            del _CACHE[old]
+        while len(_CACHE) >= _CACHE_MACHINES:  # the oldest machine's
+            del _CACHE[next(iter(_CACHE))]
         _CACHE[key] = entry
     return entry
 

@@ -385,6 +385,31 @@ def load_run(path: str | Path) -> Run:
         raw, _ = run_files.read_file(meta_path, run_files.MAX_META_BYTES)
     except FileNotFoundError as exc:
         raise DataError(f"{meta_path}: missing (an incomplete run?)") from exc
+    digest = hashlib.blake2b(raw, digest_size=20).digest()
+    if digest in _META_VALID:  # this very text was parsed and found well-formed before
+        meta = json.loads(raw.decode("utf-8"))  # (a fresh dict: callers may change theirs)
+    else:
+        meta = _valid_meta(meta_path, raw)
+        if len(_META_VALID) >= _TABLES_MAX:
+            _META_VALID.pop(next(iter(_META_VALID)))
+        _META_VALID[digest] = None
+    for name in meta["tables"]:
+        if not run_files.lstat_mode(table_path(path, name)):
+            raise DataError(f"{path / (name + '.csv')}: listed in meta.json but missing "
+                            "(nor is there a .csv.gz)")
+    _check_tables(path, meta)
+    return Run(path=path, meta=meta)
+
+
+# Digests of meta.json texts that parsed and passed every check of :func:`_valid_meta`:
+# each is a function of the text alone, so the same text passes again (a page scans every
+# run of a folder dozens of times; the depth scan and the checks were a fifth of a
+# stored rendering's CPU). The files next to it are checked at every load.
+_META_VALID: dict[bytes, None] = {}
+
+
+def _valid_meta(meta_path: Path, raw: bytes) -> dict[str, Any]:
+    """meta.json's text parsed and checked (raises DataError naming the file)."""
     meta = run_files.parse_json(meta_path, raw)
     if not isinstance(meta, dict):
         raise DataError(f"{meta_path}: holds {run_files.json_kind(meta)}, not a JSON object")
@@ -413,12 +438,7 @@ def load_run(path: str | Path) -> Run:
     if not isinstance(meta.get("table_schema", {}), dict):
         raise DataError(f"{meta_path}: 'table_schema' is not an object")
     _check_meta_numbers(meta_path, meta, raw)
-    for name in meta["tables"]:
-        if not run_files.lstat_mode(table_path(path, name)):
-            raise DataError(f"{path / (name + '.csv')}: listed in meta.json but missing "
-                            "(nor is there a .csv.gz)")
-    _check_tables(path, meta)
-    return Run(path=path, meta=meta)
+    return meta
 
 
 # Digests of meta.json texts whose numbers were all found in range: the same text is
