@@ -52,7 +52,7 @@ if __name__ == "__main__":  # an interrupt during the imports below (seconds) is
 # build. nbformat never checks formats; without the module jsonschema skips those two.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from threadcost import native, paths, progress  # noqa: E402
+from threadcost import paths, progress  # noqa: E402
 from threadcost.errors import (  # noqa: E402
     LimitReached,
     ParameterError,
@@ -363,7 +363,7 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
         from threadcost.paper import prechecks
 
         prechecks.check_all([b.stem for b in books], params)
-        native.require_kernels()  # no kernels: one line, before any notebook starts
+        prechecks.kernels()  # no kernels: one line, before any notebook starts
     staging = out.with_name(out.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     interrupts.remove_on_stop(staging)  # a stopped build leaves neither it ...

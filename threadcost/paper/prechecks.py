@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from threadcost import native
 from threadcost.errors import ParameterError
 from threadcost.settings import parameters
 
@@ -282,3 +283,9 @@ def check_all(stems: list[str], values: Mapping[str, Any]) -> None:
             check(_Checks(stem, mine))
     finally:
         ParameterError.aliases = saved
+
+
+def kernels() -> None:
+    """A measuring build needs the compiled kernels: without them, one line naming what
+    to run (:class:`threadcost.native.KernelsNotBuilt`), before the first notebook."""
+    native.require_kernels()

@@ -15,6 +15,7 @@ from threadcost.claims.read.common import (
     holds_all,
     no_run,
 )
+from threadcost.findings.switch import yardstick_name
 from threadcost.measured.intervals import log_ratio, over_repeats, quotient
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
@@ -34,8 +35,6 @@ def yardstick(name: str) -> Any:
     """A selector: one yardstick (ns per operation), read from its finding
     (``yardstick_<name>_mean_ns``: the mean over repeats of each repeat's median batch),
     so a why, a table and a page print one value of it, by one definition."""
-    from threadcost.findings.switch import yardstick_name
-
     def select(runs: Runs) -> Measurement | Missing:
         table, _ = yardstick_repeats(runs)
         if table.empty or name not in set(table.yardstick):
