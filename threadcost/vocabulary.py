@@ -148,7 +148,7 @@ UNSET_WORDS: dict[str, str] = {"pin": "none", "max_fds": "no limit",
 
 # what perf_event_open's error means, in words (the run stores the raw errno name)
 PERF_ERRORS = {
-    "ENOENT": "this CPU does not expose the event here (no such counter: a virtual "
+    "ENOENT": "this CPU does not expose the event (no such counter: a virtual "
               "machine's CPU often hides its hardware counters)",
     "EOPNOTSUPP": "this CPU does not support the event here",
     "ENODEV": "no performance-monitoring unit here",
