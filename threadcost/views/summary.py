@@ -58,13 +58,20 @@ def _bytes(value: int) -> str:
     return f"{value:,} bytes" + (f" ({value / 1024:.1f} KiB)" if value >= 1024 else "")
 
 
-def _static_tls(fp: dict[str, Any]) -> str:
-    if "static_tls_bytes" not in fp:
+def _recorded_bytes(fp: dict[str, Any], key: str, who: str) -> int | str:
+    """A byte count the machine card recorded, or why there is none in words: "not
+    recorded" (an older folder), "not known (<who> does not say)"."""
+    if key not in fp:
         return "not recorded"
-    size = fp["static_tls_bytes"]
+    size = fp[key]
     if not isinstance(size, int) or isinstance(size, bool):
-        return "not known (the C library does not say)"
-    return f"{_bytes(size)} at the top of every thread's stack"
+        return f"not known ({who} does not say)"
+    return size
+
+
+def _static_tls(fp: dict[str, Any]) -> str:
+    size = _recorded_bytes(fp, "static_tls_bytes", "the C library")
+    return size if isinstance(size, str) else f"{_bytes(size)} at the top of every thread's stack"
 
 
 def _stack_floor(fp: dict[str, Any]) -> str:
@@ -75,11 +82,9 @@ def _stack_floor(fp: dict[str, Any]) -> str:
 
 
 def _register_state(fp: dict[str, Any]) -> str:
-    if "saved_register_state_bytes" not in fp:
-        return "not recorded"
-    size = fp["saved_register_state_bytes"]
-    if not isinstance(size, int) or isinstance(size, bool):
-        return "not known (the kernel does not say)"
+    size = _recorded_bytes(fp, "saved_register_state_bytes", "the kernel")
+    if isinstance(size, str):
+        return size
     ext = fp.get("vector_extensions")
     names = [VECTOR_WORDS.get(str(e), str(e)) for e in ext] if isinstance(ext, list) else []
     return (f"{_bytes(size)} per signal frame"
