@@ -271,9 +271,9 @@ def folklore_md(verdicts: list[ClaimVerdict]) -> str:
                                                       said(shown, ids), ids)))
                 if {whys.CROSS, whys.SAME} <= set(why.yardsticks):
                     r = why.yardsticks[whys.CROSS] / why.yardsticks[whys.SAME]
-                    marks.append((f"({r:.1f}x)", "(" + findings.tag(
+                    marks.append((f"({r:.1f}x;", "(" + findings.tag(  # "(8.1x; means ..."
                         f"{names[whys.CROSS]}/{names[whys.SAME]}", f"{r:.1f}",
-                        said(f"{r:.1f}x", ids), ids) + ")"))
+                        said(f"{r:.1f}x", ids), ids) + ";"))
                 if {whys.CROSS, whys.BUSY} <= set(why.yardsticks):
                     idle = why.yardsticks[whys.CROSS] - why.yardsticks[whys.BUSY]
                     shown = f"adds {logic.number(idle)} ns"
