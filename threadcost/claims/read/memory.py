@@ -58,15 +58,25 @@ c05_rss_per_thread = _per_thread_at("rss_kib", 10_000, "KiB")
 c16_page_tables_per_thread = _per_thread_at("page_tables_kib", 10_000, "KiB")
 
 
+def _points_100_1000(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    """The sweep's points from 100 to 1,000 idle threads (C12's range, also the slab
+    slope's), with the runs they come from; Missing under 3 thread counts."""
+    got = thread_points(runs)
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    rows = table[(table.threads >= 100) & (table.threads <= 1000)]
+    if rows.threads.nunique() < 3:
+        return Missing("fewer than 3 thread counts between 100 and 1,000")
+    return rows, found
+
+
 def _slope_100_1000(column: str) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
-        got = thread_points(runs)
+        got = _points_100_1000(runs)
         if isinstance(got, Missing):
             return got
-        table, found = got
-        rows = table[(table.threads >= 100) & (table.threads <= 1000)]
-        if rows.threads.nunique() < 3:
-            return Missing("fewer than 3 thread counts between 100 and 1,000")
+        rows, found = got
         repeats = int(rows.groupby("threads").size().min())
         how = f"slope of {column} over 100..1,000 idle threads"
         if column == "kernel_kib":
@@ -379,13 +389,10 @@ def malloc_delta_kib(after: str, column: str) -> Select:
 
 def slab_slope(runs: Runs) -> Measurement | Missing:
     """Slab memory per idle thread (as slabtop reads it): slope over 100..1,000 threads."""
-    got = thread_points(runs)
+    got = _points_100_1000(runs)
     if isinstance(got, Missing):
         return got
-    table, found = got
-    rows = table[(table.threads >= 100) & (table.threads <= 1000)]
-    if rows.threads.nunique() < 3:
-        return Missing("fewer than 3 thread counts between 100 and 1,000")
+    rows, found = got
     return slope(rows.threads, rows.slab_kib, "KiB", int(rows.groupby("threads").size().min()),
                  run_id=run_ids(found),
                  setup={"experiment": "thread_memory", "threads": "100..1000",
