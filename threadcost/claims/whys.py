@@ -60,6 +60,12 @@ def _virtual(runs: Runs) -> str:
     return ""
 
 
+def wake_up_ratio(cross: float, same: float) -> str:
+    """The cross-CPU wake-up as a multiple of the same-CPU one, as the why prints it
+    (and as page 06's summary finds it to mark it with its finding's name)."""
+    return f"{cross / same:.1f}x"
+
+
 def cross_cpu(runs: Runs, v: AssertionVerdict) -> Why | None:
     """A slower number where threads wake each other across CPUs: the cross-CPU
     wake-up against the same-CPU one, and what idling the partner CPU adds."""
@@ -69,7 +75,7 @@ def cross_cpu(runs: Runs, v: AssertionVerdict) -> Why | None:
     sticks = {SAME: same.value, CROSS: cross.value}
     text = (f"a wake-up on another CPU costs {logic.number(cross.value)} ns here against "
             f"{logic.number(same.value)} ns on the same CPU "
-            f"({cross.value / same.value:.1f}x; means over repeats)")
+            f"({wake_up_ratio(cross.value, same.value)}; means over repeats)")
     if cross.value <= same.value * 1.2:
         return None
     if busy is not None:

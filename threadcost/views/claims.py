@@ -270,10 +270,11 @@ def folklore_md(verdicts: list[ClaimVerdict]) -> str:
                     marks.append((shown, findings.tag(names[key], logic.number(value),
                                                       said(shown, ids), ids)))
                 if {whys.CROSS, whys.SAME} <= set(why.yardsticks):
-                    r = why.yardsticks[whys.CROSS] / why.yardsticks[whys.SAME]
-                    marks.append((f"({r:.1f}x;", "(" + findings.tag(  # "(8.1x; means ..."
-                        f"{names[whys.CROSS]}/{names[whys.SAME]}", f"{r:.1f}",
-                        said(f"{r:.1f}x", ids), ids) + ";"))
+                    ratio = whys.wake_up_ratio(why.yardsticks[whys.CROSS],
+                                               why.yardsticks[whys.SAME])
+                    marks.append((f"({ratio};", "(" + findings.tag(
+                        f"{names[whys.CROSS]}/{names[whys.SAME]}", ratio.removesuffix("x"),
+                        said(ratio, ids), ids) + ";"))
                 if {whys.CROSS, whys.BUSY} <= set(why.yardsticks):
                     idle = why.yardsticks[whys.CROSS] - why.yardsticks[whys.BUSY]
                     shown = f"adds {logic.number(idle)} ns"
