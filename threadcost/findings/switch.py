@@ -224,8 +224,8 @@ def _rerun(get: Callable[[dict[str, Any]], float]) -> Callable[[Runs], Value | s
 
 quantity("switch_pipe_pinned_rerun_round_trip_median_ns", "ns", "median",
          f"one round trip of the pinned pipe ping-pong, each timed with one clock read, "
-         f"{RERUN}: median",
-          reads=newest("context_switch_headline"))(
+         f"{RERUN}: median", fmt="auto", scale=1e-3, display_unit="µs",
+         reads=newest("context_switch_headline"))(
     _rerun(lambda s: s["round_trip_ns"]["p50"]))
 quantity("pipe_lone_hop_rerun_median_ns", "ns", "median",
          f"one lone hop (a thread writes a byte into its own pipe and reads it back, no "
