@@ -82,12 +82,16 @@ if fp["virtualization"] != "none":
 #   it to finish (join, waitpid, `wg.Wait`), and free what it held (for a fiber:
 #   unmap its stack);
 # - **a switch** (the paper's one definition, used on every page) is half the round
-#   trip of a ping-pong between two tasks pinned to one CPU: each round trip hands the
-#   CPU over twice. Threads and processes ping-pong through a futex; fibers, goroutines
-#   (`GOMAXPROCS=1`) and Tokio tasks are timed in batches, so no clock read is inside.
-#   A Rust or Java platform thread is a kernel thread, switched exactly as the OS
-#   thread is. Where a page divides by the switches the kernel counted instead, or
-#   prints a whole round trip, it says so by name ("per counted switch", "round trip");
+#   trip of a ping-pong between two tasks pinned to one CPU (each round trip hands the
+#   CPU over twice), timed as a batch of round trips with no clock read inside: the
+#   batch's mean round trip / 2, and the median of runs where there are several (the
+#   line: their range). Threads and processes ping-pong through a futex, fibers through
+#   a hand-written switch, goroutines (`GOMAXPROCS=1`) and Tokio tasks over channels. A
+#   cell marked partial comes from a run that also timed each round trip (a clock read
+#   inside each). A Rust or Java platform thread is a kernel thread, switched exactly as
+#   the OS thread is. Where a page prints single round trips (each timed with one clock
+#   read) or divides by the switches the kernel counted, it says so by name ("round
+#   trip", "per counted switch");
 # - **memory** is per idle task, resident plus the kernel side that RSS does not show
 #   (kernel stack, page tables, kernel objects), from slopes over many task counts. An
 #   idle process is a child forked from this study's Python harness, so its page tables

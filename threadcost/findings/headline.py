@@ -8,7 +8,10 @@ for memory, ``extra["resident"]`` (the part the process's RSS or USS shows).
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
+
+import pandas as pd
 
 from threadcost import peers, vocabulary
 from threadcost.findings import Value, newest, quantity
@@ -114,12 +117,20 @@ def launch_goroutine(runs: Runs) -> Value | str:
 
 # --- switch ----------------------------------------------------------------------------
 
-# THE paper's switch (stated once, on page 00): half a round trip of a ping-pong between
-# two tasks pinned to one CPU, so that each round trip is two hand-overs. Every column
-# and page reads it so; the time per switch the kernel counted is a quantity of its own
+# THE paper's switch, one definition for every task, column and page: half the round trip
+# of a ping-pong between two tasks pinned to one CPU (each round trip hands the CPU over
+# twice), from a batch of round trips timed whole, with no clock read inside: the batch's
+# mean round trip / 2; across several runs, the median of runs (interval: their range).
+# The per-sample round trips (one clock read in each) are distributions of their own,
+# printed as round trips; the time per switch the kernel counted is a quantity of its own
 # (``switch_thread_per_counted_median_ns``, page 04).
-SWITCH_WORDS = ("one switch: half the round trip of a ping-pong between two tasks pinned to "
-                "one CPU (each round trip hands over twice)")
+SWITCH_WORDS = ("one switch: half the mean round trip of a batch of round trips timed "
+                "whole (no clock read inside), between two tasks pinned to one CPU (each "
+                "round trip hands over twice); the median of runs where there are several")
+# the stamped batch: a run that also timed each round trip (a clock read and a CPU note
+# inside every round trip), the whole run's mean standing in for a bare batch
+STAMPED = ("the run also timed each round trip, so one clock read and a CPU note are "
+           "inside every round trip of the batch (page 04 measures what they add)")
 
 
 def _futex_row(runs: Runs, tasks: str) -> tuple[datastore.Run, Any] | str:
@@ -133,30 +144,52 @@ def _futex_row(runs: Runs, tasks: str) -> tuple[datastore.Run, Any] | str:
     return run, hit.iloc[0]
 
 
-def _futex_switch(runs: Runs, tasks: str) -> Value | str:
+def _kernel_switch(runs: Runs, experiment: str, tasks: str) -> Value | str:
+    """One switch between two kernel tasks, futex ping-pong, both pinned to one CPU:
+    page 05's bare batches, median / 2 (interval: their range). A folder stored before
+    the bare batches gives a stamped run timed whole / 2, marked partial: page 05's run,
+    else notebook 04's sweep."""
+    how = f"futex ping-pong, both {tasks} pinned to one CPU"
+    run = latest(runs, experiment)
+    s = run.meta["summary"] if run is not None else {}
+    bare = [float(x) / 2 for x in s.get("batch_round_trip_ns_runs") or []]
+    if run is not None and bare:
+        several = len(bare) > 1
+        return _value(run, statistics.median(bare), min(bare) if several else None,
+                      max(bare) if several else None, len(bare),
+                      f"{how}: a batch of round trips timed whole / 2, no clock read "
+                      "inside; " + (f"median of {len(bare)} runs (interval: their range)"
+                                    if several else "one run"))
+    if run is not None and s.get("whole_run_mean_ns") is not None:
+        return _value(run, float(s["whole_run_mean_ns"]) / 2, partial=True,
+                      definition=f"{how}: {int(s.get('completed') or 0):,} round trips "
+                                 f"timed whole / 2 (one run); {STAMPED}")
     got = _futex_row(runs, tasks)
-    if isinstance(got, str):
-        return got
-    run, r = got
-    return _value(run, r.round_trip_p50_ns / 2, r.round_trip_min_ns / 2,
-                  r.round_trip_p90_ns / 2, 1,
-                  f"futex ping-pong, both {tasks} pinned to one CPU: half the median round "
-                  f"trip (the kernel counted {r.switches_per_round_trip:.2f} switches per "
-                  "round trip)")
+    if isinstance(got, str) or pd.isna(got[1].get("whole_run_mean_ns")):
+        return f"no {experiment} run stored (notebook 05 measures it)"
+    sweep, r = got
+    return _value(sweep, float(r.whole_run_mean_ns) / 2, partial=True,
+                  definition=f"{how}: notebook 04's sweep, {int(r.iterations):,} round trips "
+                             f"timed whole / 2 (one run; no run of notebook 05's rows "
+                             f"stored); {STAMPED}")
 
 
-for _name, _tasks in (("switch_thread_median_ns", "threads"),
-                      ("switch_process_median_ns", "processes")):
-    quantity(_name, statistic="median", definition=f"one switch between two {_tasks} pinned to one "
-             "CPU: half the round trip of a futex ping-pong; median (interval: fastest to "
-             "p90)", **SWITCH, reads=newest("context_switch"))(
-        lambda runs, tasks=_tasks: _futex_switch(runs, tasks))
+for _name, _experiment, _tasks in (
+        ("switch_thread_batch_median_ns", "tasks_switch_thread", "threads"),
+        ("switch_process_batch_median_ns", "tasks_switch_process", "processes")):
+    quantity(_name, statistic="median of runs", definition=f"one switch between two "
+             f"{_tasks} pinned to one CPU (futex ping-pong): a batch of round trips timed "
+             "whole / 2, no clock read inside; median of runs (interval: their range). A "
+             "folder stored before the bare batches gives a run that also timed each round "
+             "trip, timed whole / 2, marked partial", **SWITCH,
+             reads=f"{newest(_experiment)} (else the newest context_switch run)")(
+        lambda runs, e=_experiment, t=_tasks: _kernel_switch(runs, e, t))
 
 
 @quantity("switch_thread_per_counted_median_ns", statistic="median", definition="the time "
           "per switch the kernel counted: the median round trip of a futex ping-pong between "
-          "two threads pinned to one CPU divided by the switches the kernel counted per round "
-          "trip (not the paper's switch, half a round trip, unless the kernel counts two)",
+          "two threads pinned to one CPU, each timed with one clock read, divided by the "
+          "switches the kernel counted per round trip (not the paper's switch)",
           **SWITCH, reads=newest("context_switch"))
 def switch_thread_per_counted(runs: Runs) -> Value | str:
     got = _futex_row(runs, "threads")
@@ -193,7 +226,7 @@ def switch_goroutine(runs: Runs) -> Value | str:
             return _value(pin, float(pinned.median()), float(pinned.min()),
                           float(pinned.max()), len(pinned),
                           f"channel ping-pong, GOMAXPROCS=1 pinned: batch / 2, median of "
-                          f"{len(pinned)} runs")
+                          f"{len(pinned)} runs (interval: their range)")
     peer = latest(runs, "peers")
     pp = (peer.meta["summary"].get("channel_pingpong") or {}) if peer else {}
     if peer is not None and pp.get("switch_ns_batch"):
@@ -364,17 +397,21 @@ PEER_KERNEL_TASK: dict[str, bool] = {name: kind.kernel_task
                                      if kind.page5 and kind.headline}
 
 
+def _peer_switch_quantity(kind: str, label: str) -> None:
+    quantity(f"switch_{kind.replace('-', '_')}_batch_median_ns", statistic="median of runs",
+             definition=f"one switch between two {label}s over a channel, pinned to one "
+             "CPU: a batch timed whole / 2, median of runs (interval: their range)",
+             reads=newest("peer_runtimes"), **SWITCH)(
+        lambda runs: _peer_switch(runs, kind))
+
+
 def _peer_quantities(kind: str, label: str, kernel_task: bool) -> None:
     key = kind.replace("-", "_")
     quantity(f"launch_{key}_median_ns", statistic="median",
              definition=f"a {label}'s whole life, one at a time: spawn, first run, exit, "
              "join; median (interval: fastest to p90)", reads=newest("peer_runtimes"), **LAUNCH)(
         lambda runs: _peer_launch(runs, kind))
-    quantity(f"switch_{key}_batch_median_ns", statistic="median of runs",
-             definition=f"one switch between two {label}s over a channel, pinned to one "
-             "CPU: a batch timed whole / 2, median of runs (interval: their range)",
-             reads=newest("peer_runtimes"), **SWITCH)(
-        lambda runs: _peer_switch(runs, kind))
+    _peer_switch_quantity(kind, label)
     quantity(f"memory_{key}_rss_slope_kib", statistic="slope",
              definition=f"RSS growth per idle {label} (slope over task counts)"
              + ("; its kernel side is not counted" if kernel_task else
@@ -384,6 +421,10 @@ def _peer_quantities(kind: str, label: str, kernel_task: bool) -> None:
 
 for _kind, _kernel in PEER_KERNEL_TASK.items():
     _peer_quantities(_kind, vocabulary.TASK_LABELS[_kind], _kernel)
+# page 5's other rows with a ping-pong (the multi-thread Tokio runtime): their switch only
+for _kind in (k for k, r in peers.KINDS.items()
+              if r.page5 and r.switch_how and k not in PEER_KERNEL_TASK):
+    _peer_switch_quantity(_kind, vocabulary.TASK_LABELS[_kind])
 
 
 # (task, column) -> finding name: the headline's grid. A Rust or Java platform thread is a
@@ -395,8 +436,8 @@ CELLS: dict[tuple[str, str], str | None] = {
     ("process", "launch"): "launch_process_median_ns",
     ("fiber", "launch"): "launch_fiber_median_ns",
     ("goroutine", "launch"): "launch_goroutine_median_ns",
-    ("thread", "switch"): "switch_thread_median_ns",
-    ("process", "switch"): "switch_process_median_ns",
+    ("thread", "switch"): "switch_thread_batch_median_ns",
+    ("process", "switch"): "switch_process_batch_median_ns",
     ("fiber", "switch"): "switch_fiber_batch_mean_ns",
     ("goroutine", "switch"): "switch_goroutine_median_ns",
     ("thread", "memory"): "memory_thread_slope_kib",

@@ -147,9 +147,32 @@ quantity("echo_unpinned_over_pinned_mean_ratio", "ratio", "mean over repeats",
     _echo_mean(lambda wide: wide["unpinned"] / wide["same-cpu"]))
 
 
-# --- page 04's pinned pipe ping-pong: the sweep's and the rerun's, each its own name -----
+# --- page 04's pinned pipe ping-pong: the sweep's and the rerun's round trips (each timed
+# with one clock read), each its own name, and the paper's one switch from C02's pinned runs
 
 from threadcost.findings.headline import latest  # noqa: E402  (the headline's rule)
+
+PLACED = "context_switch_placement"
+
+
+@quantity("switch_pipe_pinned_batch_median_ns", "ns", "median of runs",
+          "one switch of a pipe ping-pong between two threads pinned to one CPU, the paper's "
+          "one definition: half the mean round trip of a run timed whole (no clock read "
+          "inside), median of C02's pinned runs (interval: their range)", fmt=",.0f",
+          reads=newest(PLACED))
+def switch_pipe_pinned_batch(runs: Runs) -> Value | str:
+    run = latest(runs, PLACED)
+    if run is None:
+        return f"no pinned and unpinned repeats stored (C02's runs, {NOTEBOOK_04})"
+    if run.meta["summary"].get("skipped"):
+        return str(run.meta["summary"]["skipped"])
+    rows = run.table("repeats")
+    each = rows[(rows.mechanism == "pipe") & (rows.placement == "same-cpu")].switch_ns
+    if each.empty:
+        return "the stored pinned and unpinned repeats have no pinned pipe ping-pong"
+    return Value(float(each.median()), float(each.min()), float(each.max()), len(each),
+                 runs=[run], setup={"experiment": PLACED, "mechanism": "pipe",
+                                    "placement": "same-cpu", "tasks": "threads"})
 
 SWEEP = "the sweep (context_switch run)"
 RERUN = "the rerun with its baselines (context_switch_headline run)"
@@ -166,27 +189,23 @@ def _pipe_pinned(runs: Runs) -> tuple[Any, Any] | str:
     return run, hit.iloc[0]
 
 
-def _sweep(field: str, scale: float = 1.0) -> Callable[[Runs], Value | str]:
+def _sweep(field: str) -> Callable[[Runs], Value | str]:
     def compute(runs: Runs) -> Value | str:
         got = _pipe_pinned(runs)
         if isinstance(got, str):
             return got
         run, row = got
-        return Value(float(row[field]) * scale, runs=[run],
+        return Value(float(row[field]), runs=[run],
                      setup={"experiment": "context_switch", "mechanism": "pipe",
                             "placement": "same-cpu", "tasks": "threads"})
     return compute
 
 
 quantity("switch_pipe_pinned_round_trip_median_ns", "ns", "median",
-         f"one round trip of a pipe ping-pong between two threads pinned to one CPU, "
-         f"{SWEEP}: median", fmt="auto", scale=1e-3, display_unit="µs",
+         f"one round trip of a pipe ping-pong between two threads pinned to one CPU, each "
+         f"timed with one clock read, {SWEEP}: median", fmt="auto", scale=1e-3, display_unit="µs",
           reads=newest("context_switch"))(
     _sweep("round_trip_p50_ns"))
-quantity("switch_pipe_pinned_median_ns", "ns", "median",
-         f"one switch (half the round trip) of a pipe ping-pong between two threads pinned "
-         f"to one CPU, {SWEEP}: half the median round trip", fmt="auto", scale=1e-3,
-         display_unit="µs", reads=newest("context_switch"))(_sweep("round_trip_p50_ns", 0.5))
 quantity("switch_pipe_pinned_counted_per_round_trip_mean", "switches", "mean",
          f"the switches the kernel counted (getrusage) per round trip of the pipe ping-pong "
          f"pinned to one CPU, {SWEEP}", fmt=".2f",
@@ -204,14 +223,10 @@ def _rerun(get: Callable[[dict[str, Any]], float]) -> Callable[[Runs], Value | s
 
 
 quantity("switch_pipe_pinned_rerun_round_trip_median_ns", "ns", "median",
-         f"one round trip of the pinned pipe ping-pong, {RERUN}: median",
-          reads=newest("context_switch_headline"))(
+         f"one round trip of the pinned pipe ping-pong, each timed with one clock read, "
+         f"{RERUN}: median", fmt="auto", scale=1e-3, display_unit="µs",
+         reads=newest("context_switch_headline"))(
     _rerun(lambda s: s["round_trip_ns"]["p50"]))
-quantity("switch_pipe_pinned_rerun_median_ns", "ns", "median",
-         f"one switch (half the round trip) of the pinned pipe ping-pong, {RERUN}: half the "
-         "median round trip", fmt="auto", scale=1e-3, display_unit="µs",
-          reads=newest("context_switch_headline"))(
-    _rerun(lambda s: s["round_trip_ns"]["p50"] / 2))
 quantity("pipe_lone_hop_rerun_median_ns", "ns", "median",
          f"one lone hop (a thread writes a byte into its own pipe and reads it back, no "
          f"partner), {RERUN}: median",

@@ -1,6 +1,8 @@
 """Findings of notebook 05 (user-space tasks): S1's one million goroutines, each variant
 its own name (S1's program, the median of its runs; the held variant, every goroutine
-asleep at once), and this page's own thread switch run beside the headline's."""
+asleep at once), and the round-trip distributions of this page's rows (each sample with
+one clock read). One switch, by the paper's one definition, is the headline's finding
+of each task (``threadcost.findings.headline``)."""
 
 from __future__ import annotations
 
@@ -44,18 +46,6 @@ for _variant, (_tag, _vwords) in VARIANTS.items():
                  _median(_variant, _column, _factor), _unit, "median over runs",
                  f"one million goroutines each sleeping (S1's C11): {_cwords}; {_vwords}",
                  fmt=_fmt)
-
-
-def _half_round_trip(run: Any) -> float | None:
-    s = run.meta["summary"]
-    rt = s.get("round_trip_ns") or {}
-    return None if rt.get("p50") is None else rt["p50"] / 2
-
-
-from_run("tasks_switch_thread_median_ns", "tasks_switch_thread", _half_round_trip, "ns",
-         "median", "one switch (half the round trip) of the futex ping-pong between two "
-         "threads pinned to one CPU, page 05's own smaller run (tasks_switch_thread): half "
-         "the median round trip", fmt=",.0f")
 
 
 # --- the Go peer: round trips, goroutine launch, C04's pinning gain ---------------------------

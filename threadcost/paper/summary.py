@@ -30,7 +30,7 @@ class Headline:
     total_kib: float | None  # memory per idle thread: resident + kernel side
     rss_kib: float | None  # of which resident (RSS growth)
     launch_us: float | None  # whole life: create, first run, join, exit (median)
-    switch_us: float | None  # one switch, futex ping-pong on one CPU (median)
+    switch_us: float | None  # one switch: half a pinned futex batch's mean round trip
     quantities: dict[str, findings.Quantity] = field(default_factory=dict)
 
     @property
@@ -42,7 +42,7 @@ class Headline:
 
 # The abstract's numbers: findings, read by name (the headline's cells read the same).
 MEMORY, RESIDENT = "memory_thread_slope_kib", "memory_thread_rss_slope_kib"
-LAUNCH, SWITCH = "launch_thread_median_ns", "switch_thread_median_ns"
+LAUNCH, SWITCH = "launch_thread_median_ns", "switch_thread_batch_median_ns"
 
 
 def headline_numbers(data_dir: str | Path | None = None,

@@ -40,7 +40,9 @@ METRICS = {  # metric -> (label, unit shown, factor from the stored unit)
     "switch_ns": ("switch", "µs", 1e-3),
     "memory_kib": ("memory, resident + kernel side", "KiB", 1.0),
 }
-PER = {"launch_ns": "per launch", "switch_ns": "per switch", "memory_kib": "per idle task"}
+PER = {"launch_ns": "per launch",
+       "switch_ns": "per switch, half a batch's mean round trip",
+       "memory_kib": "per idle task"}
 # notebook 00's headline columns -> the metrics above
 FROM_HEADLINE = {"launch": "launch_ns", "switch": "switch_ns", "memory": "memory_kib"}
 # the yardstick times are divided by: one empty system call (yardsticks/repeats)

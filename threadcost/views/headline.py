@@ -12,11 +12,12 @@ machine); the abstract and the across-machines view read the same findings:
   was timed gives a cell marked partial.
   Dot: median; line: fastest to p90.
 - **switch**: one switch, the paper's one definition: half the round trip of a
-  ping-pong between two tasks pinned to one CPU. Threads and processes: the futex
-  ping-pong (median; line: fastest to p90). Fibers and goroutines: pinned
-  (goroutines with GOMAXPROCS=1), a batch of round trips timed as a whole
-  divided by two switches each, so no clock read is inside (goroutines: median
-  of the C04 pairs' pinned runs, line: their range).
+  ping-pong between two tasks pinned to one CPU, from a batch of round trips timed
+  whole (no clock read inside): the batch's mean round trip / 2; across several runs,
+  the median of runs (line: their range). Threads and processes: notebook 05's futex
+  ping-pong; a folder stored before its bare batches gives a run that also timed each
+  round trip, timed whole (a clock read and a CPU note inside each round trip), marked
+  partial. Fibers, goroutines (GOMAXPROCS=1) and Tokio tasks: their own batches.
 - **memory**: per idle task, resident plus kernel side, slope over task counts
   with its 95% interval. Thread: RSS growth + kernel stack + page tables +
   unreclaimable slab. Process: USS + the same kernel counters. Fiber and
@@ -53,7 +54,7 @@ from threadcost.host import machine
 TASKS = vocabulary.TASKS
 COLUMNS = {  # column -> (panel title, unit, factor from the stored ns / KiB)
     "launch": ("launch: create, first run, join/wait, exit", "µs", 1e-3),
-    "switch": ("one switch: half a pinned round trip", "ns", 1.0),
+    "switch": ("one switch: half a pinned batch's mean round trip", "ns", 1.0),
     "memory": ("memory per idle task: resident + kernel side", "KiB", 1.0),
 }
 PER = {"launch": "per launch", "switch": "per switch", "memory": "per idle task"}
@@ -193,12 +194,13 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
     axes[0].set_yticks(y, [vocabulary.TASK_LABELS[t] for t in TASKS])
     axes[0].set_ylim(len(TASKS) - 0.5, -0.7)
     fig.suptitle(title or "What one task costs on this machine", fontweight="bold")
-    fig.text(0.5, -0.03, "Dots: median (launch, switch) or slope (memory); lines: fastest to "
-             "p90 (launch, thread/process switch), range of runs (goroutine and Tokio "
-             "switch) or 95% interval (memory). Hollow dot: a partial definition (Rust and "
-             "Java platform threads: resident memory only; see the notes). A switch is half "
-             "a round trip between two tasks pinned to one CPU; Rust and Java platform "
-             "threads are kernel threads, switched as the OS thread is.",
+    fig.text(0.5, -0.03, "Dots: median (launch), half a batch's mean round trip, median "
+             "of runs (switch) or slope (memory); lines: fastest to p90 (launch), range of "
+             "runs (switch) or 95% interval (memory). Hollow dot: a partial definition (a "
+             "switch whose batch also timed each round trip; Rust and Java platform threads' "
+             "memory: resident only; see the notes). A switch is half a round trip between "
+             "two tasks pinned to one CPU, timed in batches without a clock read inside; "
+             "Rust and Java platform threads are kernel threads, switched as the OS thread is.",
              ha="center", va="top", fontsize=9, wrap=True)
     fig.tight_layout()
     return fig

@@ -13,7 +13,7 @@ from typing import Any
 
 from threadcost import peers, vocabulary
 from threadcost.results import Result
-from threadcost.views.user_space_tasks import _row
+from threadcost.views.user_space_tasks import _row, switch_of
 
 # each runtime's words in the table, as its registry entry declares them (threadcost.peers)
 SWITCH_HOW = {name: k.switch_how for name, k in peers.KINDS.items() if k.switch_how}
@@ -31,7 +31,7 @@ def peer_rows(result: Result) -> list[dict[str, Any]]:
         mem = s["memory"]
         rows.append(_row(
             name, kind, round_trip=s.get("round_trip_ns"),
-            batch_round_trip_ns=s.get("batch_round_trip_ns"),
+            switch=switch_of(f"switch_{kind.replace('-', '_')}_batch_median_ns", [result]),
             rss_kib=mem["per_task_rss_kib"], vsz_kib=mem["per_task_vsz_kib"],
             create_ns=s["create_ns"]["p50"],
             switch_how=SWITCH_HOW.get(kind, "no ping-pong in this peer"),

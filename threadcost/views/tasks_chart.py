@@ -15,6 +15,7 @@ PLOT_WIDTH = 360
 
 # (row key, label, unit, factor from the stored unit)
 QUANTITIES = [
+    ("switch_ns", "one switch (half a batch's round trip)", "µs", 1e-3),
     ("round_trip_p50_ns", "round trip p50", "µs", 1e-3),
     ("round_trip_p99_ns", "round trip p99", "µs", 1e-3),
     ("create_ns", "create, p50", "µs", 1e-3),

@@ -25,8 +25,18 @@ from threadcost.views import tables
 
 # ------------------------------------------------------------ rows of the table
 
+def switch_of(name: str, results: list[Any]) -> findings.Quantity | None:
+    """One switch of a row, the paper's one definition (half a pinned batch's mean round
+    trip; the median of runs where there are several): the finding ``name`` of the row's
+    own runs, or None when no finding of that name exists (a row without a ping-pong)."""
+    try:
+        return findings.of_results(name, [r for r in results if r is not None])
+    except KeyError:
+        return None
+
+
 def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
-         batch_round_trip_ns: float | None = None, rss_kib: float | None = None,
+         switch: findings.Quantity | None = None, rss_kib: float | None = None,
          vsz_kib: float | None = None, kernel_kib: float | None = None,
          create_ns: float | None = None, switch_how: str = "", memory_how: str = "",
          missing: str | None = None,
@@ -36,9 +46,11 @@ def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
         "task": task, "kind": kind,
         "round_trip_p50_ns": rt.get("p50"), "round_trip_p99_ns": rt.get("p99"),
         "round_trip_min_ns": rt.get("min"),
-        "switch_ns": rt["p50"] / 2 if rt.get("p50") is not None else None,
+        # one switch: the finding's value (None: not measured, or no ping-pong pinned to
+        # one CPU in this row); ``switch``: the finding itself, for the prose
+        "switch_ns": switch.value if switch is not None and switch.measured else None,
+        "switch": switch,
         "switches_per_round_trip": switches_per_round_trip,
-        "batch_round_trip_ns": batch_round_trip_ns,
         "rss_per_task_kib": rss_kib, "vsz_per_task_kib": vsz_kib,
         "kernel_per_task_kib": kernel_kib, "create_ns": create_ns,
         "switch_how": switch_how, "memory_how": memory_how, "missing": missing,
@@ -56,9 +68,11 @@ def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
         name = f"{fiber}, hand-written switch" if impl == "asm" else f"{fiber}, ucontext"
         if impl == "asm" and not s["asm_native"]:
             name = f"{fiber}, asm requested (ucontext fallback)"
+        switch = ("switch_fiber_batch_mean_ns" if impl == "asm"
+                  else f"fiber_{impl}_switch_batch_mean_ns")
         rows.append(_row(
             name, "fiber", round_trip=s["round_trip_ns"],
-            batch_round_trip_ns=s["batch_round_trip_ns"], rss_kib=pf.get("rss_kib"),
+            switch=switch_of(switch, [result]), rss_kib=pf.get("rss_kib"),
             vsz_kib=pf.get("vsz_kib"), kernel_kib=None,
             create_ns=fiber_create(result)["create_ns"],
             switches_per_round_trip=s.get("switches_per_round_trip"),
@@ -70,7 +84,10 @@ def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
     return rows
 
 
-def goroutine_rows(result: Result) -> list[dict[str, Any]]:
+def goroutine_rows(result: Result, pinning: Any = None) -> list[dict[str, Any]]:
+    """The Go peer's two ping-pongs. One switch (pinned, GOMAXPROCS=1 only: the default
+    runtime is not pinned to one CPU) is the headline's finding: the median of the C04
+    pairs' pinned runs (``pinning``, the goroutine_pinning run), else this run's batch."""
     s = result.summary
     if s.get("skipped"):
         return [_row(vocabulary.TASK_LABELS["goroutine"], "goroutine", missing=s["skipped"])]
@@ -80,9 +97,11 @@ def goroutine_rows(result: Result) -> list[dict[str, Any]]:
     for key, name in (("channel_pingpong", f"{goroutine}, GOMAXPROCS=1 pinned"),
                       ("channel_pingpong_default", f"{goroutine}, default GOMAXPROCS")):
         m = s[key]
+        pinned = key == "channel_pingpong"
+        runs = [pinning, result] if isinstance(pinning, Result) else [result]
         rows.append(_row(
             name, "goroutine", round_trip=m["round_trip_ns"],
-            batch_round_trip_ns=m["batch_round_trip_ns"],
+            switch=switch_of("switch_goroutine_median_ns", runs) if pinned else None,
             rss_kib=mem["per_goroutine_rss_kib"], vsz_kib=mem["per_goroutine_vsz_kib"],
             switch_how="channel send + receive, unbuffered, " + m["mode"],
             memory_how=f"slope over {mem['goroutines']:,} goroutines blocked on a channel"))
@@ -146,13 +165,28 @@ def kernel_task_results(cpu: int | str | None, switch_iterations: int, thread_co
     return results, missing
 
 
+# bare batches per kernel-task row: runs timed whole, no clock read inside (one switch,
+# the paper's definition, is their median / 2, the interval their range)
+BARE_BATCHES = 3
+
+
 def _run_switch(module: Any, peer: str, cpu: int | None, iterations: int) -> Result:
     """The futex ping-pong between two threads (or a thread and a forked process),
-    both pinned to one CPU, in a child process (notebook 04's experiment)."""
-    return module.run(mechanism="futex", placement="same-cpu",
-                      tasks="threads" if peer == "thread" else "processes",
-                      iterations=iterations, warmup=max(iterations // 10, 100),
-                      baselines=False, isolated=True)
+    both pinned to one CPU, in a child process (notebook 04's experiment): one run
+    timing each round trip (the distribution), then ``BARE_BATCHES`` runs timed only as
+    a whole, each a fresh pair of tasks (``summary["batch_round_trip_ns_runs"]``: their
+    mean round trips, what one switch is read from)."""
+    how = dict(mechanism="futex", placement="same-cpu",
+               tasks="threads" if peer == "thread" else "processes",
+               iterations=iterations, warmup=max(iterations // 10, 100), baselines=False,
+               isolated=True)
+    result: Result = module.run(**how)
+    bare = [module.run(**how, per_sample=False, record_cpus=False)
+            for _ in range(BARE_BATCHES)]
+    result.summary["batch_round_trip_ns_runs"] = [
+        float(b.summary["whole_run_mean_ns"]) for b in bare]
+    result.params["bare_batches"] = BARE_BATCHES
+    return result
 
 
 def kernel_task_rows(results: dict[str, Result], missing: dict[str, str]
@@ -170,9 +204,11 @@ def kernel_task_rows(results: dict[str, Result], missing: dict[str, str]
         reason = missing.get(name) if result is None else (
             None if rt else "the context-switch result has no round-trip distribution")
         is_thread = kind == "thread"
-        whole = result.summary.get("whole_run_mean_ns") if result else None
+        # the run under the name it is stored with (an unsaved one carries its kernel's)
+        switch = switch_of(f"switch_{kind}_batch_median_ns", [dataclasses.replace(
+            result, experiment=f"tasks_{name}")]) if result else None
         rows.append(_row(
-            task, kind, round_trip=rt, batch_round_trip_ns=whole,
+            task, kind, round_trip=rt, switch=switch,
             rss_kib=per_thread.get("rss_kib") if is_thread else None,
             vsz_kib=per_thread.get("vsz_kib") if is_thread else None,
             kernel_kib=per_thread.get("kernel_kib") if is_thread else None,
@@ -204,6 +240,9 @@ def _switch_distribution(result: Result) -> dict[str, float] | None:
     return None
 
 
+SWITCH_COLUMN = "one switch: half a pinned batch's mean round trip (ns)"
+
+
 def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The one table: switch time and memory per task, readable units."""
     frame = pd.DataFrame(rows)
@@ -211,7 +250,7 @@ def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "task": frame.task,
         "round trip p50 (ns)": frame.round_trip_p50_ns,
         "round trip p99 (ns)": frame.round_trip_p99_ns,
-        "per switch, p50/2 (ns)": frame.switch_ns,
+        SWITCH_COLUMN: frame.switch_ns,
         # two decimals: the kernel counts whole switches, and a count of 1 in 200,000
         # round trips (a fiber's) reads as 0.00, not as 0.00000500
         "switches per round trip (kernel's count)": frame.switches_per_round_trip.map(
@@ -229,18 +268,40 @@ def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def switch_distribution_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """Round-trip distribution of every task kind (ns), with how it was measured."""
+    """Round-trip distribution of every task kind (ns; each sample one round trip, two
+    switches, timed with one clock read), with how it was measured."""
     out = []
     for row in rows:
         d = row.get("round_trip") or {}
         if not d:
             continue
         out.append({"task": row["task"],
-                    **{k: d.get(k) for k in ("min", "p50", "p90", "p99", "max")},
+                    **{k: d.get(k) for k in ("min", "p50", "p90", "p99", "max", "mean")},
                     "round trips": d.get("n"),
-                    "mean, run timed whole": row.get("batch_round_trip_ns"),
                     "how": row["switch_how"]})
     return pd.DataFrame(out).set_index("task")
+
+
+def switch_note_text(rows: list[dict[str, Any]]) -> str:
+    """What the one-switch column is, and each row whose value is partial (a batch that
+    also timed each round trip) or absent (no ping-pong pinned to one CPU)."""
+    partial = [r["task"] for r in rows if r.get("switch") is not None
+               and r["switch"].measured and r["switch"].extra.get("partial")]
+    unpinned = [r["task"] for r in rows if r.get("switch") is None
+                and r.get("round_trip_p50_ns") is not None]
+    text = ("One switch, the paper's one definition (page 0's headline reads the same "
+            "findings): half the mean round trip of a batch of round trips timed whole, "
+            "with no clock read inside, both tasks pinned to one CPU; the median of runs "
+            "where there are several.")
+    if partial:
+        text += (" Partial here: " + "; ".join(f"*{t}*" for t in partial) + " (the stored "
+                 "run also timed each round trip, so one clock read and a CPU note are "
+                 "inside every round trip of its batch; a run measured now adds batches "
+                 "without them).")
+    if unpinned:
+        text += (" None for " + "; ".join(f"*{t}*" for t in unpinned) + ": not pinned to "
+                 "one CPU, so a round trip is not two switches on one CPU.")
+    return text
 
 
 # ---------------------------------------------------------------------- figures
@@ -265,7 +326,8 @@ def switch_figure(rows: list[dict[str, Any]]) -> plt.Figure:
         ax.text(v * 1.15, yi + 0.18, f"{v:,.0f} ns", va="center", fontsize=9)
     ax.set_yticks(y, frame.task)
     ax.set_xscale("log")
-    ax.set(xlabel="round trip A->B->A, two switches (ns, log scale; bar p50, whisker min..p99)",
+    ax.set(xlabel="round trip A->B->A, two switches, each timed with one clock read\n"
+                  "(ns, log scale; bar p50, whisker min..p99)",
            title="Switch time: kernel tasks vs user-space tasks")
     return fig
 
@@ -475,30 +537,22 @@ def missing_text(missing: dict[str, str]) -> str:
         f"- `{name}`: {why}" for name, why in missing.items())
 
 
-def switch_ratio_text(rows: list[dict[str, Any]], thread_run: Result | None = None,
-                      asm_run: Result | None = None) -> str:
-    by = {r["task"]: r for r in rows}
-    asm = next((r for t, r in by.items() if "hand-written" in t), None)
-    thread = next((r for r in by.values() if r["kind"] == "thread"), None)
-    if not asm or not thread or asm["round_trip_p50_ns"] is None \
-            or thread["round_trip_p50_ns"] is None:
-        return ("The thread/fiber switch ratio needs both rows; see the missing rows above "
-                "for the reason.")
-    ratio = thread["round_trip_p50_ns"] / asm["round_trip_p50_ns"]
-    if thread_run is not None and asm_run is not None:  # the runs' findings, by name
-        a = findings.of_results("tasks_switch_thread_round_trip_median_ns", [
-            dataclasses.replace(thread_run, experiment="tasks_switch_thread")])
-        b = findings.of_results("fiber_asm_round_trip_median_ns", [asm_run])
-        got = findings.ratio(a, b, fmt=",.0f")
-        if got is not None:
-            return (f"On this machine a thread round trip through the kernel (futex, same CPU) "
-                    f"takes **{got[1]}** as long as a hand-written fiber round trip "
-                    f"({findings.span(a)} vs {findings.span(b)}, medians, each including one "
-                    "clock read).")
-    return (f"On this machine a thread round trip through the kernel (futex, same CPU) takes "
-            f"**{ratio:,.0f}x** as long as a hand-written fiber round trip "
-            f"({thread['round_trip_p50_ns']:,.0f} ns vs {asm['round_trip_p50_ns']:,.0f} ns, "
-            f"medians, each including one clock read).")
+def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
+    """The thread switch against the hand-written fiber switch, both by the paper's one
+    definition (their findings, divided as printed)."""
+    thread = next((r.get("switch") for r in rows if r["kind"] == "thread"), None)
+    asm = next((r.get("switch") for r in rows if "hand-written" in r["task"]), None)
+    got = (findings.ratio(thread, asm, fmt=",.0f")
+           if thread is not None and asm is not None else None)
+    if got is None or thread is None or asm is None:
+        return ("The thread/fiber switch ratio needs both rows' switches; see the missing "
+                "rows above for the reason.")
+    stamped = ("; the thread's stored batch also timed each round trip" if
+               thread.extra.get("partial") else "")
+    return (f"On this machine a thread switch through the kernel (futex, same CPU) takes "
+            f"**{got[1]}** as long as a hand-written fiber switch ({findings.span(thread)} "
+            f"vs {findings.span(asm)}, each half a pinned batch's mean round trip, no clock "
+            f"read inside{stamped}).")
 
 
 def save_runs(results: list[Result], save: bool, data_dir: Any,
@@ -514,24 +568,3 @@ def save_runs(results: list[Result], save: bool, data_dir: Any,
         return ""
     return (f"Stored {len(paths_)} runs under `data/{paths_[0].parent.name}/`: "
             + ", ".join(f"`{p.name}`" for p in paths_) + ".")
-
-
-def headline_contrast_text(results: dict[str, Result], data_dir: Any = None,
-                           machine_id: str | None = None) -> str:
-    """This session's thread switch beside the headline's (page 0 reads notebook 4's
-    run): the same definition measured twice, so a reader sees why two values differ."""
-    head = findings.get("switch_thread_median_ns", data_dir, machine_id)
-    result = results.get("switch_thread")
-    rt = _switch_distribution(result) if result else None
-    if not head.measured or not rt:
-        return ""
-    # this page's run, under the name it is stored with (an unsaved one carries its kernel's)
-    here = findings.of_results("tasks_switch_thread_median_ns", [
-        dataclasses.replace(result, experiment="tasks_switch_thread")])
-    times = findings.ratio(here, head, fmt=".2f")
-    return (f"The headline on page 0 reads notebook 4's run of the same futex ping-pong: "
-            f"{findings.span(head)} per thread switch (half a round trip). This page's "
-            f"smaller run gives {findings.span(here)} ({times[1] if times else 'n/a'} the "
-            "headline's): two runs of one "
-            "measurement on this machine, "
-            "which is why the claims are judged on repeats rather than on one run.")
