@@ -323,7 +323,7 @@ placed = store.get("context_switch_placement", lambda: cs.placement_repeats(
 if placed.summary.get("skipped"):
     display(Markdown(f"**Pinned against unpinned not run here:** {placed.summary['skipped']}."))
 else:
-    display(view.placement_table(placed))
+    display(view.placement_table(placed, store.machine_id, data_dir))
 
 # %% [markdown]
 # ## Cross-checks: `perf bench sched pipe`, and the cost of timing every round trip

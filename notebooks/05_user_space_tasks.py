@@ -315,7 +315,7 @@ display(sweep_view.table(sweep_result))
 # %%
 c11 = store.get("goroutines_million", lambda: million.goroutines(
     count=tasks_c11_goroutines, sleep_ms=tasks_c11_sleep_ms, repeats=tasks_c11_repeats))
-display(Markdown(million_view.goroutines_text(c11)))
+display(Markdown(million_view.goroutines_text(c11, store.machine_id, data_dir)))
 if not c11.summary.get("skipped"):
     display(million_view.goroutines_table(c11))
 
