@@ -25,8 +25,8 @@
 # from `/proc/self/status` (VmSize, VmRSS, VmPTE) and the system-wide counters from
 # `/proc/meminfo` (KernelStack, PageTables, SUnreclaim), and
 # `/proc/self/smaps_rollup`, an independent count of resident pages made by walking
-# the page tables; with `memory_pmap`, `pmap -x` also reads the same process from
-# outside (its readings bracket a little more than the threads, so compare its
+# the page tables; where this run asks for it (the default), `pmap -x` also reads the
+# same process from outside (its readings bracket a little more than the threads, so compare its
 # slope, not single differences). Then every thread is released and joined. Every measurement runs
 # in a **fresh child process**: its baseline is clean (glibc caches the stacks of
 # joined threads, so a second run in the same process would reuse them), and a
@@ -249,8 +249,8 @@ display(Markdown(view.spawn_text(spawned)))
 # S1 started one million Rust threads (2 MiB stacks) that each sleep one second. Here
 # the same program runs at the largest count that stays clear of this machine's
 # limits (`kernel.pid_max` is shared with everything else running, so a reserve is
-# kept) and of the `memory_c10_cap` parameter, measured over the whole create, sleep
-# and join. Figures for one million are computed from it by scaling and are
+# kept) and of the cap on threads set for this run (8,000 by default), measured over
+# the whole create, sleep and join. Figures for one million are computed from it by scaling and are
 # labelled so; they are not measurements.
 
 # %%

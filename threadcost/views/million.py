@@ -108,7 +108,8 @@ def threads_text(result: Result) -> str:
     stack = findings.parameter("stack_kib", f"{p['stack_kib']:,} KiB")
     sleep = findings.parameter("sleep_ms", f"{p['sleep_ms']:,} ms")
     return (f"The largest count tried here was **{count}** "
-            f"(set by {result.summary['count_bound']}), each with a {stack} stack, "
+            f"(set by {_bound_words(str(result.summary['count_bound']))}), each with a "
+            f"{stack} stack, "
             f"sleeping {sleep}: {f('wall_s')} wall (starting them: {f('spawn_s')}), "
             f"{f('user_s')} user, {f('sys_s')} system; resident growth "
             f"{f('rss_kib_per_thread')} and virtual growth "
@@ -139,3 +140,11 @@ def scaled_table(result: Result) -> pd.DataFrame:
                          float(r["value"]) * factor, fmt),
                      "unit": unit, "how": r["label"]})
     return pd.DataFrame(rows).set_index("quantity")
+
+
+def _bound_words(bound: str) -> str:
+    """The bound that set a run's thread count, as a reader reads it: a run stored before
+    the experiment said it in words named its own cap "cap (parameter)"."""
+    from threadcost.experiments.million import CAP_WORDS
+
+    return CAP_WORDS if bound == "cap (parameter)" else bound
