@@ -339,8 +339,7 @@ perf = store.get("context_switch_perf_check", lambda: cs.perf_cross_check(
     switch_perf_rounds, switch_perf_iterations, "same-cpu"))
 p = perf.summary
 if p["perf_available"]:
-    display(perf.tables["rounds"].pivot(index="round", columns="tool", values="round_trip_ns")
-            .round(0))
+    display(view.perf_rounds_table(perf))
     display(Markdown(
         f"Mean round trip (median over rounds): perf "
         f"**{show('perf_bench_pipe_round_trip_mean_ns', perf)}**, threadcost "

@@ -335,3 +335,14 @@ def placement_table(placed: Result, machine_id: str | None = None,
                              if getattr(got, "value", None) is not None else "—")
         rows.append(cells)
     return pd.DataFrame(rows).set_index("mechanism")
+
+
+def perf_rounds_table(perf: Result) -> pd.DataFrame:
+    """The perf cross-check, one row per round: each tool's mean round trip of that round,
+    in ns (the unit in each column's name; the stored table's round_trip_ns)."""
+    frame = perf.tables["rounds"]
+    wide = frame.pivot(index="round", columns="tool", values="round_trip_ns").round(0)
+    wide.columns = [f"{str(tool).replace(' (whole-run mean)', ', the run timed whole')}: "
+                    "mean round trip (ns)" for tool in wide.columns]
+    wide.index = pd.Index([int(r) + 1 for r in wide.index], name="round")
+    return wide
