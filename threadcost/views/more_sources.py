@@ -246,11 +246,23 @@ def all_switch_rows(counts: Result, gap: Result | None, go: Result | None,
     return pd.DataFrame(rows)
 
 
+def _count_text(v: float) -> str:
+    """A mean count of switches per round trip: three significant digits ("2.00", "10.0"),
+    and a rare switch in plain decimals ("0.000002": one in 500,000), never "0.00"."""
+    from threadcost.plotting import plain_number
+
+    if pd.isna(v):
+        return ""
+    return findings.number(v, "auto") if v == 0 or abs(v) >= 0.01 else plain_number(v)
+
+
 def switch_count_table(rows: pd.DataFrame) -> Any:
-    return tables.show(rows, note="Per switch = half a round trip (the whole run timed at "
-                       "once, mean over repeats); switches per round trip = context "
-                       "switches the kernel counted, voluntary + involuntary, over the timed "
-                       "round trips.")
+    shown = rows.assign(**{"switches per round trip (kernel)": rows[
+        "switches per round trip (kernel)"].map(_count_text)})
+    return tables.show(shown, note="Per switch = half a round trip (the whole run timed at "
+                       "once); switches per round trip = context switches the kernel "
+                       "counted, voluntary + involuntary, over the timed round trips; both "
+                       "means over repeats.")
 
 
 def switch_count_figure(rows: pd.DataFrame) -> plt.Figure:
