@@ -156,7 +156,7 @@ def goroutines(count: Any = COUNT.default, sleep_ms: Any = SLEEP_MS.default,
 
 # the bound a run's thread count was set by, when it is the run's own cap (runs stored
 # before this wording read "cap (parameter)")
-CAP_WORDS = "the cap on threads set for this run"
+CAP_WORDS = "the cap on threads this run was given"
 
 
 def thread_ceiling(stack_kib: int = 2048, cap: int = 8000) -> tuple[int, str]:
