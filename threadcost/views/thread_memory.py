@@ -193,8 +193,7 @@ def stack_figure(result: Result) -> plt.Figure:
         spread = [(kernel - table.kernel_kib_per_thread_min).clip(lower=0),
                   (table.kernel_kib_per_thread_max - kernel).clip(lower=0)]
     ax.errorbar(x, kernel, yerr=spread, fmt="^-", capsize=3,
-                label="kernel memory per thread (stack + page tables + slab; bars: "
-                      "min to max of runs)")
+                label="kernel memory per thread (bars: min to max of runs)")
     ax.set_xscale("log", base=2)
     ax.set_xticks(list(x), [f"{v:,}" for v in x])
     ax.xaxis.set_minor_locator(plt.NullLocator())
