@@ -22,6 +22,19 @@ NET_DEFINITION = ("time per hop beyond the calls themselves: in each repeat, the
                   "pipe calls alone; mean over the repeats")
 
 
+def _minus_baseline(wide: pd.DataFrame, kind: str
+                    ) -> tuple[float, float | None, float | None, int] | None:
+    """(mean, 95% low, 95% high, repeats) over the repeats (rows) of ``kind``'s column
+    minus the one-thread brigade's, or None when either is absent."""
+    if kind not in wide.columns or BASELINE not in wide.columns:
+        return None
+    diff = (wide[kind] - wide[BASELINE]).dropna()
+    if diff.empty:
+        return None
+    m = over_repeats(diff, "ns")
+    return m.value, m.low, m.high, m.repeats
+
+
 def net_per_hop(table: pd.DataFrame, kind: str, tasks: int,
                 placement: str) -> tuple[float, float | None, float | None, int] | None:
     """(mean, 95% low, 95% high, repeats) of the net per hop of one brigade setup, from a
@@ -35,13 +48,7 @@ def net_per_hop(table: pd.DataFrame, kind: str, tasks: int,
     else:  # no repeat column: as the table says (pandas names the problem)
         rows = table[(table.trips > 0) & (table.tasks == tasks) & (table.placement == placement)]
         wide = rows.pivot_table(index=index, columns="kind", values="per_hop_ns_p50")
-    if kind not in wide.columns or BASELINE not in wide.columns:
-        return None
-    diff = (wide[kind] - wide[BASELINE]).dropna()
-    if diff.empty:
-        return None
-    m = over_repeats(diff, "ns")
-    return m.value, m.low, m.high, m.repeats
+    return _minus_baseline(wide, kind)
 
 
 # (table's content digest, placement, index) -> the table's per-hop medians pivoted: kinds
@@ -179,13 +186,7 @@ def peer_net(table: pd.DataFrame, kind: str, tasks: int, placement: str
     index = [c for c in ("run_index", "repeat") if c in rows.columns]
     wide = rows.assign(value=_per_task(rows)).pivot_table(index=index, columns="kind",
                                                            values="value")
-    if kind not in wide.columns or BASELINE not in wide.columns:
-        return None
-    diff = (wide[kind] - wide[BASELINE]).dropna()
-    if diff.empty:
-        return None
-    m = over_repeats(diff, "ns")
-    return m.value, m.low, m.high, m.repeats
+    return _minus_baseline(wide, kind)
 
 
 def peer_name(kind: str, placement: str) -> str:
