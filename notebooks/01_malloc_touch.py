@@ -115,8 +115,8 @@ display(Markdown(
 # C07's numbers are absolute sizes of a small C program; ours are changes inside a
 # Python process that already holds numpy and pandas. To compare like with like the
 # table divides each change by the size allocated or touched: a ratio of 1.0 means
-# "all of it". The published values are C07's numbers as its record types them
-# (`threadcost/claims/records/s0.py`).
+# "all of it". The published values are C07's numbers as S0 printed them (its source
+# is listed with every claim on the claims page).
 
 # %%
 display(view.c07_comparison(first))

@@ -25,8 +25,8 @@
 # from `/proc/self/status` (VmSize, VmRSS, VmPTE) and the system-wide counters from
 # `/proc/meminfo` (KernelStack, PageTables, SUnreclaim), and
 # `/proc/self/smaps_rollup`, an independent count of resident pages made by walking
-# the page tables; with `memory_pmap`, `pmap -x` also reads the same process from
-# outside (its readings bracket a little more than the threads, so compare its
+# the page tables; where this run asks for it (the default), `pmap -x` also reads the
+# same process from outside (its readings bracket a little more than the threads, so compare its
 # slope, not single differences). Then every thread is released and joined. Every measurement runs
 # in a **fresh child process**: its baseline is clean (glibc caches the stacks of
 # joined threads, so a second run in the same process would reuse them), and a
@@ -167,7 +167,10 @@ display(process_view.side_by_side_table(sweep, procs).style.format(precision=1, 
 # ## Stack size moves virtual memory, not resident memory
 #
 # The same measurement for several stack sizes (`pthread_attr_setstacksize`, and the
-# default). Values are per thread (the growth divided by *N*, median of runs).
+# default). Values are per thread (the growth divided by *N*, median of runs). The
+# kernel's share is shown with its spread over the runs: it includes unreclaimable slab,
+# counted for the whole system, which moves by several KiB from one run to the next, so
+# two rows whose ranges overlap do not differ.
 
 # %%
 stacks = store.get("thread_memory_stack", lambda: thread_memory.stack_grid(
@@ -176,10 +179,7 @@ stacks = store.get("thread_memory_stack", lambda: thread_memory.stack_grid(
 view.keep(stacks, False)
 fig = view.stack_figure(stacks)
 plotting.save_figure(fig, "thread_memory_stack", figures_dir);
-display(stacks.tables["per_stack_size"][["stack_kib_asked", "stack_used_kib", "vsz_kib_per_thread",
-                                         "rss_kib_per_thread", "page_tables_kib_per_thread",
-                                         "kernel_kib_per_thread"]]
-        .replace({"stack_kib_asked": {0: "default"}}))
+display(view.stack_table(stacks))
 
 # %% [markdown]
 # ## Touching the stack: RSS follows the depth written
@@ -249,8 +249,8 @@ display(Markdown(view.spawn_text(spawned)))
 # S1 started one million Rust threads (2 MiB stacks) that each sleep one second. Here
 # the same program runs at the largest count that stays clear of this machine's
 # limits (`kernel.pid_max` is shared with everything else running, so a reserve is
-# kept) and of the `memory_c10_cap` parameter, measured over the whole create, sleep
-# and join. Figures for one million are computed from it by scaling and are
+# kept) and of the cap on threads set for this run (8,000 by default), measured over
+# the whole create, sleep and join. Figures for one million are computed from it by scaling and are
 # labelled so; they are not measurements.
 
 # %%

@@ -88,7 +88,7 @@ display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
 # ## Measure
 #
 # One series per kind and parent memory size, a plain create+join loop as a baseline,
-# the bursts and the memcpy yardstick. The progress bar counts measuring tasks.
+# the bursts and the memcpy yardstick.
 
 # %%
 result = store.get("launch", lambda: launch.run(
@@ -208,8 +208,8 @@ if "burst" in result.tables:
 # parent; the join was timed apart) and averaged 10,000 launches; its "MB" is 10^6
 # bytes, ours MiB. So the comparison uses the **mean create time**, with the 95%
 # interval of that mean (not the spread of the launches: a mean of a heavy-tailed sample
-# can lie outside their 5th to 95th percentile). The published values are typed
-# once, in C09's record (`threadcost/claims/records/s0_code.py`). C09's 64 KiB memcpy is
+# can lie outside their 5th to 95th percentile). The published values are S0-code's,
+# as the claims page lists them with their source. C09's 64 KiB memcpy is
 # not in this table: S0-code copied between buffers in no cache, which notebook 4's
 # yardsticks measure and where C09's copy is judged, under its own name.
 

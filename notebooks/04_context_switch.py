@@ -327,7 +327,7 @@ placed = store.get("context_switch_placement", lambda: cs.placement_repeats(
 if placed.summary.get("skipped"):
     display(Markdown(f"**Pinned against unpinned not run here:** {placed.summary['skipped']}."))
 else:
-    display(view.placement_table(placed))
+    display(view.placement_table(placed, store.machine_id, data_dir))
 
 # %% [markdown]
 # ## Cross-checks: `perf bench sched pipe`, and the cost of timing every round trip
@@ -343,8 +343,7 @@ perf = store.get("context_switch_perf_check", lambda: cs.perf_cross_check(
     switch_perf_rounds, switch_perf_iterations, "same-cpu"))
 p = perf.summary
 if p["perf_available"]:
-    display(perf.tables["rounds"].pivot(index="round", columns="tool", values="round_trip_ns")
-            .round(0))
+    display(view.perf_rounds_table(perf))
     display(Markdown(
         f"Mean round trip (median over rounds): perf "
         f"**{show('perf_bench_pipe_round_trip_mean_ns', perf)}**, threadcost "

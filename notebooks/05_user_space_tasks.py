@@ -316,7 +316,7 @@ display(sweep_view.table(sweep_result))
 # %%
 c11 = store.get("goroutines_million", lambda: million.goroutines(
     count=tasks_c11_goroutines, sleep_ms=tasks_c11_sleep_ms, repeats=tasks_c11_repeats))
-display(Markdown(million_view.goroutines_text(c11)))
+display(Markdown(million_view.goroutines_text(c11, store.machine_id, data_dir)))
 if not c11.summary.get("skipped"):
     display(million_view.goroutines_table(c11))
 
@@ -326,11 +326,12 @@ if not c11.summary.get("skipped"):
 # S4 ran Rust threads (unpinned, and pinned round-robin to the CPUs) against
 # goroutines, and read `time`'s max RSS and user and system CPU. The same program runs
 # here on the Rust peer (threads, pinned threads, and Tokio tasks beside them) and the
-# Go peer (goroutines): `tasks_s4_count` workers sleep 10 ms at a time after a staggered
-# start, for `tasks_s4_duration_ms` (S4: 1000 sleeps, 10 s). Every variant runs
-# `tasks_s4_repeats` times, each run a fresh process, the variants in alternating order
-# from one repeat to the next, so that a slow minute of the machine falls on all of
-# them. The table gives each variant's mean over its repeats.
+# Go peer (goroutines): the number of workers set for this run (S4: 10,000; the table's
+# count column) sleep 10 ms at a time after a staggered start, for the duration set for
+# this run (S4: 1000 sleeps, 10 s). Every variant runs several times (the table's
+# repeats column), each run a fresh process, the variants in alternating order from one
+# repeat to the next, so that a slow minute of the machine falls on all of them. The
+# table gives each variant's mean over its repeats.
 #
 # What C15 and C17 read from these runs, per repeat: the **peak resident set of the
 # whole program** (sampled every period, and its VmHWM; what `time` reports as max RSS,
@@ -338,8 +339,8 @@ if not c11.summary.get("skipped"):
 # process that started it), and the **CPU per wake-up**: the program's user and system
 # time from the moment every worker exists to the last one's end, divided by the
 # wake-ups. S4's 21 s of threads are 21 s / 10 million wake-ups = 2.1 µs each; a run of
-# fewer sleeps than his is compared per wake-up, so a shorter run (`tasks_s4_duration_ms`
-# / 10 ms sleeps per worker) reads the same quantity. Two small differences remain: the
+# fewer sleeps than his is compared per wake-up, so a shorter run (its duration / 10 ms
+# sleeps per worker) reads the same quantity. Two small differences remain: the
 # staggered first sleep is one wake-up per worker that the division leaves out (one in
 # the sleeps per worker + 1: 1 in 1,001 at S4's 10 s), and S4's `time` also counted the
 # creation of the workers, which here happens before the clock starts. A CPU number is
@@ -446,6 +447,7 @@ else:
 #   see kernel threads; user-space tasks are invisible to them without extra support.
 #
 # Kernel threads are not as heavy as their 8 MiB virtual stacks suggest: what they
-# really cost is the kernel switch (hundreds of nanoseconds to microseconds) and some
-# kernel memory per thread. Whether that matters depends on how much work a task does
+# really cost is the kernel switch (measured on this machine in the table of switch
+# time and memory per task above, and in notebook 4, from two threads on one CPU to a
+# wake-up on another CPU) and some kernel memory per thread. Whether that matters depends on how much work a task does
 # between switches.

@@ -38,7 +38,7 @@ def test_goroutines_skip_when_memory_is_short(monkeypatch: pytest.MonkeyPatch) -
 def test_threads_at_the_ceiling_and_scaled_rows_are_labelled() -> None:
     r = million.threads(cap=40, stack_kib=2048, sleep_ms=20)
     m = r.summary["measured"]
-    assert r.params["count"] == 40 and r.params["bound"] == "cap (parameter)"
+    assert r.params["count"] == 40 and r.params["bound"] == million.CAP_WORDS
     assert m["threads"] == m["finished"] == 40
     assert m["peak_threads"] >= 41  # the 40 and the thread that started them
     assert m["wall_s"] >= 0.020

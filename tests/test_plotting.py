@@ -36,3 +36,18 @@ def test_importing_plotting_does_not_import_seaborn_or_scipy() -> None:
                           timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "[]"
+
+
+def test_plain_tick_labels_keep_the_digits_that_tell_ticks_apart() -> None:
+    """A log axis from 0.6 to 2 labels 0.6, 0.8, 1, 1.2, 1.5, 2: each tick formatted alone
+    keeps its own digits (it once printed "1" for 1.2 and "2" for 1.5)."""
+    from threadcost.plotting import plain_number
+
+    ticks = [0.6, 0.8, 1.0, 1.2, 1.5, 2.0]
+    labels = [plain_number(t) for t in ticks]
+    assert labels == ["0.6", "0.8", "1", "1.2", "1.5", "2"]
+    assert len(set(labels)) == len(ticks)
+    # float noise never shows, powers of ten never appear, thousands are separated
+    assert [plain_number(v) for v in (0.1 + 0.2, 1.2000000000000002, 0.01, 0.25, 2e6)] == [
+        "0.3", "1.2", "0.01", "0.25", "2,000,000"]
+    assert plain_number(0) == "0" and plain_number(float("nan")) == ""

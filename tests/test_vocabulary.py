@@ -116,8 +116,9 @@ def test_page_07_closing_words_without_runs(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("placement", ["same-cpu", "unpinned"])
 def test_the_peer_brigade_finding_is_net_of_the_tables_gross_hop(placement: str) -> None:
-    """The table shows each kind's gross time per hop (pipe calls included), the one-thread
-    brigade too; the page's finding is net of that baseline: between 0 and the gross hop."""
+    """The table shows each kind's gross time per task per trip (pipe calls included, S5's
+    unit), the one-thread brigade too; the page's finding is net of that baseline: between
+    0 and the gross time."""
     from threadcost import findings
     from threadcost.store import datastore
     from threadcost.views import runtimes
@@ -126,7 +127,8 @@ def test_the_peer_brigade_finding_is_net_of_the_tables_gross_hop(placement: str)
     if run is None:
         pytest.skip("no peer_brigade run in the committed folder")
     table = runtimes.brigade_table(run.result())
-    column = f"per hop, pipe calls included, {vocabulary.words(placement)} (µs)"
+    column = (f"per task per trip, pipe calls included, {vocabulary.words(placement)} "
+              "(µs, mean over repeats)")
     gross = float(table.loc["Rust thread, 500 tasks", column].replace(",", ""))
     alone = float(table.loc[f"{vocabulary.words('one-thread')}, 500 tasks", column]
                   .replace(",", ""))

@@ -97,11 +97,15 @@ def save_figure(fig: plt.Figure, stem: str,
 # --- readable figures: applied to every figure the paper saves ---------------------------
 
 def plain_number(value: float, _pos: object = None) -> str:
-    """A tick label without powers of ten: 0.01, 2, 30, 1,000, 2,000,000."""
+    """A tick label without powers of ten, to three significant digits with trailing
+    zeros dropped: 0.01, 0.25, 1.2, 2, 30, 1,000, 2,000,000. Each tick is formatted
+    alone, so the label keeps every digit that tells it from its neighbours (1.2 and
+    1.5 stay "1.2" and "1.5", never "1" and "2")."""
     if value == 0 or not math.isfinite(value):
         return "0" if value == 0 else ""
-    digits = max(0, -math.floor(math.log10(abs(value)) + 1e-9))
-    return f"{value:,.{digits}f}"
+    digits = max(0, 2 - math.floor(math.log10(abs(value)) + 1e-9))
+    text = f"{value:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _plain_log_ticks(axis: object, lo: float, hi: float) -> None:

@@ -154,10 +154,15 @@ def goroutines(count: Any = COUNT.default, sleep_ms: Any = SLEEP_MS.default,
     return Result(GOROUTINES_EXPERIMENT, p, summary, {"runs": pd.DataFrame(rows)})
 
 
+# the bound a run's thread count was set by, when it is the run's own cap (runs stored
+# before this wording read "cap (parameter)")
+CAP_WORDS = "the cap on threads this run was given"
+
+
 def thread_ceiling(stack_kib: int = 2048, cap: int = 8000) -> tuple[int, str]:
     """The largest thread count to try here, and which bound set it."""
     now = sysinfo.system_threads() or 0
-    bounds = {"cap (parameter)": cap}
+    bounds = {CAP_WORDS: cap}
     pid_max = sysinfo.sysctl("kernel.pid_max")
     if pid_max:
         bounds[f"kernel.pid_max {pid_max:,} - {now:,} threads running - "

@@ -22,6 +22,19 @@ NET_DEFINITION = ("time per hop beyond the calls themselves: in each repeat, the
                   "pipe calls alone; mean over the repeats")
 
 
+def _minus_baseline(wide: pd.DataFrame, kind: str
+                    ) -> tuple[float, float | None, float | None, int] | None:
+    """(mean, 95% low, 95% high, repeats) over the repeats (rows) of ``kind``'s column
+    minus the one-thread brigade's, or None when either is absent."""
+    if kind not in wide.columns or BASELINE not in wide.columns:
+        return None
+    diff = (wide[kind] - wide[BASELINE]).dropna()
+    if diff.empty:
+        return None
+    m = over_repeats(diff, "ns")
+    return m.value, m.low, m.high, m.repeats
+
+
 def net_per_hop(table: pd.DataFrame, kind: str, tasks: int,
                 placement: str) -> tuple[float, float | None, float | None, int] | None:
     """(mean, 95% low, 95% high, repeats) of the net per hop of one brigade setup, from a
@@ -35,13 +48,7 @@ def net_per_hop(table: pd.DataFrame, kind: str, tasks: int,
     else:  # no repeat column: as the table says (pandas names the problem)
         rows = table[(table.trips > 0) & (table.tasks == tasks) & (table.placement == placement)]
         wide = rows.pivot_table(index=index, columns="kind", values="per_hop_ns_p50")
-    if kind not in wide.columns or BASELINE not in wide.columns:
-        return None
-    diff = (wide[kind] - wide[BASELINE]).dropna()
-    if diff.empty:
-        return None
-    m = over_repeats(diff, "ns")
-    return m.value, m.low, m.high, m.repeats
+    return _minus_baseline(wide, kind)
 
 
 # (table's content digest, placement, index) -> the table's per-hop medians pivoted: kinds
@@ -140,15 +147,46 @@ for _kind in KIND_WORDS:
 PEER_KINDS = ("rust-thread", "tokio-task")
 
 
-def peer_hop(table: pd.DataFrame, kind: str, tasks: int, placement: str) -> float | None:
-    """The peer brigade's gross time per hop of one setup (ns), pipe I/O included: the
-    median over its repeats of each repeat's median trip / (N + 1), or None when absent.
-    Notebook 07's table of S5's runtimes shows it for every kind, the one-thread brigade
-    too; the findings below are net, as the C brigade's."""
+# S5's own unit for its runtimes (C18-C20 judge it): "per task per iter", a trip's mean
+# time / the tasks; the net subtracts the one-thread brigade of the same repeat; each
+# a mean over the repeats
+PEER_DEFINITION = ("S5's time per task per trip: each repeat's mean trip / the tasks, "
+                   "minus the peer's one-thread brigade of the same repeat (its pipe I/O "
+                   "alone); mean over the repeats, as C18-C20 read it")
+
+
+def _per_task(rows: pd.DataFrame) -> pd.Series:
+    """Each row's mean trip / tasks (a run stored before the mean: its median trip)."""
+    if "per_task_ns_mean" in rows and rows.per_task_ns_mean.notna().all():
+        return rows.per_task_ns_mean.astype(float)
+    return rows.trip_p50_ns.astype(float) / rows.tasks
+
+
+def peer_hop(table: pd.DataFrame, kind: str, tasks: int, placement: str
+             ) -> tuple[float, float | None, float | None, int] | None:
+    """(mean, 95% low, 95% high, repeats) of the peer brigade's gross time per task per
+    trip of one setup (ns), pipe I/O included, S5's unit: the mean over its repeats of
+    each repeat's mean trip / tasks; None when absent. Notebook 07's table of S5's
+    runtimes shows it for every kind and N, the one-thread brigade too."""
     rows = table[(table.kind == kind) & (table.tasks == tasks) & (table.placement == placement)
                  & (table.trips > 0)]
-    values = rows.per_hop_ns_p50.dropna()
-    return float(values.median()) if len(values) else None
+    values = _per_task(rows).dropna() if len(rows) else pd.Series(dtype=float)
+    if values.empty:
+        return None
+    m = over_repeats(values, "ns")
+    return m.value, m.low, m.high, m.repeats
+
+
+def peer_net(table: pd.DataFrame, kind: str, tasks: int, placement: str
+             ) -> tuple[float, float | None, float | None, int] | None:
+    """(mean, 95% low, 95% high, repeats) of ``kind``'s net time per task per trip: in
+    each repeat, its mean trip / tasks minus the one-thread brigade's; None when either
+    is absent."""
+    rows = table[(table.tasks == tasks) & (table.placement == placement) & (table.trips > 0)]
+    index = [c for c in ("run_index", "repeat") if c in rows.columns]
+    wide = rows.assign(value=_per_task(rows)).pivot_table(index=index, columns="kind",
+                                                           values="value")
+    return _minus_baseline(wide, kind)
 
 
 def peer_name(kind: str, placement: str) -> str:
@@ -162,7 +200,7 @@ def _peer(runs: Runs, kind: str, placement: str) -> Value | str:
         skipped = next((r.meta["summary"].get("skipped") for r in found
                         if r.meta["summary"].get("skipped")), None)
         return skipped or "no peer_brigade run stored (notebook 07; needs cargo)"
-    net = net_per_hop(table, kind, S5_TASKS, placement)
+    net = peer_net(table, kind, S5_TASKS, placement)
     if net is None:
         return (f"the stored peer_brigade has no {task_label(kind, plural=True)} and "
                 f"one-thread rows at {S5_TASKS} tasks, {PLACES[placement][1]}")
@@ -175,8 +213,7 @@ def _peer(runs: Runs, kind: str, placement: str) -> Value | str:
 def _peer_quantity(kind: str, placement: str) -> None:
     quantity(peer_name(kind, placement), "ns", "mean over repeats",
              f"S5's brigade of {S5_TASKS} {task_label(kind, runtime=True, plural=True)} on "
-             f"the Rust peer, {PLACES[placement][1]}: {NET_DEFINITION} (the peer's own "
-             "one-thread brigade)", **SHOWN,
+             f"the Rust peer, {PLACES[placement][1]}: {PEER_DEFINITION}", **SHOWN,
              reads=pooled("peer_brigade"))(lambda runs: _peer(runs, kind, placement))
 
 

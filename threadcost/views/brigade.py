@@ -332,8 +332,10 @@ def conclusion_text(data_dir: Any = None, machine_id: str | None = None,
     rust = [q(peer_name("rust-thread", p)) for p in ("unpinned", "same-cpu")]
     tokio = [q(peer_name("tokio-task", p)) for p in ("unpinned", "same-cpu")]
     if rust[0].measured or tokio[0].measured:
-        parts.append(f"**S5's own runtimes** (the Rust peer, {S5_TASKS} tasks, net time per "
-                     "hop beyond the pipe calls, mean over repeats [95% interval]): Rust threads "
+        parts.append(f"**S5's own runtimes** (the Rust peer, {S5_TASKS} tasks, S5's net time "
+                     f"per task per trip: a trip's mean time / {S5_TASKS} minus the one-thread "
+                     "brigade's, mean over repeats [95% interval], as C18 and C20 judge it): "
+                     "Rust threads "
                      f"{show(rust[0])} unpinned and {show(rust[1])} on one CPU; Tokio tasks "
                      f"{show(tokio[0])} unpinned and {show(tokio[1])} on one CPU.")
     else:

@@ -305,17 +305,44 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
     return w.interactive(draw, mechanism=mech, placement=place, tasks=kind)
 
 
-def placement_table(placed: Result) -> pd.DataFrame:
-    """C02's repeated pairs: per mechanism, the median switch pinned and unpinned (ns,
-    half a round trip) and the median of the per-pair ratios unpinned / pinned."""
+def placement_table(placed: Result, machine_id: str | None = None,
+                    data_dir: Any = None) -> pd.DataFrame:
+    """C02's repeated pairs, per mechanism: one switch pinned and unpinned (ns, half a
+    round trip) and unpinned / pinned, each as the verdicts below read it (C01's and
+    C02's readings: the mean over repeats, the ratio's geometric mean over the pairs,
+    with 95% intervals), each value marked with its reading's name: the table and the
+    verdicts print one value per quantity."""
+    from threadcost.views.more_sources import reading_text
+
     frame = placed.tables["repeats"]
     rows = []
-    for mech, grp in frame.groupby("mechanism", sort=False):
-        wide = grp.pivot(index="repeat", columns="placement", values="switch_ns")
-        rows.append({"mechanism": mech, "pairs": len(wide),
-                     "pinned: one switch (ns, median)": round(float(wide["same-cpu"].median())),
-                     "unpinned: one switch (ns, median)":
-                         round(float(wide["unpinned"].median())),
-                     "unpinned / pinned (median of pairs)":
-                         f"{float((wide['unpinned'] / wide['same-cpu']).median()):.2f}"})
+    for mech in dict.fromkeys(frame.mechanism):
+        cells: dict[str, Any] = {"mechanism": mech,
+                                 "pairs": int(frame[frame.mechanism == mech].repeat.nunique())}
+        for column, claim_id, words in (
+                ("pinned: one switch (ns, mean over repeats [95% interval])", "C01",
+                 f"One {mech} switch, both threads pinned"),
+                ("unpinned: one switch (ns, mean over repeats [95% interval])", "C02",
+                 f"One {mech} switch, unpinned"),
+                ("unpinned / pinned (geometric mean of pairs [95% interval])", "C02",
+                 f"{mech.capitalize()}: unpinned switch / pinned switch")):
+            try:
+                got = claims.measure(claim_id, words, machine_id, data_dir, [placed])
+            except KeyError:  # a mechanism no claim judges
+                got = None
+            cells[column] = (reading_text(got, name=claims.reading_name(claim_id, words),
+                                          interval="")
+                             if getattr(got, "value", None) is not None else "—")
+        rows.append(cells)
     return pd.DataFrame(rows).set_index("mechanism")
+
+
+def perf_rounds_table(perf: Result) -> pd.DataFrame:
+    """The perf cross-check, one row per round: each tool's mean round trip of that round,
+    in ns (the unit in each column's name; the stored table's round_trip_ns)."""
+    frame = perf.tables["rounds"]
+    wide = frame.pivot(index="round", columns="tool", values="round_trip_ns").round(0)
+    wide.columns = [f"{str(tool).replace(' (whole-run mean)', ', the run timed whole')}: "
+                    "mean round trip (ns)" for tool in wide.columns]
+    wide.index = pd.Index([int(r) + 1 for r in wide.index], name="round")
+    return wide

@@ -452,10 +452,12 @@ def burst_text(result: Result) -> str:
     serial = _serial_thread_create(result)
     if serial:
         text += (f". One at a time, with each thread joined before the next, a create took "
-                 f"{_show('launch_serial_thread_create_mean_ns', result)} on average: a burst "
-                 "needs a fresh stack (mmap, guard page) "
-                 "and a new kernel task for every thread, and the process's memory map "
-                 "grows with each")
+                 f"{_show('launch_serial_thread_create_mean_ns', result)} on average. Both "
+                 "make a kernel task per thread; in a burst every thread is still alive "
+                 "when the next is created, so no create can reuse the stack of a joined "
+                 "thread, as a one-at-a-time create can, and the process's memory map "
+                 "grows with each. How much of the difference each accounts for is not "
+                 "measured here")
     return text + "."
 
 

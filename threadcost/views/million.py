@@ -2,44 +2,74 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
-from threadcost import findings
+from threadcost import claims, findings
 from threadcost.results import Result
 
+# C11's readings of S1's program (``claims.measure``'s words): the prose prints them,
+# means over the runs, as the verdict judges them
+C11_READINGS = {"wall_s": "S1's program: wall", "user_s": "S1's program: user",
+                "sys_s": "S1's program: sys",
+                "max_rss_kib_per_goroutine": "Resident memory per sleeping goroutine"}
 
-def goroutines_text(result: Result) -> str:
-    """Each variant in words: S1's program as the median of its runs (the statistic C11
-    is judged on), the held variant as its one run."""
+
+def goroutines_text(result: Result, machine_id: str | None = None,
+                    data_dir: Any = None) -> str:
+    """Each variant in words. S1's program, run several times: wall, user, system time and
+    max RSS per goroutine as C11 judges them (``claims.measure``: the mean over the runs,
+    with its 95% interval, marked with the reading's name), and the time to start them
+    as the median of the runs, said so. The held variant: its one run (its findings)."""
     s = result.summary
     if s.get("skipped"):
         return f"**C11 not run here:** {str(s['skipped']).removeprefix('not run here: ')}."
     table = result.tables["runs"]
     from threadcost.findings.tasks import VARIANTS, million_name
+    from threadcost.views.more_sources import reading_text
 
     parts = []
     for variant, rows in table.groupby("variant", sort=False):
         r = rows.median(numeric_only=True)
         n = len(rows)
 
-        def show(column: str, v: str = str(variant)) -> str:
+        def median(column: str, v: str = str(variant)) -> str:
             if v not in VARIANTS:
                 return "n/a"
             return findings.span(findings.of_results(million_name(v, column), [result]))
 
+        def judged(column: str, unit: str, bold: bool = False) -> str:
+            words = C11_READINGS[column]
+            got = claims.measure("C11", words, machine_id, data_dir, [result])
+            if getattr(got, "value", None) is None:
+                return median(column)
+            text = reading_text(got, unit, claims.reading_name("C11", words), interval="")
+            return f"**{text}**" if bold else text
+
         head = ("S1's program" if variant == "as_published" else
                 "Held until all existed, then asleep together")
-        runs = f" (median of {n} runs)" if n > 1 else ""
         count = findings.parameter("tasks_c11_count", f"{int(r['count']):,} goroutines")
         sleep = findings.parameter("sleep_ms", f"{result.params['sleep_ms']:,} ms")
-        text = (f"{head}{runs}: {count} each sleeping {sleep} took **{show('wall_s')}** wall, "
-                f"{show('user_s')} user, {show('sys_s')} system, max RSS "
-                f"**{show('max_rss_kib')}** ({show('max_rss_kib_per_goroutine')} per "
-                f"goroutine); starting them took {show('spawn_s')}")
+        if variant == "as_published" and n > 1:
+            text = (f"{head} ({n} runs, each a fresh process; means over the runs with "
+                    f"their 95% intervals, as C11 judges them): {count} each sleeping "
+                    f"{sleep} took {judged('wall_s', 's', bold=True)} wall, "
+                    f"{judged('user_s', 's')} user, {judged('sys_s', 's')} system, and a max "
+                    f"RSS of {judged('max_rss_kib_per_goroutine', 'KiB', bold=True)} per "
+                    f"goroutine (the runs' max RSS are in the table); starting them took "
+                    f"{median('spawn_s')} (median of the runs)")
+            asleep = f"only {int(r['alive_at_spawn_end']):,} (median of the runs)"
+        else:
+            runs = f" (median of {n} runs)" if n > 1 else ""
+            text = (f"{head}{runs}: {count} each sleeping {sleep} took **{median('wall_s')}** "
+                    f"wall, {median('user_s')} user, {median('sys_s')} system, max RSS "
+                    f"**{median('max_rss_kib')}** ({median('max_rss_kib_per_goroutine')} per "
+                    f"goroutine); starting them took {median('spawn_s')}")
+            asleep = f"only {int(r['alive_at_spawn_end']):,}"
         if r["alive_at_spawn_end"] < r["count"]:
-            text += (f", and only {int(r['alive_at_spawn_end']):,} were still asleep when "
-                     "the last one started, so its max RSS is that of fewer goroutines at "
-                     "once")
+            text += (f", and {asleep} were still asleep when the last one started, so its "
+                     "max RSS is that of fewer goroutines at once")
         parts.append(text + ".")
     return " ".join(parts)
 
@@ -78,7 +108,8 @@ def threads_text(result: Result) -> str:
     stack = findings.parameter("stack_kib", f"{p['stack_kib']:,} KiB")
     sleep = findings.parameter("sleep_ms", f"{p['sleep_ms']:,} ms")
     return (f"The largest count tried here was **{count}** "
-            f"(set by {result.summary['count_bound']}), each with a {stack} stack, "
+            f"(set by {_bound_words(str(result.summary['count_bound']))}), each with a "
+            f"{stack} stack, "
             f"sleeping {sleep}: {f('wall_s')} wall (starting them: {f('spawn_s')}), "
             f"{f('user_s')} user, {f('sys_s')} system; resident growth "
             f"{f('rss_kib_per_thread')} and virtual growth "
@@ -109,3 +140,11 @@ def scaled_table(result: Result) -> pd.DataFrame:
                          float(r["value"]) * factor, fmt),
                      "unit": unit, "how": r["label"]})
     return pd.DataFrame(rows).set_index("quantity")
+
+
+def _bound_words(bound: str) -> str:
+    """The bound that set a run's thread count, as a reader reads it: a run stored before
+    the experiment said it in words named its own cap "cap (parameter)"."""
+    from threadcost.experiments.million import CAP_WORDS
+
+    return CAP_WORDS if bound == "cap (parameter)" else bound

@@ -46,10 +46,12 @@ def _judged(m: Any) -> bool:
     return m is not None and getattr(m, "value", None) is not None
 
 
-def _interval(m: Any, unit: str = "", name: str = "") -> str:
-    """"63.5 [56.0, 71.9]": a claim's reading, value and 95% interval at one precision;
-    the value marked with ``name`` (``claims.reading_name``: the claims' tables print
-    the same reading under it)."""
+def reading_text(m: Any, unit: str = "", name: str = "",
+                 interval: str = "95% interval ") -> str:
+    """"63.5 [95% interval 56.0 to 71.9]": a claim's reading, value and 95% interval at
+    one precision; the value marked with ``name`` (``claims.reading_name``: the claims'
+    tables print the same reading under it). ``interval``: the words before the two
+    ends ("" in a table cell whose header says what the brackets hold)."""
     from threadcost.claims.logic import numbers
 
     u = f" {unit}" if unit else ""
@@ -63,7 +65,7 @@ def _interval(m: Any, unit: str = "", name: str = "") -> str:
     if m.low is None or m.high is None or m.low == m.high:
         return mark(numbers(m.value)[0])
     x, lo, hi = numbers(m.value, m.low, m.high)
-    return f"{mark(x)} [95% interval {lo} to {hi}]"
+    return findings.Marked(f"{mark(x)} [{interval}{lo} to {hi}]")  # a table keeps the span
 
 
 # ------------------------------------------------------------------ S7
@@ -130,9 +132,15 @@ def gap_table(result: Result) -> Any:
     for key, label in what.items():
         sel = frame[frame.what == key]
         spr = sel.switches_per_round_trip.astype(float)
-        rows.append({"what": label, "ns (median)": float(sel.ns.median()),
-                     "ns (min)": float(sel.ns.min()), "ns (max)": float(sel.ns.max()),
-                     "kernel switches per round trip": float(spr.median())
+        # the mean is the finding the sentences below print (C31's statistic), by name
+        mean = findings.of_results(f"fiber_gap_{key}_mean_ns", [result])
+        rows.append({"what": label, "ns (mean over repeats)":
+                     findings.tag(mean.name, mean.number(), mean.number(), mean.run_ids)
+                     if mean.measured else None,
+                     "ns (min over repeats)": float(sel.ns.min()),
+                     "ns (max over repeats)": float(sel.ns.max()),
+                     "kernel switches counted (all repeats)":
+                     f"{int((sel.voluntary + sel.involuntary).sum()):,}"
                      if spr.notna().any() else None})
     return tables.show(pd.DataFrame(rows), missing="not a switch",
                        note="Per switch: half a round trip of a batch without clock reads.")
@@ -161,7 +169,7 @@ def gap_text(result: Result, judged: Any = None) -> str:
     mean = {w: float(frame[frame.what == w].ns.mean()) for w in ("asm", "ucontext",
                                                                   "sigprocmask")}
     n = s["ucontext_over_asm"]["n"]
-    ratio = (_interval(judged, name=claims.reading_name("C31", "ucontext_t switch"))
+    ratio = (reading_text(judged, name=claims.reading_name("C31", "ucontext_t switch"))
              + ", the geometric mean of the repeats' ratios as C31 reads "
              "it" if _judged(judged) else number(s["ucontext_over_asm"]["p50"]) + " (median)")
     del mean  # the sentences print the findings (the same means)
@@ -174,9 +182,22 @@ def gap_text(result: Result, judged: Any = None) -> str:
             f"{_show('fiber_gap_over_sigprocmask_mean_ratio', result)} times one empty "
             f"rt_sigprocmask call ({_show('fiber_gap_sigprocmask_mean_ns', result)}) "
             "measured in the same process: swapcontext saves and restores the signal "
-            "mask with that system call on every switch. Neither switch made a kernel context "
-            "switch (the kernel's counter stayed at zero): a trip into the kernel is not a "
-            "switch.")
+            "mask with that system call on every switch. " + _kernel_count_text(frame))
+
+
+def _kernel_count_text(frame: pd.DataFrame) -> str:
+    """What the kernel's switch counter said over every timed fiber round trip: a fiber
+    switch is no kernel switch, and a rare preemption is said as one, never hidden."""
+    fibers = frame[frame.what.isin(["asm", "ucontext"])]
+    counted = int((fibers.voluntary + fibers.involuntary).sum())
+    trips = int(fibers.operations.sum())
+    if counted == 0:
+        return ("Neither switch made a kernel context switch (the kernel's counter stayed "
+                "at zero): a trip into the kernel is not a switch.")
+    return (f"Neither switch makes a kernel context switch: over all {trips:,} timed round "
+            f"trips of both the kernel counted {counted:,} (an involuntary one is the "
+            "scheduler preempting the thread, not a fiber switch): a trip into the kernel "
+            "is not a switch.")
 
 
 # ------------------------------------------------------------------ S9: every mechanism
@@ -192,16 +213,16 @@ def all_switch_rows(counts: Result, gap: Result | None, go: Result | None,
     runs = counts.tables["runs"]
     for (mech, kind), g in runs.groupby(["mechanism", "tasks"], sort=False):
         rows.append({"mechanism": MECH_LABELS.get(str(mech), str(mech)), "tasks": kind,
-                     "per switch, ns": g.switch_ns.median(),
-                     "switches per round trip (kernel)": g.switches_per_round_trip.median(),
+                     "per switch, ns": g.switch_ns.mean(),
+                     "switches per round trip (kernel)": g.switches_per_round_trip.mean(),
                      "counter": "getrusage of both sides"})
     if indirect is not None:
         pts = indirect.tables["runs"]
         sw = pts[(pts["mode"] == "switch") & (pts.array_kib == 0)]
         rows.append({"mechanism": "pipe, Li/Ding/Shen method (no array)",
-                     "tasks": "processes", "per switch, ns": sw.ns_per_hop.median(),
+                     "tasks": "processes", "per switch, ns": sw.ns_per_hop.mean(),
                      "switches per round trip (kernel)":
-                     float((2 * (sw.voluntary + sw.involuntary) / sw.hops).median()),
+                     float((2 * (sw.voluntary + sw.involuntary) / sw.hops).mean()),
                      "counter": "getrusage of both processes"})
     if gap is not None:
         frame = gap.tables["repeats"]
@@ -209,9 +230,9 @@ def all_switch_rows(counts: Result, gap: Result | None, go: Result | None,
                            ("ucontext", "fiber, swapcontext")):
             g = frame[frame.what == key]
             rows.append({"mechanism": label, "tasks": "fibers on one thread",
-                         "per switch, ns": g.ns.median(),
+                         "per switch, ns": g.ns.mean(),
                          "switches per round trip (kernel)":
-                         g.switches_per_round_trip.astype(float).median(),
+                         g.switches_per_round_trip.astype(float).mean(),
                          "counter": "getrusage of the thread"})
     if go is not None and not go.summary.get("skipped"):
         frame = go.tables["runs"]
@@ -219,17 +240,29 @@ def all_switch_rows(counts: Result, gap: Result | None, go: Result | None,
                               (True, "goroutines locked to OS threads")):
             g = frame[frame.locked == locked]
             rows.append({"mechanism": label, "tasks": "goroutines (GOMAXPROCS=1)",
-                         "per switch, ns": g.switch_ns.median(),
-                         "switches per round trip (kernel)": g.switches_per_round_trip.median(),
+                         "per switch, ns": g.switch_ns.mean(),
+                         "switches per round trip (kernel)": g.switches_per_round_trip.mean(),
                          "counter": "getrusage of the Go process"})
     return pd.DataFrame(rows)
 
 
+def _count_text(v: float) -> str:
+    """A mean count of switches per round trip: three significant digits ("2.00", "10.0"),
+    and a rare switch in plain decimals ("0.000002": one in 500,000), never "0.00"."""
+    from threadcost.plotting import plain_number
+
+    if pd.isna(v):
+        return ""
+    return findings.number(v, "auto") if v == 0 or abs(v) >= 0.01 else plain_number(v)
+
+
 def switch_count_table(rows: pd.DataFrame) -> Any:
-    return tables.show(rows, note="Per switch = half a round trip (the whole run timed at "
-                       "once, median over repeats); switches per round trip = context "
-                       "switches the kernel counted, voluntary + involuntary, over the timed "
-                       "round trips.")
+    shown = rows.assign(**{"switches per round trip (kernel)": rows[
+        "switches per round trip (kernel)"].map(_count_text)})
+    return tables.show(shown, note="Per switch = half a round trip (the whole run timed at "
+                       "once); switches per round trip = context switches the kernel "
+                       "counted, voluntary + involuntary, over the timed round trips; both "
+                       "means over repeats.")
 
 
 def switch_count_figure(rows: pd.DataFrame) -> plt.Figure:
@@ -249,13 +282,13 @@ def tsuna_text(counts: Result) -> str:
     # the sentences print the findings, by name
     return (f"tsuna's program divides its time by four switches per iteration; the "
             f"repository's open issue says six. The kernel counted "
-            f"{_show('tsuna_loop_total_switches_median', counts)} per iteration of the "
+            f"{_show('tsuna_loop_total_switches_mean', counts)} per iteration of the "
             f"same loop between two processes on one CPU: "
-            f"{_show('tsuna_loop_voluntary_switches_median', counts)} voluntary (a side "
-            f"asleep in FUTEX_WAIT) and {_show('tsuna_loop_involuntary_switches_median', counts)}"
+            f"{_show('tsuna_loop_voluntary_switches_mean', counts)} voluntary (a side "
+            f"asleep in FUTEX_WAIT) and {_show('tsuna_loop_involuntary_switches_mean', counts)}"
             " involuntary (each sched_yield, and each retried FUTEX_WAKE, hands the CPU to the "
             "other runnable side). Without the yields the futex ping-pong makes "
-            f"{_show('switch_counts_futex_per_round_trip_median', counts)} per round trip. "
+            f"{_show('switch_counts_futex_per_round_trip_mean', counts)} per round trip. "
             "Dividing by an assumed count, not a counted one, is how one loop gets three "
             "answers. An empty system call took "
             f"{_show('switch_counts_syscall_mean_ns', counts)} in the same run ("
@@ -294,15 +327,18 @@ def indirect_table(result: Result) -> Any:
         switches=("switches_per_round_trip", "median")).reset_index()
     agg["c2"] /= 1000
     agg["indirect"] /= 1000
-    agg.columns = ["array, KiB", "stride, bytes", "c2 per switch, µs", "indirect, µs",
-                   "switches per round trip (kernel)"]
-    return tables.show(agg, note="Median over repeats. c2 = per hop with a partner - per "
-                       "hop alone; indirect = c2 - c2 without an array (the direct cost). "
-                       "A value at or below zero (left out of the figure) is no cost of a "
-                       "switch: alone, the process walks the same array with no partner "
-                       "evicting it. It is noise larger than the cost or, in every repeat, "
-                       "two runs that did not time the same work (C33's growth reading "
-                       "says which).")
+    agg.columns = ["array, KiB", "stride, bytes", "c2 per switch, µs (median over repeats)",
+                   "indirect, µs (median over repeats)",
+                   "switches per round trip (kernel, median over repeats)"]
+    return tables.show(agg, note="Medians over repeats (one repeat's outlier moves a mean, "
+                       "not a median). The direct "
+                       "cost C33 judges, below, is the mean over repeats, a different "
+                       "statistic of the no-array row. c2 = per hop with a partner - per hop "
+                       "alone; indirect = c2 - c2 without an array (the direct cost). A value "
+                       "at or below zero (left out of the figure) is no cost of a switch: "
+                       "alone, the process walks the same array with no partner evicting it. "
+                       "It is noise larger than the cost or, in every repeat, two runs that "
+                       "did not time the same work (C33's growth reading says which).")
 
 
 def indirect_text(result: Result, judged: Any = None) -> str:
@@ -313,12 +349,12 @@ def indirect_text(result: Result, judged: Any = None) -> str:
     llc = s.get("llc_kib")
     inside = pts[(pts.array_kib > 0) & (pts.array_kib <= (llc or 0))]
     if _judged(judged):
-        direct = (f"{_interval(judged, 'µs', claims.reading_name('C33', 'direct cost'))} "
+        direct = (f"{reading_text(judged, 'µs', claims.reading_name('C33', 'direct cost'))} "
                   f"per switch here (mean over {judged.repeats} "
                   "repeats, as C33 reads it)")
     else:
-        direct = f"{_us(s['direct_ns']['p50'])} per switch here (median over " \
-                 f"{s['direct_ns']['n']} repeats)"
+        direct = f"{_us(s['direct_ns']['p50'])} per switch here (the run's median over " \
+                 f"{s['direct_ns']['n']} repeats; C33's mean could not be read)"
     text = (f"The direct cost (no array) was {direct}, against their "
             f"{findings.published('C33', '3.8 µs')}; one empty "
             f"system call took {_show('indirect_syscall_mean_ns', result)} in the same run "
@@ -329,7 +365,8 @@ def indirect_text(result: Result, judged: Any = None) -> str:
         array = findings.parameter("indirect_array_kib", f"{kib:,} KiB")
         cache = findings.parameter("llc_kib", f"{llc:,} KiB")
         text += (f" With an array, the cost per switch rose to "
-                 f"{_show('indirect_worst_in_cache_switch_median_ns', result)} ({array}, "
+                 f"{_show('indirect_worst_in_cache_switch_median_ns', result)} (median over "
+                 f"repeats, as in the table; {array}, "
                  f"stride {stride} B, within the {cache} last-level cache): the partner "
                  "evicted the data and the next walk brought it back.")
     return text
@@ -357,7 +394,7 @@ def go_text(result: Result, judged: Any = None) -> str:
     locked = float(runs[runs.locked.astype(bool)].ns_per_round_trip.mean())
     sw_free = float(runs[~runs.locked.astype(bool)].switches_per_round_trip.mean())
     sw_locked = float(runs[runs.locked.astype(bool)].switches_per_round_trip.mean())
-    ratio = (_interval(judged, name=claims.reading_name("C34", "about 16 times slower"))
+    ratio = (reading_text(judged, name=claims.reading_name("C34", "about 16 times slower"))
              + " times, the geometric mean of the pairs' ratios as C34 "
              "reads it" if _judged(judged) else f"{number(locked / free)} times")
     return (f"One round trip over the channels took "
@@ -393,7 +430,7 @@ def waves_text(result: Result, judged: Any = None) -> str:
     s = result.summary
     p = result.params
     secs = s["seconds_per_100k"]
-    took = (f"{_interval(judged, 's', claims.reading_name('C35', 'Creating and destroying'))} "
+    took = (f"{reading_text(judged, 's', claims.reading_name('C35', 'Creating and destroying'))} "
             f"(mean over {judged.repeats} repeats, as C35 reads it; "
             if _judged(judged) else f"{number(secs['p50'])} s (median; ")
     threads = findings.parameter("waves_threads", f"{s['threads']:,} threads")

@@ -120,9 +120,10 @@ def million_table(result: Result) -> Any:
 
 
 def brigade_table(result: Result) -> Any:
-    """Gross time per hop, pipe I/O included (median over repeats of each run's median
-    trip / (N + 1)), in µs, for every kind the peer ran, its one-thread brigade too
-    (``threadcost.findings.brigade.peer_hop``); the page's net findings subtract it."""
+    """Gross time per task per trip, pipe I/O included (S5's unit, as C18-C20 read it: the
+    mean over repeats of each repeat's mean trip / N), in µs, for every kind the peer
+    ran, its one-thread brigade too (``threadcost.findings.brigade.peer_hop``); the
+    page's net findings subtract it."""
     import pandas as pd
 
     from threadcost.findings.brigade import peer_hop
@@ -139,7 +140,8 @@ def brigade_table(result: Result) -> Any:
             row = {"brigade": f"{vocabulary.words(kind)}, {n:,} tasks"}
             for pl in placements:
                 hop = peer_hop(runs, kind, n, pl)
-                row[f"per hop, pipe calls included, {vocabulary.words(pl)} (µs)"] = _fmt(
-                    None if hop is None else hop / 1000, ",.2f")
+                row[f"per task per trip, pipe calls included, {vocabulary.words(pl)} "
+                    "(µs, mean over repeats)"] = _fmt(None if hop is None else hop[0] / 1000,
+                                                      ",.2f")
             rows.append(row)
     return pd.DataFrame(rows).set_index("brigade")

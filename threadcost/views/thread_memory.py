@@ -187,8 +187,13 @@ def stack_figure(result: Result) -> plt.Figure:
     x = table.stack_used_kib
     ax.plot(x, table.vsz_kib_per_thread, "o-", label="virtual size per thread (VmSize)")
     ax.plot(x, table.rss_kib_per_thread, "s-", label="resident set per thread (VmRSS)")
-    ax.plot(x, table.kernel_kib_per_thread, "^-",
-            label="kernel memory per thread (stack + page tables + slab)")
+    kernel = table.kernel_kib_per_thread
+    spread = None
+    if {"kernel_kib_per_thread_min", "kernel_kib_per_thread_max"} <= set(table.columns):
+        spread = [(kernel - table.kernel_kib_per_thread_min).clip(lower=0),
+                  (table.kernel_kib_per_thread_max - kernel).clip(lower=0)]
+    ax.errorbar(x, kernel, yerr=spread, fmt="^-", capsize=3,
+                label="kernel memory per thread (bars: min to max of runs)")
     ax.set_xscale("log", base=2)
     ax.set_xticks(list(x), [f"{v:,}" for v in x])
     ax.xaxis.set_minor_locator(plt.NullLocator())
@@ -198,6 +203,34 @@ def stack_figure(result: Result) -> plt.Figure:
     ax.legend(loc="upper left", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def stack_table(result: Result) -> pd.DataFrame:
+    """Per stack size: virtual, resident and page-table memory per thread (medians of
+    the runs: they barely move), and the kernel's memory per thread with its spread,
+    "median [min to max]" of the runs: its slab part is counted system-wide and moves by
+    several KiB from run to run, so a bare median would read as a result it is not."""
+    t = result.tables["per_stack_size"]
+
+    def spread(row: Any) -> str:
+        mid, lo, hi = (row.get(f"kernel_kib_per_thread{end}") for end in ("", "_min", "_max"))
+        if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
+            return findings.number(mid, "auto")
+        return (f"{findings.number(mid, 'auto')} [{findings.number(lo, 'auto')} to "
+                f"{findings.number(hi, 'auto')}]")
+
+    out = pd.DataFrame({
+        "stack asked (KiB)": t.stack_kib_asked.map(lambda k: "default" if k == 0
+                                                   else f"{int(k):,}"),
+        "stack used (KiB)": t.stack_used_kib,
+        "runs": t.runs if "runs" in t else None,
+        "VSZ per thread (KiB, median of runs)": t.vsz_kib_per_thread,
+        "RSS per thread (KiB, median of runs)": t.rss_kib_per_thread,
+        "page tables per thread (KiB, median of runs)": t.page_tables_kib_per_thread,
+        "kernel per thread (KiB, median [min to max] of runs)":
+            [spread(row) for _, row in t.iterrows()],
+    })
+    return out.dropna(axis=1, how="all").set_index("stack asked (KiB)")
 
 
 def limits_frame(result: Result) -> pd.DataFrame:

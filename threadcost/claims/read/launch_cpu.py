@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from threadcost import vocabulary
 from threadcost.claims.read.common import (
     holds_all,
     no_run,
@@ -212,7 +213,7 @@ def c14_dtlb_ratio(runs: Runs) -> Measurement | Missing:
     rows, found = got
     if rows.dtlb_misses.isna().all():
         perf = found[0].meta["summary"].get("perf", {}).get("dtlb_misses", "not counted")
-        return Missing(f"dTLB misses not counted: {perf}")
+        return Missing(f"dTLB misses not counted: {vocabulary.perf_words(str(perf))}")
     return _cpu_ratio(runs, "own", "dtlb_misses", "dTLB load misses over the loops")
 
 
