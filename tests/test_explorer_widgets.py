@@ -38,6 +38,6 @@ def test_a_missing_value_or_ratio_says_why() -> None:
     assert rss["A / B"] == "—" and "below 4 KiB per task" in rss["why a value is missing"]
     assert table.loc["round trip p50 (ns)", "A / B"] == "13.33"
     gaps = view.compare_rows(frame, "Java virtual thread", "thread")
-    assert gaps.loc["create p50 (ns)", "why a value is missing"] == \
+    assert gaps.loc["create alone p50 (ns)", "why a value is missing"] == \
         "not measured for Java virtual thread"
     assert not gaps.isna().any().any()  # every cell is text a reader can read

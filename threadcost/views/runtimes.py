@@ -33,7 +33,7 @@ def peer_rows(result: Result) -> list[dict[str, Any]]:
             name, kind, round_trip=s.get("round_trip_ns"),
             switch=switch_of(f"switch_{kind.replace('-', '_')}_batch_median_ns", [result]),
             rss_kib=mem["per_task_rss_kib"], vsz_kib=mem["per_task_vsz_kib"],
-            create_ns=s["create_ns"]["p50"],
+            life_ns=s["create_ns"]["p50"],  # the peers time the whole life
             switch_how=SWITCH_HOW.get(kind, "no ping-pong in this peer"),
             memory_how=f"slope over {mem['tasks']:,} {MEMORY_HOW.get(kind, 'idle tasks')}"))
     return rows

@@ -27,7 +27,8 @@ COMPARE_METRICS = {"one switch: half a pinned batch's mean round trip (ns)": "sw
                    "RSS per task (KiB)": "rss_per_task_kib",
                    "VSZ per task (KiB)": "vsz_per_task_kib",
                    "kernel memory per task (KiB)": "kernel_per_task_kib",
-                   "create p50 (ns)": "create_ns"}
+                   "create alone p50 (ns)": "create_ns",
+                   "whole life p50 (ns)": "life_ns"}
 
 
 def compare_pair(frame: pd.DataFrame) -> tuple[str, str]:

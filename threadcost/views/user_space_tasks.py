@@ -38,7 +38,8 @@ def switch_of(name: str, results: list[Any]) -> findings.Quantity | None:
 def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
          switch: findings.Quantity | None = None, rss_kib: float | None = None,
          vsz_kib: float | None = None, kernel_kib: float | None = None,
-         create_ns: float | None = None, switch_how: str = "", memory_how: str = "",
+         create_ns: float | None = None, life_ns: float | None = None,
+         switch_how: str = "", memory_how: str = "",
          missing: str | None = None,
          switches_per_round_trip: float | None = None) -> dict[str, Any]:
     rt = round_trip or {}
@@ -52,10 +53,16 @@ def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
         "switch": switch,
         "switches_per_round_trip": switches_per_round_trip,
         "rss_per_task_kib": rss_kib, "vsz_per_task_kib": vsz_kib,
-        "kernel_per_task_kib": kernel_kib, "create_ns": create_ns,
+        # create alone (pthread_create; a fiber's stack and context) and the whole life
+        # (create, first run, exit, join: the runtimes' launch), two quantities
+        "kernel_per_task_kib": kernel_kib, "create_ns": create_ns, "life_ns": life_ns,
         "switch_how": switch_how, "memory_how": memory_how, "missing": missing,
         "round_trip": dict(rt),
     }
+
+
+def _measured(q: findings.Quantity) -> float | None:
+    return q.value if q.measured else None
 
 
 def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
@@ -75,6 +82,8 @@ def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
             switch=switch_of(switch, [result]), rss_kib=pf.get("rss_kib"),
             vsz_kib=pf.get("vsz_kib"), kernel_kib=None,
             create_ns=fiber_create(result)["create_ns"],
+            life_ns=_measured(findings.of_results("launch_fiber_median_ns", [result]))
+            if impl == "asm" else None,
             switches_per_round_trip=s.get("switches_per_round_trip"),
             switch_how="A->B->A on one thread pinned to one CPU",
             memory_how=f"slope over {pf.get('fibers', 0):,} idle fibers, "
@@ -203,6 +212,7 @@ def kernel_task_rows(results: dict[str, Result], missing: dict[str, str]
     per_thread = (mem.summary.get("per_thread") or {}) if mem else {}
     launch = results.get("launch")
     create = _dist_of(launch.summary, "create_ns") if launch else None
+    life = _dist_of(launch.summary, "lifecycle_ns") if launch else None
     rows = []
     for name, kind in (("switch_thread", "thread"), ("switch_process", "process")):
         task = f"{vocabulary.TASK_LABELS[kind]}, futex, same CPU"
@@ -220,6 +230,7 @@ def kernel_task_rows(results: dict[str, Result], missing: dict[str, str]
             vsz_kib=per_thread.get("vsz_kib") if is_thread else None,
             kernel_kib=per_thread.get("kernel_kib") if is_thread else None,
             create_ns=create["p50"] if (is_thread and create) else None,
+            life_ns=life["p50"] if (is_thread and life) else None,
             switches_per_round_trip=result.summary.get("switches_per_round_trip")
             if result else None,
             switch_how="futex wait/wake ping-pong, both pinned to one CPU",
@@ -265,7 +276,8 @@ def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "RSS per task (KiB)": frame.rss_per_task_kib,
         "VSZ per task (KiB)": frame.vsz_per_task_kib,
         "kernel memory per task, this page's run (KiB)": frame.kernel_per_task_kib,
-        "create p50 (ns)": frame.create_ns,
+        "create alone p50 (ns)": frame.create_ns,
+        "whole life p50 (ns): create, first run, exit, join": frame.life_ns,
         "not measured because": frame.missing.fillna(""),
     }).set_index("task")
     out = out.astype({c: float for c in out.columns if c != "not measured because"})
@@ -533,8 +545,9 @@ def creation_text(results: dict[str, Result], launch: Result | None) -> str:
                  f"kernel, glibc may reuse a cached stack).")
     else:
         text += "; the thread launch experiment did not run here (see the missing rows)."
-    return text + (" Creating a fiber is mostly the `mmap` and `mprotect` of its stack: the "
-                   "same system calls a thread's stack needs, without the `clone`.")
+    return text + (" A fiber's create maps its stack and sets its guard page (`mmap`, "
+                   "`mprotect`), as a thread's stack needs, without a `clone`; how its time "
+                   "divides between those calls is not measured here.")
 
 
 def missing_text(missing: dict[str, str]) -> str:
