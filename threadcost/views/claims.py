@@ -316,7 +316,9 @@ def assertions_table(verdicts: list[ClaimVerdict],
             explained = any(w.explains and w.text != UNEXPLAINED for w in a.why)
             rows.append({
                 "claim": v.id,
-                "reading": "as published" if a.kind == "as_published" else "shape",
+                # a stand-in reads another experiment: the legend's "substitute", said
+                "reading": ("as published" if a.kind == "as_published" else "shape")
+                + (", by a substitute" if a.substitute else ""),
                 "assertion": Text(a.text + (f" (stand-in: {a.substitute})"
                                             if a.substitute else ""), quote, note),
                 "measured here [95% interval]": measured,
