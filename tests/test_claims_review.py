@@ -188,3 +188,32 @@ def test_the_defaults_goroutine_switch_says_its_configuration(
         by_id: dict[str, ClaimVerdict]) -> None:
     (row,) = [r for r in by_id["C04"].context if r.label.startswith("A goroutine switch")]
     assert "runtime's defaults" in row.label and "not pinned" in row.label
+
+
+def test_the_empty_system_call_prints_one_way_across_machines(
+        by_id: dict[str, ClaimVerdict]) -> None:
+    """Page 06 printed the AMD call as 176.5 ns across machines and 177 ns in the whys and
+    the yardsticks' table: one value, one precision."""
+    from threadcost.claims import logic
+    from threadcost.views import across_machines
+
+    text = across_machines.yardstick_text(DATA, [REFERENCE])
+    (c01,) = [w for w in by_id["C01"].as_published[0].why]
+    shown = logic.number(c01.yardsticks["syscall"])
+    assert f"{shown} ns" in c01.text
+    assert re.search(rf">?{re.escape(shown)} ns", text), text
+    assert "176.5" not in text
+
+
+def test_page_03_says_what_c09s_verdict_reads() -> None:
+    """Page 03's prose said "the comparison uses the mean create time" above a table of
+    means, while C09's verdicts read per-repeat medians: the prose and the table now say
+    the means are context, and the verdicts a substitute that reads medians."""
+    from threadcost.views import launch
+
+    prose = (paths.REPO_ROOT / "notebooks" / "03_launch.py").read_text()
+    section = prose[prose.index("## Claim C09 beside this machine"):]
+    section = section[:section.index("# %%\n")]
+    assert "So the comparison uses the **mean create time**" not in section
+    assert "**median** create time" in section and "substitute" in section
+    assert "context" in launch.MEAN_COLUMN
