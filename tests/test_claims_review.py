@@ -13,7 +13,7 @@ import pytest
 
 from threadcost import claims, paths
 from threadcost.claims import summary, whys
-from threadcost.claims.model import ClaimVerdict
+from threadcost.claims.model import AssertionVerdict, ClaimVerdict
 
 DATA = paths.REPO_ROOT / "data"
 REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-1650d2c6"
@@ -52,7 +52,7 @@ def test_no_why_explains_by_the_same_kind_of_quantity(verdicts: list[ClaimVerdic
     assert not why.explains and "As a decomposition, not a cause" in why.text
 
 
-def by_reading(verdicts: list[ClaimVerdict], cid: str, text: str):  # type: ignore[no-untyped-def]
+def by_reading(verdicts: list[ClaimVerdict], cid: str, text: str) -> AssertionVerdict:
     return next(a for v in verdicts if v.id == cid for a in v.assertions if a.text == text)
 
 

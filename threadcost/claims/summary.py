@@ -148,14 +148,19 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
             out.append(f"For example, {_subject(cross.text)} measures "
                        f"{_value(cross)} ({cross.words}): {cross.why[0].text}.")
     ts = t["shape"]
-    counts = [f"{ts['holds']} hold here", f"{ts['fails']} fail",
-              f"{ts['inconclusive']} are inconclusive"]
+    def n(count: int, many: str, one: str) -> str:
+        return f"{count} {one if count == 1 else many}"
+
+    counts = [n(ts["holds"], "hold here", "holds here"), n(ts["fails"], "fail", "fails"),
+              n(ts["inconclusive"], "are inconclusive", "is inconclusive")]
     if ts["not reproducible"]:
-        counts.append(f"{ts['not reproducible']} are not reproducible on this machine")
+        counts.append(n(ts["not reproducible"], "are not reproducible on this machine",
+                        "is not reproducible on this machine"))
     if ts["not run here"]:
-        counts.append(f"{ts['not run here']} were not run here")
+        counts.append(n(ts["not run here"], "were not run here", "was not run here"))
     if ts["computed"]:
-        counts.append(f"{ts['computed']} are computed, not measured")
+        counts.append(n(ts["computed"], "are computed, not measured",
+                        "is computed, not measured"))
     out.append(f"Of the {len(sh)} relations the sources themselves state, {_and(counts)}.")
     found = [v for v in verdicts if v.finding]
     for v in found:
