@@ -97,8 +97,8 @@ def cross_cpu(runs: Runs, v: AssertionVerdict) -> Why | None:
         return None
     sticks = {SAME: same.value, CROSS: cross.value}
     text = (f"{UNEXPLAINED_BY}no more elementary quantity measured here accounts for it. "
-            "As a decomposition, not a cause (the same pipe hand-off, pinned): across two "
-            f"CPUs it costs {logic.number(cross.value)} ns here against "
+            "As a decomposition, not a cause (the yardsticks' thread hand-off through a "
+            f"pipe, pinned): across two CPUs it costs {logic.number(cross.value)} ns here against "
             f"{logic.number(same.value)} ns on one CPU "
             f"({wake_up_ratio(cross.value, same.value)}; means over repeats)")
     if busy is not None:
