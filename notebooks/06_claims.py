@@ -27,18 +27,25 @@
 # - **Shape.** Only the relations the source itself states, with its sentence: they
 #   *hold* or *fail* the same way.
 # - **Why it differs.** Every differing number names its cause from a more elementary
-#   quantity measured on the same machine (a wake-up on another CPU, idle or busy; an
-#   empty system call and the mitigations that set its cost; a 64 KiB copy in cache and
-#   in no cache; the CPUs Go spreads over; how deep an idle thread's stack reaches), or a
-#   fact of the kernel version, or says "unexplained". The same quantity measured again
-#   is no why. A setup that cannot run as published here (10,000 tasks saturating two
-#   CPUs) is *not reproducible on this machine*, never "underpowered".
+#   quantity measured on the same machine (the system time spent outside a task's loop;
+#   the CPUs Go spreads over; how deep an idle thread's stack reaches; the system call a
+#   switch makes), or a fact of the kernel version, or says "unexplained". The same kind
+#   of quantity measured again is no why: the wake-up yardsticks are the pipe hand-off
+#   itself, pinned, so beside a switch they are a decomposition, and a 64 KiB copy in
+#   two cache states is the copy again. An empty system call explains nothing where the
+#   source published no call of its machine. Such numbers are given as context after
+#   "unexplained", and only real causes are counted as explanations. A setup that cannot
+#   run as published here is *not reproducible on this machine*, never "underpowered";
+#   10,000 sleeping tasks saturating two CPUs are judged all the same where page 05's
+#   sweep shows saturation leaves the cost per wake-up alone.
 #
 # A timing reading rests on at least 5 independent repeats; its **power** (the
 # half-width of its interval against the half-width of its tolerance) is measured,
 # and a reading that cannot resolve its tolerance says so before the numbers. A
-# reading from a different experiment is a *substitute* and names its stand-in;
-# *computed* is a number derived from limits without measuring it. C23 is this
+# reading from a different experiment is a *substitute* and names its stand-in
+# (whatever it gave, an inconclusive stand-in included); *computed* is a number derived
+# from limits without measuring it, or between two measured settings (a geometric mean,
+# said so beside the value). C23 is this
 # study's own reading of a source's thesis: it is listed as a finding, never counted
 # with the published claims.
 

@@ -70,7 +70,11 @@ def test_differs_as_published_but_the_shape_holds(tmp_path: Path) -> None:
     assert {a.verdict for a in c02.shape} == {"supported"}  # 960 / 600 = 1.6
 
 
-def test_a_difference_explained_by_the_cross_cpu_yardstick(tmp_path: Path) -> None:
+def test_the_cross_cpu_yardsticks_are_a_decomposition_not_a_cause(tmp_path: Path) -> None:
+    """The wake-up yardsticks are the same pipe hand-off pinned (the reading's own kind of
+    quantity): an unpinned switch slower than published reads "unexplained", with the
+    hand-off pinned to one and two CPUs given as a decomposition, said so; no hypervisor
+    is blamed (none is measured)."""
     slow = _placement(_jitter(700), _jitter(4000))  # unpinned 1.8x slower than 2.2 µs
     yard = _yardsticks({"pipe_switch_pinned": 700.0, "wakeup_cross_cpu": 2400.0,
                         "wakeup_cross_cpu_busy": 1000.0})
@@ -78,13 +82,13 @@ def test_a_difference_explained_by_the_cross_cpu_yardstick(tmp_path: Path) -> No
     for a in c02.as_published:
         assert a.words == "differs here: 1.8x slower"
         (why,) = a.why
+        assert not why.explains and why.text.startswith("unexplained: ")
+        assert "As a decomposition, not a cause" in why.text
         assert why.yardsticks["wakeup_cross_cpu"] == pytest.approx(2400 * 1.004, rel=0.01)
-        assert why.yardsticks["pipe_switch_pinned"] == pytest.approx(700 * 1.004, rel=0.01)
-        assert "another CPU" in why.text and "idling and waking" in why.text
-        assert "unpinned" not in why.text or "same CPU" in why.text
+        assert "idling and waking" in why.text and "hypervisor" not in why.text
     row = c02.as_dict()
-    assert row["why"] and row["why"][0]["yardsticks"]
-    # without the cross-CPU yardstick the same difference is "unexplained"
+    assert row["why"] and row["why"][0]["explains"] is False
+    # without the cross-CPU yardstick the same difference is plainly "unexplained"
     bare = _judge(tmp_path, slow)["C02"]
     assert all(w.text == "unexplained" for a in bare.as_published for w in a.why)
 

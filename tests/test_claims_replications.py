@@ -91,10 +91,11 @@ def test_c13_inside_outside_straddling_and_too_few(tmp_path: Path) -> None:
     assert "C rewrite of S3's Go programs" in (inside.assertions[0].substitute or "")
     outside = _judge(tmp_path, _cpu_bound([1.10, 1.12, 1.11, 1.09, 1.10]))["C13"]
     assert outside.label == "substitute, contradicted"
+    # a stand-in is the legend's "substitute" whatever it gave, inconclusive included
     straddle = _judge(tmp_path, _cpu_bound([0.97, 1.03, 0.98, 1.04, 1.0]))["C13"]
-    assert straddle.verdict == "inconclusive"
+    assert straddle.verdict == "substitute" and straddle.label == "substitute, inconclusive"
     few = _judge(tmp_path, _cpu_bound([1.0, 1.0]))["C13"]
-    assert few.verdict == "inconclusive" and ">= 5" in few.assertions[0].reason
+    assert few.verdict == "substitute" and ">= 5" in few.assertions[0].reason
     for v in (inside, outside, straddle, few):
         _consistent({"C13": v})
 

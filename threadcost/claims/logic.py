@@ -15,8 +15,9 @@ against the tolerance its claim's words allow:
 
 A claim takes the verdict of its judged assertions (not reproduced, then
 contradicted, then inconclusive, then supported); "substitute" when every
-assertion that decides that verdict rests on a stand-in method and the stand-in
-gave a clear answer; "computed" or "not run here" when nothing was judged.
+assertion that decides that verdict rests on a stand-in method (whatever the
+stand-in gave: the legend's "judged with a different experiment"); "computed" or
+"not run here" when nothing was judged.
 """
 
 from __future__ import annotations
@@ -125,7 +126,8 @@ def combine(verdicts: list[AssertionVerdict]) -> tuple[str, str]:
         for cls in (CONTRADICTED, INCONCLUSIVE, SUPPORTED):
             if any(v.verdict == cls for v in judged):
                 deciding = [v for v in judged if v.verdict == cls]
-                if cls != INCONCLUSIVE and all(v.substitute for v in deciding):
+                # the legend's "substitute": judged with a stand-in, whatever it gave
+                if all(v.substitute for v in deciding):
                     return SUBSTITUTE, f"{cls} by a stand-in: {deciding[0].substitute}"
                 reason = next((v.reason for v in judged if v.verdict == cls and v.reason), "")
                 return cls, reason if cls == INCONCLUSIVE else ""

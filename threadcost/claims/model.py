@@ -44,10 +44,13 @@ class Why:
     yardsticks: dict[str, float] = field(default_factory=dict)  # name -> value (ns ...)
     run_id: str = ""
     fact: bool = False  # a fact of the kernel or runtime version, not a measurement
+    # False: no cause is named ("unexplained"); the text only gives what was measured
+    # around it as context (a decomposition, the machine's system-call cost), said so
+    explains: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         return {"text": self.text, "yardsticks": dict(self.yardsticks),
-                "run_id": self.run_id, "fact": self.fact}
+                "run_id": self.run_id, "fact": self.fact, "explains": self.explains}
 
 
 UNEXPLAINED = "unexplained"

@@ -196,7 +196,8 @@ def sentence(claim_id: str, verdicts: list[AssertionVerdict]) -> str:
             continue
         bits = []
         for v in rows:
-            got = logic.measured_text(v) if v.measured is not None else ""
+            got = (logic.measured_text(v) + (f" {v.where}" if v.where else "")
+                   if v.measured is not None else "")
             bits.append(f"{v.text}: {v.words}" + (f" ({got})" if got else ""))
         parts.append(f"{head}: " + "; ".join(bits))
     whys = [w.text for v in verdicts for w in v.why]

@@ -30,9 +30,9 @@ BUCKETS = {"as_published": ("holds", "differs", "inconclusive", "not reproducibl
 def bucket(v: AssertionVerdict) -> str:
     if v.verdict == SUPPORTED:
         return "holds"
-    if v.verdict == NOT_REPRODUCED and v.reason.startswith(logic.NOT_REPRODUCIBLE):
+    if v.verdict == NOT_REPRODUCED:  # its words say "not reproducible on this machine"
         return "not reproducible"
-    if v.verdict in (CONTRADICTED, NOT_REPRODUCED):
+    if v.verdict == CONTRADICTED:
         return "differs" if v.kind == "as_published" else "fails"
     if v.verdict == NOT_RUN:
         return "not run here"
@@ -93,8 +93,8 @@ def _phrase(text: str) -> str:
 def _cause(a: AssertionVerdict) -> str:
     """The kind of cause: the yardstick it was read from, a fact, or unexplained."""
     w = a.why[0] if a.why else None
-    if w is None or w.text == UNEXPLAINED:
-        return "unexplained"
+    if w is None or w.text == UNEXPLAINED or not w.explains:
+        return "unexplained"  # a why that gives only context names no cause
     if w.fact:
         return "a fact of the kernel or runtime version"
     if "wakeup_cross_cpu" in w.yardsticks:
@@ -148,10 +148,19 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
             out.append(f"For example, {_subject(cross.text)} measures "
                        f"{_value(cross)} ({cross.words}): {cross.why[0].text}.")
     ts = t["shape"]
-    counts = [f"{ts['holds']} hold here", f"{ts['fails']} fail",
-              f"{ts['inconclusive']} are inconclusive"]
+    def n(count: int, many: str, one: str) -> str:
+        return f"{count} {one if count == 1 else many}"
+
+    counts = [n(ts["holds"], "hold here", "holds here"), n(ts["fails"], "fail", "fails"),
+              n(ts["inconclusive"], "are inconclusive", "is inconclusive")]
+    if ts["not reproducible"]:
+        counts.append(n(ts["not reproducible"], "are not reproducible on this machine",
+                        "is not reproducible on this machine"))
     if ts["not run here"]:
-        counts.append(f"{ts['not run here']} were not run here")
+        counts.append(n(ts["not run here"], "were not run here", "was not run here"))
+    if ts["computed"]:
+        counts.append(n(ts["computed"], "are computed, not measured",
+                        "is computed, not measured"))
     out.append(f"Of the {len(sh)} relations the sources themselves state, {_and(counts)}.")
     found = [v for v in verdicts if v.finding]
     for v in found:

@@ -2,10 +2,12 @@
 
 Each function takes the runs and the reading's verdict and returns a :class:`Why`
 when its yardstick was measured and points the way the difference goes, else
-None (then the next is tried; none left: "unexplained"). "Because this is a
-virtual machine" is said only where the busy-partner wake-up shows that idling
-and waking a CPU adds most of the cross-CPU cost, on a machine whose fingerprint
-names a hypervisor.
+None (then the next is tried; none left: "unexplained"). A yardstick of the
+reading's own kind (:data:`YARDSTICK_KIND`: the pipe hand-off re-measured pinned)
+or one whose counterpart on the source's machine was never published (the empty
+system call) names no cause: such a why says "unexplained" and gives its numbers as
+context (``Why.explains`` False). Nothing is put down to "a virtual machine": no
+run here measures the hypervisor.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ YARDSTICK_WORDS = {
     "wakeup_cross_cpu": "a wake-up on another, idle CPU",
     "wakeup_cross_cpu_busy": "a wake-up on another, busy CPU",
 }
-IDLE_SHARE = 0.3  # idling adds at least this share of a cross-CPU wake-up: say so
 
 
 def yard_of(runs: Runs, name: str) -> Measurement | None:
@@ -52,47 +53,64 @@ def _slower(v: AssertionVerdict) -> bool | None:
     return (not more) if v.unit in ("iterations/s", "round trips/s") else more
 
 
-def _virtual(runs: Runs) -> str:
-    for run in runs.runs:
-        virt = str(run.meta.get("machine", {}).get("virtualization", "") or "")
-        if virt and virt not in ("none", "unknown"):
-            return virt
-    return ""
-
-
 def wake_up_ratio(cross: float, same: float) -> str:
     """The cross-CPU wake-up as a multiple of the same-CPU one, as the why prints it
     (and as page 06's summary finds it to mark it with its finding's name)."""
     return f"{cross / same:.1f}x"
 
 
+# What each yardstick measures, as a kind of quantity. A why whose yardstick is the
+# reading's own kind re-measures the claim's quantity: it names no cause, so it is
+# given as context (a decomposition), and the reading says "unexplained".
+HAND_OFF = "a thread hand-off through the kernel"
+YARDSTICK_KIND = {SAME: HAND_OFF, CROSS: HAND_OFF, BUSY: HAND_OFF,
+                  SYSCALL: "an empty system call", PIPE: "a pipe write and read",
+                  WARM: "a 64 KiB copy", COLD: "a 64 KiB copy"}
+HOP = "per task per trip"  # a brigade's reading: one hop is a pipe read, a write and a switch
+
+
+def reading_kind(v: AssertionVerdict) -> str:
+    """The kind of quantity a reading measures, in :data:`YARDSTICK_KIND`'s words ("":
+    none of them): a switch, an echo or a brigade hop is a thread hand-off."""
+    text = v.text.lower()
+    if "memcpy" in text:
+        return "a 64 KiB copy"
+    if "switch" in text or "echo" in text or HOP in text:
+        return HAND_OFF
+    return ""
+
+
+UNEXPLAINED_BY = "unexplained: "
+
+
 def cross_cpu(runs: Runs, v: AssertionVerdict) -> Why | None:
-    """A slower number where threads wake each other across CPUs: the cross-CPU
-    wake-up against the same-CPU one, and what idling the partner CPU adds."""
+    """A slower number where threads wake each other across CPUs. The wake-up yardsticks
+    are the same pipe hand-off pinned (to one CPU, to two, with the partner kept busy):
+    the reading's own kind of quantity, re-measured. They name no cause, so the reading
+    is "unexplained" and they are given as a decomposition, said so. Nothing measured
+    here says why the cross-CPU hand-off costs what it does (a hypervisor is not
+    measured)."""
     same, cross, busy = yard_of(runs, SAME), yard_of(runs, CROSS), yard_of(runs, BUSY)
     if same is None or cross is None or _slower(v) is not True:
         return None
-    sticks = {SAME: same.value, CROSS: cross.value}
-    text = (f"a wake-up on another CPU costs {logic.number(cross.value)} ns here against "
-            f"{logic.number(same.value)} ns on the same CPU "
-            f"({wake_up_ratio(cross.value, same.value)}; means over repeats)")
     if cross.value <= same.value * 1.2:
         return None
+    sticks = {SAME: same.value, CROSS: cross.value}
+    text = (f"{UNEXPLAINED_BY}no more elementary quantity measured here accounts for it. "
+            "As a decomposition, not a cause (the yardsticks' thread hand-off through a "
+            f"pipe, pinned): across two CPUs it costs {logic.number(cross.value)} ns here against "
+            f"{logic.number(same.value)} ns on one CPU "
+            f"({wake_up_ratio(cross.value, same.value)}; means over repeats)")
     if busy is not None:
         sticks[BUSY] = busy.value
         idle = cross.value - busy.value
         if idle > 0:
             text += (f"; with the partner CPU kept busy it costs {logic.number(busy.value)} "
                      f"ns, so idling and waking that CPU adds {logic.number(idle)} ns")
-        else:  # a busy partner is no cheaper: the cost is the crossing itself, not the idling
+        else:
             text += (f"; with the partner CPU kept busy it costs {logic.number(busy.value)} "
-                     "ns, no less, so the cost is the crossing itself rather than waking an "
-                     "idle CPU")
-        virt = _virtual(runs)
-        if virt and idle > IDLE_SHARE * cross.value:
-            text += (f": on this virtual machine ({virt}) an idle virtual CPU is woken "
-                     "through the hypervisor")
-    return Why(text, sticks, cross.run_id)
+                     "ns, no less")
+    return Why(text, sticks, cross.run_id, explains=False)
 
 
 MITIGATION_KEYS = ("spectre_v2", "spec_rstack_overflow", "retbleed", "meltdown")
@@ -113,53 +131,35 @@ def mitigations(runs: Runs) -> str:
     return ""
 
 
-HOP = "per task per trip"  # a brigade's reading: one hop is a pipe read, a write and a switch
-
-
-def _switch_ns(v: AssertionVerdict) -> tuple[float, str] | None:
-    """The measured number as the time of what it counts, in words: one switch (half a
-    round trip), half an echo iteration (an iteration is a round trip: two switches), or
-    one hop of a brigade (its pipe read and write included)."""
-    if v.measured is None or v.measured <= 0:
-        return None
-    if v.unit in ("iterations/s", "round trips/s"):
-        return 1e9 / (2 * v.measured), "half an echo iteration (one switch)"
-    if v.unit == "ns":
-        if HOP in v.text:
-            return v.measured, "one hop of the brigade (a pipe read, a write and a switch)"
-        return v.measured, "one switch"
-    return None
-
 
 def syscalls(runs: Runs, v: AssertionVerdict) -> Why | None:
-    """A pinned switch read in this machine's own unit of kernel entry: the empty
-    system call of the yardsticks run (and the mitigations in the machine card that
-    set its cost). A pinned switch is a few system calls' worth of kernel work (a write,
-    a read, a wake-up and the switch on one CPU); where an empty call is dear, so is it.
-    The call is the yardstick's finding (mean over repeats), labelled so wherever a why
-    prints it."""
+    """A pinned switch (an echo, a brigade hop, S10's direct cost) beside this machine's
+    own unit of kernel entry, as context only.
+    The source published no system-call cost of its machine, so nothing measured here
+    says why its number differs (a dear or a cheap call would move both machines'
+    switches alike): the reading is "unexplained", and the empty system call of the
+    yardsticks run (its finding, mean over repeats) is given as context, said so, with
+    the mitigations the machine card lists (their cost is not measured). The switch in
+    system calls is page 06's context row (one value, the yardsticks run's own switch),
+    never recomputed here."""
     call = yard_of(runs, SYSCALL)
-    got = _switch_ns(v)
-    if call is None or got is None or _slower(v) is None:
-        return None  # either way: a dear or a cheap system call moves the switch alike
-    ns, what = got
+    if call is None or reading_kind(v) != HAND_OFF or _slower(v) is None:
+        return None
     sticks = {SYSCALL: call.value}
-    text = (f"{syscall_words(call.value)}; {what}, {logic.number(ns)} ns, is "
-            f"{ns / call.value:.1f} of them")
-    mit = mitigations(runs)
-    if mit:
-        text += f" (the kernel-entry mitigations in the machine card: {mit})"
-    # the pipe's own I/O in system calls, beside a pipe reading only (a condvar switch
-    # makes no pipe call: one mechanism at a time)
+    text = (f"{UNEXPLAINED_BY}the source published no system-call cost of its machine, so "
+            "no quantity measured here says why its number differs. For context, not a "
+            f"cause: {syscall_words(call.value)}")
+    # the pipe's own I/O beside a pipe reading only (a condvar switch makes no pipe call)
     pipe = yard_of(runs, PIPE) if "pipe" in v.text.lower() or HOP in v.text else None
     if pipe is not None:
         sticks[PIPE] = pipe.value
-        text += (f"; a pipe write and read with no switch is "
-                 f"{pipe.value / call.value:.1f} of them")
-    text += ("; the source published no system-call cost of its machine, so the time in "
-             "system calls is what compares across machines (the claims across machines "
-             "show it)")
-    return Why(text, sticks, call.run_id)
+        text += (f", and a pipe write and read with no switch "
+                 f"{logic.number(pipe.value)} ns ({SYSCALL_STATISTIC})")
+    mit = mitigations(runs)
+    if mit:
+        text += ("; the machine card lists these kernel-entry mitigations (their cost is "
+                 f"not measured): {mit}")
+    return Why(text, sticks, call.run_id, explains=False)
 
 
 SYSCALL_STATISTIC = "mean over repeats"  # the one statistic every why prints a call in
@@ -172,16 +172,19 @@ def syscall_words(ns: float, where: str = "here") -> str:
 
 
 def cache_state(runs: Runs, v: AssertionVerdict) -> Why | None:
-    """A 64 KiB copy: the two cache states measured here (the published 3 µs does not say
-    which it was)."""
+    """A 64 KiB copy judged outside its tolerance: the copy is measured here in both cache
+    states (the published 3 µs does not say which), so a difference that stands in both
+    is not the cache state's doing. The two copies are the reading's own quantity: given
+    as context, and the reading says "unexplained"."""
     cold, warm = yard_of(runs, COLD), yard_of(runs, WARM)
     if cold is None or warm is None:
         return None
-    return Why(f"a 64 KiB memcpy takes {logic.number(warm.value)} ns here with its buffers in "
-               f"cache and {logic.number(cold.value)} ns with them in no cache "
-               f"({cold.value / warm.value:.1f}x): the cache state, which the published "
-               "number does not state, decides the copy's time more than the CPU does",
-               {WARM: warm.value, COLD: cold.value}, cold.run_id)
+    return Why(f"{UNEXPLAINED_BY}the difference stands with the copy in cache and in no "
+               "cache alike. For context, not a cause (the same copy, measured in both "
+               f"states): a 64 KiB memcpy takes {logic.number(warm.value)} ns here with its "
+               f"buffers in cache and {logic.number(cold.value)} ns with them in no cache "
+               f"({cold.value / warm.value:.1f}x; means over repeats)",
+               {WARM: warm.value, COLD: cold.value}, cold.run_id, explains=False)
 
 
 def gomaxprocs(published_cpus: float) -> WhyFn:
@@ -258,14 +261,18 @@ def tick(runs: Runs, v: AssertionVerdict) -> Why | None:
                fact=True)
 
 
-def computed(select: Any, yardstick: str) -> WhyFn:
+def computed(select: Any, yardstick: str, explains: bool = True) -> WhyFn:
     """A why read by a selector of the same run (sources S7..S12): its measurement's
-    sentence, attached to the reading it explains, and its value as the yardstick."""
+    sentence, attached to the reading it explains, and its value as the yardstick.
+    ``explains`` False: the sentence names no cause (it says "unexplained" and gives
+    context), and no yardstick is recorded."""
     def why_fn(runs: Runs, v: AssertionVerdict) -> Why | None:
         got = select(runs)
         if not isinstance(got, Measurement) or not got.how:
             return None
         text = got.how.removeprefix("why: ")
+        if not explains:
+            return Why(text, {}, got.run_id, explains=False)
         return Why(text, {yardstick: got.value}, got.run_id)
     why_fn.__name__ = f"computed_{yardstick}"
     return why_fn

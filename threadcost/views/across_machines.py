@@ -241,6 +241,7 @@ def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
     marked ``yardstick_syscall_newest_mean_ns@<machine id>`` (the mean over the
     repeats of that machine's newest yardsticks run)."""
     from threadcost import findings
+    from threadcost.claims import logic
 
     parts = []
     for mid in mids:
@@ -248,7 +249,7 @@ def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
         if got is None:
             parts.append(f"{md_code(mid)}: no yardsticks run stored")
             continue
-        shown = f"{got[1]:,.1f}"
+        shown = logic.number(got[1])  # as every why and context row prints the call
         parts.append(f"{md_code(mid)}: one empty system call = " + findings.tag(
             f"yardstick_syscall_newest_mean_ns@{name_part(mid)}", shown, f"{shown} ns",
             (got[0],)))

@@ -156,7 +156,7 @@ def _here(a: AssertionVerdict) -> str:
     elif a.low is not None or a.high is not None:
         pub = f"; the source allows {logic.tolerance_text(a.low, a.high, a.unit)}"
     stand = " [stand-in]" if a.substitute else ""
-    return f"{a.text}{stand}: {logic.measured_text(a)}{pub}: {a.words}"
+    return f"{a.text}{stand}: {logic.measured_text(a)}{_where(a.where)}{pub}: {a.words}"
 
 
 def overview_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
@@ -301,7 +301,7 @@ def assertions_table(verdicts: list[ClaimVerdict],
             continue
         for a in v.assertions:
             quote = f"the source: {_quoted(a.quote)}" if a.quote else ""
-            note = _plain((a.reason if a.measured is not None and a.reason else a.how) or "")
+            note = _plain(a.how or "")  # how it was measured; why it is judged so: verdict
             if a.measured is not None:
                 repeats = f"{a.repeats:,} repeat{'s' if a.repeats != 1 else ''}"
                 measured = Text(logic.measured_text(a) + _where(a.where), repeats,
@@ -310,9 +310,15 @@ def assertions_table(verdicts: list[ClaimVerdict],
             else:
                 measured = Text("-", _plain(a.reason))
             why = _why_text(a)
+            # a reading with no why (inconclusive, or judged with a stated reason) folds
+            # the reason its verdict rests on under the same "why"
+            fold = why or (_plain(a.reason) if a.measured is not None and a.reason else "")
+            explained = any(w.explains and w.text != UNEXPLAINED for w in a.why)
             rows.append({
                 "claim": v.id,
-                "reading": "as published" if a.kind == "as_published" else "shape",
+                # a stand-in reads another experiment: the legend's "substitute", said
+                "reading": ("as published" if a.kind == "as_published" else "shape")
+                + (", by a substitute" if a.substitute else ""),
                 "assertion": Text(a.text + (f" (stand-in: {a.substitute})"
                                             if a.substitute else ""), quote, note),
                 "measured here [95% interval]": measured,
@@ -320,8 +326,8 @@ def assertions_table(verdicts: list[ClaimVerdict],
                                          a.tolerance_words),
                 "verdict": Text(a.verdict, a.words if a.words != a.verdict
                                 and not a.words.startswith("not run here") else "",
-                                f"{'why it differs' if why != UNEXPLAINED else 'why'}: "
-                                f"{why}" if why else "", "why"),
+                                f"{'why it differs' if explained else 'why'}: "
+                                f"{fold}" if fold else "", "why"),
                 "read from": _setup(a),
             })
     return pd.DataFrame(rows)

@@ -189,11 +189,6 @@ def s9_virtualization(runs: Runs) -> Missing:
                    "bare-metal twin to compare with")
 
 
-def s9_syscall_ns(runs: Runs) -> Measurement | Missing:
-    """The empty system call of the switch-count run: its finding, by name."""
-    return findings.measurement("switch_counts_syscall_mean_ns", runs)
-
-
 # ------------------------------------------------------------------ S10 (C33)
 
 def _points(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
@@ -209,8 +204,9 @@ def s10_direct_us(runs: Runs) -> Measurement | Missing:
     return over_repeats(rows.c2_ns / 1000, "µs", run_id=run_ids(found),
                         setup={"experiment": "indirect_cost", "array_kib": 0,
                                "tasks": "two processes, one CPU, a pipe pair"},
-                        how="per repeat: time per hop with the partner / per hop alone "
-                            "(their c2 = s1/20000 - s2/10000)", where="no array")
+                        how="per repeat: time per hop with the partner minus time per hop "
+                            "alone (their c2 = s1/20000 - s2/10000, a difference)",
+                        where="no array")
 
 
 def s10_growth(runs: Runs) -> Measurement | Missing:
@@ -279,26 +275,6 @@ def _s10_nonpositive(rows: pd.DataFrame, size: int, stride: int) -> str:
 
 def _ns(x: float) -> str:
     return f"{x:,.0f} ns"
-
-
-def s10_why(runs: Runs) -> Measurement | Missing:
-    """The direct cost in empty system calls of the same run (the finding
-    ``indirect_syscall_mean_ns``, the one value page 08 prints)."""
-    got = _points(runs)
-    if isinstance(got, Missing):
-        return got
-    table, found = got
-    call = findings.measurement("indirect_syscall_mean_ns", runs)
-    if isinstance(call, Missing):
-        return Missing(f"the stored run has no system-call yardstick ({call.reason})")
-    c1 = float(table[table.array_kib == 0].c2_ns.mean())
-    syscall = call.value
-    return _why(c1 / syscall, "system calls",
-                f"why: the direct cost here is {c1 / 1000:,.2f} µs (mean over repeats), "
-                f"{c1 / syscall:,.1f} empty system calls, an empty system call costing "
-                f"{syscall:,.0f} ns in the same run (mean over repeats); theirs (3.8 µs) "
-                "was measured in 2007 on another machine, so the gap in µs says how the two "
-                "machines differ, not the method", found, experiment="indirect_cost")
 
 
 # ------------------------------------------------------------------ S11 (C34)

@@ -159,16 +159,69 @@ def _setup(found: list[Any], count: int, **more: Any) -> dict[str, Any]:
             "duration_ms": p.get("duration_ms"), "stagger_ms": p.get("stagger_ms")}
 
 
-def _saturated(rows: pd.DataFrame, count: int) -> str:
-    """Why a CPU reading over ``rows`` cannot be judged ("" when every repeat kept up)."""
-    busy = sorted({NAMES.get(v, v) for v in rows[rows.saturated].variant})
+SWEEP = "sleepers_sweep"
+SWEEP_KIND = {THREADS: "threads", PINNED: "threads_pinned", GOROUTINES: "goroutines"}
+# saturation is shown not to change a CPU per wake-up when the sweep's unsaturated
+# points all lie within this factor of its saturated one (either way)
+SATURATION_FACTOR = 1.25
+
+
+def sweep_evidence(runs: Runs, variant: str, column: str) -> tuple[bool, str] | None:
+    """What page 05's sweep (S4's program in C: C threads, not the peers' Rust threads)
+    says of saturation for ``variant``'s C counterpart: (does saturation leave the CPU per
+    wake-up within SATURATION_FACTOR?, the evidence in words); None without a sweep that
+    has both unsaturated counts and a saturated one."""
+    kind = SWEEP_KIND.get(variant)
+    found = runs.matching(SWEEP)
+    table = runs.tables(found, "points") if found and kind else pd.DataFrame()
+    if table.empty or column not in table or "saturated" not in table:
+        return None
+    rows = table[(table.variant == kind) & pd.to_numeric(table[column], errors="coerce")
+                 .notna()]
+    by = rows.groupby("count").agg(value=(column, "mean"), saturated=("saturated", "any"),
+                                   n=(column, "size"))
+    calm, busy = by[~by.saturated], by[by.saturated]
+    if calm.empty or busy.empty:
+        return None
+    top = int(busy.index.max())
+    sat = float(busy.loc[top, "value"])
+    ratios = calm.value / sat
+    same = bool(((ratios <= SATURATION_FACTOR) & (ratios >= 1 / SATURATION_FACTOR)).all())
+    counts = [int(c) for c in calm.index]
+    values = " and ".join(f"{v:,.1f}" for v in calm.value)
+    repeats = int(by.n.min())
+    what = CPU_COLUMNS[column].replace(" time / wake-ups", "")
+    said = (f"page 05's sweep of S4's program in C ({NAMES[kind]}, not the peers' "
+            f"{NAMES[variant]}) costs {values} µs of {what} per wake-up unsaturated at "
+            f"{' and '.join(f'{c:,}' for c in counts)} tasks against {sat:,.1f} µs saturated "
+            f"at {top:,} (means over {repeats} repeat{'s' if repeats != 1 else ''})")
+    return same, said
+
+
+def _saturated(rows: pd.DataFrame, count: int, runs: Runs | None = None,
+               column: str = "") -> tuple[str, str]:
+    """(why a CPU reading over ``rows`` cannot be judged, or "" when every repeat kept up
+    or the sweep shows saturation leaves the cost alone; the sweep's evidence)."""
+    busy = sorted({v for v in rows[rows.saturated].variant})
     if not busy:
-        return ""
-    return (f"{' and '.join(busy)} saturated this machine's CPUs at {count:,} tasks (CPUs at "
+        return "", ""
+    held, notes, held_notes = [], [], []
+    for v in busy:
+        got = sweep_evidence(runs, v, column) if runs is not None and column else None
+        if got is not None:
+            notes.append(got[1])
+        if got is None or not got[0]:
+            held.append(NAMES.get(v, v))
+            held_notes += [got[1]] if got is not None else []
+    if not held:  # saturated, but the sweep shows it leaves the cost per wake-up alone
+        return "", (f"saturated at {count:,} tasks, which does not change the cost per "
+                    f"wake-up here (within {SATURATION_FACTOR}x): " + "; ".join(notes))
+    evidence = f"; {'; '.join(held_notes)}" if held_notes else ""
+    return (f"{' and '.join(held)} saturated this machine's CPUs at {count:,} tasks (CPUs at "
             f"least {SATURATION_SHARE:.0%} busy, or the run more than {LATE_FACTOR}x its "
             "schedule): the tasks could not wake on S4's schedule, so their CPU per wake-up "
             "is not the cost of a wake-up; more repeats would not change that, a machine "
-            "with more CPUs would")
+            f"with more CPUs would{evidence}"), ""
 
 
 def _per_repeat(found: list[Any]) -> str:
@@ -198,8 +251,34 @@ def at_s4(variant: str, column: str, unit: str) -> Any:
                          how=f"{_per_repeat(found)} at 10,000 tasks, S4's program on the "
                              f"{PROGRAM.get(variant, 'peer')}: {words}",
                          where=_where(count))
-        reason = _saturated(rows, count) if cpu else ""
-        return Measurement(**{**m.__dict__, "not_reproducible": reason}) if reason else m
+        reason, note = _saturated(rows, count, runs, column) if cpu else ("", "")
+        return _marked(m, reason, note)
+    return select
+
+
+def _marked(m: Measurement, reason: str, note: str) -> Measurement:
+    """``m`` not reproducible for ``reason``, or judged with the sweep's ``note`` on how."""
+    if reason:
+        return Measurement(**{**m.__dict__, "not_reproducible": reason})
+    return Measurement(**{**m.__dict__, "how": f"{m.how}; {note}"}) if note else m
+
+
+def saturation_why(variant: str, column: str) -> Any:
+    """The sweep's evidence as a why's text (a Measurement whose ``how`` is the why):
+    only where the reading was saturated and judged all the same."""
+    def select(runs: Runs) -> Measurement | Missing:
+        got = _rows(runs, variant)
+        if isinstance(got, Missing):
+            return got
+        rows, _, count = got
+        reason, note = _saturated(rows, count, runs, column)
+        if reason or not note:
+            return Missing("not saturated, or saturation decides it")
+        evidence = sweep_evidence(runs, variant, column)
+        text = ("why: unexplained: the run saturated the CPUs at "
+                f"{count:,} tasks, yet saturation does not account for the difference: "
+                + (evidence[1] if evidence else note))
+        return Measurement(float(count), "tasks", how=text, computed=True)
     return select
 
 
@@ -235,8 +314,8 @@ def ratio(top: str, bottom: str, column: str, cut: bool = False) -> Any:
             m = over_repeats(1 - ratios, "fraction", **info)
         else:
             m = log_ratio(ratios, **info)
-        reason = _saturated(rows, count) if cpu else ""
-        return Measurement(**{**m.__dict__, "not_reproducible": reason}) if reason else m
+        reason, note = _saturated(rows, count, runs, column) if cpu else ("", "")
+        return _marked(m, reason, note)
     return select
 
 

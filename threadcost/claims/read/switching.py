@@ -348,15 +348,21 @@ def _cache_states(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     return wide, found
 
 
+COMPUTED_BETWEEN = ("(computed here: the geometric mean of the copy in cache and in no "
+                    "cache, each measured; the interval spans both)")
+
+
 def _either(warm: Measurement, cold: Measurement, unit: str, **info: Any) -> Measurement:
     """One reading spanning two cache states: the value between them (their geometric
-    mean), the interval from the lower end of the one to the upper end of the other."""
+    mean: computed, and its ``where`` says so, never shown as a measurement), the interval
+    from the lower end of the one to the upper end of the other (both measured)."""
     lows = [m.low if m.low is not None else m.value for m in (warm, cold)]
     highs = [m.high if m.high is not None else m.value for m in (warm, cold)]
     return Measurement(float(np.sqrt(warm.value * cold.value)), unit, min(lows), max(highs),
                        repeats=min(warm.repeats, cold.repeats),
                        spans=(f"the copy's cache state: {number(warm.value)} in cache, "
-                              f"{number(cold.value)} in no cache"), **info)
+                              f"{number(cold.value)} in no cache"), where=COMPUTED_BETWEEN,
+                       **info)
 
 
 NO_CACHE_STATE = ("S0 gives no cache state for its 64 KiB copy (its 3 µs is a bar typed in "
@@ -376,8 +382,7 @@ def memcpy_either(runs: Runs) -> Measurement | Missing:
                    setup={"experiment": "yardsticks", "memcpy": "64 KiB, in cache and in "
                           "no cache", "cpu": "pinned"},
                    how=f"per repeat, the median batch: in cache {warm.value:,.0f} ns, in no "
-                       f"cache {cold.value:,.0f} ns; {NO_CACHE_STATE}",
-                   where="(in cache to in no cache)")
+                       f"cache {cold.value:,.0f} ns; {NO_CACHE_STATE}")
 
 
 def switch_over_memcpy_either(runs: Runs) -> Measurement | Missing:
@@ -395,8 +400,7 @@ def switch_over_memcpy_either(runs: Runs) -> Measurement | Missing:
                           "cache"},
                    how=f"per repeat: one pinned switch / one 64 KiB memcpy, same repeat: "
                        f"{warm.value:.2f} against the copy in cache, {cold.value:.2f} in no "
-                       f"cache; {NO_CACHE_STATE}",
-                   where="(copy in cache to in no cache)")
+                       f"cache; {NO_CACHE_STATE}")
 
 
 def switch_in_syscalls(runs: Runs) -> Measurement | Missing:

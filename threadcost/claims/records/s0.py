@@ -143,8 +143,9 @@ CLAIMS: tuple[Claim, ...] = (
           pages=("05_user_space_tasks",), experiments=("peers", "goroutine_pinning",),
           flips_on=properties.GOMAXPROCS,
           published=C04, context=(
-        Context("A goroutine switch (half a batched round trip: the same measurement as the "
-                "rate; S0's ~170 ns is derived from its rate)", V4["goroutine_switch_ns"],
+        Context("A goroutine switch with the runtime's defaults (GOMAXPROCS = this "
+                "machine's CPUs, not pinned; half a batched round trip: the same measurement "
+                "as the rate; S0's ~170 ns is derived from its rate)", V4["goroutine_switch_ns"],
                 "ns", goroutine("default", "switch_ns_batch", "ns")),), as_published=(
         about_reading("The rate of a goroutine channel ping-pong with the runtime's defaults",
                       "iterations/s",

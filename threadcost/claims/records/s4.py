@@ -47,7 +47,13 @@ def _cpu(variant: str, key: str, quote: str, part: str = "cpu") -> Reading:
     return about_reading(f"{words[0].upper() + words[1:]} per wake-up, {name}, at 10,000 "
                          f"tasks (S4's {V17[key]:g} s / 10 million wake-ups)", "µs", us,
                          sleepers.at_s4(PEER[variant], f"{part}_us_per_wakeup", "µs"),
-                         quote, timing=True, why=whys.SWITCH_UNPINNED)
+                         quote, timing=True,
+                         # a sleeper wakes on a timer, not a pipe hand-off: no wake-up
+                         # yardstick measures it; saturated but judged, the sweep says why
+                         # saturation is not the cause (context: the difference stands)
+                         why=(whys.computed(sleepers.saturation_why(
+                             PEER[variant], f"{part}_us_per_wakeup"), "saturation",
+                             explains=False),))
 
 
 SOURCE_DOC = "Post comparing memory of 10,000 sleeping threads vs goroutines"

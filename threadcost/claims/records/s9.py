@@ -11,6 +11,7 @@ from __future__ import annotations
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published, Quote, Reading
 from threadcost.claims.read import more_sources as sel
+from threadcost.claims.read.switching import yardstick
 from threadcost.claims.records._help import of_source
 
 COUNTED = (whys.computed(sel.s9_why, "futex switches per round trip without sched_yield"),)
@@ -66,6 +67,8 @@ CLAIMS: tuple[Claim, ...] = (
                 sel.s9_count("futex", "processes"), published=2.0,
                 tolerance_words="2 (+/- 5%)"),
     ), context=(
-        Context("empty system call (getppid)", None, "ns", sel.s9_syscall_ns),
+        # the one empty system call of every why and context row: the yardsticks run's
+        Context(f"{whys.YARDSTICK_WORDS[whys.SYSCALL]}, the yardsticks run "
+                f"({whys.SYSCALL_STATISTIC})", None, "ns", yardstick(whys.SYSCALL)),
     )),
 )
