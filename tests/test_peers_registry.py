@@ -184,7 +184,10 @@ def test_peer_rows_when_measured() -> None:
     for name in ("Rust thread", "Tokio task"):
         row = rows[name]
         assert row["missing"] is None
-        assert math.isfinite(row["switch_ns"]) and row["switch_ns"] > 0
+        if name == "Rust thread":  # a kernel thread: its switch is the OS thread's
+            assert row["switch_ns"] is None and row["kernel_thread"]
+        else:
+            assert math.isfinite(row["switch_ns"]) and row["switch_ns"] > 0
         assert row["create_ns"] is None and row["life_ns"] > 0  # the peers time whole lives
         assert math.isfinite(row["rss_per_task_kib"])
 

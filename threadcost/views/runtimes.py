@@ -29,13 +29,18 @@ def peer_rows(result: Result) -> list[dict[str, Any]]:
             rows.append(_row(name, kind, missing=s["not_run"]))
             continue
         mem = s["memory"]
+        # a kernel thread (Rust's, Java's platform thread) is switched as the OS thread is;
+        # its ping-pong over a std channel (locks around the futex) is not one switch
+        kernel_thread = kind in peers.KINDS and peers.KINDS[kind].kernel_task
         rows.append(_row(
             name, kind, round_trip=s.get("round_trip_ns"),
-            switch=switch_of(f"switch_{kind.replace('-', '_')}_batch_median_ns", [result]),
+            switch=None if kernel_thread else switch_of(
+                f"switch_{kind.replace('-', '_')}_batch_median_ns", [result]),
             rss_kib=mem["per_task_rss_kib"], vsz_kib=mem["per_task_vsz_kib"],
             life_ns=s["create_ns"]["p50"],  # the peers time the whole life
             switch_how=SWITCH_HOW.get(kind, "no ping-pong in this peer"),
             memory_how=f"slope over {mem['tasks']:,} {MEMORY_HOW.get(kind, 'idle tasks')}"))
+        rows[-1]["kernel_thread"] = kernel_thread
     return rows
 
 
