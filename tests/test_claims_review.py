@@ -217,3 +217,23 @@ def test_page_03_says_what_c09s_verdict_reads() -> None:
     assert "So the comparison uses the **mean create time**" not in section
     assert "**median** create time" in section and "substitute" in section
     assert "context" in launch.MEAN_COLUMN
+
+
+def test_one_million_rust_threads_count_the_program_once(
+        verdicts: list[ClaimVerdict]) -> None:
+    """C10's max RSS at one million Rust threads was the measured peak (4,000 threads)
+    times 250: the program's fixed part was scaled with the threads. It is now the peak
+    plus the further threads at C10's own per-thread RSS slope, and says so."""
+    c10 = [a for v in verdicts if v.id == "C10" for a in v.assertions]
+    scaled = next(a for a in c10 if a.text.startswith("One million sleeping threads: max RSS"))
+    per_thread = next(a for a in c10 if a.text.startswith("Resident memory per sleeping thread"))
+    assert scaled.measured is not None and per_thread.measured is not None
+    how = scaled.how
+    assert how.startswith("computed: the peak RSS") and "further threads at the RSS slope" in how
+    peak_mib = float(re.search(r"threads \(([\d,]+) MiB", how).group(1).replace(",", ""))
+    threads = int(scaled.setup["threads"])
+    # the reading's own inputs, as it states them: a peak and a slope past it
+    assert scaled.measured == pytest.approx(
+        peak_mib + (1_000_000 - threads) * per_thread.measured / 1024, rel=0.01)
+    assert scaled.measured < peak_mib * 1_000_000 / threads
+    assert "cap (parameter)" not in how

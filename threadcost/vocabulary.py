@@ -157,6 +157,16 @@ PERF_ERRORS = {
 }
 
 
+# the bound a run's thread count was set by, when it is the run's own cap (runs stored
+# before this wording read "cap (parameter)")
+CAP_WORDS = "the cap on threads this run was given"
+
+
+def bound_words(bound: str) -> str:
+    """The bound that set a run's thread count, as a reader reads it."""
+    return CAP_WORDS if bound == "cap (parameter)" else bound
+
+
 def perf_words(note: str) -> str:
     """A stored counter note as a reader reads it: "not available here: <why>", from the
     errno name the run stored (ENOENT: no such event here, not a permission)."""

@@ -33,6 +33,7 @@ from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
 from threadcost.settings.parameters import declared
+from threadcost.vocabulary import CAP_WORDS
 
 GOROUTINES_EXPERIMENT = "goroutines_million"
 THREADS_EXPERIMENT = "threads_ceiling"
@@ -154,9 +155,6 @@ def goroutines(count: Any = COUNT.default, sleep_ms: Any = SLEEP_MS.default,
     return Result(GOROUTINES_EXPERIMENT, p, summary, {"runs": pd.DataFrame(rows)})
 
 
-# the bound a run's thread count was set by, when it is the run's own cap (runs stored
-# before this wording read "cap (parameter)")
-CAP_WORDS = "the cap on threads this run was given"
 
 
 def thread_ceiling(stack_kib: int = 2048, cap: int = 8000) -> tuple[int, str]:

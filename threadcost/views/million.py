@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import claims, findings
+from threadcost import claims, findings, vocabulary
 from threadcost.results import Result
 
 # C11's readings of S1's program (``claims.measure``'s words): the prose prints them,
@@ -143,8 +143,5 @@ def scaled_table(result: Result) -> pd.DataFrame:
 
 
 def _bound_words(bound: str) -> str:
-    """The bound that set a run's thread count, as a reader reads it: a run stored before
-    the experiment said it in words named its own cap "cap (parameter)"."""
-    from threadcost.experiments.million import CAP_WORDS
-
-    return CAP_WORDS if bound == "cap (parameter)" else bound
+    """The bound that set a run's thread count, as a reader reads it."""
+    return vocabulary.bound_words(bound)

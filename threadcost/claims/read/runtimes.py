@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from threadcost import vocabulary
 from threadcost.claims.read import brigade, memory, sleepers, switching
 from threadcost.claims.read.brigade import S5_TASKS, brigade_at_s5
 from threadcost.claims.read.common import at_setup
@@ -179,7 +180,9 @@ def ratio_of_kinds(top: str, bottom: str, what: str) -> Any:
 
 def c10_million_scaled(runs: Runs) -> Measurement | Missing:
     """S1's program on Rust threads: peak resident at one million, computed from the
-    threads this machine allows (peer_million)."""
+    threads this machine allows (peer_million). Past the measured count it grows by the
+    RSS slope per idle Rust thread (C10's own reading, past glibc's arena cap): the
+    program's fixed part is counted once, never scaled with the threads."""
     found = [r for r in runs.matching("peer_million", count=1_000_000)
              if not (r.meta["summary"]["kinds"].get("rust-thread") or {"not_run": "x"})
              .get("not_run")]
@@ -187,12 +190,25 @@ def c10_million_scaled(runs: Runs) -> Measurement | Missing:
         return Missing("no stored peer_million run of Rust threads aimed at one million "
                        "(notebook 05 with params/large.yaml; needs cargo)")
     row = found[-1].meta["summary"]["kinds"]["rust-thread"]
-    return Measurement(float(row["max_rss_kib_at_count"]) / 1024, "MiB",
-                       setup={"experiment": "peer_million", "kind": "rust-thread",
-                              "threads": int(row["measured_count"])},
-                       run_id=found[-1].meta["run_id"], computed=row["scale"] != 1,
-                       how=f"{row['at_count_label']}: peak RSS (VmHWM) of S1's program on "
-                           f"Rust threads, bound: {row['count_bound']}")
+    measured, peak = int(row["measured_count"]), float(row["max_rss_kib"])
+    bound = vocabulary.bound_words(row["count_bound"])
+    setup = {"experiment": "peer_million", "kind": "rust-thread", "threads": measured}
+    if measured >= 1_000_000:
+        return Measurement(peak / 1024, "MiB", setup=setup, run_id=found[-1].meta["run_id"],
+                           how=f"peak RSS (VmHWM) of S1's program on {measured:,} Rust threads")
+    per = past_arenas("rust-thread", "rss_kib")(runs)
+    if isinstance(per, Missing):
+        return Missing(f"S1's program ran {measured:,} Rust threads here (bound: "
+                       f"{bound}); extrapolating to one million needs the RSS "
+                       f"slope per idle Rust thread, and {per.reason}")
+    extra = 1_000_000 - measured
+    return Measurement((peak + extra * per.value) / 1024, "MiB", setup=setup,
+                       run_id=", ".join([found[-1].meta["run_id"], per.run_id]), computed=True,
+                       how=f"computed: the peak RSS (VmHWM) of S1's program on {measured:,} "
+                           f"Rust threads ({peak / 1024:,.0f} MiB; bound: "
+                           f"{bound}) plus {extra:,} further threads at the RSS "
+                           f"slope per idle Rust thread measured here ({per.value:.2f} KiB, "
+                           "the reading above)")
 
 
 # --- S5's brigade on its own runtimes (peer_brigade, notebook 07) --------------------------
