@@ -32,9 +32,10 @@ from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, UnreadableRun
 from threadcost.store import datastore
 
-__all__ = ["CLASSES", "AssertionVerdict", "ClaimVerdict", "claims", "folklore",
-           "for_experiment", "for_page", "judge", "measure", "quotes", "reading_name",
-           "sources", "tally", "tally_readings", "value", "values", "values_for"]
+__all__ = ["CLASSES", "AssertionVerdict", "ClaimVerdict", "claim_reading", "claims",
+           "folklore", "for_experiment", "for_page", "judge", "measure", "quotes",
+           "reading_name", "sources", "tally", "tally_readings", "value", "values",
+           "values_for"]
 
 
 def for_page(notebook: str) -> list[str]:
@@ -122,6 +123,16 @@ def measure(claim_id: str, words: str, machine_id: str | None = None,
             except (KeyError, ValueError, IndexError) as exc:
                 return Missing(str(exc))
     raise KeyError(f"claim {claim_id} has no reading with the words {words!r}")
+
+
+def claim_reading(words: str) -> str:
+    """The claim that declares a reading (or context row) with ``words`` in its text: a
+    page quoting a reading finds its claim here, never by typing its id."""
+    for claim in catalogue.CLAIMS:
+        if any(words in r.text for _, r in claim.readings()) or any(
+                words in c.label for c in claim.context):
+            return claim.id
+    raise KeyError(f"no claim has a reading with the words {words!r}")
 
 
 def reading_name(claim_id: str, words: str) -> str:

@@ -319,17 +319,18 @@ def placement_table(placed: Result, machine_id: str | None = None,
     for mech in dict.fromkeys(frame.mechanism):
         cells: dict[str, Any] = {"mechanism": mech,
                                  "pairs": int(frame[frame.mechanism == mech].repeat.nunique())}
-        for column, claim_id, words in (
-                ("pinned: one switch (ns, mean over repeats [95% interval])", "C01",
+        for column, words in (
+                ("pinned: one switch (ns, mean over repeats [95% interval])",
                  f"One {mech} switch, both threads pinned"),
-                ("unpinned: one switch (ns, mean over repeats [95% interval])", "C02",
+                ("unpinned: one switch (ns, mean over repeats [95% interval])",
                  f"One {mech} switch, unpinned"),
-                ("unpinned / pinned (geometric mean of pairs [95% interval])", "C02",
+                ("unpinned / pinned (geometric mean of pairs [95% interval])",
                  f"{mech.capitalize()}: unpinned switch / pinned switch")):
             try:
+                claim_id = claims.claim_reading(words)
                 got = claims.measure(claim_id, words, machine_id, data_dir, [placed])
             except KeyError:  # a mechanism no claim judges
-                got = None
+                claim_id, got = "", None
             cells[column] = (reading_text(got, name=claims.reading_name(claim_id, words),
                                           interval="")
                              if getattr(got, "value", None) is not None else "—")
