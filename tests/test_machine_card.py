@@ -69,3 +69,14 @@ def test_a_stored_folder_without_them_reads_not_recorded(folder: str) -> None:
         if key not in fp:
             assert card[fact] == "not recorded", (folder, fact)
         assert not RAW.search(card[fact]), (folder, fact, card[fact])
+
+
+def test_the_card_names_the_cpu_revision_and_microcode() -> None:
+    """The guide asks that the machine be recorded with its microcode: the fingerprint
+    holds it, the card shows it beside family, model and stepping."""
+    fp = machine.fingerprint(include_git=False)
+    text = _card(fp)["CPU family, model, stepping; microcode"]
+    if fp.get("cpu_microcode"):
+        assert text.endswith(f"microcode {fp['cpu_microcode']}")
+    assert _card({})["CPU family, model, stepping; microcode"] == (
+        "not recorded; microcode not recorded")

@@ -139,6 +139,16 @@ def _folio(size: Any) -> str:
     return f"{kib // 1024:,} MiB" if kib >= 1024 and kib % 1024 == 0 else f"{kib:,} KiB"
 
 
+def _cpu_revision(fp: dict[str, Any]) -> str:
+    """Family, model number and stepping, then the microcode revision, as /proc/cpuinfo
+    gives them; "not recorded" for a run stored before they were (or a CPU without them)."""
+    parts = [fp.get(k) for k in ("cpu_family", "cpu_model_number", "cpu_stepping")]
+    revision = (", ".join(str(p) for p in parts) if all(p not in (None, "") for p in parts)
+                else "not recorded")
+    micro = fp.get("cpu_microcode")
+    return f"{revision}; microcode {micro}" if micro else f"{revision}; microcode not recorded"
+
+
 def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
     """The fingerprint in human words: one row per fact that shapes the numbers."""
     lim = fp.get("limits", {})
@@ -149,6 +159,7 @@ def machine_card(fp: dict[str, Any]) -> pd.DataFrame:
     git = fp.get("git") or {}
     rows = [
         ("CPU", f"{fp.get('cpu_model')} ({fp.get('arch')})"),
+        ("CPU family, model, stepping; microcode", _cpu_revision(fp)),
         ("logical CPUs", f"{fp.get('logical_cpus')} ({len(fp.get('affinity', []))} usable by "
                          f"this process: {fp.get('affinity')})"),
         ("SMT", "yes: " + str(smt) if any(len(g) > 1 for g in smt) else "no sibling threads"),
