@@ -42,7 +42,7 @@ from threadcost.errors import DataError
 from threadcost.experiments import registry
 from threadcost.host import machine
 from threadcost.results import Result, _json_safe
-from threadcost.store import run_files, table_checks
+from threadcost.store import run_cache, run_files, table_checks
 
 SCHEMA_VERSION = 1
 META = "meta.json"
@@ -140,7 +140,8 @@ def read_table(run_dir: Path, name: str, schema: Any,
     shape = json.dumps(schema, sort_keys=True, default=str)
 
     def key_of(st: os.stat_result) -> tuple[Any, ...]:
-        return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, shape)
+        return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                shape)
 
     try:  # read and checked already, and unchanged since (a regular file still)
         st = os.lstat(path)
@@ -148,13 +149,15 @@ def read_table(run_dir: Path, name: str, schema: Any,
             return _TABLES[key_of(st)].copy()
     except OSError:
         pass  # reading it names the problem
+    started = time.time_ns()
     raw, st = run_files.read_file(path, run_files.MAX_TABLE_FILE_BYTES)
     key = key_of(st)
     declared = registry.column_kinds(experiment, name) if isinstance(experiment, str) else {}
     frame = _read_checked_table(run_dir, path, raw, name, schema, declared)
-    if len(_TABLES) >= _TABLES_MAX:
-        _TABLES.pop(next(iter(_TABLES)))
-    _TABLES[key] = frame.copy()
+    if st.st_ctime_ns < started - run_cache.SETTLED_NS:  # (else it may change unseen)
+        if len(_TABLES) >= _TABLES_MAX:
+            _TABLES.pop(next(iter(_TABLES)))
+        _TABLES[key] = frame.copy()
     return frame
 
 
@@ -373,6 +376,10 @@ def load_run(path: str | Path) -> Run:
     """Read and validate one run folder (every file of it untrusted: see
     :func:`read_file` and :func:`parse_json`); raises DataError naming the file."""
     path = Path(path)
+    started = time.time_ns()
+    known = run_cache.lookup(path)
+    if known is not None:  # read whole before, and no file of it changed since
+        return Run(path=path, meta=known)
     meta_path = path / META
     try:
         folder = os.lstat(path)
@@ -398,6 +405,7 @@ def load_run(path: str | Path) -> Run:
             raise DataError(f"{path / (name + '.csv')}: listed in meta.json but missing "
                             "(nor is there a .csv.gz)")
     _check_tables(path, meta)
+    run_cache.remember(path, meta, started)
     return Run(path=path, meta=meta)
 
 
@@ -457,27 +465,11 @@ def _check_meta_numbers(meta_path: Path, meta: dict[str, Any], raw: bytes) -> No
     _META_CLEAN[digest] = None
 
 
-# (run folder, its files' sizes and times) -> None when its tables read cleanly.
-_CHECKED: dict[tuple[Any, ...], None] = {}
-
-
 def _check_tables(path: Path, meta: dict[str, Any]) -> None:
-    """Read every table of a run once (cached while its files are unchanged), so a
-    damaged table is found when the run is listed, not halfway through a verdict."""
-    files = []
-    for name in meta["tables"]:
-        table = table_path(path, name)
-        st = os.lstat(table)
-        files.append((table.name, st.st_ino, st.st_size, st.st_mtime_ns))
-    key = (str(path), json.dumps(meta.get("table_schema"), sort_keys=True, default=str),
-           tuple(files))
-    if key in _CHECKED:
-        return
+    """Read every table of a run (each file parsed once while unchanged: :func:`read_table`),
+    so a damaged table is found when the run is listed, not halfway through a verdict."""
     for name in meta["tables"]:
         read_table(path, name, meta.get("table_schema", {}).get(name), meta.get("experiment"))
-    if len(_CHECKED) >= _TABLES_MAX:
-        _CHECKED.pop(next(iter(_CHECKED)))
-    _CHECKED[key] = None
 
 
 def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
@@ -530,12 +522,8 @@ def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
     return runs, skipped
 
 
-def _subfolders(folder: Path) -> list[Path]:
-    """Sub-folders (and links to folders, which the reader refuses by name)."""
-    try:
-        return sorted(p for p in folder.iterdir() if p.is_dir())
-    except OSError:
-        return []
+_subfolders = run_cache.subfolders
+folder_state = run_cache.folder_state
 
 
 def list_runs(experiment: str | None = None, data_dir: str | Path | None = None,
