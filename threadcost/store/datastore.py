@@ -551,9 +551,23 @@ def machines_with_runs(data_dir: str | Path | None = None) -> list[str]:
 
 def machines_readable() -> list[str]:
     """Machine folders (yours and the committed ones) with at least one run that reads
-    back: what a reader can render, named when a ``--machine`` is not found."""
-    return sorted({run.path.parent.name for root in paths.data_dirs()
-                   for run in list_runs(data_dir=root)})
+    back: what a reader can render, named when a ``--machine`` is not found. (Each
+    folder's runs are read newest first, up to the first that reads back.)"""
+    found = set()
+    for root in paths.data_dirs():
+        for mdir in _subfolders(root):
+            if mdir.name.startswith(".") or mdir.name == "published" or mdir.is_symlink():
+                continue
+            for rdir in reversed(_subfolders(mdir)):
+                if rdir.name.startswith("."):
+                    continue
+                try:
+                    load_run(rdir)
+                except (DataError, OSError, ValueError, RecursionError, MemoryError):
+                    continue
+                found.add(mdir.name)
+                break
+    return sorted(found)
 
 
 RUN_ID_PATTERN = re.compile(r"\d{8}T\d{6}Z-.+-[0-9a-f]{6}")
