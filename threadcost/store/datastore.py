@@ -43,6 +43,7 @@ from threadcost.experiments import registry
 from threadcost.host import machine
 from threadcost.results import Result, _json_safe
 from threadcost.store import run_cache, run_files, table_checks
+from threadcost.store.run_files import Skipped
 
 SCHEMA_VERSION = 1
 META = "meta.json"
@@ -55,38 +56,6 @@ TABLE_SUFFIXES = (".csv", ".csv.gz")
 STALE_PARTIAL_S = 24 * 3600
 REQUIRED_META = {"schema_version": int, "experiment": str, "run_id": str, "params": dict,
                  "summary": dict, "tables": list, "machine": dict, "complete": bool}
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """A run folder that could not be read, and why (listed, never dropped silently).
-
-    ``said``: what the run's meta.json says of it when that much parses (its
-    ``experiment`` and ``params``), else None."""
-
-    path: Path
-    reason: str
-    said: dict[str, Any] | None = None
-
-    @property
-    def experiment(self) -> str:
-        """The experiment its meta.json names, else its folder name's
-        (``<UTC time>-<experiment>-<suffix>``)."""
-        if self.said is not None:
-            return str(self.said["experiment"])
-        parts = self.path.name.split("-")
-        return "-".join(parts[1:-1]) if len(parts) >= 3 else ""
-
-    @property
-    def params(self) -> dict[str, Any] | None:
-        """The run's parameters as its meta.json says (None: not known)."""
-        return self.said.get("params") if self.said is not None else None
-
-    def as_dict(self) -> dict[str, str]:
-        """Printable on one line each (a folder's name may hold a newline)."""
-        return {"path": run_files.printable(str(self.path)),
-                "experiment": run_files.printable(self.experiment),
-                "reason": run_files.printable(self.reason)}
 
 
 @dataclass(frozen=True)
@@ -117,6 +86,39 @@ class Run:
         """The commit of the code that measured this run (None when not recorded)."""
         git = (self.meta.get("machine") or {}).get("git") or {}
         return git.get("commit")
+
+
+class _Remembered(Run):
+    """A run read whole before and unchanged since (:mod:`run_cache`): its meta.json is
+    parsed again (a fresh dict, its own) only when read; its experiment and order are
+    known without it."""
+
+    def __init__(self, path: Path, meta: dict[str, Any] | None = None,
+                 seen: run_cache.Seen | None = None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "_seen", seen)
+        if meta is not None or seen is None:
+            object.__setattr__(self, "_meta", meta if meta is not None else {})
+
+    @property  # type: ignore[override]
+    def meta(self) -> dict[str, Any]:
+        if "_meta" not in self.__dict__:
+            object.__setattr__(self, "_meta", self._seen.fresh_meta())  # type: ignore[union-attr]
+        meta: dict[str, Any] = self.__dict__["_meta"]
+        return meta
+
+    @property
+    def experiment(self) -> str:
+        if "_meta" in self.__dict__:
+            return str(self.meta["experiment"])
+        return self._seen.experiment  # type: ignore[union-attr,no-any-return]
+
+
+def _order(run: Run) -> tuple[str, str]:
+    """Oldest first: by the time a run was stored, then its id."""
+    if isinstance(run, _Remembered) and "_meta" not in run.__dict__:
+        return run._seen.order  # type: ignore[union-attr]
+    return (str(run.meta.get("created_utc", "")), str(run.meta["run_id"]))
 
 
 # Tables read and checked in this process, keyed by the file's identity (inode, size,
@@ -379,7 +381,7 @@ def load_run(path: str | Path) -> Run:
     started = time.time_ns()
     known = run_cache.lookup(path)
     if known is not None:  # read whole before, and no file of it changed since
-        return Run(path=path, meta=known)
+        return _Remembered(path, seen=known)
     meta_path = path / META
     try:
         folder = os.lstat(path)
@@ -486,7 +488,7 @@ def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
         if len(roots) > 1:
             parts = [scan(r, None, experiment) for r in roots]
             both = [run for part in parts for run in part[0]]
-            both.sort(key=lambda r: (str(r.meta.get("created_utc", "")), r.meta["run_id"]))
+            both.sort(key=_order)
             return both, [s for part in parts for s in part[1]]
         data_dir = roots[0]
     root = Path(data_dir)
@@ -516,7 +518,7 @@ def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
                 continue
             if experiment is None or run.experiment == experiment:
                 runs.append(run)
-    runs.sort(key=lambda r: (str(r.meta.get("created_utc", "")), r.meta["run_id"]))
+    runs.sort(key=_order)
     if experiment is not None:
         skipped = [s for s in skipped if s.experiment in (experiment, "")]
     return runs, skipped

@@ -32,13 +32,19 @@ Identity = tuple[int, ...] | None
 
 
 @dataclass(frozen=True)
-class _Seen:
+class Seen:
     files: tuple[Identity, ...]
     tables: tuple[str, ...]
     meta: bytes  # meta.json as parsed, pickled: each reader gets a fresh dict
+    experiment: str
+    order: tuple[str, str]  # (created_utc, run_id): the order runs are listed in
+
+    def fresh_meta(self) -> dict[str, Any]:
+        meta: dict[str, Any] = pickle.loads(self.meta)
+        return meta
 
 
-_READ: dict[str, _Seen] = {}
+_READ: dict[str, Seen] = {}
 
 
 def identity(path: str) -> Identity:
@@ -65,14 +71,12 @@ def files(run_dir: Path, tables: tuple[str, ...] | list[str]) -> tuple[Identity,
     return tuple(found)
 
 
-def lookup(run_dir: Path) -> dict[str, Any] | None:
-    """The meta.json of a run read whole before and unchanged since (a fresh copy),
-    else None."""
+def lookup(run_dir: Path) -> Seen | None:
+    """What was read of a run read whole before and unchanged since, else None."""
     seen = _READ.get(str(run_dir))
     if seen is None or files(run_dir, seen.tables) != seen.files:
         return None
-    meta: dict[str, Any] = pickle.loads(seen.meta)
-    return meta
+    return seen
 
 
 def remember(run_dir: Path, meta: dict[str, Any], started_ns: int) -> None:
@@ -86,7 +90,9 @@ def remember(run_dir: Path, meta: dict[str, Any], started_ns: int) -> None:
         return
     if len(_READ) >= MAX_RUNS:
         _READ.pop(next(iter(_READ)))
-    _READ[str(run_dir)] = _Seen(found, tables, pickle.dumps(meta, pickle.HIGHEST_PROTOCOL))
+    _READ[str(run_dir)] = Seen(found, tables, pickle.dumps(meta, pickle.HIGHEST_PROTOCOL),
+                               str(meta["experiment"]),
+                               (str(meta.get("created_utc", "")), str(meta["run_id"])))
 
 
 def state(run_dirs: list[Path]) -> tuple[Any, ...] | None:
