@@ -133,3 +133,14 @@ def test_verdicts_are_judged_again_when_a_run_changes(tmp_path: Path) -> None:
     claims.judge(mid, tmp_path)
     newer = claims._judged_key(mid, tmp_path)
     assert newer is not None and newer != key and newer in claims._JUDGED
+
+
+def test_a_table_rewritten_a_moment_after_it_was_read_is_read_again(tmp_path: Path) -> None:
+    """Kept by the digest of its bytes while it may still change unseen: the same size,
+    in place, maybe in the same clock tick, and the new numbers are read."""
+    path = _saved(tmp_path)
+    run = datastore.load_run(path)
+    assert run.table("points")["y"].tolist() == [2.0, 4.0, 6.0]
+    text = (path / "points.csv").read_text()
+    (path / "points.csv").write_text(text.replace("4.0", "5.0"))
+    assert run.table("points")["y"].tolist() == [2.0, 5.0, 6.0]

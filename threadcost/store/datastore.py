@@ -90,15 +90,14 @@ class Run:
 
 class _Remembered(Run):
     """A run read whole before and unchanged since (:mod:`run_cache`): its meta.json is
-    parsed again (a fresh dict, its own) only when read; its experiment and order are
-    known without it."""
+    copied (a dict of its own) only when read; its experiment and order are known."""
 
     def __init__(self, path: Path, meta: dict[str, Any] | None = None,
                  seen: run_cache.Seen | None = None) -> None:
         object.__setattr__(self, "path", path)
         object.__setattr__(self, "_seen", seen)
         if meta is not None or seen is None:
-            object.__setattr__(self, "_meta", meta if meta is not None else {})
+            object.__setattr__(self, "_meta", meta or {})
 
     @property  # type: ignore[override]
     def meta(self) -> dict[str, Any]:
@@ -114,18 +113,17 @@ class _Remembered(Run):
         return self._seen.experiment  # type: ignore[union-attr,no-any-return]
 
 
-def _order(run: Run) -> tuple[str, str]:
-    """Oldest first: by the time a run was stored, then its id."""
+def _order(run: Run) -> tuple[str, str]:  # oldest first: by time stored, then by id
     if isinstance(run, _Remembered) and "_meta" not in run.__dict__:
         return run._seen.order  # type: ignore[union-attr]
     return (str(run.meta.get("created_utc", "")), str(run.meta["run_id"]))
 
 
-# Tables read and checked in this process, keyed by the file's identity (inode, size,
-# modification time: a run's files are written whole and renamed into place) and the
-# schema it was checked against. A page reads the same runs many times (the claims, the
-# findings, every machine's summary); each file is parsed and checked once.
-_TABLES: dict[tuple[Any, ...], pd.DataFrame] = {}
+# Tables read and checked in this process (a page reads each many times), by the file's
+# identity (run_cache.identity) and schema: (frame, None when the file had settled when
+# read, else its bytes' digest: it could change again in the same clock tick keeping its
+# times, so it is read again and compared; only parsing and checks are saved).
+_TABLES: dict[tuple[Any, ...], tuple[pd.DataFrame, bytes | None]] = {}
 _TABLES_MAX = 2048
 
 
@@ -142,24 +140,28 @@ def read_table(run_dir: Path, name: str, schema: Any,
     shape = json.dumps(schema, sort_keys=True, default=str)
 
     def key_of(st: os.stat_result) -> tuple[Any, ...]:
-        return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
-                shape)
+        return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, shape)
 
     try:  # read and checked already, and unchanged since (a regular file still)
         st = os.lstat(path)
-        if stat.S_ISREG(st.st_mode) and key_of(st) in _TABLES:
-            return _TABLES[key_of(st)].copy()
+        hit = _TABLES.get(key_of(st)) if stat.S_ISREG(st.st_mode) else None
+        if hit is not None and hit[1] is None:
+            return hit[0].copy()
     except OSError:
-        pass  # reading it names the problem
+        hit = None  # reading it names the problem
     started = time.time_ns()
     raw, st = run_files.read_file(path, run_files.MAX_TABLE_FILE_BYTES)
     key = key_of(st)
+    digest = hashlib.blake2b(raw, digest_size=20).digest()
+    known = _TABLES.get(key)
+    if known is not None and known[1] == digest:  # the very bytes read and checked before
+        return known[0].copy()
     declared = registry.column_kinds(experiment, name) if isinstance(experiment, str) else {}
     frame = _read_checked_table(run_dir, path, raw, name, schema, declared)
-    if st.st_ctime_ns < started - run_cache.SETTLED_NS:  # (else it may change unseen)
-        if len(_TABLES) >= _TABLES_MAX:
-            _TABLES.pop(next(iter(_TABLES)))
-        _TABLES[key] = frame.copy()
+    if len(_TABLES) >= _TABLES_MAX:
+        _TABLES.pop(next(iter(_TABLES)))
+    settled = st.st_ctime_ns < started - run_cache.SETTLED_NS
+    _TABLES[key] = (frame.copy(), None if settled else digest)
     return frame
 
 
