@@ -29,7 +29,7 @@ from threadcost.claims.published import claims, quotes, sources, value, values, 
 from threadcost.claims.read.switching import yardstick
 from threadcost.host import machine
 from threadcost.measured.measurement import Measurement, Missing
-from threadcost.measured.runs import Runs, UnreadableRun
+from threadcost.measured.runs import MemoryRun, Runs, UnreadableRun
 from threadcost.store import datastore
 
 __all__ = ["CLASSES", "AssertionVerdict", "ClaimVerdict", "claim_reading", "claims",
@@ -75,6 +75,11 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
     """
 
     mid, runs = _runs(machine_id, data_dir, results)
+    # the stored runs alone (results, if any, are stored runs read back): judged before?
+    stored_only = not any(isinstance(r, MemoryRun) for r in runs.runs)
+    key = _judged_key(mid, data_dir) if stored_only else None
+    if key is not None and key in _JUDGED:
+        return list(_JUDGED[key])
     yard = {}  # yardstick -> (measured here, published), for the context rows
     try:
         got = yardstick("memcpy_64kib_cold")(runs)
@@ -85,7 +90,25 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
                                      catalogue.PUBLISHED_YARDSTICKS["memcpy_64kib_cold"])
     out = [readings.judge_record(claim, runs, claim.source, claim.words, yard)
            for claim in catalogue.CLAIMS]
-    return _note_skipped(out, data_dir, mid)
+    out = _note_skipped(out, data_dir, mid)
+    key = _judged_key(mid, data_dir) if stored_only else None
+    if key is not None:  # every run it read, read whole and unchanged since
+        if len(_JUDGED) >= 16:
+            _JUDGED.pop(next(iter(_JUDGED)))
+        _JUDGED[key] = list(out)
+    return out
+
+
+# Verdicts judged from stored runs alone in this process, keyed by every file of every
+# run they were judged from (datastore.folder_state: any change is a new key, and a
+# folder holding a run that could not be read is never kept): a page judges its folder
+# several times (its summary, its claims sections, the index's abstract and tally).
+_JUDGED: dict[tuple[Any, ...], list[ClaimVerdict]] = {}
+
+
+def _judged_key(mid: str, data_dir: str | Path | None) -> tuple[Any, ...] | None:
+    state = datastore.folder_state(data_dir, mid)
+    return None if state is None else (mid, str(data_dir), state)
 
 
 def _runs(machine_id: str | None, data_dir: str | Path | None,

@@ -56,5 +56,15 @@ def write_ipynb(source: Path, folder: Path) -> Path:
 
 
 def is_summary(source: Path) -> bool:
-    """Summary notebooks (00, 06) read the runs the others stored; they run last."""
-    return bool(read(source).metadata.get("threadcost", {}).get("summary"))
+    """Summary notebooks (00, 06) read the runs the others stored; they run last.
+    (Only the source's header is parsed: its metadata, not its cells.)"""
+    import jupytext
+
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = []
+    for i, line in enumerate(lines):
+        header.append(line)
+        if i > 0 and line.strip() == "# ---":  # the end of the YAML header
+            break
+    nb = jupytext.reads("".join(header), fmt="py:percent")
+    return bool(nb.metadata.get("threadcost", {}).get("summary"))

@@ -48,8 +48,8 @@ LAUNCH, SWITCH = "launch_thread_median_ns", "switch_thread_batch_median_ns"
 def headline_numbers(data_dir: str | Path | None = None,
                      machine_id: str | None = None) -> Headline:
     """The thread's row of notebook 00's headline, from the stored runs of one machine."""
-    found = findings.all(data_dir, machine_id)
-    q = {name: found[name] for name in (MEMORY, RESIDENT, LAUNCH, SWITCH)}
+    q = {name: findings.get(name, data_dir, machine_id)  # (each computed once a folder)
+         for name in (MEMORY, RESIDENT, LAUNCH, SWITCH)}
 
     def value(name: str, scale: float = 1.0) -> float | None:
         return q[name].value * scale if q[name].measured and q[name].value is not None \

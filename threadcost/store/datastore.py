@@ -42,7 +42,8 @@ from threadcost.errors import DataError
 from threadcost.experiments import registry
 from threadcost.host import machine
 from threadcost.results import Result, _json_safe
-from threadcost.store import run_files, table_checks
+from threadcost.store import run_cache, run_files, table_checks
+from threadcost.store.run_files import Skipped
 
 SCHEMA_VERSION = 1
 META = "meta.json"
@@ -55,38 +56,6 @@ TABLE_SUFFIXES = (".csv", ".csv.gz")
 STALE_PARTIAL_S = 24 * 3600
 REQUIRED_META = {"schema_version": int, "experiment": str, "run_id": str, "params": dict,
                  "summary": dict, "tables": list, "machine": dict, "complete": bool}
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """A run folder that could not be read, and why (listed, never dropped silently).
-
-    ``said``: what the run's meta.json says of it when that much parses (its
-    ``experiment`` and ``params``), else None."""
-
-    path: Path
-    reason: str
-    said: dict[str, Any] | None = None
-
-    @property
-    def experiment(self) -> str:
-        """The experiment its meta.json names, else its folder name's
-        (``<UTC time>-<experiment>-<suffix>``)."""
-        if self.said is not None:
-            return str(self.said["experiment"])
-        parts = self.path.name.split("-")
-        return "-".join(parts[1:-1]) if len(parts) >= 3 else ""
-
-    @property
-    def params(self) -> dict[str, Any] | None:
-        """The run's parameters as its meta.json says (None: not known)."""
-        return self.said.get("params") if self.said is not None else None
-
-    def as_dict(self) -> dict[str, str]:
-        """Printable on one line each (a folder's name may hold a newline)."""
-        return {"path": run_files.printable(str(self.path)),
-                "experiment": run_files.printable(self.experiment),
-                "reason": run_files.printable(self.reason)}
 
 
 @dataclass(frozen=True)
@@ -119,11 +88,42 @@ class Run:
         return git.get("commit")
 
 
-# Tables read and checked in this process, keyed by the file's identity (inode, size,
-# modification time: a run's files are written whole and renamed into place) and the
-# schema it was checked against. A page reads the same runs many times (the claims, the
-# findings, every machine's summary); each file is parsed and checked once.
-_TABLES: dict[tuple[Any, ...], pd.DataFrame] = {}
+class _Remembered(Run):
+    """A run read whole before and unchanged since (:mod:`run_cache`): its meta.json is
+    copied (a dict of its own) only when read; its experiment and order are known."""
+
+    def __init__(self, path: Path, meta: dict[str, Any] | None = None,
+                 seen: run_cache.Seen | None = None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "_seen", seen)
+        if meta is not None or seen is None:
+            object.__setattr__(self, "_meta", meta or {})
+
+    @property  # type: ignore[override]
+    def meta(self) -> dict[str, Any]:
+        if "_meta" not in self.__dict__:
+            object.__setattr__(self, "_meta", self._seen.fresh_meta())  # type: ignore[union-attr]
+        meta: dict[str, Any] = self.__dict__["_meta"]
+        return meta
+
+    @property
+    def experiment(self) -> str:
+        if "_meta" in self.__dict__:
+            return str(self.meta["experiment"])
+        return self._seen.experiment  # type: ignore[union-attr,no-any-return]
+
+
+def _order(run: Run) -> tuple[str, str]:  # oldest first: by time stored, then by id
+    if isinstance(run, _Remembered) and "_meta" not in run.__dict__:
+        return run._seen.order  # type: ignore[union-attr]
+    return (str(run.meta.get("created_utc", "")), str(run.meta["run_id"]))
+
+
+# Tables read and checked in this process (a page reads each many times), by the file's
+# identity (run_cache.identity) and schema: (frame, None when the file had settled when
+# read, else its bytes' digest: it could change again in the same clock tick keeping its
+# times, so it is read again and compared; only parsing and checks are saved).
+_TABLES: dict[tuple[Any, ...], tuple[pd.DataFrame, bytes | None]] = {}
 _TABLES_MAX = 2048
 
 
@@ -140,21 +140,28 @@ def read_table(run_dir: Path, name: str, schema: Any,
     shape = json.dumps(schema, sort_keys=True, default=str)
 
     def key_of(st: os.stat_result) -> tuple[Any, ...]:
-        return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, shape)
+        return (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, shape)
 
     try:  # read and checked already, and unchanged since (a regular file still)
         st = os.lstat(path)
-        if stat.S_ISREG(st.st_mode) and key_of(st) in _TABLES:
-            return _TABLES[key_of(st)].copy()
+        hit = _TABLES.get(key_of(st)) if stat.S_ISREG(st.st_mode) else None
+        if hit is not None and hit[1] is None:
+            return hit[0].copy()
     except OSError:
-        pass  # reading it names the problem
+        hit = None  # reading it names the problem
+    started = time.time_ns()
     raw, st = run_files.read_file(path, run_files.MAX_TABLE_FILE_BYTES)
     key = key_of(st)
+    digest = hashlib.blake2b(raw, digest_size=20).digest()
+    known = _TABLES.get(key)
+    if known is not None and known[1] == digest:  # the very bytes read and checked before
+        return known[0].copy()
     declared = registry.column_kinds(experiment, name) if isinstance(experiment, str) else {}
     frame = _read_checked_table(run_dir, path, raw, name, schema, declared)
     if len(_TABLES) >= _TABLES_MAX:
         _TABLES.pop(next(iter(_TABLES)))
-    _TABLES[key] = frame.copy()
+    settled = st.st_ctime_ns < started - run_cache.SETTLED_NS
+    _TABLES[key] = (frame.copy(), None if settled else digest)
     return frame
 
 
@@ -373,6 +380,10 @@ def load_run(path: str | Path) -> Run:
     """Read and validate one run folder (every file of it untrusted: see
     :func:`read_file` and :func:`parse_json`); raises DataError naming the file."""
     path = Path(path)
+    started = time.time_ns()
+    known = run_cache.lookup(path)
+    if known is not None:  # read whole before, and no file of it changed since
+        return _Remembered(path, seen=known)
     meta_path = path / META
     try:
         folder = os.lstat(path)
@@ -398,6 +409,7 @@ def load_run(path: str | Path) -> Run:
             raise DataError(f"{path / (name + '.csv')}: listed in meta.json but missing "
                             "(nor is there a .csv.gz)")
     _check_tables(path, meta)
+    run_cache.remember(path, meta, started)
     return Run(path=path, meta=meta)
 
 
@@ -457,27 +469,11 @@ def _check_meta_numbers(meta_path: Path, meta: dict[str, Any], raw: bytes) -> No
     _META_CLEAN[digest] = None
 
 
-# (run folder, its files' sizes and times) -> None when its tables read cleanly.
-_CHECKED: dict[tuple[Any, ...], None] = {}
-
-
 def _check_tables(path: Path, meta: dict[str, Any]) -> None:
-    """Read every table of a run once (cached while its files are unchanged), so a
-    damaged table is found when the run is listed, not halfway through a verdict."""
-    files = []
-    for name in meta["tables"]:
-        table = table_path(path, name)
-        st = os.lstat(table)
-        files.append((table.name, st.st_ino, st.st_size, st.st_mtime_ns))
-    key = (str(path), json.dumps(meta.get("table_schema"), sort_keys=True, default=str),
-           tuple(files))
-    if key in _CHECKED:
-        return
+    """Read every table of a run (each file parsed once while unchanged: :func:`read_table`),
+    so a damaged table is found when the run is listed, not halfway through a verdict."""
     for name in meta["tables"]:
         read_table(path, name, meta.get("table_schema", {}).get(name), meta.get("experiment"))
-    if len(_CHECKED) >= _TABLES_MAX:
-        _CHECKED.pop(next(iter(_CHECKED)))
-    _CHECKED[key] = None
 
 
 def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
@@ -494,7 +490,7 @@ def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
         if len(roots) > 1:
             parts = [scan(r, None, experiment) for r in roots]
             both = [run for part in parts for run in part[0]]
-            both.sort(key=lambda r: (str(r.meta.get("created_utc", "")), r.meta["run_id"]))
+            both.sort(key=_order)
             return both, [s for part in parts for s in part[1]]
         data_dir = roots[0]
     root = Path(data_dir)
@@ -524,18 +520,14 @@ def scan(data_dir: str | Path | None = None, machine_id: str | None = None,
                 continue
             if experiment is None or run.experiment == experiment:
                 runs.append(run)
-    runs.sort(key=lambda r: (str(r.meta.get("created_utc", "")), r.meta["run_id"]))
+    runs.sort(key=_order)
     if experiment is not None:
         skipped = [s for s in skipped if s.experiment in (experiment, "")]
     return runs, skipped
 
 
-def _subfolders(folder: Path) -> list[Path]:
-    """Sub-folders (and links to folders, which the reader refuses by name)."""
-    try:
-        return sorted(p for p in folder.iterdir() if p.is_dir())
-    except OSError:
-        return []
+_subfolders = run_cache.subfolders
+folder_state = run_cache.folder_state
 
 
 def list_runs(experiment: str | None = None, data_dir: str | Path | None = None,
@@ -563,9 +555,23 @@ def machines_with_runs(data_dir: str | Path | None = None) -> list[str]:
 
 def machines_readable() -> list[str]:
     """Machine folders (yours and the committed ones) with at least one run that reads
-    back: what a reader can render, named when a ``--machine`` is not found."""
-    return sorted({run.path.parent.name for root in paths.data_dirs()
-                   for run in list_runs(data_dir=root)})
+    back: what a reader can render, named when a ``--machine`` is not found. (Each
+    folder's runs are read newest first, up to the first that reads back.)"""
+    found = set()
+    for root in paths.data_dirs():
+        for mdir in _subfolders(root):
+            if mdir.name.startswith(".") or mdir.name == "published" or mdir.is_symlink():
+                continue
+            for rdir in reversed(_subfolders(mdir)):
+                if rdir.name.startswith("."):
+                    continue
+                try:
+                    load_run(rdir)
+                except (DataError, OSError, ValueError, RecursionError, MemoryError):
+                    continue
+                found.add(mdir.name)
+                break
+    return sorted(found)
 
 
 RUN_ID_PATTERN = re.compile(r"\d{8}T\d{6}Z-.+-[0-9a-f]{6}")

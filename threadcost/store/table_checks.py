@@ -88,7 +88,7 @@ def check_kind(path: Path, frame: pd.DataFrame, column: str, kind: str,
     if column not in frame.columns:
         raise DataError(f"{path}: column {column!r} missing (truncated or edited?)")
     values = frame[column]
-    if kind == "number":
+    if kind == "number" and not pd.api.types.is_numeric_dtype(values):  # (else all numbers)
         parsed = pd.to_numeric(values, errors="coerce")
         bad = values.notna() & parsed.isna()
         if bad.any():
@@ -111,7 +111,9 @@ def check_mixed(path: Path, frame: pd.DataFrame) -> None:
         if not parsed.notna().any():
             continue
         # A cell may list numbers ("0 1": the CPUs a run saw); anything else is damage.
-        bad = values.notna() & parsed.isna() & ~values.astype(str).map(numbers_only)
+        bad = values.notna() & parsed.isna()
+        if bad.any():
+            bad[bad] = ~values[bad].astype(str).map(numbers_only)
         if bad.any():
             raise bad_cell(path, frame, str(column), bad, "is not a number")
 
