@@ -39,6 +39,7 @@ A cell whose run is missing says which experiment would fill it.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -189,7 +190,8 @@ def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
         if shown:
             ax.set_xlim(min(shown) / 4, max(shown) * 4)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
-        ax.set_title(title_c, fontsize=11)
+        # wrapped to its panel's width: a long title runs into its neighbours' otherwise
+        ax.set_title("\n".join(textwrap.wrap(title_c, 36)), fontsize=11)
         ax.set_xlabel(f"{unit} {PER.get(column, 'per task')} (log scale)")
     axes[0].set_yticks(y, [vocabulary.TASK_LABELS[t] for t in TASKS])
     axes[0].set_ylim(len(TASKS) - 0.5, -0.7)
