@@ -355,7 +355,7 @@ def switch_figure(rows: list[dict[str, Any]]) -> plt.Figure:
     ax.set_xscale("log")
     ax.set(xlabel="round trip A->B->A, two switches, each timed with one clock read\n"
                   "(ns, log scale; bar p50, whisker min..p99)",
-           title="Switch time: kernel tasks vs user-space tasks")
+           title="Round trip (two switches): kernel tasks vs user-space tasks")
     return fig
 
 
