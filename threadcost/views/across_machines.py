@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import paths, vocabulary
+from threadcost.findings.headline import PEER_KERNEL_TASK
 from threadcost.store import datastore
 from threadcost.textout import md_code, plain_label
 
@@ -148,6 +149,9 @@ def headline_values(data_dir: str | Path | None = None) -> pd.DataFrame:
 
 def _quantity(task: str, metric: str) -> str:
     label, unit, _ = METRICS[metric]
+    if metric == "memory_kib" and PEER_KERNEL_TASK.get(task):
+        # its peer reads RSS only: the headline marks the cell partial, and so does this
+        label = "memory, resident only (its kernel side is not counted)"
     return f"{vocabulary.TASK_LABELS[task]} {label} ({unit})"
 
 
