@@ -108,7 +108,7 @@ def threads_text(result: Result) -> str:
     stack = findings.parameter("stack_kib", f"{p['stack_kib']:,} KiB")
     sleep = findings.parameter("sleep_ms", f"{p['sleep_ms']:,} ms")
     return (f"The largest count tried here was **{count}** "
-            f"(set by {_bound_words(str(result.summary['count_bound']))}), each with a "
+            f"(set by {vocabulary.bound_words(str(result.summary['count_bound']))}), each with a "
             f"{stack} stack, "
             f"sleeping {sleep}: {f('wall_s')} wall (starting them: {f('spawn_s')}), "
             f"{f('user_s')} user, {f('sys_s')} system; resident growth "
@@ -140,8 +140,3 @@ def scaled_table(result: Result) -> pd.DataFrame:
                          float(r["value"]) * factor, fmt),
                      "unit": unit, "how": r["label"]})
     return pd.DataFrame(rows).set_index("quantity")
-
-
-def _bound_words(bound: str) -> str:
-    """The bound that set a run's thread count, as a reader reads it."""
-    return vocabulary.bound_words(bound)

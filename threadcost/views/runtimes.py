@@ -39,8 +39,8 @@ def peer_rows(result: Result) -> list[dict[str, Any]]:
             rss_kib=mem["per_task_rss_kib"], vsz_kib=mem["per_task_vsz_kib"],
             life_ns=s["create_ns"]["p50"],  # the peers time the whole life
             switch_how=SWITCH_HOW.get(kind, "no ping-pong in this peer"),
-            memory_how=f"slope over {mem['tasks']:,} {MEMORY_HOW.get(kind, 'idle tasks')}"))
-        rows[-1]["kernel_thread"] = kernel_thread
+            memory_how=f"slope over {mem['tasks']:,} {MEMORY_HOW.get(kind, 'idle tasks')}",
+            kernel_thread=kernel_thread))
     return rows
 
 

@@ -40,7 +40,7 @@ def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
          vsz_kib: float | None = None, kernel_kib: float | None = None,
          create_ns: float | None = None, life_ns: float | None = None,
          switch_how: str = "", memory_how: str = "",
-         missing: str | None = None,
+         missing: str | None = None, kernel_thread: bool = False,
          switches_per_round_trip: float | None = None) -> dict[str, Any]:
     rt = round_trip or {}
     return {
@@ -57,6 +57,8 @@ def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
         # (create, first run, exit, join: the runtimes' launch), two quantities
         "kernel_per_task_kib": kernel_kib, "create_ns": create_ns, "life_ns": life_ns,
         "switch_how": switch_how, "memory_how": memory_how, "missing": missing,
+        # a language's kernel thread (Rust's, Java's platform thread): no one-switch cell
+        "kernel_thread": kernel_thread,
         "round_trip": dict(rt),
     }
 
