@@ -271,9 +271,61 @@ def _start_failed(name: str, exc: BaseException) -> BaseException:
     return KernelError(name, 4, err or 0, f"could not start the child process: {text}")
 
 
+# ------------------------------------------------- a notebook kernel's shutdown
+
+def stop_helper_processes() -> None:
+    """Stop the forkserver (no child of it runs: killed, not asked, which spares its
+    interpreter's teardown) and multiprocessing's resource tracker (asked: it cleans
+    up what it tracks), and reap both; the next run starts them again."""
+    from multiprocessing import resource_tracker
+
+    if mp.active_children():  # a run in flight: ipykernel's own signals stop it, as before
+        return
+    _kill_forkserver()
+    with contextlib.suppress(OSError, ChildProcessError, AttributeError, TypeError):
+        resource_tracker._resource_tracker._stop()
+
+
+def stop_helpers_before_shutdown(kernel: Any) -> None:
+    """Make ``kernel`` (an ipykernel kernel) stop the helper processes when it is asked
+    to shut down, before it signals its children.
+
+    At shutdown ipykernel sends SIGTERM to every child in its process group and waits
+    0.01, 0.03, 0.1, 0.3, 1, 3 ... s for them to be gone. The resource tracker ignores
+    SIGTERM and the forkserver, once killed, stays a zombie nobody reaps, so each
+    notebook that had measured kept its kernel until the runner gave up on it: 2.6 s
+    after its last cell instead of 0.6 (seven measuring notebooks in `make paper`).
+    Stopped and reaped first, they leave no child to wait for."""
+    if getattr(kernel, "_threadcost_stops_helpers", False):
+        return
+    original = kernel.do_shutdown
+
+    def do_shutdown(restart: bool) -> Any:
+        stop_helper_processes()
+        return original(restart)
+
+    kernel.do_shutdown = do_shutdown
+    kernel._threadcost_stops_helpers = True
+
+
+def _in_a_notebook_kernel() -> None:
+    """Inside an IPython kernel: stop the helper processes at its shutdown."""
+    import sys
+
+    if "ipykernel" not in sys.modules:
+        return
+    with contextlib.suppress(Exception):  # no shell, or a kernel of another kind
+        from IPython import get_ipython
+
+        kernel = getattr(get_ipython(), "kernel", None)
+        if kernel is not None and hasattr(kernel, "do_shutdown"):
+            stop_helpers_before_shutdown(kernel)
+
+
 def _start(proc: Any, name: str) -> None:
     """``proc.start()`` with a deadline: Process.start reads the child's pid from
     the forkserver without one, and would wait forever on a stuck forkserver."""
+    _in_a_notebook_kernel()
     with _environ(_QUIET_ENV):
         try:
             _forkserver().ensure_running()
