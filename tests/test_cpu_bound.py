@@ -95,6 +95,7 @@ def test_perf_counters_are_there_or_say_why(result: Result) -> None:
     ({"run_timeout_s": 0}, "run_timeout_s"),
     ({"ws_ints": 1 << 27, "tasks": 64}, "ws_ints"),
     ({"limit": "soon"}, "limit"),
+    ({"limit": ""}, "limit"),
     ({"ws_limit": 1_000_001}, "ws_limit"),
     ({"run_s": 0}, "run_s"),
     ({"run_s": "long"}, "run_s"),
@@ -187,7 +188,7 @@ def test_a_bad_size_is_refused_in_one_line_naming_value_and_range(bad: dict[str,
 
 
 def test_a_size_not_given_is_left_to_the_calibration() -> None:
-    for spelled in (None, "auto", "None", ""):
+    for spelled in (None, "auto", "None"):
         p = cpu_bound.check_params(limit=spelled, ws_limit=spelled)
         assert p["limit"] is None and p["ws_limit"] is None
 

@@ -59,6 +59,10 @@ def format_text(result: Result) -> str:
              else f"{r.dtlb_misses_median:,.0f}"] for r in t.itertuples()]
     out = table(["working set", "tasks as", "wall s", "user s", "sys s", "sys s (whole run)",
                  "dTLB load misses"], rows)
+    for ws, got in (result.summary.get("sizing") or {}).items():
+        how = (f"calibrated to about {got['target_s']:g} s of CPU per run"
+               if got.get("sized") == "calibrated" else "fixed")
+        out += f"\nloop size, working set {ws}: {got['size']:,} ({how})"
     ratios = result.tables["ratios"]
     wall = ratios[ratios.quantity == "wall_s"]
     for r in wall.itertuples():

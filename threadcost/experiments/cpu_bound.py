@@ -89,10 +89,9 @@ RUN_S, WS_RUN_S = declared("cpu_bound_run_s"), declared("cpu_bound_ws_run_s")
 
 
 def _size(name: str, value: Any, param: Any) -> int | None:
-    """A loop size: an integer within its declared range, or None (None, "auto", "none"
-    or empty, as the CLI may spell it: sized by the calibration)."""
-    if value is None or (isinstance(value, str)
-                         and value.strip().lower() in ("", "auto", "none")):
+    """A loop size: an integer within its declared range, or None (None, "auto" or
+    "None", as the CLI spells the default: sized by the calibration)."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("auto", "none")):
         return None
     return validate.integer(name, value, **param.bounds)
 

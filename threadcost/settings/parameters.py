@@ -250,8 +250,12 @@ DECLARATIONS: tuple[Param, ...] = (
     # AMD reference's (0.7-0.9 s at 500 iterations), C14 reads system time per user
     # second, and C14's threads' system time was already a few ticks. An earlier
     # rejection of a smaller fixed limit (8,485 vs 12,000: the C13 ratio's spread 23.2%
-    # vs 12.7% with the machine at load 8-9) measured a busy host; the interleaved
-    # sessions of #33 item 8 (the commit that added these) compare the two sizes.
+    # vs 12.7% with the machine at load 8-9) measured a busy host. Six sessions each of
+    # the old fixed size and the calibrated one, interleaved on the 2-CPU Intel at load
+    # 5-13: the runs' CPU 44-46 s vs 11-15 s per cell; C13's paired sd 11-28% vs 2-21%
+    # (the load, not the length, sets it there); C14's system ms per user second
+    # (processes, threads) 11-23 and 8-13 vs 51-128 and 28-57: the fixed setup (fork,
+    # faulting 8 MB per task) over a shorter run, which C14's why reads from the runs.
     # A number given to cpu_bound_limit / cpu_bound_ws_limit fixes that size instead
     # (S3's own 30,000 in params/large.yaml; every stored run before calibration).
     _p('cpu_bound_run_s', 'float', '04_context_switch', 0.8,
