@@ -65,8 +65,10 @@ switch_perf_rounds: int = 3  # perf bench vs threadcost, alternating rounds
 switch_perf_iterations: int = 30000  # round trips per round, for both tools
 switch_timing_rounds: int = 3  # per-sample stamps vs whole-run timing rounds
 cpu_bound_tasks: int = 5  # CPU-bound tasks sharing one CPU (S3: 5)
-cpu_bound_limit: int = 12000  # prime-count limit without a working set (S3: 30000)
-cpu_bound_ws_limit: int = 500  # outer iterations when each task writes its working set
+cpu_bound_run_s: float = 0.8  # seconds of CPU one run without a working set is sized to
+cpu_bound_ws_run_s: float = 0.4  # seconds of CPU one run with the working sets is sized to
+cpu_bound_limit: Optional[int] = None  # prime-count limit without a working set (S3: 30000; None: sized to cpu_bound_run_s)
+cpu_bound_ws_limit: Optional[int] = None  # outer iterations with the working set (None: sized to cpu_bound_ws_run_s)
 cpu_bound_ws_ints: int = 1000000  # 64-bit integers per task (S3: 1M, 8 MB)
 cpu_bound_repeats: int = 5  # runs per condition, threads and processes alternating
 data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
@@ -257,20 +259,26 @@ if unpinned is not None:
 # its dTLB load misses and context switches. The whole-run system time is what
 # `time` would print (the process plus its children, fork and exit included).
 # Threads and processes alternate run by run, each run in a fresh child process.
-# Loop sizes are smaller than S3's (its LIMIT of 30,000 ran for minutes): the
-# parameters above say how large.
+# S3's LIMIT of 30,000 ran for minutes, and any fixed size lasts twice as long on a
+# CPU whose division is twice as slow, so the loops are sized by time instead: a
+# short calibration before the timed runs (the same tasks as threads, in probes of
+# growing size) chooses the prime limit and the working-set iterations so that one
+# run lasts about `cpu_bound_run_s` (no working set) or `cpu_bound_ws_run_s` (with
+# one) of CPU on this machine. The text under the tables says how large they came out.
 
 # %%
 cpu = store.get("cpu_bound", lambda: cpu_bound.run(
     tasks=cpu_bound_tasks, limit=cpu_bound_limit, ws_limit=cpu_bound_ws_limit,
-    ws_ints=cpu_bound_ws_ints, repeats=cpu_bound_repeats))
+    ws_ints=cpu_bound_ws_ints, repeats=cpu_bound_repeats, run_s=cpu_bound_run_s,
+    ws_run_s=cpu_bound_ws_run_s))
 fig = cpu_view.totals_figure(cpu)
 plotting.save_figure(fig, "cpu_bound_totals", figures_dir)
 
 # %%
 display(cpu_view.totals_table(cpu).style.format(precision=3, na_rep="-"))
 display(cpu_view.ratios_table(cpu).style.format({"processes / threads": "{:.3f}"}, na_rep="-"))
-display(Markdown(cpu_view.summary_text(cpu) + " " + cpu_view.perf_text(cpu)))
+display(Markdown(cpu_view.summary_text(cpu) + " " + cpu_view.perf_text(cpu) + " "
+                 + cpu_view.sizing_text(cpu)))
 
 # %%
 display(claims_view.claims_section(claims.for_experiment("cpu_bound"), data_dir, stored.present(cpu),

@@ -92,7 +92,10 @@ echo.check_params iterations=switch_echo_iterations repeats=switch_echo_repeats
     message_bytes=switch_echo_message_bytes
 yardsticks.run repeats=switch_echo_repeats
 cpu_bound.check_params tasks=cpu_bound_tasks limit=cpu_bound_limit ws_limit=cpu_bound_ws_limit
-    ws_ints=cpu_bound_ws_ints repeats=cpu_bound_repeats
+    ws_ints=cpu_bound_ws_ints repeats=cpu_bound_repeats run_s=cpu_bound_run_s
+    ws_run_s=cpu_bound_ws_run_s
+cpu_bound.run limit=cpu_bound_limit ws_limit=cpu_bound_ws_limit repeats=cpu_bound_repeats
+    run_s=cpu_bound_run_s ws_run_s=cpu_bound_ws_run_s
 process_memory.check_params counts=memory_process_counts touch_kib=memory_process_touch_kib
     repeats=memory_process_repeats
 limits.run stack_kib=memory_stack_kib_requested touch_kib=memory_touch_kib
@@ -164,7 +167,8 @@ echo.check_params iterations=switch_echo_iterations repeats=switch_echo_repeats
     message_bytes=switch_echo_message_bytes
 yardsticks.check_params repeats=switch_echo_repeats
 cpu_bound.check_params tasks=cpu_bound_tasks limit=cpu_bound_limit ws_limit=cpu_bound_ws_limit
-    ws_ints=cpu_bound_ws_ints* repeats=cpu_bound_repeats
+    ws_ints=cpu_bound_ws_ints* repeats=cpu_bound_repeats run_s=cpu_bound_run_s
+    ws_run_s=cpu_bound_ws_run_s
 process_memory.check_params counts=memory_process_counts* touch_kib=memory_process_touch_kib
     repeats=memory_process_repeats
 limits.check_params stack_kib=memory_stack_kib_requested touch_kib=memory_touch_kib

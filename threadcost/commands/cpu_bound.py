@@ -19,9 +19,15 @@ HELP = ("CPU-bound tasks sharing one CPU as threads vs processes, with and witho
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.declared(parser, "--tasks", "cpu_bound_tasks", "tasks (S3: 5)")
     opt.declared(parser, "--limit", "cpu_bound_limit",
-                 "prime-count limit without a working set (S3: 30,000)")
+                 "prime-count limit without a working set (S3: 30,000; None or auto: "
+                 "sized so a run lasts --run-s)")
     opt.declared(parser, "--ws-limit", "cpu_bound_ws_limit",
-                 "outer iterations with the working set")
+                 "outer iterations with the working set (None or auto: sized so a run "
+                 "lasts --ws-run-s)")
+    opt.declared(parser, "--run-s", "cpu_bound_run_s",
+                 "seconds of CPU one run without a working set is sized to")
+    opt.declared(parser, "--ws-run-s", "cpu_bound_ws_run_s",
+                 "seconds of CPU one run with the working sets is sized to")
     opt.declared(parser, "--ws-ints", "cpu_bound_ws_ints",
                  "64-bit integers each task writes per outer iteration (1,000,000: S3's 8 MB)")
     opt.choice(parser, "--working-sets", ("none", "own"), "none,own",
@@ -39,7 +45,8 @@ def execute(args: argparse.Namespace) -> Result:
 
     return cpu_bound.run(tasks=args.tasks, limit=args.limit, ws_limit=args.ws_limit,
                          ws_ints=args.ws_ints, working_sets=args.working_sets,
-                         modes=args.modes, repeats=args.repeats, cpu=args.cpu)
+                         modes=args.modes, repeats=args.repeats, cpu=args.cpu,
+                         run_s=args.run_s, ws_run_s=args.ws_run_s)
 
 
 def format_text(result: Result) -> str:
@@ -52,6 +59,10 @@ def format_text(result: Result) -> str:
              else f"{r.dtlb_misses_median:,.0f}"] for r in t.itertuples()]
     out = table(["working set", "tasks as", "wall s", "user s", "sys s", "sys s (whole run)",
                  "dTLB load misses"], rows)
+    for ws, got in (result.summary.get("sizing") or {}).items():
+        how = (f"calibrated to about {got['target_s']:g} s of CPU per run"
+               if got.get("sized") == "calibrated" else "fixed")
+        out += f"\nloop size, working set {ws}: {got['size']:,} ({how})"
     ratios = result.tables["ratios"]
     wall = ratios[ratios.quantity == "wall_s"]
     for r in wall.itertuples():

@@ -148,7 +148,8 @@ def _04(c: _Checks) -> None:
       baseline_scale=N("switch_baseline_scale"))
     c(cpu_bound.check_params, tasks=N("cpu_bound_tasks"), limit=N("cpu_bound_limit"),
       ws_limit=N("cpu_bound_ws_limit"), ws_ints=N("cpu_bound_ws_ints"),
-      repeats=N("cpu_bound_repeats"))
+      repeats=N("cpu_bound_repeats"), run_s=N("cpu_bound_run_s"),
+      ws_run_s=N("cpu_bound_ws_run_s"))
     c(cs.check_working_set_sweep, working_sets_kib=N("switch_working_sets_kib"),
       tasks=N("switch_tasks"), iterations=N("switch_ws_iterations"),
       seconds_per_point=N("switch_ws_seconds_per_point"))

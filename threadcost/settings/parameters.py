@@ -237,17 +237,39 @@ DECLARATIONS: tuple[Param, ...] = (
        'per-sample stamps vs whole-run timing rounds', minimum=1, maximum=100),
     _p('cpu_bound_tasks', 'int', '04_context_switch', 5,
        'CPU-bound tasks sharing one CPU (S3: 5)', minimum=1, maximum=64),
-    # 12,000, not 8,485 (half the work, tried for make paper's time): measured on the 2-CPU
-    # Intel host with the other helpers' tests running (load 8-9), 12 rounds interleaved,
-    # the C13 wall ratio's spread (sd of the log ratio) was 12.7% at 12,000 and 23.2% at
-    # 8,485: a busy machine disturbs a shorter run more, and C13's interval would widen.
-    # (Quiet, the AMD reference's task ends lie within 1-5 ms of each other against a
-    # repeat-to-repeat spread of ~15 ms, so there the run length matters little.)
-    _p('cpu_bound_limit', 'int', '04_context_switch', 12000,
-       'prime-count limit without a working set (S3: 30000)', minimum=3, maximum=1_000_000),
-    _p('cpu_bound_ws_limit', 'int', '04_context_switch', 500,
-       'outer iterations when each task writes its working set', minimum=3,
-       maximum=1_000_000),
+    # The two loops are sized by time, not by a fixed count (#33 item 8): a fixed limit of
+    # 12,000 ran 1.4 s per run on the AMD reference and 2.8 s on the Intel hosts (their
+    # division's latency differs 2x), so the cell's length depended on the CPU (45 s on
+    # the 2-CPU Intel). A short calibration (the same tasks as threads, outside the timed
+    # runs) sizes each loop so that one run's CPU time is about cpu_bound_run_s /
+    # cpu_bound_ws_run_s: 20 runs of 0.8 s and 0.4 s plus about 0.1 s each to start them
+    # make a cell of about 15 s on any CPU. C13's +/- 1% cannot be resolved at any
+    # affordable size (the paired log-ratio sd of the wall time was 1.2-1.7% at 1.2-2.8 s
+    # runs on the AMD and Intel references; the page's C13 says so up front), so the
+    # length buys the interval little; the working-set runs at 0.4 s are about half the
+    # AMD reference's (0.7-0.9 s at 500 iterations), C14 reads system time per user
+    # second, and C14's threads' system time was already a few ticks. An earlier
+    # rejection of a smaller fixed limit (8,485 vs 12,000: the C13 ratio's spread 23.2%
+    # vs 12.7% with the machine at load 8-9) measured a busy host. Six sessions each of
+    # the old fixed size and the calibrated one, interleaved on the 2-CPU Intel at load
+    # 5-13: the runs' CPU 44-46 s vs 11-15 s per cell; C13's paired sd 11-28% vs 2-21%
+    # (the load, not the length, sets it there); C14's system ms per user second
+    # (processes, threads) 11-23 and 8-13 vs 51-128 and 28-57: the fixed setup (fork,
+    # faulting 8 MB per task) over a shorter run, which C14's why reads from the runs.
+    # A number given to cpu_bound_limit / cpu_bound_ws_limit fixes that size instead
+    # (S3's own 30,000 in params/large.yaml; every stored run before calibration).
+    _p('cpu_bound_run_s', 'float', '04_context_switch', 0.8,
+       'seconds of CPU one run without a working set is sized to', unit='s', minimum=0.01,
+       maximum=600),
+    _p('cpu_bound_ws_run_s', 'float', '04_context_switch', 0.4,
+       'seconds of CPU one run with the working sets is sized to', unit='s', minimum=0.01,
+       maximum=600),
+    _p('cpu_bound_limit', 'Optional[int]', '04_context_switch', None,
+       'prime-count limit without a working set (S3: 30000; None: sized to '
+       'cpu_bound_run_s)', minimum=3, maximum=1_000_000),
+    _p('cpu_bound_ws_limit', 'Optional[int]', '04_context_switch', None,
+       'outer iterations with the working set (None: sized to cpu_bound_ws_run_s)',
+       minimum=3, maximum=1_000_000),
     _p('cpu_bound_ws_ints', 'int', '04_context_switch', 1000000,
        '64-bit integers per task (S3: 1M, 8 MB)', minimum=1, maximum=1 << 27),
     _p('cpu_bound_repeats', 'int', '04_context_switch', 5,

@@ -144,3 +144,47 @@ def conclusion_text(result: Result) -> str:
         return ""
     return (f"The wall time of processes over threads ({result.params['tasks']} CPU-bound "
             "tasks sharing one CPU, S3's experiment above) was " + " and ".join(parts) + ".")
+
+
+def _cpu_median(result: Result, ws: str) -> str:
+    runs = result.tables.get("runs")
+    if runs is None or runs.empty or "cpu_s" not in runs:
+        return ""
+    cpu = runs[runs.working_set == ws].cpu_s
+    return f"; its runs took a median {cpu.median():.2f} s of CPU" if cpu.size else ""
+
+
+SIZE_WORDS = {  # working set -> (the loop in words, its size's parameter, target, cost)
+    "none": ("Without a working set each task counted primes up to", "limit",
+             "cpu_bound_run_s", "ns_per_division", "a division"),
+    "own": ("With the working sets each task ran", "ws_limit", "cpu_bound_ws_run_s",
+            "ns_per_write", "writing one integer")}
+
+
+def sizing_text(result: Result) -> str:
+    """How large each run was and how that size was chosen: calibrated here to last
+    about a declared time (with the calibration's cost per division or per write), or
+    fixed (a given size; every run stored before the calibration)."""
+    from threadcost import findings
+
+    sizing = result.summary.get("sizing") or {}
+    parts = []
+    for ws in result.params.get("working_sets", []):
+        words, size_key, param, cost_key, unit = SIZE_WORDS[ws]
+        got = sizing.get(ws) or {"sized": "fixed", "size": result.params.get(size_key)}
+        if got.get("size") is None:
+            continue
+        size = f"**{int(got['size']):,}**" + (" outer iterations" if ws == "own" else "")
+        if got.get("sized") == "calibrated":
+            target = findings.parameter(param, f"{got['target_s']:g} s")
+            cost = got.get(cost_key)
+            cost_words = f" ({unit} took {cost:.2f} ns in its probes)" if cost else ""
+            parts.append(f"{words} {size}, sized here so that a run lasts about {target} "
+                         f"of CPU{cost_words}{_cpu_median(result, ws)}.")
+        else:
+            parts.append(f"{words} {size}, a fixed size{_cpu_median(result, ws)}.")
+    if any((sizing.get(ws) or {}).get("sized") == "calibrated" for ws in sizing):
+        parts.append("A short calibration before the timed runs (the same tasks as threads, "
+                     "in probes of growing size) chose the sized loops, so a run lasts "
+                     "about as long on any CPU.")
+    return " ".join(parts)

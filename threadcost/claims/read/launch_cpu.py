@@ -104,14 +104,26 @@ def _cpu_ratio(runs: Runs, ws: str, quantity: str, words: str) -> Measurement | 
         return Missing(f"the cpu_bound run has no {quantity} for both modes")
     ratio = (wide["processes"] / wide["threads"]).replace([np.inf, -np.inf], np.nan).dropna()
     p = found[0].meta["params"]
-    return log_ratio(ratio, run_id=run_ids(found),
-                     setup={"experiment": "cpu_bound", "tasks": p.get("tasks"),
-                            "working_set": ws, "cpu": "all tasks on one CPU",
-                            "ws_mib": round(p.get("ws_ints", 0) * 8 / 2**20, 1)
-                            if ws == "own" else 0,
-                            "limit": p.get("ws_limit") if ws == "own" else p.get("limit")},
+    setup = {"experiment": "cpu_bound", "tasks": p.get("tasks"), "working_set": ws,
+             "cpu": "all tasks on one CPU",
+             "ws_mib": round(p.get("ws_ints", 0) * 8 / 2**20, 1) if ws == "own" else 0,
+             "limit": p.get("ws_limit") if ws == "own" else p.get("limit")}
+    target = p.get("ws_run_s" if ws == "own" else "run_s")  # only a calibrated size has one
+    if target is not None:
+        setup["sized"] = f"calibrated here to about {target:g} s of CPU per run"
+    return log_ratio(ratio, run_id=run_ids(found), setup=setup,
                      how=f"per repeat (threads and processes back to back): {words}, "
                          "processes / threads; geometric mean, interval on the logarithms")
+
+
+def own_user_s(runs: Runs, mode: str) -> float | None:
+    """The median user time of one mode's runs with their own working set (the time
+    command's user figure): how long a run's work lasted, to set against S3's."""
+    got = cpu_bound_runs(runs, "own")
+    if isinstance(got, Missing) or "whole_user_s" not in got[0]:
+        return None
+    user = got[0][got[0]["mode"] == mode].whole_user_s
+    return float(user.median()) if user.size and user.median() > 0 else None
 
 
 def c13_process_over_thread_time(runs: Runs) -> Measurement | Missing:
