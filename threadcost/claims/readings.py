@@ -19,6 +19,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from threadcost import findings
 from threadcost.claims import logic
 from threadcost.claims.model import (
     COMPUTED,
@@ -139,6 +140,8 @@ def power(v: AssertionVerdict) -> dict[str, Any] | None:
 def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict:
     v = logic.judge_assertion(reading, runs)
     v = replace(v, kind=kind, quote=reading.quote, up_front=reading.up_front)
+    if reading.finding:  # the paper's value of the same quantity, from the same runs
+        v = replace(v, finding=findings.compute(reading.finding, runs))
     # power is the question of a reading that ran as published: one that cannot is not
     # underpowered, and more repeats would not make it judgeable
     v = replace(v, power=None if v.verdict == NOT_REPRODUCED
