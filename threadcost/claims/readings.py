@@ -5,8 +5,9 @@
   wholly outside (the factor: measured / published, in the direction of the
   quantity), and is "inconclusive here" otherwise;
 - a **shape** reading (a relation the source states) "holds" or "fails";
-- every differing as-published reading gets its **why**: the first of its why
-  functions that names a cause from a yardstick of the same run, or "unexplained";
+- every differing as-published reading gets its **why**: its why functions' causes, each
+  a more elementary quantity measured here (never the reading's own kind re-measured),
+  or "unexplained" (with what was measured around it as context);
 - every timing reading carries its **power**: the half-width of its interval set
   against the half-width of its tolerance band (two-sided) or against the distance
   from its value to the bound (one-sided). A reading that cannot resolve its band
@@ -158,8 +159,8 @@ def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict
     elif kind == "as_published" and v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         v = replace(v, why=why(reading, runs, v))
     elif kind == "shape" and reading.why and v.verdict in (SUPPORTED, CONTRADICTED):
-        # a relation the source states, explained by a yardstick of the same mechanism
-        # measured in the same run (none measured: nothing is said)
+        # a relation the source states, explained by a more elementary quantity measured
+        # in the same run (none measured: nothing is said)
         v = replace(v, why=tuple(w for w in why(reading, runs, v) if w.text != UNEXPLAINED))
     return v
 
