@@ -126,13 +126,20 @@ display(view.per_thread_table(sweep).round(4))
 #   kernel, 16 KiB on x86-64, never counted in any process's RSS;
 # - **page tables** (VmPTE): the stack mapping needs its own page-table page once
 #   touched (4 KiB maps 2 MiB), again outside RSS;
-# - **kernel objects** (SUnreclaim): `task_struct`, signal and pid structures and the
-#   like, allocated from the kernel's slab caches.
+# - **kernel objects** (SUnreclaim): the pages of the kernel's unreclaimable slab
+#   caches, where a thread's `task_struct`, its pid and the bookkeeping of its stack
+#   mapping live (the threads of one process share one signal table, file table and
+#   address space, counted once). Reclaimable slab (SReclaimable: dentries, inodes) is
+#   not counted.
 #
 # The kernel stack and slab counters are system-wide: anything else the machine did
 # during a run moves them too, which shows as a lower R² and a wider interval. The
-# published bars are S2's estimate (C12, kernel part not split) and S4's page-table
-# figure (C16).
+# published bars are S2's (C12) and S4's page-table figure (C16). S2's 11 KiB of
+# kernel memory is slab alone, read with `slabtop` (the objects in use in every slab
+# cache, reclaimable ones included, by object size): it holds no kernel stack and no
+# page tables, so it is drawn as slab, hatched, and C12 judges it against this
+# machine's slab line alone, as a substitute (SUnreclaim counts the unreclaimable
+# caches' pages, not slabtop's objects).
 
 # %%
 fig = view.breakdown_figure(sweep)

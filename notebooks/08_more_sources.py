@@ -16,7 +16,8 @@
 # kernels of the earlier notebooks (and a few small new ones), each read three ways:
 # **as published** (the source's own number, in its terms: holds here, or differs and
 # by how much), **the shape** (the relation the source states, which should hold on
-# any machine), and **why** a number differs, from a yardstick measured in the same run.
+# any machine), and **why** a number differs: a more elementary quantity measured in the
+# same run (a system call, not the same switch timed again), or "unexplained".
 #
 # - **S7**, Baumann et al., "A fork() in the road" (HotOS 2019): fork + exec against
 #   posix_spawn as the parent's memory grows (claim C30).
@@ -60,8 +61,9 @@ machine_id: Optional[str] = None  # with measure False: the machine folder to dr
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, plotting, textout
+from threadcost import claims, findings, plotting, textout
 from threadcost.experiments import indirect, more_sources
+from threadcost.findings.switch import yardstick_name
 from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import claims as claims_view
@@ -180,7 +182,8 @@ fig = view.indirect_figure(ind)
 saved = plotting.save_figure(fig, "sources_indirect_cost", figures_dir)
 
 # %%
-display(Markdown(view.indirect_text(ind, judged("C33", "direct cost", ind))))
+syscall = findings.get(yardstick_name("syscall"), data_dir, store.machine_id)  # the paper's
+display(Markdown(view.indirect_text(ind, judged("C33", "direct cost", ind), syscall)))
 
 # %% [markdown]
 # ### Every mechanism, with the switches the kernel counted
@@ -216,9 +219,11 @@ saved = plotting.save_figure(fig, "sources_thread_waves", figures_dir)
 #
 # "As published" sets the source's number beside this machine's, in the source's own
 # terms; "Shape" checks the relation the source states. Under a verdict, "why" (folded)
-# names the cause from a yardstick of the same mechanism measured in the same run, or
-# says "unexplained": it carries no verdict of its own. An absolute time from another
-# machine is judged only as the "as published" reading.
+# names the cause with a more elementary quantity measured in the same run, or says
+# "unexplained" and gives what was measured around it (the same counters split, the same
+# hand-off timed another way) as context, not as a cause: it carries no verdict of its
+# own. An absolute time from another machine is judged only as the "as published"
+# reading.
 
 # %%
 results = [spawn, gap, go, counts, ind, waves]

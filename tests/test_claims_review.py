@@ -237,3 +237,26 @@ def test_one_million_rust_threads_count_the_program_once(
         peak_mib + (1_000_000 - threads) * per_thread.measured / 1024, rel=0.01)
     assert scaled.measured < peak_mib * 1_000_000 / threads
     assert "cap (parameter)" not in how
+
+
+def test_the_abstract_prints_the_headlines_value_of_a_quantity_a_claim_also_reads(
+        verdicts: list[ClaimVerdict]) -> None:
+    """The abstract printed "223 ns (C19 ...)", C19's reading (S5's mean over the
+    repeats), two lines from the headline's 222 ns (the median of the same runs) for
+    the same Tokio switch. A reading that declares the paper's finding of its quantity
+    is given in the summary by that finding's value; its verdict keeps its own."""
+    from threadcost import findings
+    from threadcost.findings import headline
+
+    declared = [(v.id, a) for v in verdicts for a in v.assertions if a.finding is not None]
+    assert declared and {cid for cid, _ in declared} >= {"C19"}
+    for _, a in declared:
+        assert a.finding.name in findings.REGISTRY
+    c19 = next(a for cid, a in declared if cid == "C19")
+    assert c19.finding.name in set(headline.CELLS.values())
+    text = " ".join(claims.folklore(verdicts))
+    shown, own = summary.finding_text(c19.finding), summary._value(c19)
+    assert f"measures {shown} (the headline's {c19.finding.statistic}; C19 holds" in text
+    if own != shown:  # the reading's own value is on C19's pages, not in the summary
+        assert f"measures {own}" not in text
+    assert "mean over the repeats (the headline prints their median)" in c19.how

@@ -79,10 +79,24 @@ def test_c14_compares_system_time_per_unit_of_work(reference: dict[str, ClaimVer
 
 def test_c22_compares_slab_with_slab(reference: dict[str, ClaimVerdict]) -> None:
     kernel = reference["C22"].as_published[1]
-    assert "slab" in kernel.text and kernel.setup.get("counted") == "slab (as slabtop)"
+    assert "slab" in kernel.text and "SUnreclaim" in kernel.setup.get("counted", "")
     assert kernel.substitute and "slabtop" in kernel.substitute
     # the brigade's wider count is context, never the verdict
     assert any("wider count" in c.label for c in reference["C22"].context)
+
+
+def test_c12_says_its_slab_is_not_slabtops(reference: dict[str, ClaimVerdict]) -> None:
+    """S2 counted its 11 KiB with slabtop (the objects in use in every cache, reclaimable
+    ones included); the runs here read SUnreclaim (unreclaimable caches, whole pages):
+    the reading is a labelled substitute that says what each counts and what neither
+    does, and its setup never claims slabtop's count."""
+    kernel = next(a for a in reference["C12"].as_published if "Kernel memory" in a.text)
+    assert "slabtop" not in kernel.text and "SUnreclaim" in kernel.setup["counted"]
+    assert kernel.substitute is not None
+    for words in ("SUnreclaim", "slabtop", "reclaimable", "kernel stack", "page tables"):
+        assert words in kernel.substitute, words
+    assert "C12" in [v.id for v in reference.values()
+                     if any(a.substitute for a in v.as_published)]
 
 
 def test_c04_one_measurement_one_verdict(reference: dict[str, ClaimVerdict]) -> None:

@@ -180,10 +180,14 @@ def test_source_claims_are_judged_or_say_why_not(fresh: list[Any], tmp_path: Pat
     assert virt[0].verdict == NOT_RUN and "bare-metal" in virt[0].reason
     alive = [a for a in verdicts["C35"].assertions if "alive at once" in a.text]
     assert alive[0].verdict == NOT_RUN and "pid_max" in alive[0].reason
-    # a why is attached to the reading it explains and carries no verdict of its own
+    # a why is attached to the reading it explains and carries no verdict of its own: one
+    # that names a cause records its yardstick; one that gives context (C32, C34: the
+    # reading's own kind of quantity) says "unexplained" and records none
     whys = [w for cid in SOURCE_IDS for a in verdicts[cid].assertions for w in a.why
             if w.text != "unexplained"]
-    assert whys and all(w.yardsticks and w.run_id for w in whys)
+    assert whys and all(w.run_id for w in whys)
+    assert all(bool(w.yardsticks) == w.explains for w in whys)
+    assert all(w.text.startswith("unexplained: ") for w in whys if not w.explains)
     assert all(a.verdict != "computed" for cid in SOURCE_IDS
                for a in verdicts[cid].assertions)
 

@@ -86,6 +86,11 @@ class Assertion:
     quote: str = ""  # the source's own sentence this reading judges
     why: tuple[WhyFn, ...] = ()  # causes of a difference, tried in order
     up_front: str = ""  # said before the numbers (e.g. inconclusive by construction)
+    # the paper's own finding of the same quantity in its one definition (the headline's
+    # switch: a median of runs), where this reading keeps its source's statistic: a
+    # summary that prints the quantity beside the paper's (the abstract) prints the
+    # finding, and the claim's own pages print this reading, named as the claim's
+    finding: str = ""
 
 
 Reading = Assertion  # the name the records use
@@ -200,6 +205,8 @@ class AssertionVerdict:
     power: dict[str, Any] | None = None  # for timing readings: can it resolve its band?
     why: tuple[Why, ...] = ()
     up_front: str = ""
+    # the reading's ``finding`` as measured from the same runs (a findings.Quantity)
+    finding: Any = None
 
     def as_dict(self) -> dict[str, Any]:
         out = {"text": self.text, "quote": self.quote, "measured": self.measured,
@@ -212,6 +219,9 @@ class AssertionVerdict:
                "where": self.where, "power": self.power, "up_front": self.up_front}
         if self.kind == "as_published" or self.why:
             out["why"] = [w.as_dict() for w in self.why]
+        if self.finding is not None:
+            out["finding"] = {"name": self.finding.name, "value": self.finding.value,
+                              "statistic": self.finding.statistic}
         return out
 
 

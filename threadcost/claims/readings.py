@@ -5,8 +5,9 @@
   wholly outside (the factor: measured / published, in the direction of the
   quantity), and is "inconclusive here" otherwise;
 - a **shape** reading (a relation the source states) "holds" or "fails";
-- every differing as-published reading gets its **why**: the first of its why
-  functions that names a cause from a yardstick of the same run, or "unexplained";
+- every differing as-published reading gets its **why**: its why functions' causes, each
+  a more elementary quantity measured here (never the reading's own kind re-measured),
+  or "unexplained" (with what was measured around it as context);
 - every timing reading carries its **power**: the half-width of its interval set
   against the half-width of its tolerance band (two-sided) or against the distance
   from its value to the bound (one-sided). A reading that cannot resolve its band
@@ -19,6 +20,7 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from threadcost import findings
 from threadcost.claims import logic
 from threadcost.claims.model import (
     COMPUTED,
@@ -139,6 +141,8 @@ def power(v: AssertionVerdict) -> dict[str, Any] | None:
 def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict:
     v = logic.judge_assertion(reading, runs)
     v = replace(v, kind=kind, quote=reading.quote, up_front=reading.up_front)
+    if reading.finding:  # the paper's value of the same quantity, from the same runs
+        v = replace(v, finding=findings.compute(reading.finding, runs))
     # power is the question of a reading that ran as published: one that cannot is not
     # underpowered, and more repeats would not make it judgeable
     v = replace(v, power=None if v.verdict == NOT_REPRODUCED
@@ -155,8 +159,8 @@ def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict
     elif kind == "as_published" and v.verdict in (CONTRADICTED, NOT_REPRODUCED):
         v = replace(v, why=why(reading, runs, v))
     elif kind == "shape" and reading.why and v.verdict in (SUPPORTED, CONTRADICTED):
-        # a relation the source states, explained by a yardstick of the same mechanism
-        # measured in the same run (none measured: nothing is said)
+        # a relation the source states, explained by a more elementary quantity measured
+        # in the same run (none measured: nothing is said)
         v = replace(v, why=tuple(w for w in why(reading, runs, v) if w.text != UNEXPLAINED))
     return v
 

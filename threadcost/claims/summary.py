@@ -7,6 +7,7 @@ Read by the index and the abstract (threadcost/paper/summary.py), notebook 06 an
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from threadcost.claims import logic
 from threadcost.claims.model import (
@@ -75,6 +76,30 @@ def _published(a: AssertionVerdict) -> str:
     return f"; published {logic.numbers(a.published)[0]}{logic.scaled(a.unit, a.published)}"
 
 
+def paper_finding(a: AssertionVerdict) -> Any:
+    """The paper's own finding of the reading's quantity (its one definition, e.g. the
+    headline's median of runs), when the reading declares one, measured it, and is no
+    substitute; else None."""
+    q = a.finding
+    return q if q is not None and q.measured and not a.substitute else None
+
+
+def finding_text(q: Any) -> str:
+    """A finding as the paper prints it, with the runs it reads when more than one."""
+    return q.text() + (f" ({q.runs_words()})" if q.pooled else "")
+
+
+def _example(cid: str, a: AssertionVerdict) -> str:
+    """A reading that holds, as the abstract gives it. A quantity the paper also prints in
+    its own definition (the headline's Tokio switch) is printed once, as the paper's
+    finding; the claim's own statistic stays on its verdict pages, named as the claim's."""
+    q = paper_finding(a)
+    if q is None:
+        return f"{_subject(a.text)} measures {_value(a)} ({cid}{_published(a)})"
+    return (f"{_subject(a.text)} measures {finding_text(q)} (the headline's {q.statistic}; "
+            f"{cid} holds on its own reading, in its source's statistic{_published(a)})")
+
+
 def _and(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
@@ -132,8 +157,7 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
     holds = [(cid, a) for cid, a in ap if a.verdict == SUPPORTED and a.timing][:3]
     if holds:
         out.append("Holding here, for example: " + "; ".join(
-            f"{_subject(a.text)} measures {_value(a)} ({cid}{_published(a)})"
-            for cid, a in holds) + ".")
+            _example(cid, a) for cid, a in holds) + ".")
     differs = [(cid, a) for cid, a in ap if bucket(a) == "differs"]
     if differs:
         causes = Counter(_cause(a) for _, a in differs)

@@ -63,19 +63,30 @@ def wake_up_ratio(cross: float, same: float) -> str:
 # reading's own kind re-measures the claim's quantity: it names no cause, so it is
 # given as context (a decomposition), and the reading says "unexplained".
 HAND_OFF = "a thread hand-off through the kernel"
+COUNTED = "the context switches the kernel counts"
+# the yardsticks the sources S8..S12's whys read from their own runs (``computed``)
+YIELDLESS_COUNT = "futex switches per round trip without sched_yield"  # C32: a count
+PER_ADDED_SWITCH = "ns per added kernel switch"  # C34: a time split by counted switches
+SIGPROCMASK_GAP = "rt_sigprocmask calls in the gap"  # C31: a system call, more elementary
 YARDSTICK_KIND = {SAME: HAND_OFF, CROSS: HAND_OFF, BUSY: HAND_OFF,
                   SYSCALL: "an empty system call", PIPE: "a pipe write and read",
-                  WARM: "a 64 KiB copy", COLD: "a 64 KiB copy"}
+                  WARM: "a 64 KiB copy", COLD: "a 64 KiB copy",
+                  YIELDLESS_COUNT: COUNTED, PER_ADDED_SWITCH: HAND_OFF,
+                  SIGPROCMASK_GAP: "an empty system call"}
 HOP = "per task per trip"  # a brigade's reading: one hop is a pipe read, a write and a switch
 
 
 def reading_kind(v: AssertionVerdict) -> str:
     """The kind of quantity a reading measures, in :data:`YARDSTICK_KIND`'s words ("":
-    none of them): a switch, an echo or a brigade hop is a thread hand-off."""
+    none of them): a count of switches (per iteration, or locked / unlocked) is the
+    kernel's counters; a switch, an echo, a ping-pong or a brigade hop is a thread
+    hand-off."""
     text = v.text.lower()
+    if v.unit == "switches" or "kernel counters" in text:
+        return COUNTED
     if "memcpy" in text:
         return "a 64 KiB copy"
-    if "switch" in text or "echo" in text or HOP in text:
+    if any(w in text for w in ("switch", "echo", "ping-pong", HOP)):
         return HAND_OFF
     return ""
 

@@ -115,19 +115,8 @@ from_run("switch_counts_futex_per_round_trip_mean", "switch_counts",
          "switches", "mean over runs", "the futex ping-pong between two processes on one "
          "CPU, without yields: the switches the kernel counted per round trip, mean over "
          "runs (C32's statistic)", fmt="sig3")
-def _syscall_mean(run: Any) -> float:
-    """One empty system call of a run's syscall table: the mean over its repeats (the
-    statistic every empty system call of the paper is given in); the summary's median
-    where the run stored no per-repeat table."""
-    try:
-        return float(run.table("syscall").ns_per_call.mean())
-    except Exception:  # a run stored before the syscall table
-        return float(run.meta["summary"]["empty_syscall_ns"]["p50"])
-
-
-from_run("switch_counts_syscall_mean_ns", "switch_counts", _syscall_mean, "ns",
-         "mean over repeats", "one empty system call, timed in the switch-count run (S9): "
-         "the mean over repeats")
+# The empty system call each of these runs also timed is not a finding of its own: the
+# paper prints one empty system call, the yardsticks' (``yardstick_syscall_mean_ns``).
 
 
 # --- S10: the indirect cost of a switch -------------------------------------------------------
@@ -141,9 +130,6 @@ def _indirect_worst(run: Any) -> float | None:
     return float(inside.groupby(["array_kib", "stride_bytes"]).c2_ns.median().max())
 
 
-from_run("indirect_syscall_mean_ns", "indirect_cost", _syscall_mean, "ns",
-         "mean over repeats", "one empty system call, timed in the indirect-cost run (S10): "
-         "the mean over repeats (the median where the run stored no per-repeat table)")
 from_run("indirect_worst_in_cache_switch_median_ns", "indirect_cost", _indirect_worst, "ns",
          "median over repeats", "the cost per switch with an array walked between switches "
          "(c2), at the array size and stride within the last-level cache where it is "

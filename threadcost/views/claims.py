@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import claims, vocabulary
-from threadcost.claims import logic, whys
+from threadcost.claims import logic, summary, whys
 from threadcost.claims.model import UNEXPLAINED, AssertionVerdict, ClaimVerdict
 from threadcost.views import tables
 
@@ -252,6 +252,10 @@ def folklore_md(verdicts: list[ClaimVerdict]) -> str:
             number = logic.numbers(a.measured)[0]
             shown = f"{number}{logic.scaled(a.unit, a.measured)}"
             name, ids = claims.reading_name(v.id, a.text), runs(a.run_id)
+            paper = summary.paper_finding(a)  # printed in its place where one is declared
+            if paper is not None:
+                marks.append((f"measures {summary.finding_text(paper)}",
+                              "measures " + findings.span(paper)))
             marks.append((f"measures {shown}", "measures " + findings.tag(
                 name, number, said(shown, ids, "read from"), ids)))
             times = re.search(r"(\d[\d,]*(?:\.\d+)?)x", a.words)

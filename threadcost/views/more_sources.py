@@ -285,19 +285,21 @@ def tsuna_text(counts: Result) -> str:
             f"{_show('tsuna_loop_total_switches_mean', counts)} per iteration of the "
             f"same loop between two processes on one CPU: "
             f"{_show('tsuna_loop_voluntary_switches_mean', counts)} voluntary (a side "
-            f"asleep in FUTEX_WAIT) and {_show('tsuna_loop_involuntary_switches_mean', counts)}"
-            " involuntary (each sched_yield, and each retried FUTEX_WAKE, hands the CPU to the "
-            "other runnable side). Without the yields the futex ping-pong makes "
+            f"went to sleep in FUTEX_WAIT) and "
+            f"{_show('tsuna_loop_involuntary_switches_mean', counts)} involuntary (a side "
+            "was switched out while still runnable, as one is when it calls sched_yield "
+            "with the other side ready; the run counts switches, not the loop's calls). "
+            "Without the yields the futex ping-pong makes "
             f"{_show('switch_counts_futex_per_round_trip_mean', counts)} per round trip. "
             "Dividing by an assumed count, not a counted one, is how one loop gets three "
-            "answers. An empty system call took "
-            f"{_show('switch_counts_syscall_mean_ns', counts)} in the same run ("
-            f"{SYSCALL_STATISTIC}).")
+            "answers.")
 
 
 # ------------------------------------------------------------------ S10
 
 def indirect_figure(result: Result) -> plt.Figure:
+    """S10's total cost per switch (c2: per hop with the partner - per hop alone), the
+    median over repeats of each array size and stride, as the table beside it."""
     pts = result.tables["points"]
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     base = pts[pts.array_kib == 0].c2_ns.median() / 1000
@@ -305,7 +307,7 @@ def indirect_figure(result: Result) -> plt.Figure:
         med = rows.groupby("array_kib").c2_ns.median() / 1000
         med = med[med > 0]  # at or below zero: noise, no cost; the table shows it
         ax.plot(med.index, med.values, marker="o", label=f"stride {stride} B")
-    ax.axhline(base, color="#999999", linestyle=":", label="direct cost (no array)")
+    ax.axhline(base, color="#999999", linestyle=":", label="no array: the direct cost")
     llc = result.summary.get("llc_kib")
     if llc:
         ax.axvline(llc, color="#b2182b", linestyle="--", linewidth=1,
@@ -314,8 +316,10 @@ def indirect_figure(result: Result) -> plt.Figure:
     _log_if_wide(ax, [base, *(pts[pts.array_kib > 0].groupby(["array_kib", "stride_bytes"])
                               .c2_ns.median() / 1000)])
     ax.set_xlabel("array each process walks between switches (KiB)")
-    ax.set_ylabel("cost per switch, c2 (µs)")
-    ax.set_title("The indirect cost grows with the data a switch evicts")
+    ax.set_ylabel("c2 per switch (µs), median over repeats")
+    # what is drawn: the total cost per switch (direct + indirect), each point and the
+    # no-array line a median over the repeats, as the table beside it
+    ax.set_title("Total cost per switch (c2) against the array walked: medians")
     ax.legend(fontsize=8)
     return fig
 
@@ -341,9 +345,12 @@ def indirect_table(result: Result) -> Any:
                        "did not time the same work (C33's growth reading says which).")
 
 
-def indirect_text(result: Result, judged: Any = None) -> str:
+def indirect_text(result: Result, judged: Any = None,
+                  syscall: findings.Quantity | None = None) -> str:
     """``judged``: C33's reading of the direct cost (``claims.measure``, µs): the page
-    prints the claim's statistic (a mean over repeats), not a median of its own."""
+    prints the claim's statistic (a mean over repeats), not a median of its own.
+    ``syscall``: the empty system call of the yardsticks (the finding every page and why
+    prints), for scale; None leaves it out."""
     s = result.summary
     pts = result.tables["points"]
     llc = s.get("llc_kib")
@@ -356,9 +363,11 @@ def indirect_text(result: Result, judged: Any = None) -> str:
         direct = f"{_us(s['direct_ns']['p50'])} per switch here (the run's median over " \
                  f"{s['direct_ns']['n']} repeats; C33's mean could not be read)"
     text = (f"The direct cost (no array) was {direct}, against their "
-            f"{findings.published('C33', '3.8 µs')}; one empty "
-            f"system call took {_show('indirect_syscall_mean_ns', result)} in the same run "
-            f"({SYSCALL_STATISTIC}).")
+            f"{findings.published('C33', '3.8 µs')}")
+    if syscall is not None and syscall.measured:  # for scale: the paper's one system call
+        text += (f"; for scale, an empty system call costs {findings.span(syscall)} on "
+                 f"this machine (the yardsticks of notebook 4, {SYSCALL_STATISTIC})")
+    text += "."
     if not inside.empty:
         top = inside.groupby(["array_kib", "stride_bytes"]).c2_ns.median()
         kib, stride = top.idxmax()

@@ -387,8 +387,20 @@ def malloc_delta_kib(after: str, column: str) -> Select:
     return select
 
 
+# What the sources counted as a thread's kernel memory, and what this study counts in its
+# place. S2 and S5 read slabtop (the commented-out line of their scripts prints the
+# "Active / Total Size" line's first value); the runs here read /proc/meminfo.
+SLABTOP = ("slabtop's active size (the objects in use in every slab cache, reclaimable ones "
+           "included, counted by object size)")
+SUNRECLAIM = ("the system's unreclaimable slab (SUnreclaim of /proc/meminfo: the pages of the "
+              "unreclaimable slab caches, a thread's task_struct and pid among them)")
+SLAB_NOT_COUNTED = ("neither count holds a thread's kernel stack (not a slab object: "
+                    "KernelStack counts it) or its page tables")
+
+
 def slab_slope(runs: Runs) -> Measurement | Missing:
-    """Slab memory per idle thread (as slabtop reads it): slope over 100..1,000 threads."""
+    """Unreclaimable slab per idle thread (SUnreclaim, system-wide): slope over 100..1,000
+    threads. Not slabtop's count: it leaves out the reclaimable caches and counts pages."""
     got = _points_100_1000(runs)
     if isinstance(got, Missing):
         return got
@@ -396,5 +408,6 @@ def slab_slope(runs: Runs) -> Measurement | Missing:
     return slope(rows.threads, rows.slab_kib, "KiB", int(rows.groupby("threads").size().min()),
                  run_id=run_ids(found),
                  setup={"experiment": "thread_memory", "threads": "100..1000",
-                        "counted": "slab (as slabtop)"},
-                 how="slope of the system's slab memory over 100..1,000 idle threads")
+                        "counted": "unreclaimable slab (SUnreclaim), not slabtop's count"},
+                 how="slope of the system's unreclaimable slab (SUnreclaim) over 100..1,000 "
+                     "idle threads")

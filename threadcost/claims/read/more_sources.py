@@ -17,6 +17,7 @@ import pandas as pd
 
 from threadcost import findings
 from threadcost.claims.read.switching import yardstick
+from threadcost.claims.whys import UNEXPLAINED_BY
 from threadcost.host import sysinfo
 from threadcost.measured.intervals import log_ratio, over_repeats
 from threadcost.measured.measurement import Measurement, Missing
@@ -158,10 +159,10 @@ def s9_count(mechanism: str, tasks: str) -> Any:
 
 
 def s9_why(runs: Runs) -> Measurement | Missing:
-    """Why tsuna's loop makes more switches than counted: the same futex ping-pong
-    without its sched_yield calls (a more elementary mechanism, measured in the same
-    run: the C32 shape reading's value), and what the yields add. Never the loop's own
-    count re-measured."""
+    """Context for C32's count (no cause): the run counts the kernel's switches, not the
+    loop's sched_yield calls, so what it has is the reading's own quantity, split
+    (voluntary and involuntary) and counted again without the yields (the C32 shape
+    reading's value). The reading says "unexplained" and gives these as context."""
     got = _table(runs, "switch_counts", "runs")
     if isinstance(got, Missing):
         return got
@@ -172,15 +173,18 @@ def s9_why(runs: Runs) -> Measurement | Missing:
     plain = s9_count("futex", "processes")(runs)
     if isinstance(plain, Missing):
         return plain
+    vol = float((rows.voluntary / rows.round_trips).mean())
     inv = float((rows.involuntary / rows.round_trips).mean())
     return _why(plain.value, "switches",
-                f"why: without its sched_yield calls the same futex ping-pong between two "
-                f"processes makes {plain.value:.2f} switches per round trip here (mean over "
-                "repeats, the same run): one FUTEX_WAIT sleep each way; tsuna's loop adds "
-                f"{inv:.2f} involuntary switches per iteration, each sched_yield (or "
-                "FUTEX_WAKE retry) handing the CPU to the other runnable side, and the "
-                "kernel counts those yields as switches too", found,
-                experiment="switch_counts")
+                f"{UNEXPLAINED_BY}the run counts the switches the kernel made, not the "
+                "loop's sched_yield calls (or its retried wake-ups), so no more elementary "
+                "quantity measured here says why one iteration makes more switches than the "
+                "source counts. For context, not a cause (the same counters, split and "
+                f"counted again): of each iteration's switches, {vol:.2f} are voluntary (a "
+                f"side went to sleep) and {inv:.2f} involuntary (a side was switched out "
+                "while still runnable); the same futex ping-pong without its sched_yield "
+                f"calls makes {plain.value:.2f} switches per round trip (means over repeats, "
+                "the same run)", found, experiment="switch_counts")
 
 
 def s9_virtualization(runs: Runs) -> Missing:
@@ -313,6 +317,10 @@ def s11_switch_ratio(runs: Runs) -> Measurement | Missing:
 
 
 def s11_why(runs: Runs) -> Measurement | Missing:
+    """Context for C34's slowdown (no cause): the added time split by the kernel switches
+    locking adds, beside the yardsticks' pipe hand-off. Both are the reading's own kind
+    of quantity (a hand-off between OS threads, timed), so the reading says
+    "unexplained" and gives them as a decomposition."""
     got = _table(runs, "go_lockosthread", "runs")
     if isinstance(got, Missing):
         return got
@@ -324,15 +332,17 @@ def s11_why(runs: Runs) -> Measurement | Missing:
     if extra_sw <= 0:
         return Missing("locking added no counted kernel switch")
     per = extra_ns / extra_sw
-    text = (f"why: locking adds {extra_sw:.2f} kernel switches per round trip and "
+    text = (f"{UNEXPLAINED_BY}no more elementary quantity measured here says why locking "
+            "slows the round trip by this much: a time per counted switch and a thread "
+            "hand-off are the reading's own kind of quantity. As a decomposition, not a "
+            f"cause: locking adds {extra_sw:.2f} kernel switches per round trip and "
             f"{extra_ns / 1000:,.1f} µs (means over repeats), {per / 1000:,.2f} µs per added "
             "switch")
     same, cross = yardstick("pipe_switch_pinned")(runs), yardstick("wakeup_cross_cpu")(runs)
     if isinstance(same, Measurement) and isinstance(cross, Measurement):
-        text += (f"; a thread woken by another costs {same.value:,.0f} ns on the same CPU and "
-                 f"{cross.value:,.0f} ns on another, idle CPU here (the yardsticks, means "
-                 f"over repeats): each added switch is {per / same.value:.1f} same-CPU "
-                 "wake-ups, the locked goroutines' OS threads handing the CPU to each other")
+        text += (f"; the yardsticks' pipe hand-off between two threads takes "
+                 f"{same.value:,.0f} ns on one CPU and {cross.value:,.0f} ns across two, idle "
+                 "(means over repeats)")
     text += (f"; the unlocked round trip, the ratio's denominator, takes "
              f"{free.ns_per_round_trip.mean():,.0f} ns here (S11: 500 ns)")
     return _why(per, "ns", text, found, experiment="go_lockosthread")

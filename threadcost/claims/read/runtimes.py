@@ -150,7 +150,9 @@ def switch_ns(kind: str) -> Any:
                                    "round trips": p.get("iterations"), "cpu": p.get("cpu")},
                             how="per repeat (a fresh process): a batch of round trips between "
                                 "two tasks over one-slot channels, pinned to one CPU, timed "
-                                "whole / round trips / 2 (a mean, as S5's programs report)")
+                                "whole / round trips / 2 (a mean, as S5's programs report); "
+                                "the mean over the repeats (the headline prints their "
+                                "median)")
     return select
 
 

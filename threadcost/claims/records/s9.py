@@ -14,7 +14,9 @@ from threadcost.claims.read import more_sources as sel
 from threadcost.claims.read.switching import yardstick
 from threadcost.claims.records._help import of_source
 
-COUNTED = (whys.computed(sel.s9_why, "futex switches per round trip without sched_yield"),)
+# the loop's counters split, and the loop without its yields counted: the reading's own
+# kind of quantity (switches the kernel counted), context for an "unexplained", no cause
+COUNTED = (whys.computed(sel.s9_why, whys.YIELDLESS_COUNT, explains=False),)
 
 SOURCE_DOC = ("How long does it take to make a context switch? (2010) and "
                       "github.com/tsuna/contextswitch (timectxsw.c, issue 3)")
