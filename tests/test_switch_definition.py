@@ -75,8 +75,8 @@ def test_a_folder_without_the_run_says_which_run_would_fill_it(tmp_path: Path) -
 
 def test_page_five_prints_the_headline_switch_and_round_trips_unhalved() -> None:
     rows = tasks_view.kernel_task_rows(
-        {"switch_thread": _kernel_run("thread", [4400.0]),
-         "switch_process": _kernel_run("process", None)}, {})
+        {"thread": _kernel_run("thread", [4400.0]),
+         "process": _kernel_run("process", None)}, {})
     thread, process = rows
     assert thread["switch_ns"] == pytest.approx(2200.0)
     assert thread["round_trip_p50_ns"] == ROUND_TRIPS["p50"]
@@ -91,8 +91,8 @@ def test_page_five_prints_the_headline_switch_and_round_trips_unhalved() -> None
 
 
 def test_the_ratio_divides_the_two_switches_not_the_round_trips() -> None:
-    thread = tasks_view.kernel_task_rows({"switch_thread": _kernel_run("thread", [4400.0])},
-                                         {"switch_process": "not run"})
+    thread = tasks_view.kernel_task_rows({"thread": _kernel_run("thread", [4400.0])}, {},
+                                         {"process": "not run"})
     fiber = Result("fibers", {"impl": "asm"}, {"switch_ns_batch": 11.0})
     rows = [*thread[:1], {**thread[0], "task": "C fiber, hand-written switch", "kind": "fiber",
                           "switch": tasks_view.switch_of("switch_fiber_batch_mean_ns",
