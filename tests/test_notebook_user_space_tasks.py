@@ -44,9 +44,17 @@ def test_notebook_records_fibers_peers_sleepers_and_figures(quick_paper: QuickPa
         assert run.meta["params"]["repeats"] == q["tasks_s4_repeats"]
         rows = run.table("repeats")
         assert len(rows) == q["tasks_s4_repeats"] * len(run.meta["params"]["variants"])
-    # the kernel-task runs of notebooks 02-04 are used, not stored again here
-    assert not [r for r in quick_paper.stored_by("05_user_space_tasks")
-                if r.experiment == "thread_memory"]
+    # the kernel-task rows' switch is stored by its experiment, with its bare batches; the
+    # thread's memory and launch are notebooks 02's and 03's runs, not measured again here
+    from threadcost.experiments import kernel_task_switch
+
+    for experiment in kernel_task_switch.EXPERIMENTS.values():
+        (switch,) = quick_paper.runs("05_user_space_tasks", experiment)
+        assert switch.meta["params"]["iterations"] == q["tasks_kernel_switch_iterations"]
+        assert len(switch.meta["summary"]["batch_round_trip_ns_runs"]) == \
+            kernel_task_switch.BARE_BATCHES
+    assert not [r for r in quick_paper.stored_by("05_user_space_tasks") if r.experiment in
+                ("thread_memory", "launch", "tasks_thread_memory", "tasks_launch")]
     for stem in FIGURES:
         for ext in ("svg", "png"):
             assert (quick_paper.figures / f"{stem}.{ext}").is_file(), stem

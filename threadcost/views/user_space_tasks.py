@@ -16,6 +16,7 @@ import pandas as pd
 
 from threadcost import findings, vocabulary
 from threadcost.results import Result
+from threadcost.store import datastore
 from threadcost.store.stored import NOT_MEASURED
 
 NOT_STORED = NOT_MEASURED.lower()  # a kernel-task row whose switch run is not stored
@@ -140,9 +141,15 @@ KERNEL_TASKS = ("thread", "process")  # the rows, by task kind
 def thread_findings(data_dir: Any = None, machine_id: str | None = None
                     ) -> dict[str, findings.Quantity]:
     """The thread row's memory and launch findings (:data:`THREAD_FINDINGS`), on the
-    machine drawn."""
-    return {key: findings.get(name, data_dir, machine_id)
-            for key, name in THREAD_FINDINGS.items()}
+    machine drawn. The stored runs they read are logged as read, so the page's data line
+    lists them beside the runs the notebook read itself."""
+    got = {key: findings.get(name, data_dir, machine_id)
+           for key, name in THREAD_FINDINGS.items()}
+    ids = {run_id for q in got.values() for run_id in q.run_ids}
+    for run in findings.runs_of(data_dir, machine_id).runs:
+        if run.meta.get("run_id") in ids:
+            datastore.log_run("read", run.path)
+    return got
 
 
 def thread_launch_samples(data_dir: Any = None, machine_id: str | None = None
@@ -169,7 +176,7 @@ def kernel_task_rows(switches: dict[str, Any], thread: dict[str, findings.Quanti
         result = switches.get(kind)
         result = result if isinstance(result, Result) else None
         rt = _switch_distribution(result) if result else None
-        reason = missing.get(kind, NOT_STORED) if result is None else (
+        reason = f"its switch: {missing.get(kind, NOT_STORED)}" if result is None else (
             None if rt else "the context-switch result has no round-trip distribution")
         own = ({key: _measured(q) for key, q in thread.items()} if kind == "thread"
                else {})
@@ -292,7 +299,7 @@ def fiber_switch_text(result: Result) -> str:
 
     switch = ("switch_fiber_batch_mean_ns" if impl == "asm"
               else f"fiber_{impl}_switch_batch_mean_ns")
-    return (f"**{impl}** ({s['impl_description']}): round trip p50 "
+    return (f"**{impl}**, {s['impl_description']}: round trip p50 "
             f"**{show(f'fiber_{impl}_round_trip_median_ns')}** "
             f"(min {d['min']:,.0f}, p90 {d['p90']:,.0f}, p99 {d['p99']:,.0f}, max {d['max']:,.0f}; "
             f"{d['n']:,} round trips, each including one clock read of about "
@@ -341,7 +348,8 @@ def goroutine_text(result: Result) -> str:
 
     memory = findings.of_results("memory_goroutine_slope_kib", [result])
     pinned = show("go_pingpong_pinned_round_trip_median_ns")
-    return (f"{g['go_version']}. Round trip p50: **{pinned}"
+    version = str(g["go_version"]).removeprefix("go version ").strip()  # `go version`'s
+    return (f"Built with {version}. Round trip p50: **{pinned}"
             f"** ({a['mode']}) and **{show('go_pingpong_default_round_trip_median_ns')}** "
             f"({b['mode']}); over a batch without clock reads "
             f"{a['round_trips_per_s'] / 1e6:,.2f} and {b['round_trips_per_s'] / 1e6:,.2f} "
@@ -415,7 +423,7 @@ def missing_text(missing: dict[str, str], thread: dict[str, findings.Quantity]) 
     lines += [f"- {', '.join(words)}: {why}" for why, words in reasons.items()]
     if not lines:
         return "All kernel-task experiments ran; every row of the table below is measured."
-    return "**Rows missing from the table, and why:**\n\n" + "\n".join(lines)
+    return "**Missing from the table, and why:**\n\n" + "\n".join(lines)
 
 
 def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
@@ -426,8 +434,8 @@ def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
     got = (findings.ratio(thread, asm, fmt=",.0f")
            if thread is not None and asm is not None else None)
     if got is None or thread is None or asm is None:
-        return ("The thread/fiber switch ratio needs both rows' switches; see the missing "
-                "rows above for the reason.")
+        return ("The thread/fiber switch ratio needs both rows' switches; what is missing "
+                "from the table, and why, is said above it.")
     stamped = ("; the thread's stored batch also timed each round trip" if
                thread.extra.get("partial") else "")
     return (f"On this machine a thread switch through the kernel (futex, same CPU) takes "
