@@ -206,12 +206,13 @@ peer_result = store.get("peer_runtimes", lambda: runtimes.run(
 # %% [markdown]
 # ## Threads and processes
 #
-# The kernel-task rows: a futex ping-pong between two threads (and between a thread and a
-# forked process) both pinned to the same CPU, measured here (notebook 4's experiment,
-# with bare batches for the one switch); the thread's memory per idle thread by slope over
-# thread counts, including the kernel-side memory (kernel stacks, page tables, slab) that
-# RSS does not show, and its `pthread_create` and whole-life times are notebook 2's and
-# notebook 3's numbers, the same values those pages print.
+# The kernel-task rows: one switch of a futex ping-pong between two threads (and between a
+# thread and a forked process) both pinned to the same CPU, measured here in bare batches
+# (notebook 4's kernel); their round trips, each timed, are notebook 4's sweep; the
+# thread's memory per idle thread by slope over thread counts, including the kernel-side
+# memory (kernel stacks, page tables, slab) that RSS does not show, and its
+# `pthread_create` and whole-life times are notebook 2's and notebook 3's numbers: the
+# same values those pages print.
 
 # %%
 kernel_switches = {  # stored under names of their own: the claims read notebook 04's runs
@@ -222,6 +223,7 @@ kernel_switches = {  # stored under names of their own: the claims read notebook
 kernel_missing = {kind: stored.NOT_MEASURED.lower() for kind, run in kernel_switches.items()
                   if isinstance(run, stored.Missing)}
 thread_numbers = view.thread_findings(data_dir, store.machine_id)
+kernel_round_trips = view.sweep_round_trips(data_dir, store.machine_id)
 display(Markdown(view.missing_text(kernel_missing, thread_numbers)))
 
 # %% [markdown]
@@ -237,7 +239,8 @@ display(Markdown(view.missing_text(kernel_missing, thread_numbers)))
 # thread). Each row says how it was measured; a row without numbers says why.
 
 # %%
-rows = (view.kernel_task_rows(kernel_switches, thread_numbers, kernel_missing)
+rows = (view.kernel_task_rows(kernel_switches, thread_numbers, kernel_missing,
+                              kernel_round_trips)
         + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result, go_pinning)
         + [row for r in stored.present(peer_result) for row in runtimes_view.peer_rows(r)])
 table = view.comparison_table(rows)

@@ -74,9 +74,12 @@ def test_a_folder_without_the_run_says_which_run_would_fill_it(tmp_path: Path) -
 
 
 def test_page_five_prints_the_headline_switch_and_round_trips_unhalved() -> None:
+    # the round trips of the kernel rows: notebook 04's sweep, as page 04 prints them
+    sweep = {kind: {"round_trip": dict(ROUND_TRIPS), "switches_per_round_trip": 2.0}
+             for kind in ("thread", "process")}
     rows = tasks_view.kernel_task_rows(
         {"thread": _kernel_run("thread", [4400.0]),
-         "process": _kernel_run("process", None)}, {})
+         "process": _kernel_run("process", None)}, {}, {}, sweep)
     thread, process = rows
     assert thread["switch_ns"] == pytest.approx(2200.0)
     assert thread["round_trip_p50_ns"] == ROUND_TRIPS["p50"]

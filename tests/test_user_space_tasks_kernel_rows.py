@@ -19,7 +19,7 @@ from threadcost import findings
 from threadcost.errors import ParameterError
 from threadcost.experiments import kernel_task_switch, registry
 from threadcost.results import Result
-from threadcost.store import stored
+from threadcost.store import datastore, stored
 from threadcost.views import user_space_tasks as view
 
 REPO = Path(__file__).resolve().parent.parent
@@ -97,3 +97,19 @@ def test_what_the_rows_lack_is_said_in_words() -> None:
     assert "OS thread switch" in text and "kernel memory" in text
     assert "notebook 02" in text
     assert "`switch_thread`" not in text and "_" not in text.replace("\\_", "")
+
+
+@pytest.mark.usefixtures("restore_findings_machine")
+def test_the_kernel_rows_round_trips_are_page_fours_sweep() -> None:
+    data = REPO / "data"
+    sweep = view.sweep_round_trips(data, MACHINE)
+    run = datastore.latest_run("context_switch", data_dir=data, machine_id=MACHINE)
+    configs = run.table("configs")
+    rows = view.kernel_task_rows({}, {}, {}, sweep)
+    for row, tasks in zip(rows, ("threads", "processes"), strict=True):
+        stored_row = configs[(configs.mechanism == "futex") & (configs.placement == "same-cpu")
+                             & (configs.tasks == tasks)].iloc[0]
+        assert row["round_trip_p50_ns"] == stored_row.round_trip_p50_ns
+        assert row["round_trip_p99_ns"] == stored_row.round_trip_p99_ns
+        assert row["switches_per_round_trip"] == stored_row.switches_per_round_trip
+    assert view.sweep_round_trips(data, "no-such-machine") == {}

@@ -2,10 +2,11 @@
 
 Every row is drawn from stored runs. The kernel-task rows (thread, process): their switch
 from page 05's own pinned futex ping-pong runs (:mod:`threadcost.experiments.
-kernel_task_switch`, the headline's switch); the thread row's memory and launch from the
-findings pages 02 and 03 print (:data:`THREAD_FINDINGS`), so one quantity shows one value
-across the paper. A row whose run is not stored says why instead of holding a number. The
-figures are in :mod:`threadcost.views.user_space_tasks_figures`.
+kernel_task_switch`, the headline's switch); their round trips from notebook 04's sweep
+(:func:`sweep_round_trips`) and the thread row's memory and launch from the findings pages
+02 and 03 print (:data:`THREAD_FINDINGS`), so one quantity shows one value across the
+paper. A row whose run is not stored says why instead of holding a number. The figures are
+in :mod:`threadcost.views.user_space_tasks_figures`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import findings, vocabulary
+from threadcost.findings.headline import latest
 from threadcost.results import Result
 from threadcost.store import datastore
 from threadcost.store.stored import NOT_MEASURED
@@ -117,19 +119,9 @@ def goroutine_rows(result: Result, pinning: Any = None) -> list[dict[str, Any]]:
     return rows
 
 
-def _dist_of(summary: Any, *keys: str) -> dict[str, float] | None:
-    """The first distribution-like dict found under one of ``keys`` (nested)."""
-    if not isinstance(summary, dict):
-        return None
-    for key in keys:
-        value = summary.get(key)
-        if isinstance(value, dict) and "p50" in value:
-            return value
-    return None
-
-
-# The thread row's memory and launch are notebook 02's and 03's findings, the numbers pages
-# 02 and 03 print (one quantity, one value); only the switch is this page's own run.
+# The thread row's memory and launch are notebook 02's and 03's findings, and the kernel
+# rows' round trips notebook 04's sweep: the numbers pages 02-04 print (one quantity, one
+# value). Only the switch (the headline's) is this page's own run.
 THREAD_FINDINGS = {"rss_kib": "memory_thread_rss_slope_kib",
                    "vsz_kib": "memory_thread_vsz_slope_kib",
                    "kernel_kib": "memory_thread_kernel_slope_kib",
@@ -164,20 +156,51 @@ def thread_launch_samples(data_dir: Any = None, machine_id: str | None = None
     return None if run is None else run.table("samples")
 
 
+PING_PONG_TASKS = {"thread": "threads", "process": "processes"}
+QUANTILES = ("min", "p50", "p90", "p99", "max", "mean")
+
+
+def sweep_round_trips(data_dir: Any = None, machine_id: str | None = None
+                      ) -> dict[str, dict[str, Any]]:
+    """Task kind -> the round trips of notebook 04's futex ping-pong pinned to one CPU, the
+    row page 04's table prints (the newest context_switch run, logged as read):
+    ``{"round_trip": {min, p50, p90, p99, max, mean, n}, "switches_per_round_trip": x}``.
+    Empty when no such run is stored or it cannot be read (the cells then say so)."""
+    try:
+        run = latest(findings.runs_of(data_dir, machine_id), "context_switch")
+        configs = run.table("configs") if run is not None else None
+    except (OSError, ValueError, KeyError, datastore.DataError):
+        return {}
+    if run is None or configs is None:
+        return {}
+    datastore.log_run("read", run.path)
+    out = {}
+    for kind, tasks in PING_PONG_TASKS.items():
+        hit = configs[(configs.mechanism == "futex") & (configs.placement == "same-cpu")
+                      & (configs.tasks == tasks)]
+        if not hit.empty:
+            row = hit.iloc[0]
+            out[kind] = {"round_trip": {q: float(row[f"round_trip_{q}_ns"]) for q in QUANTILES}
+                         | {"n": int(row["iterations"])},
+                         "switches_per_round_trip": float(row["switches_per_round_trip"])}
+    return out
+
+
 def kernel_task_rows(switches: dict[str, Any], thread: dict[str, findings.Quantity],
-                     missing: dict[str, str] | None = None) -> list[dict[str, Any]]:
+                     missing: dict[str, str] | None = None,
+                     sweep: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The thread and process rows. ``switches``: task kind ("thread", "process") -> its
     stored switch run (:mod:`threadcost.experiments.kernel_task_switch`), absent when not
-    measured, with the reason in ``missing``; ``thread``: :func:`thread_findings`."""
-    missing = missing or {}
+    measured, with the reason in ``missing``; ``thread``: :func:`thread_findings`;
+    ``sweep``: :func:`sweep_round_trips` (the round-trip columns, page 04's numbers)."""
+    missing, sweep = missing or {}, sweep or {}
     rows = []
     for kind in KERNEL_TASKS:
         task = f"{vocabulary.TASK_LABELS[kind]}, futex, same CPU"
         result = switches.get(kind)
         result = result if isinstance(result, Result) else None
-        rt = _switch_distribution(result) if result else None
-        reason = f"its switch: {missing.get(kind, NOT_STORED)}" if result is None else (
-            None if rt else "the context-switch result has no round-trip distribution")
+        rt = (sweep.get(kind) or {}).get("round_trip")
+        reason = f"its switch: {missing.get(kind, NOT_STORED)}" if result is None else None
         own = ({key: _measured(q) for key, q in thread.items()} if kind == "thread"
                else {})
         memory = thread.get("rss_kib") if kind == "thread" else None
@@ -187,31 +210,14 @@ def kernel_task_rows(switches: dict[str, Any], thread: dict[str, findings.Quanti
             rss_kib=own.get("rss_kib"), vsz_kib=own.get("vsz_kib"),
             kernel_kib=own.get("kernel_kib"), create_ns=own.get("create_ns"),
             life_ns=own.get("life_ns"),
-            switches_per_round_trip=result.summary.get("switches_per_round_trip")
-            if result else None,
-            switch_how="futex wait/wake ping-pong, both pinned to one CPU",
+            switches_per_round_trip=(sweep.get(kind) or {}).get("switches_per_round_trip"),
+            switch_how="futex wait/wake ping-pong, both pinned to one CPU (notebook 4's "
+                       "sweep)",
             memory_how=("not measured per process here (see notebook 3)" if memory is None
                         else "slope over idle threads (notebook 2)" if memory.measured
                         else str(memory.missing)),
             missing=reason))
     return rows
-
-
-def _switch_distribution(result: Result) -> dict[str, float] | None:
-    s = result.summary
-    found = _dist_of(s, "round_trip_ns")
-    if found:
-        return found
-    for value in s.values():  # e.g. a list of series, one per mechanism
-        if isinstance(value, list):
-            for item in value:
-                got = _dist_of(item, "round_trip_ns")
-                if got:
-                    return got
-        got = _dist_of(value, "round_trip_ns") if isinstance(value, dict) else None
-        if got:
-            return got
-    return None
 
 
 SWITCH_COLUMN = "one switch: half a pinned batch's mean round trip (ns)"
