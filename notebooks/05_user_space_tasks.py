@@ -224,7 +224,7 @@ kernel_missing = {kind: stored.NOT_MEASURED.lower() for kind, run in kernel_swit
                   if isinstance(run, stored.Missing)}
 thread_numbers = view.thread_findings(data_dir, store.machine_id)
 kernel_round_trips = view.sweep_round_trips(data_dir, store.machine_id)
-display(Markdown(view.missing_text(kernel_missing, thread_numbers)))
+display(Markdown(view.missing_text(kernel_missing, thread_numbers, kernel_round_trips)))
 
 # %% [markdown]
 # ## The table: switch time and memory per task

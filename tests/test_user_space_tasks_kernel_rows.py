@@ -97,6 +97,8 @@ def test_what_the_rows_lack_is_said_in_words() -> None:
     assert "OS thread switch" in text and "kernel memory" in text
     assert "notebook 02" in text
     assert "`switch_thread`" not in text and "_" not in text.replace("\\_", "")
+    assert "notebook 04" in view.missing_text({}, {}, {})  # no sweep: its round trips
+    assert view.missing_text({}, {}, None).startswith("All kernel-task experiments ran")
 
 
 @pytest.mark.usefixtures("restore_findings_machine")

@@ -412,21 +412,27 @@ def creation_text(results: dict[str, Result], thread: dict[str, findings.Quantit
                    "divides between those calls is not measured here.")
 
 
-THREAD_WORDS = {"rss_kib": "a thread's resident memory", "vsz_kib": "its virtual memory",
-                "kernel_kib": "its kernel memory", "create_ns": "`pthread_create`",
-                "life_ns": "a thread's whole life"}
+# the thread row's numbers in words, by the run they read (one line per run missing)
+THREAD_WORDS = {("rss_kib", "vsz_kib", "kernel_kib"): "a thread's resident, virtual and "
+                                                      "kernel memory",
+                ("create_ns", "life_ns"): "`pthread_create` and a thread's whole life"}
 
 
-def missing_text(missing: dict[str, str], thread: dict[str, findings.Quantity]) -> str:
+def missing_text(missing: dict[str, str], thread: dict[str, findings.Quantity],
+                 round_trips: dict[str, dict[str, Any]] | None = None) -> str:
     """Each kernel-task number the table lacks, in words, and why: a switch run not stored
-    (``missing``: task kind -> reason), or a finding of the thread row not measured."""
+    (``missing``: task kind -> reason), a finding of the thread row not measured, or
+    notebook 04's round trips (``round_trips``: :func:`sweep_round_trips`; None: not
+    asked)."""
     lines = [f"- one {vocabulary.TASK_LABELS[kind]} switch (futex, same CPU): {why}"
              for kind, why in missing.items()]
-    reasons: dict[str, list[str]] = {}
-    for key, q in thread.items():
-        if not q.measured:
-            reasons.setdefault(str(q.missing or NOT_STORED), []).append(THREAD_WORDS[key])
-    lines += [f"- {', '.join(words)}: {why}" for why, words in reasons.items()]
+    for keys, words in THREAD_WORDS.items():
+        absent = [thread[k] for k in keys if k in thread and not thread[k].measured]
+        if absent:
+            lines.append(f"- {words}: {absent[0].missing or NOT_STORED}")
+    if round_trips is not None and not round_trips:
+        lines.append("- the threads' and processes' round trips: no context switch run "
+                     "with a futex ping-pong on one CPU stored (notebook 04)")
     if not lines:
         return "All kernel-task experiments ran; every row of the table below is measured."
     return "**Missing from the table, and why:**\n\n" + "\n".join(lines)
