@@ -88,6 +88,7 @@ from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
+from threadcost.views import kernel_task_rows as kernel_rows
 from threadcost.views import million as million_view
 from threadcost.views import runtimes as runtimes_view
 from threadcost.views import sleepers_sweep as sweep_view
@@ -222,9 +223,10 @@ kernel_switches = {  # stored under names of their own: the claims read notebook
 }
 kernel_missing = {kind: stored.NOT_MEASURED.lower() for kind, run in kernel_switches.items()
                   if isinstance(run, stored.Missing)}
-thread_numbers = view.thread_findings(data_dir, store.machine_id)
-kernel_round_trips = view.sweep_round_trips(data_dir, store.machine_id)
-display(Markdown(view.missing_text(kernel_missing, thread_numbers, kernel_round_trips)))
+thread_numbers = kernel_rows.thread_findings(data_dir, store.machine_id)
+kernel_round_trips = kernel_rows.sweep_round_trips(data_dir, store.machine_id)
+display(Markdown(kernel_rows.missing_text(kernel_missing, thread_numbers,
+                                          kernel_round_trips)))
 
 # %% [markdown]
 # ## The table: switch time and memory per task
@@ -239,8 +241,8 @@ display(Markdown(view.missing_text(kernel_missing, thread_numbers, kernel_round_
 # thread). Each row says how it was measured; a row without numbers says why.
 
 # %%
-rows = (view.kernel_task_rows(kernel_switches, thread_numbers, kernel_missing,
-                              kernel_round_trips)
+rows = (kernel_rows.kernel_task_rows(kernel_switches, thread_numbers, kernel_missing,
+                                     kernel_round_trips)
         + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result, go_pinning)
         + [row for r in stored.present(peer_result) for row in runtimes_view.peer_rows(r)])
 table = view.comparison_table(rows)
@@ -265,7 +267,7 @@ display(Markdown(view.switch_ratio_text(rows)))
 # %%
 display(Markdown(view.creation_text(fiber_results, thread_numbers)))
 fig = tasks_figures.creation_figure(fiber_results,
-                              view.thread_launch_samples(data_dir, store.machine_id))
+                              kernel_rows.thread_launch_samples(data_dir, store.machine_id))
 saved = plotting.save_figure(fig, "tasks_creation", figures_dir)
 
 # %% [markdown]

@@ -20,6 +20,7 @@ from threadcost.errors import ParameterError
 from threadcost.experiments import kernel_task_switch, registry
 from threadcost.results import Result
 from threadcost.store import datastore, stored
+from threadcost.views import kernel_task_rows as kernel_rows
 from threadcost.views import user_space_tasks as view
 
 REPO = Path(__file__).resolve().parent.parent
@@ -66,7 +67,7 @@ def test_a_tiny_run_is_stored_and_read_back_with_its_bare_batches(tmp_path: Path
     drawing = stored.Store(measure=False, data_dir=tmp_path, machine_id=measuring.machine_id)
     back = drawing.get("tasks_switch_thread", never, announce=False)
     assert back.summary["batch_round_trip_ns_runs"] == batches
-    rows = view.kernel_task_rows({"thread": back}, {}, {"process": "not run"})
+    rows = kernel_rows.kernel_task_rows({"thread": back}, {}, {"process": "not run"})
     assert not rows[0]["switch"].extra.get("partial")  # bare batches: the definition
     assert rows[0]["switch"].n == kernel_task_switch.BARE_BATCHES
 
@@ -75,43 +76,43 @@ def test_a_tiny_run_is_stored_and_read_back_with_its_bare_batches(tmp_path: Path
 def test_the_thread_row_prints_the_findings_of_pages_two_and_three() -> None:
     data = REPO / "data"
     findings.use_machine(MACHINE)
-    thread = view.thread_findings(data, MACHINE)
-    row = view.kernel_task_rows({}, thread)[0]
+    thread = kernel_rows.thread_findings(data, MACHINE)
+    row = kernel_rows.kernel_task_rows({}, thread)[0]
     for key, column in (("kernel_kib", "kernel_per_task_kib"), ("rss_kib", "rss_per_task_kib"),
                         ("vsz_kib", "vsz_per_task_kib"), ("create_ns", "create_ns"),
                         ("life_ns", "life_ns")):
-        q = findings.get(view.THREAD_FINDINGS[key], data, MACHINE)
+        q = findings.get(kernel_rows.THREAD_FINDINGS[key], data, MACHINE)
         assert q.measured and row[column] == q.value, key
-    table = view.comparison_table(view.kernel_task_rows({}, thread))
+    table = view.comparison_table(kernel_rows.kernel_task_rows({}, thread))
     assert "kernel memory per task (KiB)" in table.columns
     assert not any("this page's run" in c for c in table.columns)
-    samples = view.thread_launch_samples(data, MACHINE)
+    samples = kernel_rows.thread_launch_samples(data, MACHINE)
     assert samples is not None and set(samples.kind) >= {"thread"}
 
 
 def test_what_the_rows_lack_is_said_in_words() -> None:
     absent = findings.Quantity("memory_thread_kernel_slope_kib", None, "KiB", "slope",
                                missing="no thread memory run stored (notebook 02)")
-    text = view.missing_text({"thread": "not measured on this machine"},
+    text = kernel_rows.missing_text({"thread": "not measured on this machine"},
                              {"kernel_kib": absent})
     assert "OS thread switch" in text and "kernel memory" in text
     assert "notebook 02" in text
     assert "`switch_thread`" not in text and "_" not in text.replace("\\_", "")
-    assert "notebook 04" in view.missing_text({}, {}, {})  # no sweep: its round trips
-    assert view.missing_text({}, {}, None).startswith("All kernel-task experiments ran")
+    assert "notebook 04" in kernel_rows.missing_text({}, {}, {})  # no sweep: its round trips
+    assert kernel_rows.missing_text({}, {}, None).startswith("All kernel-task experiments ran")
 
 
 @pytest.mark.usefixtures("restore_findings_machine")
 def test_the_kernel_rows_round_trips_are_page_fours_sweep() -> None:
     data = REPO / "data"
-    sweep = view.sweep_round_trips(data, MACHINE)
+    sweep = kernel_rows.sweep_round_trips(data, MACHINE)
     run = datastore.latest_run("context_switch", data_dir=data, machine_id=MACHINE)
     configs = run.table("configs")
-    rows = view.kernel_task_rows({}, {}, {}, sweep)
+    rows = kernel_rows.kernel_task_rows({}, {}, {}, sweep)
     for row, tasks in zip(rows, ("threads", "processes"), strict=True):
         stored_row = configs[(configs.mechanism == "futex") & (configs.placement == "same-cpu")
                              & (configs.tasks == tasks)].iloc[0]
         assert row["round_trip_p50_ns"] == stored_row.round_trip_p50_ns
         assert row["round_trip_p99_ns"] == stored_row.round_trip_p99_ns
         assert row["switches_per_round_trip"] == stored_row.switches_per_round_trip
-    assert view.sweep_round_trips(data, "no-such-machine") == {}
+    assert kernel_rows.sweep_round_trips(data, "no-such-machine") == {}

@@ -1,12 +1,10 @@
 """Threads vs processes vs fibers vs goroutines: the one table and its prose (notebook 05).
 
-Every row is drawn from stored runs. The kernel-task rows (thread, process): their switch
-from page 05's own pinned futex ping-pong runs (:mod:`threadcost.experiments.
-kernel_task_switch`, the headline's switch); their round trips from notebook 04's sweep
-(:func:`sweep_round_trips`) and the thread row's memory and launch from the findings pages
-02 and 03 print (:data:`THREAD_FINDINGS`), so one quantity shows one value across the
-paper. A row whose run is not stored says why instead of holding a number. The figures are
-in :mod:`threadcost.views.user_space_tasks_figures`.
+Every row is drawn from stored runs: the user-space tasks' rows here, the kernel-task rows
+(thread, process) in :mod:`threadcost.views.kernel_task_rows`, the runtimes' rows in
+:mod:`threadcost.views.runtimes`; the figures are in
+:mod:`threadcost.views.user_space_tasks_figures`. A row whose run is not stored says why
+instead of holding a number.
 """
 
 from __future__ import annotations
@@ -16,12 +14,10 @@ from typing import Any
 import pandas as pd
 
 from threadcost import findings, vocabulary
-from threadcost.findings.headline import latest
 from threadcost.results import Result
-from threadcost.store import datastore
 from threadcost.store.stored import NOT_MEASURED
 
-NOT_STORED = NOT_MEASURED.lower()  # a kernel-task row whose switch run is not stored
+NOT_STORED = NOT_MEASURED.lower()  # a number whose run this machine's folder does not hold
 
 # ------------------------------------------------------------ rows of the table
 
@@ -63,7 +59,7 @@ def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
     }
 
 
-def _measured(q: findings.Quantity) -> float | None:
+def measured_value(q: findings.Quantity) -> float | None:
     return q.value if q.measured else None
 
 
@@ -84,7 +80,7 @@ def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
             switch=switch_of(switch, [result]), rss_kib=pf.get("rss_kib"),
             vsz_kib=pf.get("vsz_kib"), kernel_kib=None,
             create_ns=fiber_create(result)["create_ns"],
-            life_ns=_measured(findings.of_results("launch_fiber_median_ns", [result]))
+            life_ns=measured_value(findings.of_results("launch_fiber_median_ns", [result]))
             if impl == "asm" else None,
             switches_per_round_trip=s.get("switches_per_round_trip"),
             switch_how="A->B->A on one thread pinned to one CPU",
@@ -116,107 +112,6 @@ def goroutine_rows(result: Result, pinning: Any = None) -> list[dict[str, Any]]:
             rss_kib=mem["per_goroutine_rss_kib"], vsz_kib=mem["per_goroutine_vsz_kib"],
             switch_how="channel send + receive, unbuffered, " + m["mode"],
             memory_how=f"slope over {mem['goroutines']:,} goroutines blocked on a channel"))
-    return rows
-
-
-# The thread row's memory and launch are notebook 02's and 03's findings, and the kernel
-# rows' round trips notebook 04's sweep: the numbers pages 02-04 print (one quantity, one
-# value). Only the switch (the headline's) is this page's own run.
-THREAD_FINDINGS = {"rss_kib": "memory_thread_rss_slope_kib",
-                   "vsz_kib": "memory_thread_vsz_slope_kib",
-                   "kernel_kib": "memory_thread_kernel_slope_kib",
-                   "create_ns": "launch_thread_create_median_ns",
-                   "life_ns": "launch_thread_median_ns"}
-KERNEL_TASKS = ("thread", "process")  # the rows, by task kind
-
-
-def thread_findings(data_dir: Any = None, machine_id: str | None = None
-                    ) -> dict[str, findings.Quantity]:
-    """The thread row's memory and launch findings (:data:`THREAD_FINDINGS`), on the
-    machine drawn. The stored runs they read are logged as read, so the page's data line
-    lists them beside the runs the notebook read itself."""
-    got = {key: findings.get(name, data_dir, machine_id)
-           for key, name in THREAD_FINDINGS.items()}
-    ids = {run_id for q in got.values() for run_id in q.run_ids}
-    for run in findings.runs_of(data_dir, machine_id).runs:
-        if run.meta.get("run_id") in ids:
-            datastore.log_run("read", run.path)
-    return got
-
-
-def thread_launch_samples(data_dir: Any = None, machine_id: str | None = None
-                          ) -> pd.DataFrame | None:
-    """The samples of the launch run the thread row's create finding read (notebook 03's,
-    for the creation figure), or None when that finding is not measured."""
-    q = findings.get(THREAD_FINDINGS["create_ns"], data_dir, machine_id)
-    if not q.measured:
-        return None
-    runs = findings.runs_of(data_dir, machine_id).runs
-    run = next((r for r in runs if r.meta.get("run_id") in q.run_ids), None)
-    return None if run is None else run.table("samples")
-
-
-PING_PONG_TASKS = {"thread": "threads", "process": "processes"}
-QUANTILES = ("min", "p50", "p90", "p99", "max", "mean")
-
-
-def sweep_round_trips(data_dir: Any = None, machine_id: str | None = None
-                      ) -> dict[str, dict[str, Any]]:
-    """Task kind -> the round trips of notebook 04's futex ping-pong pinned to one CPU, the
-    row page 04's table prints (the newest context_switch run, logged as read):
-    ``{"round_trip": {min, p50, p90, p99, max, mean, n}, "switches_per_round_trip": x}``.
-    Empty when no such run is stored or it cannot be read (the cells then say so)."""
-    try:
-        run = latest(findings.runs_of(data_dir, machine_id), "context_switch")
-        configs = run.table("configs") if run is not None else None
-    except (OSError, ValueError, KeyError, datastore.DataError):
-        return {}
-    if run is None or configs is None:
-        return {}
-    datastore.log_run("read", run.path)
-    out = {}
-    for kind, tasks in PING_PONG_TASKS.items():
-        hit = configs[(configs.mechanism == "futex") & (configs.placement == "same-cpu")
-                      & (configs.tasks == tasks)]
-        if not hit.empty:
-            row = hit.iloc[0]
-            out[kind] = {"round_trip": {q: float(row[f"round_trip_{q}_ns"]) for q in QUANTILES}
-                         | {"n": int(row["iterations"])},
-                         "switches_per_round_trip": float(row["switches_per_round_trip"])}
-    return out
-
-
-def kernel_task_rows(switches: dict[str, Any], thread: dict[str, findings.Quantity],
-                     missing: dict[str, str] | None = None,
-                     sweep: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """The thread and process rows. ``switches``: task kind ("thread", "process") -> its
-    stored switch run (:mod:`threadcost.experiments.kernel_task_switch`), absent when not
-    measured, with the reason in ``missing``; ``thread``: :func:`thread_findings`;
-    ``sweep``: :func:`sweep_round_trips` (the round-trip columns, page 04's numbers)."""
-    missing, sweep = missing or {}, sweep or {}
-    rows = []
-    for kind in KERNEL_TASKS:
-        task = f"{vocabulary.TASK_LABELS[kind]}, futex, same CPU"
-        result = switches.get(kind)
-        result = result if isinstance(result, Result) else None
-        rt = (sweep.get(kind) or {}).get("round_trip")
-        reason = f"its switch: {missing.get(kind, NOT_STORED)}" if result is None else None
-        own = ({key: _measured(q) for key, q in thread.items()} if kind == "thread"
-               else {})
-        memory = thread.get("rss_kib") if kind == "thread" else None
-        rows.append(_row(
-            task, kind, round_trip=rt,
-            switch=switch_of(f"switch_{kind}_batch_median_ns", [result]) if result else None,
-            rss_kib=own.get("rss_kib"), vsz_kib=own.get("vsz_kib"),
-            kernel_kib=own.get("kernel_kib"), create_ns=own.get("create_ns"),
-            life_ns=own.get("life_ns"),
-            switches_per_round_trip=(sweep.get(kind) or {}).get("switches_per_round_trip"),
-            switch_how="futex wait/wake ping-pong, both pinned to one CPU (notebook 4's "
-                       "sweep)",
-            memory_how=("not measured per process here (see notebook 3)" if memory is None
-                        else "slope over idle threads (notebook 2)" if memory.measured
-                        else str(memory.missing)),
-            missing=reason))
     return rows
 
 
@@ -410,32 +305,6 @@ def creation_text(results: dict[str, Result], thread: dict[str, findings.Quantit
     return text + (" A fiber's create maps its stack and sets its guard page (`mmap`, "
                    "`mprotect`), as a thread's stack needs, without a `clone`; how its time "
                    "divides between those calls is not measured here.")
-
-
-# the thread row's numbers in words, by the run they read (one line per run missing)
-THREAD_WORDS = {("rss_kib", "vsz_kib", "kernel_kib"): "a thread's resident, virtual and "
-                                                      "kernel memory",
-                ("create_ns", "life_ns"): "`pthread_create` and a thread's whole life"}
-
-
-def missing_text(missing: dict[str, str], thread: dict[str, findings.Quantity],
-                 round_trips: dict[str, dict[str, Any]] | None = None) -> str:
-    """Each kernel-task number the table lacks, in words, and why: a switch run not stored
-    (``missing``: task kind -> reason), a finding of the thread row not measured, or
-    notebook 04's round trips (``round_trips``: :func:`sweep_round_trips`; None: not
-    asked)."""
-    lines = [f"- one {vocabulary.TASK_LABELS[kind]} switch (futex, same CPU): {why}"
-             for kind, why in missing.items()]
-    for keys, words in THREAD_WORDS.items():
-        absent = [thread[k] for k in keys if k in thread and not thread[k].measured]
-        if absent:
-            lines.append(f"- {words}: {absent[0].missing or NOT_STORED}")
-    if round_trips is not None and not round_trips:
-        lines.append("- the threads' and processes' round trips: no context switch run "
-                     "with a futex ping-pong on one CPU stored (notebook 04)")
-    if not lines:
-        return "All kernel-task experiments ran; every row of the table below is measured."
-    return "**Missing from the table, and why:**\n\n" + "\n".join(lines)
 
 
 def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
