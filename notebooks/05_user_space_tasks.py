@@ -221,12 +221,10 @@ kernel_switches = {  # stored under names of their own: the claims read notebook
         kind=k, iterations=tasks_kernel_switch_iterations), announce=False)
     for kind, experiment in kernel_task_switch.EXPERIMENTS.items()
 }
-kernel_missing = {kind: stored.NOT_MEASURED.lower() for kind, run in kernel_switches.items()
-                  if isinstance(run, stored.Missing)}
+switch_numbers = kernel_rows.switch_findings(kernel_switches, data_dir, store.machine_id)
 thread_numbers = kernel_rows.thread_findings(data_dir, store.machine_id)
 kernel_round_trips = kernel_rows.sweep_round_trips(data_dir, store.machine_id)
-display(Markdown(kernel_rows.missing_text(kernel_missing, thread_numbers,
-                                          kernel_round_trips)))
+display(Markdown(kernel_rows.missing_text(switch_numbers, thread_numbers, kernel_round_trips)))
 
 # %% [markdown]
 # ## The table: switch time and memory per task
@@ -241,8 +239,7 @@ display(Markdown(kernel_rows.missing_text(kernel_missing, thread_numbers,
 # thread). Each row says how it was measured; a row without numbers says why.
 
 # %%
-rows = (kernel_rows.kernel_task_rows(kernel_switches, thread_numbers, kernel_missing,
-                                     kernel_round_trips)
+rows = (kernel_rows.kernel_task_rows(switch_numbers, thread_numbers, kernel_round_trips)
         + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result, go_pinning)
         + [row for r in stored.present(peer_result) for row in runtimes_view.peer_rows(r)])
 table = view.comparison_table(rows)

@@ -78,9 +78,9 @@ def test_page_five_prints_the_headline_switch_and_round_trips_unhalved() -> None
     # the round trips of the kernel rows: notebook 04's sweep, as page 04 prints them
     sweep = {kind: {"round_trip": dict(ROUND_TRIPS), "switches_per_round_trip": 2.0}
              for kind in ("thread", "process")}
-    rows = kernel_rows.kernel_task_rows(
+    rows = kernel_rows.kernel_task_rows(kernel_rows.switch_findings(
         {"thread": _kernel_run("thread", [4400.0]),
-         "process": _kernel_run("process", None)}, {}, {}, sweep)
+         "process": _kernel_run("process", None)}), {}, sweep)
     thread, process = rows
     assert thread["switch_ns"] == pytest.approx(2200.0)
     assert thread["round_trip_p50_ns"] == ROUND_TRIPS["p50"]
@@ -95,8 +95,8 @@ def test_page_five_prints_the_headline_switch_and_round_trips_unhalved() -> None
 
 
 def test_the_ratio_divides_the_two_switches_not_the_round_trips() -> None:
-    thread = kernel_rows.kernel_task_rows({"thread": _kernel_run("thread", [4400.0])}, {},
-                                          {"process": "not run"})
+    thread = kernel_rows.kernel_task_rows(
+        kernel_rows.switch_findings({"thread": _kernel_run("thread", [4400.0])}), {})
     fiber = Result("fibers", {"impl": "asm"}, {"switch_ns_batch": 11.0})
     rows = [*thread[:1], {**thread[0], "task": "C fiber, hand-written switch", "kind": "fiber",
                           "switch": tasks_view.switch_of("switch_fiber_batch_mean_ns",

@@ -67,7 +67,7 @@ def test_a_tiny_run_is_stored_and_read_back_with_its_bare_batches(tmp_path: Path
     drawing = stored.Store(measure=False, data_dir=tmp_path, machine_id=measuring.machine_id)
     back = drawing.get("tasks_switch_thread", never, announce=False)
     assert back.summary["batch_round_trip_ns_runs"] == batches
-    rows = kernel_rows.kernel_task_rows({"thread": back}, {}, {"process": "not run"})
+    rows = kernel_rows.kernel_task_rows(kernel_rows.switch_findings({"thread": back}), {})
     assert not rows[0]["switch"].extra.get("partial")  # bare batches: the definition
     assert rows[0]["switch"].n == kernel_task_switch.BARE_BATCHES
 
@@ -93,8 +93,7 @@ def test_the_thread_row_prints_the_findings_of_pages_two_and_three() -> None:
 def test_what_the_rows_lack_is_said_in_words() -> None:
     absent = findings.Quantity("memory_thread_kernel_slope_kib", None, "KiB", "slope",
                                missing="no thread memory run stored (notebook 02)")
-    text = kernel_rows.missing_text({"thread": "not measured on this machine"},
-                             {"kernel_kib": absent})
+    text = kernel_rows.missing_text({"thread": None}, {"kernel_kib": absent})
     assert "OS thread switch" in text and "kernel memory" in text
     assert "notebook 02" in text
     assert "`switch_thread`" not in text and "_" not in text.replace("\\_", "")
@@ -108,7 +107,7 @@ def test_the_kernel_rows_round_trips_are_page_fours_sweep() -> None:
     sweep = kernel_rows.sweep_round_trips(data, MACHINE)
     run = datastore.latest_run("context_switch", data_dir=data, machine_id=MACHINE)
     configs = run.table("configs")
-    rows = kernel_rows.kernel_task_rows({}, {}, {}, sweep)
+    rows = kernel_rows.kernel_task_rows({}, {}, sweep)
     for row, tasks in zip(rows, ("threads", "processes"), strict=True):
         stored_row = configs[(configs.mechanism == "futex") & (configs.placement == "same-cpu")
                              & (configs.tasks == tasks)].iloc[0]
@@ -116,3 +115,16 @@ def test_the_kernel_rows_round_trips_are_page_fours_sweep() -> None:
         assert row["round_trip_p99_ns"] == stored_row.round_trip_p99_ns
         assert row["switches_per_round_trip"] == stored_row.switches_per_round_trip
     assert kernel_rows.sweep_round_trips(data, "no-such-machine") == {}
+
+
+@pytest.mark.usefixtures("restore_findings_machine")
+def test_a_folder_without_page_fives_switch_runs_prints_the_headlines_switch() -> None:
+    data, older = REPO / "data", "x86_64-amd-epyc-2cpu-24g-kvm-7003449b"  # no tasks_* runs
+    findings.use_machine(older)
+    switches = kernel_rows.switch_findings({"thread": None}, data, older)
+    headline = findings.get("switch_thread_batch_median_ns", data, older)
+    assert headline.measured and switches["thread"].value == headline.value
+    assert switches["thread"].extra.get("partial")  # notebook 04's sweep, said so
+    row = kernel_rows.kernel_task_rows(switches, {})[0]
+    assert row["switch_ns"] == headline.value and row["missing"] is None
+    assert "switch" not in kernel_rows.missing_text(switches, {})

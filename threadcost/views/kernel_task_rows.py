@@ -90,27 +90,40 @@ def sweep_round_trips(data_dir: Any = None, machine_id: str | None = None
     return out
 
 
-def kernel_task_rows(switches: dict[str, Any], thread: dict[str, findings.Quantity],
-                     missing: dict[str, str] | None = None,
+def switch_findings(runs: dict[str, Any], data_dir: Any = None,
+                    machine_id: str | None = None) -> dict[str, findings.Quantity]:
+    """Task kind -> its one switch, the headline's finding (``switch_thread_batch_median_ns``,
+    ``switch_process_batch_median_ns``): of its run here (``runs``: kind -> the run the
+    store gave, a Result, or a stand-in when this machine's folder holds none), else of
+    the machine's stored runs, as the headline reads it (a folder stored before page 05
+    measured the switch gives notebook 04's sweep, marked partial)."""
+    out = {}
+    for kind in KERNEL_TASKS:
+        name, run = f"switch_{kind}_batch_median_ns", runs.get(kind)
+        got = switch_of(name, [run]) if isinstance(run, Result) else None
+        out[kind] = got if got is not None else findings.get(name, data_dir, machine_id)
+    return out
+
+
+def kernel_task_rows(switches: dict[str, findings.Quantity | None],
+                     thread: dict[str, findings.Quantity],
                      sweep: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """The thread and process rows. ``switches``: task kind ("thread", "process") -> its
-    stored switch run (:mod:`threadcost.experiments.kernel_task_switch`), absent when not
-    measured, with the reason in ``missing``; ``thread``: :func:`thread_findings`;
-    ``sweep``: :func:`sweep_round_trips` (the round-trip columns, page 04's numbers)."""
-    missing, sweep = missing or {}, sweep or {}
+    """The thread and process rows. ``switches``: :func:`switch_findings`; ``thread``:
+    :func:`thread_findings`; ``sweep``: :func:`sweep_round_trips` (the round-trip
+    columns, page 04's numbers)."""
+    sweep = sweep or {}
     rows = []
     for kind in KERNEL_TASKS:
         task = f"{vocabulary.TASK_LABELS[kind]}, futex, same CPU"
-        result = switches.get(kind)
-        result = result if isinstance(result, Result) else None
+        switch = switches.get(kind)
         rt = (sweep.get(kind) or {}).get("round_trip")
-        reason = f"its switch: {missing.get(kind, NOT_STORED)}" if result is None else None
+        reason = None if switch is not None and switch.measured else f"its switch: {NOT_STORED}"
         own = ({key: measured_value(q) for key, q in thread.items()} if kind == "thread"
                else {})
         memory = thread.get("rss_kib") if kind == "thread" else None
         rows.append(_row(
             task, kind, round_trip=rt,
-            switch=switch_of(f"switch_{kind}_batch_median_ns", [result]) if result else None,
+            switch=switch if switch is not None and switch.measured else None,
             rss_kib=own.get("rss_kib"), vsz_kib=own.get("vsz_kib"),
             kernel_kib=own.get("kernel_kib"), create_ns=own.get("create_ns"),
             life_ns=own.get("life_ns"),
@@ -130,14 +143,15 @@ THREAD_WORDS = {("rss_kib", "vsz_kib", "kernel_kib"): "a thread's resident, virt
                 ("create_ns", "life_ns"): "`pthread_create` and a thread's whole life"}
 
 
-def missing_text(missing: dict[str, str], thread: dict[str, findings.Quantity],
+def missing_text(switches: dict[str, findings.Quantity | None],
+                 thread: dict[str, findings.Quantity],
                  round_trips: dict[str, dict[str, Any]] | None = None) -> str:
-    """Each kernel-task number the table lacks, in words, and why: a switch run not stored
-    (``missing``: task kind -> reason), a finding of the thread row not measured, or
+    """Each kernel-task number the table lacks, in words, and why: a switch not measured
+    (``switches``: :func:`switch_findings`), a finding of the thread row not measured, or
     notebook 04's round trips (``round_trips``: :func:`sweep_round_trips`; None: not
     asked)."""
-    lines = [f"- one {vocabulary.TASK_LABELS[kind]} switch (futex, same CPU): {why}"
-             for kind, why in missing.items()]
+    lines = [f"- one {vocabulary.TASK_LABELS[kind]} switch (futex, same CPU): {NOT_STORED}"
+             for kind, q in switches.items() if q is None or not q.measured]
     for keys, words in THREAD_WORDS.items():
         absent = [thread[k] for k in keys if k in thread and not thread[k].measured]
         if absent:
