@@ -53,8 +53,14 @@ def test_notebook_records_fibers_peers_sleepers_and_figures(quick_paper: QuickPa
         assert switch.meta["params"]["iterations"] == q["tasks_kernel_switch_iterations"]
         assert len(switch.meta["summary"]["batch_round_trip_ns_runs"]) == \
             kernel_task_switch.BARE_BATCHES
-    assert not [r for r in quick_paper.stored_by("05_user_space_tasks") if r.experiment in
-                ("thread_memory", "launch", "tasks_thread_memory", "tasks_launch")]
+    # (the runs page 05 lists: those it stored and those it read; notebooks 02's and 03's
+    # runs appear as read, the same runs those pages list, never a run of its own)
+    listed = quick_paper.stored_by("05_user_space_tasks")
+    assert not [r for r in listed if r.experiment in ("tasks_thread_memory", "tasks_launch")]
+    theirs = {r.meta["run_id"] for stem in ("02_thread_memory", "03_launch")
+              for r in quick_paper.stored_by(stem)}
+    read = {r.meta["run_id"] for r in listed if r.experiment in ("thread_memory", "launch")}
+    assert read and read <= theirs
     for stem in FIGURES:
         for ext in ("svg", "png"):
             assert (quick_paper.figures / f"{stem}.{ext}").is_file(), stem
