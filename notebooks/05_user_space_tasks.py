@@ -23,8 +23,8 @@
 #   instructions (`native/fibers.c`);
 # - **goroutines**, measured by a small Go program (`native/peers/go`) when Go is
 #   installed;
-# - **threads and processes**, measured by the experiments of notebooks 2-4, called
-#   again here so that the table comes from the same session.
+# - **threads and processes**: their switch measured here by notebook 4's futex
+#   ping-pong, their memory and launch the numbers notebooks 2 and 3 measured.
 #
 # Published claims checked here: **C04** (goroutine ping-pong, S0), **C11**
 # (memory per goroutine, S1), **C15**, **C16** and **C17** (10,000 sleeping Rust threads
@@ -49,9 +49,7 @@ tasks_go_iterations: int = 200000  # timed goroutine round trips per mode
 tasks_goroutines: int = 10000  # idle goroutines for the memory slope
 tasks_sleep_period_ms: int = 10  # each sleep, ms (C15: 10 ms)
 tasks_sleep_stagger_ms: int = 200  # start delays spread below this, ms (C15: 200 ms)
-tasks_thread_counts: list[int] = [100, 500, 1000, 2000]  # thread counts for the per-thread memory slope
 tasks_kernel_switch_iterations: int = 50000  # thread/process round trips (futex, same CPU)
-tasks_launch_iterations: int = 2000  # thread launches for the creation comparison
 tasks_sleep_counts: list[int] = [300, 1000, 3000, 10000]  # sleeper counts of the sweep
 tasks_sleep_sweep_duration_ms: int = 100  # total sleep of each task in the sweep, ms
 tasks_sleep_sweep_repeats: int = 1  # repeats of every point of the sweep's figure, interleaved (no claim reads it)
@@ -85,16 +83,18 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import claims, findings, plotting, stats, textout
-from threadcost.experiments import fibers, million, peers, runtimes, sleepers
+from threadcost.experiments import fibers, kernel_task_switch, million, peers, runtimes, sleepers
 from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
+from threadcost.views import kernel_task_rows as kernel_rows
 from threadcost.views import million as million_view
 from threadcost.views import runtimes as runtimes_view
 from threadcost.views import sleepers_sweep as sweep_view
 from threadcost.views import task_compare
 from threadcost.views import user_space_tasks as view
+from threadcost.views import user_space_tasks_figures as tasks_figures
 
 parameters.check("05_user_space_tasks", globals())  # a bad value names its parameter
 
@@ -133,7 +133,7 @@ for result in fiber_results.values():
     display(Markdown(view.fiber_switch_text(result)))
 
 # %%
-fig = view.fiber_memory_figure(fiber_results)
+fig = tasks_figures.fiber_memory_figure(fiber_results)
 saved = plotting.save_figure(fig, "tasks_fiber_memory", figures_dir)
 
 # %%
@@ -205,28 +205,26 @@ peer_result = store.get("peer_runtimes", lambda: runtimes.run(
     points=min(tasks_memory_points, 6), cpu=tasks_cpu))
 
 # %% [markdown]
-# ## Threads and processes, in the same session
+# ## Threads and processes
 #
-# The kernel-task rows come from the experiments of notebooks 2-4, called here with
-# small parameters: a futex ping-pong between two threads (and between a thread and a
-# forked process) both pinned to the same CPU; memory per idle thread by slope over
-# thread counts, including the kernel-side memory (kernel stacks, page tables, slab)
-# that RSS does not show; and `pthread_create` times.
+# The kernel-task rows: one switch of a futex ping-pong between two threads (and between a
+# thread and a forked process) both pinned to the same CPU, measured here in bare batches
+# (notebook 4's kernel); their round trips, each timed, are notebook 4's sweep; the
+# thread's memory per idle thread by slope over thread counts, including the kernel-side
+# memory (kernel stacks, page tables, slab) that RSS does not show, and its
+# `pthread_create` and whole-life times are notebook 2's and notebook 3's numbers: the
+# same values those pages print.
 
 # %%
-kernel_results, kernel_missing = view.kernel_task_results(
-    cpu=tasks_cpu, switch_iterations=tasks_kernel_switch_iterations,
-    thread_counts=tasks_thread_counts, launch_iterations=tasks_launch_iterations,
-) if measure else ({}, {})
-for name in ("switch_thread", "switch_process", "thread_memory", "launch"):
-    # stored under names of their own: the claims read notebooks 02-04's runs, not these
-    got = store.get(f"tasks_{name}", lambda n=name: kernel_results.get(n),
-                    experiment=f"tasks_{name}", announce=False)
-    if isinstance(got, stored.Missing):
-        kernel_missing[name] = stored.NOT_MEASURED.lower()
-    elif got is not None:
-        kernel_results[name] = got
-display(Markdown(view.missing_text(kernel_missing)))
+kernel_switches = {  # stored under names of their own: the claims read notebook 04's runs
+    kind: store.get(experiment, lambda k=kind: kernel_task_switch.run(
+        kind=k, iterations=tasks_kernel_switch_iterations), announce=False)
+    for kind, experiment in kernel_task_switch.EXPERIMENTS.items()
+}
+switch_numbers = kernel_rows.switch_findings(kernel_switches, data_dir, store.machine_id)
+thread_numbers = kernel_rows.thread_findings(data_dir, store.machine_id)
+kernel_round_trips = kernel_rows.sweep_round_trips(data_dir, store.machine_id)
+display(Markdown(kernel_rows.missing_text(switch_numbers, thread_numbers, kernel_round_trips)))
 
 # %% [markdown]
 # ## The table: switch time and memory per task
@@ -241,7 +239,7 @@ display(Markdown(view.missing_text(kernel_missing)))
 # thread). Each row says how it was measured; a row without numbers says why.
 
 # %%
-rows = (view.kernel_task_rows(kernel_results, kernel_missing)
+rows = (kernel_rows.kernel_task_rows(switch_numbers, thread_numbers, kernel_round_trips)
         + view.fiber_rows(fiber_results) + view.goroutine_rows(go_result, go_pinning)
         + [row for r in stored.present(peer_result) for row in runtimes_view.peer_rows(r)])
 table = view.comparison_table(rows)
@@ -253,19 +251,20 @@ display(Markdown("Round-trip distributions (ns): each sample is one round trip (
 display(view.switch_distribution_table(rows))
 
 # %%
-fig = view.switch_figure(rows)
+fig = tasks_figures.switch_figure(rows)
 saved = plotting.save_figure(fig, "tasks_switch_time", figures_dir)
 
 # %%
-fig = view.memory_figure(rows)
+fig = tasks_figures.memory_figure(rows)
 saved = plotting.save_figure(fig, "tasks_memory_per_task", figures_dir)
 
 # %%
 display(Markdown(view.switch_ratio_text(rows)))
 
 # %%
-display(Markdown(view.creation_text(fiber_results, kernel_results.get("launch"))))
-fig = view.creation_figure(fiber_results, kernel_results.get("launch"))
+display(Markdown(view.creation_text(fiber_results, thread_numbers)))
+fig = tasks_figures.creation_figure(fiber_results,
+                              kernel_rows.thread_launch_samples(data_dir, store.machine_id))
 saved = plotting.save_figure(fig, "tasks_creation", figures_dir)
 
 # %% [markdown]

@@ -60,7 +60,7 @@ LANE_PARAMS = {
     "cpu_bound_limit": 300, "cpu_bound_ws_limit": 5, "cpu_bound_ws_ints": 16384,
     # 05 (bare)
     "tasks_switch_iterations": 1000, "tasks_warmup": 100, "tasks_fiber_count": 100,
-    "tasks_kernel_switch_iterations": 500, "tasks_launch_iterations": 50,
+    "tasks_kernel_switch_iterations": 500,
     "tasks_sleep_sweep_duration_ms": 40,
     # 07 (bare)
     "brigade_tasks": [2, 20], "brigade_iterations": 30, "brigade_warmup": 5,

@@ -44,9 +44,23 @@ def test_notebook_records_fibers_peers_sleepers_and_figures(quick_paper: QuickPa
         assert run.meta["params"]["repeats"] == q["tasks_s4_repeats"]
         rows = run.table("repeats")
         assert len(rows) == q["tasks_s4_repeats"] * len(run.meta["params"]["variants"])
-    # the kernel-task runs of notebooks 02-04 are used, not stored again here
-    assert not [r for r in quick_paper.stored_by("05_user_space_tasks")
-                if r.experiment == "thread_memory"]
+    # the kernel-task rows' switch is stored by its experiment, with its bare batches; the
+    # thread's memory and launch are notebooks 02's and 03's runs, not measured again here
+    from threadcost.experiments import kernel_task_switch
+
+    for experiment in kernel_task_switch.EXPERIMENTS.values():
+        (switch,) = quick_paper.runs("05_user_space_tasks", experiment)
+        assert switch.meta["params"]["iterations"] == q["tasks_kernel_switch_iterations"]
+        assert len(switch.meta["summary"]["batch_round_trip_ns_runs"]) == \
+            kernel_task_switch.BARE_BATCHES
+    # (the runs page 05 lists: those it stored and those it read; notebooks 02's and 03's
+    # runs appear as read, the same runs those pages list, never a run of its own)
+    listed = quick_paper.stored_by("05_user_space_tasks")
+    assert not [r for r in listed if r.experiment in ("tasks_thread_memory", "tasks_launch")]
+    theirs = {r.meta["run_id"] for stem in ("02_thread_memory", "03_launch")
+              for r in quick_paper.stored_by(stem)}
+    read = {r.meta["run_id"] for r in listed if r.experiment in ("thread_memory", "launch")}
+    assert read and read <= theirs
     for stem in FIGURES:
         for ext in ("svg", "png"):
             assert (quick_paper.figures / f"{stem}.{ext}").is_file(), stem

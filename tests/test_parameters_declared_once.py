@@ -113,6 +113,7 @@ peers.launch_run iterations=tasks_go_launch_iterations
 peers.pinning_run repeats=tasks_go_pinning_repeats iterations=tasks_go_pinning_iterations
     warmup=tasks_warmup
 runtimes.check_params iterations=tasks_peer_iterations repeats=tasks_peer_repeats
+kernel_task_switch.run iterations=tasks_kernel_switch_iterations
 sleepers.run count=tasks_s4_count period_ms=tasks_sleep_period_ms
     duration_ms=tasks_s4_duration_ms stagger_ms=tasks_sleep_stagger_ms repeats=tasks_s4_repeats
 sleepers.sweep counts=tasks_sleep_counts period_ms=tasks_sleep_period_ms
@@ -185,9 +186,7 @@ fibers.check_params switch_iterations=tasks_switch_iterations warmup=tasks_warmu
     stack_kib=tasks_fiber_stack_kib points=tasks_memory_points
 peers.check_pinning_run repeats=tasks_go_pinning_repeats
     iterations=tasks_go_pinning_iterations
-context_switch_params.check_params#05 iterations=tasks_kernel_switch_iterations
-launch.check_params#05 iterations=tasks_launch_iterations
-thread_memory_params.check_params#05 thread_counts=tasks_thread_counts*
+kernel_task_switch.check_params iterations=tasks_kernel_switch_iterations
 sleepers.check_params count=tasks_s4_count* period_ms=tasks_sleep_period_ms
     stagger_ms=tasks_sleep_stagger_ms repeats=tasks_s4_repeats
 sleepers.check_sweep counts=tasks_sleep_counts* duration_ms=tasks_sleep_sweep_duration_ms
@@ -218,9 +217,6 @@ FIXED: dict[str, dict[str, Any]] = {
     "launch.check_growth_repeats": {"kinds": ["thread", "fork"], "warmup": 0, "pin": None},
     "fibers.check_params": {"touch_kib": 0, "cpu": None, "impl": "asm"},
     "peers.check_pinning_run": {"cpu": None, "warmup": 0},
-    "context_switch_params.check_params#05": {"mechanism": "futex", "warmup": 100},
-    "launch.check_params#05": {"kinds": "thread", "memcpy_kib": 0},
-    "thread_memory_params.check_params#05": {"repeats": 1},
     "sleepers.check_params": {"variants": ["threads"], "duration_ms": 1000},
     "sleepers.check_sweep": {"variants": ["threads"], "period_ms": 1, "stagger_ms": 0},
     "million.check_goroutines": {"variants": ["as_published"]},

@@ -17,6 +17,7 @@ from threadcost.host import machine
 from threadcost.results import Result
 from threadcost.store import datastore
 from threadcost.views import headline
+from threadcost.views import kernel_task_rows as kernel_rows
 from threadcost.views import user_space_tasks as tasks_view
 
 ROUND_TRIPS = {"min": 3800.0, "p50": 4000.0, "p90": 4700.0, "p99": 5100.0, "max": 9000.0,
@@ -74,9 +75,12 @@ def test_a_folder_without_the_run_says_which_run_would_fill_it(tmp_path: Path) -
 
 
 def test_page_five_prints_the_headline_switch_and_round_trips_unhalved() -> None:
-    rows = tasks_view.kernel_task_rows(
-        {"switch_thread": _kernel_run("thread", [4400.0]),
-         "switch_process": _kernel_run("process", None)}, {})
+    # the round trips of the kernel rows: notebook 04's sweep, as page 04 prints them
+    sweep = {kind: {"round_trip": dict(ROUND_TRIPS), "switches_per_round_trip": 2.0}
+             for kind in ("thread", "process")}
+    rows = kernel_rows.kernel_task_rows(kernel_rows.switch_findings(
+        {"thread": _kernel_run("thread", [4400.0]),
+         "process": _kernel_run("process", None)}), {}, sweep)
     thread, process = rows
     assert thread["switch_ns"] == pytest.approx(2200.0)
     assert thread["round_trip_p50_ns"] == ROUND_TRIPS["p50"]
@@ -91,8 +95,8 @@ def test_page_five_prints_the_headline_switch_and_round_trips_unhalved() -> None
 
 
 def test_the_ratio_divides_the_two_switches_not_the_round_trips() -> None:
-    thread = tasks_view.kernel_task_rows({"switch_thread": _kernel_run("thread", [4400.0])},
-                                         {"switch_process": "not run"})
+    thread = kernel_rows.kernel_task_rows(
+        kernel_rows.switch_findings({"thread": _kernel_run("thread", [4400.0])}), {})
     fiber = Result("fibers", {"impl": "asm"}, {"switch_ns_batch": 11.0})
     rows = [*thread[:1], {**thread[0], "task": "C fiber, hand-written switch", "kind": "fiber",
                           "switch": tasks_view.switch_of("switch_fiber_batch_mean_ns",

@@ -167,15 +167,13 @@ def _04(c: _Checks) -> None:
 
 
 def _05(c: _Checks) -> None:
-    from threadcost.experiments import context_switch as cs
     from threadcost.experiments import (
         fibers,
-        launch,
+        kernel_task_switch,
         million,
         peers,
         runtimes,
         sleepers,
-        thread_memory,
     )
 
     for impl in c["tasks_fiber_impls"] or [None]:
@@ -196,13 +194,10 @@ def _05(c: _Checks) -> None:
       launch_iterations=N("tasks_peer_launch_iterations"), task_count=N("tasks_peer_tasks"),
       thread_count=N("tasks_peer_threads"), repeats=N("tasks_peer_repeats"),
       points=N("tasks_memory_points", lambda n: min(n, 6)), cpu=N("tasks_cpu"))
-    # the kernel-task rows (views.user_space_tasks.kernel_task_results)
-    c(fibers.one_cpu, name="tasks_cpu", value=N("tasks_cpu"), allow_none=True)
-    c(cs.check_params, mechanism="futex", placement="same-cpu",
-      iterations=N("tasks_kernel_switch_iterations"),
-      warmup=N("tasks_kernel_switch_iterations", lambda n: max(n // 10, 100)))
-    c(thread_memory.check_params, thread_counts=N("tasks_thread_counts"), repeats=1)
-    c(launch.check_params, kinds="thread", iterations=N("tasks_launch_iterations"))
+    # the kernel-task rows' switch (experiments.kernel_task_switch)
+    for kind in kernel_task_switch.EXPERIMENTS:
+        c(kernel_task_switch.check_params, kind=kind,
+          iterations=N("tasks_kernel_switch_iterations"))
     c(sleepers.check_sweep, counts=N("tasks_sleep_counts"), variants=list(sleepers.VARIANTS),
       period_ms=N("tasks_sleep_period_ms"), duration_ms=N("tasks_sleep_sweep_duration_ms"),
       stagger_ms=N("tasks_sleep_stagger_ms"), repeats=N("tasks_sleep_sweep_repeats"))

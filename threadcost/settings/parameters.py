@@ -303,12 +303,10 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('tasks_sleep_stagger_ms', 'int', '05_user_space_tasks', 200,
        'start delays spread below this, ms (C15: 200 ms)', unit='ms', minimum=0,
        maximum=10_000),
-    _p('tasks_thread_counts', 'list[int]', '05_user_space_tasks', [100, 500, 1000, 2000],
-       'thread counts for the per-thread memory slope', minimum=1, maximum=100_000),
+    # page 05's kernel-task switch (threadcost.experiments.kernel_task_switch); the thread
+    # row's memory and launch are notebooks 02's and 03's findings, measured there
     _p('tasks_kernel_switch_iterations', 'int', '05_user_space_tasks', 50000,
        'thread/process round trips (futex, same CPU)', minimum=1, maximum=10_000_000),
-    _p('tasks_launch_iterations', 'int', '05_user_space_tasks', 2000,
-       'thread launches for the creation comparison', minimum=1, maximum=1_000_000),
     _p('tasks_sleep_counts', 'list[int]', '05_user_space_tasks', [300, 1000, 3000, 10000],
        'sleeper counts of the sweep', minimum=1, maximum=100_000),
     _p('tasks_sleep_sweep_duration_ms', 'int', '05_user_space_tasks', 100,

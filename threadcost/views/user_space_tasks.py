@@ -1,27 +1,23 @@
-"""Threads vs processes vs fibers vs goroutines: the one table, figures, widget.
+"""Threads vs processes vs fibers vs goroutines: the one table and its prose (notebook 05).
 
-Notebook 05 calls these. The kernel-task rows (thread, process) come from the
-experiments of notebooks 02-04 (:mod:`threadcost.experiments.context_switch`,
-:mod:`threadcost.experiments.thread_memory`, :mod:`threadcost.experiments.launch`)
-run here, in the same session, so every number of the table comes from one
-run on this machine. When one of those experiments is not available, its rows
-say why instead of holding a number.
+Every row is drawn from stored runs: the user-space tasks' rows here, the kernel-task rows
+(thread, process) in :mod:`threadcost.views.kernel_task_rows`, the runtimes' rows in
+:mod:`threadcost.views.runtimes`; the figures are in
+:mod:`threadcost.views.user_space_tasks_figures`. A row whose run is not stored says why
+instead of holding a number.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 from typing import Any
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
 from threadcost import findings, vocabulary
 from threadcost.results import Result
-from threadcost.settings.validate import one_cpu
-from threadcost.views import tables
+from threadcost.store.stored import NOT_MEASURED
+
+NOT_STORED = NOT_MEASURED.lower()  # a number whose run this machine's folder does not hold
 
 # ------------------------------------------------------------ rows of the table
 
@@ -63,7 +59,7 @@ def _row(task: str, kind: str, *, round_trip: dict[str, float] | None = None,
     }
 
 
-def _measured(q: findings.Quantity) -> float | None:
+def measured_value(q: findings.Quantity) -> float | None:
     return q.value if q.measured else None
 
 
@@ -84,7 +80,7 @@ def fiber_rows(results: dict[str, Result]) -> list[dict[str, Any]]:
             switch=switch_of(switch, [result]), rss_kib=pf.get("rss_kib"),
             vsz_kib=pf.get("vsz_kib"), kernel_kib=None,
             create_ns=fiber_create(result)["create_ns"],
-            life_ns=_measured(findings.of_results("launch_fiber_median_ns", [result]))
+            life_ns=measured_value(findings.of_results("launch_fiber_median_ns", [result]))
             if impl == "asm" else None,
             switches_per_round_trip=s.get("switches_per_round_trip"),
             switch_how="A->B->A on one thread pinned to one CPU",
@@ -119,147 +115,6 @@ def goroutine_rows(result: Result, pinning: Any = None) -> list[dict[str, Any]]:
     return rows
 
 
-def _try_import(name: str) -> tuple[Any, str | None]:
-    try:
-        return importlib.import_module(f"threadcost.experiments.{name}"), None
-    except ImportError as exc:
-        return None, (f"threadcost.experiments.{name} is not available in this checkout "
-                      f"({exc.__class__.__name__}: {exc})")
-
-
-def _dist_of(summary: Any, *keys: str) -> dict[str, float] | None:
-    """The first distribution-like dict found under one of ``keys`` (nested)."""
-    if not isinstance(summary, dict):
-        return None
-    for key in keys:
-        value = summary.get(key)
-        if isinstance(value, dict) and "p50" in value:
-            return value
-    return None
-
-
-def kernel_task_results(cpu: int | str | None, switch_iterations: int, thread_counts: list[int],
-                        launch_iterations: int) -> tuple[dict[str, Result], dict[str, str]]:
-    """Run the kernel-task experiments of notebooks 02-04 for the comparison.
-
-    Returns (results by name, reason by name for each one that could not run).
-    Names: ``switch_thread``, ``switch_process`` (futex ping-pong on one CPU),
-    ``thread_memory``, ``launch``.
-    """
-    results: dict[str, Result] = {}
-    missing: dict[str, str] = {}
-    # "auto" (the notebook's default) is resolved here, once, to the CPU every kernel-task
-    # experiment pins to; passing it through as pin=["auto"] was rejected by launch.run.
-    cpu = one_cpu("tasks_cpu", cpu, allow_none=True)
-    pin = [cpu] if cpu is not None else None
-
-    # An experiment that raises fails the notebook (and `make paper`): no row says
-    # "failed here". Only a module that is absent from this checkout is reported.
-    module, why = _try_import("context_switch")
-    for name, peer in (("switch_thread", "thread"), ("switch_process", "process")):
-        if module is None:
-            missing[name] = str(why)
-            continue
-        results[name] = _run_switch(module, peer, cpu, switch_iterations)
-
-    module, why = _try_import("thread_memory")
-    if module is None:
-        missing["thread_memory"] = str(why)
-    else:
-        results["thread_memory"] = module.run(thread_counts=thread_counts, repeats=1)
-
-    module, why = _try_import("launch")
-    if module is None:
-        missing["launch"] = str(why)
-    else:
-        results["launch"] = module.run(kinds="thread", iterations=launch_iterations, pin=pin)
-    return results, missing
-
-
-# bare batches per kernel-task row: runs timed whole, no clock read inside (one switch,
-# the paper's definition, is their median / 2, the interval their range). Many short
-# batches rather than a few long ones: a batch's mean takes in every preemption inside
-# it (on a busy machine 3 batches of 50,000 gave 2.2, 8.0 and 19.7 µs), and the median of
-# 11 batches passes over the few a preemption hit.
-BARE_BATCHES = 11
-BARE_BATCH_SHARE = 10  # a batch: the sampled run's round trips / this (1,000 to all)
-
-
-def _run_switch(module: Any, peer: str, cpu: int | None, iterations: int) -> Result:
-    """The futex ping-pong between two threads (or a thread and a forked process),
-    both pinned to one CPU, in a child process (notebook 04's experiment): one run
-    timing each round trip (the distribution), then ``BARE_BATCHES`` runs timed only as
-    a whole, each a fresh pair of tasks (``summary["batch_round_trip_ns_runs"]``: their
-    mean round trips, what one switch is read from)."""
-    how = dict(mechanism="futex", placement="same-cpu",
-               tasks="threads" if peer == "thread" else "processes",
-               iterations=iterations, warmup=max(iterations // 10, 100), baselines=False,
-               isolated=True)
-    result: Result = module.run(**how)
-    batch = {**how, "iterations": min(iterations, max(iterations // BARE_BATCH_SHARE, 1000)),
-             "warmup": max(iterations // BARE_BATCH_SHARE // 10, 100)}
-    bare = [module.run(**batch, per_sample=False, record_cpus=False)
-            for _ in range(BARE_BATCHES)]
-    result.summary["batch_round_trip_ns_runs"] = [
-        float(b.summary["whole_run_mean_ns"]) for b in bare]
-    result.params["bare_batches"] = BARE_BATCHES
-    result.params["bare_batch_iterations"] = batch["iterations"]
-    return result
-
-
-def kernel_task_rows(results: dict[str, Result], missing: dict[str, str]
-                     ) -> list[dict[str, Any]]:
-    """Thread and process rows from the other notebooks' experiments."""
-    mem = results.get("thread_memory")
-    per_thread = (mem.summary.get("per_thread") or {}) if mem else {}
-    launch = results.get("launch")
-    create = _dist_of(launch.summary, "create_ns") if launch else None
-    life = _dist_of(launch.summary, "lifecycle_ns") if launch else None
-    rows = []
-    for name, kind in (("switch_thread", "thread"), ("switch_process", "process")):
-        task = f"{vocabulary.TASK_LABELS[kind]}, futex, same CPU"
-        result = results.get(name)
-        rt = _switch_distribution(result) if result else None
-        reason = missing.get(name) if result is None else (
-            None if rt else "the context-switch result has no round-trip distribution")
-        is_thread = kind == "thread"
-        # the run under the name it is stored with (an unsaved one carries its kernel's)
-        switch = switch_of(f"switch_{kind}_batch_median_ns", [dataclasses.replace(
-            result, experiment=f"tasks_{name}")]) if result else None
-        rows.append(_row(
-            task, kind, round_trip=rt, switch=switch,
-            rss_kib=per_thread.get("rss_kib") if is_thread else None,
-            vsz_kib=per_thread.get("vsz_kib") if is_thread else None,
-            kernel_kib=per_thread.get("kernel_kib") if is_thread else None,
-            create_ns=create["p50"] if (is_thread and create) else None,
-            life_ns=life["p50"] if (is_thread and life) else None,
-            switches_per_round_trip=result.summary.get("switches_per_round_trip")
-            if result else None,
-            switch_how="futex wait/wake ping-pong, both pinned to one CPU",
-            memory_how=("slope over idle threads (notebook 2)" if is_thread and per_thread
-                        else (missing.get("thread_memory", "") if is_thread
-                              else "not measured per process here (see notebook 3)")),
-            missing=reason))
-    return rows
-
-
-def _switch_distribution(result: Result) -> dict[str, float] | None:
-    s = result.summary
-    found = _dist_of(s, "round_trip_ns")
-    if found:
-        return found
-    for value in s.values():  # e.g. a list of series, one per mechanism
-        if isinstance(value, list):
-            for item in value:
-                got = _dist_of(item, "round_trip_ns")
-                if got:
-                    return got
-        got = _dist_of(value, "round_trip_ns") if isinstance(value, dict) else None
-        if got:
-            return got
-    return None
-
-
 SWITCH_COLUMN = "one switch: half a pinned batch's mean round trip (ns)"
 
 
@@ -277,7 +132,7 @@ def comparison_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
             lambda v: v if pd.isna(v) else f"{v:.2f}"),
         "RSS per task (KiB)": frame.rss_per_task_kib,
         "VSZ per task (KiB)": frame.vsz_per_task_kib,
-        "kernel memory per task, this page's run (KiB)": frame.kernel_per_task_kib,
+        "kernel memory per task (KiB)": frame.kernel_per_task_kib,
         "create alone p50 (ns)": frame.create_ns,
         "whole life p50 (ns): create, first run, exit, join": frame.life_ns,
         "not measured because": frame.missing.fillna(""),
@@ -333,113 +188,6 @@ def switch_note_text(rows: list[dict[str, Any]]) -> str:
     return text
 
 
-# ---------------------------------------------------------------------- figures
-
-def _color(kind: str) -> str:
-    """A task kind's colour (a row's "kind" is its key in threadcost/vocabulary.py)."""
-    return vocabulary.TASK_COLOURS.get(kind, "grey")
-
-
-def switch_figure(rows: list[dict[str, Any]]) -> plt.Figure:
-    """Round-trip time per task kind: p50 bar, whisker from min to p99 (log scale)."""
-    frame = pd.DataFrame(rows)
-    frame = frame[frame.round_trip_p50_ns.notna()].iloc[::-1]
-    fig, ax = plt.subplots(figsize=(7.5, 0.55 * max(len(frame), 2) + 1.4))
-    y = np.arange(len(frame))
-    p50 = frame.round_trip_p50_ns.to_numpy(float)
-    lo = p50 - frame.round_trip_min_ns.to_numpy(float)
-    hi = frame.round_trip_p99_ns.to_numpy(float) - p50
-    ax.barh(y, p50, color=[_color(k) for k in frame.kind], alpha=0.85)
-    ax.errorbar(p50, y, xerr=[lo, hi], fmt="none", ecolor="black", capsize=3, lw=1)
-    for yi, v in zip(y, p50, strict=True):
-        ax.text(v * 1.15, yi + 0.18, f"{v:,.0f} ns", va="center", fontsize=9)
-    ax.set_yticks(y, frame.task)
-    ax.set_xscale("log")
-    ax.set(xlabel="round trip A->B->A, two switches, each timed with one clock read\n"
-                  "(ns, log scale; bar p50, whisker min..p99)",
-           title="Round trip (two switches): kernel tasks vs user-space tasks")
-    return fig
-
-
-def memory_figure(rows: list[dict[str, Any]]) -> plt.Figure:
-    """Resident, virtual and kernel memory per task (KiB, log scale)."""
-    frame = pd.DataFrame(rows)
-    frame = frame[frame.rss_per_task_kib.notna()].drop_duplicates("kind").iloc[::-1]
-    fig, ax = plt.subplots(figsize=(7.5, 0.8 * max(len(frame), 2) + 1.4))
-    y = np.arange(len(frame))
-    h = 0.27
-    series = [("rss_per_task_kib", "resident (RSS)", 0.95),
-              ("vsz_per_task_kib", "virtual (VSZ)", 0.45),
-              ("kernel_per_task_kib", "kernel memory (not in RSS)", 0.7)]
-    for i, (col, label, alpha) in enumerate(series):
-        vals = frame[col].to_numpy(float)
-        shown = np.where(vals > 0, vals, np.nan)
-        ax.barh(y + (1 - i) * h, shown, height=h, label=label, alpha=alpha,
-                color=["#0173b2", "#949494", "#d55e00"][i])
-        for yi, v in zip(y + (1 - i) * h, shown, strict=True):
-            if np.isfinite(v):
-                ax.text(v * 1.1, yi, tables.format_number(v), va="center", fontsize=8)
-    # the kind without how it was measured ("OS thread, futex, same CPU": "OS thread"),
-    # unless two rows would then read alike ("Tokio task, multi-thread runtime")
-    short = [t.split(",")[0] for t in frame.task]
-    labels = [s if short.count(s) == 1 else t for s, t in zip(short, frame.task, strict=True)]
-    ax.set_yticks(y, labels)
-    ax.set_xscale("log")
-    ax.set_xlabel("per task (KiB, log scale; slope over many idle tasks)")
-    ax.set_title("Memory per task", pad=26)
-    left, right = ax.get_xlim()
-    ax.set_xlim(left, right * 4)  # room for the value labels
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8,
-              frameon=False)
-    return fig
-
-
-def fiber_memory_figure(results: dict[str, Result]) -> plt.Figure:
-    """Per-fiber RSS (slope, 95% CI) against how much of its stack each fiber wrote."""
-    fig, ax = plt.subplots()
-    for impl, result in results.items():
-        table = result.tables["per_fiber"]
-        yerr = [table.rss_kib - table.rss_ci95_low, table.rss_ci95_high - table.rss_kib]
-        ax.errorbar(table.touch_kib, table.rss_kib, yerr=yerr, marker="o", capsize=3,
-                    label=f"{impl}: RSS per fiber")
-    first = next(iter(results.values())).tables["per_fiber"]
-    x = np.array([0, first.touch_kib.max()])
-    ax.plot(x, x, ls=":", color="grey", label="1 KiB per KiB touched")
-    stack = next(iter(results.values())).params["stack_kib"]
-    ax.set(xlabel="stack each idle fiber has written (KiB)",
-           ylabel="resident memory per fiber (KiB)",
-           title=f"Fibers with {stack} KiB stacks: RSS follows the touch")
-    ax.legend(loc="upper left")
-    return fig
-
-
-def creation_figure(results: dict[str, Result], launch: Result | None) -> plt.Figure:
-    """Distribution (ECDF) of fiber creation and first switch vs thread creation."""
-    fig, ax = plt.subplots()
-    for impl, result in results.items():
-        c = result.tables["creation"]
-        first = c[c.touch_kib == c.touch_kib.min()]
-        for col, what in (("create_ns", "create (mmap + guard + context)"),
-                          ("start_ns", "first switch in and back")):
-            v = np.sort(first[col].to_numpy(float))
-            if v.size:
-                ax.plot(v, np.arange(1, v.size + 1) / v.size, label=f"fiber {impl}: {what}")
-    if launch is not None:
-        frame = launch.tables.get("samples")
-        if frame is not None and "create_ns" in frame:
-            v = np.sort(frame[(frame.kind == "thread") & (frame.phase == "steady")]
-                        .create_ns.dropna().to_numpy(float))
-            if v.size:
-                ax.plot(v, np.arange(1, v.size + 1) / v.size, color="black", lw=2,
-                        label="thread: pthread_create (notebook 3)")
-    ax.set_xscale("log")
-    ax.set(xlabel="time per task (ns, log scale)", ylabel="share of tasks at or below",
-           title="Creating a task")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize=8,
-              frameon=False)
-    return fig
-
-
 # ------------------------------------------------------- sentences for the prose
 
 def fiber_switch_text(result: Result) -> str:
@@ -452,7 +200,7 @@ def fiber_switch_text(result: Result) -> str:
 
     switch = ("switch_fiber_batch_mean_ns" if impl == "asm"
               else f"fiber_{impl}_switch_batch_mean_ns")
-    return (f"**{impl}** ({s['impl_description']}): round trip p50 "
+    return (f"**{impl}**, {s['impl_description']}: round trip p50 "
             f"**{show(f'fiber_{impl}_round_trip_median_ns')}** "
             f"(min {d['min']:,.0f}, p90 {d['p90']:,.0f}, p99 {d['p99']:,.0f}, max {d['max']:,.0f}; "
             f"{d['n']:,} round trips, each including one clock read of about "
@@ -501,7 +249,8 @@ def goroutine_text(result: Result) -> str:
 
     memory = findings.of_results("memory_goroutine_slope_kib", [result])
     pinned = show("go_pingpong_pinned_round_trip_median_ns")
-    return (f"{g['go_version']}. Round trip p50: **{pinned}"
+    version = str(g["go_version"]).removeprefix("go version ").strip()  # `go version`'s
+    return (f"Built with {version}. Round trip p50: **{pinned}"
             f"** ({a['mode']}) and **{show('go_pingpong_default_round_trip_median_ns')}** "
             f"({b['mode']}); over a batch without clock reads "
             f"{a['round_trips_per_s'] / 1e6:,.2f} and {b['round_trips_per_s'] / 1e6:,.2f} "
@@ -525,7 +274,7 @@ def fiber_create(result: Result) -> dict[str, Any]:
             else None}
 
 
-def creation_text(results: dict[str, Result], launch: Result | None) -> str:
+def creation_text(results: dict[str, Result], thread: dict[str, findings.Quantity]) -> str:
     parts = []
     for impl, result in results.items():
         f = fiber_create(result)
@@ -546,25 +295,16 @@ def creation_text(results: dict[str, Result], launch: Result | None) -> str:
                      f"{show(f'fiber_{impl}_start_median_ns')} for its first switch in and back "
                      f"(with {touched} of stack touched); {whole}")
     text = "Medians: " + "; ".join(parts)
-    create = _dist_of(launch.summary, "create_ns") if launch else None
-    if create:
-        shown = findings.span(findings.of_results(
-            "tasks_launch_thread_create_median_ns",
-            [dataclasses.replace(launch, experiment="tasks_launch")]))
-        text += (f"; `pthread_create` takes **{shown}** (notebook 3's "
-                 f"kernel, glibc may reuse a cached stack).")
+    create = thread.get("create_ns")
+    if create is not None and create.measured:
+        text += (f"; `pthread_create` takes **{findings.span(create)}** (notebook 3's "
+                 f"run, glibc may reuse a cached stack).")
     else:
-        text += "; the thread launch experiment did not run here (see the missing rows)."
+        text += ("; `pthread_create` was not measured on this machine ("
+                 f"{create.missing if create is not None else NOT_STORED}).")
     return text + (" A fiber's create maps its stack and sets its guard page (`mmap`, "
                    "`mprotect`), as a thread's stack needs, without a `clone`; how its time "
                    "divides between those calls is not measured here.")
-
-
-def missing_text(missing: dict[str, str]) -> str:
-    if not missing:
-        return "All kernel-task experiments ran; every row of the table below is measured."
-    return "**Rows missing from the table, and why:**\n\n" + "\n".join(
-        f"- `{name}`: {why}" for name, why in missing.items())
 
 
 def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
@@ -575,26 +315,11 @@ def switch_ratio_text(rows: list[dict[str, Any]]) -> str:
     got = (findings.ratio(thread, asm, fmt=",.0f")
            if thread is not None and asm is not None else None)
     if got is None or thread is None or asm is None:
-        return ("The thread/fiber switch ratio needs both rows' switches; see the missing "
-                "rows above for the reason.")
+        return ("The thread/fiber switch ratio needs both rows' switches; what is missing "
+                "from the table, and why, is said above it.")
     stamped = ("; the thread's stored batch also timed each round trip" if
                thread.extra.get("partial") else "")
     return (f"On this machine a thread switch through the kernel (futex, same CPU) takes "
             f"**{got[1]}** as long as a hand-written fiber switch ({findings.span(thread)} "
             f"vs {findings.span(asm)}, each half a pinned batch's mean round trip, no clock "
             f"read inside{stamped}).")
-
-
-def save_runs(results: list[Result], save: bool, data_dir: Any,
-              fingerprint: dict[str, Any]) -> str:
-    """Store every run (when ``save``) and say where."""
-    from threadcost.store import datastore
-
-    if not save:
-        return "Not saved (save = False)."
-    paths_ = [datastore.save_run(r, data_dir=data_dir, fingerprint=fingerprint)
-              for r in results]
-    if not paths_:
-        return ""
-    return (f"Stored {len(paths_)} runs under `data/{paths_[0].parent.name}/`: "
-            + ", ".join(f"`{p.name}`" for p in paths_) + ".")
