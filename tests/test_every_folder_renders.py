@@ -3,11 +3,16 @@
 - Every notebook is executed against every machine folder of data/ (and a folder that
   holds one run only), drawn from its stored runs as ``make paper-from-data
   MACHINE=<id>`` draws it, in one IPython shell (one Python process for all folders,
-  about 80 s of CPU for five: a kernel per notebook, nbconvert and the figures' PNG/SVG
+  about 55 s of CPU for five: a kernel per notebook, nbconvert and the figures' PNG/SVG
   files are what a full rendering adds, 90-100 s of CPU a folder, and none of them
   depends on the folder). A cell that raises, or an output a formatter could not make,
   fails naming the folder, the notebook and the cell; figures are laid out (drawn
   without rasterizing) but not written.
+- That process runs with the C kernels hidden (#36 item 4, as
+  tests/test_paper_without_kernels.py hides them: an import hook refuses
+  ``threadcost._kernels``): drawing from stored runs never calls a kernel, so every
+  cell of every page of every folder runs, and no output (printed, or displayed as
+  text, Markdown or HTML) mentions the kernels.
 - The cell guard: a cell that reads a run the folder lacks shows "Not measured on this
   machine: <why>"; so does every later cell that reads what it could not make.
 - A skipped run (a missing toolchain) reads back cleanly, also as older code stored it
@@ -27,6 +32,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
+from tests.test_paper_without_kernels import CLEAR as KERNELS_SAID
+from tests.test_paper_without_kernels import _hidden_env as hidden_kernels_env
 
 DATA = REPO / "data"
 SIXTEEN = "x86_64-intel-xeon-16cpu-126g-vm-3754101c"
@@ -101,6 +108,16 @@ def drive(folders: list[str], figures: str, report: str) -> None:
         failures.append(f"{where[0]}: {getattr(etype, '__name__', etype)}: {value}{at}")
 
     shell.showtraceback = showtraceback  # type: ignore[method-assign]
+    # every output of a cell, printed or displayed (text, Markdown, HTML), is read for
+    # a mention of the kernels (hidden: a page that needed them would say so)
+    said: list[str] = []
+    publish = shell.display_pub.publish
+
+    def publish_and_keep(data: Any, *args: Any, **kwargs: Any) -> None:
+        said.extend(v for k, v in data.items() if k.startswith("text/") and isinstance(v, str))
+        publish(data, *args, **kwargs)
+
+    shell.display_pub.publish = publish_and_keep  # type: ignore[method-assign]
     shown: list[str] = []
     original_show = stored.Store._show
     stored.Store._show = staticmethod(lambda fragment: (shown.append(fragment),  # type: ignore[method-assign]
@@ -113,19 +130,28 @@ def drive(folders: list[str], figures: str, report: str) -> None:
         os.environ["THREADCOST_DATA_DIR"] = data_dir
         failures.clear()
         shown.clear()
+        cells: dict[str, int] = {}
+        kernels: list[str] = []
         for source in notebook_sources.sources():
             shell.reset(new_session=False)
             given = {**params, **paper.stored_params(folder), "figures_dir": figures}
+            cells[source.stem] = 0
             for i, cell in enumerate(notebook_sources.read(source).cells):
                 if cell.cell_type != "code":
                     continue
                 where[0] = f"{folder} {source.stem} cell {i}"
-                with contextlib.redirect_stdout(io.StringIO()):
+                said.clear()
+                printed = io.StringIO()
+                with contextlib.redirect_stdout(printed):
                     shell.run_cell(cell.source, store_history=False)
                     if "parameters" in cell.metadata.get("tags", []):
                         shell.user_ns.update(given)
+                cells[source.stem] += 1
+                if any(KERNELS_SAID in text or "KernelsNotBuilt" in text
+                       for text in [printed.getvalue(), *said]):
+                    kernels.append(where[0])
                 plt.close("all")
-        out[entry] = {"failures": list(failures),
+        out[entry] = {"failures": list(failures), "cells": cells, "kernels": kernels,
                        "not_measured": sum(stored.NOT_MEASURED in s for s in shown)}
     Path(report).write_text(json.dumps(out))
 
@@ -144,7 +170,7 @@ def test_every_machine_folder_renders(tmp_path: Path) -> None:
     shutil.copytree(one, sparse / SIXTEEN / one.name)
     entries = [f"{DATA}={f}" for f in folders] + [f"{sparse}={SIXTEEN}"]
     report = tmp_path / "report.json"
-    env = {**os.environ, "THREADCOST_DATA_DIR": str(DATA),
+    env = {**hidden_kernels_env(tmp_path, "missing"), "THREADCOST_DATA_DIR": str(DATA),
            "THREADCOST_FIGURES_DIR": str(tmp_path / "figures"), "MPLBACKEND": "Agg"}
     before = os.times()
     proc = subprocess.run(
@@ -159,6 +185,12 @@ def test_every_machine_folder_renders(tmp_path: Path) -> None:
     assert sorted(got) == sorted(entries)
     failed = {f: r["failures"] for f, r in got.items() if r["failures"]}
     assert not failed, json.dumps(failed, indent=1)[:6000]
+    # every page's cells ran with the kernels hidden, and none said it needed them
+    pages = {p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]_*.py")}
+    for entry, drawn in got.items():
+        assert set(drawn["cells"]) == pages, (entry, drawn["cells"])
+        assert all(n >= 5 for n in drawn["cells"].values()), (entry, drawn["cells"])
+        assert drawn["kernels"] == [], (entry, drawn["kernels"])
     assert got[f"{DATA}={SIXTEEN}"]["not_measured"] >= 1  # e.g. S12: newer than its runs
     assert got[f"{sparse}={SIXTEEN}"]["not_measured"] > got[f"{DATA}={SIXTEEN}"][
         "not_measured"]

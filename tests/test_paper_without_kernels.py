@@ -3,7 +3,9 @@
 Importing threadcost, its experiments included, opens no compiled library: the kernels'
 shared library is opened at the first kernel call. So with the library hidden, the
 notebooks draw a committed machine folder (as ``make paper-from-data`` does), and what
-would measure stops with one line naming what to run, never a traceback.
+would measure stops with one line naming what to run, never a traceback. (The drawing
+is checked by tests/test_every_folder_renders.py, which draws every page of every
+folder under data/ with the library hidden by :func:`_hidden_env`.)
 
 The library is hidden from every process of a build (the paper's, its notebooks'
 Jupyter kernels) by a ``sitecustomize`` on PYTHONPATH: an import hook that refuses
@@ -22,10 +24,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-MACHINE = "x86_64-amd-epyc-2cpu-24g-kvm-1650d2c6"  # a committed folder (data/)
-# Pages drawn with the library hidden: each imports experiments that read the headers'
-# constants at import (malloc_touch; context_switch_kernels and cpu_bound; fibers).
-PAGES = ("01_malloc_touch", "04_context_switch", "05_user_space_tasks")
 CLEAR = "threadcost's C kernels"  # how both messages begin (threadcost.native)
 
 HIDE = r"""
@@ -73,36 +71,6 @@ except KernelsNotBuilt as exc:
     said = str(exc)
 print(json.dumps({"imported": len(names), "mapped_at_import": mapped, "said": said,
                   "constant_is_int": isinstance(constant, int)}))
-"""
-
-
-# Each notebook's code cells, in order, with the parameters a build from stored runs
-# passes (after the cell tagged "parameters", as papermill injects them).
-DRAW_PAGES = r"""
-import contextlib, io, json, sys
-import matplotlib
-matplotlib.use("Agg")
-import jupytext
-import matplotlib.pyplot as plt
-from threadcost.paper.build import stored_params
-
-machine, stems = sys.argv[1], sys.argv[2:]
-drawn = {}
-for stem in stems:
-    namespace = {"__name__": "__main__"}
-    said, cells = io.StringIO(), 0
-    for cell in jupytext.read(f"notebooks/{stem}.py").cells:
-        if cell.cell_type != "code":
-            continue
-        with contextlib.redirect_stdout(said):
-            exec(compile(cell.source, f"{stem} cell {cells + 1}", "exec"), namespace)
-        cells += 1
-        if "parameters" in cell.metadata.get("tags", []):
-            namespace.update({k: v for k, v in stored_params(machine).items()
-                              if k in namespace})
-    plt.close("all")
-    drawn[stem] = [cells, said.getvalue()]
-print(json.dumps(drawn))
 """
 
 
@@ -183,20 +151,3 @@ def test_a_measuring_paper_stops_before_its_first_notebook(tmp_path: Path) -> No
     assert "notebook" not in proc.stderr.lower(), proc.stderr  # stopped before the first
     assert not list(out.parent.glob("paper*/runlogs/*")), "a notebook started"
     assert not (tmp_path / "runs").exists()
-
-
-def test_pages_draw_from_stored_runs_without_the_kernels(tmp_path: Path) -> None:
-    """The notebooks' cells, run as the paper runs them on a stored folder (its
-    parameters: threadcost.paper.build.stored_params), with the library hidden: every
-    cell runs, and no output mentions the kernels. (Run here in one process, without a
-    Jupyter kernel or the HTML rendering, which need no kernels either and take most
-    of a build's time: ``python -m threadcost.paper --machine`` with the kernels hidden
-    renders every page, text for text as with them.)"""
-    env = {**_hidden_env(tmp_path, "missing"), "THREADCOST_FIGURES_DIR": str(tmp_path / "figures")}
-    proc = _run([sys.executable, "-c", DRAW_PAGES, MACHINE, *PAGES], env=env)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert sorted(out) == sorted(PAGES), out
-    for stem, (cells, said) in out.items():
-        assert cells >= 5, (stem, cells)
-        assert CLEAR not in said and "KernelsNotBuilt" not in said, stem
