@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import base64
+import functools
+import io
 import itertools
 import math
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt  # without a display matplotlib falls back to Agg
 from cycler import cycler
 from matplotlib import ticker
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
+from matplotlib.transforms import Bbox
 
 from threadcost import paths
 
@@ -55,6 +61,7 @@ def use_paper_theme() -> None:
     from threadcost.views import tables
 
     tables.install()  # every table the notebook displays: readable headers and numbers
+    show_figures_drawn_once()
 
 
 class SavedFiles(list[Path]):
@@ -84,14 +91,120 @@ def save_figure(fig: plt.Figure, stem: str,
         tmp = Path(name)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fig.savefig(fh, format=ext)
+                print_tight(fig, fh, format=ext)
             os.chmod(tmp, 0o644)
             os.replace(tmp, final)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
         written.append(final)
+    # Saving drew it, and nothing changed since: the inline backend need not draw it
+    # again when the cell ends (it shows it once, by show_figures_drawn_once).
+    fig.stale = False
+    show_figures_drawn_once()
     return written
+
+
+# --- drawing each figure as few times as it takes -----------------------------------------
+# ``savefig`` with a tight box draws a figure twice: once, rendering nothing, to lay it out
+# and measure the box, then again to render it. A notebook's inline backend then draws an
+# open figure twice more to show it (and once more if it is stale when the cell ends).
+# Here each picture is drawn once: the box is measured by the very renderer savefig would
+# lay the figure out with, at that first layout's place, without drawing
+# (Figure.get_tightbbox lays out what it measures: ticks, tick labels, titles, legends),
+# and the notebook's PNG of a figure is made the same way.
+
+
+def _lays_out_as_drawn(fig: plt.Figure) -> bool:
+    """True when a layout engine moves the axes each time the figure is drawn (a
+    placeholder, left by ``fig.tight_layout()``, moves nothing)."""
+    engine = fig.get_layout_engine()
+    return engine is not None and not isinstance(engine, PlaceHolderLayoutEngine)
+
+
+class _Measured(Exception):
+    """Stops a save at its first draw, carrying the tight box measured there."""
+
+    def __init__(self, box: Bbox) -> None:
+        super().__init__()
+        self.box = box
+
+
+def tight_box(fig: plt.Figure, **savefig_kwargs: Any) -> Bbox | None:
+    """The box (inches) ``fig.savefig(..., bbox_inches="tight", **savefig_kwargs)`` would
+    crop to, measured without drawing; None for a figure whose layout engine lays it out
+    as it draws (constrained layout), which only a draw can measure."""
+    if _lays_out_as_drawn(fig):
+        return None
+
+    def measure(renderer: Any) -> None:  # savefig's layout pass: measure, and stop there
+        raise _Measured(fig.get_tightbbox(renderer))
+
+    fig.draw = measure  # type: ignore[method-assign]
+    try:
+        fig.savefig(io.BytesIO(), **{**savefig_kwargs, "bbox_inches": "tight"})
+    except _Measured as measured:
+        return measured.box.padded(plt.rcParams["savefig.pad_inches"])
+    finally:
+        del fig.draw
+    return None  # pragma: no cover (savefig always lays a figure out first)
+
+
+def print_tight(fig: plt.Figure, target: Any, **savefig_kwargs: Any) -> None:
+    """``fig.savefig(target, bbox_inches="tight", **savefig_kwargs)``, drawing the figure
+    once, not twice: the same box, the same bytes."""
+    box = tight_box(fig, **savefig_kwargs)
+    if box is None:
+        fig.savefig(target, **{**savefig_kwargs, "bbox_inches": "tight"})
+        return
+    # A placeholder engine (left by fig.tight_layout()) lays out nothing, but savefig
+    # lays out once before rendering for any engine: none while this renders.
+    placeholder = fig.get_layout_engine()
+    if placeholder is not None:
+        with plt.rc_context({"figure.autolayout": False,
+                             "figure.constrained_layout.use": False}):
+            fig.set_layout_engine(None)
+    try:
+        fig.savefig(target, **{**savefig_kwargs, "bbox_inches": box})
+    finally:
+        if placeholder is not None:
+            fig.set_layout_engine(placeholder)
+
+
+def _inline_png(fig: plt.Figure) -> str | None:
+    """What IPython's default PNG formatter makes of ``fig`` (base64; None for a figure
+    without axes or lines, which it shows as text only), drawn once."""
+    if not fig.axes and not fig.lines:
+        return None
+    png = io.BytesIO()
+    print_tight(fig, png, format="png", dpi=fig.dpi, facecolor=fig.get_facecolor(),
+                edgecolor=fig.get_edgecolor())
+    return base64.b64encode(png.getvalue()).decode("ascii")
+
+
+def show_figures_drawn_once() -> None:
+    """In a notebook whose inline backend shows figures as PNG with a tight box (its
+    default), make each figure it shows drawn once, not twice: the same PNG bytes.
+
+    Only IPython's own default formatter is replaced; a notebook that chose other
+    formats (``%config InlineBackend.figure_formats``, retina, SVG) keeps its choice."""
+    import sys
+
+    pylabtools = sys.modules.get("IPython.core.pylabtools")
+    if pylabtools is None:  # no IPython shell has set up matplotlib in this process
+        return
+    shell = sys.modules["IPython"].get_ipython()
+    if shell is None:
+        return
+    png = shell.display_formatter.formatters["image/png"]
+    try:
+        current = png.lookup_by_type(plt.Figure)
+    except KeyError:
+        return
+    if (isinstance(current, functools.partial) and current.func is pylabtools.print_figure
+            and not current.args and current.keywords == {
+                "fmt": "png", "base64": True, "bbox_inches": "tight"}):
+        png.for_type(plt.Figure, _inline_png)
 
 
 # --- readable figures: applied to every figure the paper saves ---------------------------
@@ -164,9 +277,11 @@ def tidy_figure(fig: plt.Figure) -> plt.Figure:
     - A legend that covers drawn data moves off the plot: to the right of the
       rightmost axes, under any other.
     """
-    # laid out as drawing lays it out (ticks, text extents, legend boxes) without
-    # rasterizing: saving and showing the figure draw it again anyway
-    fig.draw_without_rendering()
+    # What is read here lays itself out when asked (limits, legend boxes, transforms),
+    # so the figure is not drawn for it, unless a layout engine places the axes as the
+    # figure draws (constrained layout; fig.tight_layout() has placed them already).
+    if _lays_out_as_drawn(fig):
+        fig.draw_without_rendering()
     for ax in fig.axes:
         if not ax.get_visible():
             continue
