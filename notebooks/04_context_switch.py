@@ -278,7 +278,7 @@ plotting.save_figure(fig, "cpu_bound_totals", figures_dir)
 display(cpu_view.totals_table(cpu).style.format(precision=3, na_rep="-"))
 display(cpu_view.ratios_table(cpu).style.format({"processes / threads": "{:.3f}"}, na_rep="-"))
 display(Markdown(cpu_view.summary_text(cpu) + " " + cpu_view.perf_text(cpu) + " "
-                 + cpu_view.sizing_text(cpu)))
+                 + cpu_view.sizing_text(cpu, store.machine_id)))
 
 # %%
 display(claims_view.claims_section(claims.for_experiment("cpu_bound"), data_dir, stored.present(cpu),

@@ -37,7 +37,7 @@ HUGE = 10**12
 
 def _impossible(param: parameters.Param) -> Any:
     """A value of the declared type that no experiment accepts."""
-    if param.type == "int":
+    if param.type in ("int", "Optional[int]"):
         return HUGE
     if param.type == "float":
         return 1e12

@@ -314,10 +314,10 @@ def _in_a_notebook_kernel() -> None:
 
     if "ipykernel" not in sys.modules:
         return
+    # (IPython is ipykernel's own dependency, imported already: no import of it here)
+    get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
     with contextlib.suppress(Exception):  # no shell, or a kernel of another kind
-        from IPython import get_ipython
-
-        kernel = getattr(get_ipython(), "kernel", None)
+        kernel = getattr(get_ipython() if get_ipython else None, "kernel", None)
         if kernel is not None and hasattr(kernel, "do_shutdown"):
             stop_helpers_before_shutdown(kernel)
 

@@ -146,12 +146,12 @@ def conclusion_text(result: Result) -> str:
             "tasks sharing one CPU, S3's experiment above) was " + " and ".join(parts) + ".")
 
 
-def _cpu_median(result: Result, ws: str) -> str:
-    runs = result.tables.get("runs")
-    if runs is None or runs.empty or "cpu_s" not in runs:
-        return ""
-    cpu = runs[runs.working_set == ws].cpu_s
-    return f"; its runs took a median {cpu.median():.2f} s of CPU" if cpu.size else ""
+def _cpu_median(result: Result, ws: str, machine_id: str) -> str:
+    from threadcost import findings
+    from threadcost.findings import cpu_bound as cpu_findings
+
+    q = findings.of_results(cpu_findings.run_cpu_name(ws), [result], machine_id)
+    return f"; its runs took a median {findings.show(q)} of CPU" if q.measured else ""
 
 
 SIZE_WORDS = {  # working set -> (the loop in words, its size's parameter, target, cost)
@@ -161,28 +161,31 @@ SIZE_WORDS = {  # working set -> (the loop in words, its size's parameter, targe
             "ns_per_write", "writing one integer")}
 
 
-def sizing_text(result: Result) -> str:
+def sizing_text(result: Result, machine_id: str = "") -> str:
     """How large each run was and how that size was chosen: calibrated here to last
     about a declared time (with the calibration's cost per division or per write), or
     fixed (a given size; every run stored before the calibration)."""
     from threadcost import findings
+    from threadcost.findings import cpu_bound as cpu_findings
 
     sizing = result.summary.get("sizing") or {}
     parts = []
     for ws in result.params.get("working_sets", []):
-        words, size_key, param, cost_key, unit = SIZE_WORDS[ws]
+        words, size_key, param, _cost_key, unit = SIZE_WORDS[ws]
         got = sizing.get(ws) or {"sized": "fixed", "size": result.params.get(size_key)}
         if got.get("size") is None:
             continue
         size = f"**{int(got['size']):,}**" + (" outer iterations" if ws == "own" else "")
+        spent = _cpu_median(result, ws, machine_id)
         if got.get("sized") == "calibrated":
             target = findings.parameter(param, f"{got['target_s']:g} s")
-            cost = got.get(cost_key)
-            cost_words = f" ({unit} took {cost:.2f} ns in its probes)" if cost else ""
+            cost = findings.of_results(cpu_findings.cost_name(ws), [result], machine_id)
+            cost_words = (f" ({unit} took {findings.show(cost)} in its probes)"
+                          if cost.measured else "")
             parts.append(f"{words} {size}, sized here so that a run lasts about {target} "
-                         f"of CPU{cost_words}{_cpu_median(result, ws)}.")
+                         f"of CPU{cost_words}{spent}.")
         else:
-            parts.append(f"{words} {size}, a fixed size{_cpu_median(result, ws)}.")
+            parts.append(f"{words} {size}, a fixed size{spent}.")
     if any((sizing.get(ws) or {}).get("sized") == "calibrated" for ws in sizing):
         parts.append("A short calibration before the timed runs (the same tasks as threads, "
                      "in probes of growing size) chose the sized loops, so a run lasts "

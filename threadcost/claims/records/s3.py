@@ -12,7 +12,6 @@ from threadcost.claims.read.launch_cpu import (
 )
 from threadcost.claims.records._help import about_reading, of_source, values
 from threadcost.measured.runs import Runs
-from threadcost.settings.parameters import declared
 
 C13 = (Published("threads_vs_processes_wall_ratio", 1.01, "ratio", "5 CPU-bound tasks on one "
                  "core; small memory; within about 1%"),)
@@ -31,27 +30,26 @@ V = values(*C14)
 # S3 ran Go programs (goroutines in one process, or one process each, under taskset); the
 # cpu_bound experiment is a C rewrite of the same work, much shorter: each loop is sized on
 # the machine by a short calibration so a run lasts about a declared time of CPU
-RUN_S = declared("cpu_bound_run_s").default
-WS_RUN_S = declared("cpu_bound_ws_run_s").default
 
 
-def _rewrite(memory: str, seconds: float) -> str:
+def _rewrite(memory: str) -> str:
+    # (the sizes and targets a run used are its own: page 04 prints them from the run)
     return ("a C rewrite of S3's Go programs (the same prime loop, " + memory + ", 5 "
             "threads or 5 processes on one CPU, the loop sized on this machine by a short "
-            f"calibration so that a run lasts about {seconds:g} s of CPU rather than S3's "
-            "146 s; runs stored before the calibration used a fixed size, which the setup "
-            "row gives)")
+            "calibration so that a run lasts about a second of CPU or less, where S3's "
+            "lasted minutes; runs stored before the calibration used a fixed size, which "
+            "the setup row gives)")
 
 
-C_REWRITE = _rewrite("each task with its own 1M-integer working set", WS_RUN_S)  # 8 MB
+C_REWRITE = _rewrite("each task with its own 1M-integer working set")  # 8 MB
 # C13 is the small-memory case: the run's tasks with no working set beyond the loop's
-SMALL_REWRITE = _rewrite("no working set beyond the loop's own variables", RUN_S)
+SMALL_REWRITE = _rewrite("no working set beyond the loop's own variables")
 C13_UP_FRONT = ("Inconclusive here for want of power: a band of +/- 1% needs an interval "
                 "narrower than 1% of a run's wall time, and these repeats give a wider one "
                 "(the power row says by how much).")
 C14_UP_FRONT = ("Inconclusive here for want of resolution: the threads' system time is a few "
                 "scheduler ticks, and getrusage counts CPU time in whole ticks. S3's runs "
-                "lasted 146 s, these about a second or less, so the system time is read per "
+                "lasted minutes, these about a second or less, so the system time is read per "
                 "second of user time, never as absolute seconds.")
 
 
