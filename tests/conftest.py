@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -16,6 +17,13 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = REPO / "notebooks"
+
+# A suite started in the background by a script (`make test &`, `nohup make test &`)
+# inherits SIGINT ignored, and so would every command it starts, and the tests that stop
+# a command with SIGINT (tests/test_interrupts.py) would wait for nothing: the suite's
+# own processes take Python's handler back, so what they start gets SIGINT's default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 QUICK_PARAMS = REPO / "params" / "quick.yaml"
 
 
