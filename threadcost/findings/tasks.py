@@ -125,12 +125,3 @@ from_run("fiber_asm_vsz_slope_kib", "fibers",
          lambda run: run.meta["summary"]["per_fiber_by_touch"][0]["vsz_kib"], "KiB", "slope",
          "virtual size growth per hand-written fiber (its stack and guard page reserved): "
          "slope over fiber counts", fmt=",.0f", params={"impl": "asm"})
-from_run("tasks_launch_thread_create_median_ns", "tasks_launch",
-         lambda run: next(e["create_ns"]["p50"] for e in run.meta["summary"]["series"]
-                          if e["kind"] == "thread"), "ns", "median",
-         "pthread_create, page 05's own launch run (notebook 3's kernel; glibc may reuse a "
-         "cached stack): median", fmt="auto", scale=1e-3, display_unit="µs")
-from_run("tasks_switch_thread_round_trip_median_ns", "tasks_switch_thread",
-         lambda run: run.meta["summary"]["round_trip_ns"]["p50"], "ns", "median",
-         "one round trip of the futex ping-pong between two threads pinned to one CPU, page "
-         "05's own run, each timed with one clock read: median", fmt=",.0f")
