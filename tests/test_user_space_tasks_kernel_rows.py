@@ -59,7 +59,7 @@ def test_a_tiny_run_is_stored_and_read_back_with_its_bare_batches(tmp_path: Path
     assert isinstance(made, Result) and made.experiment == "tasks_switch_thread"
     batches = made.summary["batch_round_trip_ns_runs"]
     assert len(batches) == kernel_task_switch.BARE_BATCHES == made.params["bare_batches"]
-    assert made.params["bare_batch_iterations"] == 1  # never more than the sampled run's
+    assert made.params["bare_batch_iterations"] == 1  # never more than the run's
 
     def never() -> Result:
         raise AssertionError("a rendering from stored runs measured")

@@ -3,13 +3,13 @@ process, both pinned to one CPU (measure only; notebook 05 stores each run, page
 headline draw from the stored runs).
 
 One run of :func:`run` is notebook 04's futex ping-pong (:mod:`threadcost.experiments.
-context_switch`), in a child process:
-
-- one sampled run timing each round trip (the round-trip distribution, each sample with one
-  clock read inside);
-- then :data:`BARE_BATCHES` bare batches, each a fresh pair of tasks timed only as a whole
-  (no clock read inside): ``summary["batch_round_trip_ns_runs"]`` holds their mean round
-  trips.
+context_switch`), in child processes: :data:`BARE_BATCHES` bare batches, each a fresh pair
+of tasks timed only as a whole (no clock read inside); ``summary["batch_round_trip_ns_runs"]``
+holds their mean round trips, and every batch records the CPU each task ran on once pinned
+(``pinning_verified``: true only when every batch ran where it was pinned). The round trips
+timed one by one (a distribution, one clock read in each) are notebook 04's sweep, the row
+page 05's table prints; runs stored before also hold a sampled run of their own (its
+``samples`` table and the summary's distribution), which nothing here reads any more.
 
 One switch, the paper's one definition, is half a bare batch's mean round trip, the median
 of the batches with their range as its interval (the findings ``switch_thread_batch_median_ns``
@@ -37,21 +37,18 @@ EXPERIMENTS = {"thread": "tasks_switch_thread", "process": "tasks_switch_process
 PING_PONG_TASKS = {"thread": "threads", "process": "processes"}
 
 # Bare batches per run: many short batches rather than a few long ones. A batch's mean
-# takes in every preemption inside it (on a busy machine 3 batches of 50,000 gave 2.2, 8.0
-# and 19.7 µs), and the median of 11 batches passes over the few a preemption hit.
+# takes in every preemption inside it, so on a busy machine one long batch can read several
+# times another; the median of 11 short batches passes over the few a preemption hit.
 BARE_BATCHES = 11
-BARE_BATCH_SHARE = 10  # a batch: the sampled run's round trips / this (1,000 to all)
+BARE_BATCH_SHARE = 10  # a batch: the run's round trips / this (1,000 to all)
 
 
-def plan(iterations: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The settings of the sampled run and of each bare batch, for ``iterations`` round
-    trips in the sampled run (the batches: a tenth of them, at least 1,000, at most all)."""
-    sampled = dict(mechanism="futex", placement="same-cpu", iterations=iterations,
-                   warmup=max(iterations // 10, 100))
-    batch = {**sampled,
-             "iterations": min(iterations, max(iterations // BARE_BATCH_SHARE, 1000)),
-             "warmup": max(iterations // BARE_BATCH_SHARE // 10, 100)}
-    return sampled, batch
+def plan(iterations: int) -> dict[str, Any]:
+    """The settings of each bare batch, for ``iterations`` round trips in the run: a tenth
+    of them per batch, at least 1,000, at most all."""
+    return dict(mechanism="futex", placement="same-cpu",
+                iterations=min(iterations, max(iterations // BARE_BATCH_SHARE, 1000)),
+                warmup=max(iterations // BARE_BATCH_SHARE // 10, 100))
 
 
 def check_params(kind: Any = "thread", iterations: Any = ITERATIONS.default
@@ -60,26 +57,30 @@ def check_params(kind: Any = "thread", iterations: Any = ITERATIONS.default
     the parameter, the value and what is allowed) before any C runs."""
     kind = validate.choice("kind", kind, tuple(EXPERIMENTS))
     n = validate.integer("iterations", iterations, **ITERATIONS.bounds)
-    sampled, batch = plan(n)
-    for how in (sampled, batch):  # the ping-pong's own checks (CPUs, memory) refuse first
-        context_switch_params.check_params(tasks=PING_PONG_TASKS[kind], **how)
+    # the ping-pong's own checks (CPUs, memory) refuse first
+    context_switch_params.check_params(tasks=PING_PONG_TASKS[kind], **plan(n))
     return {"kind": kind, "iterations": n}
 
 
 def run(kind: Any = "thread", iterations: Any = ITERATIONS.default) -> Result:
     """The futex ping-pong between two threads (``kind`` "thread"), or a thread and a
-    forked process ("process"), pinned to one CPU: one sampled run of ``iterations`` round
-    trips, then :data:`BARE_BATCHES` bare batches. Returns the sampled run's Result under
-    this experiment's name, with the batches' mean round trips in
-    ``summary["batch_round_trip_ns_runs"]`` and their size in ``params``."""
+    forked process ("process"), pinned to one CPU: :data:`BARE_BATCHES` bare batches of a
+    tenth of ``iterations`` round trips each. Returns the first batch's Result under this
+    experiment's name, with every batch's mean round trip in
+    ``summary["batch_round_trip_ns_runs"]``, the pinning record of all of them, and the
+    batches' number and size in ``params``."""
     p = check_params(kind, iterations)
-    sampled, batch = plan(p["iterations"])
+    batch = plan(p["iterations"])
     common = dict(tasks=PING_PONG_TASKS[p["kind"]], baselines=False, isolated=True)
-    result = context_switch.run(**sampled, **common)
     bare = [context_switch.run(**batch, **common, per_sample=False, record_cpus=False)
             for _ in range(BARE_BATCHES)]
-    result.summary["batch_round_trip_ns_runs"] = [
-        float(b.summary["whole_run_mean_ns"]) for b in bare]
-    result.params["bare_batches"] = BARE_BATCHES
-    result.params["bare_batch_iterations"] = batch["iterations"]
+    result = bare[0]
+    s = result.summary
+    s["batch_round_trip_ns_runs"] = [float(b.summary["whole_run_mean_ns"]) for b in bare]
+    # the pinning record of every batch (each notes its tasks' CPUs once pinned)
+    s["pinning_verified"] = all(b.summary["pinning_verified"] for b in bare)
+    for key in ("cpus_seen", "cpus_seen_a", "cpus_seen_b"):
+        s[key] = sorted({c for b in bare for c in b.summary[key]})
+    result.params.update(iterations=p["iterations"], warmup=batch["warmup"],
+                         bare_batches=BARE_BATCHES, bare_batch_iterations=batch["iterations"])
     return dataclasses.replace(result, experiment=EXPERIMENTS[p["kind"]])

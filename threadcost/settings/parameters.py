@@ -306,7 +306,8 @@ DECLARATIONS: tuple[Param, ...] = (
     # page 05's kernel-task switch (threadcost.experiments.kernel_task_switch); the thread
     # row's memory and launch are notebooks 02's and 03's findings, measured there
     _p('tasks_kernel_switch_iterations', 'int', '05_user_space_tasks', 50000,
-       'thread/process round trips (futex, same CPU)', minimum=1, maximum=10_000_000),
+       'thread/process round trips (futex, same CPU): a tenth in each bare batch',
+       minimum=1, maximum=10_000_000),
     _p('tasks_sleep_counts', 'list[int]', '05_user_space_tasks', [300, 1000, 3000, 10000],
        'sleeper counts of the sweep', minimum=1, maximum=100_000),
     _p('tasks_sleep_sweep_duration_ms', 'int', '05_user_space_tasks', 100,
