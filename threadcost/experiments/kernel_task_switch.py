@@ -3,13 +3,15 @@ process, both pinned to one CPU (measure only; notebook 05 stores each run, page
 headline draw from the stored runs).
 
 One run of :func:`run` is notebook 04's futex ping-pong (:mod:`threadcost.experiments.
-context_switch`), in child processes: :data:`BARE_BATCHES` bare batches, each a fresh pair
-of tasks timed only as a whole (no clock read inside); ``summary["batch_round_trip_ns_runs"]``
-holds their mean round trips, and every batch records the CPU each task ran on once pinned
-(``pinning_verified``: true only when every batch ran where it was pinned). The round trips
-timed one by one (a distribution, one clock read in each) are notebook 04's sweep, the row
-page 05's table prints; runs stored before also hold a sampled run of their own (its
-``samples`` table and the summary's distribution), which nothing here reads any more.
+context_switch`), in one child process: :data:`BARE_BATCHES` bare batches, each a fresh
+pair of tasks (the C kernel creates both anew on every call: two threads, or a thread and
+a forked process) timed only as a whole (no clock read inside);
+``summary["batch_round_trip_ns_runs"]`` holds their mean round trips, and every batch
+records the CPU each task ran on once pinned (``pinning_verified``: true only when every
+batch ran where it was pinned). The round trips timed one by one (a distribution, one
+clock read in each) are notebook 04's sweep, the row page 05's table prints; runs stored
+before also hold a sampled run of their own (its ``samples`` table and the summary's
+distribution), which nothing here reads any more.
 
 One switch, the paper's one definition, is half a bare batch's mean round trip, the median
 of the batches with their range as its interval (the findings ``switch_thread_batch_median_ns``
@@ -27,6 +29,7 @@ from typing import Any
 
 from threadcost.experiments import context_switch, context_switch_params
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
 from threadcost.settings.parameters import declared
 
@@ -62,6 +65,13 @@ def check_params(kind: Any = "thread", iterations: Any = ITERATIONS.default
     return {"kind": kind, "iterations": n}
 
 
+def _batches(p: dict[str, Any], count: int) -> list[dict[str, Any]]:
+    """Child side: ``count`` bare batches, one after the other, each a fresh pair of tasks
+    (one child for all of them: a child per batch cost more to start than the batch took)."""
+    return [context_switch._pingpong(p, per_sample=False, record_cpus=False, stall_after=-1)
+            for _ in range(count)]
+
+
 def run(kind: Any = "thread", iterations: Any = ITERATIONS.default) -> Result:
     """The futex ping-pong between two threads (``kind`` "thread"), or a thread and a
     forked process ("process"), pinned to one CPU: :data:`BARE_BATCHES` bare batches of a
@@ -71,9 +81,11 @@ def run(kind: Any = "thread", iterations: Any = ITERATIONS.default) -> Result:
     batches' number and size in ``params``."""
     p = check_params(kind, iterations)
     batch = plan(p["iterations"])
-    common = dict(tasks=PING_PONG_TASKS[p["kind"]], baselines=False, isolated=True)
-    bare = [context_switch.run(**batch, **common, per_sample=False, record_cpus=False)
-            for _ in range(BARE_BATCHES)]
+    how = context_switch.check_params(tasks=PING_PONG_TASKS[p["kind"]], **batch)
+    raws = run_isolated(_batches, {"p": how, "count": BARE_BATCHES},
+                        timeout=(how["timeout_s"] * 3 + 60) * BARE_BATCHES)
+    bare = [context_switch.assemble(how, raw, {}, per_sample=False, record_cpus=False)
+            for raw in raws]
     result = bare[0]
     s = result.summary
     s["batch_round_trip_ns_runs"] = [float(b.summary["whole_run_mean_ns"]) for b in bare]
