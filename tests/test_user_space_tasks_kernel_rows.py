@@ -60,6 +60,9 @@ def test_a_tiny_run_is_stored_and_read_back_with_its_bare_batches(tmp_path: Path
     batches = made.summary["batch_round_trip_ns_runs"]
     assert len(batches) == kernel_task_switch.BARE_BATCHES == made.params["bare_batches"]
     assert made.params["bare_batch_iterations"] == 1  # never more than the run's
+    # bare batches only (no sampled run beside them), with the pinning record of them all
+    assert "samples" not in made.tables
+    assert made.summary["cpus_seen"] == sorted(set(made.summary["cpus_requested"]))
 
     def never() -> Result:
         raise AssertionError("a rendering from stored runs measured")
