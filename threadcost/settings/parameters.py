@@ -128,7 +128,7 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('memory_repeats', 'int', '02_thread_memory', 3,
        'runs per sweep point, each in a fresh process', minimum=1, maximum=100),
     _p('memory_pmap', 'bool', '02_thread_memory', True,
-       "also read each sweep run's RSS from outside with pmap -x"),
+       "also read the RSS of each sweep count's first run from outside with pmap -x"),
     _p('memory_grid_threads', 'int', '02_thread_memory', 1000,
        'N for the stack-size and touch-depth grids', minimum=1, maximum=100_000),
     _p('memory_stack_sizes_kib', 'list[int]', '02_thread_memory',
