@@ -44,6 +44,7 @@ from threadcost.experiments.thread_memory_params import (
     EXPERIMENT,
     EXPERIMENT_STACK,
     EXPERIMENT_TOUCH,
+    GRID_REPEATS,
     HEADLINE,
     MAX_REPEATS,
     MAX_THREADS,
@@ -425,7 +426,7 @@ def check_grid(name: str, values: Any, default: list[int]) -> list[int]:
 
 
 def check_stack_grid(stack_sizes_kib: Any, threads: Any, touch_kib: Any = 0, pin: Any = None,
-                     repeats: Any = 3) -> dict[str, Any]:
+                     repeats: Any = GRID_REPEATS.default) -> dict[str, Any]:
     """What :func:`stack_grid` refuses, before anything runs (threadcost.paper.prechecks)."""
     n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
     asked = check_grid("stack_sizes_kib", stack_sizes_kib, DEFAULT_STACK_SIZES)
@@ -448,7 +449,7 @@ def check_stack_grid(stack_sizes_kib: Any, threads: Any, touch_kib: Any = 0, pin
 
 
 def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any = 0,
-               pin: Any = None, repeats: Any = 3, progress: bool = False,
+               pin: Any = None, repeats: Any = GRID_REPEATS.default, progress: bool = False,
                exhaust: Any = False) -> Result:
     """Per-thread VSZ and RSS for each stack size (0 = the default): VSZ follows
     the stack size, RSS does not. Claim C10 (Rust's 2 MiB stacks) when 2048 is
@@ -467,7 +468,7 @@ def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any 
 
 
 def check_touch_grid(touch_depths_kib: Any, threads: Any, stack_kib: Any = 0, pin: Any = None,
-                     repeats: Any = 3) -> dict[str, Any]:
+                     repeats: Any = GRID_REPEATS.default) -> dict[str, Any]:
     """What :func:`touch_grid` refuses, before anything runs (threadcost.paper.prechecks)."""
     n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
     stack = validate.stack_kib("stack_kib", stack_kib)
@@ -481,7 +482,7 @@ def check_touch_grid(touch_depths_kib: Any, threads: Any, stack_kib: Any = 0, pi
 
 
 def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any = 0,
-               pin: Any = None, repeats: Any = 3, progress: bool = False,
+               pin: Any = None, repeats: Any = GRID_REPEATS.default, progress: bool = False,
                exhaust: Any = False) -> Result:
     """Per-thread RSS for each stack touch depth: RSS follows the depth touched.
     Claim C06 (400 KiB per thread) when 400 is in the grid."""
