@@ -32,14 +32,22 @@ int tc_yardstick_run(int kind, int64_t ops, int batches, double *ns_per_op,
 
 /*
  * TC_YARD_MEMCPY_COLD: like tc_yardstick_run, but each operation copies the next
- * 64 KiB of a source pool of `pool_bytes` into the next 64 KiB of a target
- * pool of the same size, walking forward and wrapping, so that with a pool
- * larger than the last-level cache (the caller sizes it) neither side is in any
- * cache when it is copied. Both pools are written once before timing, so no
- * page fault falls in the timed region. pool_bytes must be a multiple of
- * 64 KiB, at least 128 KiB and at most 4 GiB. Same return codes.
+ * 64 KiB of a source pool into the next 64 KiB of a target pool of the same size,
+ * walking forward and wrapping, so that with pools larger than the last-level cache
+ * (the caller sizes them) neither side is in any cache when it is copied.
+ *
+ * tc_cold_pool_new allocates the two pools of `pool_bytes` each and writes every
+ * page, so no page fault falls in a timed region; pool_bytes must be a multiple of
+ * 64 KiB, at least 128 KiB and at most 4 GiB (TC_EINVAL), TC_ENOMEM when they
+ * cannot be had. One pool serves every call of tc_yardstick_memcpy_cold (a study's
+ * repeats): each call goes on from the chunk where the last one stopped, so a chunk
+ * is copied again only after the whole of both pools was, as within one call.
+ * tc_cold_pool_free(NULL) is a no-op. Same return codes as tc_yardstick_run.
  */
-int tc_yardstick_memcpy_cold(int64_t ops, int batches, int64_t pool_bytes,
+typedef struct tc_cold_pool tc_cold_pool;
+int tc_cold_pool_new(int64_t pool_bytes, tc_cold_pool **pool);
+void tc_cold_pool_free(tc_cold_pool *pool);
+int tc_yardstick_memcpy_cold(tc_cold_pool *pool, int64_t ops, int batches,
                              double *ns_per_op, tc_yardstick_result *out);
 /* CFFI_END */
 

@@ -104,40 +104,61 @@ static void cold_batch(int64_t ops, unsigned char *a, unsigned char *b, int64_t 
     }
 }
 
-int tc_yardstick_memcpy_cold(int64_t ops, int batches, int64_t pool_bytes,
-                             double *ns_per_op, tc_yardstick_result *out) {
-    if (out == NULL || ns_per_op == NULL || ops < 1 || ops > 100000000 || batches < 1 ||
-        pool_bytes < 2 * TC_YARD_MEMCPY_BYTES || pool_bytes > ((int64_t)4 << 30) ||
+struct tc_cold_pool {
+    unsigned char *a, *b;  /* source and target pools, each pool_bytes */
+    int64_t chunks;        /* 64 KiB chunks per pool */
+    int64_t next;          /* the next chunk to copy: the walk goes on across calls */
+};
+
+int tc_cold_pool_new(int64_t pool_bytes, tc_cold_pool **pool) {
+    if (pool == NULL)
+        return TC_EINVAL;
+    *pool = NULL;
+    if (pool_bytes < 2 * TC_YARD_MEMCPY_BYTES || pool_bytes > ((int64_t)4 << 30) ||
         pool_bytes % TC_YARD_MEMCPY_BYTES != 0)
+        return TC_EINVAL;
+    tc_cold_pool *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return TC_ENOMEM;
+    p->a = malloc((size_t)pool_bytes);
+    p->b = malloc((size_t)pool_bytes);
+    if (p->a == NULL || p->b == NULL) {
+        tc_cold_pool_free(p);
+        return TC_ENOMEM;
+    }
+    memset(p->a, 1, (size_t)pool_bytes); /* map every page before any timing */
+    memset(p->b, 2, (size_t)pool_bytes);
+    p->chunks = pool_bytes / TC_YARD_MEMCPY_BYTES;
+    *pool = p;
+    return TC_OK;
+}
+
+void tc_cold_pool_free(tc_cold_pool *pool) {
+    if (pool == NULL)
+        return;
+    free(pool->a);
+    free(pool->b);
+    free(pool);
+}
+
+int tc_yardstick_memcpy_cold(tc_cold_pool *pool, int64_t ops, int batches,
+                             double *ns_per_op, tc_yardstick_result *out) {
+    if (pool == NULL || out == NULL || ns_per_op == NULL || ops < 1 || ops > 100000000 ||
+        batches < 1)
         return TC_EINVAL;
     memset(out, 0, sizeof(*out));
     out->ops = ops;
-    unsigned char *a = malloc((size_t)pool_bytes);
-    unsigned char *b = malloc((size_t)pool_bytes);
-    if (a == NULL || b == NULL) {
-        free(a);
-        free(b);
-        return TC_ENOMEM;
-    }
-    memset(a, 1, (size_t)pool_bytes); /* map every page before timing */
-    memset(b, 2, (size_t)pool_bytes);
-    int64_t chunks = pool_bytes / TC_YARD_MEMCPY_BYTES, next = 0;
     out->timer_overhead_ns = tc_timer_overhead_ns(1000);
-    cold_batch(ops, a, b, chunks, &next); /* warm-up, discarded */
+    cold_batch(ops, pool->a, pool->b, pool->chunks, &pool->next); /* warm-up, discarded */
     int64_t next_poll = 0;
     for (int i = 0; i < batches; i++) {
-        if (tc_stop_due(&next_poll)) { /* between batches, outside the timing */
-            free(a);
-            free(b);
+        if (tc_stop_due(&next_poll)) /* between batches, outside the timing */
             return TC_ESTOPPED;
-        }
         int64_t t0 = tc_now_ns();
-        cold_batch(ops, a, b, chunks, &next);
+        cold_batch(ops, pool->a, pool->b, pool->chunks, &pool->next);
         int64_t t1 = tc_now_ns();
         ns_per_op[i] = (double)(t1 - t0 - out->timer_overhead_ns) / (double)ops;
         out->batches_filled = i + 1;
     }
-    free(a);
-    free(b);
     return TC_OK;
 }

@@ -26,8 +26,8 @@
 # `/proc/meminfo` (KernelStack, PageTables, SUnreclaim), and
 # `/proc/self/smaps_rollup`, an independent count of resident pages made by walking
 # the page tables; where this run asks for it (the default), `pmap -x` also reads the
-# same process from outside (its readings bracket a little more than the threads, so compare its
-# slope, not single differences). Then every thread is released and joined. Every measurement runs
+# same process from outside, in the first run of each count (its readings bracket a little
+# more than the threads, so compare its slope, not single differences). Then every thread is released and joined. Every measurement runs
 # in a **fresh child process**: its baseline is clean (glibc caches the stacks of
 # joined threads, so a second run in the same process would reuse them), and a
 # system limit cannot hurt this notebook's kernel; and because a forked child
@@ -53,11 +53,11 @@ memory_stack_kib_requested: int = 0  # stack per thread asked for in the sweep (
 memory_touch_kib: int = 0  # KiB of its own stack each thread writes in the sweep (0: idle)
 memory_pin: Union[list[int], str, None] = None  # CPUs to pin threads to round-robin, e.g. [0] or "0,1", None: no
 memory_repeats: int = 3  # runs per sweep point, each in a fresh process
-memory_pmap: bool = True  # also read each sweep run's RSS from outside with pmap -x
+memory_pmap: bool = True  # also read the RSS of each sweep count's first run from outside with pmap -x
 memory_grid_threads: int = 1000  # N for the stack-size and touch-depth grids
 memory_stack_sizes_kib: list[int] = [16, 64, 256, 1024, 2048, 8192, 0]  # stack grid (KiB, 0 for the default)
 memory_touch_depths_kib: list[int] = [0, 16, 64, 128, 256, 400]  # touch grid (KiB written per thread)
-memory_grid_repeats: int = 3  # runs per grid point
+memory_grid_repeats: int = 2  # runs per grid point
 memory_spawn_until_failure: bool = False  # opt-in: start threads until a limit stops them (uses up process ids of the whole machine while it runs)
 memory_spawn_max: int = 40000  # bound for that run (at most 100,000)
 memory_c10_cap: int = 8000  # most threads the C10 run may start (never near pid_max)

@@ -218,6 +218,19 @@ def test_working_set_sweep_reports_c13_and_c14() -> None:
     assert (points.sys_ns_per_round_trip >= 0).all()
 
 
+def test_the_sizing_probe_is_cut_where_touching_the_working_set_is_slow() -> None:
+    from threadcost.experiments import context_switch as module
+
+    full, least = module.PROBE_ROUND_TRIPS, module.MIN_PROBE_ROUND_TRIPS
+    assert module.probe_round_trips(0.0) == full  # no working set: the full probe
+    assert module.probe_round_trips(1_000.0) == full
+    # two touches per round trip: about PROBE_S of touching, never under the floor
+    per_probe_s = module.PROBE_S
+    cut = module.probe_round_trips(per_probe_s * 1e9 / 2 / 20)
+    assert least < cut < full
+    assert module.probe_round_trips(1e9) == least
+
+
 def test_echo_rates() -> None:
     r = echo.run(["same-cpu", "unpinned"], 2000, 16, 2)
     places = r.summary["placements"]

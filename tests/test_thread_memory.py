@@ -175,6 +175,19 @@ def test_rss_read_from_outside_by_pmap_agrees_with_vmrss() -> None:
     assert abs(outside - rss) <= 0.02 * rss + 0.1
 
 
+def test_pmap_reads_only_the_first_repeat_of_each_count() -> None:
+    import shutil
+
+    if shutil.which("pmap") is None:
+        pytest.skip("pmap (procps) is not installed")
+    r = tm.run(thread_counts=[20, 40], repeats=2, pmap=True)
+    points = r.tables["points"]
+    read = points.rss_pmap_kib.notna()
+    assert sorted(points[read].threads) == [20, 40]
+    assert set(points[read].repeat) == {0}
+    assert r.summary["per_thread"]["fit"]["rss_pmap_kib"]["n"] == 2
+
+
 def test_pmap_must_be_a_boolean() -> None:
     with pytest.raises(ParameterError) as info:
         tm.run(thread_counts=[10], pmap="yes")

@@ -12,11 +12,19 @@ static void test_refuses_bad_arguments(void)
     CHECK(tc_yardstick_run(TC_YARD_MEMCPY_COLD, 10, BATCHES, ns, &out) == TC_EINVAL,
           "kind 3 (the cold memcpy has its own entry point)");
     CHECK(tc_yardstick_run(4, 10, BATCHES, ns, &out) == TC_EINVAL, "kind 4");
-    CHECK(tc_yardstick_memcpy_cold(10, BATCHES, 65536, ns, &out) == TC_EINVAL, "pool too small");
-    CHECK(tc_yardstick_memcpy_cold(10, BATCHES, 3 * 65536 + 1, ns, &out) == TC_EINVAL,
-          "pool not a multiple of 64 KiB");
-    CHECK(tc_yardstick_memcpy_cold(0, BATCHES, 4 * 65536, ns, &out) == TC_EINVAL, "ops 0");
-    CHECK(tc_yardstick_memcpy_cold(10, BATCHES, 4 * 65536, NULL, &out) == TC_EINVAL, "NULL ns");
+    tc_cold_pool *pool = NULL;
+    CHECK(tc_cold_pool_new(65536, &pool) == TC_EINVAL && pool == NULL, "pool too small");
+    CHECK(tc_cold_pool_new(3 * 65536 + 1, &pool) == TC_EINVAL, "pool not a multiple of 64 KiB");
+    CHECK(tc_cold_pool_new(4 * 65536, NULL) == TC_EINVAL, "NULL pool");
+    CHECK(tc_yardstick_memcpy_cold(NULL, 10, BATCHES, ns, &out) == TC_EINVAL, "no pool");
+    tc_held before = tc_held_now();
+    CHECK(tc_cold_pool_new(4 * 65536, &pool) == TC_OK && pool != NULL, "a pool of 4 chunks");
+    CHECK(tc_yardstick_memcpy_cold(pool, 0, BATCHES, ns, &out) == TC_EINVAL, "ops 0");
+    CHECK(tc_yardstick_memcpy_cold(pool, 10, BATCHES, NULL, &out) == TC_EINVAL, "NULL ns");
+    CHECK(tc_yardstick_memcpy_cold(pool, 10, 0, ns, &out) == TC_EINVAL, "batches 0");
+    tc_cold_pool_free(pool);
+    tc_cold_pool_free(NULL);
+    CHECK_NOTHING_HELD(before);
     CHECK(tc_yardstick_run(TC_YARD_SYSCALL, 0, BATCHES, ns, &out) == TC_EINVAL, "ops 0");
     CHECK(tc_yardstick_run(TC_YARD_SYSCALL, 10, 0, ns, &out) == TC_EINVAL, "batches 0");
     CHECK(tc_yardstick_run(TC_YARD_SYSCALL, 10, BATCHES, NULL, &out) == TC_EINVAL, "NULL ns");
@@ -46,14 +54,23 @@ static void test_cold_memcpy_wraps_its_pool(void)
     double ns[BATCHES];
     tc_yardstick_result out;
     tc_held before = tc_held_now();
-    /* 4 chunks, 4 x 7 operations: the walk wraps the pool several times */
-    int st = tc_yardstick_memcpy_cold(7, BATCHES, 4 * 65536, ns, &out);
-    CHECK(st == TC_OK, "status %d", st);
+    tc_cold_pool *pool = NULL;
+    int st = tc_cold_pool_new(4 * 65536, &pool);
+    CHECK(st == TC_OK, "pool status %d", st);
     if (st != TC_OK)
         return;
-    CHECK(out.batches_filled == BATCHES, "batches_filled %d", out.batches_filled);
-    for (int i = 0; i < BATCHES; i++)
-        CHECK(ns[i] > -1000.0 && ns[i] < 1e9, "batch %d: %f ns per op", i, ns[i]);
+    /* 4 chunks, 4 x 7 operations a call, two calls on one pool: the walk wraps the
+     * pool several times and goes on across the calls */
+    for (int call = 0; call < 2; call++) {
+        st = tc_yardstick_memcpy_cold(pool, 7, BATCHES, ns, &out);
+        CHECK(st == TC_OK, "call %d: status %d", call, st);
+        if (st != TC_OK)
+            break;
+        CHECK(out.batches_filled == BATCHES, "batches_filled %d", out.batches_filled);
+        for (int i = 0; i < BATCHES; i++)
+            CHECK(ns[i] > -1000.0 && ns[i] < 1e9, "batch %d: %f ns per op", i, ns[i]);
+    }
+    tc_cold_pool_free(pool);
     CHECK_NOTHING_HELD(before);
 }
 
@@ -73,10 +90,12 @@ static void test_stops_on_request(void)
     tc_stop_later(&s, 0);
     CHECK(tc_yardstick_run(TC_YARD_PIPE, 10, 4, per_op, &out) == TC_ESTOPPED, "pipe");
     tc_stop_done(&s);
+    tc_cold_pool *pool = NULL;
+    CHECK(tc_cold_pool_new(4 * TC_YARD_MEMCPY_BYTES, &pool) == TC_OK, "pool");
     tc_stop_later(&s, 0);
-    CHECK(tc_yardstick_memcpy_cold(2, 4, 4 * TC_YARD_MEMCPY_BYTES, per_op, &out) ==
-          TC_ESTOPPED, "cold memcpy");
+    CHECK(tc_yardstick_memcpy_cold(pool, 2, 4, per_op, &out) == TC_ESTOPPED, "cold memcpy");
     tc_stop_done(&s);
+    tc_cold_pool_free(pool);
     CHECK_HELD(before, 0);
 }
 

@@ -259,6 +259,21 @@ def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[st
     return Result(EXPERIMENT, params, summary, tables), results
 
 
+# The probe that sizes a working-set point: 50 round trips (10 untimed first), fewer where
+# touching the working set alone makes a round trip long (two touches per round trip), so
+# that no probe lasts much over PROBE_S: at 32 MiB a round trip takes about 9 ms, and 60
+# of them per task kind were a second of each sweep that only estimated a duration.
+PROBE_ROUND_TRIPS, MIN_PROBE_ROUND_TRIPS, PROBE_S = 50, 5, 0.02
+
+
+def probe_round_trips(touch_ns: float) -> int:
+    """Round trips of the probe that sizes a point whose working set takes ``touch_ns``
+    to touch once: PROBE_ROUND_TRIPS, cut to about PROBE_S of touching, at least
+    MIN_PROBE_ROUND_TRIPS."""
+    fit = int(PROBE_S * 1e9 / max(2 * touch_ns, 1.0))
+    return max(MIN_PROBE_ROUND_TRIPS, min(PROBE_ROUND_TRIPS, fit))
+
+
 def working_set_sweep(working_sets_kib: Sequence[int], tasks: Sequence[str] = tuple(TASKS),
                       mechanism: str = "pipe", placement: str = "same-cpu",
                       iterations: int = WS_ITERATIONS.default,
@@ -281,8 +296,10 @@ def working_set_sweep(working_sets_kib: Sequence[int], tasks: Sequence[str] = tu
     for w in tqdm(sizes, desc="working sets", disable=not progress):
         touch = touch_cost(w, cpu, budget_s=min(0.2, seconds / 4)) if w else np.zeros(1)
         t_touch = float(np.median(touch))
+        probe_n = probe_round_trips(t_touch)
         for kind in tasks:
-            probe = run(mechanism, placement, kind, 50, 10, w, baselines=False)
+            probe = run(mechanism, placement, kind, probe_n, max(2, probe_n // 5), w,
+                        baselines=False)
             est = probe.summary["round_trip_ns"]["p50"]
             n = int(min(n_max, max(30, seconds * 1e9 / max(est, 1.0))))
             r = run(mechanism, placement, kind, n, max(20, n // 10), w, baselines=False)

@@ -11,9 +11,11 @@ CLONE_VM|CLONE_VFORK, each with the parent holding some touched memory.
 A *burst* starts N threads that stay alive until all exist, timing every
 create, then joins them: the scaled-down form of C10's million-thread run.
 
-Every measurement runs in its own small child process
-(:func:`threadcost.runsafety.isolate.run_isolated`): forking from a big multi-threaded
-Jupyter kernel would be risky and would measure the kernel, not the launch.
+Every measurement runs in a small process of its own, never in the caller's (a big
+Jupyter kernel, whose fork would measure the kernel, not the launch): a series in
+``launch_driver`` (a small static C program, with a deadline; an isolated Python child
+around it only added a fork of the harness, about 40 ms, per series), the rest in an
+isolated child (:func:`threadcost.runsafety.isolate.run_isolated`).
 """
 
 from __future__ import annotations
@@ -36,14 +38,9 @@ from threadcost.settings import validate
 from threadcost.settings.parameters import declared
 
 EXPERIMENT = "launch"
-KINDS = {
-    "thread": lib.TC_LAUNCH_THREAD,
-    "fork": lib.TC_LAUNCH_FORK,
-    "vfork": lib.TC_LAUNCH_VFORK,
-    "posix_spawn": lib.TC_LAUNCH_POSIX_SPAWN,
-    "clone": lib.TC_LAUNCH_CLONE,
-    "fork_exec": lib.TC_LAUNCH_FORK_EXEC,
-}
+KINDS = {"thread": lib.TC_LAUNCH_THREAD, "fork": lib.TC_LAUNCH_FORK, "vfork": lib.TC_LAUNCH_VFORK,
+         "posix_spawn": lib.TC_LAUNCH_POSIX_SPAWN, "clone": lib.TC_LAUNCH_CLONE,
+         "fork_exec": lib.TC_LAUNCH_FORK_EXEC}
 EXECS = ("posix_spawn", "fork_exec")  # the kinds that start the tiny binary
 METRICS = ("lifecycle_ns", "create_ns", "first_run_ns", "join_ns")
 MAX_BURST = int(declared("launch_burst_sizes").maximum or 0)  # threads alive at once
@@ -69,9 +66,8 @@ def _kinds(value: Any) -> list[str]:
 
 def _optional_sizes(name: str, value: Any, maximum: int) -> list[int]:
     """A list of sizes, where None, [] and "" mean "none"."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return []
-    if isinstance(value, list | tuple) and not value:
+    if value is None or (isinstance(value, str | list | tuple) and not value) or \
+            (isinstance(value, str) and not value.strip()):
         return []
     return validate.integer_list(name, value, minimum=1, maximum=maximum)
 
@@ -144,8 +140,7 @@ def spawn_target() -> tuple[str, str]:
     return str(path), "tiny static program (native/spawn_target): reads the clock, exits"
 
 
-# ---------------------------------------------------------------- child-side tasks
-# Each runs in a fresh isolated child process and returns plain picklable data.
+# ------------------------------------------ child-side tasks (each returns plain data)
 
 def _pin(pin: list[int] | None) -> None:
     if pin:
@@ -198,13 +193,11 @@ def series_task(kind: str, iterations: int, warmup: int, stack_kib: int,
                 parent_touch_mib: int, pause_us: int, spawn_path: str,
                 pin: list[int] | None, parent: str = "small", timeout: float = 600.0,
                 baseline_iterations: int = 0) -> dict[str, Any]:
-    """One series of launches of one kind (child side).
-
-    parent "small": in launch_driver, a small static C process, so fork copies
-    only what that process holds; "python": right here, in this Python process.
-    With baseline_iterations > 0 (driver only), the plain create+join loop runs
-    in the same process right after the series.
-    """
+    """One series of launches of one kind (see :func:`_series` for where it runs).
+    parent "small": in launch_driver, a small static C process, so fork copies only
+    what that process holds; "python": right here, in this Python process. With
+    baseline_iterations > 0 (driver only), the plain create+join loop runs in the same
+    process right after the series."""
     baseline: dict[str, Any] | None = None
     _pin(pin)
     driver = build_tool("launch_driver") if parent == "small" else None
@@ -306,6 +299,20 @@ def _progress(total: int, enabled: bool) -> Any:
     return bar(total=total, desc="launch", unit="task", disable=not enabled, mininterval=2.0)
 
 
+def _series(kwargs: dict[str, Any], timeout: float,
+            rlimits: dict[int, tuple[int, int]] | None = None) -> dict[str, Any]:
+    """:func:`series_task`: a series in launch_driver (a process of its own, with a deadline)
+    is started from here, this thread pinned meanwhile (the driver inherits it); one in
+    Python (parent "python", no driver built) or under rlimits runs isolated."""
+    if kwargs["parent"] == "small" and not rlimits and build_tool("launch_driver") is not None:
+        mask = os.sched_getaffinity(0)
+        try:
+            return series_task(**kwargs)
+        finally:
+            os.sched_setaffinity(0, mask)
+    return run_isolated(series_task, kwargs, timeout=timeout, rlimits=rlimits)
+
+
 def _limit(kind: str, err: int) -> dict[str, Any]:
     from threadcost.experiments.limits import name_from_errno
 
@@ -383,7 +390,8 @@ def run(kinds: Any = "thread", iterations: Any = ITERATIONS.default,
         for name, func, kwargs, timeout in tasks:
             bar.set_postfix_str(name)
             started = time.monotonic()
-            value = run_isolated(func, kwargs, timeout=timeout, rlimits=rlimits)
+            value = _series(kwargs, timeout, rlimits) if func is series_task else \
+                run_isolated(func, kwargs, timeout=timeout, rlimits=rlimits)
             seconds[name] = round(time.monotonic() - started, 3)
             outputs[name] = value
             bar.update(1)
@@ -411,14 +419,6 @@ def _dist(values: np.ndarray) -> dict[str, float]:
 
     arr = np.asarray(values, dtype=float)
     return stats.distribution(arr[arr >= 0])
-
-
-def _spread(values: np.ndarray) -> tuple[float | None, float | None]:
-    arr = np.asarray(values, dtype=float)
-    arr = arr[arr >= 0]
-    if arr.size < 2:
-        return None, None
-    return float(np.percentile(arr, 5)), float(np.percentile(arr, 95))
 
 
 def _assemble(p: dict[str, Any], outputs: dict[str, Any], spawn_path: str,
@@ -580,7 +580,7 @@ def growth_repeats(kinds: Any = ("thread", "fork"), parent_touch_mib: Any = (0, 
         sizes = p["parent_touch_mib"] if rep % 2 == 0 else p["parent_touch_mib"][::-1]
         for mib in sizes:
             for kind in p["kinds"]:
-                out = run_isolated(series_task, {
+                out = _series({
                     "kind": kind, "iterations": p["iterations"], "warmup": p["warmup"],
                     "stack_kib": 0, "parent_touch_mib": mib, "pause_us": 0,
                     "spawn_path": spawn_path, "pin": p["pin"], "parent": "small",

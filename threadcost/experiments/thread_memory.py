@@ -44,6 +44,7 @@ from threadcost.experiments.thread_memory_params import (
     EXPERIMENT,
     EXPERIMENT_STACK,
     EXPERIMENT_TOUCH,
+    GRID_REPEATS,
     HEADLINE,
     MAX_REPEATS,
     MAX_THREADS,
@@ -241,6 +242,15 @@ def measure_isolated(threads: int, stack_kib: int, touch_kib: int,
 
 # ------------------------------------------------------------------ analysis
 
+# pmap -x reads a process's every mapping from outside (two per thread): at 10,000 threads
+# each reading took about half a second. Its total differs from VmRSS by an offset (a few
+# hundred KiB, what its bracketing adds) that is the same in every repeat of a count:
+# within 8 KiB at 109 of the 110 counts of the five stored default sweeps, 56 KiB at one.
+# So only each count's first repeat reads it, and its slope over every count is fitted
+# as before (the same to 0.001 KiB per thread in those sweeps, refitted on repeat 0).
+PMAP_REPEATS = 1
+
+
 def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, repeats: int,
                  cap: int | None, progress: bool, label: str,
                  pmap: bool = False,
@@ -265,8 +275,8 @@ def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, re
                     limit_hit = refused
                     break
                 try:
-                    point = measure_isolated(threads, stack, touch, cpus, cap, pmap=pmap,
-                                             exhaust=exhaust)
+                    point = measure_isolated(threads, stack, touch, cpus, cap,
+                                             pmap=pmap and rep < PMAP_REPEATS, exhaust=exhaust)
                 except LimitReached as exc:  # not even one more thread: keep what ran
                     if not rows:
                         raise
@@ -342,8 +352,9 @@ def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: 
     list (threads pinned round-robin); ``repeats`` runs per count, each in a
     fresh process; ``address_space_mib`` caps the measuring process's address
     space (RLIMIT_AS) that far above its baseline, e.g. to replay a 32-bit
-    machine's 3 GiB; ``pmap`` also reads each run's RSS from outside with
-    ``pmap -x`` (slower; ignored when pmap is not installed). A limit stops the
+    machine's 3 GiB; ``pmap`` also reads the RSS of each count's first run from
+    outside with ``pmap -x`` (:data:`PMAP_REPEATS`; ignored when pmap is not
+    installed; the other repeats store no pmap reading). A limit stops the
     sweep: the result is partial and ``limit_hit`` names the limit. Unless
     ``exhaust`` is True, a run stops at the reserve it keeps below each
     system-wide limit (process ids, threads-max, MemAvailable), and
@@ -415,7 +426,7 @@ def check_grid(name: str, values: Any, default: list[int]) -> list[int]:
 
 
 def check_stack_grid(stack_sizes_kib: Any, threads: Any, touch_kib: Any = 0, pin: Any = None,
-                     repeats: Any = 3) -> dict[str, Any]:
+                     repeats: Any = GRID_REPEATS.default) -> dict[str, Any]:
     """What :func:`stack_grid` refuses, before anything runs (threadcost.paper.prechecks)."""
     n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
     asked = check_grid("stack_sizes_kib", stack_sizes_kib, DEFAULT_STACK_SIZES)
@@ -438,7 +449,7 @@ def check_stack_grid(stack_sizes_kib: Any, threads: Any, touch_kib: Any = 0, pin
 
 
 def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any = 0,
-               pin: Any = None, repeats: Any = 3, progress: bool = False,
+               pin: Any = None, repeats: Any = GRID_REPEATS.default, progress: bool = False,
                exhaust: Any = False) -> Result:
     """Per-thread VSZ and RSS for each stack size (0 = the default): VSZ follows
     the stack size, RSS does not. Claim C10 (Rust's 2 MiB stacks) when 2048 is
@@ -457,7 +468,7 @@ def stack_grid(stack_sizes_kib: Any = None, threads: Any = 1000, touch_kib: Any 
 
 
 def check_touch_grid(touch_depths_kib: Any, threads: Any, stack_kib: Any = 0, pin: Any = None,
-                     repeats: Any = 3) -> dict[str, Any]:
+                     repeats: Any = GRID_REPEATS.default) -> dict[str, Any]:
     """What :func:`touch_grid` refuses, before anything runs (threadcost.paper.prechecks)."""
     n = validate.integer("threads", threads, minimum=1, maximum=MAX_THREADS)
     stack = validate.stack_kib("stack_kib", stack_kib)
@@ -471,7 +482,7 @@ def check_touch_grid(touch_depths_kib: Any, threads: Any, stack_kib: Any = 0, pi
 
 
 def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any = 0,
-               pin: Any = None, repeats: Any = 3, progress: bool = False,
+               pin: Any = None, repeats: Any = GRID_REPEATS.default, progress: bool = False,
                exhaust: Any = False) -> Result:
     """Per-thread RSS for each stack touch depth: RSS follows the depth touched.
     Claim C06 (400 KiB per thread) when 400 is in the grid."""

@@ -17,6 +17,7 @@ EXPERIMENT_STACK = "thread_memory_stack"
 EXPERIMENT_TOUCH = "thread_memory_touch"
 # Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
 COUNTS, REPEATS = declared("memory_thread_counts"), declared("memory_repeats")
+GRID_REPEATS = declared("memory_grid_repeats")
 MAX_THREADS = int(COUNTS.maximum or 0)
 MAX_REPEATS = int(REPEATS.maximum or 0)
 SAFETY_KIB = 32  # stack a thread keeps untouched for its own frames, TLS and libc

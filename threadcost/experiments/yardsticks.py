@@ -121,13 +121,15 @@ def run(repeats: Any = REPEATS.default, batches: Any = 21, scale: Any = 1.0,
     pool = cold_pool_bytes(target)
     rows = []
     os.sched_setaffinity(0, {target})
+    cold = ffi.NULL
     try:
+        cold = _cold_pool(pool)  # written once, on the CPU that copies; every repeat walks on
         for rep in range(p["repeats"]):
             rows.append(_switch_row(rep, target, p["scale"]))
             if partner is not None:
                 rows.append(_switch_row(rep, target, p["scale"], partner, CROSS))
                 rows.append(_busy_row(rep, target, p["scale"], partner))
-            rows.append(_cold_row(rep, target, p["scale"], p["batches"], pool))
+            rows.append(_cold_row(rep, target, p["scale"], p["batches"], cold))
             for name, (kind, ops, _) in YARDSTICKS.items():
                 n = max(1, round(ops * p["scale"]))
                 per_op, timer = _measure(kind, n, p["batches"])
@@ -137,6 +139,7 @@ def run(repeats: Any = REPEATS.default, batches: Any = 21, scale: Any = 1.0,
                              "ns_min": float(per_op.min()), "ns_max": float(per_op.max()),
                              "timer_overhead_ns": timer})
     finally:
+        lib.tc_cold_pool_free(cold)
         os.sched_setaffinity(0, mask)
     frame = pd.DataFrame(rows)
     what = {**{name: item[2] for name, item in YARDSTICKS.items()},
@@ -165,11 +168,22 @@ def cold_pool_bytes(cpu: int | None = None) -> int:
     return size - size % 65536
 
 
-def _cold_row(rep: int, target: int, scale: float, batches: int, pool: int) -> dict[str, Any]:
+def _cold_pool(pool_bytes: int) -> Any:
+    """The two pools of the cold copies, ``pool_bytes`` each, every page written: made
+    once per run (at twice a 300 MiB last-level cache, writing them took about a second,
+    once per repeat before), each repeat's copies going on where the last one's stopped."""
+    handle = ffi.new("tc_cold_pool **")
+    status = lib.tc_cold_pool_new(pool_bytes, handle)
+    if status != lib.TC_OK:
+        raise KernelError("tc_cold_pool_new", status, 0)
+    return handle[0]
+
+
+def _cold_row(rep: int, target: int, scale: float, batches: int, pool: Any) -> dict[str, Any]:
     n = max(1, round(COLD_OPS * scale))
     samples = ffi.new("double[]", batches)
     out = ffi.new("tc_yardstick_result *")
-    status = lib.tc_yardstick_memcpy_cold(n, batches, pool, samples, out)
+    status = lib.tc_yardstick_memcpy_cold(pool, n, batches, samples, out)
     if status != lib.TC_OK:
         raise KernelError("tc_yardstick_memcpy_cold", status, int(out.err))
     per_op = np.frombuffer(ffi.buffer(samples, 8 * batches), dtype=float).copy()
