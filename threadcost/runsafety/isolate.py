@@ -34,7 +34,8 @@ from threadcost.errors import KernelError, LimitReached, RunTimeout
 # module imports) each child spent about 40 ms importing them, in every one of the
 # paper's ~500 isolated runs (brigade's 2-task runs: 60 ms instead of 25).
 _PRELOAD = ["threadcost.runsafety.forkserver_init", "threadcost.native", "threadcost.results",
-            "numpy", "pandas", "threadcost.runsafety.isolate", "threadcost.experiments.peers"]
+            "numpy", "pandas", "threadcost.runsafety.isolate", "threadcost.experiments.peers",
+            "threadcost.runsafety.forkserver_ready"]  # last: says the imports are done
 _context: Any = None
 _inline_depth = 0
 
@@ -136,6 +137,7 @@ def run_isolated(func: Callable[..., Any], kwargs: Mapping[str, Any] | None = No
         return func(**dict(kwargs or {}))
     name = getattr(func, "__name__", "run")
     _wait_for_earlier_children(name)
+    wait_forkserver_ready(name)  # before interrupts are deferred: a long wait stays stoppable
     ctx = _ctx()
     receiver, sender = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(sender, func, dict(kwargs or {}),
@@ -214,6 +216,89 @@ START_WAIT_S = 15.0
 _QUIET_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
               "THREADCOST_FORKSERVER": "1"}
 _unreaped: list[Any] = []
+
+# The forkserver imports its preloads (numpy, pandas, threadcost: under a second on a quiet
+# machine, far longer under load) before it can fork the first child; it says when it is
+# done by creating a file (threadcost.runsafety.forkserver_ready). That start has a deadline
+# of its own, so START_WAIT_S above only bounds the fork of a child.
+READY_WAIT_S = 300.0
+READY_ENV = "THREADCOST_FORKSERVER_READY"
+# Set by `make paper` for a measuring notebook's kernel: start the forkserver as soon as
+# this module is imported (the notebook's import cell), so it imports its preloads on the
+# other CPU while the notebook imports and draws; every measurement waits until it is
+# done (threadcost.store's Stored.get), so none runs beside it.
+EARLY_ENV = "THREADCOST_FORKSERVER_EARLY"
+_ready: dict[str, Any] = {"pid": None, "path": None, "folder": None}
+
+
+def _ensure_forkserver() -> None:
+    """Start the forkserver unless it runs (returns at once: it imports its preloads
+    meanwhile); a new one is given a file to create when it is ready."""
+    import tempfile
+
+    if _ready["folder"] is None:
+        _ready["folder"] = tempfile.mkdtemp(prefix="threadcost-forkserver-")
+    server = _forkserver()
+    before = server._forkserver_pid
+    path = os.path.join(_ready["folder"], f"ready-{time.monotonic_ns()}")
+    with _environ({**_QUIET_ENV, READY_ENV: path}):
+        server.ensure_running()
+    if server._forkserver_pid != before:  # started just now
+        _ready.update(pid=server._forkserver_pid, path=path)
+
+
+def _running(pid: int) -> bool:
+    """``pid`` (our child) exists and has not exited (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
+
+
+def wait_forkserver_ready(name: str = "run") -> None:
+    """Return once a forkserver started by this process has imported its preloads
+    (at once when none is starting), within READY_WAIT_S: one that ends or takes longer
+    is stopped and reaped, and the call raises, naming ``name``."""
+    pid, path = _ready["pid"], _ready["path"]
+    if pid is None or path is None:
+        return
+    deadline = time.monotonic() + READY_WAIT_S
+    while not os.path.exists(path):
+        if _forkserver()._forkserver_pid != pid:  # replaced or stopped meanwhile
+            break
+        if not _running(pid):
+            _kill_forkserver()
+            _ready.update(pid=None, path=None)
+            raise KernelError(name, 4, 0, "the forkserver (the process that starts the "
+                              "measuring children) ended while importing its modules")
+        if time.monotonic() > deadline:
+            _kill_forkserver()
+            _ready.update(pid=None, path=None)
+            raise RunTimeout(f"{name}: the forkserver did not finish importing its modules "
+                             f"within {READY_WAIT_S:g} s (it was stopped; try again)")
+        time.sleep(0.005)
+    _ready.update(pid=None, path=None)
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def start_forkserver_early() -> None:
+    """Start the forkserver now, without waiting for it (see EARLY_ENV)."""
+    if _inline_depth:
+        return
+    _in_a_notebook_kernel()  # its kernel stops it at shutdown, even if nothing measures
+    _ctx()
+    with contextlib.suppress(OSError):  # a failure shows again at the first run
+        _ensure_forkserver()
+
+
+@atexit.register
+def _remove_ready_folder() -> None:
+    if _ready["folder"] is not None:
+        import shutil
+
+        shutil.rmtree(_ready["folder"], ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -326,11 +411,11 @@ def _start(proc: Any, name: str) -> None:
     """``proc.start()`` with a deadline: Process.start reads the child's pid from
     the forkserver without one, and would wait forever on a stuck forkserver."""
     _in_a_notebook_kernel()
-    with _environ(_QUIET_ENV):
-        try:
-            _forkserver().ensure_running()
-        except OSError as exc:
-            raise _start_failed(name, exc) from exc
+    try:
+        _ensure_forkserver()
+    except OSError as exc:
+        raise _start_failed(name, exc) from exc
+    wait_forkserver_ready(name)  # one that had died and was started again just now
     failure: list[BaseException] = []
 
     def start() -> None:
@@ -401,3 +486,8 @@ def _forget_unreaped() -> None:
         proc.join(EXIT_GRACE_S)
         if proc.exitcode is None:
             mp.process._children.discard(proc)  # type: ignore[attr-defined]
+
+
+if os.environ.get(EARLY_ENV) == "1" and os.environ.get("THREADCOST_FORKSERVER") != "1" \
+        and "ipykernel" in __import__("sys").modules:
+    start_forkserver_early()

@@ -37,6 +37,7 @@ from threadcost.experiments import registry
 from threadcost.host import machine
 from threadcost.measured.runs import UnreadableRun
 from threadcost.results import Result
+from threadcost.runsafety import isolate
 from threadcost.store import datastore
 
 NOT_MEASURED = "Not measured on this machine"
@@ -158,6 +159,9 @@ class Store:
         Returns a Result, None (when ``measure`` returned None) or :class:`Missing`.
         """
         if self.measure:
+            # a forkserver started early (make paper) has imported its modules first: no
+            # measurement runs beside it
+            isolate.wait_forkserver_ready(label)
             result = measure()
             if result is None:
                 return None
