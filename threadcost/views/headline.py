@@ -90,7 +90,8 @@ def cells(data_dir: str | Path | None = None, machine_id: str | None = None) -> 
     or the reason it is missing; ``quantity`` names the finding each cell reads
     (``threadcost.findings``: computed once, the abstract and the claims read the same)."""
     mid = machine_id or machine.machine_id()
-    found = findings.all(data_dir, mid)
+    found = findings.get_many((name for name in CELLS.values() if name is not None),
+                              data_dir, mid)
     rows = [_cell(task, column, found[name]) if name is not None
             else _elsewhere(task, column, KERNEL_THREAD_SWITCH)
             for column in COLUMNS for task in TASKS
