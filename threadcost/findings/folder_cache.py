@@ -40,6 +40,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any, TypeVar
@@ -63,9 +64,12 @@ def directory() -> Path | None:
 
 # --- keys -----------------------------------------------------------------------------------
 
-def _digest_tree(h: Any, folder: str, depth: int, budget: list[int]) -> bool:
-    """Feed the names, kinds and bytes under ``folder`` to ``h``; False: not digestible
-    (a link, a device, too deep or too large)."""
+Entry = tuple[str, str, int, int, int, int, int]  # path, kind, size, mtime, ctime, inode, dev
+
+
+def _entries(folder: str, depth: int, budget: list[int], out: list[Entry]) -> bool:
+    """Every name under ``folder`` with its kind and identity (lstat), in order; False: not
+    digestible (a link, a device, too deep, too many files or bytes)."""
     try:
         names = sorted(os.listdir(folder))
     except OSError:
@@ -81,27 +85,27 @@ def _digest_tree(h: Any, folder: str, depth: int, budget: list[int]) -> bool:
         budget[1] -= 1
         if budget[1] < 0:
             return False
-        encoded = name.encode("utf-8", "surrogateescape")
-        h.update(len(encoded).to_bytes(4, "little") + encoded)
+        identity = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
         if stat.S_ISDIR(st.st_mode):
-            h.update(b"d")
-            if depth >= MAX_DEPTH or not _digest_tree(h, path, depth + 1, budget):
+            out.append((path, "d", *identity))
+            if depth >= MAX_DEPTH or not _entries(path, depth + 1, budget, out):
                 return False
-            h.update(b"e")
+            out.append((path, "e", 0, 0, 0, 0, 0))
         elif stat.S_ISREG(st.st_mode):
             budget[0] -= st.st_size
             if budget[0] < 0:
                 return False
-            try:
-                with open(path, "rb") as fh:
-                    data = fh.read(st.st_size + 1)
-            except OSError:
-                return False
-            h.update(b"f" + len(data).to_bytes(8, "little"))
-            h.update(data)
+            out.append((path, "f", *identity))
         else:  # a link (the readers refuse it by name), a fifo, a device
             return False
     return True
+
+
+# Digests computed in this process, by folder: reused while every file under it keeps
+# its identity (size, modification and change times, inode) and had settled (changed
+# over a second before it was read: a rewrite within one clock tick can keep its times).
+_DIGESTS: dict[str, tuple[tuple[Entry, ...], str]] = {}
+SETTLED_NS = 1_000_000_000
 
 
 def folder_digest(folder: str | Path) -> str | None:
@@ -115,10 +119,35 @@ def folder_digest(folder: str | Path) -> str | None:
         return None
     if not stat.S_ISDIR(st.st_mode):
         return None
-    h = hashlib.blake2b(digest_size=20)
-    if not _digest_tree(h, path, 0, [MAX_BYTES, MAX_FILES]):
+    entries: list[Entry] = []
+    if not _entries(path, 0, [MAX_BYTES, MAX_FILES], entries):
         return None
-    return h.hexdigest()
+    seen = tuple(entries)
+    known = _DIGESTS.get(path)
+    if known is not None and known[0] == seen:
+        return known[1]
+    started = time.time_ns()
+    h = hashlib.blake2b(digest_size=20)
+    for name, kind, size, *_ in seen:
+        encoded = os.path.relpath(name, path).encode("utf-8", "surrogateescape")
+        h.update(kind.encode() + len(encoded).to_bytes(4, "little") + encoded)
+        if kind != "f":
+            continue
+        try:
+            with open(name, "rb") as fh:
+                data = fh.read(size + 1)
+        except OSError:
+            return None
+        if len(data) != size:  # changed while read
+            return None
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    digest = h.hexdigest()
+    if all(e[4] < started - SETTLED_NS for e in seen if e[1] != "e"):
+        if len(_DIGESTS) >= 64:
+            _DIGESTS.pop(next(iter(_DIGESTS)))
+        _DIGESTS[path] = (seen, digest)
+    return digest
 
 
 @functools.cache
@@ -326,8 +355,6 @@ def _prune(folder: Path) -> None:
 
 
 def _now() -> float:
-    import time
-
     return time.time()
 
 
