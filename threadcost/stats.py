@@ -47,10 +47,14 @@ class LinearFit:
 def t_quantile(p: float, df: int) -> float:
     """Student's t quantile, ``scipy.stats.t.ppf(p, df)``: the one place every interval
     of the study takes it from (remembered: a page asks for the same few thousands of
-    times, each ``t.ppf`` costing about a millisecond)."""
-    from scipy import stats as sps  # lazy: keeps CLI start-up fast
+    times, each ``t.ppf`` costing about a millisecond).
 
-    return float(sps.t.ppf(p, df))
+    Computed by ``scipy.special.stdtrit(df, p)``, the function ``t.ppf`` itself calls
+    (the same number, tests/test_stats_fast.py): importing scipy.stats for it took about
+    a second of every notebook kernel that prints an interval."""
+    from scipy import special  # lazy: keeps CLI start-up fast
+
+    return float(special.stdtrit(df, p))
 
 
 def fit_line(x: Any, y: Any) -> LinearFit:

@@ -23,10 +23,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from threadcost import paths
 from threadcost.claims import catalogue, readings, summary
-from threadcost.claims.model import CLASSES, NOT_RUN, AssertionVerdict, ClaimVerdict
+from threadcost.claims.model import (
+    CLASSES,
+    NOT_RUN,
+    AssertionVerdict,
+    ClaimVerdict,
+    ContextRow,
+    Why,
+)
 from threadcost.claims.published import claims, quotes, sources, value, values, values_for
 from threadcost.claims.read.switching import yardstick
+from threadcost.findings import Quantity, folder_cache
 from threadcost.host import machine
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import MemoryRun, Runs, UnreadableRun
@@ -74,12 +83,17 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
     from its stored runs) is read with its own runs' fingerprint, never this host's.
     """
 
+    if not results:  # the stored runs alone: judged before, here or in another process?
+        return _judge_stored(machine_id or machine.machine_id(), data_dir)
     mid, runs = _runs(machine_id, data_dir, results)
     # the stored runs alone (results, if any, are stored runs read back): judged before?
-    stored_only = not any(isinstance(r, MemoryRun) for r in runs.runs)
-    key = _judged_key(mid, data_dir) if stored_only else None
-    if key is not None and key in _JUDGED:
-        return list(_JUDGED[key])
+    if not any(isinstance(r, MemoryRun) for r in runs.runs):
+        return _judge_stored(mid, data_dir)
+    return _judge_runs(mid, runs, data_dir)
+
+
+def _judge_runs(mid: str, runs: Runs, data_dir: str | Path | None) -> list[ClaimVerdict]:
+    """Every claim judged on these runs of folder ``mid``."""
     yard = {}  # yardstick -> (measured here, published), for the context rows
     try:
         got = yardstick("memcpy_64kib_cold")(runs)
@@ -90,13 +104,30 @@ def judge(machine_id: str | None = None, data_dir: str | Path | None = None,
                                      catalogue.PUBLISHED_YARDSTICKS["memcpy_64kib_cold"])
     out = [readings.judge_record(claim, runs, claim.source, claim.words, yard)
            for claim in catalogue.CLAIMS]
-    out = _note_skipped(out, data_dir, mid)
-    key = _judged_key(mid, data_dir) if stored_only else None
+    return _note_skipped(out, data_dir, mid)
+
+
+# What a verdict is made of: the types folder_cache keeps and rebuilds.
+_VERDICT_TYPES = (ClaimVerdict, AssertionVerdict, ContextRow, Why, Quantity)
+
+
+def _judge_stored(mid: str, data_dir: str | Path | None) -> list[ClaimVerdict]:
+    """The verdicts of folder ``mid``'s stored runs alone: judged once per process and
+    set of runs (:data:`_JUDGED`), and kept for the other processes of a paper build,
+    which judge the same folder (``threadcost.findings.folder_cache``)."""
+    key = _judged_key(mid, data_dir)
+    if key is not None and key in _JUDGED:
+        return list(_JUDGED[key])
+    root = Path(data_dir) if data_dir is not None else paths.data_dir_for(mid)
+    out: list[ClaimVerdict] = folder_cache.memo(
+        "verdicts", root, mid, lambda: _judge_runs(mid, Runs.load(mid, data_dir), data_dir),
+        _VERDICT_TYPES)
+    key = _judged_key(mid, data_dir)
     if key is not None:  # every run it read, read whole and unchanged since
         if len(_JUDGED) >= 16:
             _JUDGED.pop(next(iter(_JUDGED)))
         _JUDGED[key] = list(out)
-    return out
+    return list(out)
 
 
 # Verdicts judged from stored runs alone in this process, keyed by every file of every

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from threadcost import claims
+from threadcost import claims, paths
 from threadcost.claims import catalogue
 from threadcost.claims.model import NOT_RUN, ClaimVerdict
+from threadcost.findings import folder_cache
 from threadcost.measured.runs import Runs
 from threadcost.store import datastore
 
@@ -52,10 +53,8 @@ def across(data_dir: str | Path | None = None,
 
     mids = machine_ids if machine_ids is not None else datastore.machines_with_runs(data_dir)
     per: dict[str, dict[str, ClaimVerdict]] = {}
-    loaded: dict[str, Runs] = {}
     for mid in mids:
         per[mid] = {v.id: v for v in claims.judge(mid, data_dir)}
-        loaded[mid] = Runs.load(mid, data_dir)
     ids = list(dict.fromkeys(cid for mid in mids for cid in per[mid]))
     records = catalogue.by_id()
     rows = []
@@ -72,12 +71,33 @@ def across(data_dir: str | Path | None = None,
         name, values = "", {}
         prop = records[cid].flips_on if cid in records else None
         if flips and prop is not None:
-            name, fn = prop.words, prop.read
+            name = prop.words
             for mid in mids:
-                try:
-                    got = fn(loaded[mid])
-                except (KeyError, ValueError, IndexError, TypeError):
-                    got = None
-                values[mid] = got or "not recorded on this machine"
+                values[mid] = properties(mid, data_dir).get(cid) or \
+                    "not recorded on this machine"
         rows.append(Row(cid, cells, classes, flips, name, values))
     return list(mids), rows
+
+
+def _read_properties(mid: str, data_dir: str | Path | None) -> dict[str, str | None]:
+    """Claim -> the value on folder ``mid`` of the machine property its record says a
+    flip of its verdict turns on (None: not recorded there), for every claim that names
+    one."""
+    runs = Runs.load(mid, data_dir)
+    out: dict[str, str | None] = {}
+    for record in catalogue.CLAIMS:
+        if record.flips_on is None:
+            continue
+        try:
+            got = record.flips_on.read(runs)
+        except (KeyError, ValueError, IndexError, TypeError):
+            got = None
+        out[record.id] = None if got is None else str(got)
+    return out
+
+
+def properties(mid: str, data_dir: str | Path | None = None) -> dict[str, str | None]:
+    """:func:`_read_properties`, once per folder's contents: kept across the processes of
+    a paper build (``threadcost.findings.folder_cache``) with the folder's verdicts."""
+    root = Path(data_dir) if data_dir is not None else paths.data_dir_for(mid)
+    return folder_cache.memo("properties", root, mid, lambda: _read_properties(mid, data_dir))

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from threadcost import paths
+from threadcost.findings import folder_cache
 from threadcost.host import machine
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import MemoryRun, Runs, UnreadableRun
@@ -250,7 +251,48 @@ def _num(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
-_CACHE: dict[tuple[str, str, tuple[str, ...]], tuple[Runs, dict[str, Quantity]]] = {}
+class _Folder:
+    """One machine folder's stored runs (read when a finding first needs them) and the
+    findings computed from them so far (kept across processes: :func:`get_many`)."""
+
+    def __init__(self, root: Path, machine_id: str) -> None:
+        self.root, self.machine_id = root, machine_id
+        self._runs: Runs | None = None
+        self.done: dict[str, Quantity] = {}
+        self.kept_key: str | None = None  # the key they are kept under (folder_cache)
+        self._looked_up = False
+
+    @property
+    def runs(self) -> Runs:
+        if self._runs is None:
+            self._runs = Runs.load(self.machine_id, self.root)
+        return self._runs
+
+    def look_up_kept(self) -> None:
+        """Take the findings another process computed from the same folder (once)."""
+        if self._looked_up or folder_cache.directory() is None:
+            return
+        self._looked_up = True
+        self.kept_key = folder_cache.key(_KEPT, self.root, self.machine_id)
+        if self.kept_key is None:
+            return
+        found, kept = folder_cache.load(_KEPT, self.kept_key, _KEPT_TYPES)
+        if found and isinstance(kept, dict):
+            for name, q in kept.items():
+                if isinstance(q, Quantity):
+                    self.done.setdefault(name, q)
+
+    def keep(self) -> None:
+        """Keep what is computed so far for other processes, when the folder is as it was
+        when they were looked up."""
+        if self.kept_key is not None and \
+                folder_cache.key(_KEPT, self.root, self.machine_id) == self.kept_key:
+            folder_cache.store(_KEPT, self.kept_key, dict(self.done), _KEPT_TYPES)
+
+
+_KEPT = "findings"
+_KEPT_TYPES = {"Quantity": Quantity}
+_CACHE: dict[tuple[str, str, tuple[str, ...]], _Folder] = {}
 # A page reads its own machine's findings, and the claims page every committed machine's
 # (its "across machines" section): a few machines' sets are kept, each machine folder's
 # newest set only, so drawing another machine's column does not evict the page's own.
@@ -286,16 +328,15 @@ def _this_machine() -> str:
     return _RENDERED_MACHINE[0] if _RENDERED_MACHINE else _measuring_machine()
 
 
-def _cached(data_dir: str | Path | None, machine_id: str | None
-            ) -> tuple[Runs, dict[str, Quantity]]:
-    """The runs of one machine and the findings computed from them so far; a new run
+def _cached(data_dir: str | Path | None, machine_id: str | None) -> _Folder:
+    """One machine folder's runs and the findings computed from them so far; a new run
     folder (or a removed one) starts afresh."""
     mid = machine_id or _this_machine()
     root = _root(data_dir, mid)
     key = (str(root.resolve()), mid, _listing(root, mid))
     entry = _CACHE.get(key)
     if entry is None:
-        entry = (Runs.load(mid, root), {})
+        entry = _Folder(root, mid)
         for old in [k for k in _CACHE if k[:2] == key[:2]]:  # that folder's older set
             del _CACHE[old]
         while len(_CACHE) >= _CACHE_MACHINES:  # the oldest machine's
@@ -309,7 +350,7 @@ def runs_of(data_dir: str | Path | None = None, machine_id: str | None = None,
             fingerprint: dict[str, Any] | None = None) -> Runs:
     """The stored runs of one machine (this one by default), with ``results`` (unsaved
     Results) in place of the stored runs of their experiments."""
-    runs = _cached(data_dir, machine_id)[0]
+    runs = _cached(data_dir, machine_id).runs
     if results:
         runs = _stored_back(runs.with_results(list(results), fingerprint or {}), runs)
     return runs
@@ -337,7 +378,7 @@ def of_results(name: str, results: list[Any], machine_id: str = "") -> Quantity:
     fresh = Runs(machine_id or "this notebook",
                  tuple(MemoryRun.of(r, i, {}) for i, r in enumerate(results)))
     try:  # a stored run read back names its id
-        stored: Runs | None = _cached(None, machine_id or None)[0]
+        stored: Runs | None = _cached(None, machine_id or None).runs
     except (OSError, ValueError, KeyError, datastore.DataError):
         stored = None
     return compute(name, fresh if stored is None else _stored_back(fresh, stored))
@@ -356,17 +397,36 @@ def get(name: str, data_dir: str | Path | None = None, machine_id: str | None = 
     Computed once per set of stored runs."""
     if results:
         return compute(name, runs_of(data_dir, machine_id, results))
-    runs, done = _cached(data_dir, machine_id)
-    if name not in done:
-        done[name] = compute(name, runs)
-    return done[name]
+    entry = _cached(data_dir, machine_id)
+    if name not in entry.done:
+        entry.look_up_kept()
+    if name not in entry.done:
+        entry.done[name] = compute(name, entry.runs)
+    return entry.done[name]
+
+
+def get_many(names: Iterable[str], data_dir: str | Path | None = None,
+             machine_id: str | None = None) -> dict[str, Quantity]:
+    """Several findings of one machine's stored runs at once (:func:`get` each): what is
+    computed here is kept for the other processes of a paper build, which read the same
+    folder (``threadcost.findings.folder_cache``)."""
+    entry = _cached(data_dir, machine_id)
+    wanted = list(dict.fromkeys(names))
+    if any(name not in entry.done for name in wanted):
+        entry.look_up_kept()
+    missing = [name for name in wanted if name not in entry.done]
+    for name in missing:
+        entry.done[name] = compute(name, entry.runs)
+    if missing:
+        entry.keep()
+    return {name: entry.done[name] for name in wanted}
 
 
 def all(data_dir: str | Path | None = None,
         machine_id: str | None = None) -> dict[str, Quantity]:
     """Every registered finding on one machine, each computed once per set of stored runs."""
     _load_modules()
-    return {name: get(name, data_dir, machine_id) for name in REGISTRY}
+    return get_many(REGISTRY, data_dir, machine_id)
 
 
 def clear_cache() -> None:

@@ -350,6 +350,12 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     ``html_out``: where the pages go (default ``<out>/html``); ``link_repo``: link
     to the repository's data, code and vendored bundles instead of copying them.
     """
+    with paper_pages.kept_results():  # what each process computes, for the others
+        return _build(params_path, out, only, machine_id, html_out, link_repo)
+
+
+def _build(params_path: str, out: Path, only: list[str] | None, machine_id: str | None,
+           html_out: Path | None, link_repo: bool) -> Path:
     params = load_params(params_path)
     data_dir = paths.data_dir() if machine_id is None else paths.data_dir_for(machine_id)
     measure = machine_id is None
@@ -415,7 +421,7 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
             if stored[book.stem]:
                 rendered[book.stem] = renderer.submit(render, book.stem, stored[book.stem])
         # the log names every unread run (reading every stored table takes seconds)
-        prepared.append(renderer.submit(datastore.skipped_runs, data_dir))
+        prepared.append(renderer.submit(paper_pages.skipped_runs, data_dir))
 
     # Experiments' progress bars: this process's stderr (a terminal or a log), not the page.
     relay = _ProgressRelay()

@@ -5,14 +5,17 @@ headline figure beside the index. Used by :mod:`threadcost.paper.build`."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from threadcost import paths
+from threadcost.findings import folder_cache
 from threadcost.paper.render import STATIC, Provenance
-from threadcost.store import datastore, run_files
+from threadcost.store import datastore, run_cache, run_files
 
 HEADLINE_FIGURE = "summary_headline"
 
@@ -162,3 +165,35 @@ def logged_runs(log: Path) -> list[Path]:
 
 SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/views/headline.py",
                 "threadcost/claims/__init__.py", "threadcost/paper/summary.py")
+
+
+@contextlib.contextmanager
+def kept_results() -> Iterator[None]:
+    """While a build runs, what its processes compute from a machine folder (verdicts,
+    findings, the across-machines columns, unreadable runs) is kept in ``build/cache/``
+    for the others and the next build (``threadcost.findings.folder_cache``), unless
+    ``$THREADCOST_CACHE_DIR`` names another folder (empty: none). The notebooks' kernels
+    inherit it; the caller's environment is as it was afterwards."""
+    before = os.environ.get(folder_cache.ENV)
+    if before is None:
+        os.environ[folder_cache.ENV] = str(paths.build_dir() / "cache")
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(folder_cache.ENV, None)
+
+
+def skipped_runs(data_dir: Path) -> list[run_files.Skipped]:
+    """:func:`datastore.skipped_runs` of a data folder (the run folders that could not be
+    read), each machine folder's kept with its contents (reading every run of every
+    folder to find them takes seconds)."""
+    out: list[run_files.Skipped] = []
+    for mdir in run_cache.subfolders(Path(data_dir)):
+        if mdir.name.startswith(".") or mdir.name == "published":
+            continue
+        out += folder_cache.memo(
+            "skipped", data_dir, mdir.name,
+            lambda name=mdir.name: datastore.skipped_runs(data_dir, name),
+            (run_files.Skipped,))
+    return out

@@ -30,8 +30,9 @@ import numpy as np
 import pandas as pd
 
 from threadcost import paths, vocabulary
+from threadcost.findings import folder_cache
 from threadcost.findings.headline import PEER_KERNEL_TASK
-from threadcost.store import datastore
+from threadcost.store import datastore, run_cache
 from threadcost.textout import md_code, plain_label
 
 YARDSTICKS_EXPERIMENT = "yardsticks"
@@ -55,10 +56,37 @@ YOURS = " (your runs)"  # your runs of another machine (copied into runs/)
 RATIO = "this machine ÷ committed reference"
 
 
+def _read_folder(root: Path, mid: str) -> dict[str, Any]:
+    """What this section reads of one machine folder besides its verdicts and headline
+    findings: whether it holds a complete run, the fingerprint its newest run recorded,
+    and its yardstick (run id and ns, :func:`_yardstick_run`)."""
+    runs = datastore.list_runs(data_dir=root, machine_id=mid)
+    fp = runs[-1].meta.get("machine") if runs else None
+    yard = None
+    sticks = [r for r in runs if r.experiment == YARDSTICKS_EXPERIMENT]
+    if sticks and "repeats" in sticks[-1].meta.get("tables", []):
+        table = sticks[-1].table("repeats")
+        rows = table[table["yardstick"] == REFERENCE_YARDSTICK]["ns_median"].astype(float)
+        rows = rows[rows.map(math.isfinite) & (rows > 0)]
+        if not rows.empty:
+            yard = (str(sticks[-1].meta.get("run_id", "")), float(rows.mean()))
+    return {"complete": bool(runs), "fingerprint": dict(fp) if isinstance(fp, dict) else None,
+            "yardstick": yard}
+
+
+def _folder(root: Path, mid: str) -> dict[str, Any]:
+    """:func:`_read_folder`, once per folder's contents: kept across the processes of a
+    paper build (``threadcost.findings.folder_cache``), so page 06 reads no committed
+    run again when the folder has not changed."""
+    return folder_cache.memo("across-machines", root, mid, lambda: _read_folder(root, mid))
+
+
 def _mids(root: Path) -> list[str]:
     """Machine folders of a data folder that hold at least one complete run (by the
     folder's name: what a run's meta.json says of its machine is not trusted)."""
-    return sorted({run.path.parent.name for run in datastore.list_runs(data_dir=root)})
+    return [m.name for m in run_cache.subfolders(root)
+            if not m.name.startswith(".") and m.name != "published" and not m.is_symlink()
+            and _folder(root, m.name)["complete"]]
 
 
 def _columns(data_dir: str | Path | None) -> dict[str, tuple[Path, str]]:
@@ -119,8 +147,7 @@ def describe(data_dir: str | Path | None, machine_id: str) -> str:
     from threadcost import textout
 
     root, mid = _where(data_dir, machine_id)
-    runs = datastore.list_runs(data_dir=root, machine_id=mid)
-    fp = runs[-1].meta.get("machine") if runs else None
+    fp = _folder(root if root is not None else paths.data_dir_for(mid), mid)["fingerprint"]
     if not isinstance(fp, dict):
         return textout.md_text(machine_id)
     try:
@@ -199,15 +226,9 @@ def _yardstick_run(data_dir: str | Path | None, machine_id: str) -> tuple[str, f
     newest ``yardsticks`` run, the statistic the claims' whys print it in (table
     ``repeats``: repeat, yardstick, ns_median, ...)."""
     root, mid = _where(data_dir, machine_id)
-    run = datastore.latest_run(YARDSTICKS_EXPERIMENT, root, mid)
-    if run is None or "repeats" not in run.meta.get("tables", []):
-        return None
-    table = run.table("repeats")
-    rows = table[table["yardstick"] == REFERENCE_YARDSTICK]["ns_median"].astype(float)
-    rows = rows[rows.map(math.isfinite) & (rows > 0)]
-    if rows.empty:
-        return None
-    return str(run.meta.get("run_id", "")), float(rows.mean())
+    folder = root if root is not None else paths.data_dir_for(mid)
+    got = _folder(folder, mid)["yardstick"]
+    return None if got is None else (str(got[0]), float(got[1]))
 
 
 def yardstick(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:

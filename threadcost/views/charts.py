@@ -82,9 +82,11 @@ def ecdf_points(values: Iterable[float], points: int = 60) -> pd.DataFrame:
         return pd.DataFrame({"value": [], "share": []})
     shares = np.union1d(np.linspace(0.0, 1.0, min(points, v.size) + 1)[1:], TAIL_SHARES)
     idx = np.clip(np.ceil(shares * v.size).astype(int) - 1, 0, v.size - 1)
-    out = pd.DataFrame({"value": v[idx], "share": (idx + 1) / v.size})
-    first = pd.DataFrame({"value": [v[0]], "share": [1 / v.size]})
-    return pd.concat([first, out]).drop_duplicates("share").reset_index(drop=True)
+    values = np.concatenate([v[:1], v[idx]])  # the minimum first, then each quantile
+    share = np.concatenate([[1 / v.size], (idx + 1) / v.size])
+    _, first = np.unique(share, return_index=True)  # each share once, its first row
+    keep = np.sort(first)
+    return pd.DataFrame({"value": values[keep], "share": share[keep]})
 
 
 def log_histogram(values: Iterable[float], edges: np.ndarray) -> pd.DataFrame:
@@ -118,8 +120,12 @@ def finish(chart: Any) -> Any:
 
 
 def to_html(chart: Any, inline_bundles: bool = False) -> str:
-    """The chart as a ``<div>`` and the script that embeds it (Vega-Lite spec inline)."""
-    spec_dict = chart.to_dict()
+    """The chart as a ``<div>`` and the script that embeds it (Vega-Lite spec inline).
+
+    The spec is not checked against the Vega-Lite schema here (the same dict either way;
+    checking took most of a second of each page's chart cell): tests/test_static_charts.py
+    checks every chart's spec."""
+    spec_dict = chart.to_dict(validate=False)
     spec_dict.pop("$schema", None)
     spec = json.dumps(spec_dict, separators=(",", ":")).replace("</", "<\\/")
     cid = f"tc-vega-{next(_ids)}"

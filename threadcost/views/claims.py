@@ -11,9 +11,8 @@ import html as html_lib
 import re
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
@@ -21,6 +20,9 @@ from threadcost import claims, vocabulary
 from threadcost.claims import logic, summary, whys
 from threadcost.claims.model import UNEXPLAINED, AssertionVerdict, ClaimVerdict
 from threadcost.views import tables
+
+if TYPE_CHECKING:  # pyplot is imported where a figure is drawn: the index and the
+    import matplotlib.pyplot as plt  # claims CLI print text without loading it
 
 COLOURS = vocabulary.VERDICT_COLOURS  # one vocabulary: threadcost/vocabulary.py
 MARKERS = vocabulary.VERDICT_MARKERS
@@ -474,6 +476,8 @@ def figure(verdicts: list[ClaimVerdict], ids: list[str] | None = None) -> plt.Fi
     A bar is the tolerance band, a dot the measured value with its 95% interval;
     log scale, 1 = the published value.
     """
+    import matplotlib.pyplot as plt
+
     items = [(v.id, a) for v in verdicts for a in v.assertions
              if (ids is None or v.id in ids) and a.measured is not None
              and a.published and a.published > 0 and a.measured > 0

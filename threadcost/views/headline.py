@@ -41,16 +41,17 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FuncFormatter
 
 from threadcost import findings, vocabulary
 from threadcost.findings.headline import CELLS, KERNEL_THREAD_SWITCH
 from threadcost.host import machine
+
+if TYPE_CHECKING:  # pyplot is imported where a figure is drawn: the index and the
+    import matplotlib.pyplot as plt  # claims CLI print text without loading it
 
 TASKS = vocabulary.TASKS
 COLUMNS = {  # column -> (panel title, unit, factor from the stored ns / KiB)
@@ -90,7 +91,8 @@ def cells(data_dir: str | Path | None = None, machine_id: str | None = None) -> 
     or the reason it is missing; ``quantity`` names the finding each cell reads
     (``threadcost.findings``: computed once, the abstract and the claims read the same)."""
     mid = machine_id or machine.machine_id()
-    found = findings.all(data_dir, mid)
+    found = findings.get_many((name for name in CELLS.values() if name is not None),
+                              data_dir, mid)
     rows = [_cell(task, column, found[name]) if name is not None
             else _elsewhere(task, column, KERNEL_THREAD_SWITCH)
             for column in COLUMNS for task in TASKS
@@ -153,6 +155,9 @@ def notes(values: pd.DataFrame) -> pd.DataFrame:
 
 def figure(values: pd.DataFrame, title: str = "") -> plt.Figure:
     """Dots with intervals on log axes, one panel per column, rows shared."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
     fig, axes = plt.subplots(1, len(COLUMNS), figsize=(13, 1.6 + 0.5 * len(TASKS)),
                              sharey=True)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
