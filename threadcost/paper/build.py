@@ -433,14 +433,12 @@ def _build(params_path: str, out: Path, only: list[str] | None, machine_id: str 
         if measure:  # one at a time: a notebook's timings must not share the CPUs
             summaries = [b for b in books if notebook_sources.is_summary(b)]
             measuring = [b for b in books if b not in summaries]
-            # each measuring kernel starts its forkserver while it imports (isolate.EARLY_ENV)
-            os.environ[isolate.EARLY_ENV] = "1"
             for i, book in enumerate(measuring, 1):
                 print(f"[{i}/{len(books)}] {book.name}", file=sys.stderr, flush=True)
-                failed = _run_logged(book, staging, params, True)
+                with isolate.early_forkserver():  # started while the notebook imports
+                    failed = _run_logged(book, staging, params, True)
                 if failed is not None:
                     raise NotebookFailed(*failed)
-            os.environ.pop(isolate.EARLY_ENV, None)
             if summaries:  # every timing is done: these only read and draw
                 start_rendering(measuring)
                 _run_summaries(summaries, staging, params)
@@ -454,7 +452,6 @@ def _build(params_path: str, out: Path, only: list[str] | None, machine_id: str 
         raise
     finally:
         os.environ.pop(progress.ENV, None)
-        os.environ.pop(isolate.EARLY_ENV, None)
         os.environ.pop(notebook_run.KERNELS_DIR_ENV, None)
         shutil.rmtree(kernels, ignore_errors=True)
         if figures_before is None:

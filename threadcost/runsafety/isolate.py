@@ -293,6 +293,14 @@ def start_forkserver_early() -> None:
         _ensure_forkserver()
 
 
+@contextlib.contextmanager
+def early_forkserver() -> Iterator[None]:
+    """Inside this block, a notebook kernel started by this process starts its forkserver
+    as soon as it imports this module (see EARLY_ENV)."""
+    with _environ({EARLY_ENV: "1"}):
+        yield
+
+
 @atexit.register
 def _remove_ready_folder() -> None:
     if _ready["folder"] is not None:
