@@ -1,13 +1,16 @@
-"""Each picture of a figure is drawn once: the SVG, the PNG, and the notebook's PNG.
+"""Each picture of a figure is drawn once: the SVG and the PNG, which the notebook shows.
 
 savefig with a tight box lays a figure out (a draw that renders nothing) and then draws it
 again; the inline backend drew each open figure twice more to show it, and once more when
-the cell ended. The pictures must be the very bytes those draws made.
+the cell ended. The pictures must be the very bytes those draws made; a saved figure is
+shown as the PNG saved, at the size of the figure's own dpi.
 """
 
 from __future__ import annotations
 
+import base64
 import io
+import struct
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -126,7 +129,7 @@ def cell(code):
     draws.clear()
     with capture_output() as captured:
         ip.run_cell(code, store_history=True)
-    return len(draws), [o.data for o in captured.outputs]
+    return len(draws), [o.data for o in captured.outputs], [o.metadata for o in captured.outputs]
 
 
 ip.user_ns.update(t=t, tmp=sys.argv[1])
@@ -143,22 +146,32 @@ def before(kind, tidy):  # what the inline backend showed before
         plotting.tidy_figure(fig)
     return print_figure(fig, "png", base64=True, bbox_inches="tight"), repr(fig)
 
-print(repr((saved, shown, before("plain", True), before("tight_layout", False))))
+import base64, pathlib
+saved_png = base64.b64encode((pathlib.Path(sys.argv[1]) / "f.png").read_bytes()).decode("ascii")
+print(repr((saved, shown, before("plain", True), before("tight_layout", False), saved_png)))
 """
 
 
 def test_a_notebook_shows_a_saved_figure_drawn_once_at_the_cell_end(tmp_path: Path) -> None:
-    """In IPython with the inline backend: three draws in all (SVG, PNG, the notebook's PNG);
-    shown where it was (when the cell ends, after what the cell displayed), with the bytes
-    and text the backend showed before; a figure shown unsaved is drawn twice, not three
-    times, and looks the same as before."""
+    """In IPython with the inline backend: two draws in all (SVG, PNG); the notebook shows
+    the saved PNG at the figure's own size (its dpi, 110, against savefig's 150, like
+    IPython's retina figures), where it was (when the cell ends, after what the cell
+    displayed); a figure shown unsaved is drawn twice, not three times, and looks the same
+    as before."""
     proc = subprocess.run([sys.executable, "-c", SHELL, str(tmp_path), str(Path(__file__).parent)],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    saved, shown, (png, text), (shown_png, shown_text) = eval(proc.stdout.strip().splitlines()[-1])
-    count, outputs = saved
-    assert count == 3
-    assert outputs == [{"text/plain": "after"}, {"image/png": png, "text/plain": text}]
-    count, outputs = shown
+    saved, shown, (png, text), (shown_png, shown_text), saved_png = \
+        eval(proc.stdout.strip().splitlines()[-1])
+    count, outputs, metadata = saved
+    assert count == 2
+    assert outputs == [{"text/plain": "after"}, {"image/png": saved_png, "text/plain": text}]
+    size = metadata[1]["image/png"]
+    pixels = struct.unpack(">II", base64.b64decode(saved_png)[16:24])
+    assert (size["width"], size["height"]) == tuple(round(p * 110 / 150) for p in pixels)
+    old_pixels = struct.unpack(">II", base64.b64decode(png)[16:24])  # the old inline PNG
+    assert all(abs(a - b) <= 2
+               for a, b in zip(old_pixels, (size["width"], size["height"]), strict=True))
+    count, outputs, _ = shown
     assert count == 2  # the inline backend's own redraw of a new figure, and its PNG
     assert outputs == [{"image/png": shown_png, "text/plain": shown_text}]

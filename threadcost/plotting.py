@@ -8,6 +8,7 @@ import io
 import itertools
 import math
 import os
+import struct
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -99,8 +100,9 @@ def save_figure(fig: plt.Figure, stem: str,
             raise
         written.append(final)
     # Saving drew it, and nothing changed since: the inline backend need not draw it
-    # again when the cell ends (it shows it once, by show_figures_drawn_once).
+    # again when the cell ends (it shows the PNG just saved, by show_figures_drawn_once).
     fig.stale = False
+    fig._threadcost_saved_png = (written[-1].read_bytes(), _savefig_dpi(fig))  # type: ignore[attr-defined]
     show_figures_drawn_once()
     return written
 
@@ -171,11 +173,26 @@ def print_tight(fig: plt.Figure, target: Any, **savefig_kwargs: Any) -> None:
             fig.set_layout_engine(placeholder)
 
 
-def _inline_png(fig: plt.Figure) -> str | None:
+def _savefig_dpi(fig: plt.Figure) -> float:
+    dpi = plt.rcParams["savefig.dpi"]
+    return float(fig.dpi if dpi == "figure" else dpi)
+
+
+def _inline_png(fig: plt.Figure) -> str | tuple[str, dict[str, int]] | None:
     """What IPython's default PNG formatter makes of ``fig`` (base64; None for a figure
-    without axes or lines, which it shows as text only), drawn once."""
+    without axes or lines, which it shows as text only), drawn once. A figure saved by
+    :func:`save_figure` and not changed since is not drawn again: the notebook shows the
+    saved PNG (drawn at ``savefig.dpi``), at the size the figure's own dpi gives it, as
+    IPython's "retina" figures are shown (the same picture, sharper)."""
     if not fig.axes and not fig.lines:
         return None
+    saved = getattr(fig, "_threadcost_saved_png", None)
+    if saved is not None and not fig.stale:
+        data, dpi = saved
+        width, height = struct.unpack(">II", data[16:24])  # the PNG's IHDR chunk
+        scale = fig.dpi / dpi
+        return (base64.b64encode(data).decode("ascii"),
+                {"width": max(1, round(width * scale)), "height": max(1, round(height * scale))})
     png = io.BytesIO()
     print_tight(fig, png, format="png", dpi=fig.dpi, facecolor=fig.get_facecolor(),
                 edgecolor=fig.get_edgecolor())
