@@ -239,14 +239,6 @@ def _kernel_below(proc: subprocess.Popen[str], timeout: float = 240) -> None:
         time.sleep(0.1)
 
 
-# A drawing build (--machine) starts its notebooks in a pool of processes, several at a
-# time, each with its kernel. Ctrl-C's group and kill <pid> stop `make paper` with every
-# page to draw (a full pool, some workers still starting); the `threadcost paper` case,
-# which checks that entry point's stop, draws one page (one pool worker and its kernel:
-# 6 s of CPU less).
-ONE_PAGE_ENTRIES = ("threadcost paper",)
-
-
 @pytest.mark.parametrize("entry,sig,group,measure", [
     ("make paper", signal.SIGINT, True, False),  # Ctrl-C at a terminal: the whole group
     ("make paper", signal.SIGTERM, False, False),  # kill <pid>
@@ -268,8 +260,7 @@ def test_stopped_paper_is_one_line_and_leaves_the_previous_one(
     scratch = Path(tempfile.mkdtemp(prefix="tc-"))  # the build's temp files (short paths)
     env = {**os.environ, "THREADCOST_DATA_DIR": str(data), "TMPDIR": str(scratch),
            "THREADCOST_FIGURES_DIR": str(tmp_path / "figures")}
-    which = ["--only", "01"] if measure else ["--machine", REFERENCE, *(
-        ["--only", "01"] if entry in ONE_PAGE_ENTRIES else [])]
+    which = ["--only", "01"] if measure else ["--machine", REFERENCE]
     proc = subprocess.Popen([*PAPER_ENTRIES[entry], *which, "--params", str(QUICK),
                              "--out", str(out)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env,
