@@ -151,6 +151,22 @@ def start_quick_paper(config: pytest.Config) -> Path:
 _BUILDS: list[subprocess.Popen[bytes]] = []
 
 
+# The quick rendering is the suite's longest chain: its build, then the tests that read
+# it (moved last). The long tests that only draw stored runs (every machine folder, the
+# hostile folder's claims page, the Intel folder's page 04: no measuring, no deadline
+# shorter than minutes) run their drawing process at a lower CPU priority, so that
+# while they run the build takes its core first and the chain ends sooner; they use what
+# the build and the other tests leave (as much CPU in all, the same work, the same
+# checks). A measuring process never runs niced.
+DRAWING_NICE = 10
+
+
+def drawing_priority() -> None:
+    """``preexec_fn`` of a drawing-only subprocess: :data:`DRAWING_NICE` (best effort)."""
+    with contextlib.suppress(OSError):
+        os.nice(DRAWING_NICE)
+
+
 def pytest_sessionfinish() -> None:
     """A build this process started and that is still running (the session ended
     early, e.g. under -x) is stopped with everything it started."""

@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, drawing_priority
 from tests.test_paper_without_kernels import CLEAR as KERNELS_SAID
 from tests.test_paper_without_kernels import _hidden_env as hidden_kernels_env
 
@@ -178,7 +178,7 @@ def test_every_machine_folder_renders(tmp_path: Path) -> None:
          "drive; drive(sys.argv[1].split(','), sys.argv[2], sys.argv[3])",
          ",".join(entries), str(tmp_path / "figures"), str(report)],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=FOLDERS_TIMEOUT_S,
-        stdin=subprocess.DEVNULL, check=False)
+        stdin=subprocess.DEVNULL, check=False, preexec_fn=drawing_priority)
     after = os.times()
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(report.read_text())

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import drawing_priority
 from threadcost.experiments import registry
 from threadcost.host import machine
 from threadcost.store import datastore
@@ -34,12 +35,15 @@ QUICK = REPO / "params" / "quick.yaml"
 INTEL = "x86_64-intel-xeon-2cpu-24g-kvm-a0232525"
 
 
-def _paper(*args: str, data: Path, figures: Path, timeout: float = 600
-           ) -> subprocess.CompletedProcess[str]:
+def _paper(*args: str, data: Path, figures: Path, timeout: float = 600,
+           drawing_only: bool = False) -> subprocess.CompletedProcess[str]:
+    """``python -m threadcost.paper ARGS``; ``drawing_only`` (a build that measures
+    nothing) runs it at the drawing priority (tests/conftest.py)."""
     env = {**os.environ, "THREADCOST_DATA_DIR": str(data), "THREADCOST_FIGURES_DIR": str(figures)}
     return subprocess.run([sys.executable, "-m", "threadcost.paper", *args], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, check=False)
+                          stdin=subprocess.DEVNULL, check=False,
+                          preexec_fn=drawing_priority if drawing_only else None)
 
 
 # ------------------------------------------------------------------ printed numbers
@@ -126,7 +130,7 @@ def test_intel_folder_renders_linked_from_stored_runs(tmp_path: Path) -> None:
     try:
         proc = _paper("--machine", INTEL, "--out", str(out / "work"), "--html", str(html),
                       "--link-repo", "--only", "04", data=REPO / "data",
-                      figures=tmp_path / "figures")
+                      figures=tmp_path / "figures", drawing_only=True)
         assert proc.returncode == 0, proc.stderr[-3000:]
         index = (html / "index.html").read_text(encoding="utf-8")
         assert any(c[:10] in index for c in commits)

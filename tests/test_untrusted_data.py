@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import drawing_priority
 from threadcost import textout
 
 REPO = Path(__file__).resolve().parent.parent
@@ -168,7 +169,8 @@ def test_hostile_machine_folder_renders_as_text(tmp_path: Path) -> None:
         [sys.executable, "-m", "threadcost.paper", "--machine", judged.name, "--only", "06",
          "--params", str(QUICK_PARAMS), "--out", str(tmp_path / "paper")],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
-        stdin=subprocess.DEVNULL, check=False)
+        stdin=subprocess.DEVNULL, check=False,
+        preexec_fn=drawing_priority)
     assert proc.returncode == 0, proc.stderr[-4000:]
     pages = sorted((tmp_path / "paper" / "html").glob("*.html"))
     assert pages
