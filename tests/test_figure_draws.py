@@ -136,6 +136,9 @@ ip.user_ns.update(t=t, tmp=sys.argv[1])
 saved = cell("fig = t._figure('plain'); plotting.save_figure(fig, 'f', tmp); print('x')\\n"
              "display({'text/plain': 'after'}, raw=True)")
 shown = cell("fig = t._figure('tight_layout')")  # shown, not saved
+import threadcost.plotting
+threadcost.plotting.INLINE_SAVED_PNG_MAX_BYTES = 100  # a saved PNG too large to show as is
+large = cell("fig = t._figure('plain'); plotting.save_figure(fig, 'g', tmp)")
 
 from IPython.core.pylabtools import print_figure
 from threadcost import plotting
@@ -148,7 +151,8 @@ def before(kind, tidy):  # what the inline backend showed before
 
 import base64, pathlib
 saved_png = base64.b64encode((pathlib.Path(sys.argv[1]) / "f.png").read_bytes()).decode("ascii")
-print(repr((saved, shown, before("plain", True), before("tight_layout", False), saved_png)))
+print(repr((saved, shown, before("plain", True), before("tight_layout", False), saved_png,
+            large)))
 """
 
 
@@ -161,7 +165,7 @@ def test_a_notebook_shows_a_saved_figure_drawn_once_at_the_cell_end(tmp_path: Pa
     proc = subprocess.run([sys.executable, "-c", SHELL, str(tmp_path), str(Path(__file__).parent)],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    saved, shown, (png, text), (shown_png, shown_text), saved_png = \
+    saved, shown, (png, text), (shown_png, shown_text), saved_png, large = \
         eval(proc.stdout.strip().splitlines()[-1])
     count, outputs, metadata = saved
     assert count == 2
@@ -175,3 +179,6 @@ def test_a_notebook_shows_a_saved_figure_drawn_once_at_the_cell_end(tmp_path: Pa
     count, outputs, _ = shown
     assert count == 2  # the inline backend's own redraw of a new figure, and its PNG
     assert outputs == [{"image/png": shown_png, "text/plain": shown_text}]
+    count, outputs, metadata = large
+    assert count == 3  # SVG, PNG, and the notebook's own smaller PNG
+    assert outputs[0]["image/png"] != saved_png and not metadata[0]

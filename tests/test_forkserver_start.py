@@ -41,19 +41,25 @@ def preload(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]
     mp.get_context("forkserver").set_forkserver_preload(isolate._PRELOAD)
 
 
-def _zombies_of_this_process() -> list[str]:
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] == "Z" and int(fields[1]) == os.getpid():
-            found.append(pid)
-    return found
+@pytest.fixture
+def stopped(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The process id of each forkserver stopped while the test runs."""
+    pids: list[int] = []
+    original = isolate._kill_forkserver
+
+    def kill() -> None:
+        pid = isolate._forkserver()._forkserver_pid
+        if pid:
+            pids.append(pid)
+        original()
+
+    monkeypatch.setattr(isolate, "_kill_forkserver", kill)
+    return pids
+
+
+def _gone(pid: int) -> bool:
+    """Reaped: no process, not even a zombie, has the id (ours were never reused so soon)."""
+    return not os.path.exists(f"/proc/{pid}")
 
 
 def test_an_early_start_returns_at_once_and_is_waited_for() -> None:
@@ -75,7 +81,7 @@ def test_a_slow_start_is_not_cut_by_the_childs_deadline(
 
 
 def test_a_start_past_its_deadline_is_stopped_and_named(
-        preload: object, monkeypatch: pytest.MonkeyPatch) -> None:
+        preload: object, stopped: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
     preload("import time\ntime.sleep(30)\n")  # type: ignore[operator]
     monkeypatch.setattr(isolate, "READY_WAIT_S", 0.5)
     started = time.monotonic()
@@ -83,15 +89,16 @@ def test_a_start_past_its_deadline_is_stopped_and_named(
         isolate.run_isolated(add, {"a": 1, "b": 1})
     assert time.monotonic() - started < 10
     assert isolate._forkserver()._forkserver_pid is None
-    assert _zombies_of_this_process() == []
+    assert len(stopped) == 1 and _gone(stopped[0])
 
 
-def test_a_forkserver_that_dies_while_importing_is_named(preload: object) -> None:
+def test_a_forkserver_that_dies_while_importing_is_named(preload: object,
+                                                         stopped: list[int]) -> None:
     preload("import os\nos._exit(3)\n")  # type: ignore[operator]
     with pytest.raises(KernelError, match="ended while importing"):
         isolate.run_isolated(add, {"a": 1, "b": 1})
     assert isolate._forkserver()._forkserver_pid is None
-    assert _zombies_of_this_process() == []
+    assert len(stopped) == 1 and _gone(stopped[0])
 
 
 def test_a_measurement_waits_for_an_early_start(tmp_path: Path,

@@ -173,6 +173,11 @@ def print_tight(fig: plt.Figure, target: Any, **savefig_kwargs: Any) -> None:
             fig.set_layout_engine(placeholder)
 
 
+# A saved PNG larger than this (a very tall figure: the claims page's) is not shown as it
+# is: the notebook draws the figure again at its own dpi, so the page stays light.
+INLINE_SAVED_PNG_MAX_BYTES = 400_000
+
+
 def _savefig_dpi(fig: plt.Figure) -> float:
     dpi = plt.rcParams["savefig.dpi"]
     return float(fig.dpi if dpi == "figure" else dpi)
@@ -187,7 +192,7 @@ def _inline_png(fig: plt.Figure) -> str | tuple[str, dict[str, int]] | None:
     if not fig.axes and not fig.lines:
         return None
     saved = getattr(fig, "_threadcost_saved_png", None)
-    if saved is not None and not fig.stale:
+    if saved is not None and not fig.stale and len(saved[0]) <= INLINE_SAVED_PNG_MAX_BYTES:
         data, dpi = saved
         width, height = struct.unpack(">II", data[16:24])  # the PNG's IHDR chunk
         scale = fig.dpi / dpi
