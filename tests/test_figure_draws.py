@@ -171,6 +171,7 @@ def test_a_notebook_shows_a_saved_figure_drawn_once_at_the_cell_end(tmp_path: Pa
     assert count == 2
     assert outputs == [{"text/plain": "after"}, {"image/png": saved_png, "text/plain": text}]
     size = metadata[1]["image/png"]
+    assert size["alt"] == "Figure: plain: a title"  # the page's text alternative
     pixels = struct.unpack(">II", base64.b64decode(saved_png)[16:24])
     assert (size["width"], size["height"]) == tuple(round(p * 110 / 150) for p in pixels)
     old_pixels = struct.unpack(">II", base64.b64decode(png)[16:24])  # the old inline PNG
@@ -181,4 +182,5 @@ def test_a_notebook_shows_a_saved_figure_drawn_once_at_the_cell_end(tmp_path: Pa
     assert outputs == [{"image/png": shown_png, "text/plain": shown_text}]
     count, outputs, metadata = large
     assert count == 3  # SVG, PNG, and the notebook's own smaller PNG
-    assert outputs[0]["image/png"] != saved_png and not metadata[0]
+    assert outputs[0]["image/png"] != saved_png
+    assert metadata[0] == {"image/png": {"alt": "Figure: plain: a title"}}  # no size

@@ -191,17 +191,29 @@ def _inline_png(fig: plt.Figure) -> str | tuple[str, dict[str, int]] | None:
     IPython's "retina" figures are shown (the same picture, sharper)."""
     if not fig.axes and not fig.lines:
         return None
+    alt = {"alt": description} if (description := figure_description(fig)) else {}
     saved = getattr(fig, "_threadcost_saved_png", None)
     if saved is not None and not fig.stale and len(saved[0]) <= INLINE_SAVED_PNG_MAX_BYTES:
         data, dpi = saved
         width, height = struct.unpack(">II", data[16:24])  # the PNG's IHDR chunk
         scale = fig.dpi / dpi
         return (base64.b64encode(data).decode("ascii"),
-                {"width": max(1, round(width * scale)), "height": max(1, round(height * scale))})
+                {"width": max(1, round(width * scale)), "height": max(1, round(height * scale)),
+                 **alt})
     png = io.BytesIO()
     print_tight(fig, png, format="png", dpi=fig.dpi, facecolor=fig.get_facecolor(),
                 edgecolor=fig.get_edgecolor())
-    return base64.b64encode(png.getvalue()).decode("ascii")
+    encoded = base64.b64encode(png.getvalue()).decode("ascii")
+    return (encoded, alt) if alt else encoded
+
+
+def figure_description(fig: plt.Figure) -> str:
+    """The figure's text alternative for the page (its ``alt``): its title and the titles
+    of its panels, or "" when it has none."""
+    titles = [fig._suptitle.get_text()] if getattr(fig, "_suptitle", None) else []
+    titles += [ax.get_title() or ax.get_title("left") for ax in fig.axes]
+    parts = [" ".join(t.split()) for t in titles if t and t.strip()]
+    return "Figure: " + "; ".join(dict.fromkeys(parts)) if parts else ""
 
 
 def show_figures_drawn_once() -> None:
