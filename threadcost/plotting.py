@@ -86,13 +86,15 @@ def save_figure(fig: plt.Figure, stem: str,
     written = SavedFiles()
     for ext in ("svg", "png"):
         final = directory / f"{stem}.{ext}"
+        picture = io.BytesIO()
+        print_tight(fig, picture, format=ext)
         # A name of its own per save: two builds drawing the same figure at once
         # never write into each other's temporary file (the last rename wins whole).
         fd, name = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".{ext}.tmp", dir=directory)
         tmp = Path(name)
         try:
             with os.fdopen(fd, "wb") as fh:
-                print_tight(fig, fh, format=ext)
+                fh.write(picture.getvalue())
             os.chmod(tmp, 0o644)
             os.replace(tmp, final)
         except BaseException:
@@ -102,7 +104,8 @@ def save_figure(fig: plt.Figure, stem: str,
     # Saving drew it, and nothing changed since: the inline backend need not draw it
     # again when the cell ends (it shows the PNG just saved, by show_figures_drawn_once).
     fig.stale = False
-    fig._threadcost_saved_png = (written[-1].read_bytes(), _savefig_dpi(fig))  # type: ignore[attr-defined]
+    # (the bytes drawn here: the file may meanwhile be another build's picture of it)
+    fig._threadcost_saved_png = (picture.getvalue(), _savefig_dpi(fig))  # type: ignore[attr-defined]
     show_figures_drawn_once()
     return written
 
