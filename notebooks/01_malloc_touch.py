@@ -47,7 +47,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import findings, plotting, textout
-from threadcost.experiments import malloc_touch
+from threadcost.experiments.malloc_touch import run as malloc_touch
 from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import malloc_touch as view
@@ -133,7 +133,7 @@ display(view.c07_comparison(first))
 if parameters.interactive(interactive):
     display(view.explorer(default_mib=min(malloc_mib, 256)))
 else:
-    from threadcost.experiments import explorer_grids
+    from threadcost.experiments.thread_memory import grids as explorer_grids
     from threadcost.views import charts, malloc_touch_chart
 
     grid = store.get("malloc_touch_grid",

@@ -76,7 +76,9 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import claims, plotting, textout
-from threadcost.experiments import limits, million, process_memory, thread_memory
+from threadcost.experiments.thread_memory import limits, process_memory
+from threadcost.experiments.thread_memory import run as thread_memory
+from threadcost.experiments.user_space_tasks import million
 from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import claims as claims_view
@@ -300,7 +302,7 @@ plotting.save_figure(fig, "thread_memory_claims", figures_dir);
 if parameters.interactive(interactive):
     display(view.explorer(threads=min(memory_grid_threads, 2000)))
 else:
-    from threadcost.experiments import explorer_grids
+    from threadcost.experiments.thread_memory import grids as explorer_grids
     from threadcost.views import charts, thread_memory_chart
 
     grid = store.get("thread_memory_grid", lambda: explorer_grids.thread_memory_grid(

@@ -82,8 +82,8 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import claims, findings, plotting, textout
-from threadcost.experiments import context_switch as cs
-from threadcost.experiments import cpu_bound, echo, yardsticks
+from threadcost.experiments.context_switch import cpu_bound, echo, yardsticks
+from threadcost.experiments.context_switch import run as cs
 from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import claims as claims_view

@@ -83,7 +83,14 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import claims, findings, plotting, stats, textout
-from threadcost.experiments import fibers, kernel_task_switch, million, peers, runtimes, sleepers
+from threadcost.experiments.user_space_tasks import (
+    fibers,
+    kernel_task_switch,
+    million,
+    runtimes,
+    sleepers,
+)
+from threadcost.experiments.user_space_tasks import goroutines as peers
 from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import claims as claims_view

@@ -73,7 +73,7 @@ machine_id: Optional[str] = None  # with measure False: the machine folder to dr
 from IPython.display import Markdown, display
 
 from threadcost import claims, plotting, textout
-from threadcost.experiments import brigade
+from threadcost.experiments.brigade import run as brigade
 from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import brigade as view
@@ -172,7 +172,7 @@ else:
 # the same repeat, as for the C brigade. Without `cargo` this section says so.
 
 # %%
-from threadcost.experiments import runtimes
+from threadcost.experiments.user_space_tasks import runtimes
 from threadcost.views import runtimes as runtimes_view
 
 peer_brigade = store.get("peer_brigade", lambda: runtimes.brigade(

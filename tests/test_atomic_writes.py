@@ -228,7 +228,10 @@ def test_bad_meta_is_named(damage: Any, word: str, tmp_path: Path,
 def test_every_experiment_table_survives_the_round_trip(
         tmp_path: Path, fingerprint: tuple[dict[str, Any], Path]) -> None:
     """Tables as the experiments make them pass the schema check on reading."""
-    from threadcost.experiments import fibers, launch, malloc_touch, thread_memory
+    from threadcost.experiments.launch import run as launch
+    from threadcost.experiments.malloc_touch import run as malloc_touch
+    from threadcost.experiments.thread_memory import run as thread_memory
+    from threadcost.experiments.user_space_tasks import fibers
 
     fp, _ = fingerprint
     results = [
@@ -239,7 +242,7 @@ def test_every_experiment_table_survives_the_round_trip(
         fibers.run(switch_iterations=50, count=4, warmup=5, cpu=None, points=3),
     ]
     try:
-        from threadcost.experiments import context_switch
+        from threadcost.experiments.context_switch import run as context_switch
 
         results.append(context_switch.run(iterations=50, warmup=5, placement="unpinned"))
     except ImportError:

@@ -41,7 +41,8 @@ BARE_NOTEBOOKS = ("05", "07", "08")
 ONE_CPU_NOTEBOOKS = ("04",)
 PROBE = """
 import json, os
-from threadcost.experiments import context_switch, thread_memory
+from threadcost.experiments.context_switch import run as context_switch
+from threadcost.experiments.thread_memory import run as thread_memory
 from threadcost.peers import PEERS
 print(json.dumps({"perf": context_switch.perf_bench_pipe(10, -1),
                   "pmap": thread_memory.pmap_rss_kib(os.getpid()),
@@ -287,7 +288,7 @@ def test_a_cross_check_that_cannot_be_built_reads_not_run_here(
     """The brigade's reference program failing to build (a compiler that refuses it)
     is a cross-check not run, said in its section; it stops nothing."""
     from threadcost.errors import KernelError
-    from threadcost.experiments import brigade
+    from threadcost.experiments.brigade import run as brigade
     from threadcost.store import stored
     from threadcost.views import brigade as view
 

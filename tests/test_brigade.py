@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import cli_json, run_cli
 from threadcost import cbuild
 from threadcost.errors import KernelError, ParameterError
-from threadcost.experiments import brigade
+from threadcost.experiments.brigade import run as brigade
 
 GO = shutil.which("go") is not None
 C_KINDS = ["thread", "epoll", "one-thread"]

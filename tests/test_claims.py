@@ -167,7 +167,7 @@ def test_reference_specific_readings(reference: list[claims.ClaimVerdict]) -> No
 
 
 def test_unsaved_results_stand_in_for_stored_runs(tmp_path: Path) -> None:
-    from threadcost.experiments import yardsticks
+    from threadcost.experiments.context_switch import yardsticks
 
     result = yardsticks.run(repeats=2, batches=3, scale=0.05)
     (c01,) = [v for v in claims.judge(None, tmp_path, [result]) if v.id == "C01"]

@@ -229,7 +229,7 @@ def test_the_sweep_alone_judges_neither(tmp_path: Path) -> None:
 
 
 def test_saturation_rule_is_the_experiments() -> None:
-    from threadcost.experiments import sleepers
+    from threadcost.experiments.user_space_tasks import sleepers
 
     assert (read_s4.SATURATION_SHARE, read_s4.LATE_FACTOR) == (sleepers.SATURATION_SHARE,
                                                                sleepers.LATE_FACTOR)

@@ -18,8 +18,8 @@ import pytest
 from tests.conftest import cli_json, run_cli
 from threadcost import ParameterError
 from threadcost.errors import KernelError
-from threadcost.experiments import context_switch as cs
-from threadcost.experiments import echo
+from threadcost.experiments.context_switch import echo
+from threadcost.experiments.context_switch import run as cs
 from threadcost.runsafety import leakcheck
 from threadcost.runsafety.isolate import run_isolated
 
@@ -219,7 +219,7 @@ def test_working_set_sweep_reports_c13_and_c14() -> None:
 
 
 def test_the_sizing_probe_is_cut_where_touching_the_working_set_is_slow() -> None:
-    from threadcost.experiments import context_switch as module
+    from threadcost.experiments.context_switch import run as module
 
     full, least = module.PROBE_ROUND_TRIPS, module.MIN_PROBE_ROUND_TRIPS
     assert module.probe_round_trips(0.0) == full  # no working set: the full probe

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from threadcost import ParameterError
-from threadcost.experiments import cpu_bound
+from threadcost.experiments.context_switch import cpu_bound
 from threadcost.host import sysinfo
 from threadcost.results import Result
 from threadcost.runsafety import isolate, leakcheck
@@ -122,7 +122,7 @@ def test_a_missing_counter_is_not_blamed_on_permissions() -> None:
     names kernel.perf_event_paranoid, which only EACCES and EPERM are about."""
     import errno
 
-    from threadcost.experiments.cpu_bound import _perf_note
+    from threadcost.experiments.context_switch.cpu_bound import _perf_note
 
     missing = _perf_note(errno.ENOENT)
     assert missing.startswith("not available here") and "paranoid" not in missing
@@ -136,7 +136,7 @@ def test_a_ratio_interval_no_run_could_resolve_stays_empty() -> None:
     spread keeps its interval around the geometric mean."""
     import pandas as pd
 
-    from threadcost.experiments import cpu_bound
+    from threadcost.experiments.context_switch import cpu_bound
 
     wild = pd.DataFrame({"working_set": [1] * 4, "mode": ["processes", "threads"] * 2,
                          "repeat": [0, 0, 1, 1], "x": [1e9, 1, 1, 1e9]})

@@ -17,8 +17,9 @@ import textwrap
 import pytest
 
 from threadcost.errors import ParameterError
-from threadcost.experiments import context_switch as cs
-from threadcost.experiments import cpu_bound, fibers
+from threadcost.experiments.context_switch import cpu_bound
+from threadcost.experiments.context_switch import run as cs
+from threadcost.experiments.user_space_tasks import fibers
 from threadcost.host import cpus, sysinfo
 from threadcost.settings import validate
 
@@ -146,7 +147,9 @@ ONE_CPU_CHILD = textwrap.dedent("""
     import json, os, sys
     os.sched_setaffinity(0, {CPU})
     from threadcost.store import datastore
-    from threadcost.experiments import context_switch as cs, peers, yardsticks
+    from threadcost.experiments.context_switch import run as cs
+    from threadcost.experiments.user_space_tasks import goroutines as peers
+    from threadcost.experiments.context_switch import yardsticks
     placed = cs.placement_repeats(repeats=2, iterations=200, warmup=10)
     path = datastore.save_run(placed)
     back = datastore.load_run(path)

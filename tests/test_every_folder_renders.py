@@ -268,7 +268,8 @@ def test_a_skipped_s11_run_reads_back_and_says_why(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Without Go, S11 stores a run that reads back; the store hands it on (not as
     damage, not as "older than its tables") and its view says "did not run"."""
-    from threadcost.experiments import more_sources, peers
+    from threadcost.experiments.more_sources import run as more_sources
+    from threadcost.experiments.user_space_tasks import goroutines as peers
     from threadcost.host import machine
     from threadcost.store import datastore, stored
     from threadcost.views import more_sources as view

@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import cli_json, run_cli
 from threadcost import ParameterError
-from threadcost.experiments import fibers
+from threadcost.experiments.user_space_tasks import fibers
 from threadcost.host import sysinfo
 
 IMPLS = ["asm", "ucontext"]

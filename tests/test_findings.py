@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def yard() -> Result:
-    from threadcost.experiments import yardsticks
+    from threadcost.experiments.context_switch import yardsticks
 
     return yardsticks.run(repeats=2, batches=3, scale=0.05)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from threadcost import ParameterError
-from threadcost.experiments import peers
+from threadcost.experiments.user_space_tasks import goroutines as peers
 from threadcost.runsafety import leakcheck
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from threadcost.experiments import process_memory
+from threadcost.experiments.thread_memory import process_memory
 from threadcost.host import machine
 from threadcost.store import datastore
 from threadcost.views import headline

@@ -93,7 +93,7 @@ def _without_package_reexports(graph: dict[str, set[str]]) -> dict[str, set[str]
 def test_the_graph_sees_imports() -> None:
     graph = import_graph()
     assert "threadcost.host.sysinfo" in graph["threadcost.runsafety.syslimits"]
-    assert "threadcost.runsafety.syslimits" in graph["threadcost.experiments.limits"]
+    assert "threadcost.runsafety.syslimits" in graph["threadcost.experiments.thread_memory.limits"]
 
 
 def test_no_import_cycle_in_threadcost() -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import cli_json, run_cli
 from threadcost import ParameterError
-from threadcost.experiments import launch
+from threadcost.experiments.launch import run as launch
 from threadcost.host import sysinfo
 from threadcost.native import ffi, lib
 from threadcost.runsafety import leakcheck

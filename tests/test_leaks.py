@@ -26,13 +26,11 @@ from threadcost.runsafety import isolate, leakcheck
 
 
 def _entries() -> list[tuple[str, Callable[[], Any]]]:
-    from threadcost.experiments import (
-        fibers,
-        launch,
-        limits,
-        malloc_touch,
-        thread_memory,
-    )
+    from threadcost.experiments.launch import run as launch
+    from threadcost.experiments.malloc_touch import run as malloc_touch
+    from threadcost.experiments.thread_memory import limits
+    from threadcost.experiments.thread_memory import run as thread_memory
+    from threadcost.experiments.user_space_tasks import fibers
 
     found: list[tuple[str, Callable[[], Any]]] = [
         ("malloc_touch.malloc", lambda: malloc_touch.run(mib=8, allocator="malloc", points=5)),
@@ -52,14 +50,14 @@ def _entries() -> list[tuple[str, Callable[[], Any]]]:
         ("fibers.run_order", lambda: fibers.run_order(nfibers=3, rounds=2)),
     ]
     try:
-        from threadcost.experiments import sleepers
+        from threadcost.experiments.user_space_tasks import sleepers
 
         found.append(("sleepers.run", lambda: sleepers.run(
             count=4, period_ms=1, duration_ms=5, stagger_ms=1, variants="threads")))
     except ImportError:
         pass
     try:
-        from threadcost.experiments import context_switch
+        from threadcost.experiments.context_switch import run as context_switch
 
         for mechanism in ("pipe", "condvar", "futex", "eventfd"):
             for tasks in ("threads", "processes"):
@@ -71,7 +69,7 @@ def _entries() -> list[tuple[str, Callable[[], Any]]]:
     except ImportError:
         pass
     try:
-        from threadcost.experiments import peers
+        from threadcost.experiments.user_space_tasks import goroutines as peers
 
         # the Go program runs as a subprocess (skipped inside when Go is absent)
         found.append(("peers.run", lambda: peers.run(
@@ -79,7 +77,7 @@ def _entries() -> list[tuple[str, Callable[[], Any]]]:
     except ImportError:
         pass
     try:
-        from threadcost.experiments import echo
+        from threadcost.experiments.context_switch import echo
 
         found.append(("echo.run", lambda: echo.run(placements="unpinned", iterations=100,
                                                    repeats=1, warmup=10)))

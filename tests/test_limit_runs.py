@@ -82,7 +82,7 @@ def test_a_full_machine_allows_nothing_not_a_negative_count() -> None:
 def _measure_with_small_pid_max(headroom: int, threads: int) -> Any:
     """In a child: this machine with kernel.pid_max just ``headroom`` ids above
     its reserve; then one measurement asking for ``threads`` threads."""
-    from threadcost.experiments import thread_memory
+    from threadcost.experiments.thread_memory import run as thread_memory
     from threadcost.host import sysinfo
 
     real_sysctl = sysinfo.sysctl
@@ -120,7 +120,8 @@ def test_no_room_above_the_reserve_raises_the_limit_with_nothing_started() -> No
 
 
 def test_exhaust_must_be_a_flag() -> None:
-    from threadcost.experiments import limits, thread_memory
+    from threadcost.experiments.thread_memory import limits
+    from threadcost.experiments.thread_memory import run as thread_memory
 
     with pytest.raises(ParameterError) as info:
         thread_memory.run(thread_counts=[2], repeats=1, exhaust="yes")
@@ -223,7 +224,7 @@ def test_twenty_back_to_back_limit_runs_answer(small_cgroup: Path) -> None:
 def _spawn_with_small_pid_max(headroom: int) -> Any:
     """In a child: the bounded spawn with kernel.pid_max just above its reserve
     (isolation inlined: a daemonic child cannot start another)."""
-    from threadcost.experiments import limits
+    from threadcost.experiments.thread_memory import limits
     from threadcost.host import sysinfo
     from threadcost.runsafety import isolate
 
@@ -247,7 +248,7 @@ def test_the_bounded_spawn_keeps_the_reserve_and_names_it() -> None:
 
 
 def test_a_refusal_counted_by_the_pids_cgroup_names_it() -> None:
-    from threadcost.experiments import limits
+    from threadcost.experiments.thread_memory import limits
 
     probe = {"maps": 10, "system_threads": 200, "vsz_kib": 1, "threads": 5,
              "cgroup_refused": 1}
@@ -264,7 +265,7 @@ def test_a_refusal_counted_by_the_pids_cgroup_names_it() -> None:
     (11, "EAGAIN"),         # a task limit: none at its edge on this machine now
 ])
 def test_each_errno_names_its_limit(err: int, word: str) -> None:
-    from threadcost.experiments import limits
+    from threadcost.experiments.thread_memory import limits
 
     assert word in limits.name_from_errno(err, "threads")
 
@@ -274,7 +275,7 @@ def _open_files_until_refused(limit: int) -> str:
     needing pipes past it names the limit."""
     import resource
 
-    from threadcost.experiments import context_switch
+    from threadcost.experiments.context_switch import run as context_switch
 
     resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
     held = []

@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import cli_json, run_cli
 from threadcost import ParameterError
-from threadcost.experiments import limits
+from threadcost.experiments.thread_memory import limits
 from threadcost.host import sysinfo
 from threadcost.runsafety.isolate import run_isolated
 

@@ -99,14 +99,14 @@ def _limited(module: str, func: str, **kwargs: Any) -> tuple[Result | None, dict
 
 
 def test_malloc_touch_reports_refused_memory() -> None:
-    result, hit = _limited("threadcost.experiments.malloc_touch", "run", mib=1024, points=3)
+    result, hit = _limited("threadcost.experiments.malloc_touch.run", "run", mib=1024, points=3)
     assert "memory" in hit["limit"]
     assert hit["errno"] == 12  # ENOMEM
     assert result is not None and result.summary["touched_mib"] == 0
 
 
 def test_thread_memory_reports_partial_thread_count() -> None:
-    result, _ = _limited("threadcost.experiments.thread_memory", "run",
+    result, _ = _limited("threadcost.experiments.thread_memory.run", "run",
                            thread_counts=[400], stack_kib=8192, repeats=1)
     assert result is not None
     started = result.summary["threads_started"]
@@ -116,7 +116,7 @@ def test_thread_memory_reports_partial_thread_count() -> None:
 
 def test_thread_memory_own_address_space_cap() -> None:
     """The experiment's own RLIMIT_AS parameter, through its own isolation."""
-    from threadcost.experiments import thread_memory
+    from threadcost.experiments.thread_memory import run as thread_memory
 
     result = thread_memory.run(thread_counts=[400], stack_kib=8192, repeats=1,
                                address_space_mib=64)
@@ -127,22 +127,22 @@ def test_thread_memory_own_address_space_cap() -> None:
 
 
 def test_launch_burst_reports_the_limit() -> None:
-    _, hit = _limited("threadcost.experiments.launch", "run", kinds="thread",
+    _, hit = _limited("threadcost.experiments.launch.run", "run", kinds="thread",
                            iterations=4, warmup=0, stack_kib=8192, burst_sizes=[400],
                            burst_repeats=1, memcpy_kib=0, baseline=False)
     assert hit["limit"]
 
 
 def test_fibers_report_refused_stacks() -> None:
-    _, hit = _limited("threadcost.experiments.fibers", "run", switch_iterations=10,
+    _, hit = _limited("threadcost.experiments.user_space_tasks.fibers", "run", switch_iterations=10,
                            count=4000, stack_kib=64, touch_kib=0, warmup=0, cpu=None,
                            points=3)
     assert "fiber" in hit["limit"] or "map" in hit["limit"]
 
 
 def test_sleepers_report_the_limit() -> None:
-    pytest.importorskip("threadcost.experiments.sleepers")
-    _, hit = _limited("threadcost.experiments.sleepers", "run", count=400,
+    pytest.importorskip("threadcost.experiments.user_space_tasks.sleepers")
+    _, hit = _limited("threadcost.experiments.user_space_tasks.sleepers", "run", count=400,
                            period_ms=1, duration_ms=2, stagger_ms=0, stack_kib=8192,
                            variants="threads")
     assert hit["limit"]

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from threadcost.errors import ParameterError
-from threadcost.experiments import thread_memory
+from threadcost.experiments.thread_memory import run as thread_memory
 from threadcost.host import sysinfo
 from threadcost.settings import validate
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from threadcost import ParameterError
-from threadcost.experiments import malloc_touch
+from threadcost.experiments.malloc_touch import run as malloc_touch
 
 MIB = 64
 KIB = MIB * 1024

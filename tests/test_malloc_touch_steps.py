@@ -16,7 +16,7 @@ import threading
 import pandas as pd
 import pytest
 
-from threadcost.experiments import malloc_touch
+from threadcost.experiments.malloc_touch import run as malloc_touch
 
 MIB = 32
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from threadcost import ParameterError
-from threadcost.experiments import million
+from threadcost.experiments.user_space_tasks import million
 from threadcost.host import sysinfo
 from threadcost.runsafety import leakcheck
 

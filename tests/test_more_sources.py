@@ -13,8 +13,10 @@ import pytest
 from threadcost import claims
 from threadcost.claims.model import CLASSES, NOT_RUN, SUBSTITUTE
 from threadcost.errors import ParameterError
-from threadcost.experiments import context_switch as cs
-from threadcost.experiments import indirect, more_sources, peers
+from threadcost.experiments.context_switch import run as cs
+from threadcost.experiments.more_sources import indirect
+from threadcost.experiments.more_sources import run as more_sources
+from threadcost.experiments.user_space_tasks import goroutines as peers
 from threadcost.native import ffi, lib
 from threadcost.runsafety.isolate import run_isolated
 
@@ -214,6 +216,6 @@ def test_every_published_value_has_its_quote() -> None:
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
 def test_fork_exec_is_a_launch_kind() -> None:
-    from threadcost.experiments import launch
+    from threadcost.experiments.launch import run as launch
 
     assert "fork_exec" in launch.KINDS and "fork_exec" in launch.EXECS

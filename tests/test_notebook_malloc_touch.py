@@ -25,7 +25,7 @@ def test_notebook_records_both_allocators(quick_paper: QuickPaper) -> None:
 
 def test_stored_curves_show_only_the_experiment(quick_paper: QuickPaper) -> None:
     # a thread started inside the measured window is a step of VSZ (issue 38)
-    from threadcost.experiments import malloc_touch
+    from threadcost.experiments.malloc_touch import run as malloc_touch
 
     runs = [r for r in quick_paper.stored_by("01_malloc_touch") if r.experiment == "malloc_touch"]
     assert runs

@@ -35,7 +35,7 @@ def test_notebook_records_fibers_peers_sleepers_and_figures(quick_paper: QuickPa
     assert sweep_run.meta["params"]["repeats"] == q["tasks_sleep_sweep_repeats"]
     # S4's program runs on the peers (Rust threads, Tokio, goroutines), repeated: what
     # C15 and C17 read; the C threads are the sweep's
-    from threadcost.experiments import sleepers
+    from threadcost.experiments.user_space_tasks import sleepers
 
     s4_runs = quick_paper.runs("05_user_space_tasks", "sleepers")
     assert s4_runs
@@ -46,7 +46,7 @@ def test_notebook_records_fibers_peers_sleepers_and_figures(quick_paper: QuickPa
         assert len(rows) == q["tasks_s4_repeats"] * len(run.meta["params"]["variants"])
     # the kernel-task rows' switch is stored by its experiment, with its bare batches; the
     # thread's memory and launch are notebooks 02's and 03's runs, not measured again here
-    from threadcost.experiments import kernel_task_switch
+    from threadcost.experiments.user_space_tasks import kernel_task_switch
 
     for experiment in kernel_task_switch.EXPERIMENTS.values():
         (switch,) = quick_paper.runs("05_user_space_tasks", experiment)

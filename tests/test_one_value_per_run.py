@@ -165,7 +165,7 @@ def test_tables_name_their_units_and_spreads() -> None:
 
 
 def test_a_stored_cap_bound_reads_in_words() -> None:
-    from threadcost.experiments.million import CAP_WORDS
+    from threadcost.experiments.user_space_tasks.million import CAP_WORDS
     from threadcost.views import million
 
     run = _stored("threads_ceiling")

@@ -99,8 +99,8 @@ def _run(args: list[str], env: dict[str, str] | None = None,
 
 # Modules that read the headers' constants when imported.
 READ_CONSTANTS = ",".join(f"threadcost.experiments.{name}" for name in (
-    "brigade_one_run", "context_switch_kernels", "cpu_bound", "fibers", "indirect",
-    "launch", "malloc_touch"))
+    "brigade.one_run", "context_switch.kernels", "context_switch.cpu_bound",
+    "user_space_tasks.fibers", "more_sources.indirect", "launch.run", "malloc_touch.run"))
 
 
 def test_importing_every_module_opens_no_library() -> None:

@@ -84,7 +84,7 @@ def test_paper_refuses_a_bad_parameter_file_in_one_line(tmp_path: Path) -> None:
 
 
 def test_refusals_in_a_notebook_name_the_notebook_parameter() -> None:
-    from threadcost.experiments import malloc_touch
+    from threadcost.experiments.malloc_touch import run as malloc_touch
 
     saved = dict(ParameterError.aliases)
     try:

@@ -273,7 +273,9 @@ def test_the_experiment_refuses_outside_the_declared_range(where: str, argument:
 
 def test_a_c_limit_is_the_declared_maximum() -> None:
     """Where the C kernel's own limit bounds a parameter, the declaration's maximum is it."""
-    from threadcost.experiments import cpu_bound, fibers, launch
+    from threadcost.experiments.context_switch import cpu_bound
+    from threadcost.experiments.launch import run as launch
+    from threadcost.experiments.user_space_tasks import fibers
 
     assert parameters.declared("cpu_bound_tasks").maximum == cpu_bound.MAX_TASKS
     assert set(parameters.declared("launch_kinds").choices) == set(launch.KINDS)

@@ -14,7 +14,8 @@ import pytest
 
 from tests.conftest import cli_json, run_cli
 from threadcost import ParameterError
-from threadcost.experiments import peers, sleepers
+from threadcost.experiments.user_space_tasks import goroutines as peers
+from threadcost.experiments.user_space_tasks import sleepers
 from threadcost.host import sysinfo
 
 CPU = sysinfo.affinity()[0]

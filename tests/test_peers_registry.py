@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from threadcost import paths, peers
-from threadcost.experiments import million, runtimes, sleepers
+from threadcost.experiments.user_space_tasks import million, runtimes, sleepers
 from threadcost.views import runtimes as runtimes_view
 
 QUICK = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from threadcost import ParameterError
-from threadcost.experiments import process_memory
+from threadcost.experiments.thread_memory import process_memory
 from threadcost.host import sysinfo
 from threadcost.runsafety import isolate, leakcheck
 

@@ -86,7 +86,11 @@ class Entry:
 def _entries() -> list[Entry]:
     """Every experiment entry point that runs C, with small valid ranges (any
     combination of the cheap values is valid)."""
-    from threadcost.experiments import fibers, launch, limits, malloc_touch, thread_memory
+    from threadcost.experiments.launch import run as launch
+    from threadcost.experiments.malloc_touch import run as malloc_touch
+    from threadcost.experiments.thread_memory import limits
+    from threadcost.experiments.thread_memory import run as thread_memory
+    from threadcost.experiments.user_space_tasks import fibers
 
     small_list = st.lists(st.integers(1, 6), min_size=1, max_size=3, unique=True)
     found = [
@@ -142,7 +146,7 @@ def _late_entries() -> list[Entry]:
     """Entry points of experiments still being written (absent ones are left out)."""
     out = []
     with contextlib.suppress(ImportError):
-        from threadcost.experiments import sleepers
+        from threadcost.experiments.user_space_tasks import sleepers
 
         out.append(Entry(sleepers.run, {
             "count": st.integers(1, 6), "period_ms": st.integers(1, 3),
@@ -151,7 +155,7 @@ def _late_entries() -> list[Entry]:
             "variants": st.sampled_from(["threads", "threads_pinned", ["threads"]]),
             "repeats": st.integers(1, 2)}))
     with contextlib.suppress(ImportError):
-        from threadcost.experiments import context_switch
+        from threadcost.experiments.context_switch import run as context_switch
 
         out.append(Entry(context_switch.run, {
             "mechanism": st.sampled_from(["pipe", "condvar", "futex", "eventfd"]),
@@ -161,7 +165,7 @@ def _late_entries() -> list[Entry]:
             "working_set_kib": st.sampled_from([0, 4]), "message_bytes": st.just(1),
             "timeout_s": st.sampled_from([5, 10.0])}, fixed={"baselines": False}))
     with contextlib.suppress(ImportError):
-        from threadcost.experiments import echo
+        from threadcost.experiments.context_switch import echo
 
         out.append(Entry(echo.run, {
             "placements": st.sampled_from(["same-cpu", ["unpinned"]]),

@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 
 from tests.test_properties import HOSTILE, RUNS, Entry, _call, _kwargs
 from threadcost import LimitReached, ParameterError
-from threadcost.experiments import cpu_bound, million, peers, process_memory, sleepers
+from threadcost.experiments.context_switch import cpu_bound
+from threadcost.experiments.thread_memory import process_memory
+from threadcost.experiments.user_space_tasks import goroutines as peers
+from threadcost.experiments.user_space_tasks import million, sleepers
 
 
 def _entries() -> list[Entry]:

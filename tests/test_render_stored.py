@@ -140,7 +140,7 @@ def test_intel_folder_renders_linked_from_stored_runs(tmp_path: Path) -> None:
         assert INTEL in index and INTEL in page
         assert not (tmp_path / "figures").exists()  # another machine's figures stay apart
         _links_resolve_to_the_repository(html, "04_context_switch.html", INTEL,
-                                         "threadcost/experiments/context_switch.py")
+                                         "threadcost/experiments/context_switch/run.py")
         _charts_draw(html / "04_context_switch.html")
     finally:
         import shutil

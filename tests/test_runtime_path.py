@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from threadcost import paths, vocabulary
-from threadcost.experiments import million, runtimes, sleepers
+from threadcost.experiments.user_space_tasks import million, runtimes, sleepers
 
 ENTRY = paths.REPO_ROOT / "threadcost" / "peers" / "rust.py"
 KEY = "rust-" + "test-task"  # a kind no registry entry declares
@@ -42,7 +42,9 @@ sys.meta_path.insert(0, CopiedEntry())
 sys.path.insert(0, REPO + "/tools")
 
 from threadcost import peers, vocabulary
-from threadcost.experiments import million, runtimes, sleepers
+from threadcost.experiments.user_space_tasks import million
+from threadcost.experiments.user_space_tasks import runtimes
+from threadcost.experiments.user_space_tasks import sleepers
 from threadcost.findings import headline
 from threadcost.results import Result
 from threadcost.settings import parameters

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from threadcost import ParameterError
-from threadcost.experiments import sleepers
+from threadcost.experiments.user_space_tasks import sleepers
 from threadcost.host import sysinfo
 from threadcost.results import Result
 from threadcost.runsafety import leakcheck

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from threadcost.errors import ParameterError
-from threadcost.experiments import explorer_grids
+from threadcost.experiments.thread_memory import grids as explorer_grids
 from threadcost.views import charts, malloc_touch_chart, tasks_chart, thread_memory_chart
 
 SPEC_BYTES_MAX = 200_000
@@ -106,7 +106,7 @@ def test_ecdf_points_keep_min_max_and_size() -> None:
 
 
 def test_stack_and_touch_grids_chart() -> None:
-    from threadcost.experiments import thread_memory
+    from threadcost.experiments.thread_memory import run as thread_memory
 
     stacks = thread_memory.stack_grid(stack_sizes_kib=[64, 0], threads=8, repeats=1)
     touch = thread_memory.touch_grid(touch_depths_kib=[0, 16], threads=8, repeats=1)

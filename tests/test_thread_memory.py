@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from threadcost import ParameterError
-from threadcost.experiments import thread_memory as tm
+from threadcost.experiments.thread_memory import run as tm
 from threadcost.host import sysinfo
 from threadcost.native import ffi, lib
 from threadcost.runsafety.isolate import run_isolated

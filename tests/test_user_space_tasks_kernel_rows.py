@@ -1,9 +1,10 @@
 """Page 05's kernel-task rows: the switch measured by an experiment (stored, read back),
 the thread's memory and launch the findings pages 02 and 03 print.
 
-- ``threadcost.experiments.kernel_task_switch`` refuses a bad parameter by name before any
-  C runs, and a tiny run is stored and read back under its registered name with its bare
-  batches (one process pair per batch, a handful of round trips: no timing is judged);
+- ``threadcost.experiments.user_space_tasks.kernel_task_switch`` refuses a bad parameter
+  by name before any C runs, and a tiny run is stored and read back under its registered
+  name with its bare batches (one process pair per batch, a handful of round trips: no
+  timing is judged);
 - the thread row of a committed machine folder prints the very findings of pages 02 and
   03 (the same named numbers, not a second measurement of them);
 - what the rows lack is said in words, never as an identifier.
@@ -17,7 +18,8 @@ import pytest
 
 from threadcost import findings
 from threadcost.errors import ParameterError
-from threadcost.experiments import kernel_task_switch, registry
+from threadcost.experiments import registry
+from threadcost.experiments.user_space_tasks import kernel_task_switch
 from threadcost.results import Result
 from threadcost.store import datastore, stored
 from threadcost.views import kernel_task_rows as kernel_rows

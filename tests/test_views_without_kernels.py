@@ -63,14 +63,15 @@ print(json.dumps({"views": views, "drawn": drawn,
 
 
 def _measuring(module: str) -> bool:
-    """A module that measures: an experiment's (its parameters, the registry and its
-    tables' column kinds, which load no kernel, excepted) or the kernels' own."""
+    """A module that measures: an experiment's (a family's package, its spec and its
+    parameters' checks, and the specs' catalogue, which load no kernel, excepted) or the
+    kernels' own."""
     if module in ("threadcost.native", "threadcost._native", "threadcost._kernels"):
         return True
     if not module.startswith("threadcost.experiments."):
         return False
-    last = module.rsplit(".", 1)[1]
-    return not (last.endswith("_params") or last in ("registry", "table_kinds"))
+    parts = module.split(".")
+    return len(parts) > 3 and parts[3] not in ("spec", "checks")
 
 
 def test_views_draw_stored_runs_without_the_kernels() -> None:

@@ -8,7 +8,7 @@ import psutil
 import pytest
 
 from threadcost.errors import ParameterError
-from threadcost.experiments import yardsticks
+from threadcost.experiments.context_switch import yardsticks
 
 
 def test_one_row_per_repeat_and_yardstick() -> None:

@@ -23,7 +23,7 @@ STACK_KIB_HELP = ("stack size per thread in KiB: 0 = the system default (RLIMIT_
                   "least this machine's smallest stack and a multiple of the page size")
 # The placements of the context switch, as declared (threadcost.settings.parameters).
 PLACEMENTS = declaration("switch_placements").choices
-PLACEMENTS_SOURCE = "threadcost.experiments.context_switch:PLACEMENTS"
+PLACEMENTS_SOURCE = "threadcost.experiments.context_switch.run:PLACEMENTS"
 
 
 class HelpFormatter(argparse.HelpFormatter):

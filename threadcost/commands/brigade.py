@@ -23,11 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     kinds = opt.declaration("brigade_kinds").choices
     opt.choice(parser, "--kinds", kinds, ",".join(kinds),
                "what passes the byte (one-thread is the baseline of the net cost)",
-               source="threadcost.experiments.brigade:KINDS", several=True)
+               source="threadcost.experiments.brigade.run:KINDS", several=True)
     places = opt.declaration("brigade_placements").choices
     opt.choice(parser, "--placement", places, ",".join(places),
                "same-cpu: every thread on one CPU (Go with GOMAXPROCS=1); unpinned",
-               source="threadcost.experiments.brigade:PLACEMENTS", several=True)
+               source="threadcost.experiments.brigade.run:PLACEMENTS", several=True)
     opt.declared(parser, "--iterations", "brigade_iterations", "timed trips per run")
     opt.declared(parser, "--warmup", "brigade_warmup", "untimed trips before timing")
     opt.declared(parser, "--repeats", "brigade_repeats",
@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments import brigade
+    from threadcost.experiments.brigade import run as brigade
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

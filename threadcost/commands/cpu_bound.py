@@ -32,16 +32,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                  "64-bit integers each task writes per outer iteration (1,000,000: S3's 8 MB)")
     opt.choice(parser, "--working-sets", ("none", "own"), "none,own",
                "none: no memory of its own; own: each task writes its own array",
-               source="threadcost.experiments.cpu_bound:WORKING_SETS", several=True)
+               source="threadcost.experiments.context_switch.cpu_bound:WORKING_SETS", several=True)
     opt.choice(parser, "--modes", ("threads", "processes"), "threads,processes",
                "the tasks as threads of one process or as processes",
-               source="threadcost.experiments.cpu_bound:MODES", several=True)
+               source="threadcost.experiments.context_switch.cpu_bound:MODES", several=True)
     opt.declared(parser, "--repeats", "cpu_bound_repeats", "runs per condition, alternating")
     opt.value(parser, "--cpu", "auto", "the CPU every task is pinned to (auto: the last usable)")
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments import cpu_bound
+    from threadcost.experiments.context_switch import cpu_bound
 
     return cpu_bound.run(tasks=args.tasks, limit=args.limit, ws_limit=args.ws_limit,
                          ws_ints=args.ws_ints, working_sets=args.working_sets,

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments import echo
+    from threadcost.experiments.context_switch import echo
 
     return echo.run(placements=args.placement, iterations=args.iterations,
                     message_bytes=args.message_bytes, repeats=args.repeats,

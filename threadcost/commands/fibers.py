@@ -30,14 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                  "stack-kib - the fiber's reserve)")
     opt.choice(parser, "--impl", opt.declaration("tasks_fiber_impls").choices, "asm",
                "asm: a hand-written register switch (x86-64); ucontext: "
-               "makecontext/swapcontext", source="threadcost.experiments.fibers:IMPLS")
+               "makecontext/swapcontext",
+               source="threadcost.experiments.user_space_tasks.fibers:IMPLS")
     opt.cpu(parser, "the measuring thread", none=True)
     opt.declared(parser, "--points", "tasks_memory_points",
                  "readings of /proc/self/status per memory run")
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments import fibers
+    from threadcost.experiments.user_space_tasks import fibers
 
     return fibers.run(switch_iterations=args.switch_iterations, count=args.count,
                       stack_kib=args.stack_kib, touch_kib=args.touch_kib, impl=args.impl,

@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.declared(parser, "--warmup", "launch_warmup",
                  "launches before timing, reported apart as the first launches")
     opt.choice(parser, "--kind", opt.declaration("launch_kinds").choices, "thread",
-               "what is launched", source="threadcost.experiments.launch:KINDS", several=True)
+               "what is launched", source="threadcost.experiments.launch.run:KINDS", several=True)
     opt.declared(parser, "--stack-kib", "launch_stack_kib", opt.STACK_KIB_HELP)
     opt.pin(parser, "the measuring process")
     opt.value(parser, "--parent-touch-mib", "0",
@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> Result:
     opt.needs_checkout("launch", "its launch driver and spawn target")
-    from threadcost.experiments import launch
+    from threadcost.experiments.launch import run as launch
 
     return launch.run(kinds=args.kind, iterations=args.iterations, warmup=args.warmup,
                       stack_kib=args.stack_kib, pin=args.pin,
@@ -56,7 +56,7 @@ def _us(ns: float | None) -> str:
 
 
 def format_text(result: Result) -> str:
-    from threadcost.experiments.launch import METRICS
+    from threadcost.experiments.launch.run import METRICS
 
     s = result.summary
     rows = []

@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments import limits
+    from threadcost.experiments.thread_memory import limits
 
     return limits.run(stack_kib=args.stack_kib, touch_kib=args.touch_kib,
                       target_threads=args.target_threads)

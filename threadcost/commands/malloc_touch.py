@@ -20,20 +20,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
               required=True)
     opt.choice(parser, "--allocator", opt.declaration("malloc_allocators").choices, "malloc",
                "how the memory is taken",
-               source="threadcost.experiments.malloc_touch:ALLOCATORS")
+               source="threadcost.experiments.malloc_touch.run:ALLOCATORS")
     opt.declared(parser, "--points", "malloc_points", "readings taken while touching")
     opt.value(parser, "--touch-fraction", "1.0", "share of the pages to touch, 0 .. 1")
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments import malloc_touch
+    from threadcost.experiments.malloc_touch import run as malloc_touch
 
     return malloc_touch.run(mib=args.mib, allocator=args.allocator, points=args.points,
                             touch_fraction=args.touch_fraction)
 
 
 def format_text(result: Result) -> str:
-    from threadcost.experiments.malloc_touch import STAGES
+    from threadcost.experiments.malloc_touch.run import STAGES
 
     s = result.summary
     rows = [[stage, f"{s[stage]['vsz_kib']:,}", f"{s[stage]['rss_kib']:,}"]

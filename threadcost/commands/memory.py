@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments import thread_memory
+    from threadcost.experiments.thread_memory import run as thread_memory
 
     return thread_memory.run(thread_counts=args.threads, stack_kib=args.stack_kib,
                              touch_kib=args.touch_kib, pin=args.pin, repeats=args.repeats,
@@ -51,7 +51,7 @@ def _num(value: object, digits: int = 2) -> str:
 
 
 def format_text(result: Result) -> str:
-    from threadcost.experiments import thread_memory
+    from threadcost.experiments.thread_memory import run as thread_memory
 
     s = result.summary
     fits = s["per_thread"]["fit"]

@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> Result:
     opt.needs_checkout("peers", "its Go program")
-    from threadcost.experiments import peers
+    from threadcost.experiments.user_space_tasks import goroutines as peers
 
     return peers.run(iterations=args.iterations, warmup=args.warmup, cpu=args.cpu,
                      memory_count=args.memory_count, memory_points=args.memory_points,

@@ -25,14 +25,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments import process_memory
+    from threadcost.experiments.thread_memory import process_memory
 
     return process_memory.run(counts=args.counts, touch_kib=args.touch_kib,
                               repeats=args.repeats)
 
 
 def format_text(result: Result) -> str:
-    from threadcost.experiments import process_memory
+    from threadcost.experiments.thread_memory import process_memory
 
     rows = []
     for name, f in result.summary["fits"].items():

@@ -19,7 +19,7 @@ HELP = ("ping-pong a token between two threads or processes and time every round
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.choice(parser, "--mechanism", opt.declaration("switch_mechanisms").choices, "pipe",
                "how the token travels",
-               source="threadcost.experiments.context_switch:MECHANISMS")
+               source="threadcost.experiments.context_switch.run:MECHANISMS")
     opt.choice(parser, "--placement", opt.PLACEMENTS, "same-cpu",
                "same-cpu: both pinned to one CPU; cross-cpu: two CPUs (needs 2 in the "
                "affinity mask); smt-siblings: two hardware threads of one core; unpinned",
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments import context_switch
+    from threadcost.experiments.context_switch import run as context_switch
 
     return context_switch.run(
         mechanism=args.mechanism, placement=args.placement,

@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments import yardsticks
+    from threadcost.experiments.context_switch import yardsticks
 
     return yardsticks.run(repeats=args.repeats, batches=args.batches, scale=args.scale,
                           cpu=args.cpu)

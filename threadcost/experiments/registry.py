@@ -138,7 +138,7 @@ def get(name: str) -> Experiment:
 
 def module_path(name: str) -> str | None:
     """The source file of the module that produces ``name``, relative to the
-    repository (``threadcost/experiments/launch.py``); None when not registered."""
+    repository (``threadcost/experiments/launch/run.py``); None when not registered."""
     entry = BY_NAME.get(name)
     if entry is None:
         return None

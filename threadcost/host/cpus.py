@@ -12,9 +12,9 @@ this module, so one rule decides everywhere:
   and a note that says which (:attr:`Pair.relation`).
 - :func:`two_cpus_reason`: None, or why an experiment that needs two CPUs is not
   run here ("needs two usable CPUs; this process may use one (CPU 3)").
-- :func:`threadcost.settings.validate.cpus` and :func:`threadcost.experiments.fibers.one_cpu`
-  check CPU parameters against the mask (naming the parameter, the value and the
-  CPUs allowed) before any C runs.
+- :func:`threadcost.settings.validate.cpus` and
+  :func:`threadcost.experiments.user_space_tasks.fibers.one_cpu` check CPU parameters
+  against the mask (naming the parameter, the value and the CPUs allowed) before any C runs.
 
 The kernels' ``cpu_set_t`` holds CPUs 0 to ``CPU_SETSIZE - 1`` (1023): a CPU above
 it is refused here, by name, rather than by a kernel's EINVAL.

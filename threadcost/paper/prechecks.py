@@ -92,7 +92,7 @@ def _machine(c: _Checks, name: str) -> None:
 
 
 def _01(c: _Checks) -> None:
-    from threadcost.experiments import malloc_touch
+    from threadcost.experiments.malloc_touch import run as malloc_touch
 
     for allocator in c["malloc_allocators"] or [None]:
         c(malloc_touch.check_params, mib=N("malloc_mib"),
@@ -101,7 +101,9 @@ def _01(c: _Checks) -> None:
 
 
 def _02(c: _Checks) -> None:
-    from threadcost.experiments import limits, million, process_memory, thread_memory
+    from threadcost.experiments.thread_memory import limits, process_memory
+    from threadcost.experiments.thread_memory import run as thread_memory
+    from threadcost.experiments.user_space_tasks import million
 
     c(thread_memory.check_params, thread_counts=N("memory_thread_counts"),
       stack_kib=N("memory_stack_kib_requested"), touch_kib=N("memory_touch_kib"),
@@ -123,7 +125,7 @@ def _02(c: _Checks) -> None:
 
 
 def _03(c: _Checks) -> None:
-    from threadcost.experiments import launch
+    from threadcost.experiments.launch import run as launch
 
     c(launch.check_params, kinds=N("launch_kinds"), iterations=N("launch_iterations"),
       warmup=N("launch_warmup"), stack_kib=N("launch_stack_kib"), pin=N("launch_pin"),
@@ -140,8 +142,8 @@ def _03(c: _Checks) -> None:
 
 
 def _04(c: _Checks) -> None:
-    from threadcost.experiments import context_switch as cs
-    from threadcost.experiments import cpu_bound, echo, yardsticks
+    from threadcost.experiments.context_switch import cpu_bound, echo, yardsticks
+    from threadcost.experiments.context_switch import run as cs
 
     c(cs.check_sweep, mechanisms=N("switch_mechanisms"), placements=N("switch_placements"),
       tasks=N("switch_tasks"), iterations=N("switch_iterations"), warmup=N("switch_warmup"),
@@ -167,14 +169,14 @@ def _04(c: _Checks) -> None:
 
 
 def _05(c: _Checks) -> None:
-    from threadcost.experiments import (
+    from threadcost.experiments.user_space_tasks import (
         fibers,
         kernel_task_switch,
         million,
-        peers,
         runtimes,
         sleepers,
     )
+    from threadcost.experiments.user_space_tasks import goroutines as peers
 
     for impl in c["tasks_fiber_impls"] or [None]:
         c(fibers.check_params, switch_iterations=N("tasks_switch_iterations"),
@@ -217,7 +219,8 @@ def _05(c: _Checks) -> None:
 
 
 def _07(c: _Checks) -> None:
-    from threadcost.experiments import brigade, runtimes
+    from threadcost.experiments.brigade import run as brigade
+    from threadcost.experiments.user_space_tasks import runtimes
 
     c(brigade.check_params, tasks=N("brigade_tasks"), kinds=N("brigade_kinds"),
       placement=N("brigade_placements"), iterations=N("brigade_iterations"),
@@ -233,7 +236,9 @@ def _07(c: _Checks) -> None:
 
 
 def _08(c: _Checks) -> None:
-    from threadcost.experiments import indirect, launch, more_sources
+    from threadcost.experiments.launch import run as launch
+    from threadcost.experiments.more_sources import indirect
+    from threadcost.experiments.more_sources import run as more_sources
 
     c(launch.check_growth_repeats, kinds=list(more_sources.SPAWN_KINDS),
       parent_touch_mib=N("sources_spawn_mib"), repeats=N("sources_repeats"),

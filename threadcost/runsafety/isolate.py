@@ -34,7 +34,8 @@ from threadcost.errors import KernelError, LimitReached, RunTimeout
 # module imports) each child spent about 40 ms importing them, in every one of the
 # paper's ~500 isolated runs (brigade's 2-task runs: 60 ms instead of 25).
 _PRELOAD = ["threadcost.runsafety.forkserver_init", "threadcost.native", "threadcost.results",
-            "numpy", "pandas", "threadcost.runsafety.isolate", "threadcost.experiments.peers",
+            "numpy", "pandas", "threadcost.runsafety.isolate",
+            "threadcost.experiments.user_space_tasks.goroutines",
             "threadcost.runsafety.forkserver_ready"]  # last: says the imports are done
 _context: Any = None
 _inline_depth = 0

@@ -309,8 +309,8 @@ DECLARATIONS: tuple[Param, ...] = (
     _p('tasks_sleep_stagger_ms', 'int', '05_user_space_tasks', 200,
        'start delays spread below this, ms (C15: 200 ms)', unit='ms', minimum=0,
        maximum=10_000),
-    # page 05's kernel-task switch (threadcost.experiments.kernel_task_switch); the thread
-    # row's memory and launch are notebooks 02's and 03's findings, measured there
+    # page 05's kernel-task switch (threadcost.experiments.user_space_tasks.kernel_task_switch);
+    # the thread row's memory and launch are notebooks 02's and 03's findings, measured there
     _p('tasks_kernel_switch_iterations', 'int', '05_user_space_tasks', 50000,
        'thread/process round trips (futex, same CPU): a tenth in each bare batch',
        minimum=1, maximum=10_000_000),

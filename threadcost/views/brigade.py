@@ -11,7 +11,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from threadcost import vocabulary
-from threadcost.experiments.brigade_params import BASELINE
+from threadcost.experiments.brigade.checks import BASELINE
 from threadcost.results import Result
 
 LABELS = {"thread": "threads (blocking read)", "epoll": "epoll loop, one thread",

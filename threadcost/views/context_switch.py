@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import claims, findings, textout, vocabulary
-from threadcost.experiments import context_switch_params as cs
+from threadcost.experiments.context_switch import checks as cs
 from threadcost.results import Result
 
 US = 1e-3  # ns -> µs
@@ -256,7 +256,7 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
     from threadcost.errors import ParameterError
 
     # The explorer measures on a reader's request: only then are the kernels loaded.
-    from threadcost.experiments.context_switch import run
+    from threadcost.experiments.context_switch.run import run
 
     cache = dict(results or {})
     usable, missing = [], []

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import vocabulary
-from threadcost.experiments import context_switch_params as cs
+from threadcost.experiments.context_switch import checks as cs
 from threadcost.results import Result
 from threadcost.views import charts
 

@@ -1,8 +1,8 @@
 """Page 05's kernel-task rows (an OS thread, an OS process), drawn from stored runs, each
 number printed once across the paper:
 
-- one switch: page 05's own bare batches (:mod:`threadcost.experiments.kernel_task_switch`),
-  the headline's finding;
+- one switch: page 05's own bare batches
+  (:mod:`threadcost.experiments.user_space_tasks.kernel_task_switch`), the headline's finding;
 - the round trips, each timed, and the switches the kernel counted per round trip: notebook
   04's sweep (:func:`sweep_round_trips`), the row page 04's table prints;
 - the thread's memory per idle thread and its launch: the findings pages 02 and 03 print

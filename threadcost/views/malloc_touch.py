@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from threadcost import claims
-from threadcost.experiments import malloc_touch_params as malloc_touch
+from threadcost.experiments.malloc_touch import checks as malloc_touch
 from threadcost.results import Result
 
 
@@ -95,7 +95,7 @@ def explorer(default_mib: int = 64) -> Any:
     from IPython.display import display
 
     # The explorer measures on a reader's request: only then are the kernels loaded.
-    from threadcost.experiments.malloc_touch import run
+    from threadcost.experiments.malloc_touch.run import run
 
     mib = w.IntSlider(value=default_mib, min=8, max=1024, step=8, description="size (MiB)",
                       continuous_update=False)

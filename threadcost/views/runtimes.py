@@ -1,6 +1,6 @@
 """The peers' task kinds in notebook 05's table and in the headline.
 
-:func:`peer_rows` turns a :mod:`threadcost.experiments.runtimes` result into
+:func:`peer_rows` turns a :mod:`threadcost.experiments.user_space_tasks.runtimes` result into
 rows of notebook 05's table (same columns and definitions as the C thread, the
 fiber and the goroutine rows). The headline's rows of the same kinds are findings
 (``threadcost.findings.headline``), read by ``views.headline``.

@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from threadcost import claims, findings
-from threadcost.experiments import thread_memory_params as thread_memory
+from threadcost.experiments.thread_memory import checks as thread_memory
 from threadcost.results import Result
 
 KIB_PER_MIB = 1024
@@ -260,7 +260,7 @@ def explorer(threads: int = 1000, stack_kib: int = 0, touch_kib: int = 0) -> Any
     from IPython.display import display
 
     # The explorer measures on a reader's request: only then are the kernels loaded.
-    from threadcost.experiments.thread_memory import run
+    from threadcost.experiments.thread_memory.run import run
 
     sizes = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
     n = w.IntSlider(value=threads, min=40, max=10_000, step=40, description="threads",

@@ -1,6 +1,6 @@
 """Selectors of S6's claims (Kołaczkowski 2023): peak memory of a program whose
 N tasks all sleep, per runtime, read from the ``peer_peak_memory`` runs
-(:func:`threadcost.experiments.million.peer_tasks`). Peak = the program's
+(:func:`threadcost.experiments.user_space_tasks.million.peer_tasks`). Peak = the program's
 VmHWM, in MB of 10^6 bytes: the post labels its axis "memory [MB]" without
 saying 10^6 or 2^20 bytes, nor which tool read the peak (the two units differ
 by 4.9%; no ratio the claims judge depends on it)."""

@@ -25,7 +25,7 @@ What S4 read from ``time``, and what is read here:
 CPU per wake-up is judged only where the tasks kept up with their schedule: a
 repeat whose CPUs were at least 80% busy, or which ran more than 1.25 times its
 planned sleeping time, is saturated (the same rule as
-:mod:`threadcost.experiments.sleepers`), and a CPU reading that includes one is
+:mod:`threadcost.experiments.user_space_tasks.sleepers`), and a CPU reading that includes one is
 shown but not judged.
 """
 

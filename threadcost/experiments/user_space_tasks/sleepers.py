@@ -11,7 +11,7 @@ Variants, each in a process of its own:
 - ``threads``: C threads (native/sleepers.c) with the system default stack,
   placed by the scheduler; in a child process (run_isolated);
 - ``threads_pinned``: the same, thread i pinned to CPU i mod n round-robin;
-- ``goroutines``: the Go peer program (:mod:`threadcost.experiments.peers`).
+- ``goroutines``: the Go peer program (:mod:`threadcost.experiments.user_space_tasks.goroutines`).
 
 Memory is the growth of the process's resident set while the tasks run: the
 peak (sampled every period by the main thread, and VmHWM where it can be

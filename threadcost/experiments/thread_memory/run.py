@@ -1,7 +1,7 @@
 """Memory per thread: virtual, resident, and the kernel memory RSS hides.
 
 Claims C05, C06, C10, C12 and C16 (C08 is the limits explorer's,
-:mod:`threadcost.experiments.limits`).
+:mod:`threadcost.experiments.thread_memory.limits`).
 
 Every measurement starts N threads in a fresh child process (a clean baseline:
 glibc caches the stacks of joined threads, so a second run in the same process
@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost.errors import LimitReached, ParameterError, check_status, errno_name
-from threadcost.experiments.thread_memory_params import (
+from threadcost.experiments.thread_memory.checks import (
     DEFAULT_COUNTS,
     DEFAULT_STACK_SIZES,
     DEFAULT_TOUCH_DEPTHS,

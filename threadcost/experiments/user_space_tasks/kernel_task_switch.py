@@ -27,7 +27,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from threadcost.experiments import context_switch, context_switch_params
+from threadcost.experiments.context_switch import checks as context_switch_params
+from threadcost.experiments.context_switch import run as context_switch
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate

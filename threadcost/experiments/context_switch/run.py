@@ -32,18 +32,7 @@ import pandas as pd
 
 from threadcost import stats
 from threadcost.errors import ParameterError
-from threadcost.experiments.context_switch_kernels import (
-    BASELINES,
-    LIMITS,
-    SELF_HOP,
-    STEPS,
-    _pingpong,
-    _raise_for,
-    baseline,
-    measure_baselines,
-    touch_cost,
-)
-from threadcost.experiments.context_switch_params import (
+from threadcost.experiments.context_switch.checks import (
     BASELINE_TEXT,
     CLAIM_MECHANISMS,
     EXPERIMENT,
@@ -62,7 +51,18 @@ from threadcost.experiments.context_switch_params import (
     check_working_set_sweep,
     choose_cpus,
 )
-from threadcost.experiments.context_switch_results import (
+from threadcost.experiments.context_switch.kernels import (
+    BASELINES,
+    LIMITS,
+    SELF_HOP,
+    STEPS,
+    _pingpong,
+    _raise_for,
+    baseline,
+    measure_baselines,
+    touch_cost,
+)
+from threadcost.experiments.context_switch.results import (
     _derived,
     _pinning_verified,
     _thp_mode,

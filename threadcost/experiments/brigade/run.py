@@ -48,9 +48,7 @@ import pandas as pd
 
 from threadcost import cbuild, paths, stats
 from threadcost.errors import KernelError
-from threadcost.experiments import peers
-from threadcost.experiments.brigade_one_run import C_KINDS, GO_LIMITS, LIMITS, run_one
-from threadcost.experiments.brigade_params import (
+from threadcost.experiments.brigade.checks import (
     BASELINE,
     EXPERIMENT,
     ITERATIONS,
@@ -69,6 +67,8 @@ from threadcost.experiments.brigade_params import (
     WARMUP,
     check_params,
 )
+from threadcost.experiments.brigade.one_run import C_KINDS, GO_LIMITS, LIMITS, run_one
+from threadcost.experiments.user_space_tasks import goroutines as peers
 from threadcost.results import Result
 from threadcost.settings import validate
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import stats
-from threadcost.experiments import context_switch as cs
+from threadcost.experiments.context_switch import run as cs
 from threadcost.results import Result
 from threadcost.settings import validate
 from threadcost.settings.parameters import declared

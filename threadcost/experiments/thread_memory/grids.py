@@ -13,7 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost.experiments import malloc_touch, thread_memory
+from threadcost.experiments.malloc_touch import run as malloc_touch
+from threadcost.experiments.thread_memory import run as thread_memory
 from threadcost.results import Result
 from threadcost.settings import validate
 

@@ -1,7 +1,7 @@
 """The brigade, part one: kinds, placements, limits and the checks of
 :func:`threadcost.experiments.brigade.run`'s parameters (before any C runs);
-re-exported by :mod:`threadcost.experiments.brigade`. Loads no kernel (the kinds' C
-codes are in :mod:`threadcost.experiments.brigade_one_run`), so views read it anywhere."""
+re-exported by :mod:`threadcost.experiments.brigade.run`. Loads no kernel (the kinds' C
+codes are in :mod:`threadcost.experiments.brigade.one_run`), so views read it anywhere."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Context switch, part three: the Result of one configuration assembled from the
 kernel's raw output (distributions, switches per round trip, baseline-relative
 numbers) and the benchmark targets; re-exported by
-:mod:`threadcost.experiments.context_switch`."""
+:mod:`threadcost.experiments.context_switch.run`."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from threadcost import stats
-from threadcost.experiments.context_switch_kernels import LIMITS
-from threadcost.experiments.context_switch_params import EXPERIMENT
+from threadcost.experiments.context_switch.checks import EXPERIMENT
+from threadcost.experiments.context_switch.kernels import LIMITS
 from threadcost.host import sysinfo
 from threadcost.native import lib
 from threadcost.results import Result
@@ -81,7 +81,7 @@ def assemble(p: dict[str, Any], raw: dict[str, Any], base: dict[str, np.ndarray]
     params = {**p, "per_sample": per_sample, "record_cpus": record_cpus}
     limit_hit = None
     if raw["status"] == lib.TC_ELIMIT:
-        from threadcost.experiments.limits import name_from_errno
+        from threadcost.experiments.thread_memory.limits import name_from_errno
 
         limit_hit = {"limit": f"{name_from_errno(int(raw['err']), 'tasks')}: "
                               f"{LIMITS.get(raw['where'], 'a system limit')}",

@@ -26,7 +26,7 @@ import pandas as pd
 
 from threadcost import peers as registry
 from threadcost.errors import KernelError, ParameterError, check_status
-from threadcost.experiments import peers
+from threadcost.experiments.user_space_tasks import goroutines as peers
 from threadcost.host import sysinfo
 from threadcost.native import ffi, lib
 from threadcost.results import Result

@@ -47,7 +47,7 @@ import pandas as pd
 
 from threadcost import stats
 from threadcost.errors import KernelError
-from threadcost.experiments import context_switch as cs
+from threadcost.experiments.context_switch import run as cs
 from threadcost.host import cpus
 from threadcost.native import ffi, lib
 from threadcost.results import Result

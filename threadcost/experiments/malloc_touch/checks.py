@@ -1,6 +1,6 @@
 """Virtual vs resident memory, part one: the allocators, the stages read and the checks
 of :func:`threadcost.experiments.malloc_touch.run`'s parameters (before any C runs);
-re-exported by :mod:`threadcost.experiments.malloc_touch`.
+re-exported by :mod:`threadcost.experiments.malloc_touch.run`.
 
 Defaults and ranges are the notebook parameters' (:mod:`threadcost.settings.parameters`). Loads
 no kernel, so the views and ``--help`` read the names from here on a machine without

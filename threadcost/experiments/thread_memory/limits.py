@@ -255,7 +255,7 @@ def run(stack_kib: Any = STACK_KIB.default, touch_kib: Any = TOUCH_KIB.default,
 
 def _spawn_child(max_threads: int, stack_kib: int,
                  address_space_mib: int | None, exhaust: bool = False) -> dict[str, Any]:
-    from threadcost.experiments import thread_memory
+    from threadcost.experiments.thread_memory import run as thread_memory
 
     return thread_memory.measure_point(max_threads, stack_kib, 0, None, address_space_mib,
                                        exhaust=exhaust)
@@ -265,7 +265,7 @@ def check_spawn_until_failure(max_threads: Any, stack_kib: Any, address_space_mi
                               timeout: Any = 300,
                               exhaust: Any = False) -> tuple[int, int, Any, int]:
     """What :func:`spawn_until_failure` refuses, before anything runs (prechecks)."""
-    from threadcost.experiments import thread_memory
+    from threadcost.experiments.thread_memory import run as thread_memory
 
     n = validate.integer("max_threads", max_threads, **SPAWN.bounds)
     stack = validate.stack_kib("stack_kib", stack_kib)

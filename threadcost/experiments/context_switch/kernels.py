@@ -1,6 +1,6 @@
 """Context switch, part two: the C kernels called once (the ping-pong and its
 baselines), handing plain Python values back; re-exported by
-:mod:`threadcost.experiments.context_switch`."""
+:mod:`threadcost.experiments.context_switch.run`."""
 
 from __future__ import annotations
 

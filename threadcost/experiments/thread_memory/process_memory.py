@@ -1,6 +1,6 @@
 """Memory per idle process: what one forked, sleeping child holds, user and kernel side.
 
-The process counterpart of :mod:`threadcost.experiments.thread_memory`. Each
+The process counterpart of :mod:`threadcost.experiments.thread_memory.run`. Each
 run forks N children of a fresh measuring process (native/process_memory.c);
 each child writes ``touch_kib`` KiB of fresh memory (0: none), then sleeps on a
 futex. With all of them asleep the run reads:

@@ -1,6 +1,6 @@
 """The brigade, part two: one run of one kind at one N (a C brigade in a fresh child
 process, or the Go peer's goroutine brigade), as a plain dict of what it measured;
-re-exported by :mod:`threadcost.experiments.brigade`."""
+re-exported by :mod:`threadcost.experiments.brigade.run`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from threadcost.errors import KernelError, check_status
-from threadcost.experiments import peers
+from threadcost.experiments.user_space_tasks import goroutines as peers
 from threadcost.native import ffi, interruptible, lib, proc_status_dict
 from threadcost.runsafety.isolate import run_isolated
 

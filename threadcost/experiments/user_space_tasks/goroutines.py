@@ -11,7 +11,7 @@ the peer registry (:mod:`threadcost.peers`), which builds it into
 - ``memory``: N goroutines blocked on a channel; RSS/VSZ per goroutine by slope
   (claim C11, scaled down from a million);
 - ``sleepers``: N goroutines each sleeping ``period_ms`` at a time (S4's workload;
-  :mod:`threadcost.experiments.sleepers` runs it, repeated, beside Rust threads for
+  :mod:`threadcost.experiments.user_space_tasks.sleepers` runs it, repeated, beside Rust threads for
   C15/C17, and beside C threads in its sweep).
 
 Without Go every row is reported as not run, with the reason.
@@ -27,7 +27,7 @@ import pandas as pd
 
 from threadcost import stats
 from threadcost.errors import ParameterError
-from threadcost.experiments.fibers import one_cpu
+from threadcost.experiments.user_space_tasks.fibers import one_cpu
 from threadcost.host import cpus
 from threadcost.peers.base import clean_env, parse_json, run_command
 from threadcost.peers.go import GO

@@ -1,10 +1,10 @@
 """Context switch, part one: the names of mechanisms, placements and tasks, and the
 checks of :func:`threadcost.experiments.context_switch.run`'s parameters (before any
-C runs); re-exported by :mod:`threadcost.experiments.context_switch`.
+C runs); re-exported by :mod:`threadcost.experiments.context_switch.run`.
 
 Defaults and ranges are the notebook parameters' (:mod:`threadcost.settings.parameters`). Loads
 no kernel (the C codes of these names are in
-:mod:`threadcost.experiments.context_switch_kernels`), so the views and ``--help`` read
+:mod:`threadcost.experiments.context_switch.kernels`), so the views and ``--help`` read
 the names from here on a machine without the C build."""
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost.errors import check_status
-from threadcost.experiments.malloc_touch_params import (
+from threadcost.experiments.malloc_touch.checks import (
     ALLOCATORS,
     EXPERIMENT,
     MAX_POINTS,

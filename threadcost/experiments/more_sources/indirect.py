@@ -26,8 +26,8 @@ import pandas as pd
 
 from threadcost import stats
 from threadcost.errors import check_status
-from threadcost.experiments import context_switch as cs
-from threadcost.experiments import fibers
+from threadcost.experiments.context_switch import run as cs
+from threadcost.experiments.user_space_tasks import fibers
 from threadcost.host import cpus as cpu_sets
 from threadcost.native import ffi, lib
 from threadcost.results import Result

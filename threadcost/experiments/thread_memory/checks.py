@@ -1,6 +1,6 @@
 """Memory per thread, part one: the counters' names and labels and the checks of
 :func:`threadcost.experiments.thread_memory.run`'s parameters (before any C runs);
-re-exported by :mod:`threadcost.experiments.thread_memory`. Loads no kernel, so the
+re-exported by :mod:`threadcost.experiments.thread_memory.run`. Loads no kernel, so the
 views read the labels from here on a machine without the C build."""
 
 from __future__ import annotations

@@ -314,7 +314,7 @@ def _series(kwargs: dict[str, Any], timeout: float,
 
 
 def _limit(kind: str, err: int) -> dict[str, Any]:
-    from threadcost.experiments.limits import name_from_errno
+    from threadcost.experiments.thread_memory.limits import name_from_errno
 
     what = "threads" if kind in ("thread", "burst") else "processes"
     return {"limit": f"{name_from_errno(err, what)} (a {kind} create failed)",
