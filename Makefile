@@ -26,7 +26,7 @@ help:
 	@echo "make cross-arm64  every C program built for arm64 (warnings as errors), C tests under qemu-user"
 	@echo "make debian13-check  make paper and make test in a fresh Debian 13 root (debootstrap)"
 	@echo "make published  data/published/{claims,values,quotes}.csv from the claims' records"
-	@echo "make params   params/default.yaml and the notebooks' parameters cells from threadcost/settings/parameters.py"
+	@echo "make params   params/default.yaml and the notebooks' parameters cells from the families' specs (threadcost/experiments/<family>/spec.py)"
 	@echo "make lock     recompile the lock (requirements/*.txt) from pyproject.toml"
 	@echo "make dist     build the sdist and the wheel into dist/"
 	@echo "make clean    remove build outputs (never data/)"
@@ -188,7 +188,7 @@ test-busy: setup browser-deps $(VENV)/.prewarmed
 test-folders: setup
 	$(BIN)/python -m pytest $(PYTEST_XDIST) -m folders tests/test_named_numbers.py
 
-# Generated from the parameter declarations (threadcost/settings/parameters.py); a test fails on drift.
+# Generated from the parameter declarations (the families' specs (threadcost/experiments/<family>/spec.py)); a test fails on drift.
 params: $(VENV)/.installed-paper
 	$(BIN)/python tools/parameters_cells.py
 

@@ -44,8 +44,8 @@ save: bool = True  # store what this notebook makes: runs under runs/<machine>/<
 from IPython.display import Markdown, display
 
 from threadcost import plotting, textout
+from threadcost.experiments import parameters
 from threadcost.host import machine
-from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import headline, summary
 

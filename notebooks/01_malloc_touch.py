@@ -47,8 +47,8 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import findings, plotting, textout
+from threadcost.experiments import parameters
 from threadcost.experiments.malloc_touch import run as malloc_touch
-from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import malloc_touch as view
 
@@ -133,11 +133,11 @@ display(view.c07_comparison(first))
 if parameters.interactive(interactive):
     display(view.explorer(default_mib=min(malloc_mib, 256)))
 else:
-    from threadcost.experiments.thread_memory import grids as explorer_grids
+    from threadcost.experiments.malloc_touch import grid as explorer_grid
     from threadcost.views import charts, malloc_touch_chart
 
     grid = store.get("malloc_touch_grid",
-                     lambda: explorer_grids.malloc_touch_grid(allocators=malloc_allocators))
+                     lambda: explorer_grid.malloc_touch_grid(allocators=malloc_allocators))
     charts.show(malloc_touch_chart.chart(grid))
 
 # %% [markdown]

@@ -76,10 +76,10 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import claims, plotting, textout
+from threadcost.experiments import parameters
 from threadcost.experiments.thread_memory import limits, process_memory
 from threadcost.experiments.thread_memory import run as thread_memory
 from threadcost.experiments.user_space_tasks import million
-from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import million as million_view
@@ -302,10 +302,10 @@ plotting.save_figure(fig, "thread_memory_claims", figures_dir);
 if parameters.interactive(interactive):
     display(view.explorer(threads=min(memory_grid_threads, 2000)))
 else:
-    from threadcost.experiments.thread_memory import grids as explorer_grids
+    from threadcost.experiments.thread_memory import grid as explorer_grid
     from threadcost.views import charts, thread_memory_chart
 
-    grid = store.get("thread_memory_grid", lambda: explorer_grids.thread_memory_grid(
+    grid = store.get("thread_memory_grid", lambda: explorer_grid.thread_memory_grid(
         threads=min(memory_grid_threads, 2000)))
     charts.show(thread_memory_chart.chart(grid))
     charts.show(thread_memory_chart.grids_chart(stacks, touch))

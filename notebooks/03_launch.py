@@ -71,8 +71,8 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import claims, findings, plotting, textout
+from threadcost.experiments import parameters
 from threadcost.experiments.launch import run as launch
-from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import launch as view

@@ -82,9 +82,9 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import claims, findings, plotting, textout
+from threadcost.experiments import parameters
 from threadcost.experiments.context_switch import cpu_bound, echo, yardsticks
 from threadcost.experiments.context_switch import run as cs
-from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import context_switch as view

@@ -83,6 +83,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 from IPython.display import Markdown, display
 
 from threadcost import claims, findings, plotting, stats, textout
+from threadcost.experiments import parameters
 from threadcost.experiments.user_space_tasks import (
     fibers,
     kernel_task_switch,
@@ -91,7 +92,6 @@ from threadcost.experiments.user_space_tasks import (
     sleepers,
 )
 from threadcost.experiments.user_space_tasks import goroutines as peers
-from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view

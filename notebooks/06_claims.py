@@ -64,8 +64,8 @@ save: bool = True  # store what this notebook makes: runs under runs/<machine>/<
 from IPython.display import Markdown, display
 
 from threadcost import claims, plotting, textout
+from threadcost.experiments import parameters
 from threadcost.host import machine
-from threadcost.settings import parameters
 from threadcost.store import datastore, stored
 from threadcost.views import claims as claims_view
 from threadcost.views import summary

@@ -73,8 +73,8 @@ machine_id: Optional[str] = None  # with measure False: the machine folder to dr
 from IPython.display import Markdown, display
 
 from threadcost import claims, plotting, textout
+from threadcost.experiments import parameters
 from threadcost.experiments.brigade import run as brigade
-from threadcost.settings import parameters
 from threadcost.store import stored
 from threadcost.views import brigade as view
 from threadcost.views import claims as claims_view

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from threadcost import claims, paths
 from threadcost.claims import catalogue, publish
-from threadcost.experiments import registry
+from threadcost.experiments import specs
 
 CLAIM_ID = re.compile(r"\bC\d{2}\b")
 ROOT = paths.REPO_ROOT
@@ -103,9 +103,9 @@ def test_each_record_declares_its_words_pages_and_experiments() -> None:
         assert claim.words and claim.source in cited, claim.id
         assert claim.pages and set(claim.pages) <= notebooks, (claim.id, claim.pages)
         assert claim.experiments, claim.id
-        unknown = [e for e in claim.experiments if e not in registry.BY_NAME]
+        unknown = [e for e in claim.experiments if not specs.known(e)]
         assert not unknown, f"{claim.id} reads unregistered experiments {unknown}"
-        assert not any(registry.BY_NAME[e].auxiliary for e in claim.experiments), claim.id
+        assert not any(specs.get(e).auxiliary for e in claim.experiments), claim.id
 
 
 def test_lists_are_computed_from_the_records() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from threadcost import claims, paths
-from threadcost.experiments import registry
+from threadcost.experiments import specs
 from threadcost.host import machine
 from threadcost.measured.runs import Runs
 from threadcost.paper import summary as paper_summary
@@ -54,9 +54,9 @@ def test_every_page_shows_one_verdict_per_claim(
     mid, page06 = other
     assert mid != machine.machine_id()
     results = _newest(Runs.load(mid, DATA))
-    notebooks = sorted({e.notebook for e in registry.EXPERIMENTS if e.notebook})
+    notebooks = sorted({e.notebook for e in specs.experiments() if e.notebook})
     for stem in notebooks:  # each notebook's section judges with its own runs
-        held = [results[e.name] for e in registry.of_notebook(stem) if e.name in results]
+        held = [results[e.name] for e in specs.of_notebook(stem) if e.name in results]
         if held:
             assert _shown(claims.judge(mid, DATA, held)) == page06, stem
     assert _shown(claims.judge(mid, DATA, list(results.values()))) == page06

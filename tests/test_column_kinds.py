@@ -1,6 +1,7 @@
-"""#37 item 1: each stored table's columns declare their kind beside the registry's
-tables (threadcost/experiments/table_kinds.py), and a number is checked against the kind
-its column declares; a column's name decides only for a table not declared there."""
+"""#37 item 1: each stored table's columns declare their kind in the table's declaration
+(its family's spec, threadcost/experiments/<family>/spec.py), and a number is checked
+against the kind its column declares; a column's name decides only for a table not
+declared there."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pandas as pd
 import pytest
 
 from threadcost.errors import DataError
-from threadcost.experiments import registry, table_kinds
+from threadcost.experiments import specs
 from threadcost.store import table_checks
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,25 +54,24 @@ def test_there_are_stored_runs_to_check() -> None:
 def test_every_column_of_every_stored_table_declares_its_kind() -> None:
     undeclared = sorted({f"{experiment}/{table}: {column}"
                          for _, experiment, table, columns in STORED for column in columns
-                         if column not in registry.column_kinds(experiment, table)})
-    assert not undeclared, ("declare these in threadcost/experiments/table_kinds.py: "
+                         if column not in specs.column_kinds(experiment, table)})
+    assert not undeclared, ("declare these in their family's spec: "
                             + ", ".join(undeclared[:20]))
 
 
 def test_every_declared_kind_is_a_known_one() -> None:
-    unknown = {f"{e}/{t}: {c} = {k}" for e, tables in table_kinds.COLUMNS.items()
-               for t, cols in tables.items() for c, k in cols.items()
+    unknown = {f"{e.name}/{t.name}: {c} = {k}" for e in specs.experiments()
+               for t in e.tables for c, k in t.columns.items()
                if k not in table_checks.KINDS}
     assert not unknown
 
 
-def test_declarations_name_registered_experiments_and_cover_their_tables() -> None:
-    assert set(table_kinds.COLUMNS) <= set(registry.BY_NAME)
+def test_declarations_cover_the_tables_every_run_holds() -> None:
     stored = {(e, t) for _, e, t, _ in STORED}
     for experiment in {e for e, _ in stored}:
-        for table in registry.get(experiment).tables:
+        for table in specs.get(experiment).table_names:
             if (experiment, table) in stored:
-                assert registry.column_kinds(experiment, table), (experiment, table)
+                assert specs.column_kinds(experiment, table), (experiment, table)
 
 
 def test_the_declared_kind_decides_not_the_name(tmp_path: Path) -> None:
@@ -89,7 +89,7 @@ def test_a_stored_table_is_checked_with_its_declared_kinds(tmp_path: Path) -> No
     from threadcost.results import Result
     from threadcost.store import datastore
 
-    declared = registry.column_kinds("launch_growth", "repeats")
+    declared = specs.column_kinds("launch_growth", "repeats")
     assert declared["lifecycle_ns_p50"] == "time"
     frame = pd.DataFrame({"kind": ["thread"], "repeat": [0], "parent_touch_mib": [0],
                           "create_ns_p50": [1000.0], "lifecycle_ns_p50": [-5.0]})

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from threadcost.errors import ParameterError
-from threadcost.settings import parameters
+from threadcost.experiments import parameters
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))

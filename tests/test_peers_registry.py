@@ -101,7 +101,7 @@ def test_each_runtime_is_declared_once_and_whole() -> None:
 def test_the_shipped_sets_run_every_page_5_runtime(params: str) -> None:
     """quick.yaml and large.yaml name no runtime: "all" runs each that page 5 runs by
     default, as the registry declares them (a new runtime needs no parameter changed)."""
-    from threadcost.settings import parameters
+    from threadcost.experiments import parameters
 
     values = parameters.check_file(paths.REPO_ROOT / "params" / params)
     assert values["tasks_peer_kinds"] == [peers.ALL]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from threadcost.settings import parameters
+from threadcost.experiments import parameters
 
 REPO = Path(__file__).resolve().parent.parent
 REPEATS = 20

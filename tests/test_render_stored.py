@@ -1,4 +1,4 @@
-"""Measure, then render from what was stored; the registry; builds that run at once.
+"""Measure, then render from what was stored; the specs; builds that run at once.
 
 - The quick paper drawn again from its stored runs (``--machine``, nothing measured)
   prints the same numbers as the measuring build that stored them, on the pages that
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import drawing_priority
-from threadcost.experiments import registry
+from threadcost.experiments import specs
 from threadcost.host import machine
 from threadcost.store import datastore
 
@@ -202,7 +202,7 @@ def _charts_draw(page: Path) -> None:
             browser.close()
 
 
-# ------------------------------------------------------------------ the registry
+# ------------------------------------------------------------------ the specs
 
 def _experiment_names_in_code() -> set[str]:
     """Names given to Result(...) (a string, or a module constant) and EXPERIMENT constants."""
@@ -233,14 +233,14 @@ def _experiment_names_in_code() -> set[str]:
 def test_every_experiment_made_in_code_is_registered() -> None:
     found = _experiment_names_in_code()
     assert {"malloc_touch", "launch_growth", "context_switch_working_set"} <= found
-    assert found - set(registry.BY_NAME) == set()
+    assert found - {e.name for e in specs.experiments()} == set()
 
 
 def test_every_experiment_stored_in_data_is_registered() -> None:
     stored = {json.loads(p.read_text())["experiment"]
               for p in (REPO / "data").glob("*/*/meta.json")}
     assert stored
-    assert stored - set(registry.BY_NAME) == set()
+    assert stored - {e.name for e in specs.experiments()} == set()
 
 
 def test_every_notebook_label_is_a_registered_experiment() -> None:
@@ -250,16 +250,16 @@ def test_every_notebook_label_is_a_registered_experiment() -> None:
                                 re.S):
             label, rest = call.group(1), call.group(2)
             named = re.search(r'experiment="([a-z_]+)"', rest)
-            assert (named.group(1) if named else label) in registry.BY_NAME, (source.name, label)
+            assert specs.known(named.group(1) if named else label), (source.name, label)
 
 
-def test_registry_entries_point_at_real_modules_and_notebooks() -> None:
+def test_declared_experiments_point_at_real_modules_and_notebooks() -> None:
     from threadcost.paper import build as paper
 
-    for entry in registry.EXPERIMENTS:
+    for entry in specs.experiments():
         module = paper.experiment_module(entry.name)
         assert module is not None and module.is_file(), entry.name
-        if entry.notebook is not None:
+        if entry.notebook:
             assert (REPO / "notebooks" / f"{entry.notebook}.py").is_file(), entry.name
     assert paper.experiment_module("no_such_experiment") is None
 

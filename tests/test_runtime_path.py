@@ -47,7 +47,7 @@ from threadcost.experiments.user_space_tasks import runtimes
 from threadcost.experiments.user_space_tasks import sleepers
 from threadcost.findings import headline
 from threadcost.results import Result
-from threadcost.settings import parameters
+from threadcost.experiments import parameters
 from threadcost.views import runtimes as runtimes_view
 import parameters_cells
 

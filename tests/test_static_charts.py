@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from threadcost.errors import ParameterError
-from threadcost.experiments.thread_memory import grids as explorer_grids
+from threadcost.experiments.malloc_touch import grid as malloc_grid
+from threadcost.experiments.thread_memory import grid as thread_grid
 from threadcost.views import charts, malloc_touch_chart, tasks_chart, thread_memory_chart
 
 SPEC_BYTES_MAX = 200_000
@@ -51,7 +52,7 @@ def _check(chart: Any, expected: int) -> dict[str, Any]:
 
 
 def test_malloc_touch_grid_and_chart() -> None:
-    grid = explorer_grids.malloc_touch_grid(sizes_mib=[4, 8], allocators=["malloc"], points=5)
+    grid = malloc_grid.malloc_touch_grid(sizes_mib=[4, 8], allocators=["malloc"], points=5)
     curves = grid.tables["curves"]
     for mib, g in curves.groupby("mib"):
         assert list(g.touched_pct) == [0, 25, 50, 75, 100]
@@ -61,7 +62,7 @@ def test_malloc_touch_grid_and_chart() -> None:
 
 
 def test_thread_memory_grid_names_what_does_not_fit() -> None:
-    grid = explorer_grids.thread_memory_grid(threads=8, stacks_kib=[64, 0],
+    grid = thread_grid.thread_memory_grid(threads=8, stacks_kib=[64, 0],
                                              touches_kib=[0, 200])
     skipped = grid.summary["skipped"]
     assert [(s["stack_kib"], s["touch_kib"]) for s in skipped] == [(64, 200)]
@@ -74,9 +75,9 @@ def test_thread_memory_grid_names_what_does_not_fit() -> None:
 
 def test_grids_refuse_bad_input_by_name() -> None:
     with pytest.raises(ParameterError, match="allocators"):
-        explorer_grids.malloc_touch_grid(allocators=["calloc"])
+        malloc_grid.malloc_touch_grid(allocators=["calloc"])
     with pytest.raises(ParameterError, match="threads"):
-        explorer_grids.thread_memory_grid(threads=10**9)
+        thread_grid.thread_memory_grid(threads=10**9)
 
 
 def test_task_comparison_chart() -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from threadcost import findings
 from threadcost.errors import ParameterError
-from threadcost.experiments import registry
+from threadcost.experiments import specs
 from threadcost.experiments.user_space_tasks import kernel_task_switch
 from threadcost.results import Result
 from threadcost.store import datastore, stored
@@ -41,7 +41,7 @@ def test_bad_parameters_are_refused_by_name(kwargs: dict, name: str) -> None:
 
 def test_each_kind_is_a_registered_experiment_of_page_five() -> None:
     for experiment in kernel_task_switch.EXPERIMENTS.values():
-        entry = registry.get(experiment)
+        entry = specs.get(experiment)
         assert entry.module == "kernel_task_switch" and entry.notebook == "05_user_space_tasks"
         assert not entry.retired
 

@@ -91,7 +91,7 @@ def test_the_blocker_does_block() -> None:
     """The same guard refuses an experiment that loads the kernels (the test above
     would see a measuring import fail, not pass unnoticed)."""
     script = SCRIPT.split("import matplotlib")[0] + (
-        "from threadcost.experiments import malloc_touch\n")
+        "from threadcost.experiments.malloc_touch import run\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=60, cwd=REPO, check=False, stdin=subprocess.DEVNULL)
     assert proc.returncode != 0 and "no C build" in proc.stderr

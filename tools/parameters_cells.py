@@ -1,4 +1,5 @@
-"""Write what is generated from the parameter declarations (threadcost/settings/parameters.py):
+"""Write what is generated from the parameter declarations (the families' specs,
+threadcost/experiments/<family>/spec.py):
 each notebook's parameters cell and params/default.yaml (`make params`).
 
     python tools/parameters_cells.py          # rewrite notebooks/*.py and default.yaml
@@ -16,14 +17,15 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from threadcost.settings import parameters  # noqa: E402
+from threadcost.experiments import parameters  # noqa: E402
 
 CELL = re.compile(r'(# %% tags=\["parameters"\]\n)(.*?)(\n# %%)', re.S)
 DEFAULT_SET = REPO / "params" / "default.yaml"
 HEADER = """\
-# Generated from the declarations in threadcost/settings/parameters.py by `make params`
-# (tools/parameters_cells.py): do not edit. To change a default, change its declaration
-# and run `make params`; tests/test_parameters.py fails while this file differs.
+# Generated from the declarations in the families' specs (threadcost/experiments/<family>/
+# spec.py) by `make params` (tools/parameters_cells.py): do not edit. To change a default,
+# change its declaration and run `make params`; tests/test_parameters.py fails while this
+# file differs.
 #
 # Default parameters of `make paper`: the whole study in a few minutes on 2 cores.
 # One flat set, as papermill takes it (`papermill -f params/default.yaml ...`):
@@ -96,7 +98,8 @@ def main(argv: list[str]) -> int:
             if not check_only:
                 path.write_text(new, encoding="utf-8")
     if differ:
-        verb = "differ from threadcost/settings/parameters.py" if check_only else "rewritten"
+        verb = ("differ from the families' specs (threadcost/experiments/<family>/spec.py)"
+                if check_only else "rewritten")
         print(f"{verb}: {', '.join(differ)}")
     return 1 if (differ and check_only) else 0
 

@@ -207,10 +207,10 @@ def _double_clicked_py_notebook_runs_and_its_widgets_redraw(
 
 
 STATIC_CHART_CELL = """\
-from threadcost.experiments.thread_memory import grids as explorer_grids
+from threadcost.experiments.malloc_touch import grid as explorer_grid
 from threadcost.views import charts, malloc_touch_chart
 
-grid = explorer_grids.malloc_touch_grid(sizes_mib=[8, 16], allocators=["malloc"], points=5)
+grid = explorer_grid.malloc_touch_grid(sizes_mib=[8, 16], allocators=["malloc"], points=5)
 charts.show(malloc_touch_chart.chart(grid))
 """
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from threadcost.settings.parameters import cli_default
-from threadcost.settings.parameters import declared as declaration
+from threadcost.experiments.parameters import cli_default
+from threadcost.experiments.parameters import declared as declaration
 
 # A thread stack size's rule beside its declared range (threadcost.settings.validate.stack_kib).
 STACK_KIB_HELP = ("stack size per thread in KiB: 0 = the system default (RLIMIT_STACK), else at "
                   "least this machine's smallest stack and a multiple of the page size")
-# The placements of the context switch, as declared (threadcost.settings.parameters).
+# The placements of the context switch, as declared (threadcost.experiments.parameters).
 PLACEMENTS = declaration("switch_placements").choices
 PLACEMENTS_SOURCE = "threadcost.experiments.context_switch.run:PLACEMENTS"
 
@@ -54,7 +54,7 @@ def value(parser: argparse.ArgumentParser, flag: str, default: str | None, help:
 def declared(parser: argparse.ArgumentParser, flag: str, name: str, help: str,
              *, metavar: str | None = None) -> argparse.Action:
     """An option whose default, unit and range are the notebook parameter ``name``'s
-    declaration (threadcost.settings.parameters): ``help`` says what it is, the range is
+    declaration (threadcost.experiments.parameters): ``help`` says what it is, the range is
     appended, and ``tests/test_parameters.py`` finds it by ``declared_name``."""
     allowed = declaration(name).range_text().replace("%", "%%")
     action = value(parser, flag, cli_default(name), f"{help}, {allowed}" if allowed else help,

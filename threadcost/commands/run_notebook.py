@@ -71,7 +71,8 @@ def checked(stem: str, args: argparse.Namespace) -> dict[str, Any]:
     """Every parameter given, checked against the notebook's declarations, before
     anything runs (ParameterError otherwise)."""
     from threadcost.errors import ParameterError
-    from threadcost.settings import parameter_input, parameters
+    from threadcost.experiments import parameters
+    from threadcost.settings import parameter_input
 
     declared = {p.name: p for p in parameters.for_notebook(stem)}
     values: dict[str, Any] = {}

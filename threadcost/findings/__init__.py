@@ -231,9 +231,9 @@ def compute(name: str, runs: Runs) -> Quantity:
 def _experiment_names() -> Any:
     import re
 
-    from threadcost.experiments import registry
+    from threadcost.experiments import specs
 
-    names = sorted((n for n in registry.BY_NAME if "_" in n), key=len, reverse=True)
+    names = sorted((e.name for e in specs.experiments() if "_" in e.name), key=len, reverse=True)
     return re.compile(r"(?<![\w/.-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w/-])")
 
 

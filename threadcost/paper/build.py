@@ -89,7 +89,7 @@ NOTEBOOKS_DIR = notebook_sources.NOTEBOOKS_DIR
 def load_params(path: str | Path) -> dict[str, Any]:
     """The parameter set, read within bounds and checked (ParameterError, one line:
     the file, the key, the value and what is allowed)."""
-    from threadcost.settings import parameters
+    from threadcost.experiments import parameters
 
     return parameters.check_file(path)
 

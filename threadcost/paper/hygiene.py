@@ -95,10 +95,9 @@ def problems(page: str) -> list[str]:
 def _declared() -> re.Pattern[str]:
     """The declared parameters' and the experiments' names (``tasks_s6_count``,
     ``launch_python_parent``): identifiers a reader should read as words."""
-    from threadcost.experiments import registry
-    from threadcost.settings import parameters
+    from threadcost.experiments import parameters, specs
 
-    names = {n for n in [*parameters.BY_NAME, *registry.BY_NAME] if "_" in n}
+    names = {n for n in [*parameters.BY_NAME, *(e.name for e in specs.experiments())] if "_" in n}
     return re.compile(r"(?<![\w/.-])(?:" + "|".join(
         re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w/-])")
 

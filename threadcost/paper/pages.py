@@ -82,10 +82,10 @@ class Links:
 
 def experiment_module(experiment: str) -> Path | None:
     """The module of ``threadcost/experiments/`` that produces runs named ``experiment``
-    (from :mod:`threadcost.experiments.registry`); None when it is not registered."""
-    from threadcost.experiments import registry
+    (from :mod:`threadcost.experiments.specs`); None when it is not registered."""
+    from threadcost.experiments import specs
 
-    rel = registry.module_path(experiment)
+    rel = specs.module_path(experiment)
     return paths.REPO_ROOT / rel if rel is not None else None
 
 

@@ -224,9 +224,10 @@ def inside_build(folder: str) -> bool:
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of one or more notebooks, declared once (threadcost.settings.parameters):
-    its type, default, unit and range. The experiments' checks, the CLI's options and
-    the parameter sets read the default and range from here."""
+    """One parameter of one or more notebooks, declared once (in its family's spec, or
+    threadcost.experiments.parameters): its type, default, unit and range, and the functions
+    whose argument takes its default. The experiments' checks, the CLI's options and the
+    parameter sets read the default and range from here."""
 
     name: str
     type: str  # the annotation written in the cell (papermill reads it)
@@ -238,6 +239,10 @@ class Param:
     maximum: int | float | None = None
     choices: tuple[str, ...] = ()  # the strings a str or list[str] value may hold
     api_name: str = ""  # the experiment API's name for it (``malloc_mib`` -> ``mib``)
+    # the functions of its family taking its default ("run.run", "checks.check_params:n"
+    # where the argument is not api_name, "family.module.function" for another family's)
+    feeds: tuple[str, ...] = ()
+    narrowed: bool = False  # the machine (memory, pids) or another argument may narrow the maximum
 
     def line(self) -> str:
         """The parameters-cell line declaring it."""

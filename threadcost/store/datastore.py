@@ -39,7 +39,7 @@ import pandas as pd
 
 from threadcost import paths
 from threadcost.errors import DataError
-from threadcost.experiments import registry
+from threadcost.experiments import specs
 from threadcost.host import machine
 from threadcost.results import Result, _json_safe
 from threadcost.store import run_cache, run_files, table_checks
@@ -132,7 +132,7 @@ def read_table(run_dir: Path, name: str, schema: Any,
     """Table ``name`` of a run, checked against its schema: row count, columns, the
     kind of each column (numbers stay numbers; no cell went missing), and every number
     within what its quantity can be (:mod:`threadcost.store.table_checks`; the kinds the
-    registry declares for the tables of ``experiment``). The file is read
+    family's spec declares for the tables of ``experiment``). The file is read
     as any file of a run is (:func:`read_file`): a regular file of the run folder, of
     bounded size."""
     run_files.check_table_name(run_dir / META, name)
@@ -156,7 +156,7 @@ def read_table(run_dir: Path, name: str, schema: Any,
     known = _TABLES.get(key)
     if known is not None and known[1] == digest:  # the very bytes read and checked before
         return known[0].copy()
-    declared = registry.column_kinds(experiment, name) if isinstance(experiment, str) else {}
+    declared = specs.column_kinds(experiment, name) if isinstance(experiment, str) else {}
     frame = _read_checked_table(run_dir, path, raw, name, schema, declared)
     if len(_TABLES) >= _TABLES_MAX:
         _TABLES.pop(next(iter(_TABLES)))

@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import findings, paths, vocabulary
-from threadcost.experiments import registry
+from threadcost.experiments import specs
 from threadcost.host import machine
 from threadcost.measured.runs import UnreadableRun
 from threadcost.results import Result
@@ -153,7 +153,7 @@ class Store:
         """The run ``label``: measured (and stored, and read back) or read from the store.
 
         ``experiment``: the name the run is stored under when it is not the
-        result's own (an auxiliary run, see :mod:`threadcost.experiments.registry`;
+        result's own (an auxiliary run, see :mod:`threadcost.experiments.specs`;
         default: ``label`` when it names a registered experiment). ``match``:
         parameters an unlabelled older run must have to stand for this one.
         Returns a Result, None (when ``measure`` returned None) or :class:`Missing`.
@@ -209,7 +209,7 @@ class Store:
         if not candidates:
             return None, f"this machine's folder holds no {vocabulary.words(name)} run"
         run = candidates[-1]
-        lacking = registry.missing_tables(name, run.meta.get("tables", []))
+        lacking = specs.missing_tables(name, run.meta.get("tables", []))
         if lacking and not skipped(run.meta.get("summary")):
             # a run that says it was skipped has no tables to lack: its reader shows
             # "not run here" with the reason it stored

@@ -49,7 +49,7 @@ def check_table(path: Path, frame: pd.DataFrame, schema: Any, where: str,
     """A table read back, checked against the schema its run recorded (``where`` names
     that schema in a message): rows, columns, each column's kind, its empty and
     infinite cells, and every number's range (:func:`check_ranges`; ``declared``: the
-    kind of each column, from the experiment registry)."""
+    kind of each column, from its family's spec)."""
     if schema is None:  # runs saved before table_schema existed have none
         check_mixed(path, frame)
         check_finite(path, frame, None)
@@ -153,8 +153,8 @@ def check_finite(path: Path, frame: pd.DataFrame, schema: Any) -> None:
 
 # --- what each quantity can be ---------------------------------------------------------
 # Every number a run stores is checked against what its quantity can be. A table's
-# columns name their kind where the experiment registry declares the table
-# (threadcost/experiments/table_kinds.py); a summary key, or a column of a table not
+# columns name their kind where its family's spec declares the table
+# (its family's spec); a summary key, or a column of a table not
 # declared there, is judged by its name, first matching rule of RULES first. A time is never
 # negative, a rate is positive, a fraction lies within 0..1, a count is a whole number
 # of at least zero; everything is finite and below a bound no measurement reaches
@@ -205,7 +205,7 @@ CPU = Quantity("a CPU number (-1: not pinned)", -1, 2**20, whole=True)
 LIMIT = Quantity("a limit", 0, LIMIT_BOUND)
 SIGNED = Quantity("a difference or a fitted coefficient", -BOUND, BOUND)
 PER_OPERATION = Quantity("a count per operation", 0, BOUND)
-# The kinds a table declares for its columns (experiments/table_kinds.py); None: no number.
+# The kinds a table declares for its columns (its family's spec); None: no number.
 KINDS: dict[str, Quantity | None] = {
     "time": TIME, "rate": RATE, "ratio": RATIO, "per_operation": PER_OPERATION,
     "fraction": FRACTION, "percent": PERCENT, "count": COUNT, "cpu": CPU, "limit": LIMIT,

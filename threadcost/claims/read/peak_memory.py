@@ -24,7 +24,7 @@ def _rows(runs: Runs, kind: str, count: int) -> tuple[pd.DataFrame, list[Any]] |
     found = runs.matching(EXPERIMENT, count=count)
     table = runs.tables(found, "runs")
     if table.empty or "kind" not in table:
-        from threadcost.settings import parameters
+        from threadcost.experiments import parameters
 
         default = parameters.BY_NAME["tasks_s6_count"].default
         return Missing(f"no run of S6's program at {count:,} tasks is stored on this machine: "

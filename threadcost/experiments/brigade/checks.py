@@ -9,13 +9,13 @@ from typing import Any
 
 from threadcost import paths
 from threadcost.errors import ParameterError
+from threadcost.experiments.parameters import declared
 from threadcost.host import sysinfo
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 from threadcost.settings.validate import one_cpu
 
 EXPERIMENT = "brigade"
-# Defaults, ranges and choices: the notebook parameters' (threadcost.settings.parameters).
+# Defaults, ranges and choices: the notebook parameters' (threadcost.experiments.parameters).
 TASKS, ITERATIONS = declared("brigade_tasks"), declared("brigade_iterations")
 WARMUP, REPEATS = declared("brigade_warmup"), declared("brigade_repeats")
 STACK_KIB = declared("brigade_stack_kib")

@@ -2,7 +2,7 @@
 checks of :func:`threadcost.experiments.context_switch.run`'s parameters (before any
 C runs); re-exported by :mod:`threadcost.experiments.context_switch.run`.
 
-Defaults and ranges are the notebook parameters' (:mod:`threadcost.settings.parameters`). Loads
+Defaults and ranges are the notebook parameters' (:mod:`threadcost.experiments.parameters`). Loads
 no kernel (the C codes of these names are in
 :mod:`threadcost.experiments.context_switch.kernels`), so the views and ``--help`` read
 the names from here on a machine without the C build."""
@@ -14,9 +14,9 @@ from typing import Any
 
 from threadcost import textout
 from threadcost.errors import ParameterError
+from threadcost.experiments.parameters import declared
 from threadcost.host import cpus
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "context_switch"
 ITERATIONS = declared("switch_iterations")

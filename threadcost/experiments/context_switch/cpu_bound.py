@@ -51,12 +51,12 @@ import pandas as pd
 
 from threadcost import stats
 from threadcost.errors import KernelError, ParameterError, check_status, errno_name
+from threadcost.experiments.parameters import declared
 from threadcost.host import cpus, sysinfo
 from threadcost.native import ffi, lib
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "cpu_bound"
 MODES = {"threads": lib.TC_CPU_BOUND_THREADS, "processes": lib.TC_CPU_BOUND_PROCESSES}
@@ -103,7 +103,7 @@ def check_params(tasks: Any = TASKS.default, limit: Any = LIMIT.default,
                  run_timeout_s: Any = 120, run_s: Any = RUN_S.default,
                  ws_run_s: Any = WS_RUN_S.default) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError); defaults and
-    ranges are the notebook parameters' (threadcost.settings.parameters). ``limit`` /
+    ranges are the notebook parameters' (threadcost.experiments.parameters). ``limit`` /
     ``ws_limit`` None: sized by the calibration to ``run_s`` / ``ws_run_s``."""
     p: dict[str, Any] = {
         "tasks": validate.integer("tasks", tasks, **TASKS.bounds),  # the C limit (a test)

@@ -16,9 +16,9 @@ import pandas as pd
 
 from threadcost import stats
 from threadcost.experiments.context_switch import run as cs
+from threadcost.experiments.parameters import declared
 from threadcost.results import Result
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "echo"
 DEFAULT_PLACEMENTS = ("same-cpu", "unpinned")
@@ -31,7 +31,7 @@ def check_params(placements: Any = DEFAULT_PLACEMENTS, iterations: Any = ITERATI
                  message_bytes: Any = MESSAGE_BYTES.default, repeats: Any = REPEATS.default,
                  warmup: Any = cs.WARMUP.default, timeout_s: Any = 10.0) -> dict[str, Any]:
     """Validate and normalise the parameters of :func:`run` (raises ParameterError);
-    defaults and ranges are the notebook parameters' (threadcost.settings.parameters)."""
+    defaults and ranges are the notebook parameters' (threadcost.experiments.parameters)."""
     chosen = validate.choice_list("placements", placements, cs.PLACEMENTS)
     validate.integer("iterations", iterations, **ITERATIONS.bounds)
     validate.integer("message_bytes", message_bytes, **MESSAGE_BYTES.bounds)

@@ -70,12 +70,12 @@ from threadcost.experiments.context_switch.results import (
     median_ci95,
     targets,
 )
+from threadcost.experiments.parameters import declared
 from threadcost.host import cpus
 from threadcost.results import Result
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
-# The notebook parameters whose defaults are these functions' (threadcost.settings.parameters).
+# The notebook parameters whose defaults are these functions' (threadcost.experiments.parameters).
 WS_ITERATIONS = declared("switch_ws_iterations")
 WS_SECONDS = declared("switch_ws_seconds_per_point")
 PERF_ROUNDS, PERF_ITERATIONS = declared("switch_perf_rounds"), declared("switch_perf_iterations")

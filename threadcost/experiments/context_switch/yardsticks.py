@@ -48,11 +48,11 @@ import pandas as pd
 from threadcost import stats
 from threadcost.errors import KernelError
 from threadcost.experiments.context_switch import run as cs
+from threadcost.experiments.parameters import declared
 from threadcost.host import cpus
 from threadcost.native import ffi, lib
 from threadcost.results import Result
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "yardsticks"
 # name -> (kernel constant, operations per batch by default, what one operation is)

@@ -31,11 +31,11 @@ import pandas as pd
 
 from threadcost import cbuild, paths
 from threadcost.errors import KernelError, ParameterError, check_status
+from threadcost.experiments.parameters import declared
 from threadcost.native import ffi, lib, run_stoppable
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "launch"
 KINDS = {"thread": lib.TC_LAUNCH_THREAD, "fork": lib.TC_LAUNCH_FORK, "vfork": lib.TC_LAUNCH_VFORK,
@@ -85,7 +85,7 @@ def check_params(kinds: Any = "thread", iterations: Any = ITERATIONS.default,
                  memcpy_kib: Any = MEMCPY_KIB.default, baseline: Any = True,
                  parent: Any = "small") -> dict[str, Any]:
     """Validate and normalise every parameter (raises ParameterError); defaults and
-    ranges are the notebook parameters' (threadcost.settings.parameters)."""
+    ranges are the notebook parameters' (threadcost.experiments.parameters)."""
     mems = validate.integer_list("parent_touch_mib", parent_touch_mib, minimum=0,
                                  maximum=MAX_PARENT_MIB, max_items=32)
     validate.memory_fits("parent_touch_mib", parent_touch_mib, max(mems) * 1024)

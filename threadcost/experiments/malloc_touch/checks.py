@@ -2,7 +2,7 @@
 of :func:`threadcost.experiments.malloc_touch.run`'s parameters (before any C runs);
 re-exported by :mod:`threadcost.experiments.malloc_touch.run`.
 
-Defaults and ranges are the notebook parameters' (:mod:`threadcost.settings.parameters`). Loads
+Defaults and ranges are the notebook parameters' (:mod:`threadcost.experiments.parameters`). Loads
 no kernel, so the views and ``--help`` read the names from here on a machine without
 the C build."""
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from threadcost.experiments.parameters import declared
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "malloc_touch"
 MIB = declared("malloc_mib")

@@ -27,13 +27,13 @@ import pandas as pd
 from threadcost import stats
 from threadcost.errors import check_status
 from threadcost.experiments.context_switch import run as cs
+from threadcost.experiments.parameters import declared
 from threadcost.experiments.user_space_tasks import fibers
 from threadcost.host import cpus as cpu_sets
 from threadcost.native import ffi, lib
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 INDIRECT = "indirect_cost"
 SWITCH_COUNTS = "switch_counts"
@@ -41,7 +41,7 @@ MODES = {"single": lib.TC_IND_SINGLE, "switch": lib.TC_IND_SWITCH}
 MAX_HOPS = 20_000  # Li, Ding and Shen: 10,000 round trips
 MIN_HOPS = 10
 WARMUP_HOPS = 4
-# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
+# Defaults and ranges: the notebook parameters' (threadcost.experiments.parameters).
 ARRAY_KIB, STRIDES = declared("sources_array_kib"), declared("sources_strides")
 REPEATS, CPU = declared("sources_repeats"), declared("sources_cpu")
 ACCESSES, ITERATIONS = declared("sources_target_accesses"), declared("sources_switch_iterations")

@@ -24,6 +24,7 @@ import pandas as pd
 
 from threadcost import stats
 from threadcost.errors import ParameterError, check_status
+from threadcost.experiments.parameters import declared
 from threadcost.experiments.user_space_tasks import fibers
 from threadcost.experiments.user_space_tasks import goroutines as peers
 from threadcost.native import ffi, lib
@@ -31,7 +32,6 @@ from threadcost.results import Result
 from threadcost.runsafety import syslimits
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 FIBER_GAP = "fiber_gap"
 GO_LOCKED = "go_lockosthread"
@@ -39,7 +39,7 @@ THREAD_WAVES = "thread_waves"
 GAP_ITEMS = ("asm", "ucontext", "sigprocmask")
 SIGMASK_OPS = 2000  # calls per timed batch of the sigprocmask yardstick
 SIGMASK_BATCHES = 21
-# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
+# Defaults and ranges: the notebook parameters' (threadcost.experiments.parameters).
 REPEATS, CPU = declared("sources_repeats"), declared("sources_cpu")
 FIBER_ITERATIONS, GO_ITERATIONS = declared("sources_fiber_iterations"), declared(
     "sources_go_iterations")

@@ -8,14 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from threadcost.errors import ParameterError
+from threadcost.experiments.parameters import declared
 from threadcost.host import sysinfo
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "thread_memory"
 EXPERIMENT_STACK = "thread_memory_stack"
 EXPERIMENT_TOUCH = "thread_memory_touch"
-# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
+# Defaults and ranges: the notebook parameters' (threadcost.experiments.parameters).
 COUNTS, REPEATS = declared("memory_thread_counts"), declared("memory_repeats")
 GRID_REPEATS = declared("memory_grid_repeats")
 MAX_THREADS = int(COUNTS.maximum or 0)

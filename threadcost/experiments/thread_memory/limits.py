@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost.errors import ParameterError
+from threadcost.experiments.parameters import declared
 from threadcost.host import sysinfo
 from threadcost.results import Result
 
@@ -35,11 +36,10 @@ from threadcost.runsafety.syslimits import name_from_errno as name_from_errno
 from threadcost.runsafety.syslimits import pids_cgroup as pids_cgroup
 from threadcost.runsafety.syslimits import pids_refused as pids_refused
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "thread_limits"
 PID_MAX_LIMIT = 4_194_304  # the kernel's ceiling for kernel.pid_max on 64-bit
-# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
+# Defaults and ranges: the notebook parameters' (threadcost.experiments.parameters).
 STACK_KIB, TOUCH_KIB = declared("memory_stack_kib_requested"), declared("memory_touch_kib")
 SPAWN = declared("memory_spawn_max")
 SPAWN_MAX = int(SPAWN.maximum or 0)

@@ -36,12 +36,12 @@ from typing import Any
 import pandas as pd
 
 from threadcost.errors import KernelError, check_status
+from threadcost.experiments.parameters import declared
 from threadcost.host import sysinfo
 from threadcost.native import ffi, lib
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "process_memory"
 SERIES = {
@@ -75,7 +75,7 @@ def max_children() -> int:
 def check_params(counts: Any = tuple(COUNTS.default), touch_kib: Any = TOUCH_KIB.default,
                  repeats: Any = REPEATS.default, settle_ms: Any = 50) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError); defaults and
-    ranges are the notebook parameters' (threadcost.settings.parameters)."""
+    ranges are the notebook parameters' (threadcost.experiments.parameters)."""
     p: dict[str, Any] = {
         "counts": validate.integer_list("counts", counts, minimum=COUNTS.minimum,
                                         maximum=max_children()),

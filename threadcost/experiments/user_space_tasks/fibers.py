@@ -33,12 +33,12 @@ import pandas as pd
 
 from threadcost import stats
 from threadcost.errors import ParameterError, check_status
+from threadcost.experiments.parameters import declared
 from threadcost.host import sysinfo
 from threadcost.native import ffi, lib, proc_status_dict
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 from threadcost.settings.validate import one_cpu
 
 EXPERIMENT = "fibers"
@@ -68,7 +68,7 @@ def max_fibers() -> int:
     return max(1, (map_count - MAP_MARGIN) // 2)
 
 
-# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
+# Defaults and ranges: the notebook parameters' (threadcost.experiments.parameters).
 SWITCHES, WARMUP = declared("tasks_switch_iterations"), declared("tasks_warmup")
 COUNT, STACK_KIB = declared("tasks_fiber_count"), declared("tasks_fiber_stack_kib")
 POINTS, TOUCH_KIB = declared("tasks_memory_points"), declared("tasks_touch_kib")

@@ -27,13 +27,13 @@ import pandas as pd
 
 from threadcost import stats
 from threadcost.errors import ParameterError
+from threadcost.experiments.parameters import declared
 from threadcost.experiments.user_space_tasks.fibers import one_cpu
 from threadcost.host import cpus
 from threadcost.peers.base import clean_env, parse_json, run_command
 from threadcost.peers.go import GO
 from threadcost.results import Result
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "peers"
 MAX_ITERATIONS = 10_000_000
@@ -90,7 +90,7 @@ def check_params(iterations: Any = ITERATIONS.default, warmup: Any = WARMUP.defa
                  period_ms: Any = PERIOD_MS.default, duration_ms: Any = 2000,
                  stagger_ms: Any = STAGGER_MS.default) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError); the declared
-    ones' defaults and ranges are the notebook parameters' (threadcost.settings.parameters)."""
+    ones' defaults and ranges are the notebook parameters' (threadcost.experiments.parameters)."""
     p: dict[str, Any] = {
         "iterations": validate.integer("iterations", iterations, **ITERATIONS.bounds),
         "warmup": validate.integer("warmup", warmup, **WARMUP.bounds),

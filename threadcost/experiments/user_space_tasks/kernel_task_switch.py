@@ -17,7 +17,7 @@ One switch, the paper's one definition, is half a bare batch's mean round trip, 
 of the batches with their range as its interval (the findings ``switch_thread_batch_median_ns``
 and ``switch_process_batch_median_ns`` in :mod:`threadcost.findings.headline`).
 
-Runs are stored as ``tasks_switch_thread`` and ``tasks_switch_process`` (one registry entry
+Runs are stored as ``tasks_switch_thread`` and ``tasks_switch_process`` (one spec entry
 each), under names of their own so that the claims, which read notebook 04's runs, never
 take these for them.
 """
@@ -29,10 +29,10 @@ from typing import Any
 
 from threadcost.experiments.context_switch import checks as context_switch_params
 from threadcost.experiments.context_switch import run as context_switch
+from threadcost.experiments.parameters import declared
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 ITERATIONS = declared("tasks_kernel_switch_iterations")
 

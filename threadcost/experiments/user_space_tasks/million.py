@@ -26,13 +26,13 @@ import pandas as pd
 
 from threadcost import peers as registry
 from threadcost.errors import KernelError, ParameterError, check_status
+from threadcost.experiments.parameters import declared
 from threadcost.experiments.user_space_tasks import goroutines as peers
 from threadcost.host import sysinfo
 from threadcost.native import ffi, lib
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 from threadcost.vocabulary import CAP_WORDS
 
 GOROUTINES_EXPERIMENT = "goroutines_million"
@@ -43,7 +43,7 @@ S1_COUNT = 1_000_000
 GOROUTINE_NEED_KIB = registry.KINDS["goroutine"].need_kib
 PID_RESERVE = 4096  # process ids left to everyone else on the machine
 MAP_RESERVE = 1000  # mappings left for the process's own libraries and heap
-# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters). S1's
+# Defaults and ranges: the notebook parameters' (threadcost.experiments.parameters). S1's
 # program on the peers (peer_tasks) reads S1's; S6's run passes the same ranges.
 COUNT, SLEEP_MS = declared("tasks_c11_goroutines"), declared("tasks_c11_sleep_ms")
 REPEATS = declared("tasks_c11_repeats")

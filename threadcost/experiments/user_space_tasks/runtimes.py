@@ -29,20 +29,21 @@ import pandas as pd
 
 from threadcost import peers as registry
 from threadcost import stats
+from threadcost.experiments.parameters import declared
 from threadcost.experiments.user_space_tasks.fibers import one_cpu
 from threadcost.results import Result
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "peer_runtimes"
 # The peers' runtimes of page 5's table and those holding a kernel thread each, as their
 # registry entries declare them (threadcost.peers).
 KINDS, THREAD_KINDS = registry.PAGE5_KINDS, registry.KERNEL_TASK_KINDS
 ALL_KINDS = registry.ALL  # in ``kinds``: every one of KINDS (page 5's default)
-# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters).
+# Defaults and ranges: the notebook parameters' (threadcost.experiments.parameters).
 ITERATIONS, LAUNCHES = declared("tasks_peer_iterations"), declared("tasks_peer_launch_iterations")
 TASK_COUNT, THREAD_COUNT = declared("tasks_peer_tasks"), declared("tasks_peer_threads")
 REPEATS = declared("tasks_peer_repeats")
+BRIGADE_REPEATS = declared("brigade_repeats")  # S5's brigade repeats as page 07's own
 
 
 def check_params(kinds: Any = (ALL_KINDS,), iterations: Any = ITERATIONS.default,
@@ -162,7 +163,7 @@ def check_brigade(tasks: Any, kinds: Any, placements: Any, iterations: Any, warm
                        if x in validate.choice_list("placements", placements, PLACEMENTS)],
         "iterations": validate.integer("iterations", iterations, minimum=3, maximum=1_000_000),
         "warmup": validate.integer("warmup", warmup, minimum=0, maximum=1_000_000),
-        "repeats": validate.integer("repeats", repeats, minimum=1, maximum=100),
+        "repeats": validate.integer("repeats", repeats, **BRIGADE_REPEATS.bounds),
         "cpu": one_cpu("cpu", cpu, allow_none=False),
     }
     if "rust-thread" in p["kinds"]:

@@ -40,12 +40,12 @@ import pandas as pd
 from threadcost import peers as peer_kinds
 from threadcost import stats
 from threadcost.errors import ParameterError, check_status
+from threadcost.experiments.parameters import declared
 from threadcost.host import sysinfo
 from threadcost.native import ffi, lib, proc_status_dict
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
-from threadcost.settings.parameters import declared
 
 EXPERIMENT = "sleepers"
 VARIANTS = ("threads", "threads_pinned", "goroutines")
@@ -62,7 +62,7 @@ PUBLISHED_WAKEUPS = 10_000 * 1000
 # Rough resident cost of one idle thread (stack pages, TLS, kernel side), for
 # the memory check before running.
 THREAD_BUDGET_KIB = 64
-# Defaults and ranges: the notebook parameters' (threadcost.settings.parameters): S4's
+# Defaults and ranges: the notebook parameters' (threadcost.experiments.parameters): S4's
 # run (:func:`run`) and the sweep's (:func:`sweep`).
 COUNT, PERIOD_MS = declared("tasks_s4_count"), declared("tasks_sleep_period_ms")
 DURATION_MS, STAGGER_MS = declared("tasks_s4_duration_ms"), declared("tasks_sleep_stagger_ms")
