@@ -91,9 +91,14 @@ import threadcost
 light = sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "pandas", "scipy"))
 from threadcost import cli
 cli.build_parser(cli.command_modules())
+# the families' specs, their packages and the parameters read from them are plain data
+parts = [m.split(".") for m in sys.modules]
+declared = {".".join(p) for p in parts if p[:2] == ["threadcost", "experiments"]
+            and (len(p) <= 3 or p[3] == "spec")}
 heavy = sorted(m for m in sys.modules
                if m.split(".")[0] in ("numpy", "pandas", "scipy", "matplotlib", "cffi")
-               or m.startswith(("threadcost.experiments", "threadcost._native")))
+               or (m.startswith(("threadcost.experiments", "threadcost._native"))
+                   and m not in declared))
 print(light, heavy)
 """
 

@@ -186,7 +186,7 @@ FAMILY = family(
                            "slab_kib_per_thread_max system_page_tables_kib_per_thread_max "
                            "kernel_kib_per_thread_max total_kib_per_thread_max")),
         ), figures=("thread_memory_touch",)),
-        Experiment("thread_memory_grid", "thread_memory.grids", (
+        Experiment("thread_memory_grid", "thread_memory.grid", (
             Table("points", columns(
                     count="threads",
                     amount="vsz_kib rss_kib stack_kib touch_kib",
