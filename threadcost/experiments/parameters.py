@@ -30,33 +30,9 @@ from threadcost.settings import parameter_input
 from threadcost.settings.parameter_input import Param
 
 INTERACTIVE_ENV = "THREADCOST_INTERACTIVE"
-ALL = (
-    "00_introduction",
-    "01_malloc_touch",
-    "02_thread_memory",
-    "03_launch",
-    "04_context_switch",
-    "05_user_space_tasks",
-    "06_claims",
-    "07_io_brigade",
-    "08_more_sources",
-)
-MEASURING = (  # notebooks that measure, or draw a machine's stored runs (measure False)
-    "01_malloc_touch",
-    "02_thread_memory",
-    "03_launch",
-    "04_context_switch",
-    "05_user_space_tasks",
-    "07_io_brigade",
-    "08_more_sources",
-)
-EXPERIMENTS = (
-    "01_malloc_touch",
-    "02_thread_memory",
-    "03_launch",
-    "04_context_switch",
-    "05_user_space_tasks",
-)
+# The notebooks: the two pages declared here, and each family's (its spec), in order.
+MEASURING = tuple(f.notebook for f in specs.families())  # measure, or draw stored runs
+EXPERIMENTS = tuple(f.notebook for f in specs.families() if f.explorers)  # live widgets
 # The parameters of the two pages that measure nothing, and those every notebook (or every
 # measuring one) takes; the families' own are declared in their specs
 # (threadcost/experiments/<family>/spec.py).
@@ -71,6 +47,7 @@ PAGES: tuple[Param, ...] = (
           'compare with the committed reference runs (data/)', notebooks=('06_claims',),
           api='include_reference'),
 )
+ALL = tuple(sorted({*MEASURING, *(p.notebooks[0] for p in PAGES)}))
 COMMON: tuple[Param, ...] = (
     # every notebook (interactive: those with explorers)
     param('data_dir', 'Optional[str]', None,

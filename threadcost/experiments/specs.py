@@ -148,6 +148,7 @@ class Family:
     experiments: tuple[Experiment, ...]
     parameters: tuple[Param, ...] = ()
     checks: tuple[Check, ...] = ()
+    explorers: bool = False  # its notebook draws live widgets (``interactive``)
 
 
 def param(name: str, annotation: str, default: Any, doc: str, unit: str = "",
@@ -166,10 +167,11 @@ def param(name: str, annotation: str, default: Any, doc: str, unit: str = "",
 
 def family(name: str, notebook: str, experiments: tuple[Experiment, ...],
            parameters: tuple[Param, ...] = (), checks: tuple[Check, ...] = (),
-           prefixes: tuple[str, ...] = ()) -> Family:
+           prefixes: tuple[str, ...] = (), explorers: bool = False) -> Family:
     """A family's spec: its parameters and experiments told their notebook, each
     parameter the argument it feeds (its name less the first of ``prefixes`` it starts
-    with, unless declared), each check its family."""
+    with, unless declared), each check its family; ``explorers``: its notebook draws
+    live widgets when asked (the ``interactive`` parameter)."""
 
     def api(p: Param) -> str:
         if p.api_name:
@@ -184,7 +186,7 @@ def family(name: str, notebook: str, experiments: tuple[Experiment, ...],
         tuple(dataclasses.replace(e, notebook=e.notebook or notebook) for e in experiments),
         tuple(dataclasses.replace(p, notebooks=p.notebooks or (notebook,), api_name=api(p))
               for p in parameters),
-        tuple(dataclasses.replace(c, family=name) for c in checks))
+        tuple(dataclasses.replace(c, family=name) for c in checks), explorers)
 
 
 def fed_function(family_name: str, feed: str) -> tuple[Callable[..., Any], str]:

@@ -275,5 +275,5 @@ FAMILY = family(
     ),
     parameters=PARAMETERS,
     checks=CHECKS,
-    prefixes=('switch_echo_', 'switch_', 'cpu_bound_'),
+    prefixes=('switch_echo_', 'switch_', 'cpu_bound_'), explorers=True,
 )

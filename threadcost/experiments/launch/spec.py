@@ -132,5 +132,5 @@ FAMILY = family(
     ),
     parameters=PARAMETERS,
     checks=CHECKS,
-    prefixes=('launch_',),
+    prefixes=('launch_',), explorers=True,
 )

@@ -51,5 +51,5 @@ FAMILY = family(
     ),
     parameters=PARAMETERS,
     checks=CHECKS,
-    prefixes=('malloc_',),
+    prefixes=('malloc_',), explorers=True,
 )

@@ -230,5 +230,5 @@ FAMILY = family(
     ),
     parameters=PARAMETERS,
     checks=CHECKS,
-    prefixes=('memory_process_', 'memory_'),
+    prefixes=('memory_process_', 'memory_'), explorers=True,
 )

@@ -318,5 +318,5 @@ FAMILY = family(
     ),
     parameters=PARAMETERS,
     checks=CHECKS,
-    prefixes=('tasks_',),
+    prefixes=('tasks_',), explorers=True,
 )
