@@ -11,7 +11,7 @@ NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py threadcos
 NATIVE_LIB := threadcost/.native.stamp
 
 .PHONY: help setup native kernels params paper paper-from-data test test-busy test-folders lab clean lint sanitize peers published \
-        browser-deps reference lock environments dist vendor cross-arm64 debian13-check
+        browser-deps reference lock environments dist vendor cross-arm64 debian13-check outputs-check
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> runs/, build/figures/, $(PAPER_DIR)/"
@@ -25,6 +25,8 @@ help:
 	@echo "make sanitize C kernels under ASan+UBSan (and TSan)"
 	@echo "make cross-arm64  every C program built for arm64 (warnings as errors), C tests under qemu-user"
 	@echo "make debian13-check  make paper and make test in a fresh Debian 13 root (debootstrap)"
+	@echo "make outputs-check BASE=<commit>  every page's visible text and the claims' JSON on the"
+	@echo "              stored runs, at BASE and here, compared (DATA=<folder>: that folder's too)"
 	@echo "make published  data/published/{claims,values,quotes}.csv from the claims' records"
 	@echo "make params   params/default.yaml and the notebooks' parameters cells from the families' specs (threadcost/experiments/<family>/spec.py)"
 	@echo "make lock     recompile the lock (requirements/*.txt) from pyproject.toml"
@@ -187,6 +189,20 @@ test-busy: setup browser-deps $(VENV)/.prewarmed
 # value per finding's name): about 90 s of CPU per folder, so on demand, not in `make test`.
 test-folders: setup
 	$(BIN)/python -m pytest $(PYTEST_XDIST) -m folders tests/test_named_numbers.py
+
+# What a user sees of the stored runs (every page's visible text, `threadcost claims --json`
+# per folder and --all-machines) at BASE and in this checkout, compared: a refactoring
+# leaves them identical (tools/outputs_snapshot.py). DATA=<folder> compares that data
+# folder's machines too. About 80 s of CPU per folder and checkout.
+BASE ?= HEAD
+outputs-check: $(VENV)/.installed-paper
+	@rm -rf build/outputs && mkdir -p build/outputs
+	@git worktree add --detach build/outputs/base-tree $(BASE) >/dev/null
+	@for data in data $(DATA); do name=$$(basename $$data); \
+	  $(BIN)/python tools/outputs_snapshot.py take build/outputs/base/$$name --tree build/outputs/base-tree --data $$data && \
+	  $(BIN)/python tools/outputs_snapshot.py take build/outputs/this/$$name --data $$data || exit 1; done; \
+	  git worktree remove --force build/outputs/base-tree; \
+	  $(BIN)/python tools/outputs_snapshot.py compare build/outputs/base build/outputs/this
 
 # Generated from the parameter declarations (the families' specs (threadcost/experiments/<family>/spec.py)); a test fails on drift.
 params: $(VENV)/.installed-paper

@@ -116,21 +116,8 @@ display(headline.notes(values))
 # ## How to read the rest
 
 # %%
-display(summary.reading_guide({
-    "01_malloc_touch": ("malloc and touch", "virtual vs resident memory of one allocation"),
-    "02_thread_memory": ("thread memory",
-                         "virtual, resident and kernel memory of idle threads and processes; "
-                         "the limits on their number"),
-    "03_launch": ("launch", "thread create vs fork, vfork, clone, posix_spawn"),
-    "04_context_switch": ("context switch", "pipe, condvar, futex, eventfd; threads vs "
-                          "processes; pinned or not; the machine's yardsticks"),
-    "05_user_space_tasks": ("user-space tasks", "C fibers, goroutines, Rust threads, Tokio "
-                            "tasks and Java threads against OS threads"),
+display(summary.reading_guide({  # and each family's row, from its spec
     "06_claims": ("claims", "every published claim beside this machine, with a verdict"),
-    "07_io_brigade": ("I/O brigade", "switches driven by pipe readiness: threads vs epoll "
-                      "vs goroutines"),
-    "08_more_sources": ("more sources", "fork+exec vs posix_spawn, fibers, switch counts, "
-                        "indirect cost, LockOSThread, NPTL"),
 }))
 
 # %% [markdown]

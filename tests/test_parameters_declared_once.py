@@ -1,8 +1,8 @@
 """Each parameter's default, unit and range live in its declaration (#36 item 3).
 
 - params/default.yaml is generated from the families' specs (`make params`) and
-  carries every declared default; quick.yaml and large.yaml name the same parameters,
-  each value within its declared range.
+  carries every declared default; quick.yaml and large.yaml name declared parameters
+  (one they leave out takes its default), each value within its declared range.
 - The experiments' checks take their defaults and ranges from the declarations, and
   refuse what the declaration refuses.
 - The well-known defaults (the context switch's round trips, malloc_points) are typed
@@ -43,10 +43,13 @@ def test_default_set_is_generated() -> None:
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
-def test_every_set_names_the_same_parameters_within_range(path: Path) -> None:
+def test_every_set_names_declared_parameters_within_range(path: Path) -> None:
+    """A set names declared parameters only, each within its range; one it leaves out
+    takes its default (a new family's parameter whose default is quick needs no line in
+    params/quick.yaml)."""
     values = parameters.check_file(path)  # refuses a value outside its declared range
     default = yaml.safe_load((REPO / "params" / "default.yaml").read_text(encoding="utf-8"))
-    assert sorted(values) == sorted(default)
+    assert set(values) <= set(default)
 
 
 def test_a_value_outside_the_declared_range_is_refused(tmp_path: Path) -> None:

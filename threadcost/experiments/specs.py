@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -149,6 +148,8 @@ class Family:
     parameters: tuple[Param, ...] = ()
     checks: tuple[Check, ...] = ()
     explorers: bool = False  # its notebook draws live widgets (``interactive``)
+    title: str = ""  # the notebook's short title, in the introduction's reading guide
+    about: str = ""  # what it measures, in a line
 
 
 def param(name: str, annotation: str, default: Any, doc: str, unit: str = "",
@@ -167,11 +168,13 @@ def param(name: str, annotation: str, default: Any, doc: str, unit: str = "",
 
 def family(name: str, notebook: str, experiments: tuple[Experiment, ...],
            parameters: tuple[Param, ...] = (), checks: tuple[Check, ...] = (),
-           prefixes: tuple[str, ...] = (), explorers: bool = False) -> Family:
+           prefixes: tuple[str, ...] = (), explorers: bool = False, title: str = "",
+           about: str = "") -> Family:
     """A family's spec: its parameters and experiments told their notebook, each
     parameter the argument it feeds (its name less the first of ``prefixes`` it starts
     with, unless declared), each check its family; ``explorers``: its notebook draws
-    live widgets when asked (the ``interactive`` parameter)."""
+    live widgets when asked (the ``interactive`` parameter); ``title`` and ``about``: its
+    row of the introduction's reading guide."""
 
     def api(p: Param) -> str:
         if p.api_name:
@@ -186,7 +189,7 @@ def family(name: str, notebook: str, experiments: tuple[Experiment, ...],
         tuple(dataclasses.replace(e, notebook=e.notebook or notebook) for e in experiments),
         tuple(dataclasses.replace(p, notebooks=p.notebooks or (notebook,), api_name=api(p))
               for p in parameters),
-        tuple(dataclasses.replace(c, family=name) for c in checks), explorers)
+        tuple(dataclasses.replace(c, family=name) for c in checks), explorers, title, about)
 
 
 def fed_function(family_name: str, feed: str) -> tuple[Callable[..., Any], str]:
@@ -215,10 +218,9 @@ def _attribute(family_name: str, where: str) -> Any:
 def families() -> tuple[Family, ...]:
     """Every family, in the order of their notebooks."""
     found = []
-    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
-        if info.ispkg:
-            spec = importlib.import_module(f"{PACKAGE}.{info.name}.spec")
-            found.append(spec.FAMILY)
+    for path in Path(__file__).parent.glob("*/spec.py"):  # a folder with a spec is a family
+        spec = importlib.import_module(f"{PACKAGE}.{path.parent.name}.spec")
+        found.append(spec.FAMILY)
     return tuple(sorted(found, key=lambda f: (f.notebook, f.name)))
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import claims, findings, textout, vocabulary
+from threadcost.experiments import specs
 from threadcost.host import machine
 from threadcost.store import datastore
 from threadcost.views import tables
@@ -308,11 +309,14 @@ def _claim_ranges(ids: list[str]) -> str:
     return ", ".join(parts) if parts else "—"
 
 
-def reading_guide(what: dict[str, tuple[str, str]]) -> pd.DataFrame:
-    """One row per notebook of ``what`` (its file stem -> its short title and what it
-    measures, in the notebook's words). The claims are those whose records name the
-    notebook's page (``claims.for_page``); a notebook no record names (the claims page)
-    shows every claim."""
+def reading_guide(pages: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """One row per notebook: each family's (its spec's ``title`` and ``about``) and those
+    of ``pages`` (the pages of no family: file stem -> short title, what it shows), in
+    the notebooks' order. The claims are those whose records name the notebook's page
+    (``claims.for_page``); a notebook no record names (the claims page) shows every
+    claim."""
+    what = dict(sorted({**{f.notebook: (f.title, f.about) for f in specs.families()},
+                        **pages}.items()))
     by_notebook = {stem: set(claims.for_page(stem)) for stem in what}
     by_notebook = {stem: ids for stem, ids in by_notebook.items() if ids}
     every = list(claims.claims().claim_id)

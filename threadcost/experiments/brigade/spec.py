@@ -120,4 +120,6 @@ FAMILY = family(
     parameters=PARAMETERS,
     checks=CHECKS,
     prefixes=('brigade_',),
+    title="I/O brigade",
+    about="switches driven by pipe readiness: threads vs epoll vs goroutines",
 )

@@ -276,4 +276,7 @@ FAMILY = family(
     parameters=PARAMETERS,
     checks=CHECKS,
     prefixes=('switch_echo_', 'switch_', 'cpu_bound_'), explorers=True,
+    title="context switch",
+    about=("pipe, condvar, futex, eventfd; threads vs processes; pinned or not; the "
+           "machine's yardsticks"),
 )

@@ -133,4 +133,6 @@ FAMILY = family(
     parameters=PARAMETERS,
     checks=CHECKS,
     prefixes=('launch_',), explorers=True,
+    title="launch",
+    about="thread create vs fork, vfork, clone, posix_spawn",
 )

@@ -52,4 +52,6 @@ FAMILY = family(
     parameters=PARAMETERS,
     checks=CHECKS,
     prefixes=('malloc_',), explorers=True,
+    title="malloc and touch",
+    about="virtual vs resident memory of one allocation",
 )

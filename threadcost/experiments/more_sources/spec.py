@@ -150,4 +150,7 @@ FAMILY = family(
     parameters=PARAMETERS,
     checks=CHECKS,
     prefixes=('sources_',),
+    title="more sources",
+    about=("fork+exec vs posix_spawn, fibers, switch counts, indirect cost, "
+           "LockOSThread, NPTL"),
 )

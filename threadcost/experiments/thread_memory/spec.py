@@ -231,4 +231,7 @@ FAMILY = family(
     parameters=PARAMETERS,
     checks=CHECKS,
     prefixes=('memory_process_', 'memory_'), explorers=True,
+    title="thread memory",
+    about=("virtual, resident and kernel memory of idle threads and processes; the "
+           "limits on their number"),
 )

@@ -319,4 +319,7 @@ FAMILY = family(
     parameters=PARAMETERS,
     checks=CHECKS,
     prefixes=('tasks_',), explorers=True,
+    title="user-space tasks",
+    about=("C fibers, goroutines, Rust threads, Tokio tasks and Java threads against "
+           "OS threads"),
 )
