@@ -202,7 +202,7 @@ outputs-check: $(VENV)/.installed-paper
 	  $(BIN)/python tools/outputs_snapshot.py take build/outputs/base/$$name --tree build/outputs/base-tree --data $$data && \
 	  $(BIN)/python tools/outputs_snapshot.py take build/outputs/this/$$name --data $$data || exit 1; done; \
 	  git worktree remove --force build/outputs/base-tree; \
-	  $(BIN)/python tools/outputs_snapshot.py compare build/outputs/base build/outputs/this
+	  $(BIN)/python tools/outputs_snapshot.py compare build/outputs/base build/outputs/this $(if $(CODE_MOVED),--code-moved)
 
 # Generated from the parameter declarations (the families' specs (threadcost/experiments/<family>/spec.py)); a test fails on drift.
 params: $(VENV)/.installed-paper

@@ -8,12 +8,14 @@ folded code) and the JSON of ``threadcost claims --json`` per folder and
 ``--all-machines``, one file each under ``OUT``::
 
     python tools/outputs_snapshot.py take OUT [--tree DIR] [--data DIR] [--machine ID ...]
-    python tools/outputs_snapshot.py compare OUT_A OUT_B
+    python tools/outputs_snapshot.py compare OUT_A OUT_B [--code-moved]
 
 ``make outputs-check BASE=<commit>`` takes both (``BASE`` in a temporary worktree, the
 checkout as it is) for every folder of ``data/`` and any ``DATA=<folder>`` and compares
 them: exit 1 naming each file that differs, with its first differing lines. Runs are
-read, never written: each render works on a copy of the data folder.
+read, never written: each render works on a copy of the data folder. ``--code-moved``
+(``CODE_MOVED=1``) compares the pages without the modules their provenance lines link
+to (``· code: ...``), for a change that moves modules: those links name the new paths.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,7 +84,15 @@ def take(out: Path, tree: Path, data: Path, machines: list[str]) -> int:
     return failed
 
 
-def compare(a: Path, b: Path) -> int:
+CODE_LINKS = re.compile(r"\s*· code: .*$", re.M)
+
+
+def _text(path: Path, code_moved: bool) -> str:
+    text = path.read_text(encoding="utf-8")
+    return CODE_LINKS.sub("", text) if code_moved else text
+
+
+def compare(a: Path, b: Path, code_moved: bool = False) -> int:
     """Print each file that differs between two snapshots; returns how many."""
     names = sorted({p.relative_to(a) for p in a.rglob("*") if p.is_file()}
                    | {p.relative_to(b) for p in b.rglob("*") if p.is_file()})
@@ -92,10 +103,11 @@ def compare(a: Path, b: Path) -> int:
             differing += 1
             print(f"{name}: only in {a if left.is_file() else b}")
             continue
-        if left.read_bytes() != right.read_bytes():
+        if _text(left, code_moved) != _text(right, code_moved):
             differing += 1
-            diff = difflib.unified_diff(left.read_text().splitlines(),
-                                        right.read_text().splitlines(), n=0, lineterm="")
+            diff = difflib.unified_diff(_text(left, code_moved).splitlines(),
+                                        _text(right, code_moved).splitlines(), n=0,
+                                        lineterm="")
             shown = [line for line in diff if not line.startswith(("---", "+++", "@@"))]
             print(f"{name}: differs ({len(shown)} lines)")
             for line in shown[:8]:
@@ -116,10 +128,12 @@ def main() -> int:
     comparing = commands.add_parser("compare", help="compare two recorded snapshots")
     comparing.add_argument("a", type=Path)
     comparing.add_argument("b", type=Path)
+    comparing.add_argument("--code-moved", action="store_true",
+                           help="leave out the code links of the pages' provenance lines")
     args = parser.parse_args()
     if args.command == "take":
         return 1 if take(args.out, args.tree.resolve(), args.data.resolve(), args.machine) else 0
-    return 1 if compare(args.a, args.b) else 0
+    return 1 if compare(args.a, args.b, args.code_moved) else 0
 
 
 if __name__ == "__main__":
