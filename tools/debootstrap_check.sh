@@ -32,6 +32,12 @@
 # left inside the root is ended then too.
 set -euo pipefail
 
+say() { printf 'debootstrap_check: %s\n' "$*"; }
+die() { say "$*" >&2; exit 4; }
+
+[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and mounts)"
+command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
+
 ROOT=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/threadcost/debian13}
 ROOT=$(realpath -m "$ROOT")
 SUITE=${SUITE:-trixie}
@@ -45,11 +51,6 @@ REPO=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 REF=$(git -C "$REPO" rev-parse "${REF:-HEAD}")
 LOG_DIR=${LOG_DIR:-$REPO/build/debootstrap}
 mkdir -p "$LOG_DIR"
-say() { printf 'debootstrap_check: %s\n' "$*"; }
-die() { say "$*" >&2; exit 4; }
-
-[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot and mounts)"
-command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
 
 # The mirror this machine's apt uses (deb822 sources first, then sources.list).
 if [ -z "${MIRROR:-}" ]; then
