@@ -39,8 +39,23 @@ static void run_sixteen(void)
           (long long)out.started, (long long)out.requested);
     CHECK(out.during.threads >= out.before.threads + 16, "threads during %lld before %lld",
           (long long)out.during.threads, (long long)out.before.threads);
-    CHECK(out.after.threads == threads_before_call, "threads after %lld, before the call %lld",
-          (long long)out.after.threads, (long long)threads_before_call);
+    /* The kernel reads `after` right after joining its threads. A joined thread leaves the
+     * count a moment after its joiner is woken (tc_threads_settled): natively a few
+     * microseconds of the kernel's exit path, too short for this reading to see; under
+     * qemu-user the guest's thread wakes its joiner (clears its tid) and then its host
+     * thread still runs qemu's own teardown before it exits, and the guest reads the
+     * host's /proc, so that reading counted one of them now and then (1 or 2 failed checks
+     * in 2 of 3 runs). There the check is on the count once it has settled (500 ms at
+     * most). */
+    if (tc_under_emulation()) {
+        int64_t settled = tc_threads_settled((int)threads_before_call);
+        CHECK(settled == threads_before_call, "threads after %lld (%lld right after the "
+              "join), before the call %lld", (long long)settled, (long long)out.after.threads,
+              (long long)threads_before_call);
+    } else {
+        CHECK(out.after.threads == threads_before_call, "threads after %lld, before the call "
+              "%lld", (long long)out.after.threads, (long long)threads_before_call);
+    }
     CHECK(out.too_deep == 0, "too_deep %d", out.too_deep);
 }
 
