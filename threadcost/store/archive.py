@@ -228,8 +228,8 @@ class _Bounded(io.RawIOBase):
     def readinto(self, buffer: Any) -> int:
         data = self._raw.read(min(len(buffer), self._left + 1))
         if len(data) > self._left:
-            raise ArchiveRefused(self._archive, f"unpacks to more than "
-                                                f"{MAX_TOTAL_BYTES // 2**20:,} MiB")
+            raise ArchiveRefused(self._archive, f"unpacks to more than the "
+                                                f"{MAX_TOTAL_BYTES:,} bytes an archive may")
         self._left -= len(data)
         buffer[:len(data)] = data
         return len(data)
@@ -314,8 +314,9 @@ def _read(archive: Path) -> _Read:
                                                       f"the {limit:,} such a file may")
                     total += member.size
                     if total > MAX_TOTAL_BYTES:
-                        raise ArchiveRefused(archive, f"unpacks to more than "
-                                                      f"{MAX_TOTAL_BYTES // 2**20:,} MiB")
+                        raise ArchiveRefused(archive, f"unpacks to more than the "
+                                                      f"{MAX_TOTAL_BYTES:,} bytes an "
+                                                      "archive may")
                     name = "/".join(parts)
                     if name in got.files or (name == MANIFEST and got.manifest is not None):
                         raise ArchiveRefused(archive, f"{name} is in it twice")

@@ -113,14 +113,23 @@ def this_machine() -> Personal:
                     tuple(sorted(set(folders), key=lambda f: -len(f[0]))))
 
 
+def _under(found: str, folder: str) -> bool:
+    return found == folder or found.startswith(folder.rstrip("/") + "/")
+
+
 def _path(found: str, personal: Personal) -> str:
+    """What an absolute path is: this checkout's first, then another checkout's (by its
+    layout, also inside a home folder), then a known folder's, a home's, the system's."""
     for folder, what in personal.folders:
-        if found == folder or found.startswith(folder.rstrip("/") + "/"):
+        if what == CHECKOUT and _under(found, folder):
             return what + found[len(folder.rstrip("/")):]
     parts = found.split("/")
     for i, part in enumerate(parts[2:], start=2):  # another checkout, by its layout
         if part in CHECKOUT_PARTS:
             return CHECKOUT + "/" + "/".join(parts[i:])
+    for folder, what in personal.folders:
+        if _under(found, folder):
+            return what + found[len(folder.rstrip("/")):]
     home = _HOMES.match(found)
     if home is not None:
         return HOME + found[home.end():]

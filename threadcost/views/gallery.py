@@ -15,8 +15,10 @@ The page is one HTML file with its style and a small script inline: it sorts by 
 column (click its head) and filters by any card field (the boxes under the heads, and one
 box for every field), in the browser, without a kernel or a network. Nothing is measured:
 each folder is read from its stored runs, in worker processes (one a CPU, at most
-:data:`WORKERS`), so a gallery of a hundred folders renders in about a minute on two CPUs
-(``tools/gallery_benchmark.py``).
+:data:`WORKERS`), about 2 s of CPU a folder (``tools/gallery_benchmark.py``), and what
+they judge is kept in ``build/cache/`` as a paper build keeps it
+(``threadcost.findings.folder_cache``), so a folder judged before (by its paper, or the
+last gallery) is not judged again while neither it nor the code changed.
 
     threadcost gallery [--data-dir DIR] [--out DIR]     # make gallery
 """
@@ -298,7 +300,10 @@ def build(data_dir: Path | None = None, out: Path | None = None,
         raise ParameterError("--data-dir", str(root), "a data folder holding "
                                                       "<machine-id>/<run-id>/ folders")
     out = (out if out is not None else paths.build_dir() / "gallery").resolve()
-    machines = collect(root, workers)
+    from threadcost.paper import pages
+
+    with pages.kept_results():  # what a paper build judged is reused, and kept for it
+        machines = collect(root, workers)
     label = "data/" if paths.reference_dir() is not None and \
         root.resolve() == paths.reference_dir().resolve() else root.name + "/"  # type: ignore[union-attr]
     text = page(machines, out, label)
