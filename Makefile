@@ -10,13 +10,14 @@ PAPER_DIR ?= build/paper
 NATIVE_SRC := $(wildcard native/*.c native/*.h) native/build_native.py threadcost/cbuild.py
 NATIVE_LIB := threadcost/.native.stamp
 
-.PHONY: help setup native kernels params paper paper-from-data test test-busy test-folders lab clean lint sanitize peers published \
+.PHONY: help setup native kernels params paper paper-from-data gallery test test-busy test-folders lab clean lint sanitize peers published \
         browser-deps reference lock environments dist vendor cross-arm64 debian13-check outputs-check
 
 help:
 	@echo "make paper    run every notebook (params: $(PARAMS)) -> runs/, build/figures/, $(PAPER_DIR)/"
 	@echo "make paper-from-data MACHINE=<id>"
 	@echo "              render data/<id>/ as a paper without measuring -> build/paper-<id>/"
+	@echo "make gallery  every machine folder of data/ on one page, nothing measured -> build/gallery/"
 	@echo "make test     the test suite (notebooks with params/quick.yaml), on 2 pytest-xdist workers"
 	@echo "make test-busy  the same with one core kept busy by a busy loop"
 	@echo "make test-folders  every machine folder under data/ rendered afresh, its numbers checked"
@@ -156,6 +157,13 @@ paper-from-data: $(VENV)/.installed-paper
 	  "(under data/: $$(ls data | grep -v '^published$$' | tr '\n' ' '))"; exit 2; }
 	$(BIN)/python -m threadcost.paper --machine $(MACHINE) --params $(PARAMS) \
 	  --out build/paper-$(MACHINE)
+
+# Every machine folder under data/ on one static page (card, headline numbers, a verdict
+# per claim; sorting and filtering in the browser), drawn from the stored runs without
+# measuring; each machine links to its paper where one is rendered (reference/<id>/ or
+# build/paper-<id>/: make paper-from-data first). DATA=<folder> shows another data folder.
+gallery: $(VENV)/.installed-paper
+	$(BIN)/threadcost gallery $(if $(DATA),--data-dir $(DATA)) --out build/gallery
 
 # The suite on TEST_WORKERS pytest-xdist workers (2: the cores of the reference
 # machine). Every notebook is executed once per session: one quick rendering, built in

@@ -227,6 +227,7 @@ def _experiment_names_in_code() -> set[str]:
     names.discard("claims")  # the claims command's output, never stored
     names.discard("paper")  # the paper command's output, never stored
     names.discard("run-notebook")  # the run-notebook command's output, never stored
+    names -= {"share", "import", "gallery"}  # the share, import and gallery commands' outputs
     return names
 
 

@@ -3,9 +3,9 @@
 A checkout keeps two kinds of measured runs apart:
 
 - ``data/<machine-id>/`` (in git): the committed reference runs, and folders someone
-  sent you. Read-only to every run: only ``make reference`` adds to them (it promotes
-  this machine's runs), so the reference a page compares against never moves when you
-  measure.
+  sent you. Read-only to every run: only ``make reference`` (it promotes this machine's
+  runs) and ``threadcost import`` (another machine's runs, checked) add to them, so the
+  reference a page compares against never moves when you measure.
 - ``runs/<machine-id>/`` (git-ignored): every run you make, whatever the machine id;
   on the reference's own machine kind your runs and the reference stay two folders.
 

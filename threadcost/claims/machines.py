@@ -7,6 +7,7 @@ a blank.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,12 +53,21 @@ def across(data_dir: str | Path | None = None,
     """(the machine folders, one row per claim): every folder judged on its own runs."""
 
     mids = machine_ids if machine_ids is not None else datastore.machines_with_runs(data_dir)
-    per: dict[str, dict[str, ClaimVerdict]] = {}
-    for mid in mids:
-        per[mid] = {v.id: v for v in claims.judge(mid, data_dir)}
+    per = {mid: claims.judge(mid, data_dir) for mid in mids}
+    return list(mids), rows(per, lambda mid: properties(mid, data_dir))
+
+
+def rows(judged: dict[str, list[ClaimVerdict]],
+         values_of: Callable[[str], dict[str, str | None]]) -> list[Row]:
+    """One row per claim from each machine's verdicts (``judged``: machine id -> its
+    :func:`claims.judge`), a flip's property read with ``values_of`` (machine id -> its
+    :func:`properties`): what :func:`across` returns, for verdicts judged elsewhere (the
+    gallery judges its folders in worker processes)."""
+    mids = list(judged)
+    per = {mid: {v.id: v for v in judged[mid]} for mid in mids}
     ids = list(dict.fromkeys(cid for mid in mids for cid in per[mid]))
     records = catalogue.by_id()
-    rows = []
+    out = []
     for cid in ids:
         cells = {mid: _cell(per[mid][cid]) if cid in per[mid] else
                  "not measured on this machine: the claim is not in its catalogue"
@@ -73,10 +83,9 @@ def across(data_dir: str | Path | None = None,
         if flips and prop is not None:
             name = prop.words
             for mid in mids:
-                values[mid] = properties(mid, data_dir).get(cid) or \
-                    "not recorded on this machine"
-        rows.append(Row(cid, cells, classes, flips, name, values))
-    return list(mids), rows
+                values[mid] = values_of(mid).get(cid) or "not recorded on this machine"
+        out.append(Row(cid, cells, classes, flips, name, values))
+    return out
 
 
 def _read_properties(mid: str, data_dir: str | Path | None) -> dict[str, str | None]:

@@ -323,7 +323,7 @@ def how_to_add_text(mids: list[str]) -> str:
     """What to do when fewer than two machines have runs."""
     have = f"only {md_code(mids[0])} has runs" if mids else "no machine has runs yet"
     return (f"In this data folder {have}, so there is nothing to set side by side. To add "
-            "another machine: run `make paper` there, then copy its `runs/<machine-id>/` "
-            "folder into this repository's `data/` and rerun this notebook (or `make "
+            "another machine: run `make paper` there and `threadcost share`, then "
+            "`threadcost import <archive>` here and rerun this notebook (or `make "
             "paper`). Each machine keeps its own "
             "folder, so nothing is overwritten.")
