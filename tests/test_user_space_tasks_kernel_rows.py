@@ -42,7 +42,8 @@ def test_bad_parameters_are_refused_by_name(kwargs: dict, name: str) -> None:
 def test_each_kind_is_a_registered_experiment_of_page_five() -> None:
     for experiment in kernel_task_switch.EXPERIMENTS.values():
         entry = specs.get(experiment)
-        assert entry.module == "user_space_tasks.kernel_task_switch" and entry.notebook == "05_user_space_tasks"
+        assert entry.module == "user_space_tasks.kernel_task_switch"
+        assert entry.notebook == "05_user_space_tasks"
         assert not entry.retired
 
 

@@ -91,11 +91,6 @@ def md_code(value: object) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def html_text(value: object) -> str:
-    """``value`` as HTML text or attribute content (quotes included)."""
-    return "".join(_HTML_ENTITIES.get(ch, ch) for ch in _one_line(value)).replace("'", "&#x27;")
-
-
 def plain_label(value: object) -> str:
     """``value`` as a matplotlib label: a ``$`` is shown, never read as mathtext."""
     return _one_line(value, 80).replace("$", r"\$")

@@ -260,18 +260,6 @@ def split_rss(runs: Runs, v: AssertionVerdict) -> Why | None:
     return Why(text, fact=True) if text else None
 
 
-def tick(runs: Runs, v: AssertionVerdict) -> Why | None:
-    """CPU time read from getrusage moves in scheduler ticks."""
-    hz = None
-    for run in runs.runs:
-        hz = run.meta.get("machine", {}).get("hz") or hz
-    if not hz or v.measured is None or v.measured > 10 / float(hz):
-        return None  # ten ticks or more: the tick cannot account for the difference
-    return Why(f"system time is sampled at the scheduler tick (HZ={hz}: "
-               f"{1000 / float(hz):g} ms), so small totals move in steps of a tick",
-               fact=True)
-
-
 def computed(select: Any, yardstick: str, explains: bool = True) -> WhyFn:
     """A why read by a selector of the same run (sources S7..S12): its measurement's
     sentence, attached to the reading it explains, and its value as the yardstick.
