@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from threadcost import findings
-from threadcost.claims.logic import number
 from threadcost.claims.read.common import (
     holds_all,
     no_run,
@@ -18,6 +17,7 @@ from threadcost.findings.switch import yardstick_name
 from threadcost.measured.intervals import log_ratio, over_repeats, quotient
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
+from threadcost.textout import number
 from threadcost.vocabulary import words
 
 Select = Any  # a selector: stored runs -> Measurement | Missing
