@@ -218,6 +218,7 @@ params: $(VENV)/.installed-paper
 
 lint: setup
 	$(BIN)/ruff check threadcost tests native notebooks tools
+	$(BIN)/vulture
 
 # The published tables are written from the claims' records (threadcost/claims/records/);
 # tests/test_claims_declared_once.py fails while they are stale.

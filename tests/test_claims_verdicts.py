@@ -22,7 +22,6 @@ from threadcost.claims.model import ClaimVerdict
 DATA = paths.REPO_ROOT / "data"
 REFERENCE = "x86_64-amd-epyc-2cpu-24g-kvm-1650d2c6"
 SIXTEEN = "x86_64-intel-xeon-16cpu-126g-vm-3754101c"
-OTHER_AMD = "x86_64-amd-epyc-2cpu-24g-kvm-7003449b"
 
 
 def _have(*mids: str) -> None:

@@ -71,11 +71,6 @@ def output_folder(folder: str | Path) -> Path:
     return path if path.is_absolute() else build_dir() / path
 
 
-def reference_figures_dir() -> Path:
-    """The committed figures of the reference (README, docs): ``make reference``."""
-    return REPO_ROOT / "figures"
-
-
 def _holds_runs(folder: Path) -> bool:
     try:
         return folder.is_dir() and any(not p.name.startswith(".") for p in folder.iterdir())

@@ -33,11 +33,6 @@ def _runner_stream() -> IO[str] | None:
     return _stream
 
 
-def under_runner() -> bool:
-    """True while ``python -m threadcost.paper`` runs this notebook."""
-    return bool(os.environ.get(ENV))
-
-
 def in_kernel() -> bool:
     """Running inside an IPython kernel (JupyterLab, papermill/nbclient)."""
     ipython = sys.modules.get("IPython")

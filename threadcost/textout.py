@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -91,11 +92,6 @@ def md_code(value: object) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def html_text(value: object) -> str:
-    """``value`` as HTML text or attribute content (quotes included)."""
-    return "".join(_HTML_ENTITIES.get(ch, ch) for ch in _one_line(value)).replace("'", "&#x27;")
-
-
 def plain_label(value: object) -> str:
     """``value`` as a matplotlib label: a ``$`` is shown, never read as mathtext."""
     return _one_line(value, 80).replace("$", r"\$")
@@ -139,3 +135,49 @@ def machine_md(fp: dict[str, Any], name: str = "machine_memory_gib") -> str:
         return text
     return text.replace(md_text(f"{gib} GiB"),
                         findings.tag(name, gib, f"{gib} GiB", ("machine fingerprint",)), 1)
+
+
+# --- Numbers in words: about three significant figures, never scientific -------------
+
+MILLION = 1e6
+
+
+def _decimals(x: float) -> int:
+    """Decimals that give ``x`` about three significant figures (none from 100 up)."""
+    ax = abs(x)
+    if ax == 0 or ax >= 100:
+        return 0
+    return max(0, 2 - math.floor(math.log10(ax)))
+
+
+def _fixed(x: float, d: int) -> str:
+    text = f"{x:,.{d}f}"
+    return "0" if float(x) == 0 and d == 0 else ("0" if text in ("-0", "0") else text)
+
+
+def number(x: float | None) -> str:
+    """About three significant figures, thousands separated, never scientific; from a
+    million up in millions ("3.28 million")."""
+    if x is None:
+        return "-"
+    if abs(x) >= MILLION:
+        return f"{_fixed(x / MILLION, _decimals(x / MILLION))} million"
+    return _fixed(x, _decimals(x))
+
+
+def numbers(*xs: float) -> list[str]:
+    """Several numbers at one precision (a value and its interval, a band's two ends):
+    three significant figures of the largest; from a million up, in millions (the word
+    "million" left to the caller, see :func:`scaled`)."""
+    big = max(abs(x) for x in xs)
+    scale = MILLION if big >= MILLION else 1.0
+    d = _decimals(big / scale)
+    return [_fixed(x / scale, d) for x in xs]
+
+
+def scaled(unit: str, *xs: float) -> str:
+    """The unit as shown after :func:`numbers` of ``xs`` ("million iterations/s")."""
+    u = "" if unit in ("ratio", "fraction", "") else unit
+    if max(abs(x) for x in xs) >= MILLION:
+        return f" million {u}".rstrip() if u else " million"
+    return f" {u}" if u else ""

@@ -32,7 +32,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-dev-shm-usage"]
 SCREENSHOTS = REPO / "build" / "test-screenshots"
-VIEWPORT = {"width": 1400, "height": 900}
 
 
 def chromium_path() -> str | None:

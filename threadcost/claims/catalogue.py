@@ -11,21 +11,11 @@ about 1%" is 0.99..1.01; "much more" / "far below" are at least 2x.
 
 from __future__ import annotations
 
-from typing import Any
-
-from threadcost.claims.model import Assertion, Claim
+from threadcost.claims.model import Claim
 from threadcost.claims.records._help import ABOUT, about
 
 __all__ = ["ABOUT", "CLAIMS", "GOROUTINES_FOR_TOKIO", "GO_PINGPONG_FOR_TOKIO",
            "PUBLISHED_YARDSTICKS", "about", "by_id"]
-
-
-def _about(text: str, unit: str, x: float, select: Any, **kw: Any) -> Assertion:
-    """An assertion "about X" (+/- 20%), for modules written against the older catalogue
-    (defined before the records are collected, so such a module can import it)."""
-    lo, hi = about(x)
-    return Assertion(text, unit, lo, hi, select, published=x,
-                     tolerance_words=f"about {x:g} (+/- 20%)", **kw)
 
 
 GOROUTINES_FOR_TOKIO = ("goroutines (Go's runtime: a user-space scheduler over the epoll "

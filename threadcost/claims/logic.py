@@ -22,7 +22,6 @@ stand-in gave: the legend's "judged with a different experiment"); "computed" or
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from threadcost.claims.model import (
@@ -44,6 +43,8 @@ from threadcost.claims.model import (
 )
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, UnreadableRun
+from threadcost.textout import number as number  # re-exported: logic.number in claims and views
+from threadcost.textout import numbers, scaled
 
 DEFAULT_COMPUTED = "computed, not measured"
 STRADDLES = "the interval straddles a bound of the tolerance"
@@ -137,50 +138,6 @@ def combine(verdicts: list[AssertionVerdict]) -> tuple[str, str]:
         return COMPUTED, own or "derived from this machine's limits, not measured"
     reasons = [v.reason for v in verdicts if v.reason]
     return NOT_RUN, reasons[0] if reasons else "no run of its experiment is stored"
-
-
-MILLION = 1e6
-
-
-def _decimals(x: float) -> int:
-    """Decimals that give ``x`` about three significant figures (none from 100 up)."""
-    ax = abs(x)
-    if ax == 0 or ax >= 100:
-        return 0
-    return max(0, 2 - math.floor(math.log10(ax)))
-
-
-def _fixed(x: float, d: int) -> str:
-    text = f"{x:,.{d}f}"
-    return "0" if float(x) == 0 and d == 0 else ("0" if text in ("-0", "0") else text)
-
-
-def number(x: float | None) -> str:
-    """About three significant figures, thousands separated, never scientific; from a
-    million up in millions ("3.28 million")."""
-    if x is None:
-        return "-"
-    if abs(x) >= MILLION:
-        return f"{_fixed(x / MILLION, _decimals(x / MILLION))} million"
-    return _fixed(x, _decimals(x))
-
-
-def numbers(*xs: float) -> list[str]:
-    """Several numbers at one precision (a value and its interval, a band's two ends):
-    three significant figures of the largest; from a million up, in millions (the word
-    "million" left to the caller, see :func:`scaled`)."""
-    big = max(abs(x) for x in xs)
-    scale = MILLION if big >= MILLION else 1.0
-    d = _decimals(big / scale)
-    return [_fixed(x / scale, d) for x in xs]
-
-
-def scaled(unit: str, *xs: float) -> str:
-    """The unit as shown after :func:`numbers` of ``xs`` ("million iterations/s")."""
-    u = "" if unit in ("ratio", "fraction", "") else unit
-    if max(abs(x) for x in xs) >= MILLION:
-        return f" million {u}".rstrip() if u else " million"
-    return f" {u}" if u else ""
 
 
 def tolerance_text(low: float | None, high: float | None, unit: str) -> str:

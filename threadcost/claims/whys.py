@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from threadcost import findings
 from threadcost.claims import logic
 from threadcost.claims.model import AssertionVerdict, Why, WhyFn
 from threadcost.claims.read.memory import split_rss_cause
+from threadcost.claims.read.more_sources import s9_count, stored_table
 from threadcost.claims.read.switching import yardstick
-from threadcost.measured.measurement import Measurement
-from threadcost.measured.runs import Runs, UnreadableRun
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, UnreadableRun, run_ids
 
 SAME, CROSS, BUSY = "pipe_switch_pinned", "wakeup_cross_cpu", "wakeup_cross_cpu_busy"
 COLD, WARM, SYSCALL = "memcpy_64kib_cold", "memcpy_64kib", "syscall"
@@ -260,18 +264,6 @@ def split_rss(runs: Runs, v: AssertionVerdict) -> Why | None:
     return Why(text, fact=True) if text else None
 
 
-def tick(runs: Runs, v: AssertionVerdict) -> Why | None:
-    """CPU time read from getrusage moves in scheduler ticks."""
-    hz = None
-    for run in runs.runs:
-        hz = run.meta.get("machine", {}).get("hz") or hz
-    if not hz or v.measured is None or v.measured > 10 / float(hz):
-        return None  # ten ticks or more: the tick cannot account for the difference
-    return Why(f"system time is sampled at the scheduler tick (HZ={hz}: "
-               f"{1000 / float(hz):g} ms), so small totals move in steps of a tick",
-               fact=True)
-
-
 def computed(select: Any, yardstick: str, explains: bool = True) -> WhyFn:
     """A why read by a selector of the same run (sources S7..S12): its measurement's
     sentence, attached to the reading it explains, and its value as the yardstick.
@@ -308,3 +300,118 @@ def yardsticks_of(runs: Runs) -> dict[str, Any]:
     """Every yardstick of the runs: name -> Measurement (for the views)."""
     names = (SYSCALL, PIPE, WARM, COLD, SAME, CROSS, BUSY)
     return {n: m for n in names if (m := yard_of(runs, n)) is not None}
+
+
+# --- the computed whys of notebook 08's claims (C30-C32, C34): each returns a computed
+# measurement whose sentence :func:`computed` attaches to the reading it explains
+
+def _why(value: float, unit: str, how: str, found: list[Any], **setup: Any) -> Measurement:
+    return Measurement(value, unit, value, value, repeats=1, run_id=run_ids(found), how=how,
+                       computed=True, unjudgeable=how, setup=setup)
+
+
+def s7_why(runs: Runs) -> Measurement | Missing:
+    """Slope of fork+exec's life over the parent's MiB, in bare forks' slopes."""
+    got = stored_table(runs, "launch_spawn_growth", "repeats")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    slopes = {}
+    for kind in ("fork_exec", "fork"):
+        rows = table[table.kind == kind]
+        if rows.parent_touch_mib.nunique() < 2:
+            return Missing("the stored run has one parent size only")
+        slopes[kind] = float(np.polyfit(rows.parent_touch_mib, rows.lifecycle_ns_p50, 1)[0])
+    if slopes["fork"] <= 0:
+        return Missing("a bare fork did not grow with the parent here")
+    ratio = slopes["fork_exec"] / slopes["fork"]
+    return _why(ratio, "ratio",
+                f"why: fork+exec grows by {slopes['fork_exec'] / 1000:,.1f} µs per MiB of "
+                f"dirty parent memory and a bare fork (no exec) by "
+                f"{slopes['fork'] / 1000:,.1f} µs per MiB, measured in the same run: the "
+                "growth is fork's copy of the page tables, not exec's", found,
+                experiment="launch_spawn_growth")
+
+
+def s8_why(runs: Runs) -> Measurement | Missing:
+    """The swapcontext gap in empty rt_sigprocmask calls: the finding
+    ``fiber_gap_over_sigprocmask_mean_ratio`` (the value page 08 prints), by name."""
+    got = stored_table(runs, "fiber_gap", "ratios")
+    if isinstance(got, Missing):
+        return got
+    _, found = got
+    gap = findings.measurement("fiber_gap_over_sigprocmask_mean_ratio", runs)
+    if isinstance(gap, Missing):
+        return gap
+    call = findings.measurement("fiber_gap_sigprocmask_mean_ns", runs)
+    cost = (f", and an empty rt_sigprocmask call costs {call.value:,.0f} ns here (mean over "
+            "repeats)" if isinstance(call, Measurement) else "")
+    return _why(gap.value, "system calls",
+                f"why: the swapcontext switch costs {gap.value:.2f} empty rt_sigprocmask "
+                "calls more than the hand-written one (the gap of the means over repeats / "
+                "the mean call, all timed in the same process): the gap is the signal-mask "
+                f"system call swapcontext makes{cost}, so the ratio follows what a system "
+                "call costs on each machine, not the switch itself", found,
+                experiment="fiber_gap")
+
+
+def s9_why(runs: Runs) -> Measurement | Missing:
+    """Context for C32's count (no cause): the run counts the kernel's switches, not the
+    loop's sched_yield calls, so what it has is the reading's own quantity, split
+    (voluntary and involuntary) and counted again without the yields (the C32 shape
+    reading's value). The reading says "unexplained" and gives these as context."""
+    got = stored_table(runs, "switch_counts", "runs")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    rows = table[(table.mechanism == "futex_yield") & (table.tasks == "processes")]
+    if rows.empty:
+        return Missing("the stored switch_counts run has no run of tsuna's loop")
+    plain = s9_count("futex", "processes")(runs)
+    if isinstance(plain, Missing):
+        return plain
+    vol = float((rows.voluntary / rows.round_trips).mean())
+    inv = float((rows.involuntary / rows.round_trips).mean())
+    return _why(plain.value, "switches",
+                f"{UNEXPLAINED_BY}the run counts the switches the kernel made, not the "
+                "loop's sched_yield calls (or its retried wake-ups), so no more elementary "
+                "quantity measured here says why one iteration makes more switches than the "
+                "source counts. For context, not a cause (the same counters, split and "
+                f"counted again): of each iteration's switches, {vol:.2f} are voluntary (a "
+                f"side went to sleep) and {inv:.2f} involuntary (a side was switched out "
+                "while still runnable); the same futex ping-pong without its sched_yield "
+                f"calls makes {plain.value:.2f} switches per round trip (means over repeats, "
+                "the same run)", found, experiment="switch_counts")
+
+
+def s11_why(runs: Runs) -> Measurement | Missing:
+    """Context for C34's slowdown (no cause): the added time split by the kernel switches
+    locking adds, beside the yardsticks' pipe hand-off. Both are the reading's own kind
+    of quantity (a hand-off between OS threads, timed), so the reading says
+    "unexplained" and gives them as a decomposition."""
+    got = stored_table(runs, "go_lockosthread", "runs")
+    if isinstance(got, Missing):
+        return got
+    table, found = got
+    locked, free = table[table.locked], table[~table.locked]
+    extra_ns = float(locked.ns_per_round_trip.mean() - free.ns_per_round_trip.mean())
+    extra_sw = float(locked.switches_per_round_trip.mean()
+                     - free.switches_per_round_trip.mean())
+    if extra_sw <= 0:
+        return Missing("locking added no counted kernel switch")
+    per = extra_ns / extra_sw
+    text = (f"{UNEXPLAINED_BY}no more elementary quantity measured here says why locking "
+            "slows the round trip by this much: a time per counted switch and a thread "
+            "hand-off are the reading's own kind of quantity. As a decomposition, not a "
+            f"cause: locking adds {extra_sw:.2f} kernel switches per round trip and "
+            f"{extra_ns / 1000:,.1f} µs (means over repeats), {per / 1000:,.2f} µs per added "
+            "switch")
+    same, cross = yardstick("pipe_switch_pinned")(runs), yardstick("wakeup_cross_cpu")(runs)
+    if isinstance(same, Measurement) and isinstance(cross, Measurement):
+        text += (f"; the yardsticks' pipe hand-off between two threads takes "
+                 f"{same.value:,.0f} ns on one CPU and {cross.value:,.0f} ns across two, idle "
+                 "(means over repeats)")
+    text += (f"; the unlocked round trip, the ratio's denominator, takes "
+             f"{free.ns_per_round_trip.mean():,.0f} ns here (S11: 500 ns)")
+    return _why(per, "ns", text, found, experiment="go_lockosthread")
+

@@ -504,16 +504,6 @@ def show(name: str | Quantity, data_dir: str | Path | None = None,
     return span(q, text)
 
 
-def value_of(name: str | Quantity, data_dir: str | Path | None = None,
-             machine_id: str | None = None) -> float | None:
-    """The finding's value as it prints (display units, rounded as printed), or None: a
-    page that derives a ratio from two findings divides what it shows."""
-    q = name if isinstance(name, Quantity) else get(name, data_dir, machine_id)
-    if not q.measured:
-        return None
-    return float(q.number().replace(",", ""))
-
-
 def ratio(a: str | Quantity, b: str | Quantity, data_dir: str | Path | None = None,
           machine_id: str | None = None, fmt: str = ".1f") -> tuple[float, str] | None:
     """The ratio of two findings (``a / b``, from their values) and its marked text

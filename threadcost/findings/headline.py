@@ -124,9 +124,6 @@ def launch_goroutine(runs: Runs) -> Value | str:
 # The per-sample round trips (one clock read in each) are distributions of their own,
 # printed as round trips; the time per switch the kernel counted is a quantity of its own
 # (``switch_thread_per_counted_median_ns``, page 04).
-SWITCH_WORDS = ("one switch: half the mean round trip of a batch of round trips timed "
-                "whole (no clock read inside), between two tasks pinned to one CPU (each "
-                "round trip hands over twice); the median of runs where there are several")
 # the stamped batch: a run that also timed each round trip (a clock read and a CPU note
 # inside every round trip), the whole run's mean standing in for a bare batch
 STAMPED = ("the run also timed each round trip, so one clock read and a CPU note are "

@@ -136,17 +136,6 @@ def system_threads() -> int | None:
         return None
 
 
-def smaps_rollup_kib(key: str = "Rss", pid: int | str = "self") -> int | None:
-    """A field of /proc/<pid>/smaps_rollup in KiB: the kernel walks the page
-    tables to compute it, independently of the VmRSS counters."""
-    text = read_text(f"/proc/{pid}/smaps_rollup") or ""
-    for line in text.splitlines():
-        name, _, rest = line.partition(":")
-        if name == key:
-            return int(rest.split()[0])
-    return None
-
-
 def map_count(pid: int | str = "self") -> int | None:
     """Memory mappings of a process (what vm.max_map_count caps)."""
     try:

@@ -40,9 +40,7 @@ from threadcost.paper import vega_assets
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 VENDOR_DIR = paths.REPO_ROOT / "vendor"
 STATIC = "_static"
-REQUIRE_JS = f"{STATIC}/requirejs/require.js"
 HIDE_TAG = "remove_input"
-SHOW_TAG = "show-input"
 STYLESHEET = f"{STATIC}/paper.css"
 
 PAPER_CSS = """
@@ -296,7 +294,6 @@ def read_page(path: Path) -> Page:
     return Page(path=path, title=title or path.stem, sections=sections)
 
 
-TALLY_ORDER = vocabulary.CLASSES  # the claims layer's classes, in tally order
 TALLY_COLOURS = vocabulary.VERDICT_COLOURS
 
 INDEX_CSS = """

@@ -225,9 +225,6 @@ class Store:
                 seen[run.commit] = None
         return list(seen)
 
-    def describe_machine(self) -> str:
-        return machine.describe(self.fingerprint)
-
     # ---------------------------------------------------------------- output
     @staticmethod
     def _show(fragment: str) -> None:

@@ -2,14 +2,12 @@
 
 Every machine folder with stored runs is one column: the committed ones
 (``data/<machine-id>/``) and yours (``runs/<machine-id>/``, marked "(this machine)"),
-apart even when your machine id is the reference's. Three views:
+apart even when your machine id is the reference's. Two views:
 
 - :func:`headline_table`: each headline number (launch, switch, memory of a
   thread, process, fiber, goroutine) per machine, from the one source of those
   numbers (``views.headline.cells``, which draws notebook 00's headline), and this
   machine's divided by the committed reference's;
-- :func:`verdict_table`: each published claim's verdict per machine (through the
-  adapter ``paper_summary.claim_verdicts``);
 - :func:`normalised_table`: times divided by the machine's own yardstick, when a
   ``yardsticks`` run is stored for it: a time that is "slow because the machine is
   slow" comes out the same on every machine.
@@ -204,21 +202,6 @@ def headline_table(values: pd.DataFrame) -> pd.DataFrame:
         table[RATIO] = [m / r if isinstance(m, float) and isinstance(r, float) and r > 0
                         else None for m, r in zip(table[mine], table[ref], strict=True)]
     return table
-
-
-def verdict_table(data_dir: str | Path | None = None) -> pd.DataFrame:
-    """One row per published claim, one column per machine: its verdict there."""
-    from threadcost.paper import summary as paper_summary
-
-    merged: pd.DataFrame | None = None
-    for mid, (root, folder_mid) in _columns(data_dir).items():
-        per = paper_summary.claim_verdicts(root, folder_mid)
-        col = per[["claim_id", "verdict_class"]].rename(columns={"verdict_class": mid})
-        merged = col if merged is None else merged.merge(col, on="claim_id", how="outer")
-    if merged is None:
-        return pd.DataFrame(columns=["claim"])
-    return merged.rename(columns={"claim_id": "claim"}).sort_values("claim").reset_index(
-        drop=True)
 
 
 def _yardstick_run(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:

@@ -68,18 +68,6 @@ def _launch_growth(kind: str) -> Any:
 
 
 c09_thread_growth = _launch_growth("thread")
-c09_fork_growth = _launch_growth("fork")
-
-
-def launch_ns(kind: str) -> Any:
-    def select(runs: Runs) -> Measurement | Missing:
-        got = _launch(runs)
-        if isinstance(got, Missing):
-            return got
-        rows, found = got
-        hit = rows[(rows.kind == kind) & (rows.parent_touch_mib == 0)]
-        return over_repeats(hit["mean"], "ns", run_id=run_ids(found))
-    return select
 
 
 # --- S3's CPU-bound tasks on one CPU (C13, C14) ------------------------------------------------
@@ -239,18 +227,3 @@ def _hz(found: list[Any]) -> int | None:
             except (TypeError, ValueError):
                 return None
     return None
-
-
-def cpu_bound_total(mode: str, column: str) -> Select:
-    def select(runs: Runs) -> Measurement | Missing:
-        got = cpu_bound_runs(runs, "own")
-        if isinstance(got, Missing):
-            return got
-        rows, found = got
-        rows = rows[rows["mode"] == mode]
-        return over_repeats(rows[column], "s", run_id=run_ids(found),
-                            setup={"experiment": "cpu_bound", "mode": mode,
-                                   "working_set": "own (8 MB per task)"},
-                            how="per repeat: system time of the whole run, like the time "
-                                "command")
-    return select

@@ -125,30 +125,6 @@ def split_rss_cause(runs: Runs, got: Measurement) -> str | None:
 
 # --- malloc then touch (C07) --------------------------------------------------------------------
 
-def _malloc_ratio(after: str, column: str, what: str) -> Any:
-    def select(runs: Runs) -> Measurement | Missing:
-        found = runs.matching("malloc_touch", allocator="malloc", touch_fraction=1.0)
-        if not found:
-            return no_run("malloc_touch", "allocator malloc, full touch", "notebook 01")
-        ratios = []
-        for run in found:
-            st = run.table("stages").set_index("stage")
-            alloc_kib = float(run.meta["params"]["mib"]) * 1024
-            ratios.append((st.loc[after, column] - st.loc["before", column]) / alloc_kib)
-        mib = sorted({r.meta["params"]["mib"] for r in found})
-        return over_repeats(ratios, "ratio", run_id=run_ids(found),
-                            setup={"experiment": "malloc_touch", "allocator": "malloc",
-                                   "mib": mib[0] if len(mib) == 1 else mib},
-                            how=f"per run: {what} / the allocation")
-    return select
-
-
-c07_vsz_after_alloc = _malloc_ratio("after_alloc", "vsz_kib", "VmSize growth after malloc")
-c07_rss_after_alloc = _malloc_ratio("after_alloc", "rss_kib", "VmRSS growth after malloc")
-c07_rss_after_touch = _malloc_ratio("after_touch", "rss_kib",
-                                    "VmRSS growth after touching every page")
-
-
 # --- limits (C08, C10) -------------------------------------------------------------------------
 
 def c08_max_threads(runs: Runs) -> Measurement | Missing:
@@ -223,11 +199,6 @@ def c11_rss_per_goroutine(runs: Runs) -> Measurement | Missing:
                  how="slope of VmRSS over goroutines blocked on a channel")
 
 
-def c11_million_goroutines(runs: Runs) -> Missing:
-    return Missing("no one-million-goroutine run is stored (the sweep stops at "
-                   "10,000 goroutines)")
-
-
 # --- the thread ceiling (C10) ----------------------------------------------------------------
 
 def _ceiling(runs: Runs) -> list[Any] | Missing:
@@ -266,18 +237,6 @@ def c10_million_scaled(runs: Runs) -> Measurement | Missing:
         rss, low=None, high=None, repeats=1, computed=True,
         how=f"{rss.extra.get('label', 'computed by scaling')}: RSS {rss.text()}, user "
             f"{user.text()}, sys {sys_.text()} (the findings c10_million_threads_*)")
-
-
-def c10_measured(column: str) -> Any:
-    """Context: wall/user/sys of the measured thread count (threads_ceiling/measured)."""
-    def select(runs: Runs) -> Measurement | Missing:
-        found = _ceiling(runs)
-        if isinstance(found, Missing):
-            return found
-        table = runs.tables(found, "measured")
-        return Measurement(float(table[column].iloc[0]), "s", run_id=run_ids(found),
-                           setup={"threads": int(table.threads.iloc[0])})
-    return select
 
 
 # --- one million goroutines (C11) -------------------------------------------------------------

@@ -2,10 +2,10 @@
 
 Each reads the stored runs of one experiment of notebook 08 by setup, pools every
 matching run, and returns a Measurement (a value with its interval over the
-independent repeats) or a Missing with the reason. The ``*_why`` selectors return
-computed measurements whose sentence :func:`threadcost.claims.whys.computed` attaches
-to the reading it explains: they never carry a verdict. Every time is a mean over
-repeats, as the claims read it, so a why and its reading print the same number.
+independent repeats) or a Missing with the reason. The claims' whys of these sources
+(:mod:`threadcost.claims.whys`) read the same tables (:func:`stored_table`). Every time
+is a mean over repeats, as the claims read it, so a why and its reading print the same
+number.
 """
 
 from __future__ import annotations
@@ -15,9 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import findings
-from threadcost.claims.read.switching import yardstick
-from threadcost.claims.whys import UNEXPLAINED_BY
 from threadcost.host import sysinfo
 from threadcost.measured.intervals import log_ratio, over_repeats
 from threadcost.measured.measurement import Measurement, Missing
@@ -26,7 +23,9 @@ from threadcost.measured.runs import Runs, run_ids
 NOTEBOOK = "notebook 08"
 
 
-def _table(runs: Runs, experiment: str, name: str) -> tuple[pd.DataFrame, list[Any]] | Missing:
+def stored_table(runs: Runs, experiment: str,
+                 name: str) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    """Table ``name`` of every stored ``experiment`` run that ran, pooled, or why none."""
     found = [r for r in runs.matching(experiment) if not r.meta["summary"].get("skipped")]
     table = runs.tables(found, name)
     if table.empty:
@@ -39,18 +38,13 @@ def _table(runs: Runs, experiment: str, name: str) -> tuple[pd.DataFrame, list[A
     return table, found
 
 
-def _why(value: float, unit: str, how: str, found: list[Any], **setup: Any) -> Measurement:
-    return Measurement(value, unit, value, value, repeats=1, run_id=run_ids(found), how=how,
-                       computed=True, unjudgeable=how, setup=setup)
-
-
 # ------------------------------------------------------------------ S7 (C30)
 
 def s7_growth(kind: str) -> Any:
     """launch_spawn_growth/repeats: whole life at the largest parent size / at 0 MiB,
     paired within each repeat (both series of one repeat, fresh processes)."""
     def select(runs: Runs) -> Measurement | Missing:
-        got = _table(runs, "launch_spawn_growth", "repeats")
+        got = stored_table(runs, "launch_spawn_growth", "repeats")
         if isinstance(got, Missing):
             return got
         table, found = got
@@ -69,33 +63,10 @@ def s7_growth(kind: str) -> Any:
     return select
 
 
-def s7_why(runs: Runs) -> Measurement | Missing:
-    """Slope of fork+exec's life over the parent's MiB, in bare forks' slopes."""
-    got = _table(runs, "launch_spawn_growth", "repeats")
-    if isinstance(got, Missing):
-        return got
-    table, found = got
-    slopes = {}
-    for kind in ("fork_exec", "fork"):
-        rows = table[table.kind == kind]
-        if rows.parent_touch_mib.nunique() < 2:
-            return Missing("the stored run has one parent size only")
-        slopes[kind] = float(np.polyfit(rows.parent_touch_mib, rows.lifecycle_ns_p50, 1)[0])
-    if slopes["fork"] <= 0:
-        return Missing("a bare fork did not grow with the parent here")
-    ratio = slopes["fork_exec"] / slopes["fork"]
-    return _why(ratio, "ratio",
-                f"why: fork+exec grows by {slopes['fork_exec'] / 1000:,.1f} µs per MiB of "
-                f"dirty parent memory and a bare fork (no exec) by "
-                f"{slopes['fork'] / 1000:,.1f} µs per MiB, measured in the same run: the "
-                "growth is fork's copy of the page tables, not exec's", found,
-                experiment="launch_spawn_growth")
-
-
 # ------------------------------------------------------------------ S8 (C31)
 
 def s8_ratio(runs: Runs) -> Measurement | Missing:
-    got = _table(runs, "fiber_gap", "ratios")
+    got = stored_table(runs, "fiber_gap", "ratios")
     if isinstance(got, Missing):
         return got
     table, found = got
@@ -108,7 +79,7 @@ def s8_ratio(runs: Runs) -> Measurement | Missing:
 
 def s8_ns(what: str) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
-        got = _table(runs, "fiber_gap", "repeats")
+        got = stored_table(runs, "fiber_gap", "repeats")
         if isinstance(got, Missing):
             return got
         table, found = got
@@ -116,33 +87,11 @@ def s8_ns(what: str) -> Any:
     return select
 
 
-def s8_why(runs: Runs) -> Measurement | Missing:
-    """The swapcontext gap in empty rt_sigprocmask calls: the finding
-    ``fiber_gap_over_sigprocmask_mean_ratio`` (the value page 08 prints), by name."""
-    got = _table(runs, "fiber_gap", "ratios")
-    if isinstance(got, Missing):
-        return got
-    _, found = got
-    gap = findings.measurement("fiber_gap_over_sigprocmask_mean_ratio", runs)
-    if isinstance(gap, Missing):
-        return gap
-    call = findings.measurement("fiber_gap_sigprocmask_mean_ns", runs)
-    cost = (f", and an empty rt_sigprocmask call costs {call.value:,.0f} ns here (mean over "
-            "repeats)" if isinstance(call, Measurement) else "")
-    return _why(gap.value, "system calls",
-                f"why: the swapcontext switch costs {gap.value:.2f} empty rt_sigprocmask "
-                "calls more than the hand-written one (the gap of the means over repeats / "
-                "the mean call, all timed in the same process): the gap is the signal-mask "
-                f"system call swapcontext makes{cost}, so the ratio follows what a system "
-                "call costs on each machine, not the switch itself", found,
-                experiment="fiber_gap")
-
-
 # ------------------------------------------------------------------ S9 (C32)
 
 def s9_count(mechanism: str, tasks: str) -> Any:
     def select(runs: Runs) -> Measurement | Missing:
-        got = _table(runs, "switch_counts", "runs")
+        got = stored_table(runs, "switch_counts", "runs")
         if isinstance(got, Missing):
             return got
         table, found = got
@@ -158,35 +107,6 @@ def s9_count(mechanism: str, tasks: str) -> Any:
     return select
 
 
-def s9_why(runs: Runs) -> Measurement | Missing:
-    """Context for C32's count (no cause): the run counts the kernel's switches, not the
-    loop's sched_yield calls, so what it has is the reading's own quantity, split
-    (voluntary and involuntary) and counted again without the yields (the C32 shape
-    reading's value). The reading says "unexplained" and gives these as context."""
-    got = _table(runs, "switch_counts", "runs")
-    if isinstance(got, Missing):
-        return got
-    table, found = got
-    rows = table[(table.mechanism == "futex_yield") & (table.tasks == "processes")]
-    if rows.empty:
-        return Missing("the stored switch_counts run has no run of tsuna's loop")
-    plain = s9_count("futex", "processes")(runs)
-    if isinstance(plain, Missing):
-        return plain
-    vol = float((rows.voluntary / rows.round_trips).mean())
-    inv = float((rows.involuntary / rows.round_trips).mean())
-    return _why(plain.value, "switches",
-                f"{UNEXPLAINED_BY}the run counts the switches the kernel made, not the "
-                "loop's sched_yield calls (or its retried wake-ups), so no more elementary "
-                "quantity measured here says why one iteration makes more switches than the "
-                "source counts. For context, not a cause (the same counters, split and "
-                f"counted again): of each iteration's switches, {vol:.2f} are voluntary (a "
-                f"side went to sleep) and {inv:.2f} involuntary (a side was switched out "
-                "while still runnable); the same futex ping-pong without its sched_yield "
-                f"calls makes {plain.value:.2f} switches per round trip (means over repeats, "
-                "the same run)", found, experiment="switch_counts")
-
-
 def s9_virtualization(runs: Runs) -> Missing:
     return Missing("needs the same machine measured with and without virtualization; this "
                    "project measures one machine as it is (a guest or not) and has no "
@@ -196,7 +116,7 @@ def s9_virtualization(runs: Runs) -> Missing:
 # ------------------------------------------------------------------ S10 (C33)
 
 def _points(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
-    return _table(runs, "indirect_cost", "points")
+    return stored_table(runs, "indirect_cost", "points")
 
 
 def s10_direct_us(runs: Runs) -> Measurement | Missing:
@@ -284,7 +204,7 @@ def _ns(x: float) -> str:
 # ------------------------------------------------------------------ S11 (C34)
 
 def _go_pairs(runs: Runs, column: str) -> tuple[pd.Series, list[Any]] | Missing:
-    got = _table(runs, "go_lockosthread", "runs")
+    got = stored_table(runs, "go_lockosthread", "runs")
     if isinstance(got, Missing):
         return got
     table, found = got
@@ -316,42 +236,10 @@ def s11_switch_ratio(runs: Runs) -> Measurement | Missing:
                      how="per pair: kernel switches per round trip locked / unlocked")
 
 
-def s11_why(runs: Runs) -> Measurement | Missing:
-    """Context for C34's slowdown (no cause): the added time split by the kernel switches
-    locking adds, beside the yardsticks' pipe hand-off. Both are the reading's own kind
-    of quantity (a hand-off between OS threads, timed), so the reading says
-    "unexplained" and gives them as a decomposition."""
-    got = _table(runs, "go_lockosthread", "runs")
-    if isinstance(got, Missing):
-        return got
-    table, found = got
-    locked, free = table[table.locked], table[~table.locked]
-    extra_ns = float(locked.ns_per_round_trip.mean() - free.ns_per_round_trip.mean())
-    extra_sw = float(locked.switches_per_round_trip.mean()
-                     - free.switches_per_round_trip.mean())
-    if extra_sw <= 0:
-        return Missing("locking added no counted kernel switch")
-    per = extra_ns / extra_sw
-    text = (f"{UNEXPLAINED_BY}no more elementary quantity measured here says why locking "
-            "slows the round trip by this much: a time per counted switch and a thread "
-            "hand-off are the reading's own kind of quantity. As a decomposition, not a "
-            f"cause: locking adds {extra_sw:.2f} kernel switches per round trip and "
-            f"{extra_ns / 1000:,.1f} µs (means over repeats), {per / 1000:,.2f} µs per added "
-            "switch")
-    same, cross = yardstick("pipe_switch_pinned")(runs), yardstick("wakeup_cross_cpu")(runs)
-    if isinstance(same, Measurement) and isinstance(cross, Measurement):
-        text += (f"; the yardsticks' pipe hand-off between two threads takes "
-                 f"{same.value:,.0f} ns on one CPU and {cross.value:,.0f} ns across two, idle "
-                 "(means over repeats)")
-    text += (f"; the unlocked round trip, the ratio's denominator, takes "
-             f"{free.ns_per_round_trip.mean():,.0f} ns here (S11: 500 ns)")
-    return _why(per, "ns", text, found, experiment="go_lockosthread")
-
-
 # ------------------------------------------------------------------ S12 (C35)
 
 def s12_seconds(runs: Runs) -> Measurement | Missing:
-    got = _table(runs, "thread_waves", "repeats")
+    got = stored_table(runs, "thread_waves", "repeats")
     if isinstance(got, Missing):
         return got
     table, found = got

@@ -9,9 +9,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import findings
-from threadcost.claims.logic import number
 from threadcost.claims.read.common import (
-    at_setup,
     holds_all,
     no_run,
 )
@@ -19,6 +17,7 @@ from threadcost.findings.switch import yardstick_name
 from threadcost.measured.intervals import log_ratio, over_repeats, quotient
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
+from threadcost.textout import number
 from threadcost.vocabulary import words
 
 Select = Any  # a selector: stored runs -> Measurement | Missing
@@ -51,15 +50,6 @@ def yardstick(name: str) -> Any:
 YARDSTICK_STATISTIC = "mean over repeats of the median batch"
 
 
-def c01_switch_over_memcpy(runs: Runs) -> Measurement | Missing:
-    """yardsticks/repeats: pipe_switch_pinned / memcpy_64kib, paired by repeat."""
-
-    return findings.measurement(
-        "switch_over_memcpy_mean_ratio", runs,
-        how="per repeat: one switch (half a pinned pipe round trip) / one 64 KiB memcpy, "
-            "both timed in the same repeat on the same CPU")
-
-
 # --- pipe echo (C02 stand-in, C03) ------------------------------------------------------
 
 def _echo(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
@@ -73,19 +63,6 @@ def _echo(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     return wide, found
 
 
-def c02_unpinned_over_pinned_switch(runs: Runs) -> Measurement | Missing:
-    """echo/repeats: rate same-cpu / rate unpinned (= time unpinned / time pinned)."""
-    got = _echo(runs)
-    if isinstance(got, Missing):
-        return got
-    wide, found = got
-    return over_repeats((wide["same-cpu"] / wide["unpinned"]).dropna(), "ratio",
-                        run_id=run_ids(found),
-                        setup={"experiment": "echo", "mechanism": "pipe", "tasks": "threads",
-                               "placements": "same-cpu vs unpinned, interleaved"},
-                        how="per repeat: time per echo unpinned / pinned (two switches each)")
-
-
 def c03_unpinned_over_pinned_rate(runs: Runs) -> Measurement | Missing:
     """echo/repeats: rate unpinned / rate same-cpu, paired by repeat."""
 
@@ -93,26 +70,7 @@ def c03_unpinned_over_pinned_rate(runs: Runs) -> Measurement | Missing:
                                 how="per repeat: echoes per second unpinned / pinned")
 
 
-def echo_pinned_rate(runs: Runs) -> Measurement | Missing:
-
-    return findings.measurement("echo_pinned_rate_mean_per_s", runs, setup={}, how="")
-
-
 # --- context switch, one run per configuration (context for C01/C02) ----------------------
-
-def switch_pinned_ns(runs: Runs) -> Measurement | Missing:
-    """Context: yardsticks' pinned switch if stored, else context_switch/configs."""
-    got = yardstick("pipe_switch_pinned")(runs)
-    if isinstance(got, Measurement):
-        return got
-    found = runs.matching("context_switch", placements=holds_all("same-cpu"))
-    table = runs.tables(found, "configs")
-    if table.empty:
-        return no_run("context_switch", "a pipe ping-pong on one CPU", "notebook 04")
-    rows = table[(table.mechanism == "pipe") & (table.placement == "same-cpu")
-                 & (table.tasks == "threads") & (table.working_set_kib == 0)]
-    return over_repeats(rows.switch_p50_ns, "ns", run_id=run_ids(found))
-
 
 # --- Go channel ping-pong (C04) -----------------------------------------------------------
 
@@ -122,14 +80,6 @@ def peers_skipped(runs: Runs) -> Missing:
     return (Missing(f"the Go peers did not run: {reason}") if reason else
             no_run("peers", "the channel ping-pong in both modes",
                      "notebook 05; needs the Go toolchain"))
-
-
-def _peers_round_trips(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
-    found = [r for r in runs.matching("peers") if not r.meta["summary"].get("skipped")]
-    table = runs.tables(found, "round_trips")
-    if table.empty or not {"default", "gomaxprocs1_pinned"} <= set(table["mode"]):
-        return peers_skipped(runs)
-    return table, found
 
 
 def c04_gomaxprocs1_gain(runs: Runs) -> Measurement | Missing:
@@ -148,15 +98,6 @@ def c04_gomaxprocs1_gain(runs: Runs) -> Measurement | Missing:
                             "GOMAXPROCS=1 pinned / default, minus 1")
 
 
-def goroutine_switch_ns(runs: Runs) -> Measurement | Missing:
-    got = _peers_round_trips(runs)
-    if isinstance(got, Missing):
-        return got
-    table, found = got
-    med = table[table["mode"] == "default"].groupby("run_index").round_trip_ns.median() / 2
-    return over_repeats(med, "ns", run_id=run_ids(found))
-
-
 def memcpy_ns(runs: Runs) -> Measurement | Missing:
 
     return findings.measurement("memcpy_64kib_mean_ns", runs,
@@ -171,47 +112,6 @@ def placement_skipped(found: list[Any]) -> Missing | None:
     reason = next((r.meta["summary"]["skipped"] for r in found
                    if r.meta["summary"].get("skipped")), None)
     return Missing(f"pinned against unpinned {reason}") if reason else None
-
-
-def c02_placement_pairs(runs: Runs) -> Measurement | Missing:
-    """context_switch_placement/repeats: switch unpinned / pinned, paired by repeat,
-    pipe and condvar pooled (S0 quotes both mechanisms together)."""
-    found = runs.matching("context_switch_placement", tasks="threads",
-                          placements=holds_all("same-cpu", "unpinned"))
-    table = runs.tables(found, "repeats")
-    if table.empty:
-        return placement_skipped(found) or no_run(
-            "context_switch_placement", "threads pinned and unpinned", "notebook 04")
-    wide = table.pivot_table(index=["run_index", "repeat", "mechanism"], columns="placement",
-                             values="switch_ns")
-    ratio = (wide["unpinned"] / wide["same-cpu"]).dropna()
-    mechs = sorted(set(table.mechanism))
-    pairs = int(ratio.groupby(level="mechanism").size().min())
-    got = log_ratio(ratio, run_id=run_ids(found),
-                     setup={"experiment": "context_switch_placement", "tasks": "threads",
-                            "mechanisms": ", ".join(mechs),
-                            "placements": "same-cpu vs unpinned, interleaved"},
-                     how="per repeat and mechanism: one switch (half the mean round trip of a "
-                         "run timed whole) unpinned / pinned; geometric mean, interval on "
-                         "the logarithms")
-    # independent repeats: the pairs of each mechanism (pipe and condvar are pooled)
-    return at_setup(got, f"({pairs} pairs each of {' and '.join(mechs)})", repeats=pairs)
-
-
-def c02_unpinned_over_pinned(runs: Runs) -> Measurement | Missing:
-    """The repeated pairs when stored; the echo stand-in otherwise (marked in ``how``)."""
-    got = c02_placement_pairs(runs)
-    if isinstance(got, Measurement) or placement_skipped(
-            runs.matching("context_switch_placement")):  # one CPU: echo cannot stand in
-        return got
-    echo = c02_unpinned_over_pinned_switch(runs)
-    if isinstance(echo, Missing):
-        return got
-    return Measurement(**{**echo.__dict__, "substitute": ECHO_FOR_PINGPONG})
-
-
-ECHO_FOR_PINGPONG = ("pipe echo between two threads (notebook 04's echo) stands in for S0's "
-                     "pipe ping-pong pairs, which no stored run holds")
 
 
 # --- goroutine pinning pairs (C04) -----------------------------------------------------------
@@ -245,16 +145,6 @@ def c04_pinning_gain(runs: Runs) -> Measurement | Missing:
                                "iterations": iters[0] if len(iters) == 1 else iters},
                         how="per pair: round trips per second over a batch without clock "
                             "reads, pinned / default, minus 1")
-
-
-def goroutine_switch_default_ns(runs: Runs) -> Measurement | Missing:
-    """Context for C04's 170 ns: one switch (batch / 2) with the runtime's defaults."""
-    got = pinning_pairs(runs)
-    if isinstance(got, Missing):
-        return goroutine_switch_ns(runs)
-    table, found = got
-    rows = table[table["mode"] == "default"]
-    return over_repeats(rows.switch_ns_batch, "ns", run_id=run_ids(found))
 
 
 def goroutine_switch_pinned_ns(runs: Runs) -> Measurement | Missing:
@@ -318,23 +208,6 @@ def switch_ratio(mechanism: str) -> Select:
                                 "placements": "same-cpu vs unpinned, interleaved"},
                          how="per repeat: one switch unpinned / pinned, this mechanism only")
     return select
-
-
-def switch_over_cold_memcpy(runs: Runs) -> Measurement | Missing:
-    """yardsticks: pinned pipe switch / uncached 64 KiB memcpy, paired by repeat."""
-    table, found = yardstick_repeats(runs)
-    need = {"pipe_switch_pinned", "memcpy_64kib_cold"}
-    if table.empty or not need <= set(table.yardstick):
-        return no_run("yardsticks", "the uncached 64 KiB memcpy", "the last cell of "
-                        "notebook 04")
-    wide = table.pivot_table(index=["run_index", "repeat"], columns="yardstick",
-                             values="ns_median")
-    ratio = (wide["pipe_switch_pinned"] / wide["memcpy_64kib_cold"]).dropna()
-    return over_repeats(ratio, "ratio", run_id=run_ids(found),
-                        setup={"experiment": "yardsticks", "mechanism": "pipe",
-                               "placement": "same-cpu", "memcpy": "64 KiB, in no cache"},
-                        how="per repeat: one pinned switch / one 64 KiB memcpy between "
-                            "buffers in no cache (as S0-code's 3 µs copy), same repeat")
 
 
 def _cache_states(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:

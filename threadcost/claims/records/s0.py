@@ -56,7 +56,7 @@ C07 = (Published("mib", 400, "MiB", "allocation size"),
        Published("vsz_delta_kib", 409_604, "KiB", "derived: 416128 - 6524"),
        Published("rss_delta_after_touch_kib", 406_136, "KiB", "derived: 410916 - 4780"))
 C08 = (Published("max_threads", 32_000, "threads", "about 32K; a kernel limit not memory"),)
-V1, V2, V3, V4, V5, V6, V7, V8 = (values(*c) for c in (C01, C02, C03, C04, C05, C06, C07, C08))
+V2, V3, V4, V5, V6, V7, V8 = (values(*c) for c in (C02, C03, C04, C05, C06, C07, C08))
 
 
 def _pinned(mech: str) -> Reading:

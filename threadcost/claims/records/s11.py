@@ -48,7 +48,7 @@ CLAIMS: tuple[Claim, ...] = (
                 published=PUBLISHED_RATIO, tolerance_words="about 15.8 (+/- 20%)",
                 # the slowdown split by the switches counted, and the pipe hand-off
                 # yardsticks: the reading's own kind (a hand-off's time), context only
-                why=(whys.computed(sel.s11_why, whys.PER_ADDED_SWITCH, explains=False),)),
+                why=(whys.computed(whys.s11_why, whys.PER_ADDED_SWITCH, explains=False),)),
         # one measurement, one verdict: the slowdown ratio above is not judged again
         # against a looser "much slower" bound of the project's own
         Reading("Approximately 1000 times more thread context switches with LockOSThread "

@@ -33,7 +33,6 @@ TEN_K = 10_000
 MILLION = 1_000_000
 
 FIG2 = "Fig.2: Peak memory needed to launch 10,000 tasks"
-FIG4 = "Fig.4: Peak memory needed to launch 1 million tasks"
 NOTE2 = "peak memory at 10,000 tasks (Fig. 2, the chart's data)"
 NOTE4 = "peak memory at 1,000,000 tasks (Fig. 4, the chart's data)"
 

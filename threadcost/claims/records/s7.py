@@ -14,6 +14,7 @@ stated per-spawn time are left out.
 
 from __future__ import annotations
 
+from threadcost.claims import whys
 from threadcost.claims.model import Claim, Context, Quote, Reading
 from threadcost.claims.read import more_sources as sel
 from threadcost.claims.records._help import of_source
@@ -55,6 +56,6 @@ CLAIMS: tuple[Claim, ...] = (
         Context("Posix_spawn: whole life at the largest parent size / at 0 MiB", None,
                 "ratio", sel.s7_growth("posix_spawn")),
         Context("Fork+exec growth per MiB / bare fork growth per MiB (same run)", None,
-                "ratio", sel.s7_why),
+                "ratio", whys.s7_why),
     )),
 )

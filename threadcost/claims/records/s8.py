@@ -47,7 +47,7 @@ CLAIMS: tuple[Claim, ...] = (
                 PUBLISHED_RATIO * 0.8, PUBLISHED_RATIO * 1.2, sel.s8_ratio, timing=True,
                 published=PUBLISHED_RATIO, tolerance_words="about 61 (+/- 20%)",
                 substitute=HAND_WRITTEN,
-                why=(whys.computed(sel.s8_why, whys.SIGPROCMASK_GAP),)),
+                why=(whys.computed(whys.s8_why, whys.SIGPROCMASK_GAP),)),
     ), context=(
         Context("hand-written switch (fcontext_t: 9 ns)", 9, "ns", sel.s8_ns("asm")),
         Context("swapcontext switch (ucontext_t: 547 ns)", 547, "ns", sel.s8_ns("ucontext")),

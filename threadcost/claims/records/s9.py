@@ -16,7 +16,7 @@ from threadcost.claims.records._help import of_source
 
 # the loop's counters split, and the loop without its yields counted: the reading's own
 # kind of quantity (switches the kernel counted), context for an "unexplained", no cause
-COUNTED = (whys.computed(sel.s9_why, whys.YIELDLESS_COUNT, explains=False),)
+COUNTED = (whys.computed(whys.s9_why, whys.YIELDLESS_COUNT, explains=False),)
 
 SOURCE_DOC = ("How long does it take to make a context switch? (2010) and "
                       "github.com/tsuna/contextswitch (timectxsw.c, issue 3)")

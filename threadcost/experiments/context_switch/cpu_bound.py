@@ -63,7 +63,6 @@ MODES = {"threads": lib.TC_CPU_BOUND_THREADS, "processes": lib.TC_CPU_BOUND_PROC
 WORKING_SETS = ("none", "own")  # no memory of its own / its own array per task
 MAX_TASKS = int(lib.TC_CPU_BOUND_MAX_TASKS)
 S3_TASKS = 5
-S3_LIMIT = 30_000
 S3_WS_INTS = 1_000_000
 QUANTITIES = ("wall_s", "user_s", "sys_s", "cpu_s", "whole_user_s", "whole_sys_s",
               "dtlb_misses", "switches")

@@ -42,7 +42,6 @@ PID_MAX_LIMIT = 4_194_304  # the kernel's ceiling for kernel.pid_max on 64-bit
 # Defaults and ranges: the notebook parameters' (threadcost.experiments.parameters).
 STACK_KIB, TOUCH_KIB = declared("memory_stack_kib_requested"), declared("memory_touch_kib")
 SPAWN = declared("memory_spawn_max")
-SPAWN_MAX = int(SPAWN.maximum or 0)
 
 
 def _row(limit: str, value: Any, unit: str, allows: int | None, applies: bool,
@@ -50,12 +49,6 @@ def _row(limit: str, value: Any, unit: str, allows: int | None, applies: bool,
     return {"limit": limit, "value": value, "unit": unit,
             "threads_allowed": None if allows is None else max(int(allows), 0),
             "applies": applies, "kind": kind, "note": note}
-
-
-def limits_table(stack_kib: int = 0, touch_kib: int = 0,
-                 per_thread_kib: float | None = None) -> pd.DataFrame:
-    """:func:`limit_rows` as a DataFrame."""
-    return pd.DataFrame(limit_rows(stack_kib, touch_kib, per_thread_kib))
 
 
 def limit_rows(stack_kib: int = 0, touch_kib: int = 0,
@@ -282,9 +275,10 @@ def spawn_until_failure(max_threads: Any = SPAWN.default, stack_kib: Any = STACK
     """Opt-in: start up to ``max_threads`` threads in a child process and report
     how many started and which limit stopped them (None if none did).
 
-    Bounded by ``max_threads`` (at most {SPAWN_MAX:,}); the threads block, are
-    counted, then released and joined. By default the run stops at the reserve
-    of process ids, threads and memory it leaves the rest of the machine
+    Bounded by ``max_threads`` (at most the ``memory_spawn_max`` parameter's
+    maximum); the threads block, are counted, then released and joined. By default
+    the run stops at the reserve of process ids, threads and memory it leaves the rest
+    of the machine
     (:mod:`threadcost.runsafety.syslimits`), and ``limit_hit`` names the limit protected.
     ``exhaust=True`` goes to the limit itself (C08's spawn-until-failure): it
     takes process ids from the whole system while it runs, so do not use it on a
@@ -310,4 +304,3 @@ def spawn_until_failure(max_threads: Any = SPAWN.default, stack_kib: Any = STACK
                                    "address_space_mib": cap, "exhaust": exhaust},
                   summary, {"spawn": pd.DataFrame([{k: v for k, v in point.items()
                                                     if not isinstance(v, dict)}])}, limit)
-

@@ -332,15 +332,6 @@ def _per_thread(fits: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _at(points: pd.DataFrame, threads: int, column: str) -> float | None:
-    rows = points[points.started == threads]
-    return float(rows[column].median()) if not rows.empty else None
-
-
-def _fit_ci(fit: dict[str, Any]) -> tuple[Any, Any]:
-    return fit.get("ci95_low"), fit.get("ci95_high")
-
-
 def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: Any = None,
         repeats: Any = 3, address_space_mib: Any = None, pmap: Any = False,
         progress: bool = False, exhaust: Any = False) -> Result:
@@ -504,4 +495,3 @@ def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any
                                "rss_vs_touch_fit": fit}
     return Result(EXPERIMENT_TOUCH, p, summary, {"points": points, "per_touch_depth": table},
                   _limit(hit))
-

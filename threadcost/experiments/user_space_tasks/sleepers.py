@@ -56,9 +56,6 @@ PEER_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     v.name: (name, dict(v.flags)) for name, kind in peer_kinds.KINDS.items()
     for v in kind.sleepers}
 ALL_VARIANTS = ("threads", "threads_pinned", *PEER_VARIANTS)
-# Published workload (C15/C17): 10,000 tasks x 1000 sleeps.
-PUBLISHED_TASKS = 10_000
-PUBLISHED_WAKEUPS = 10_000 * 1000
 # Rough resident cost of one idle thread (stack pages, TLS, kernel side), for
 # the memory check before running.
 THREAD_BUDGET_KIB = 64
