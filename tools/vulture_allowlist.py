@@ -65,3 +65,14 @@ _.perms
 # read inside the programs tests start in a subprocess (their source is a string)
 PALETTE  # tests/test_plotting.py's probe: seaborn's theme with the paper's palette
 drive  # tests/test_every_folder_renders.py: one IPython shell over every folder
+
+# tarfile writes a member's header from its TarInfo fields (threadcost/store/archive.py:
+# an archive names no owner); the tests build hostile members the same way
+_.gid
+_.linkname
+_.pax_headers
+
+# io.RawIOBase calls these on the bounded stream a gzip archive is read through
+# (threadcost/store/archive.py)
+_.readable
+_.readinto
