@@ -17,8 +17,8 @@ box for every field), in the browser, without a kernel or a network. Nothing is 
 each folder is read from its stored runs, in worker processes (one a CPU, at most
 :data:`WORKERS`), about 2 s of CPU a folder (``tools/gallery_benchmark.py``), and what
 they judge is kept in ``build/cache/`` as a paper build keeps it
-(``threadcost.findings.folder_cache``), so a folder judged before (by its paper, or the
-last gallery) is not judged again while neither it nor the code changed.
+(``threadcost.findings.folder_cache``): a folder's verdicts judged before are reused (its
+runs are still read and checked, which is most of the cost).
 
     threadcost gallery [--data-dir DIR] [--out DIR]     # make gallery
 """
