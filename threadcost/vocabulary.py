@@ -24,29 +24,31 @@ GREY = "#eeeeee"  # a class or kind this vocabulary does not know
 
 @dataclass(frozen=True)
 class VerdictClass:
-    """One verdict class: its name, the background a chip or cell of it gets and the
-    colour of its marker in a figure (what it means, in a few words, above each)."""
+    """One verdict class: its name, the background a chip or cell of it gets, the
+    colour of its marker in a figure, and what it means, in a few words (the gallery's
+    legend)."""
 
     name: str
     background: str
     marker: str
+    meaning: str
 
 
 VERDICT_CLASSES: tuple[VerdictClass, ...] = (
-    # the measurement lies within what the claim's words allow
-    VerdictClass("supported", "#d8f0d8", "#2e7d32"),
-    # the measurement lies outside what the claim's words allow
-    VerdictClass("contradicted", "#f8d0d0", "#c62828"),
-    # too few repeats, or an interval straddling the claim's bound
-    VerdictClass("inconclusive", "#fff3c4", "#b08900"),
-    # the effect cannot show on this machine, for a known reason
-    VerdictClass("not reproduced", "#f3dcc4", "#a65c00"),
-    # computed from this machine's limits or by scaling, not measured
-    VerdictClass("computed", "#e4ecf7", "#3b6ea8"),
-    # judged with a different experiment standing in for the source's
-    VerdictClass("substitute", "#e8def3", "#6a4c93"),
-    # nothing stored on this machine could be read
-    VerdictClass("not run here", GREY, "#888888"),
+    VerdictClass("supported", "#d8f0d8", "#2e7d32",
+                 "the measurement lies within what the claim's words allow"),
+    VerdictClass("contradicted", "#f8d0d0", "#c62828",
+                 "the measurement lies outside what the claim's words allow"),
+    VerdictClass("inconclusive", "#fff3c4", "#b08900",
+                 "too few repeats, or an interval straddling the claim's bound"),
+    VerdictClass("not reproduced", "#f3dcc4", "#a65c00",
+                 "the effect cannot show on this machine, for a known reason"),
+    VerdictClass("computed", "#e4ecf7", "#3b6ea8",
+                 "computed from this machine's limits or by scaling, not measured"),
+    VerdictClass("substitute", "#e8def3", "#6a4c93",
+                 "judged with a different experiment standing in for the source's"),
+    VerdictClass("not run here", GREY, "#888888",
+                 "nothing stored on this machine could be read"),
 )
 
 # The claims layer's constants (threadcost.claims.model re-exports them).
