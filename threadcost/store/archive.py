@@ -394,14 +394,6 @@ def _write(path: Path, data: bytes) -> None:
         os.fsync(fh.fileno())
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _same(folder: Path, files: dict[str, bytes]) -> bool:
     """Does run folder ``folder`` hold exactly ``files``?"""
     try:
@@ -484,7 +476,7 @@ def take_in(archive: str | Path, data_dir: Path) -> TakenIn:
             os.rename(staging / run_id, target / run_id)  # an existing run is never replaced
             added.append(run_id)
         if added:
-            _fsync_dir(target)
+            datastore.fsync_dir(target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return TakenIn(mid, target, tuple(added), tuple(present))

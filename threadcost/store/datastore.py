@@ -239,7 +239,8 @@ def _fsync_write(path: Path, data: bytes) -> None:
         os.fsync(fh.fileno())
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make a folder's entries (a run renamed into place) durable."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
@@ -317,11 +318,11 @@ def save_run(result: Result, data_dir: str | Path | None = None,
             meta["label"] = label
         text = json.dumps(_json_safe(meta), indent=2, allow_nan=False)
         _fsync_write(staging / META, text.encode())
-        _fsync_dir(staging)
+        fsync_dir(staging)
         if final.exists():  # practically impossible (random suffix), never overwrite
             raise FileExistsError(final)
         os.rename(staging, final)
-        _fsync_dir(machine_dir)
+        fsync_dir(machine_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -15,7 +15,7 @@ The page is one HTML file with its style and a small script inline: it sorts by 
 column (click its head) and filters by any card field (the boxes under the heads, and one
 box for every field), in the browser, without a kernel or a network. Nothing is measured:
 each folder is read from its stored runs, in worker processes (one a CPU, at most
-:data:`WORKERS`), about 2 s of CPU a folder (``tools/gallery_benchmark.py``), and what
+:data:`WORKERS`; ``tools/gallery_benchmark.py`` times it), and what
 they judge is kept in ``build/cache/`` as a paper build keeps it
 (``threadcost.findings.folder_cache``): a folder's verdicts judged before are reused (its
 runs are still read and checked, which is most of the cost).
