@@ -13,6 +13,7 @@ source, so ``--help`` can list the choices without importing the experiment
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 
 from threadcost.experiments.parameters import cli_default
@@ -49,6 +50,36 @@ def value(parser: argparse.ArgumentParser, flag: str, default: str | None, help:
     if required:
         return parser.add_argument(flag, required=True, help=help, metavar=metavar)
     return parser.add_argument(flag, default=default, help=help, metavar=metavar)
+
+
+# A path a command writes to is plain: POSIX's portable file name characters and "/", and
+# not a number (a value meant for another option). Anything else (a space, a quote, a
+# pasted shell fragment such as ``--out "$(...)"``) is refused before anything is written.
+PLAIN_PATH = re.compile(r"[A-Za-z0-9._/-]+")
+
+
+def _reads_as_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        try:
+            int(text, 0)
+        except ValueError:
+            return False
+    return True
+
+
+def _written_path(text: str) -> str:
+    if not PLAIN_PATH.fullmatch(text) or text.startswith("-") or _reads_as_number(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a plain path: letters, digits, '.', '_', '-' and '/', not "
+            "starting with '-', not a number")
+    return text
+
+
+def output(parser: argparse.ArgumentParser, flag: str, help: str) -> argparse.Action:
+    """An option naming where a command writes (a folder or a file): a plain path."""
+    return parser.add_argument(flag, default=None, type=_written_path, help=help)
 
 
 def declared(parser: argparse.ArgumentParser, flag: str, name: str, help: str,

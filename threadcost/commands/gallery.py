@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from threadcost.commands._options import value
+from threadcost.commands._options import output, value
 from threadcost.results import Result
 
 NAME = "gallery"
@@ -16,7 +16,7 @@ SAVES = False
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     value(parser, "--data-dir", None, "data folder whose machine folders to show (default: "
           "the checkout's committed data/)")
-    value(parser, "--out", None, "output folder for index.html (default: build/gallery)")
+    output(parser, "--out", "output folder for index.html (default: build/gallery)")
 
 
 def execute(args: argparse.Namespace) -> Result:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from threadcost.commands._options import value
+from threadcost.commands._options import output, value
 from threadcost.results import Result
 
 NAME = "paper"
@@ -16,7 +16,7 @@ SAVES = False
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     value(parser, "--machine", None, "machine folder under the data folder to render "
           "(default: this machine)")
-    value(parser, "--out", None, "output folder for notebooks/ and html/ "
+    output(parser, "--out", "output folder for notebooks/ and html/ "
           "(default: build/paper-<machine>)")
     value(parser, "--params", "params/default.yaml",
           "parameter set the notebooks read (what to draw, never what to measure)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from threadcost.commands._options import value
+from threadcost.commands._options import output, value
 from threadcost.results import Result
 
 NAME = "share"
@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
           "runs/ of the checkout, or $THREADCOST_DATA_DIR; else the committed data/)")
     value(parser, "--runs", None, "run ids to share, comma-separated (default: the newest "
           "complete run of each experiment)")
-    value(parser, "--out", None, "archive to write (default: build/share/<machine>-<UTC "
+    output(parser, "--out", "archive to write (default: build/share/<machine>-<UTC "
           "time>.tar.gz); an existing file is never replaced")
 
 

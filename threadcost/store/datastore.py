@@ -239,8 +239,7 @@ def _fsync_write(path: Path, data: bytes) -> None:
         os.fsync(fh.fileno())
 
 
-def fsync_dir(path: Path) -> None:
-    """Make a folder's entries (a run renamed into place) durable."""
+def fsync_dir(path: Path) -> None:  # a run renamed into place, made durable
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)

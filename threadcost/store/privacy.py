@@ -30,7 +30,6 @@ import io
 import os
 import platform
 import re
-import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,7 +94,7 @@ def _a_name(text: str) -> bool:
 
 def this_machine() -> Personal:
     """This host's names, this user's names, this checkout and this home folder."""
-    hosts = {platform.node(), socket.gethostname()}
+    hosts = {platform.node()}  # the kernel's node name (uname -n)
     hosts |= {h.split(".")[0] for h in hosts}
     users = {os.environ.get("USER", ""), os.environ.get("LOGNAME", "")}
     with contextlib.suppress(KeyError, OSError):  # no name for this uid

@@ -264,6 +264,12 @@ FAMILY = family(
                     count="n",
                     signed="ci95_low ci95_high",
                     text="working_set quantity")),
+            # the calibration's probes (runs stored before it was kept have none)
+            Table("calibration", columns(
+                    time="cpu_s wall_s",
+                    count="probe tasks ws_ints",
+                    limit="limit",
+                    text="working_set"), always=False),
         ), figures=("cpu_bound_totals",)),
         Experiment("yardsticks", "context_switch.yardsticks", (
             Table("repeats", columns(
