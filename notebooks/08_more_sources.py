@@ -65,7 +65,7 @@ from threadcost import claims, findings, plotting, textout
 from threadcost.experiments import parameters
 from threadcost.experiments.more_sources import indirect
 from threadcost.experiments.more_sources import run as more_sources
-from threadcost.findings.switch import yardstick_name
+from threadcost.findings.context_switch import yardstick_name
 from threadcost.store import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import more_sources as view

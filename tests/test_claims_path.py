@@ -20,7 +20,7 @@ NEW_ID = "C" + "99"  # a claim no record declares (built, so no scan mistakes it
 RECORD = f'''"""A claim added the way CONTRIBUTING.md says: one record."""
 
 from threadcost.claims.model import Claim, Published, Quote, Reading
-from threadcost.claims.read.switching import yardstick
+from threadcost.findings.context_switch import yardstick
 
 CLAIMS = (
     Claim("{NEW_ID}", source="S0",

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from threadcost import claims
-from threadcost.claims.read import sleepers as read_s4
+from threadcost.findings import sleepers as read_s4
 from threadcost.results import Result
 
 S4 = {  # per wake-up (µs), S4's seconds / 10 million wake-ups; max RSS (KiB); page

@@ -213,7 +213,7 @@ def test_working_set_sweep_reports_c13_and_c14() -> None:
     points = r.tables["points"]
     assert len(points) == 4
     assert set(points.tasks) == {"threads", "processes"}
-    # what C13 and C14 read (threadcost.claims.read.launch_cpu): round trips and system time
+    # what C13 and C14 read (threadcost.findings.cpu_bound): round trips and system time
     assert (points.round_trip_p50_ns > 0).all()
     assert (points.sys_ns_per_round_trip >= 0).all()
 

@@ -317,7 +317,7 @@ def test_not_run_lines_name_each_thing_and_why() -> None:
 def test_a_tokio_task_not_run_reads_not_run_here_never_0() -> None:
     """C22 on the 16-CPU folder (no Rust there): the Tokio side is "not run here" with
     the peer's reason, not the C brigade's epoll loop read as 0 KiB."""
-    from threadcost.claims.read import runtimes
+    from threadcost.findings import runtimes
     from threadcost.measured.measurement import Missing
     from threadcost.measured.runs import Runs
 

@@ -34,8 +34,8 @@ from threadcost.claims.model import (
     Why,
 )
 from threadcost.claims.published import claims, quotes, sources, value, values, values_for
-from threadcost.claims.read.switching import yardstick
 from threadcost.findings import Quantity, folder_cache
+from threadcost.findings.context_switch import yardstick
 from threadcost.host import machine
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import MemoryRun, Runs, UnreadableRun

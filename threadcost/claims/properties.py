@@ -15,8 +15,8 @@ from typing import Any
 
 from threadcost.claims import logic, whys
 from threadcost.claims.model import MachineProperty
-from threadcost.claims.read.switching import switch_in_syscalls
 from threadcost.claims.whys import mitigations
+from threadcost.findings.context_switch import switch_in_syscalls
 from threadcost.measured.measurement import Measurement
 from threadcost.measured.runs import Runs
 

@@ -19,9 +19,9 @@ import numpy as np
 from threadcost import findings
 from threadcost.claims import logic
 from threadcost.claims.model import AssertionVerdict, Why, WhyFn
-from threadcost.claims.read.memory import split_rss_cause
-from threadcost.claims.read.more_sources import s9_count, stored_table
-from threadcost.claims.read.switching import yardstick
+from threadcost.findings.context_switch import yardstick
+from threadcost.findings.memory import split_rss_cause
+from threadcost.findings.more_sources import s9_count, stored_table
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, UnreadableRun, run_ids
 

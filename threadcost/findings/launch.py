@@ -2,13 +2,24 @@
 launch run (a notebook passes its unsaved result through ``findings.of_results``). A
 kind's whole life at the median is the headline's finding (``launch_thread_median_ns``,
 ``launch_process_median_ns``), read from the same run; the other kinds and times are
-named here."""
+named here.
+
+The selectors of launch (C09): each kind's growth with the parent's touched memory."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
+from threadcost.findings.selectors import (
+    holds_all,
+    no_run,
+)
 from threadcost.findings.summary import from_run, from_summary
+from threadcost.measured.intervals import log_ratio, over_repeats
+from threadcost.measured.measurement import Measurement, Missing
+from threadcost.measured.runs import Runs, run_ids
 
 US = dict(scale=1e-3, display_unit="µs")
 KIND_NAMES = {"fork": "fork", "vfork": "vfork", "posix_spawn": "posix_spawn",
@@ -113,3 +124,56 @@ from_run("launch_serial_thread_create_mean_ns", "launch",
          lambda run: (series(run, "thread") or {}).get("create_ns", {}).get("mean"), "ns",
          "mean", "one pthread_create at a time, each thread joined before the next: the "
          "mean create call", **US)
+
+
+# --- launch (C09) --------------------------------------------------------------------------------
+
+def _launch(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
+    found = runs.matching("launch", kinds=holds_all("thread", "fork"),
+                          parent_touch_mib=holds_all(0, 8))
+    table = runs.tables(found, "distributions")
+    if table.empty:
+        return no_run("launch", "thread and fork at 0 and 8 MiB touched", "notebook 03")
+    rows = table[(table.metric == "create_ns") & (table.phase == "steady")]
+    return rows, found
+
+
+def _growth_repeats(kind: str, runs: Runs) -> Measurement | Missing:
+    """launch_growth/repeats: median create time at 8 MiB / at 0 MiB, paired by repeat."""
+    found = runs.matching("launch_growth", kinds=holds_all(kind), parent_touch_mib=holds_all(0, 8))
+    table = runs.tables(found, "repeats")
+    if table.empty:
+        return no_run("launch_growth", f"{kind} at 0 and 8 MiB touched", "notebook 03")
+    wide = table[table.kind == kind].pivot_table(index=["run_index", "repeat"],
+                                                 columns="parent_touch_mib",
+                                                 values="create_ns_p50")
+    return log_ratio((wide[8] / wide[0]).dropna(), run_id=run_ids(found),
+                     setup={"experiment": "launch_growth", "kind": kind,
+                            "parent_touch_mib": "0 vs 8, alternating",
+                            "iterations": found[0].meta["params"].get("iterations")},
+                     how=f"per repeat: median {kind} create time with 8 MiB touched in the "
+                         "parent / with none, each series in a fresh launch process")
+
+
+def _launch_growth(kind: str) -> Any:
+    def select(runs: Runs) -> Measurement | Missing:
+        repeated = _growth_repeats(kind, runs)
+        if isinstance(repeated, Measurement):
+            return repeated
+        got = _launch(runs)
+        if isinstance(got, Missing):
+            return got
+        rows, found = got
+        wide = rows[rows.kind == kind].pivot_table(index="run_index",
+                                                   columns="parent_touch_mib", values="p50")
+        return over_repeats((wide[8] / wide[0]).dropna(), "ratio", run_id=run_ids(found),
+                            setup={"experiment": "launch", "kind": kind,
+                                   "parent_touch_mib": "0 vs 8"},
+                            how=f"per run: median {kind} create time with 8 MiB touched in "
+                                "the parent / with none")
+    return select
+
+
+c09_thread_growth = _launch_growth("thread")
+
+

@@ -28,7 +28,7 @@ NATIVE_ROOT = paths.REPO_ROOT / "native" / "peers"
 # ``peak_page_tables_kib`` the largest reading, once every task exists (at the gate)
 # and then every period while they run. Every peer prints them; a run stored before
 # they were added lacks them, so whatever reads a stored run takes them as optional
-# (C16's reader, threadcost.claims.read.sleepers, then falls back to the C-thread runs).
+# (C16's reader, threadcost.findings.sleepers, then falls back to the C-thread runs).
 CONTRACT: dict[str, tuple[str, ...]] = {
     "sleepers": ("count", "wakeups", "wall_ns", "spawn_ns", "user_us", "sys_us",
                  "rss_before_kib", "peak_rss_kib", "peak_threads",

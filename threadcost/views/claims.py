@@ -237,7 +237,7 @@ def folklore_md(verdicts: list[ClaimVerdict]) -> str:
     over the yardsticks runs) and what the why derives from two of them (a ratio, a
     difference) with both names."""
     from threadcost import findings
-    from threadcost.findings.switch import yardstick_name
+    from threadcost.findings.context_switch import yardstick_name
 
     text = " ".join(claims.folklore(verdicts))
     marks: list[tuple[str, str]] = []  # (printed text, its marked text), in order
@@ -360,7 +360,7 @@ def why_yardsticks_table(machine_id: str | None = None,
     """The yardsticks the why column reads, from the same machine's stored runs."""
     from threadcost import findings
     from threadcost.claims import whys
-    from threadcost.findings.switch import yardstick_name
+    from threadcost.findings.context_switch import yardstick_name
     from threadcost.host import machine
     from threadcost.measured.runs import Runs
 

@@ -4,16 +4,8 @@ from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published, Reading
-from threadcost.claims.read.memory import (
-    c05_rss_per_thread,
-    c05_vsz_per_thread,
-    c06_rss_over_touched,
-    c08_max_threads,
-    malloc_delta_kib,
-    split_rss_cause,
-    touch_rss_per_thread,
-)
-from threadcost.claims.read.switching import (
+from threadcost.claims.records._help import about_reading, of_source, values
+from threadcost.findings.context_switch import (
     c03_unpinned_over_pinned_rate,
     c04_pinning_gain,
     echo_rate,
@@ -25,7 +17,15 @@ from threadcost.claims.read.switching import (
     switch_over_memcpy_either,
     switch_ratio,
 )
-from threadcost.claims.records._help import about_reading, of_source, values
+from threadcost.findings.memory import (
+    c05_rss_per_thread,
+    c05_vsz_per_thread,
+    c06_rss_over_touched,
+    c08_max_threads,
+    malloc_delta_kib,
+    split_rss_cause,
+    touch_rss_per_thread,
+)
 
 SWITCH_QUOTE = ("somewhere between 1.2 and 1.5 microseconds per context switch, accounting "
                 "only for the direct cost, and pinning to a single core")

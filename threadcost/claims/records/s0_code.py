@@ -6,10 +6,10 @@ from typing import Any
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Published, Reading
-from threadcost.claims.read.common import at_setup, holds_all
-from threadcost.claims.read.launch_cpu import c09_thread_growth
-from threadcost.claims.read.switching import memcpy_either
 from threadcost.claims.records._help import about_reading, of_source, values
+from threadcost.findings.context_switch import memcpy_either
+from threadcost.findings.launch import c09_thread_growth
+from threadcost.findings.selectors import at_setup, holds_all
 from threadcost.measured.intervals import over_repeats, quotient
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids

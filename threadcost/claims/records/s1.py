@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Published, Reading
-from threadcost.claims.read import runtimes
-from threadcost.claims.read.brigade import c23_thread_net_minus_user_tasks
-from threadcost.claims.read.memory import (
+from threadcost.claims.records._help import about_reading, of_source, values
+from threadcost.findings import runtimes
+from threadcost.findings.brigade import c23_thread_net_minus_user_tasks
+from threadcost.findings.memory import (
     c10_million_thread_times,
     c10_million_threads,
     c11_as_published,
     c11_rss,
 )
-from threadcost.claims.records._help import about_reading, of_source, values
 
 C10 = (Published("threads", 1_000_000, "threads", "Rust threads sleeping 1 s"),
        Published("per_thread_rss_kib", 8.5, "KiB", "8500640 kB max RSS / 1e6 threads"),

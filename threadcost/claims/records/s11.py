@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Published, Quote, Reading
-from threadcost.claims.read import more_sources as sel
 from threadcost.claims.records._help import of_source
+from threadcost.findings import more_sources as sel
 
 PUBLISHED_RATIO = 7887 / 500
 

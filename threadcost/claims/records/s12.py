@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from threadcost.claims import properties
 from threadcost.claims.model import Claim, Published, Quote, Reading
-from threadcost.claims.read import more_sources as sel
 from threadcost.claims.records._help import of_source
+from threadcost.findings import more_sources as sel
 
 WAVES = ("threads on glibc's default 8 MiB stacks, created and joined in waves below "
          "kernel.pid_max, stand in for NPTL's test (100,000 threads at once on IA-32, where "

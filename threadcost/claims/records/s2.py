@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published
-from threadcost.claims.read.memory import (
+from threadcost.claims.records._help import about_reading, of_source, values
+from threadcost.findings.memory import (
     SLAB_NOT_COUNTED,
     SLABTOP,
     SUNRECLAIM,
@@ -13,7 +14,6 @@ from threadcost.claims.read.memory import (
     c12_vsz_slope,
     slab_slope,
 )
-from threadcost.claims.records._help import about_reading, of_source, values
 
 C12 = (Published("per_thread_rss_kib", 8, "KiB", "slope of pmap RSS totals over 100..1000 "
                  "threads step 50"),

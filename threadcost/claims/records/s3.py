@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from threadcost.claims import properties
 from threadcost.claims.model import AssertionVerdict, Claim, Context, Published, Reading, Why
-from threadcost.claims.read import launch_cpu
-from threadcost.claims.read.launch_cpu import (
+from threadcost.claims.records._help import about_reading, of_source, values
+from threadcost.findings import cpu_bound
+from threadcost.findings.cpu_bound import (
     c13_process_over_thread_time,
     c14_dtlb_ratio,
     c14_process_over_thread_sys,
 )
-from threadcost.claims.records._help import about_reading, of_source, values
 from threadcost.measured.runs import Runs
 
 C13 = (Published("threads_vs_processes_wall_ratio", 1.01, "ratio", "5 CPU-bound tasks on one "
@@ -60,11 +60,11 @@ def _setup_cost(runs: Runs, v: AssertionVerdict) -> Why | None:
     longer runs spread over more work. Each mode is explained by its own runs, never by
     the other's."""
     mode = str(v.setup.get("mode", ""))
-    got = launch_cpu.setup_share(runs, mode) if mode else None
+    got = cpu_bound.setup_share(runs, mode) if mode else None
     if got is None or v.published is None or v.measured is None or v.measured <= v.published:
         return None
     loops, whole, run_id = got
-    user = launch_cpu.own_user_s(runs, mode)
+    user = cpu_bound.own_user_s(runs, mode)
     if whole <= 0 or loops >= whole or user is None:
         return None
     s3_user = {"processes": V["process_user_s"], "threads": V["thread_user_s"]}.get(mode)
@@ -106,12 +106,12 @@ CLAIMS: tuple[Claim, ...] = (
           published=C14, up_front=C14_UP_FRONT, as_published=(
         about_reading("5 processes with an 8 MB working set each: system time per second "
                       "of user time (S3: 0.74 s / 145.88 s)", "ms",
-                      V["process_sys_ms_per_user_s"], launch_cpu.sys_per_user_ms("processes"),
+                      V["process_sys_ms_per_user_s"], cpu_bound.sys_per_user_ms("processes"),
                       "sys 0m0.740s", timing=True, substitute=C_REWRITE,
                       why=(_setup_cost,)),
         about_reading("5 threads with an 8 MB working set each: system time per second of "
                       "user time (S3: 0.084 s / 145.93 s)", "ms",
-                      V["thread_sys_ms_per_user_s"], launch_cpu.sys_per_user_ms("threads"),
+                      V["thread_sys_ms_per_user_s"], cpu_bound.sys_per_user_ms("threads"),
                       SYS_QUOTE, timing=True, substitute=C_REWRITE,
                       why=(_setup_cost,)),
     ), shape=(

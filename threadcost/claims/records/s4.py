@@ -3,17 +3,17 @@
 C15, C16 and C17 read S4's own program, run on the Rust peer (threads, and threads
 pinned round-robin) and the Go peer (goroutines), repeated in fresh processes
 with the variants interleaved (``sleepers`` runs, notebook 05;
-:mod:`threadcost.claims.read.sleepers`). C16 counts the program's page tables (VmPTE)
+:mod:`threadcost.findings.sleepers`). C16 counts the program's page tables (VmPTE)
 per Rust thread on std::thread's default 2 MiB stacks; a run stored before the
 peers reported VmPTE falls back to notebook 02's C threads (8 MiB stacks), labelled
-a substitute (:mod:`threadcost.claims.read.runtimes`)."""
+a substitute (:mod:`threadcost.findings.runtimes`)."""
 
 from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Published, Reading
-from threadcost.claims.read import runtimes, sleepers
 from threadcost.claims.records._help import about_reading, of_source, values
+from threadcost.findings import runtimes, sleepers
 
 C15 = (Published("thread_max_rss_kib", 94_000, "KiB", "10,000 threads sleeping 10 ms x 1000 "
                  "(MB read as 1000 kB)"),

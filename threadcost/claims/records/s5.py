@@ -6,10 +6,10 @@ from typing import Any
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published, Reading
-from threadcost.claims.read import runtimes
-from threadcost.claims.read.brigade import c18_thread_net_over_syscall, c22_thread_kernel_kib
-from threadcost.claims.read.memory import SLABTOP, SUNRECLAIM, slab_slope
 from threadcost.claims.records._help import about_reading, of_source, values
+from threadcost.findings import runtimes
+from threadcost.findings.brigade import c18_thread_net_over_syscall, c22_thread_kernel_kib
+from threadcost.findings.memory import SLABTOP, SUNRECLAIM, slab_slope
 
 C18 = (Published("thread_switch_ns", 1700, "ns", "per switch between kernel threads "
                  "(headline of the README)"),

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from threadcost.claims import properties
 from threadcost.claims.model import Assertion, Claim, Context, Published, Quote
-from threadcost.claims.read import peak_memory, runtimes
 from threadcost.claims.records._help import of_source
+from threadcost.findings import peak_memory, runtimes
 
 TEN_K = 10_000
 MILLION = 1_000_000

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from threadcost.claims import whys
 from threadcost.claims.model import Claim, Context, Quote, Reading
-from threadcost.claims.read import more_sources as sel
 from threadcost.claims.records._help import of_source
+from threadcost.findings import more_sources as sel
 from threadcost.measured.measurement import Missing
 
 # No verdict on words not read: the relation is measured and shown (context), never judged

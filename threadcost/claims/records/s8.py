@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published, Quote, Reading
-from threadcost.claims.read import more_sources as sel
 from threadcost.claims.records._help import of_source
+from threadcost.findings import more_sources as sel
 
 PUBLISHED_RATIO = 547 / 9
 HAND_WRITTEN = ("a hand-written register switch in C (callee-saved registers and the stack "

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from threadcost.claims import properties, whys
 from threadcost.claims.model import Claim, Context, Published, Quote, Reading
-from threadcost.claims.read import more_sources as sel
-from threadcost.claims.read.switching import yardstick
 from threadcost.claims.records._help import of_source
+from threadcost.findings import more_sources as sel
+from threadcost.findings.context_switch import yardstick
 
 # the loop's counters split, and the loop without its yields counted: the reading's own
 # kind of quantity (switches the kernel counted), context for an "unexplained", no cause

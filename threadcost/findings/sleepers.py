@@ -20,7 +20,7 @@ What S4 read from ``time``, and what is read here:
   program's VmPTE at its peak (the largest reading once every thread exists and
   then every period) minus its VmPTE before the first thread, / threads. A run
   stored before the peers reported VmPTE has none (C16 then reads the C-thread
-  runs instead, labelled a substitute: :mod:`threadcost.claims.read.runtimes`).
+  runs instead, labelled a substitute: :mod:`threadcost.findings.runtimes`).
 
 CPU per wake-up is judged only where the tasks kept up with their schedule: a
 repeat whose CPUs were at least 80% busy, or which ran more than 1.25 times its

@@ -1,10 +1,22 @@
-"""Small helpers every selector module shares."""
+"""What the claims' selectors share.
+
+A selector is a function of a machine's stored runs that gives one
+:class:`~threadcost.measured.measurement.Measurement` (or a
+:class:`~threadcost.measured.measurement.Missing` saying why not): what a claim's reading
+compares with its published value. The selectors sit beside the findings of the family
+they read (:mod:`threadcost.findings.context_switch`, :mod:`.memory`, :mod:`.launch`,
+:mod:`.cpu_bound`, :mod:`.brigade`, :mod:`.sleepers`, :mod:`.runtimes`,
+:mod:`.peak_memory`, :mod:`.more_sources`); a selector used by one claim only may sit in
+its record's module instead.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from threadcost.measured.measurement import Measurement, Missing
+
+Select = Any  # a selector: stored runs -> Measurement | Missing
 
 DEFAULT_STACK_BYTES = 8 * 1024 * 1024  # S0: ulimit -s 8192
 

@@ -1,7 +1,7 @@
 """Selectors reading the sources' own runtimes from the Rust peer (and Go where
 the source ran Go): S1's Rust threads (C10) and S5's Rust threads against Tokio
 tasks (C18-C22). S4's Rust threads against goroutines (C15, C17) and their page
-tables (C16) are read in :mod:`threadcost.claims.read.sleepers`; C16 falls back here to
+tables (C16) are read in :mod:`threadcost.findings.sleepers`; C16 falls back here to
 the C threads of notebook 02 for runs stored before the peers reported VmPTE.
 
 Runs read: ``peer_runtimes`` (switch, creation and memory slope per kind,
@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from threadcost import vocabulary
-from threadcost.claims.read import brigade, memory, sleepers, switching
-from threadcost.claims.read.brigade import S5_TASKS, brigade_at_s5
-from threadcost.claims.read.common import at_setup
+from threadcost.findings import brigade, context_switch, memory, sleepers
+from threadcost.findings.brigade import S5_TASKS, brigade_at_s5
+from threadcost.findings.selectors import at_setup
 from threadcost.measured.intervals import log_ratio, over_repeats, slope
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
@@ -428,7 +428,7 @@ c18_thread_net = prefer(peer_hop(THREAD, "unpinned", net=True),
                         brigade.brigade_hop("thread", "unpinned", net=True), RUST_BY_C)
 c18_thread_gross = prefer(peer_hop(THREAD, "unpinned"), brigade.brigade_hop("thread", "unpinned"),
                           RUST_BY_C)
-c19_tokio_switch = prefer(switch_ns(TOKIO), switching.goroutine_switch_pinned_ns,
+c19_tokio_switch = prefer(switch_ns(TOKIO), context_switch.goroutine_switch_pinned_ns,
                           TOKIO_SWITCH_BY_GO)
 c20_tokio_gross = prefer(peer_hop(TOKIO, "unpinned"), brigade.brigade_hop("goroutine", "unpinned"),
                          TOKIO_BY_GOROUTINES)
