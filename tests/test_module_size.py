@@ -1,16 +1,16 @@
-"""Every module of the package stays readable: at most 600 lines (#21). A module that
-grows past it is split by responsibility, its public names re-exported where callers
-import them."""
+"""Every module of the package stays readable: one unit of meaning, at most about 800
+lines (#45 item 4). A module that grows past it is split where it holds two things, never
+cut in two to meet the cap."""
 
 from __future__ import annotations
 
 from threadcost import paths
 
 PACKAGE = paths.REPO_ROOT / "threadcost"
-MAX_LINES = 600
+MAX_LINES = 800
 
 
-def test_every_module_is_at_most_600_lines() -> None:
+def test_every_module_is_at_most_800_lines() -> None:
     sizes = {path.relative_to(paths.REPO_ROOT).as_posix():
              len(path.read_text(encoding="utf-8").splitlines())
              for path in PACKAGE.rglob("*.py")}

@@ -210,7 +210,8 @@ WELL_KNOWN = ("switch_iterations", "switch_echo_iterations", "switch_placement_i
 STALE = (33,)  # malloc_points' old copies (the experiment and the CLI said 33)
 SEARCHED = ("threadcost", "notebooks", "tools")
 SKIPPED = ("threadcost/experiments/parameters.py",  # the declarations themselves
-           "threadcost/claims/")  # sources' own words and formulas, quoted
+           "threadcost/claims/",  # sources' own words and formulas, quoted
+           "threadcost/findings/more_sources.py")  # S10's formula, quoted (c2 = s1/20000 ...)
 
 
 def _literal_pattern() -> re.Pattern[str]:
