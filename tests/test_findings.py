@@ -59,7 +59,7 @@ def test_every_finding_says_its_statistic_and_definition() -> None:
 def test_a_stored_run_feeds_the_finding_and_the_claim_alike(tmp_path: Path,
                                                              yard: Result) -> None:
     mid, run_id = _store(yard, tmp_path)
-    memcpy = findings.get("memcpy_64kib_mean_ns", tmp_path, mid)
+    memcpy = findings.get("yardstick_memcpy_64kib_median_ns", tmp_path, mid)
     ratio = findings.get("switch_over_memcpy_mean_ratio", tmp_path, mid)
     assert memcpy.measured and ratio.measured
     assert memcpy.run_ids == (run_id,) and memcpy.machine_id == mid
@@ -74,12 +74,12 @@ def test_a_stored_run_feeds_the_finding_and_the_claim_alike(tmp_path: Path,
 
 def test_unsaved_results_and_a_new_run_are_read(tmp_path: Path, yard: Result) -> None:
     mid = machine.machine_id(machine.fingerprint(include_git=False))
-    before = findings.get("memcpy_64kib_mean_ns", tmp_path, mid)
+    before = findings.get("yardstick_memcpy_64kib_median_ns", tmp_path, mid)
     assert not before.measured
-    fresh = findings.get("memcpy_64kib_mean_ns", tmp_path, mid, results=[yard])
+    fresh = findings.get("yardstick_memcpy_64kib_median_ns", tmp_path, mid, results=[yard])
     assert fresh.measured and "unsaved" in fresh.run_id
     _store(yard, tmp_path)  # the cache sees the new run folder
-    stored = findings.get("memcpy_64kib_mean_ns", tmp_path, mid)
+    stored = findings.get("yardstick_memcpy_64kib_median_ns", tmp_path, mid)
     assert stored.measured and stored.value == fresh.value
 
 
@@ -88,7 +88,7 @@ def test_a_run_older_than_the_definition_is_not_measured_not_an_error(tmp_path: 
                  {"repeats": pd.DataFrame({"yardstick": ["memcpy_64kib"] * 2,
                                            "repeat": [0, 1], "ns": [1.0, 2.0]})})
     mid, _ = _store(old, tmp_path)
-    q = findings.get("memcpy_64kib_mean_ns", tmp_path, mid)
+    q = findings.get("yardstick_memcpy_64kib_median_ns", tmp_path, mid)
     assert not q.measured and "cannot give it" in (q.missing or "")
 
 
@@ -100,10 +100,11 @@ def test_headline_cells_name_their_findings(tmp_path: Path) -> None:
 
 
 def test_a_printed_finding_keeps_its_span_through_nbconvert(tmp_path: Path) -> None:
-    q = findings.Quantity("memcpy_64kib_mean_ns", 612.7, "ns", "mean over repeats")
+    q = findings.Quantity("yardstick_memcpy_64kib_median_ns", 612.7, "ns",
+                         "median over repeats")
     text = f"It took **{findings.span(q)}** here."
-    assert findings.span(q) == ('<span data-quantity="memcpy_64kib_mean_ns" data-value="613">'
-                                "613 ns</span>")
+    assert findings.span(q) == ('<span data-quantity="yardstick_memcpy_64kib_median_ns" '
+                                'data-value="613">613 ns</span>')
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("display(Markdown(text))")
     cell.outputs = [nbformat.v4.new_output("display_data", data={"text/markdown": text})]
@@ -112,7 +113,7 @@ def test_a_printed_finding_keeps_its_span_through_nbconvert(tmp_path: Path) -> N
     nbformat.write(nb, str(source))
     (tmp_path / "html").mkdir()
     page = render.render_notebook(source, tmp_path / "html").read_text(encoding="utf-8")
-    assert marks.marked(page) == [("memcpy_64kib_mean_ns", "613", "613 ns")]
+    assert marks.marked(page) == [("yardstick_memcpy_64kib_median_ns", "613", "613 ns")]
 
 
 def test_two_values_for_one_finding_are_a_conflict() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -25,6 +26,19 @@ def distribution(samples: Any) -> dict[str, float]:
     out["mean"] = float(arr.mean())
     out["n"] = int(arr.size)
     return out
+
+
+def median_ci95(samples: np.ndarray) -> tuple[float, float]:
+    """A distribution-free 95% interval of the median: the order statistics at
+    n/2 -+ 1.96 sqrt(n)/2 (normal approximation of the binomial)."""
+    x = np.sort(np.asarray(samples, dtype=float))
+    n = x.size
+    if n == 0:
+        return float("nan"), float("nan")
+    half = 1.96 * math.sqrt(n) / 2
+    lo = max(0, math.floor(n / 2 - half))
+    hi = min(n - 1, math.ceil(n / 2 + half))
+    return float(x[lo]), float(x[hi])
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import numpy as np
 from threadcost import findings
 from threadcost.claims import logic
 from threadcost.claims.model import AssertionVerdict, Why, WhyFn
-from threadcost.findings.context_switch import yardstick
+from threadcost.findings.context_switch import YARDSTICK_STATISTIC, yardstick
 from threadcost.findings.memory import split_rss_cause
 from threadcost.findings.more_sources import s9_count, stored_table
 from threadcost.measured.measurement import Measurement, Missing
@@ -28,6 +28,9 @@ from threadcost.measured.runs import Runs, UnreadableRun, run_ids
 SAME, CROSS, BUSY = "pipe_switch_pinned", "wakeup_cross_cpu", "wakeup_cross_cpu_busy"
 COLD, WARM, SYSCALL = "memcpy_64kib_cold", "memcpy_64kib", "syscall"
 PIPE = "pipe_write_read"
+# the one statistic every why prints a yardstick in (the findings'): one, and several
+SYSCALL_STATISTIC = YARDSTICK_STATISTIC
+YARDSTICKS_STATISTIC = "medians over repeats"
 # each yardstick in words (tables and setups show these, never the names)
 YARDSTICK_WORDS = {
     "syscall": "an empty system call (getppid)",
@@ -115,7 +118,7 @@ def cross_cpu(runs: Runs, v: AssertionVerdict) -> Why | None:
             "As a decomposition, not a cause (the yardsticks' thread hand-off through a "
             f"pipe, pinned): across two CPUs it costs {logic.number(cross.value)} ns here against "
             f"{logic.number(same.value)} ns on one CPU "
-            f"({wake_up_ratio(cross.value, same.value)}; means over repeats)")
+            f"({wake_up_ratio(cross.value, same.value)}; {YARDSTICKS_STATISTIC})")
     if busy is not None:
         sticks[BUSY] = busy.value
         idle = cross.value - busy.value
@@ -153,7 +156,7 @@ def syscalls(runs: Runs, v: AssertionVerdict) -> Why | None:
     The source published no system-call cost of its machine, so nothing measured here
     says why its number differs (a dear or a cheap call would move both machines'
     switches alike): the reading is "unexplained", and the empty system call of the
-    yardsticks run (its finding, mean over repeats) is given as context, said so, with
+    yardsticks run (its finding, the median over repeats) is given as context, said so, with
     the mitigations the machine card lists (their cost is not measured). The switch in
     system calls is page 06's context row (one value, the yardsticks run's own switch),
     never recomputed here."""
@@ -177,12 +180,10 @@ def syscalls(runs: Runs, v: AssertionVerdict) -> Why | None:
     return Why(text, sticks, call.run_id, explains=False)
 
 
-SYSCALL_STATISTIC = "mean over repeats"  # the one statistic every why prints a call in
-
-
 def syscall_words(ns: float, where: str = "here") -> str:
-    """An empty system call as every why says it: its value, its statistic, where."""
-    return (f"an empty system call costs {logic.number(ns)} ns {where} "
+    """An empty system call as every why says it: its call, its value, its statistic,
+    where."""
+    return (f"{YARDSTICK_WORDS[SYSCALL]} costs {logic.number(ns)} ns {where} "
             f"({SYSCALL_STATISTIC})")
 
 
@@ -198,7 +199,7 @@ def cache_state(runs: Runs, v: AssertionVerdict) -> Why | None:
                "cache alike. For context, not a cause (the same copy, measured in both "
                f"states): a 64 KiB memcpy takes {logic.number(warm.value)} ns here with its "
                f"buffers in cache and {logic.number(cold.value)} ns with them in no cache "
-               f"({cold.value / warm.value:.1f}x; means over repeats)",
+               f"({cold.value / warm.value:.1f}x; {YARDSTICKS_STATISTIC})",
                {WARM: warm.value, COLD: cold.value}, cold.run_id, explains=False)
 
 
@@ -410,7 +411,7 @@ def s11_why(runs: Runs) -> Measurement | Missing:
     if isinstance(same, Measurement) and isinstance(cross, Measurement):
         text += (f"; the yardsticks' pipe hand-off between two threads takes "
                  f"{same.value:,.0f} ns on one CPU and {cross.value:,.0f} ns across two, idle "
-                 "(means over repeats)")
+                 f"({YARDSTICKS_STATISTIC})")
     text += (f"; the unlocked round trip, the ratio's denominator, takes "
              f"{free.ns_per_round_trip.mean():,.0f} ns here (S11: 500 ns)")
     return _why(per, "ns", text, found, experiment="go_lockosthread")

@@ -1,14 +1,14 @@
 """Findings: every number the paper prints, as a named quantity computed once.
 
 A finding is a :class:`Quantity`: a name that says its statistic
-(``memcpy_64kib_mean_ns`` is a mean, ``launch_thread_median_ns`` a median), its
+(``yardstick_memcpy_64kib_median_ns`` is a mean, ``launch_thread_median_ns`` a median), its
 value and unit, a 95% interval (or the range the definition states), how many
 independent repeats it rests on, a definition in words, the ids of the runs it
 was read from and the machine they ran on. Pages, the headline, the abstract and
 the claims read a finding by name and never recompute it:
 
->>> findings.get("memcpy_64kib_mean_ns")          # doctest: +SKIP
->>> findings.markdown("memcpy_64kib_mean_ns")     # '<span data-quantity=...>613 ns</span>'
+>>> findings.get("yardstick_memcpy_64kib_median_ns")  # doctest: +SKIP
+>>> findings.markdown("yardstick_memcpy_64kib_median_ns")  # '<span ...>613 ns</span>'
 
 Each finding is one function of a machine's stored runs
 (:class:`threadcost.measured.runs.Runs`), registered with :func:`quantity` in one

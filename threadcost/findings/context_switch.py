@@ -1,8 +1,9 @@
 """Context switches: notebook 04's findings and what the claims read of them (C01-C04).
 
-Findings: the yardsticks (64 KiB memcpy, C01's ratio) and the echo (C03), each pooling
-every stored run of its experiment on the machine (each repeat row is one independent
-repeat) with the mean over repeats and a 95% t interval
+Findings: the yardsticks (an empty system call, a 64 KiB memcpy ...: the median over
+repeats, ``threadcost.measured.intervals.median_over_repeats``), C01's ratio and the echo
+(C03), each pooling every stored run of its experiment on the machine (each repeat row is
+one independent repeat), the last two with the mean over repeats and a 95% t interval
 (``threadcost.measured.intervals.over_repeats``); the pinned pipe ping-pong of the sweep
 and of the rerun; what one run's summary gives (the unpinned ping-pong's split by CPU,
 the perf and timing cross-checks, the ping-pong across two CPUs).
@@ -24,7 +25,13 @@ from threadcost.findings import Value, newest, pooled, quantity
 from threadcost.findings.headline import latest
 from threadcost.findings.selectors import Select, holds_all, no_run
 from threadcost.findings.summary import from_summary
-from threadcost.measured.intervals import log_ratio, over_repeats, quotient
+from threadcost.measured.intervals import (
+    MEDIAN_OVER_REPEATS,
+    log_ratio,
+    median_over_repeats,
+    over_repeats,
+    quotient,
+)
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
 from threadcost.textout import number
@@ -43,25 +50,16 @@ def _value(values: Any, found: list[Any], **more: Any) -> Value:
     return Value(m.value, m.low, m.high, m.repeats, found, **more)
 
 
-@quantity("memcpy_64kib_mean_ns", "ns", "mean over repeats",
-          "one memcpy of 64 KiB with source and target in cache, pinned to one CPU: the "
-          "mean over the yardsticks' repeats of each repeat's median batch (each batch "
-          "timed whole, one clock read subtracted)", reads=pooled("yardsticks"))
-def memcpy_64kib(runs: Runs) -> Value | str:
-    table, found = yardstick_repeats(runs)
-    if table.empty or "memcpy_64kib" not in set(table.yardstick):
-        return f"no yardsticks run stored (the last cell of {NOTEBOOK_04})"
-    rows = table[table.yardstick == "memcpy_64kib"]
-    return _value(rows.ns_median, found, setup={"experiment": "yardsticks",
-                                                 "yardstick": "memcpy_64kib",
-                                                 "cpu": "pinned"})
-
-
-# every other yardstick, each its own finding: pooled over the stored yardsticks runs'
-# repeats, the mean of each repeat's median batch with a 95% t interval
+# every yardstick (a fixed piece of work that explains other numbers), each its own
+# finding: pooled over the stored yardsticks runs' repeats, the median over repeats of
+# each repeat's median batch with the median's distribution-free 95% interval, so one
+# disturbed repeat moves neither the value a why cites nor its interval
+YARDSTICK_STATISTIC = MEDIAN_OVER_REPEATS
 YARDSTICK_WORDS = {
     "syscall": "one empty system call (getppid)",
     "pipe_write_read": "a 1-byte pipe write and read back by one thread, no switch",
+    "memcpy_64kib": "one memcpy of 64 KiB with source and target in cache, pinned to one "
+                    "CPU",
     "memcpy_64kib_cold": "one memcpy of 64 KiB between buffers in no cache (C09's copy, "
                          "as S0-code made it)",
     "pipe_switch_pinned": "one switch, the yardsticks run: half a pipe ping-pong round "
@@ -74,24 +72,24 @@ YARDSTICK_WORDS = {
 
 
 def yardstick_name(yardstick: str) -> str:
-    """The finding of one yardstick (``memcpy_64kib`` keeps its older name)."""
-    return ("memcpy_64kib_mean_ns" if yardstick == "memcpy_64kib"
-            else f"yardstick_{yardstick}_mean_ns")
+    """The finding of one yardstick: ``yardstick_<name>_median_ns``."""
+    return f"yardstick_{yardstick}_median_ns"
 
 
 def _yardstick(runs: Runs, yardstick: str) -> Value | str:
     table, found = yardstick_repeats(runs)
     if table.empty or yardstick not in set(table.yardstick):
         return f"no yardsticks run with {yardstick} stored (the last cell of {NOTEBOOK_04})"
-    rows = table[table.yardstick == yardstick]
-    return _value(rows.ns_median, found, setup={"experiment": "yardsticks",
-                                                "yardstick": yardstick})
+    m = median_over_repeats(table[table.yardstick == yardstick].ns_median, "")
+    return Value(m.value, m.low, m.high, m.repeats, found,
+                 setup={"experiment": "yardsticks", "yardstick": yardstick})
 
 
 def _yardstick_quantity(yardstick: str, words: str) -> None:
-    quantity(yardstick_name(yardstick), "ns", "mean over repeats",
-             f"{words}: the mean over the yardsticks' repeats of each repeat's median batch "
-             "(95% t interval)",
+    quantity(yardstick_name(yardstick), "ns", YARDSTICK_STATISTIC,
+             f"{words}: the median over the yardsticks' repeats of each repeat's median "
+             "batch (each batch timed whole, one clock read subtracted; the median's "
+             "distribution-free 95% interval)",
              reads=pooled("yardsticks"))(lambda runs: _yardstick(runs, yardstick))
 
 
@@ -340,7 +338,7 @@ for _tasks in ("threads", "processes"):
 
 def yardstick(name: str) -> Any:
     """A selector: one yardstick (ns per operation), read from its finding
-    (``yardstick_<name>_mean_ns``: the mean over repeats of each repeat's median batch),
+    (``yardstick_<name>_median_ns``: the median over repeats of each repeat's median batch),
     so a why, a table and a page print one value of it, by one definition."""
     def select(runs: Runs) -> Measurement | Missing:
         table, _ = yardstick_repeats(runs)
@@ -350,12 +348,10 @@ def yardstick(name: str) -> Any:
         return findings.measurement(
             yardstick_name(name), runs,
             setup={"experiment": "yardsticks", "yardstick": name, "cpu": "pinned"},
-            how=f"{YARDSTICK_STATISTIC}; each batch timed whole, one clock read subtracted")
+            how=f"{YARDSTICK_STATISTIC} of each repeat's median batch; each batch timed "
+                "whole, one clock read subtracted")
     return select
 
-
-# the statistic of every yardstick (the finding's), as the whys and tables label it
-YARDSTICK_STATISTIC = "mean over repeats of the median batch"
 
 
 # --- pipe echo (C02 stand-in, C03) ------------------------------------------------------
@@ -397,9 +393,7 @@ def c04_gomaxprocs1_gain(runs: Runs) -> Measurement | Missing:
 
 def memcpy_ns(runs: Runs) -> Measurement | Missing:
 
-    return findings.measurement("memcpy_64kib_mean_ns", runs,
-                                how="mean over repeats of the median batch; each batch "
-                                    "timed whole, one clock read subtracted")
+    return yardstick("memcpy_64kib")(runs)
 
 
 # --- pinned vs unpinned ping-pong, repeated (C02) -------------------------------------------

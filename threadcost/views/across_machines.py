@@ -30,6 +30,7 @@ import pandas as pd
 from threadcost import paths, vocabulary
 from threadcost.findings import folder_cache
 from threadcost.findings.headline import PEER_KERNEL_TASK
+from threadcost.measured.intervals import median_over_repeats
 from threadcost.store import datastore, run_cache
 from threadcost.textout import md_code, plain_label
 
@@ -67,7 +68,8 @@ def _read_folder(root: Path, mid: str) -> dict[str, Any]:
         rows = table[table["yardstick"] == REFERENCE_YARDSTICK]["ns_median"].astype(float)
         rows = rows[rows.map(math.isfinite) & (rows > 0)]
         if not rows.empty:
-            yard = (str(sticks[-1].meta.get("run_id", "")), float(rows.mean()))
+            yard = (str(sticks[-1].meta.get("run_id", "")),
+                    median_over_repeats(rows, "ns").value)
     return {"complete": bool(runs), "fingerprint": dict(fp) if isinstance(fp, dict) else None,
             "yardstick": yard}
 
@@ -205,7 +207,7 @@ def headline_table(values: pd.DataFrame) -> pd.DataFrame:
 
 
 def _yardstick_run(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:
-    """(run id, ns): one empty system call, the mean over the repeats of the machine's
+    """(run id, ns): one empty system call, the median over the repeats of the machine's
     newest ``yardsticks`` run, the statistic the claims' whys print it in (table
     ``repeats``: repeat, yardstick, ns_median, ...)."""
     root, mid = _where(data_dir, machine_id)
@@ -215,7 +217,7 @@ def _yardstick_run(data_dir: str | Path | None, machine_id: str) -> tuple[str, f
 
 
 def yardstick(data_dir: str | Path | None, machine_id: str) -> tuple[str, float] | None:
-    """(name, ns) of the machine's reference operation: one empty system call, the mean
+    """(name, ns) of the machine's reference operation: one empty system call, the median
     over the repeats of its newest ``yardsticks`` run."""
     got = _yardstick_run(data_dir, machine_id)
     return None if got is None else (REFERENCE_YARDSTICK, got[1])
@@ -246,7 +248,7 @@ def normalised_table(data_dir: str | Path | None, values: pd.DataFrame) -> pd.Da
 
 def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
     """Which yardstick each machine's times are divided by, or why none; each value
-    marked ``yardstick_syscall_newest_mean_ns@<machine id>`` (the mean over the
+    marked ``yardstick_syscall_newest_median_ns@<machine id>`` (the median over the
     repeats of that machine's newest yardsticks run)."""
     from threadcost import findings
     from threadcost.claims import logic
@@ -259,10 +261,10 @@ def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
             continue
         shown = logic.number(got[1])  # as every why and context row prints the call
         parts.append(f"{md_code(mid)}: one empty system call = " + findings.tag(
-            f"yardstick_syscall_newest_mean_ns@{name_part(mid)}", shown, f"{shown} ns",
+            f"yardstick_syscall_newest_median_ns@{name_part(mid)}", shown, f"{shown} ns",
             (got[0],)))
     return ("Times divided by each machine's yardstick (a fixed piece of work timed on "
-            "that machine: one empty system call, the mean over the repeats of its "
+            "that machine: one empty system call (getppid), the median over the repeats of its "
             "newest yardsticks run), so a machine that is slower overall does not look "
             "slower at switching or launching: " + "; ".join(parts) + ".")
 

@@ -64,7 +64,7 @@ def assemble(p: dict[str, Any], raw: dict[str, Any], base: dict[str, np.ndarray]
             summary["round_trip_ns_same_cpu"] = stats.distribution(rt[together])
             summary["round_trip_ns_different_cpus"] = stats.distribution(rt[~together])
     if per_sample and per_switch_ok:
-        lo, hi = median_ci95(rt / spr)
+        lo, hi = stats.median_ci95(rt / spr)
         summary["switch_ns_p50_ci95"] = [lo, hi]
     summary["baselines"] = {name: stats.distribution(v) for name, v in base.items()}
     summary.update(_derived(p, summary, base, record_cpus))
@@ -87,19 +87,6 @@ def assemble(p: dict[str, Any], raw: dict[str, Any], base: dict[str, np.ndarray]
                               f"{LIMITS.get(raw['where'], 'a system limit')}",
                      "errno": raw["err"]}
     return Result(EXPERIMENT, params, summary, tables, limit_hit)
-
-
-def median_ci95(samples: np.ndarray) -> tuple[float, float]:
-    """A distribution-free 95% interval of the median: the order statistics at
-    n/2 -+ 1.96 sqrt(n)/2 (normal approximation of the binomial)."""
-    x = np.sort(np.asarray(samples, dtype=float))
-    n = x.size
-    if n == 0:
-        return float("nan"), float("nan")
-    half = 1.96 * math.sqrt(n) / 2
-    lo = max(0, math.floor(n / 2 - half))
-    hi = min(n - 1, math.ceil(n / 2 + half))
-    return float(x[lo]), float(x[hi])
 
 
 def _pinning_verified(p: dict[str, Any], cpus_a: list[int], cpus_b: list[int]) -> bool | None:

@@ -67,13 +67,13 @@ from threadcost.experiments.context_switch.results import (
     _pinning_verified,
     _thp_mode,
     assemble,
-    median_ci95,
     targets,
 )
 from threadcost.experiments.parameters import declared
 from threadcost.host import cpus
 from threadcost.results import Result
 from threadcost.settings import validate
+from threadcost.stats import median_ci95
 
 # The notebook parameters whose defaults are these functions' (threadcost.experiments.parameters).
 WS_ITERATIONS = declared("switch_ws_iterations")
