@@ -29,6 +29,7 @@ from threadcost.claims.model import (
     CLASSES,
     NOT_RUN,
     AssertionVerdict,
+    CauseGroup,
     ClaimVerdict,
     ContextRow,
     Why,
@@ -108,7 +109,7 @@ def _judge_runs(mid: str, runs: Runs, data_dir: str | Path | None) -> list[Claim
 
 
 # What a verdict is made of: the types folder_cache keeps and rebuilds.
-_VERDICT_TYPES = (ClaimVerdict, AssertionVerdict, ContextRow, Why, Quantity)
+_VERDICT_TYPES = (ClaimVerdict, AssertionVerdict, CauseGroup, ContextRow, Why, Quantity)
 
 
 def _judge_stored(mid: str, data_dir: str | Path | None) -> list[ClaimVerdict]:

@@ -35,6 +35,12 @@ CLASSES, JUDGED = vocabulary.CLASSES, vocabulary.JUDGED
 
 MIN_REPEATS = 5  # a timing assertion is judged only on at least this many repeats
 
+# What a shape reading judges, as its source states it: a relation in words ("grows with",
+# "does not depend on", "over 6x": judged by those words' bound, worded "holds" or
+# "fails"), or a factor it publishes (22.3 -> 44.7 µs: 2.0x; judged against that factor,
+# worded as one: "grows 2.7x against 2.0x published: steeper here")
+WORDS, FACTOR = "words", "factor"
+
 
 @dataclass(frozen=True)
 class Why:
@@ -91,6 +97,11 @@ class Assertion:
     # summary that prints the quantity beside the paper's (the abstract) prints the
     # finding, and the claim's own pages print this reading, named as the claim's
     finding: str = ""
+    # a shape reading's kind (WORDS or FACTOR); a factor's verb ("grows") and what it is
+    # above and below the published factor ("steeper here", "flatter here")
+    states: str = ""
+    verb: str = ""
+    directions: tuple[str, str] = ("larger here", "smaller here")
 
 
 Reading = Assertion  # the name the records use
@@ -207,6 +218,7 @@ class AssertionVerdict:
     up_front: str = ""
     # the reading's ``finding`` as measured from the same runs (a findings.Quantity)
     finding: Any = None
+    states: str = ""  # a shape reading's kind: WORDS or FACTOR
 
     def as_dict(self) -> dict[str, Any]:
         out = {"text": self.text, "quote": self.quote, "measured": self.measured,
@@ -217,6 +229,8 @@ class AssertionVerdict:
                "substitute": self.substitute, "published": self.published,
                "tolerance_words": self.tolerance_words, "timing": self.timing,
                "where": self.where, "power": self.power, "up_front": self.up_front}
+        if self.kind == "shape":
+            out["states"] = self.states
         if self.kind == "as_published" or self.why:
             out["why"] = [w.as_dict() for w in self.why]
         if self.finding is not None:
@@ -240,6 +254,14 @@ class ContextRow:
 
 
 @dataclass(frozen=True)
+class CauseGroup:
+    """One distinct cause among a claim's whys, and the readings it is given for."""
+
+    readings: tuple[str, ...]
+    why: Why
+
+
+@dataclass(frozen=True)
 class ClaimVerdict:
     id: str
     source: str
@@ -252,6 +274,7 @@ class ClaimVerdict:
     finding: bool = False
     label: str = ""  # the verdict as shown: never hides a reading ("substitute, contradicted")
     up_front: str = ""
+    whys: tuple[CauseGroup, ...] = ()  # one per distinct cause, with its readings
 
     @property
     def as_published(self) -> tuple[AssertionVerdict, ...]:
@@ -264,7 +287,8 @@ class ClaimVerdict:
     def as_dict(self) -> dict[str, Any]:
         """The JSON contract of ``threadcost claims --json``."""
         verdict = (self.label or self.verdict) + (f" ({self.reason})" if self.reason else "")
-        why = [{"reading": a.text, **w.as_dict()} for a in self.assertions for w in a.why]
+        why = [{"reading": " and ".join(g.readings), "readings": list(g.readings),
+                **g.why.as_dict()} for g in self.whys]
         out: dict[str, Any] = {"id": self.id, "source": self.source, "claim": self.claim,
                                "verdict": verdict, "class": self.verdict,
                                "finding": self.finding, "up_front": self.up_front,

@@ -25,6 +25,7 @@ from threadcost.claims import logic
 from threadcost.claims.model import (
     COMPUTED,
     CONTRADICTED,
+    FACTOR,
     INCONCLUSIVE,
     NOT_REPRODUCED,
     NOT_RUN,
@@ -32,6 +33,7 @@ from threadcost.claims.model import (
     UNEXPLAINED,
     Assertion,
     AssertionVerdict,
+    CauseGroup,
     Claim,
     ClaimVerdict,
     Why,
@@ -69,6 +71,32 @@ def _reference(v: AssertionVerdict) -> float | None:
         return None
     bounds = [b for b in (v.low, v.high) if b is not None]
     return min(bounds, key=lambda b: abs(b - v.measured)) if bounds else None
+
+
+def factor_text(x: float, unit: str) -> str:
+    """A factor as a shape reading words it: "2.7x", "10%", "2 switches"."""
+    if unit == "ratio":
+        return f"{x:.2f}".rstrip("0").rstrip(".") + "x"
+    if unit == "fraction":
+        return f"{x * 100:.0f}%"
+    return f"{logic.number(x)} {unit}"
+
+
+def published_factor_words(reading: Assertion, v: AssertionVerdict) -> str:
+    """A published factor judged as one: "grows 2.7x against 2x published: steeper here";
+    the words of :func:`words` where nothing was measured or judged."""
+    if v.measured is None or v.published is None or v.verdict not in (
+            SUPPORTED, CONTRADICTED, INCONCLUSIVE):
+        return v.words
+    got = (f"{reading.verb} " if reading.verb else "") + (
+        f"{factor_text(v.measured, v.unit)} against {factor_text(v.published, v.unit)} "
+        "published")
+    if v.verdict == SUPPORTED:
+        return f"{got}: as published"
+    if v.verdict == CONTRADICTED:
+        above, below = reading.directions
+        return f"{got}: {above if v.measured > v.published else below}"
+    return f"{v.words}; {got}"
 
 
 INCONCLUSIVE_HERE = "inconclusive here"
@@ -151,6 +179,10 @@ def judge_reading(kind: str, reading: Assertion, runs: Runs) -> AssertionVerdict
         other = "" if v.reason in ("", logic.STRADDLES) else f"; {v.reason}"
         v = replace(v, reason=f"underpowered: {v.power['text']}{other}")
     v = replace(v, words=words(v))
+    if kind == "shape":
+        v = replace(v, states=reading.states)
+        if reading.states == FACTOR:
+            v = replace(v, words=published_factor_words(reading, v))
     if v.verdict == NOT_REPRODUCED and v.reason.startswith(logic.NOT_REPRODUCIBLE):
         # the setup did not run as published: its reason (measured by the run, e.g. the
         # CPUs saturated) is the why, never a cause of a difference it did not measure
@@ -180,6 +212,32 @@ def why(reading: Assertion, runs: Runs, v: AssertionVerdict) -> tuple[Why, ...]:
     return tuple(found) or (Why(UNEXPLAINED),)
 
 
+# where a why's context begins: what follows is the measurements around its cause
+CONTEXT_MARKS = (" For context, not a cause", " As a decomposition, not a cause")
+
+
+def cause_of(w: Why) -> str:
+    """A why's cause: its text up to the context it gives, so two readings put down to
+    one cause (an unpinned pipe switch and an unpinned condvar switch, each with the
+    context of its own mechanism) have one."""
+    cut = [w.text.index(mark) for mark in CONTEXT_MARKS if mark in w.text]
+    return w.text[:min(cut)] if cut else w.text
+
+
+def by_cause(verdicts: list[AssertionVerdict]) -> tuple[CauseGroup, ...]:
+    """One why per distinct cause, with every reading it is given for: of the readings'
+    whys of one cause, the one that gives the most measured context."""
+    groups: dict[str, tuple[list[str], list[Why]]] = {}
+    for v in verdicts:
+        for w in v.why:
+            texts, found = groups.setdefault(cause_of(w), ([], []))
+            if v.text not in texts:
+                texts.append(v.text)
+            found.append(w)
+    return tuple(CauseGroup(tuple(texts), max(found, key=lambda w: len(w.yardsticks)))
+                 for texts, found in groups.values())
+
+
 ORDER = (NOT_REPRODUCED, CONTRADICTED, INCONCLUSIVE, SUPPORTED)
 
 
@@ -204,9 +262,9 @@ def sentence(claim_id: str, verdicts: list[AssertionVerdict]) -> str:
                    if v.measured is not None else "")
             bits.append(f"{v.text}: {v.words}" + (f" ({got})" if got else ""))
         parts.append(f"{head}: " + "; ".join(bits))
-    whys = [w.text for v in verdicts for w in v.why]
+    whys = [group.why.text for group in by_cause(verdicts)]
     if whys:
-        parts.append("why: " + "; ".join(dict.fromkeys(whys)))
+        parts.append("why: " + "; ".join(whys))
     return f"{claim_id}: " + ". ".join(parts) + "."
 
 
@@ -222,4 +280,5 @@ def judge_record(claim: Claim, runs: Runs, source: str, text: str,
                                           if v.up_front and v.verdict == INCONCLUSIVE)))
     return ClaimVerdict(claim.id, source, text, cls, sentence(claim.id, verdicts), reason,
                         tuple(verdicts), ctx, finding=claim.finding,
-                        label=label(cls, verdicts), up_front=up_front)
+                        label=label(cls, verdicts), up_front=up_front,
+                        whys=by_cause(verdicts))

@@ -166,11 +166,8 @@ def overview_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
     the relations it states, and why a number differs (each why beside its reading)."""
     rows = []
     for v in verdicts:
-        by_cause: dict[str, list[str]] = {}  # one cause, once, with every reading it explains
-        for a in v.assertions:
-            if a.why:
-                by_cause.setdefault(_why_text(a), []).append(a.text)
-        whys_ = [f"{' and '.join(texts)}: {_plain(cause)}" for cause, texts in by_cause.items()]
+        # one cause, once, with every reading it is given for
+        whys_ = [f"{' and '.join(g.readings)}: {_plain(g.why.text)}" for g in v.whys]
         shown = v.label if v.label and v.label != v.verdict else ""
         rows.append({"claim": v.id + (" (finding)" if v.finding else ""), "source": v.source,
                      "the source's words": v.claim,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from threadcost.claims import properties, whys
-from threadcost.claims.model import Claim, Context, Published, Reading
+from threadcost.claims.model import FACTOR, WORDS, Claim, Context, Published, Reading
 from threadcost.claims.records._help import about_reading, of_source, values
 from threadcost.findings.context_switch import (
     c03_unpinned_over_pinned_rate,
@@ -78,7 +78,8 @@ def _ratio(mech: str) -> Reading:
     return Reading(f"{mech.capitalize()}: unpinned switch / pinned switch", "ratio",
                    2.2 / 1.5, 2.2 / 1.2, switch_ratio(mech), timing=True,
                    published=2.2 / 1.35, quote=UNPINNED_QUOTE,
-                   tolerance_words="2.2 µs against 1.2 to 1.5 µs: 1.47 to 1.83")
+                   tolerance_words="2.2 µs against 1.2 to 1.5 µs: 1.47 to 1.83",
+                   states=FACTOR, verb="unpinning costs")
 
 
 SOURCE_DOC = "2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)"
@@ -97,7 +98,7 @@ CLAIMS: tuple[Claim, ...] = (
                          "copy below 1; S0 does not say the copy's cache state, so the "
                          "interval spans a copy in cache and in no cache)", "ratio",
                          None, 1.0, switch_over_memcpy_either, timing=True,
-                         published=1350 / 3000, tolerance_words="below 1",
+                         published=1350 / 3000, tolerance_words="below 1", states=WORDS,
                          quote="a context switch is a bit quicker than copying 64 KiB of "
                                "memory from one location to another"),),
           context=(Context("64 KiB memcpy, cached (yardsticks)", None, "ns", memcpy_ns),
@@ -133,7 +134,8 @@ CLAIMS: tuple[Claim, ...] = (
                       why=whys.SWITCH_UNPINNED)),
         shape=(about_reading("Unpinned, the pipe echo runs at about half the pinned rate",
                              "ratio", 0.5, c03_unpinned_over_pinned_rate,
-                             "the number of iterations per second halves", timing=True),)),
+                             "the number of iterations per second halves", timing=True,
+                             states=FACTOR, verb="runs at"),)),
     # one measurement, one verdict: S0 measured the rate and derived ~170 ns from it, so
     # the switch is shown beside the rate (context), never judged a second time
     claim("C04",
@@ -156,6 +158,7 @@ CLAIMS: tuple[Claim, ...] = (
         shape=(Reading("GOMAXPROCS=1 plus pinning raises the channel ping-pong rate by about "
                        "10%", "fraction", 0.05, 0.15, c04_pinning_gain, timing=True,
                        published=0.10, tolerance_words="10% or so: 5% to 15%",
+                       states=FACTOR, verb="gains", directions=("more here", "less here"),
                        quote="GOMAXPROCS=1 plus pinning gains only about 10%"),)),
     claim("C05",
           words=("10,000 idle threads with default stacks: about 80 GiB virtual, about 80 MiB "
@@ -184,7 +187,7 @@ CLAIMS: tuple[Claim, ...] = (
         shape=(about_reading("RSS grows by only about 65% of the stack written (2.6 GiB, not "
                              "4 GiB)", "ratio", 2.6 / 4.0, c06_rss_over_touched,
                              "the total RSS is not 4 GiB but around 2.6 GiB",
-                             known_cause=split_rss_cause),)),
+                             known_cause=split_rss_cause, states=FACTOR),)),
     claim("C07",
           words=("malloc of 400 MiB moves VM size (6,524 -> 416,128 kB) but not RSS (4,780 kB); "
                  "touching every element moves RSS to 410,916 kB."),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from threadcost.claims import properties, whys
-from threadcost.claims.model import Claim, Published, Reading
+from threadcost.claims.model import FACTOR, WORDS, Claim, Published, Reading
 from threadcost.claims.records._help import about_reading, of_source, values
 from threadcost.findings.context_switch import memcpy_either
 from threadcost.findings.launch import c09_thread_growth
@@ -115,9 +115,19 @@ CLAIMS: tuple[Claim, ...] = (
         Reading("Thread launch does not depend on the parent's touched memory (8 MB / 0)",
                 "ratio", 0.9, 1.1, c09_thread_growth, timing=True, published=1.0,
                 tolerance_words="within 10%", quote="independent of touched memory",
-                substitute=LAUNCH_STAND_IN),
-        *(about_reading(f"Fork launch grows with the parent's touched memory: {m} MB / 0 MB",
+                substitute=LAUNCH_STAND_IN, states=WORDS),
+        # the relation in words ("growing with"), judged by those words; then each factor
+        # S0-code's plot data publishes, judged as a factor
+        Reading("Fork launch grows with the parent's touched memory (8 MB / 0 MB above 1)",
+                "ratio", 1.0, None, fork_growth(8), timing=True,
+                published=V["fork_launch_ns_8mb"] / V["fork_launch_ns_0mb"],
+                tolerance_words="grows: above 1x", quote=GROWTH_QUOTE,
+                substitute=LAUNCH_STAND_IN, states=WORDS),
+        *(about_reading(f"Fork launch's growth factor from 0 MB to {m} MB touched (the "
+                        f"published {V[f'fork_launch_ns_{m}mb'] / 1000:.1f} µs / "
+                        f"{V['fork_launch_ns_0mb'] / 1000:.1f} µs)",
                         "ratio", V[f"fork_launch_ns_{m}mb"] / V["fork_launch_ns_0mb"],
                         fork_growth(m), GROWTH_QUOTE, timing=True,
-                        substitute=LAUNCH_STAND_IN) for m in (2, 4, 8)))),
+                        substitute=LAUNCH_STAND_IN, states=FACTOR, verb="grows",
+                        directions=("steeper here", "flatter here")) for m in (2, 4, 8)))),
 )

@@ -10,7 +10,7 @@ check them a second time."""
 from __future__ import annotations
 
 from threadcost.claims import properties, whys
-from threadcost.claims.model import Claim, Published, Quote, Reading
+from threadcost.claims.model import WORDS, Claim, Published, Quote, Reading
 from threadcost.claims.records._help import of_source
 from threadcost.findings import more_sources as sel
 
@@ -52,6 +52,7 @@ CLAIMS: tuple[Claim, ...] = (
         Reading("The total cost per switch grows with the data each process walks (largest "
                 "array within the last-level cache, smallest stride / no array; theirs: "
                 "from several µs to over a thousand)", "ratio", 2.0, None, sel.s10_growth,
-                timing=True, published=None, tolerance_words="grows: at least 2x"),
+                timing=True, published=None, tolerance_words="grows: at least 2x",
+                states=WORDS),
     )),
 )

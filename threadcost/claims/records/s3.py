@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from threadcost.claims import properties
-from threadcost.claims.model import AssertionVerdict, Claim, Context, Published, Reading, Why
+from threadcost.claims.model import WORDS, AssertionVerdict, Claim, Context, Published, Reading, Why
 from threadcost.claims.records._help import about_reading, of_source, values
 from threadcost.findings import cpu_bound
 from threadcost.findings.cpu_bound import (
@@ -118,7 +118,7 @@ CLAIMS: tuple[Claim, ...] = (
         Reading("Processes spend much more system time than threads (processes / threads)",
                 "ratio", 2.0, None, c14_process_over_thread_sys, timing=True,
                 substitute=C_REWRITE,
-                published=0.74 / 0.084, tolerance_words="much more: at least 2x",
+                published=0.74 / 0.084, tolerance_words="much more: at least 2x", states=WORDS,
                 quote="the runtime for processes is more than the threads"),
     ), context=(Context("dTLB load misses, processes / threads (S3's TLB explanation)", None,
                         "ratio", c14_dtlb_ratio),)),

@@ -11,7 +11,7 @@ a substitute (:mod:`threadcost.findings.runtimes`)."""
 from __future__ import annotations
 
 from threadcost.claims import properties, whys
-from threadcost.claims.model import Claim, Published, Reading
+from threadcost.claims.model import FACTOR, Claim, Published, Reading
 from threadcost.claims.records._help import about_reading, of_source, values
 from threadcost.findings import runtimes, sleepers
 
@@ -75,7 +75,8 @@ CLAIMS: tuple[Claim, ...] = (
                       why=whys.GO_MEMORY)),
         shape=(about_reading("A sleeping thread takes about 3x the memory of a goroutine "
                              "(max RSS, Rust threads / goroutines)", "ratio", 3.0,
-                             sleepers.c15_max_rss_ratio, RSS_QUOTE),)),
+                             sleepers.c15_max_rss_ratio, RSS_QUOTE, states=FACTOR,
+                             verb="takes"),)),
     claim("C16",
           words=("RSS misses kernel-side memory: 10,000 threads with default stacks need about "
                  "40 MB of page tables."),
@@ -104,8 +105,9 @@ CLAIMS: tuple[Claim, ...] = (
         shape=(
         about_reading("Threads use about 1.5x the CPU per wake-up of goroutines (21 s vs 14 s)",
                       "ratio", 21 / 14, sleepers.c17_threads_over_goroutines_cpu, CPU_QUOTE,
-                      timing=True),
+                      timing=True, states=FACTOR, verb="use"),
         about_reading("Pinning threads round-robin cuts their CPU time by about 40% (21 s to "
                       "12 s)", "fraction", 0.4, sleepers.c17_pinning_cut,
-                      "The total CPU time now is approximately the same", timing=True))),
+                      "The total CPU time now is approximately the same", timing=True,
+                      states=FACTOR, verb="cuts", directions=("more here", "less here")))),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from threadcost.claims import properties, whys
-from threadcost.claims.model import Claim, Context, Published, Reading
+from threadcost.claims.model import FACTOR, WORDS, Claim, Context, Published, Reading
 from threadcost.claims.records._help import about_reading, of_source, values
 from threadcost.findings import runtimes
 from threadcost.findings.brigade import c18_thread_net_over_syscall, c22_thread_kernel_kib
@@ -112,7 +112,7 @@ CLAIMS: tuple[Claim, ...] = (
                        "(Rust thread / Tokio task, each a ping-pong over channels)", "ratio",
                        2.0, None, runtimes.c19_thread_over_tokio_switch, timing=True,
                        published=1.7 / 0.2, tolerance_words="far more: at least 2x",
-                       quote=HEADLINE),),
+                       quote=HEADLINE, states=WORDS),),
         context=(Context("a switch between two Java platform threads (beside the Rust "
                          "threads)", None, "ns", runtimes.java_switch),)),
     claim("C20",
@@ -129,12 +129,12 @@ CLAIMS: tuple[Claim, ...] = (
     ), shape=(
         about_reading("Tokio tasks take about 0.68x the time of Rust threads per trip "
                       "(unpinned)", "ratio", 0.68, runtimes.c20_tokio_over_thread, SPEEDUP,
-                      timing=True, substitute=PIPES),
+                      timing=True, substitute=PIPES, states=FACTOR, verb="take"),
         Reading("Both converge: Rust thread / Tokio task net per task per trip within 0.67 "
                 "to 1.5", "ratio", 0.8 / 1.2, 1.2 / 0.8, runtimes.c20_thread_over_tokio_net,
                 timing=True, published=1.0,
                 tolerance_words="both about 1.7 µs (+/- 20% each)", quote=CONVERGE,
-                substitute=PIPES))),
+                substitute=PIPES, states=WORDS))),
     claim("C21",
           words=("Pinning the threaded brigade to a single core removes the async advantage "
                  "(1.709 ms vs 1.795 ms per 500-task trip): inter-core communication is a major "
@@ -149,7 +149,7 @@ CLAIMS: tuple[Claim, ...] = (
                        runtimes.c21_pinned_thread_over_tokio, timing=True,
                        published=1.709 / 1.795,
                        tolerance_words="the advantage disappears: equal within 20%",
-                       quote=PINNED, substitute=PIPES),)),
+                       quote=PINNED, substitute=PIPES, states=WORDS),)),
     claim("C22",
           words=("Memory per task: about 9.5 KiB user + 10 KiB kernel per thread vs about 0.4 "
                  "KiB per async task, about 20x less (slope of RSS over the task count)."),
@@ -170,5 +170,6 @@ CLAIMS: tuple[Claim, ...] = (
                          runtimes.rust_kernel_side)),
         shape=(about_reading("A thread holds about 20x the resident memory of a Tokio task "
                              "(Rust threads / Tokio tasks, RSS slopes)", "ratio", 20.0,
-                             runtimes.c22_thread_over_tokio_rss, RSS),)),
+                             runtimes.c22_thread_over_tokio_rss, RSS, states=FACTOR,
+                             verb="holds"),)),
 )

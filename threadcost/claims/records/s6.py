@@ -25,7 +25,7 @@ states no factor.
 from __future__ import annotations
 
 from threadcost.claims import properties
-from threadcost.claims.model import Assertion, Claim, Context, Published, Quote
+from threadcost.claims.model import WORDS, Assertion, Claim, Context, Published, Quote
 from threadcost.claims.records._help import of_source
 from threadcost.findings import peak_memory, runtimes
 
@@ -95,24 +95,25 @@ CLAIMS: tuple[Claim, ...] = (
                   peak_memory.ratio("rust-thread", "tokio-task", TEN_K),
                   published=V24["rust_thread_10k_mb"] / V24["tokio_10k_mb"],
                   tolerance_words="more: above 1x (the chart's order)", quote=FIG2,
-                  substitute=MODIFIED),
+                  substitute=MODIFIED, states=WORDS),
         Assertion("Goroutines take over 6x the memory of the best Rust program "
                   "(Tokio: 28.6 MB against 4.6 MB)", "ratio", 6.0, None,
                   peak_memory.ratio("goroutine", "tokio-task", TEN_K),
                   published=V24["go_10k_mb"] / V24["tokio_10k_mb"],
-                  tolerance_words="over 6x", quote=GO_OVER_BEST_RUST, substitute=MODIFIED),
+                  tolerance_words="over 6x", quote=GO_OVER_BEST_RUST, substitute=MODIFIED,
+                  states=WORDS),
         Assertion("Goroutines take more than 50% of the memory of Rust threads, and "
                   "less than Rust threads (28.6 MB against 48.3 MB)", "ratio", 0.5, 1.0,
                   peak_memory.ratio("goroutine", "rust-thread", TEN_K),
                   published=V24["go_10k_mb"] / V24["rust_thread_10k_mb"],
                   tolerance_words="more than 50%, below 1x (the chart's order)",
-                  quote=GO_OVER_THREADS, substitute=MODIFIED),
+                  quote=GO_OVER_THREADS, substitute=MODIFIED, states=WORDS),
         Assertion("Java virtual threads take less than Java platform threads (the "
                   "chart's order: 78.5 MB against 244.4 MB)", "ratio", None, 1.0,
                   peak_memory.ratio("java-virtual", "java-platform", TEN_K),
                   published=V24["java_virtual_10k_mb"] / V24["java_thread_10k_mb"],
                   tolerance_words="less: below 1x (the chart's order)", quote=FIG2,
-                  substitute=MODIFIED),
+                  substitute=MODIFIED, states=WORDS),
     ), context=(
         Context("Rust threads, 10,000 tasks", V24["rust_thread_10k_mb"], "MB",
                 peak_memory.peak_mb("rust-thread", TEN_K)),
@@ -148,13 +149,13 @@ CLAIMS: tuple[Claim, ...] = (
                   peak_memory.ratio("tokio-task", "goroutine", MILLION),
                   published=V25["tokio_1m_mb"] / V25["go_1m_mb"],
                   tolerance_words="over 12x: Tokio / Go below 1/12", quote=GO_LOSES,
-                  substitute=MODIFIED),
+                  substitute=MODIFIED, states=WORDS),
         Assertion("... and over 2x to Java virtual threads (1,154 MB against "
                   "2,658 MB)", "ratio", None, 0.5,
                   peak_memory.ratio("java-virtual", "goroutine", MILLION),
                   published=V25["java_virtual_1m_mb"] / V25["go_1m_mb"],
                   tolerance_words="over 2x: Java virtual / Go below 1/2", quote=GO_LOSES,
-                  substitute=MODIFIED),
+                  substitute=MODIFIED, states=WORDS),
     ), context=(
         Context("Tokio tasks, 1,000,000 tasks", V25["tokio_1m_mb"], "MB",
                 peak_memory.peak_mb("tokio-task", MILLION)),

@@ -15,7 +15,7 @@ stated per-spawn time are left out.
 from __future__ import annotations
 
 from threadcost.claims import whys
-from threadcost.claims.model import Claim, Context, Quote, Reading
+from threadcost.claims.model import WORDS, Claim, Context, Quote, Reading
 from threadcost.claims.records._help import of_source
 from threadcost.findings import more_sources as sel
 from threadcost.measured.measurement import Missing
@@ -49,7 +49,8 @@ CLAIMS: tuple[Claim, ...] = (
           shape=(
         Reading("Fork+exec slows as the parent's dirty memory grows, and posix_spawn stays "
                 "flat (the relation Figure 1 is cited for)", "ratio", None, None, _unread,
-                published=None, tolerance_words="none: the paper's words not read here"),
+                published=None, tolerance_words="none: the paper's words not read here",
+                states=WORDS),
     ), context=(
         Context("Fork+exec: whole life at the largest parent size / at 0 MiB", None, "ratio",
                 sel.s7_growth("fork_exec")),

@@ -9,7 +9,7 @@ a verbatim quotation of it (vbrownbag.com, November 2010)."""
 from __future__ import annotations
 
 from threadcost.claims import properties, whys
-from threadcost.claims.model import Claim, Context, Published, Quote, Reading
+from threadcost.claims.model import FACTOR, Claim, Context, Published, Quote, Reading
 from threadcost.claims.records._help import of_source
 from threadcost.findings import more_sources as sel
 from threadcost.findings.context_switch import yardstick
@@ -67,7 +67,7 @@ CLAIMS: tuple[Claim, ...] = (
         Reading("A futex ping-pong without sched_yield makes 2 switches per round trip (one "
                 "each way), for processes as for threads", "switches", 1.9, 2.1,
                 sel.s9_count("futex", "processes"), published=2.0,
-                tolerance_words="2 (+/- 5%)"),
+                tolerance_words="2 (+/- 5%)", states=FACTOR, verb="makes"),
     ), context=(
         # the one empty system call of every why and context row: the yardsticks run's
         Context(f"{whys.YARDSTICK_WORDS[whys.SYSCALL]}, the yardsticks run "
