@@ -169,8 +169,8 @@ def test_the_cross_machine_cell_labels_the_call_and_whose_switch_it_reads(
 
 LEGEND = ("holds here", "differs here: ", "inconclusive here", "not reproducible on this "
           "machine", "not run here: ", "computed here, not measured")
-SHAPE_LEGEND = ("holds", "fails", "inconclusive here", "not reproducible on this machine",
-                "not run here: ")
+SHAPE_LEGEND = ("holds", "differs here: ", "fails", "inconclusive here",
+                "not reproducible on this machine", "not run here: ")
 
 
 def test_every_reading_speaks_the_legends_words(
@@ -187,8 +187,8 @@ def test_every_reading_speaks_the_legends_words(
 
 
 def test_the_machines_normalisation_divides_by_the_call_the_whys_print(runs: Runs) -> None:
-    """Page 06's normalisation by one empty system call uses the whys' statistic (the mean
-    over repeats): on a folder of one yardsticks run, the very value the whys print."""
+    """Page 06's normalisation by one empty system call uses the whys' statistic (the
+    median over repeats): on a folder of one yardsticks run, the very value the whys print."""
     from threadcost.views import across_machines
 
     got = across_machines.yardstick(DATA, REFERENCE)
@@ -197,7 +197,7 @@ def test_the_machines_normalisation_divides_by_the_call_the_whys_print(runs: Run
     if len(stored) != 1:
         pytest.skip("the reference folder holds more than one yardsticks run")
     assert got[1] == pytest.approx(findings.compute("yardstick_syscall_median_ns", runs).value)
-    assert "the mean over the repeats" in across_machines.yardstick_text(DATA, [REFERENCE])
+    assert "the median over the repeats" in across_machines.yardstick_text(DATA, [REFERENCE])
 
 
 def test_a_condvar_switch_is_not_explained_by_pipe_calls(

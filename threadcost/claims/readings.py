@@ -83,7 +83,8 @@ def factor_text(x: float, unit: str) -> str:
 
 
 def published_factor_words(reading: Assertion, v: AssertionVerdict) -> str:
-    """A published factor judged as one: "grows 2.7x against 2x published: steeper here";
+    """A published factor judged as one: "differs here: grows 2.7x against 2x published:
+    steeper here", "holds: takes 3.11x against 3x published";
     the words of :func:`words` where nothing was measured or judged."""
     if v.measured is None or v.published is None or v.verdict not in (
             SUPPORTED, CONTRADICTED, INCONCLUSIVE):
@@ -92,10 +93,10 @@ def published_factor_words(reading: Assertion, v: AssertionVerdict) -> str:
         f"{factor_text(v.measured, v.unit)} against {factor_text(v.published, v.unit)} "
         "published")
     if v.verdict == SUPPORTED:
-        return f"{got}: as published"
+        return f"holds: {got}"
     if v.verdict == CONTRADICTED:
         above, below = reading.directions
-        return f"{got}: {above if v.measured > v.published else below}"
+        return f"differs here: {got}: {above if v.measured > v.published else below}"
     return f"{v.words}; {got}"
 
 

@@ -13,6 +13,7 @@ from threadcost.claims import logic
 from threadcost.claims.model import (
     COMPUTED,
     CONTRADICTED,
+    FACTOR,
     INCONCLUSIVE,
     NOT_REPRODUCED,
     NOT_RUN,
@@ -24,8 +25,8 @@ from threadcost.claims.model import (
 
 BUCKETS = {"as_published": ("holds", "differs", "inconclusive", "not reproducible",
                             "not run here", "computed"),
-           "shape": ("holds", "fails", "inconclusive", "not reproducible", "not run here",
-                     "computed")}
+           "shape": ("holds", "differs", "fails", "inconclusive", "not reproducible",
+                     "not run here", "computed")}
 
 
 def bucket(v: AssertionVerdict) -> str:
@@ -34,7 +35,8 @@ def bucket(v: AssertionVerdict) -> str:
     if v.verdict == NOT_REPRODUCED:  # its words say "not reproducible on this machine"
         return "not reproducible"
     if v.verdict == CONTRADICTED:
-        return "differs" if v.kind == "as_published" else "fails"
+        # a published factor differs; a relation in words fails
+        return "differs" if v.kind == "as_published" or v.states == FACTOR else "fails"
     if v.verdict == NOT_RUN:
         return "not run here"
     if v.verdict == COMPUTED:
@@ -177,6 +179,8 @@ def folklore(verdicts: list[ClaimVerdict]) -> list[str]:
 
     counts = [n(ts["holds"], "hold here", "holds here"), n(ts["fails"], "fail", "fails"),
               n(ts["inconclusive"], "are inconclusive", "is inconclusive")]
+    if ts["differs"]:  # a published factor measured otherwise
+        counts.insert(1, n(ts["differs"], "differ here as factors", "differs here as a factor"))
     if ts["not reproducible"]:
         counts.append(n(ts["not reproducible"], "are not reproducible on this machine",
                         "is not reproducible on this machine"))

@@ -140,8 +140,8 @@ def readings_tally_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
     t = claims.tally_readings(verdicts)
     rows = [{"readings": "as published (the numbers the sources printed)",
              **{k: str(n) for k, n in t["as_published"].items()}, "fails": "-"},
-            {"readings": "shape (the relations the sources state)",
-             **{k: str(n) for k, n in t["shape"].items()}, "differs": "-"}]
+            {"readings": "shape (the relations and factors the sources state)",
+             **{k: str(n) for k, n in t["shape"].items()}}]
     cols = ["readings", "holds", "differs", "fails", "inconclusive", "not reproducible",
             "not run here", "computed", "of them on a substitute"]
     return pd.DataFrame(rows)[cols]

@@ -79,7 +79,7 @@ def _ratio(mech: str) -> Reading:
                    2.2 / 1.5, 2.2 / 1.2, switch_ratio(mech), timing=True,
                    published=2.2 / 1.35, quote=UNPINNED_QUOTE,
                    tolerance_words="2.2 µs against 1.2 to 1.5 µs: 1.47 to 1.83",
-                   states=FACTOR, verb="unpinning costs")
+                   states=FACTOR)
 
 
 SOURCE_DOC = "2018 post on Linux thread context-switch cost (pipe/condvar ping-pong)"
