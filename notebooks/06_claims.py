@@ -99,6 +99,15 @@ else:
     display(claims_view.style(power, column="claim"))
 
 # %% [markdown]
+# ## Each claim in one line
+#
+# What holds here, what differs and by how much, each named by its reading; the
+# readings follow below.
+
+# %%
+display(claims_view.style(claims_view.takeaway_table(verdicts)))
+
+# %% [markdown]
 # ## What holds here, what does not, and why
 
 # %%

@@ -120,3 +120,32 @@ def test_no_folder_repeats_a_cause(folder: list[claims.ClaimVerdict]) -> None:
         assert c.sentence.count("For context, not a cause") <= len(c.whys), c.id
         given = {t for g in c.whys for t in g.readings}
         assert given == {a.text for a in c.assertions if a.why}, c.id
+
+
+def test_a_takeaway_names_what_holds_and_what_differs_by_how_much() -> None:
+    held = AssertionVerdict("Thread launch (8 MB / 0)", 1.0, 0.9, 1.1, "ratio", 5, SUPPORTED,
+                            {}, "r", kind="shape", states=WORDS, words="holds")
+    slower = AssertionVerdict("Fork launch, 0 MB", 30.0, 20.0, 25.0, "µs", 5, CONTRADICTED,
+                              {}, "r", words="differs here: 1.4x slower")
+    steeper = AssertionVerdict("Fork growth, 0 to 4 MB", 2.7, 1.6, 2.4, "ratio", 5,
+                               CONTRADICTED, {}, "r", kind="shape", states=FACTOR,
+                               words="differs here: grows 2.7x against 2x published: "
+                                     "steeper here")
+    line = readings.takeaway("C99", [held, slower, steeper])
+    assert line == ("C99: Holds here: Thread launch. Differs here: Fork launch, 0 MB (1.4x "
+                    "slower); Fork growth, 0 to 4 MB (grows 2.7x against 2x published: "
+                    "steeper here).")
+
+
+def test_every_claim_leads_with_its_takeaway(folder: list[claims.ClaimVerdict]) -> None:
+    from threadcost.claims.readings import _short
+
+    for c in folder:
+        row = c.as_dict()
+        assert next(iter(row)) == "id" and list(row)[1] == "takeaway", c.id
+        assert c.takeaway.startswith(f"{c.id}: ") and len(c.takeaway) > len(c.id) + 3, c.id
+        for a in c.assertions:
+            if a.verdict == SUPPORTED:
+                assert _short(a.text) in c.takeaway.split("Differs here")[0], (c.id, a.text)
+            if a.verdict == CONTRADICTED and a.words.startswith("differs here: "):
+                assert a.words.removeprefix("differs here: ") in c.takeaway, (c.id, a.text)

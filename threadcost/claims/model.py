@@ -275,6 +275,8 @@ class ClaimVerdict:
     label: str = ""  # the verdict as shown: never hides a reading ("substitute, contradicted")
     up_front: str = ""
     whys: tuple[CauseGroup, ...] = ()  # one per distinct cause, with its readings
+    # the claim in one line: what holds, what differs and by how much, reading by reading
+    takeaway: str = ""
 
     @property
     def as_published(self) -> tuple[AssertionVerdict, ...]:
@@ -289,7 +291,8 @@ class ClaimVerdict:
         verdict = (self.label or self.verdict) + (f" ({self.reason})" if self.reason else "")
         why = [{"reading": " and ".join(g.readings), "readings": list(g.readings),
                 **g.why.as_dict()} for g in self.whys]
-        out: dict[str, Any] = {"id": self.id, "source": self.source, "claim": self.claim,
+        out: dict[str, Any] = {"id": self.id, "takeaway": self.takeaway,
+                               "source": self.source, "claim": self.claim,
                                "verdict": verdict, "class": self.verdict,
                                "finding": self.finding, "up_front": self.up_front,
                                "sentence": self.sentence,

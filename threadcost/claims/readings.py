@@ -269,6 +269,45 @@ def sentence(claim_id: str, verdicts: list[AssertionVerdict]) -> str:
     return f"{claim_id}: " + ". ".join(parts) + "."
 
 
+def _short(text: str) -> str:
+    """A reading's text without the parenthesis it ends with: "Resident memory per idle
+    thread (80 MiB / 10,000)" -> "Resident memory per idle thread"."""
+    if text.endswith(")") and " (" in text:
+        return text[:text.rindex(" (")].rstrip(":;, ")
+    return text
+
+
+def _by_how_much(v: AssertionVerdict) -> str:
+    """What a differing reading found, after its verdict's word: "2.0x slower", "grows 2.7x
+    against 2x published: steeper here"."""
+    return v.words.removeprefix("differs here").removeprefix(":").strip()
+
+
+def takeaway(claim_id: str, verdicts: list[AssertionVerdict]) -> str:
+    """The claim in one line a reader can take away: what holds here, what differs and by
+    how much (each named by its reading), then how many readings could not decide."""
+    holds = [_short(v.text) for v in verdicts if v.verdict == SUPPORTED]
+    differs = [f"{_short(v.text)} ({_by_how_much(v)})" if _by_how_much(v) else _short(v.text)
+               for v in verdicts if v.verdict == CONTRADICTED
+               and (v.kind == "as_published" or v.states == FACTOR)]
+    fails = [_short(v.text) for v in verdicts if v.verdict == CONTRADICTED
+             and v.kind == "shape" and v.states != FACTOR]
+    parts = []
+    if holds:
+        parts.append("holds here: " + "; ".join(holds))
+    if differs:
+        parts.append("differs here: " + "; ".join(differs))
+    if fails:
+        parts.append("does not hold here: " + "; ".join(fails))
+    rest = {NOT_REPRODUCED: "not reproducible on this machine", INCONCLUSIVE: "inconclusive",
+            COMPUTED: "computed, not measured", NOT_RUN: "not run here"}
+    for cls, said in rest.items():
+        n = sum(v.verdict == cls for v in verdicts)
+        if n:
+            parts.append(f"{n} reading{'s' if n != 1 else ''} {said}")
+    return f"{claim_id}: " + ". ".join(p[0].upper() + p[1:] for p in parts) + "."
+
+
 def judge_record(claim: Claim, runs: Runs, source: str, text: str,
                  yard: dict[str, tuple[float, float]] | None = None) -> ClaimVerdict:
     verdicts = [judge_reading(kind, r, runs) for kind, r in claim.readings()]
@@ -282,4 +321,4 @@ def judge_record(claim: Claim, runs: Runs, source: str, text: str,
     return ClaimVerdict(claim.id, source, text, cls, sentence(claim.id, verdicts), reason,
                         tuple(verdicts), ctx, finding=claim.finding,
                         label=label(cls, verdicts), up_front=up_front,
-                        whys=by_cause(verdicts))
+                        whys=by_cause(verdicts), takeaway=takeaway(claim.id, verdicts))

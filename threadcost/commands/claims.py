@@ -118,6 +118,8 @@ def format_text(result: Result) -> str:
     rows = [[v["id"] + (" (finding)" if v.get("finding") else ""),
              v["verdict"].split(" (")[0]] for v in result.verdicts]
     lines = [table(["claim", "verdict"], rows), ""]
+    lines += [v["takeaway"] for v in result.verdicts]  # each claim in one line, first
+    lines.append("")
     lines += [v["sentence"] for v in result.verdicts]
     tally = result.summary["tally"]
     lines.append("")

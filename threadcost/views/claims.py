@@ -161,6 +161,15 @@ def _here(a: AssertionVerdict) -> str:
     return f"{a.text}{stand}: {logic.measured_text(a)}{_where(a.where)}{pub}: {a.words}"
 
 
+def takeaway_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
+    """One line per claim a reader can take away (what holds, what differs and by how
+    much, reading by reading), before any reading; its class beside it."""
+    rows = [{"claim": v.id + (" (finding)" if v.finding else ""),
+             "take-away": _plain(v.takeaway.removeprefix(f"{v.id}: ")),
+             "verdict": v.verdict} for v in verdicts]
+    return pd.DataFrame(rows, columns=["claim", "take-away", "verdict"])
+
+
 def overview_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
     """One row per claim: the source's words, what was measured here in the same terms,
     the relations it states, and why a number differs (each why beside its reading)."""
@@ -168,13 +177,13 @@ def overview_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
     for v in verdicts:
         # one cause, once, with every reading it is given for
         whys_ = [f"{' and '.join(g.readings)}: {_plain(g.why.text)}" for g in v.whys]
-        shown = v.label if v.label and v.label != v.verdict else ""
         rows.append({"claim": v.id + (" (finding)" if v.finding else ""), "source": v.source,
                      "the source's words": v.claim,
+                     "take-away": _plain(v.takeaway.removeprefix(f"{v.id}: ")),
                      "as published, here": "; ".join(_here(a) for a in v.as_published) or "-",
                      "shape": "; ".join(_here(a) for a in v.shape) or "-",
                      "why it differs": "; ".join(whys_) or "-",
-                     "verdict": Text(v.verdict, f"shown as: {shown}" if shown else "")})
+                     "verdict": v.verdict})
     return pd.DataFrame(rows)
 
 
@@ -370,27 +379,28 @@ def why_yardsticks_table(machine_id: str | None = None,
         shown = logic.number(m.value) + (f" (pooled over {len(runs_)} runs)"
                                          if len(runs_) > 1 else "")
         rows.append({"yardstick": whys.YARDSTICK_WORDS.get(name, name.replace("_", " ")),
-                     "ns (mean over repeats)": findings.tag(
+                     f"ns ({whys.SYSCALL_STATISTIC})": findings.tag(
                          yardstick_name(name), logic.number(m.value), shown, runs_),
                      "95% interval (ns)": interval, "repeats": str(m.repeats)})
     return _without_empty_interval(pd.DataFrame(
-        rows, columns=["yardstick", "ns (mean over repeats)", "95% interval (ns)", "repeats"]))
+        rows, columns=["yardstick", f"ns ({whys.SYSCALL_STATISTIC})", "95% interval (ns)",
+                       "repeats"]))
 
 
 def yardsticks_table(result: Any) -> pd.DataFrame:
     """One row per yardstick of a yardsticks run: ns per operation over the repeats."""
-    from threadcost.measured.intervals import over_repeats
+    from threadcost.measured.intervals import median_over_repeats
 
     frame = result.tables["repeats"]
     rows = []
     for name, what in ((n, d["what"]) for n, d in result.summary["yardsticks"].items()):
         sub = frame[frame.yardstick == name].ns_median
-        m = over_repeats(sub, "ns")
+        m = median_over_repeats(sub, "ns")
         interval = (f"{logic.number(m.low)} to {logic.number(m.high)}"
                     if m.low is not None and m.low != m.high else "-")
         rows.append({"yardstick": whys.YARDSTICK_WORDS.get(name, name.replace("_", " ")),
                      "what one operation is": what,
-                     "mean of repeats (ns)": logic.number(m.value),
+                     f"{whys.SYSCALL_STATISTIC} (ns)": logic.number(m.value),
                      "95% interval (ns)": interval, "repeats": str(m.repeats)})
     return _without_empty_interval(pd.DataFrame(rows))
 
