@@ -18,7 +18,7 @@ from threadcost.claims import catalogue
 
 CLAIM_COLUMNS = ["claim_id", "source", "source_doc", "their_machine", "claim"]
 COLUMNS = ["claim_id", "quantity", "value", "low", "high", "unit", "note"]
-QUOTE_COLUMNS = ["claim_id", "source", "quote", "address"]
+QUOTE_COLUMNS = ["claim_id", "source", "reading", "quote", "address"]
 REFERENCES_CSV = "references.csv"  # the one citations file, shared with the paper's index
 
 
@@ -37,10 +37,22 @@ def values() -> pd.DataFrame:
 
 
 def quotes() -> pd.DataFrame:
-    """One row per quoted sentence: claim_id, source, quote, address."""
-    return pd.DataFrame([{"claim_id": c.id, "source": c.source, "quote": q.text,
-                          "address": q.address} for c in catalogue.CLAIMS for q in c.quotes],
-                        columns=QUOTE_COLUMNS)
+    """The source's words behind every reading, and every other sentence a record quotes:
+    claim_id, source, reading (its text; empty for a sentence no reading judges), quote,
+    address (where it was read: the record's, else the source's own address)."""
+    addresses = dict(zip(sources().key, sources().address, strict=True))
+    rows = []
+    for c in catalogue.CLAIMS:
+        where = {q.text: q.address for q in c.quotes}
+        for _, r in c.readings():
+            if r.quote:
+                rows.append({"claim_id": c.id, "source": c.source, "reading": r.text,
+                             "quote": r.quote,
+                             "address": where.get(r.quote) or addresses.get(c.source, "")})
+        judged = {r.quote for _, r in c.readings()}
+        rows += [{"claim_id": c.id, "source": c.source, "reading": "", "quote": q.text,
+                  "address": q.address} for q in c.quotes if q.text not in judged]
+    return pd.DataFrame(rows, columns=QUOTE_COLUMNS)
 
 
 def value(claim_id: str, quantity: str) -> float:

@@ -35,22 +35,25 @@ SOURCE_DOC = ("A fork() in the road (HotOS 2019), Figure 1: fork+exec vs posix_s
 
 claim = of_source("S7", SOURCE_DOC, "not read here (only the abstract could be read)")
 
+# the source's sentences, each reading's among them
+C30_QUOTES = (Quote(("In this paper, we argue that fork was a clever hack for machines and "
+                         "programs of the 1970s that has long outlived its usefulness and is now "
+                         "a liability."),
+                       "https://doi.org/10.1145/3317550.3321435 (abstract)"),)
+
 CLAIMS: tuple[Claim, ...] = (
     claim("C30",
           words=("fork+exec slows down as the parent's memory grows, while posix_spawn's cost "
                  "stays flat with the parent's size (the relation Figure 1 is cited for). Figure "
                  "1, its values and the paper's words about it could not be read here and are "
                  "left out."),
-          quotes=(Quote(("In this paper, we argue that fork was a clever hack for machines and "
-                         "programs of the 1970s that has long outlived its usefulness and is now "
-                         "a liability."),
-                       "https://doi.org/10.1145/3317550.3321435 (abstract)"),),
+          quotes=C30_QUOTES,
           pages=("08_more_sources",), experiments=("launch_spawn_growth",),
           shape=(
         Reading("Fork+exec slows as the parent's dirty memory grows, and posix_spawn stays "
                 "flat (the relation Figure 1 is cited for)", "ratio", None, None, _unread,
                 published=None, tolerance_words="none: the paper's words not read here",
-                states=WORDS),
+                states=WORDS, quote=C30_QUOTES[0].text),
     ), context=(
         Context("Fork+exec: whole life at the largest parent size / at 0 MiB", None, "ratio",
                 sel.s7_growth("fork_exec")),

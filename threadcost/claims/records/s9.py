@@ -24,13 +24,8 @@ SOURCE_DOC = ("How long does it take to make a context switch? (2010) and "
 claim = of_source("S9", SOURCE_DOC,
                   "dual Intel E5440 (the virtualization comparison, VMware ESX Server)")
 
-CLAIMS: tuple[Claim, ...] = (
-    claim("C32",
-          words=("A futex ping-pong between two processes: timectxsw.c counts 4 context switches "
-                 "per iteration (nswitches = iterations << 2); the repository's open issue 3 "
-                 "argues there are 6. A context switch is on average 2.5x to 3x more expensive "
-                 "under virtualization."),
-          quotes=(Quote("const int nswitches = iterations << 2;",
+# the source's sentences, each reading's among them
+C32_QUOTES = (Quote("const int nswitches = iterations << 2;",
                        "https://github.com/tsuna/contextswitch/blob/master/timectxsw.c"),
                   Quote(("It should be: const int nswitches = iterations * 6; and not: const int "
                          "nswitches = iterations << 2; If you follow through the child and "
@@ -40,7 +35,15 @@ CLAIMS: tuple[Claim, ...] = (
                   Quote(("The result is that, on average, it's 2.5x to 3x more expensive to do a "
                          "context switch when using virtualization."),
                        ("https://vbrownbag.com/2010/11/context-switching-some-resources/ "
-                         "(quoting the post)")),),
+                         "(quoting the post)")),)
+
+CLAIMS: tuple[Claim, ...] = (
+    claim("C32",
+          words=("A futex ping-pong between two processes: timectxsw.c counts 4 context switches "
+                 "per iteration (nswitches = iterations << 2); the repository's open issue 3 "
+                 "argues there are 6. A context switch is on average 2.5x to 3x more expensive "
+                 "under virtualization."),
+          quotes=C32_QUOTES,
           published=(Published("switches_per_iteration_program", 4, "switches",
                                "timectxsw.c: nswitches = iterations << 2"),
                      Published("switches_per_iteration_issue3", 6, "switches",
@@ -56,18 +59,19 @@ CLAIMS: tuple[Claim, ...] = (
         Reading("One iteration of the futex loop between two processes makes 4 context "
                 "switches (timectxsw.c counts iterations times 4)", "switches", 3.5, 4.5,
                 sel.s9_count("futex_yield", "processes"), published=4.0,
-                tolerance_words="4 (a count: +/- 0.5)", why=COUNTED),
+                tolerance_words="4 (a count: +/- 0.5)", why=COUNTED, quote=C32_QUOTES[0].text),
         Reading("One iteration makes 6 (issue 3 of the repository)", "switches", 5.5, 6.5,
                 sel.s9_count("futex_yield", "processes"), published=6.0,
-                tolerance_words="6 (a count: +/- 0.5)", why=COUNTED),
+                tolerance_words="6 (a count: +/- 0.5)", why=COUNTED, quote=C32_QUOTES[1].text),
         Reading("A context switch costs 2.5x to 3x more under virtualization", "ratio", 2.5,
                 3.0, sel.s9_virtualization, timing=True, published=2.75,
-                tolerance_words="the published range"),
+                tolerance_words="the published range", quote=C32_QUOTES[2].text),
     ), shape=(
         Reading("A futex ping-pong without sched_yield makes 2 switches per round trip (one "
                 "each way), for processes as for threads", "switches", 1.9, 2.1,
                 sel.s9_count("futex", "processes"), published=2.0,
-                tolerance_words="2 (+/- 5%)", states=FACTOR, verb="makes"),
+                tolerance_words="2 (+/- 5%)", states=FACTOR, verb="makes",
+                quote=C32_QUOTES[1].text),
     ), context=(
         # the one empty system call of every why and context row: the yardsticks run's
         Context(f"{whys.YARDSTICK_WORDS[whys.SYSCALL]}, the yardsticks run "
