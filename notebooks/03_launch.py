@@ -171,9 +171,9 @@ display(Markdown(view.memory_text(result)))
 # ### Why the parent must be small
 #
 # The same fork, from a Python process (one of this notebook's measuring children,
-# with numpy and pandas loaded) instead of the small C driver. Stored apart (as
-# `launch_python_parent`); shown to explain why every other number here comes from the
-# small parent.
+# with numpy and pandas loaded) instead of the small C driver. Stored apart, as a run
+# of its own that no claim reads; shown to explain why every other number here comes
+# from the small parent.
 
 # %%
 if launch_python_parent_iterations:

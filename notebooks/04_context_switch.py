@@ -263,8 +263,9 @@ if unpinned is not None:
 # CPU whose division is twice as slow, so the loops are sized by time instead: a
 # short calibration before the timed runs (the same tasks as threads, in probes of
 # growing size) chooses the prime limit and the working-set iterations so that one
-# run lasts about `cpu_bound_run_s` (no working set) or `cpu_bound_ws_run_s` (with
-# one) of CPU on this machine. The text under the tables says how large they came out.
+# run lasts about a chosen time of CPU on this machine, one without a working set and
+# one with it (two of this notebook's parameters). The text under the tables gives both
+# times and says how large the loops came out.
 
 # %%
 cpu = store.get("cpu_bound", lambda: cpu_bound.run(

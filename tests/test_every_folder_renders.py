@@ -13,6 +13,10 @@
   ``threadcost._kernels``): drawing from stored runs never calls a kernel, so every
   cell of every page of every folder runs, and no output (printed, or displayed as
   text, Markdown or HTML) mentions the kernels.
+- No output (HTML or Markdown) of any cell and no typed prose of any page shows a raw
+  identifier where words belong (``threadcost.paper.hygiene``: a stored identifier, a
+  declared parameter's or experiment's name in prose or in code font it is not typed
+  in; #49 item 6).
 - The cell guard: a cell that reads a run the folder lacks shows "Not measured on this
   machine: <why>"; so does every later cell that reads what it could not make.
 - A skipped run (a missing toolchain) reads back cleanly, also as older code stored it
@@ -56,6 +60,7 @@ def drive(folders: list[str], figures: str, report: str) -> None:
     import traceback
 
     import matplotlib
+    import mistune
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -63,7 +68,7 @@ def drive(folders: list[str], figures: str, report: str) -> None:
 
     from threadcost import findings, plotting
     from threadcost.paper import build as paper
-    from threadcost.paper import notebook_sources
+    from threadcost.paper import hygiene, notebook_sources
     from threadcost.store import stored
 
     def lay_out(fig: Any, stem: str, figures_dir: Any = None) -> plotting.SavedFiles:
@@ -111,10 +116,16 @@ def drive(folders: list[str], figures: str, report: str) -> None:
     # every output of a cell, printed or displayed (text, Markdown, HTML), is read for
     # a mention of the kernels (hidden: a page that needed them would say so)
     said: list[str] = []
+    # and every HTML or Markdown output, for a raw identifier where words belong (#49)
+    pages: list[str] = []
     publish = shell.display_pub.publish
 
     def publish_and_keep(data: Any, *args: Any, **kwargs: Any) -> None:
         said.extend(v for k, v in data.items() if k.startswith("text/") and isinstance(v, str))
+        if isinstance(data.get("text/html"), str):
+            pages.append(data["text/html"])
+        elif isinstance(data.get("text/markdown"), str):
+            pages.append(mistune.html(data["text/markdown"]))
         publish(data, *args, **kwargs)
 
     shell.display_pub.publish = publish_and_keep  # type: ignore[method-assign]
@@ -132,12 +143,14 @@ def drive(folders: list[str], figures: str, report: str) -> None:
         shown.clear()
         cells: dict[str, int] = {}
         kernels: list[str] = []
+        identifiers: list[str] = []
         for source in notebook_sources.sources():
             shell.reset(new_session=False)
             given = {**params, **paper.stored_params(folder), "figures_dir": figures}
             cells[source.stem] = 0
             for i, cell in enumerate(notebook_sources.read(source).cells):
-                if cell.cell_type != "code":
+                if cell.cell_type != "code":  # typed prose: the page's own words
+                    pages.append(mistune.html(cell.source))
                     continue
                 where[0] = f"{folder} {source.stem} cell {i}"
                 said.clear()
@@ -150,8 +163,12 @@ def drive(folders: list[str], figures: str, report: str) -> None:
                 if any(KERNELS_SAID in text or "KernelsNotBuilt" in text
                        for text in [printed.getvalue(), *said]):
                     kernels.append(where[0])
+                identifiers += [f"{where[0]}: {found}" for page in pages
+                                for found in hygiene.problems(page) if "identifier" in found]
+                pages.clear()
                 plt.close("all")
         out[entry] = {"failures": list(failures), "cells": cells, "kernels": kernels,
+                       "identifiers": identifiers,
                        "not_measured": sum(stored.NOT_MEASURED in s for s in shown)}
     Path(report).write_text(json.dumps(out))
 
@@ -191,6 +208,8 @@ def test_every_machine_folder_renders(tmp_path: Path) -> None:
         assert set(drawn["cells"]) == pages, (entry, drawn["cells"])
         assert all(n >= 5 for n in drawn["cells"].values()), (entry, drawn["cells"])
         assert drawn["kernels"] == [], (entry, drawn["kernels"])
+        # no output and no typed prose shows a raw identifier where words belong (#49)
+        assert drawn["identifiers"] == [], (entry, drawn["identifiers"][:20])
     assert got[f"{DATA}={SIXTEEN}"]["not_measured"] >= 1  # e.g. S12: newer than its runs
     assert got[f"{sparse}={SIXTEEN}"]["not_measured"] > got[f"{DATA}={SIXTEEN}"][
         "not_measured"]

@@ -163,3 +163,19 @@ def test_table_rules() -> None:
     assert tables.DASH in html and tables.DEFAULT_MISSING in html
     assert hygiene.problems(html) == []
     assert tables.format_cell("33.8 .. 33.8") == "33.8"
+
+
+def test_an_identifier_in_code_font_where_words_belong_is_debris() -> None:
+    """#49 item 6: an experiment's name in code font is never typed by a reader ("stored
+    apart (as launch_python_parent)"); a parameter's is debris where it stands for its
+    value ("one run lasts about cpu_bound_run_s"), not where the reader sets it; a
+    headline cell's source names the stored run, not its experiment's identifier."""
+    flagged = hygiene.problems("<p>Stored apart (as <code>launch_python_parent</code>).</p>"
+                               "<p>one run lasts about <code>cpu_bound_run_s</code> of CPU</p>"
+                               "<table><tbody><tr><td>tasks_switch_thread run 2026</td>"
+                               "</tr></tbody></table>")
+    names = [p for p in flagged if "identifier" in p]
+    assert len(names) == 3, flagged
+    assert hygiene.problems("<p>set <code>tasks_s6_count</code> to 1000000</p><p>its "
+                            "<code>cpu_bound_run_s</code> parameter</p><pre>papermill -p "
+                            "launch_python_parent 1</pre>") == []

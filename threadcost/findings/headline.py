@@ -34,7 +34,9 @@ def latest(runs: Runs, experiment: str, where: Any = None) -> datastore.Run | No
 
 
 def _src(run: datastore.Run) -> str:
-    return f"{run.experiment} run {run.meta['run_id']}"
+    """Where a cell comes from, as its table prints it: the stored run (its id names its
+    experiment; the experiment's own identifier is not words)."""
+    return f"stored run {run.meta['run_id']}"
 
 
 def _value(run: datastore.Run, value: float, low: Any = None, high: Any = None,

@@ -81,6 +81,7 @@ def problems(page: str) -> list[str]:
     for m in _declared().finditer(visible_text(_PRE.sub(" ", _CODE.sub(" ", page)))):
         found.append(f"a parameter's or an experiment's identifier in prose: {m.group(0)!r} "
                      "(say it in words, or in code font where the reader types it)")
+    found += code_identifiers(page)
     found += [f"a column that reads '—' on every row: {name!r}" for name in dash_columns(body)]
     text = visible_text(page)
     for kind, pattern in CHECKS:
@@ -89,6 +90,34 @@ def problems(page: str) -> list[str]:
             found.append(f"{kind}: …{' '.join(text[start:m.end() + 40].split())}…")
     return found
 
+
+
+# words before a parameter in code font that make it something the reader types or sets
+_TYPED = re.compile(r"(?:\bsets?|\bparameters?|-p|papermill|\bpass|\bgive)\s+"
+                    r"(?:the\s+|its\s+)?$", re.I)
+_TYPED_AFTER = re.compile(r"^\s*(?:parameters?\b|=|to\s+[\d\w])", re.I)
+
+
+def code_identifiers(page: str) -> list[str]:
+    """A declared name in code font outside a block of commands, where it stands for
+    words: an experiment's name (a reader never types it: "stored apart (as
+    ``launch_python_parent``)"), or a parameter's where nothing says the reader sets it
+    ("one run lasts about ``cpu_bound_run_s``")."""
+    from threadcost.experiments import specs
+
+    experiments = {e.name for e in specs.experiments()}
+    body = _HIDDEN.sub(" ", _PRE.sub(" ", page))
+    found = []
+    for m in _CODE.finditer(body):
+        name = html_lib.unescape(_TAG.sub("", m.group(0))).strip()
+        if not _declared().fullmatch(name):
+            continue
+        before = visible_text(body[max(0, m.start() - 400):m.start()])[-60:]
+        after = visible_text(body[m.end():m.end() + 400])[:40]
+        if name in experiments or not (_TYPED.search(before) or _TYPED_AFTER.search(after)):
+            found.append(f"an identifier in code font where words belong: {name!r} "
+                         "(say what it is; code font only where the reader types it)")
+    return found
 
 
 @functools.cache
