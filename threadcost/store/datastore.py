@@ -272,7 +272,7 @@ def save_run(result: Result, data_dir: str | Path | None = None,
              fingerprint: dict[str, Any] | None = None, label: str | None = None) -> Path:
     """Write one result as a new run folder and return its path.
 
-    ``label`` names the run within its notebook (``threadcost.store.stored``), so a
+    ``label`` names the run within its notebook (``threadcost.notebook.stored``), so a
     rendering from stored runs finds it again; it is kept in meta.json."""
     root = Path(data_dir) if data_dir is not None else paths.data_dir()
     _refuse_reference(root)
