@@ -21,6 +21,7 @@ from matplotlib.transforms import Bbox
 
 from threadcost import paths
 from threadcost.textout import plain_number
+from threadcost.views import tables
 
 PALETTE = "colorblind"
 # seaborn's "colorblind" palette: its ten colours, as 0-255 RGB.
@@ -60,7 +61,6 @@ def use_paper_theme() -> None:
         "axes.titleweight": "bold",
         "svg.fonttype": "none",
     })
-    from threadcost.views import tables
 
     tables.install()  # every table the notebook displays: readable headers and numbers
     show_figures_drawn_once()

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import paths
-from threadcost.errors import DataError
+from threadcost.errors import DataError, ParameterError
 from threadcost.experiments import specs
 from threadcost.host import machine
 from threadcost.results import Result, _json_safe
@@ -255,7 +255,6 @@ def new_run_id(experiment: str) -> str:
 def _refuse_reference(root: Path) -> None:
     """The committed reference (``data/`` of a checkout) is never written by a run: only
     ``make reference`` adds to it (:mod:`threadcost.store.reference`)."""
-    from threadcost.errors import ParameterError
 
     ref = paths.reference_dir()
     try:
