@@ -302,7 +302,7 @@ reference: $(VENV)/.installed-paper $(NATIVE_LIB)
 	  echo "reference rendering: reference/$$mid/index.html (runs: data/$$mid/, figures: figures/)"
 
 # The Vega bundles of the paper's charts (vendor/vega/), from npm at the versions
-# Altair expects (threadcost/paper/vega_assets.py pins the same ones; tests check the
+# Altair expects (threadcost/views/vega_assets.py pins the same ones; tests check the
 # files against vendor/SHA256SUMS). Run by a maintainer to refresh; needs npm.
 VEGA_PKGS := vega@6.4.0 vega-lite@6.4.1 vega-embed@7.3.0
 vendor:

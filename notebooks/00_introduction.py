@@ -43,11 +43,11 @@ save: bool = True  # store what this notebook makes: runs under runs/<machine>/<
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import plotting, textout
+from threadcost import textout
 from threadcost.experiments import parameters
 from threadcost.host import machine
-from threadcost.store import stored
-from threadcost.views import headline, summary
+from threadcost.notebook import plotting, stored
+from threadcost.views import headline, machine_line, summary
 
 parameters.check("00_introduction", globals())  # a bad value names its parameter
 
@@ -63,7 +63,7 @@ mid = intro_machine_id or machine.machine_id(fp)
 # matter as much as the hardware: they decide how many threads one can start at all.
 
 # %%
-display(Markdown(f"**{textout.machine_md(fp)}** Data folder: {textout.md_code(mid)}."))
+display(Markdown(f"**{machine_line.markdown(fp)}** Data folder: {textout.md_code(mid)}."))
 display(summary.machine_card(fp))
 display(Markdown(summary.ceiling_text(data_dir, mid)))
 if fp["virtualization"] != "none":

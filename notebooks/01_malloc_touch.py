@@ -46,10 +46,11 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import findings, plotting, textout
+from threadcost import findings
 from threadcost.experiments import parameters
 from threadcost.experiments.malloc_touch import run as malloc_touch
-from threadcost.store import stored
+from threadcost.notebook import plotting, stored
+from threadcost.views import machine_line
 from threadcost.views import malloc_touch as view
 
 parameters.check("01_malloc_touch", globals())  # a bad value names its parameter
@@ -57,7 +58,7 @@ parameters.check("01_malloc_touch", globals())  # a bad value names its paramete
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
+display(Markdown(f"**Machine:** {machine_line.markdown(fp)}"))
 
 # %% [markdown]
 # ## Measure

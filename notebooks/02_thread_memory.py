@@ -75,13 +75,14 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, plotting, textout
+from threadcost import claims
 from threadcost.experiments import parameters
 from threadcost.experiments.thread_memory import limits, process_memory
 from threadcost.experiments.thread_memory import run as thread_memory
 from threadcost.experiments.user_space_tasks import million
-from threadcost.store import stored
+from threadcost.notebook import plotting, stored
 from threadcost.views import claims as claims_view
+from threadcost.views import machine_line
 from threadcost.views import million as million_view
 from threadcost.views import process_memory as process_view
 from threadcost.views import thread_memory as view
@@ -91,7 +92,7 @@ parameters.check("02_thread_memory", globals())  # a bad value names its paramet
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
+display(Markdown(f"**Machine:** {machine_line.markdown(fp)}"))
 
 # %% [markdown]
 # ## Sweep: memory against the number of threads

@@ -70,19 +70,20 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, findings, plotting, textout
+from threadcost import claims, findings
 from threadcost.experiments import parameters
 from threadcost.experiments.launch import run as launch
-from threadcost.store import stored
+from threadcost.notebook import plotting, stored
 from threadcost.views import claims as claims_view
 from threadcost.views import launch as view
+from threadcost.views import machine_line
 
 parameters.check("03_launch", globals())  # a bad value names its parameter
 
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
+display(Markdown(f"**Machine:** {machine_line.markdown(fp)}"))
 
 # %% [markdown]
 # ## Measure

@@ -81,14 +81,15 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, findings, plotting, textout
+from threadcost import claims, findings, textout
 from threadcost.experiments import parameters
 from threadcost.experiments.context_switch import cpu_bound, echo, yardsticks
 from threadcost.experiments.context_switch import run as cs
-from threadcost.store import stored
+from threadcost.notebook import plotting, stored
 from threadcost.views import claims as claims_view
 from threadcost.views import context_switch as view
 from threadcost.views import cpu_bound as cpu_view
+from threadcost.views import machine_line
 
 parameters.check("04_context_switch", globals())  # a bad value names its parameter
 
@@ -96,7 +97,7 @@ plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
 display(Markdown(
-    f"**Machine:** {textout.machine_md(fp)} SMT sibling groups: {textout.cpu_groups(fp['smt_siblings'])}; "
+    f"**Machine:** {machine_line.markdown(fp)} SMT sibling groups: {textout.cpu_groups(fp['smt_siblings'])}; "
     f"clock source `{fp['clocksource']}`"
     + (f"; transparent huge pages `{cs._thp_mode()}`." if measure else ".")))
 

@@ -82,7 +82,7 @@ interactive: bool = False  # True: live ipywidgets; False: static Vega-Lite char
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, findings, plotting, stats, textout
+from threadcost import claims, findings, stats
 from threadcost.experiments import parameters
 from threadcost.experiments.user_space_tasks import (
     fibers,
@@ -92,14 +92,14 @@ from threadcost.experiments.user_space_tasks import (
     sleepers,
 )
 from threadcost.experiments.user_space_tasks import goroutines as peers
-from threadcost.store import stored
+from threadcost.notebook import plotting, stored
 from threadcost.views import claims as claims_view
 from threadcost.views import goroutines as go_view
 from threadcost.views import kernel_task_rows as kernel_rows
+from threadcost.views import machine_line, task_compare
 from threadcost.views import million as million_view
 from threadcost.views import runtimes as runtimes_view
 from threadcost.views import sleepers_sweep as sweep_view
-from threadcost.views import task_compare
 from threadcost.views import user_space_tasks as view
 from threadcost.views import user_space_tasks_figures as tasks_figures
 
@@ -108,7 +108,7 @@ parameters.check("05_user_space_tasks", globals())  # a bad value names its para
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
+display(Markdown(f"**Machine:** {machine_line.markdown(fp)}"))
 
 # %% [markdown]
 # ## C fibers: switch, memory, creation

@@ -63,12 +63,13 @@ save: bool = True  # store what this notebook makes: runs under runs/<machine>/<
 
 from IPython.display import Markdown, display
 
-from threadcost import claims, plotting, textout
+from threadcost import claims, textout
 from threadcost.experiments import parameters
 from threadcost.host import machine
-from threadcost.store import datastore, stored
+from threadcost.notebook import plotting, stored
+from threadcost.store import datastore
 from threadcost.views import claims as claims_view
-from threadcost.views import summary
+from threadcost.views import machine_line, summary
 
 parameters.check("06_claims", globals())  # a bad value names its parameter
 
@@ -76,7 +77,7 @@ plotting.use_paper_theme()
 fp = stored.machine_fingerprint(claims_machine_id, data_dir)  # the machine judged
 mid = claims_machine_id or machine.machine_id(fp)
 verdicts = claims.judge(mid, data_dir)
-display(Markdown(f"**Machine:** {textout.machine_md(fp)} Data folder: {textout.md_code(mid)}."))
+display(Markdown(f"**Machine:** {machine_line.markdown(fp)} Data folder: {textout.md_code(mid)}."))
 if skipped_runs := datastore.skipped_runs(data_dir, mid):
     display(Markdown(textout.skipped_markdown(skipped_runs)))
 

@@ -72,19 +72,20 @@ machine_id: Optional[str] = None  # with measure False: the machine folder to dr
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, plotting, textout
+from threadcost import claims
 from threadcost.experiments import parameters
 from threadcost.experiments.brigade import run as brigade
-from threadcost.store import stored
+from threadcost.notebook import plotting, stored
 from threadcost.views import brigade as view
 from threadcost.views import claims as claims_view
+from threadcost.views import machine_line
 
 parameters.check("07_io_brigade", globals())  # a bad value names its parameter
 
 plotting.use_paper_theme()
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
+display(Markdown(f"**Machine:** {machine_line.markdown(fp)}"))
 
 # %% [markdown]
 # ## The brigade on this machine

@@ -61,20 +61,21 @@ machine_id: Optional[str] = None  # with measure False: the machine folder to dr
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, findings, plotting, textout
+from threadcost import claims, findings
 from threadcost.experiments import parameters
 from threadcost.experiments.more_sources import indirect
 from threadcost.experiments.more_sources import run as more_sources
 from threadcost.findings.context_switch import yardstick_name
-from threadcost.store import stored
+from threadcost.notebook import plotting, stored
 from threadcost.views import claims as claims_view
+from threadcost.views import machine_line
 from threadcost.views import more_sources as view
 
 plotting.use_paper_theme()
 parameters.check("08_more_sources", globals())  # a bad value names its parameter
 store = stored.Store(measure, save, data_dir, machine_id)
 fp = store.fingerprint
-display(Markdown(f"**Machine:** {textout.machine_md(fp)}"))
+display(Markdown(f"**Machine:** {machine_line.markdown(fp)}"))
 
 
 def judged(claim_id: str, words: str, *results: object) -> object:

@@ -289,7 +289,7 @@ def test_a_cross_check_that_cannot_be_built_reads_not_run_here(
     is a cross-check not run, said in its section; it stops nothing."""
     from threadcost.errors import KernelError
     from threadcost.experiments.brigade import run as brigade
-    from threadcost.store import stored
+    from threadcost.notebook import stored
     from threadcost.views import brigade as view
 
     def refuse() -> None:

@@ -153,7 +153,7 @@ def test_the_end_of_make_paper_words_a_missing_counter_as_the_pages_do() -> None
     (ENOENT: no such event here), never the raw errno with perf_event_paranoid."""
     from types import SimpleNamespace
 
-    from threadcost.store import stored
+    from threadcost.notebook import stored
 
     note = ("not available here (perf_event_open: ENOENT: No such file or directory; "
             "kernel.perf_event_paranoid = 2)")

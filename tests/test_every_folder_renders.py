@@ -66,10 +66,10 @@ def drive(folders: list[str], figures: str, report: str) -> None:
     import matplotlib.pyplot as plt
     from IPython.core.interactiveshell import InteractiveShell
 
-    from threadcost import findings, plotting
+    from threadcost import findings
+    from threadcost.notebook import plotting, stored
     from threadcost.paper import build as paper
     from threadcost.paper import hygiene, notebook_sources
-    from threadcost.store import stored
 
     def lay_out(fig: Any, stem: str, figures_dir: Any = None) -> plotting.SavedFiles:
         plotting.tidy_figure(fig)
@@ -227,7 +227,7 @@ class _Shell:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         from IPython.core.interactiveshell import InteractiveShell
 
-        from threadcost.store import stored
+        from threadcost.notebook import stored
 
         self.shown: list[str] = []
         self.errors: list[BaseException] = []
@@ -247,10 +247,10 @@ class _Shell:
 
 
 def test_cells_after_a_section_not_measured_survive(monkeypatch: pytest.MonkeyPatch) -> None:
-    from threadcost.store import stored
+    from threadcost.notebook import stored
 
     shell = _Shell(monkeypatch)
-    shell.shell.user_ns["run"] = stored.Missing("peers", "its peers run was made by older "
+    shell.shell.user_ns["run"] = stored.MissingRun("peers", "its peers run was made by older "
                                                  "code")
     shell.run("rows = list(run.summary)\ntable = len(rows)")   # stops at run.summary
     shell.run("n = len(rows)\nprint(n)")                    # rows was never made
@@ -266,10 +266,10 @@ def test_cells_after_a_section_not_measured_survive(monkeypatch: pytest.MonkeyPa
 
 def test_a_missing_run_as_a_cells_last_value_shows_the_line_not_a_repr(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from threadcost.store import stored
+    from threadcost.notebook import stored
 
     shell = _Shell(monkeypatch)
-    shell.shell.user_ns["run"] = stored.Missing("fibers", "no fibers run")
+    shell.shell.user_ns["run"] = stored.MissingRun("fibers", "no fibers run")
     shell.run("run")
     assert shell.errors == [] and len(shell.shown) == 1 and "no fibers run" in shell.shown[0]
 
@@ -290,7 +290,8 @@ def test_a_skipped_s11_run_reads_back_and_says_why(tmp_path: Path,
     from threadcost.experiments.more_sources import run as more_sources
     from threadcost.experiments.user_space_tasks import goroutines as peers
     from threadcost.host import machine
-    from threadcost.store import datastore, stored
+    from threadcost.notebook import stored
+    from threadcost.store import datastore
     from threadcost.views import more_sources as view
 
     why = "not run here: the Go toolchain is not installed (go not on PATH)"
@@ -303,7 +304,7 @@ def test_a_skipped_s11_run_reads_back_and_says_why(tmp_path: Path,
     assert datastore.skipped_runs(data_dir=tmp_path) == []
     store = stored.Store(measure=False, data_dir=tmp_path, machine_id=machine.machine_id(fp))
     back = store.get("go_lockosthread", lambda: pytest.fail("measured"), announce=False)
-    assert not isinstance(back, stored.Missing) and stored.skipped(back.summary) == why
+    assert not isinstance(back, stored.MissingRun) and stored.skipped(back.summary) == why
     assert "the Go toolchain is not installed" in view.go_text(back)
 
 
@@ -321,7 +322,8 @@ def test_a_table_with_no_columns_from_older_code_reads_back(tmp_path: Path) -> N
 
 
 def test_not_run_lines_name_each_thing_and_why() -> None:
-    from threadcost.store import datastore, stored
+    from threadcost.notebook import stored
+    from threadcost.store import datastore
 
     runs = datastore.list_runs(data_dir=DATA, machine_id=SIXTEEN)
     lines = stored.not_run_lines(runs)
@@ -355,10 +357,10 @@ def test_the_sixteen_cpu_folder_is_the_shared_one_unchanged() -> None:
 
 def test_a_missing_run_printed_or_counted_shows_the_line(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from threadcost.store import stored
+    from threadcost.notebook import stored
 
     shell = _Shell(monkeypatch)
-    shell.shell.user_ns["run"] = stored.Missing("echo", "no echo run")
+    shell.shell.user_ns["run"] = stored.MissingRun("echo", "no echo run")
     for cell in ("text = f'{run} here'", "n = len(run)", "print(run)"):
         shell.run(cell)
     assert shell.errors == [] and len(shell.shown) == 3

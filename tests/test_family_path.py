@@ -115,10 +115,11 @@ NOTEBOOK = '''# ---
 # %%
 from IPython.display import Markdown, display
 
-from threadcost import claims, plotting
+from threadcost import claims
+from threadcost.notebook import plotting
 from threadcost.experiments import parameters
 from threadcost.experiments.demo import run as demo
-from threadcost.store import stored
+from threadcost.notebook import stored
 from threadcost.views import claims as claims_view
 from threadcost.views import demo as view
 

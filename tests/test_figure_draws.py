@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt  # without a display: Agg
 import pytest
 from matplotlib.figure import Figure
 
-from threadcost import plotting
+from threadcost.notebook import plotting
 
 
 def _figure(kind: str) -> Figure:
@@ -122,7 +122,7 @@ import test_figure_draws as t
 draws = []
 original = Figure.draw
 Figure.draw = lambda self, renderer: (draws.append(1), original(self, renderer))[1]
-ip.run_cell("from threadcost import plotting; plotting.use_paper_theme()")
+ip.run_cell("from threadcost.notebook import plotting; plotting.use_paper_theme()")
 
 
 def cell(code):
@@ -136,12 +136,12 @@ ip.user_ns.update(t=t, tmp=sys.argv[1])
 saved = cell("fig = t._figure('plain'); plotting.save_figure(fig, 'f', tmp); print('x')\\n"
              "display({'text/plain': 'after'}, raw=True)")
 shown = cell("fig = t._figure('tight_layout')")  # shown, not saved
-import threadcost.plotting
-threadcost.plotting.INLINE_SAVED_PNG_MAX_BYTES = 100  # a saved PNG too large to show as is
+import threadcost.notebook.plotting
+threadcost.notebook.plotting.INLINE_SAVED_PNG_MAX_BYTES = 100  # a saved PNG too large to show as is
 large = cell("fig = t._figure('plain'); plotting.save_figure(fig, 'g', tmp)")
 
 from IPython.core.pylabtools import print_figure
-from threadcost import plotting
+from threadcost.notebook import plotting
 def before(kind, tidy):  # what the inline backend showed before
     fig = t._figure(kind)
     if tidy:

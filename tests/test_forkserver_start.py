@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from threadcost.errors import KernelError, RunTimeout
+from threadcost.notebook import stored
 from threadcost.runsafety import isolate
-from threadcost.store import stored
 
 
 def add(a: int, b: int) -> int:

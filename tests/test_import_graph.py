@@ -106,3 +106,55 @@ def test_limits_and_reserves_use_no_experiment() -> None:
     for module in ("threadcost.runsafety.syslimits", "threadcost.runsafety.isolate",
                    "threadcost.host.sysinfo"):
         assert not any(t.startswith("threadcost.experiments") for t in graph[module]), module
+
+
+# The packages from the top down (#45 item 3): a package imports only those below
+# it; the names on one line are one layer and import none of each other (a module at
+# the package's root is a layer of its own name).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("__main__",),
+    ("cli",),
+    ("commands",),
+    ("paper",),
+    ("notebook",),
+    ("views",),
+    ("claims",),
+    ("findings",),
+    ("measured",),
+    ("store",),
+    ("experiments",),
+    ("runsafety", "settings"),
+    ("native",),
+    ("cbuild", "_native"),
+    ("vocabulary",),
+    ("peers", "host"),
+    ("",),  # the package's own __init__: its public names
+    ("stats", "results", "progress", "textout", "paths", "errors", "__version__"),
+)
+RANK = {name: depth for depth, layer in enumerate(LAYERS) for name in layer}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _upward_imports() -> list[str]:
+    found = []
+    for module, targets in sorted(import_graph().items()):
+        here = _package(module)
+        for target in sorted(targets):
+            there = _package(target)
+            if here != there and RANK.get(there, -1) <= RANK.get(here, -1):
+                found.append(f"{module} -> {target}")
+    return found
+
+
+def test_every_package_has_its_layer() -> None:
+    packages = {_package(m) for m in import_graph()}
+    assert sorted(packages - set(RANK)) == []
+
+
+def test_packages_import_only_the_layers_below() -> None:
+    found = _upward_imports()
+    assert found == [], "imports that point up or sideways:\n" + "\n".join(found)

@@ -1,4 +1,4 @@
-"""The paper's figure theme, written out in threadcost.plotting, is seaborn's."""
+"""The paper's figure theme, written out in threadcost.notebook.plotting, is seaborn's."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 PROBE = """
 import matplotlib as mpl
 import seaborn as sns
-from threadcost import plotting
+from threadcost.notebook import plotting
 sns.set_theme(context="paper", style="whitegrid", palette=plotting.PALETTE, font_scale=1.2)
 theirs = dict(mpl.rcParams)
 mpl.rcdefaults()
@@ -30,7 +30,7 @@ def test_paper_theme_is_seaborns_paper_whitegrid_colorblind() -> None:
 
 
 def test_importing_plotting_does_not_import_seaborn_or_scipy() -> None:
-    code = ("import sys; import threadcost.plotting; "
+    code = ("import sys; import threadcost.notebook.plotting; "
             "print(sorted(m for m in ('seaborn', 'scipy.stats') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, check=False)
@@ -41,7 +41,7 @@ def test_importing_plotting_does_not_import_seaborn_or_scipy() -> None:
 def test_plain_tick_labels_keep_the_digits_that_tell_ticks_apart() -> None:
     """A log axis from 0.6 to 2 labels 0.6, 0.8, 1, 1.2, 1.5, 2: each tick formatted alone
     keeps its own digits (it once printed "1" for 1.2 and "2" for 1.5)."""
-    from threadcost.plotting import plain_number
+    from threadcost.textout import plain_number
 
     ticks = [0.6, 0.8, 1.0, 1.2, 1.5, 2.0]
     labels = [plain_number(t) for t in ticks]

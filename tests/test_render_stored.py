@@ -79,7 +79,7 @@ def printed_numbers(page: Path) -> list[str]:
 # CPU; all nine cost 84 s): page 04, four experiments, whose measuring build shows the
 # Results it holds and whose redraw reads them back from the store, with the
 # measuring-order effect above. A notebook's drawing from stored runs is the same
-# mechanism on every page (threadcost.store.stored.Store with measure=False). The summary
+# mechanism on every page (threadcost.notebook.stored.Store with measure=False). The summary
 # pages read the store in both builds; the claims page is drawn without measuring by
 # tests/test_untrusted_data.py.
 REDRAWN = ("04",)
@@ -271,7 +271,7 @@ def test_save_figure_uses_a_temporary_name_of_its_own(tmp_path: Path) -> None:
     """The old fixed name (.STEM.svg.tmp) taken by someone else does not stop a save."""
     import matplotlib.pyplot as plt
 
-    from threadcost import plotting
+    from threadcost.notebook import plotting
 
     (tmp_path / ".curve.svg.tmp").mkdir()  # another build's temporary file, say
     (tmp_path / ".curve.png.tmp").mkdir()
@@ -288,7 +288,7 @@ def test_save_figure_uses_a_temporary_name_of_its_own(tmp_path: Path) -> None:
 SAVER = """
 import sys
 import matplotlib.pyplot as plt
-from threadcost import plotting
+from threadcost.notebook import plotting
 for i in range(6):
     fig, ax = plt.subplots()
     ax.plot(range(50), [v * int(sys.argv[2]) for v in range(50)])
@@ -344,8 +344,8 @@ def test_store_reads_back_what_it_stored_and_stands_in_for_what_is_missing(
         tmp_path: Path) -> None:
     import pandas as pd
 
+    from threadcost.notebook import stored
     from threadcost.results import Result
-    from threadcost.store import stored
 
     fp = {**machine.fingerprint(include_git=False), "git": {"commit": "a" * 40, "dirty": False}}
     frame = pd.DataFrame({"n": [1, 2, 3], "ns": [10.5, 20.25, 30.0]})
@@ -365,7 +365,7 @@ def test_store_reads_back_what_it_stored_and_stands_in_for_what_is_missing(
     for got in (store.get("yardsticks", lambda: None),
                 store.get("malloc_touch_mmap", lambda: None, experiment="malloc_touch",
                           match={"allocator": "mmap"})):
-        assert isinstance(got, stored.Missing) and not got
+        assert isinstance(got, stored.MissingRun) and not got
         with pytest.raises(stored.NotMeasured):
             _ = got.summary
     assert stored.present(back, None, got) == [back]

@@ -45,9 +45,8 @@ def _lock(name: str) -> dict[str, str]:
 # (_cffi_backend is cffi's compiled core, imported by the generated threadcost/_native.py.)
 RUNTIME = {"cffi": "cffi", "_cffi_backend": "cffi", "numpy": "numpy", "pandas": "pandas",
            "scipy": "scipy", "yaml": "pyyaml", "tqdm": "tqdm", "threadpoolctl": "threadpoolctl"}
-NOTEBOOK_ONLY = ("views", "plotting.py", "paper/build.py", "paper/render.py",
-                 "paper/notebook_sources.py", "paper/notebook_run.py", "paper/__main__.py",
-                 "store/stored.py")
+NOTEBOOK_ONLY = ("views", "notebook", "paper/build.py", "paper/render.py",
+                 "paper/notebook_sources.py", "paper/notebook_run.py", "paper/__main__.py")
 
 
 def test_runtime_dependencies_are_what_the_library_imports() -> None:

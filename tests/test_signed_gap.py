@@ -9,5 +9,5 @@ from threadcost.store import table_checks
 
 
 def test_a_gap_over_a_cost_may_be_negative_and_a_ratio_may_not() -> None:
-    assert table_checks.quantity("gap_over_sigprocmask") is table_checks.SIGNED
-    assert table_checks.quantity("ucontext_over_asm") is table_checks.RATIO
+    assert table_checks.kind_of("gap_over_sigprocmask") is table_checks.SIGNED
+    assert table_checks.kind_of("ucontext_over_asm") is table_checks.RATIO

@@ -20,8 +20,9 @@ from threadcost import findings
 from threadcost.errors import ParameterError
 from threadcost.experiments import specs
 from threadcost.experiments.user_space_tasks import kernel_task_switch
+from threadcost.notebook import stored
 from threadcost.results import Result
-from threadcost.store import datastore, stored
+from threadcost.store import datastore
 from threadcost.views import kernel_task_rows as kernel_rows
 from threadcost.views import user_space_tasks as view
 

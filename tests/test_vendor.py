@@ -9,8 +9,8 @@ from pathlib import Path
 
 import altair as alt
 
-from threadcost.paper import render, vega_assets
-from threadcost.views import charts
+from threadcost.paper import render
+from threadcost.views import charts, vega_assets
 
 REPO = Path(__file__).resolve().parents[1]
 VENDOR = REPO / "vendor"

@@ -48,7 +48,7 @@ from threadcost.store import datastore
 views = [m.name for m in pkgutil.iter_modules(threadcost.views.__path__)]
 for name in views:
     importlib.import_module(f"threadcost.views.{name}")
-for name in ("threadcost.paper.build", "threadcost.paper.pages", "threadcost.store.stored",
+for name in ("threadcost.paper.build", "threadcost.paper.pages", "threadcost.notebook.stored",
              "threadcost.findings", "threadcost.claims"):
     importlib.import_module(name)
 drawn = []

@@ -7,6 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+NOT_MEASURED = "Not measured on this machine"  # what a page says where its run is missing
+
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """Columns padded to width; numbers right-aligned, text left-aligned."""
@@ -121,22 +123,6 @@ def skipped_markdown(skipped: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
-def machine_md(fp: dict[str, Any], name: str = "machine_memory_gib") -> str:
-    """The machine in one sentence for Markdown (``machine.describe``, escaped), its RAM
-    marked as the finding ``machine_memory_gib`` (every page prints the same line); the
-    line of another machine (page 06's list) names it ``machine_memory_gib@<machine id>``."""
-    from threadcost import findings
-    from threadcost.host import machine
-
-    text = md_text(machine.describe(fp))
-    try:
-        gib = f"{float(fp['mem_total_kib']) / 1024**2:.1f}"
-    except (KeyError, TypeError, ValueError):
-        return text
-    return text.replace(md_text(f"{gib} GiB"),
-                        findings.tag(name, gib, f"{gib} GiB", ("machine fingerprint",)), 1)
-
-
 # --- Numbers in words: about three significant figures, never scientific -------------
 
 MILLION = 1e6
@@ -181,3 +167,15 @@ def scaled(unit: str, *xs: float) -> str:
     if max(abs(x) for x in xs) >= MILLION:
         return f" million {u}".rstrip() if u else " million"
     return f" {u}" if u else ""
+
+
+def plain_number(value: float, _pos: object = None) -> str:
+    """A tick label without powers of ten, to three significant digits with trailing
+    zeros dropped: 0.01, 0.25, 1.2, 2, 30, 1,000, 2,000,000. Each tick is formatted
+    alone, so the label keeps every digit that tells it from its neighbours (1.2 and
+    1.5 stay "1.2" and "1.5", never "1" and "2")."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else ""
+    digits = max(0, 2 - math.floor(math.log10(abs(value)) + 1e-9))
+    text = f"{value:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

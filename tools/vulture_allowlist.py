@@ -29,7 +29,7 @@ _.maxtuple
 _.maxother
 _.maxstring
 
-# IPython's rich display protocol (threadcost/plotting.py)
+# IPython's rich display protocol (threadcost/notebook/plotting.py)
 _._ipython_display_
 
 # html.parser.HTMLParser's callbacks (tests/test_untrusted_data.py)
@@ -37,7 +37,7 @@ _.handle_starttag
 _.handle_endtag
 _.handle_data
 
-# called from the notebook cells threadcost/store/stored.py rewrites (named in the AST)
+# called from the notebook cells threadcost/notebook/stored.py rewrites (named in the AST)
 _report
 _show_last
 _unmade

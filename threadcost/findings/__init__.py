@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from threadcost import paths
+from threadcost.experiments import specs
 from threadcost.findings import folder_cache
 from threadcost.host import machine
 from threadcost.measured.measurement import Measurement, Missing
@@ -231,7 +232,6 @@ def compute(name: str, runs: Runs) -> Quantity:
 def _experiment_names() -> Any:
     import re
 
-    from threadcost.experiments import specs
 
     names = sorted((e.name for e in specs.experiments() if "_" in e.name), key=len, reverse=True)
     return re.compile(r"(?<![\w/.-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w/-])")

@@ -31,6 +31,7 @@ any other type), so a hit returns exactly what the computation would.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -41,9 +42,11 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePath
 from typing import Any, TypeVar
+
+from threadcost import paths
 
 ENV = "THREADCOST_CACHE_DIR"
 FORMAT = 1
@@ -159,7 +162,6 @@ def code_digest() -> str:
     import pandas
     import scipy
 
-    from threadcost import paths
 
     h = hashlib.blake2b(digest_size=20)
     h.update(f"{sys.version}|{numpy.__version__}|{pandas.__version__}|"
@@ -377,3 +379,20 @@ def memo(kind: str, root: str | Path, machine_id: str, compute: Callable[[], T],
     if key(kind, root, machine_id) == digest:  # the folder did not change meanwhile
         store(kind, digest, value, names)
     return value
+
+
+@contextlib.contextmanager
+def kept_results() -> Iterator[None]:
+    """While a build runs, what its processes compute from a machine folder (verdicts,
+    findings, the across-machines columns, unreadable runs) is kept in ``build/cache/``
+    for the others and the next build (this module), unless
+    ``$THREADCOST_CACHE_DIR`` names another folder (empty: none). The notebooks' kernels
+    inherit it; the caller's environment is as it was afterwards."""
+    before = os.environ.get(ENV)
+    if before is None:
+        os.environ[ENV] = str(paths.build_dir() / "cache")
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENV, None)

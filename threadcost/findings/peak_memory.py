@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from threadcost.experiments import parameters
 from threadcost.measured.intervals import over_repeats, quotient
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
@@ -24,7 +25,6 @@ def _rows(runs: Runs, kind: str, count: int) -> tuple[pd.DataFrame, list[Any]] |
     found = runs.matching(EXPERIMENT, count=count)
     table = runs.tables(found, "runs")
     if table.empty or "kind" not in table:
-        from threadcost.experiments import parameters
 
         default = parameters.BY_NAME["tasks_s6_count"].default
         return Missing(f"no run of S6's program at {count:,} tasks is stored on this machine: "

@@ -61,6 +61,7 @@ from threadcost.errors import (  # noqa: E402
     one_line,
     short,
 )
+from threadcost.findings import folder_cache  # noqa: E402
 from threadcost.host import machine  # noqa: E402
 from threadcost.paper import notebook_run, notebook_sources  # noqa: E402
 from threadcost.paper import pages as paper_pages  # noqa: E402
@@ -350,7 +351,7 @@ def build(params_path: str, out: Path, only: list[str] | None = None,
     ``html_out``: where the pages go (default ``<out>/html``); ``link_repo``: link
     to the repository's data, code and vendored bundles instead of copying them.
     """
-    with paper_pages.kept_results():  # what each process computes, for the others
+    with folder_cache.kept_results():  # what each process computes, for the others
         return _build(params_path, out, only, machine_id, html_out, link_repo)
 
 
@@ -583,7 +584,7 @@ def _main(args: argparse.Namespace) -> int:
 
 def _print_not_run(index: Path) -> None:
     """The end of the run: what was not run here (read from the runs the build named)."""
-    from threadcost.store import stored
+    from threadcost.notebook import stored
 
     with contextlib.suppress(OSError, ValueError, ThreadcostError):
         build = json.loads((index.parent / "_static" / "build.json").read_text())

@@ -5,10 +5,8 @@ headline figure beside the index. Used by :mod:`threadcost.paper.build`."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -165,23 +163,6 @@ def logged_runs(log: Path) -> list[Path]:
 
 SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/views/headline.py",
                 "threadcost/claims/__init__.py", "threadcost/paper/summary.py")
-
-
-@contextlib.contextmanager
-def kept_results() -> Iterator[None]:
-    """While a build runs, what its processes compute from a machine folder (verdicts,
-    findings, the across-machines columns, unreadable runs) is kept in ``build/cache/``
-    for the others and the next build (``threadcost.findings.folder_cache``), unless
-    ``$THREADCOST_CACHE_DIR`` names another folder (empty: none). The notebooks' kernels
-    inherit it; the caller's environment is as it was afterwards."""
-    before = os.environ.get(folder_cache.ENV)
-    if before is None:
-        os.environ[folder_cache.ENV] = str(paths.build_dir() / "cache")
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(folder_cache.ENV, None)
 
 
 def skipped_runs(data_dir: Path) -> list[run_files.Skipped]:

@@ -5,7 +5,7 @@
   cells tagged ``remove_input`` lose their input, ``remove_cell`` the whole cell.
 - Nothing is fetched from the network: the page loads require.js and, if it
   holds a chart, the Vega bundles from ``_static/`` next to it (copied from the
-  repository's ``vendor/`` folder, see ``threadcost.paper.vega_assets``), and MathJax
+  repository's ``vendor/`` folder, see ``threadcost.views.vega_assets``), and MathJax
   and Mermaid are left out (the paper uses neither). Figures are embedded in the page.
 - One stylesheet, ``_static/paper.css``, serves every page (written once per
   rendering: nbconvert's JupyterLab styles, the code highlighting and the paper's
@@ -35,7 +35,7 @@ from nbconvert import HTMLExporter
 from nbconvert.preprocessors import TagRemovePreprocessor
 
 from threadcost import paths, vocabulary
-from threadcost.paper import vega_assets
+from threadcost.views import vega_assets
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 VENDOR_DIR = paths.REPO_ROOT / "vendor"

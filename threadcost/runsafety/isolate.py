@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from threadcost.errors import KernelError, LimitReached, RunTimeout
+from threadcost.runsafety import syslimits
 
 # What every isolated child imports anyway, imported once by the forkserver: a child
 # forked from it then only imports its experiment's own module (a few ms). Without the
@@ -356,7 +357,6 @@ def _start_failed(name: str, exc: BaseException) -> BaseException:
     err = getattr(exc, "errno", None)
     text = str(exc) or type(exc).__name__
     if err in (errno.EAGAIN, errno.ENOMEM) or isinstance(exc, (EOFError, RuntimeError)):
-        from threadcost.runsafety import syslimits
 
         limit = syslimits.tightest_task_limit()
         return LimitReached(limit or "a process or thread limit",

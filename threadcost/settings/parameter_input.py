@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from threadcost import paths
 from threadcost.errors import ParameterError
 
 MAX_FILE_BYTES = 64 * 1024  # the largest shipped set is about 2 KiB
@@ -212,7 +213,6 @@ def read_file(path: Path) -> bytes:
 
 def inside_build(folder: str) -> bool:
     """True when ``folder`` (relative: to the build folder) lies inside the build folder."""
-    from threadcost import paths
 
     build = paths.build_dir()
     target = Path(folder)

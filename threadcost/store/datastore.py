@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import paths
-from threadcost.errors import DataError
+from threadcost.errors import DataError, ParameterError
 from threadcost.experiments import specs
 from threadcost.host import machine
 from threadcost.results import Result, _json_safe
@@ -255,7 +255,6 @@ def new_run_id(experiment: str) -> str:
 def _refuse_reference(root: Path) -> None:
     """The committed reference (``data/`` of a checkout) is never written by a run: only
     ``make reference`` adds to it (:mod:`threadcost.store.reference`)."""
-    from threadcost.errors import ParameterError
 
     ref = paths.reference_dir()
     try:
@@ -272,7 +271,7 @@ def save_run(result: Result, data_dir: str | Path | None = None,
              fingerprint: dict[str, Any] | None = None, label: str | None = None) -> Path:
     """Write one result as a new run folder and return its path.
 
-    ``label`` names the run within its notebook (``threadcost.store.stored``), so a
+    ``label`` names the run within its notebook (``threadcost.notebook.stored``), so a
     rendering from stored runs finds it again; it is kept in meta.json."""
     root = Path(data_dir) if data_dir is not None else paths.data_dir()
     _refuse_reference(root)

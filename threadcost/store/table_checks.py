@@ -165,7 +165,7 @@ LIMIT_BOUND = 2.0**64  # a limit's value may be RLIM_INFINITY-like
 
 
 @dataclass(frozen=True)
-class Quantity:
+class ColumnKind:
     """What a stored number can be: ``low``..``high`` (``low`` itself excluded when
     ``positive``), whole when ``whole``; ``what`` names it in a refusal."""
 
@@ -191,22 +191,22 @@ class Quantity:
                f"<= {self.high:g}"
 
 
-TIME = Quantity("a time", 0, BOUND)
-RATE = Quantity("a rate", 0, BOUND, positive=True)
-RATIO = Quantity("a ratio of two costs", 0, BOUND, positive=True)
-FRACTION = Quantity("a fraction", 0, 1)
-PERCENT = Quantity("a percentage", 0, 100)
-COUNT = Quantity("a count", 0, BOUND, whole=True)
+TIME = ColumnKind("a time", 0, BOUND)
+RATE = ColumnKind("a rate", 0, BOUND, positive=True)
+RATIO = ColumnKind("a ratio of two costs", 0, BOUND, positive=True)
+FRACTION = ColumnKind("a fraction", 0, 1)
+PERCENT = ColumnKind("a percentage", 0, 100)
+COUNT = ColumnKind("a count", 0, BOUND, whole=True)
 # Memory is often measured as a difference of system-wide counters (meminfo's KernelStack
 # or Slab before and after N tasks), which another process's activity can make negative
 # per task: an amount is finite and bounded, not necessarily >= 0.
-AMOUNT = Quantity("an amount (memory, CPUs, a statistic of costs)", -BOUND, BOUND)
-CPU = Quantity("a CPU number (-1: not pinned)", -1, 2**20, whole=True)
-LIMIT = Quantity("a limit", 0, LIMIT_BOUND)
-SIGNED = Quantity("a difference or a fitted coefficient", -BOUND, BOUND)
-PER_OPERATION = Quantity("a count per operation", 0, BOUND)
+AMOUNT = ColumnKind("an amount (memory, CPUs, a statistic of costs)", -BOUND, BOUND)
+CPU = ColumnKind("a CPU number (-1: not pinned)", -1, 2**20, whole=True)
+LIMIT = ColumnKind("a limit", 0, LIMIT_BOUND)
+SIGNED = ColumnKind("a difference or a fitted coefficient", -BOUND, BOUND)
+PER_OPERATION = ColumnKind("a count per operation", 0, BOUND)
 # The kinds a table declares for its columns (its family's spec); None: no number.
-KINDS: dict[str, Quantity | None] = {
+KINDS: dict[str, ColumnKind | None] = {
     "time": TIME, "rate": RATE, "ratio": RATIO, "per_operation": PER_OPERATION,
     "fraction": FRACTION, "percent": PERCENT, "count": COUNT, "cpu": CPU, "limit": LIMIT,
     "amount": AMOUNT, "signed": SIGNED, "flag": None, "text": None,
@@ -216,7 +216,7 @@ KINDS: dict[str, Quantity | None] = {
 # first: differences (after - before, a touch subtracted; a gap between two costs, also
 # over a third), slopes and intercepts of fits, their intervals, gains; then the kinds by
 # the words of their names.
-RULES: tuple[tuple[str, Quantity], ...] = (
+RULES: tuple[tuple[str, ColumnKind], ...] = (
     (r"c\d_ns|indirect_ns|direct_ns|net_.*|.*_net_.*|deltas_.*|.*_minus_.*|gain.*|.*ci95.*|intercept.*|.*growth.*|.*_left_.*"
      r"|.*_delta_.*|.*_after_kib|slab_kib.*|system_page_tables_kib.*|kernel_kib.*"
      r"|.*_per_(task|thread|process|goroutine|fiber|hop)_kib.*|.*_kib_per_.*"
@@ -236,10 +236,10 @@ RULES: tuple[tuple[str, Quantity], ...] = (
      r"|alive_at_spawn_end|peak_(os_)?threads|cached_stacks_held|too_deep|ops_per_batch"
      r"|gomaxprocs|cpus|max_tasks|max_threads|err|status", COUNT),
 )
-_RULES = tuple((re.compile(pattern), quantity) for pattern, quantity in RULES)
+_RULES = tuple((re.compile(pattern), kind) for pattern, kind in RULES)
 
 
-def quantity(name: str) -> Quantity:
+def kind_of(name: str) -> ColumnKind:
     """What the number named ``name`` (a column, or a key of a run's summary) can be:
     the first rule of :data:`RULES` its name matches; else any finite number below
     :data:`BOUND` (a statistic, a size, an amount: see :data:`AMOUNT`'s rules)."""
@@ -255,13 +255,13 @@ def quantity(name: str) -> Quantity:
 def check_ranges(path: Path, frame: pd.DataFrame,
                  declared: Mapping[str, str] | None = None) -> None:
     """Every number of a table within what its column's quantity can be: the kind the
-    table declares for it (``declared``), else the one its name says (:func:`quantity`)."""
+    table declares for it (``declared``), else the one its name says (:func:`kind_of`)."""
     for column in frame.columns:
         values = frame[column]
         if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
             continue
         kind = (declared or {}).get(str(column))
-        rule = quantity(str(column)) if kind not in KINDS else KINDS[kind]
+        rule = kind_of(str(column)) if kind not in KINDS else KINDS[kind]
         if rule is None:  # a text or flag column (empty cells read back as numbers)
             continue
         bad = rule.refused(values.to_numpy(dtype=float))
@@ -277,7 +277,7 @@ def check_meta_numbers(meta_path: Path, meta: dict[str, Any]) -> None:
         if not math.isfinite(value) or abs(value) > LIMIT_BOUND:
             raise DataError(f"{meta_path}: {where} = {value:g} is beyond any measurement")
         if where.startswith("summary.") and not _within_signed(where):
-            rule = quantity(key)
+            rule = kind_of(key)
             if rule.refused(np.array([value], dtype=float)).any():
                 raise DataError(f"{meta_path}: {where} = {value:g} is impossible: "
                                 f"{rule.allowed()}")

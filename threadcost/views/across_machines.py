@@ -32,7 +32,8 @@ from threadcost.findings import folder_cache
 from threadcost.findings.headline import PEER_KERNEL_TASK
 from threadcost.measured.intervals import median_over_repeats
 from threadcost.store import datastore, run_cache
-from threadcost.textout import md_code, plain_label
+from threadcost.textout import md_code, md_text, plain_label
+from threadcost.views import machine_line
 
 YARDSTICKS_EXPERIMENT = "yardsticks"
 TASKS = vocabulary.TASKS
@@ -144,16 +145,14 @@ def name_part(machine_id: str) -> str:
 def describe(data_dir: str | Path | None, machine_id: str) -> str:
     """The machine in words, from the fingerprint stored with its newest run, as Markdown
     (its RAM marked ``machine_memory_gib@<machine id>``)."""
-    from threadcost import textout
-
     root, mid = _where(data_dir, machine_id)
     fp = _folder(root if root is not None else paths.data_dir_for(mid), mid)["fingerprint"]
     if not isinstance(fp, dict):
-        return textout.md_text(machine_id)
+        return md_text(machine_id)
     try:
-        return textout.machine_md(fp, f"machine_memory_gib@{name_part(machine_id)}")
+        return machine_line.markdown(fp, f"machine_memory_gib@{name_part(machine_id)}")
     except (KeyError, TypeError, ValueError):
-        return textout.md_text(machine_id)
+        return md_text(machine_id)
 
 
 def headline_values(data_dir: str | Path | None = None) -> pd.DataFrame:

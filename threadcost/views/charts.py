@@ -6,7 +6,7 @@ create no widgets) they are Vega-Lite charts whose controls (``alt.param`` bound
 selects, radios, checkboxes and ranges) filter data this run measured and stored.
 
 :func:`show` displays a chart as HTML that calls ``vegaEmbed``; the rendered page
-loads the vendored bundles from ``_static/vega`` (``threadcost.paper.vega_assets``). In a
+loads the vendored bundles from ``_static/vega`` (``threadcost.views.vega_assets``). In a
 live JupyterLab kernel, which cannot reach ``vendor/``, the first chart inlines the
 bundles instead. The charts carry small, aggregated data (ECDF points at fixed
 quantiles, histograms pre-binned) so a page stays well under a megabyte.
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import progress
-from threadcost.paper import vega_assets
+from threadcost.views import vega_assets
 
 WIDTH = 560
 HEIGHT = 300

@@ -39,6 +39,7 @@ from typing import Any
 
 from threadcost import paths, vocabulary
 from threadcost.claims.model import ClaimVerdict
+from threadcost.findings import folder_cache
 
 WORKERS = 2  # the reference machine's CPUs: a folder's judging is one process's work
 # The headline's tasks and columns the gallery shows: the twelve headline findings.
@@ -300,9 +301,7 @@ def build(data_dir: Path | None = None, out: Path | None = None,
         raise ParameterError("--data-dir", str(root), "a data folder holding "
                                                       "<machine-id>/<run-id>/ folders")
     out = (out if out is not None else paths.build_dir() / "gallery").resolve()
-    from threadcost.paper import pages
-
-    with pages.kept_results():  # what a paper build judged is reused, and kept for it
+    with folder_cache.kept_results():  # what a paper build judged is reused, and kept for it
         machines = collect(root, workers)
     label = "data/" if paths.reference_dir() is not None and \
         root.resolve() == paths.reference_dir().resolve() else root.name + "/"  # type: ignore[union-attr]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from threadcost import claims, findings
+from threadcost import claims, findings, textout
 from threadcost.claims.logic import number
 from threadcost.claims.whys import SYSCALL_STATISTIC
 from threadcost.results import Result
@@ -249,11 +249,10 @@ def all_switch_rows(counts: Result, gap: Result | None, go: Result | None,
 def _count_text(v: float) -> str:
     """A mean count of switches per round trip: three significant digits ("2.00", "10.0"),
     and a rare switch in plain decimals ("0.000002": one in 500,000), never "0.00"."""
-    from threadcost.plotting import plain_number
 
     if pd.isna(v):
         return ""
-    return findings.number(v, "auto") if v == 0 or abs(v) >= 0.01 else plain_number(v)
+    return findings.number(v, "auto") if v == 0 or abs(v) >= 0.01 else textout.plain_number(v)
 
 
 def switch_count_table(rows: pd.DataFrame) -> Any:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from threadcost import findings, vocabulary
 from threadcost.results import Result
-from threadcost.store.stored import NOT_MEASURED
+from threadcost.textout import NOT_MEASURED
 
 NOT_STORED = NOT_MEASURED.lower()  # a number whose run this machine's folder does not hold
 

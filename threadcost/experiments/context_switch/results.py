@@ -15,6 +15,7 @@ import pandas as pd
 from threadcost import stats
 from threadcost.experiments.context_switch.checks import EXPERIMENT
 from threadcost.experiments.context_switch.kernels import LIMITS
+from threadcost.experiments.thread_memory.limits import name_from_errno
 from threadcost.host import sysinfo
 from threadcost.native import lib
 from threadcost.results import Result
@@ -81,7 +82,6 @@ def assemble(p: dict[str, Any], raw: dict[str, Any], base: dict[str, np.ndarray]
     params = {**p, "per_sample": per_sample, "record_cpus": record_cpus}
     limit_hit = None
     if raw["status"] == lib.TC_ELIMIT:
-        from threadcost.experiments.thread_memory.limits import name_from_errno
 
         limit_hit = {"limit": f"{name_from_errno(int(raw['err']), 'tasks')}: "
                               f"{LIMITS.get(raw['where'], 'a system limit')}",

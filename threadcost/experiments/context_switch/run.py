@@ -71,7 +71,9 @@ from threadcost.experiments.context_switch.results import (
 )
 from threadcost.experiments.parameters import declared
 from threadcost.host import cpus
+from threadcost.progress import bar as tqdm
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
 from threadcost.stats import median_ci95
 
@@ -145,7 +147,6 @@ def run(mechanism: Any = "pipe", placement: Any = "same-cpu", tasks: Any = "thre
     kwargs = {"p": p, "per_sample": bool(per_sample), "record_cpus": bool(record_cpus),
               "stall_after": stall}
     if isolated:
-        from threadcost.runsafety.isolate import run_isolated
 
         raw = run_isolated(_pingpong, kwargs, timeout=p["timeout_s"] * 3 + 60
                            + p["iterations"] * 1e-4)
@@ -219,7 +220,6 @@ def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[st
     ``skipped`` (placements this machine cannot run, with the reason). Its
     summary holds the claim rows of every configuration.
     """
-    from threadcost.progress import bar as tqdm
 
     baseline_scale = check_sweep(mechanisms, placements, tasks, iterations, warmup,
                                  baseline_scale)
@@ -287,7 +287,6 @@ def working_set_sweep(working_sets_kib: Sequence[int], tasks: Sequence[str] = tu
     ``seconds_per_point``. ``round_trip_minus_touch`` removes the two touches a
     round trip makes, leaving the switches plus what the switch did to the caches.
     """
-    from threadcost.progress import bar as tqdm
 
     sizes, seconds, n_max = check_working_set_sweep(working_sets_kib, tasks, iterations,
                                                     seconds_per_point)

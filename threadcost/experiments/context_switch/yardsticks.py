@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import stats
-from threadcost.errors import KernelError
+from threadcost.errors import KernelError, ParameterError
 from threadcost.experiments.context_switch import run as cs
 from threadcost.experiments.parameters import declared
 from threadcost.host import cpus
@@ -87,7 +87,6 @@ def check_params(repeats: Any = REPEATS.default, batches: Any = 21, scale: Any =
     """Validate the parameters of :func:`run` (raises ParameterError)."""
     chosen = validate.cpus("cpu", cpu)
     if chosen is not None and len(chosen) != 1:
-        from threadcost.errors import ParameterError
 
         raise ParameterError("cpu", cpu, "give one CPU (or None for the first allowed CPU)")
     return {"repeats": validate.integer("repeats", repeats, **REPEATS.bounds),

@@ -29,10 +29,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import cbuild, paths
+from threadcost import cbuild, paths, stats
 from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.experiments.parameters import declared
+from threadcost.experiments.thread_memory.limits import name_from_errno
 from threadcost.native import ffi, lib, run_stoppable
+from threadcost.progress import bar
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
@@ -294,7 +296,6 @@ def _timeout(launches: int, mib: int = 0) -> float:
 
 def _progress(total: int, enabled: bool) -> Any:
     """A progress bar (on the paper runner's terminal under ``make paper``)."""
-    from threadcost.progress import bar
 
     return bar(total=total, desc="launch", unit="task", disable=not enabled, mininterval=2.0)
 
@@ -314,7 +315,6 @@ def _series(kwargs: dict[str, Any], timeout: float,
 
 
 def _limit(kind: str, err: int) -> dict[str, Any]:
-    from threadcost.experiments.thread_memory.limits import name_from_errno
 
     what = "threads" if kind in ("thread", "burst") else "processes"
     return {"limit": f"{name_from_errno(err, what)} (a {kind} create failed)",
@@ -415,7 +415,6 @@ def _limit_of(name: str, value: Any) -> dict[str, Any] | None:
 # ---------------------------------------------------------------- the result
 
 def _dist(values: np.ndarray) -> dict[str, float]:
-    from threadcost import stats  # scipy: imported here so measuring children start fast
 
     arr = np.asarray(values, dtype=float)
     return stats.distribution(arr[arr >= 0])
@@ -496,7 +495,6 @@ def _assemble(p: dict[str, Any], outputs: dict[str, Any], spawn_path: str,
 def _memory_fits(samples: pd.DataFrame) -> dict[str, Any]:
     """Per kind, create time (ns) fitted against parent memory (MiB), every
     steady sample a point: the slope is ns per MiB the parent holds."""
-    from threadcost import stats
 
     fits: dict[str, Any] = {}
     steady = samples[samples.phase == "steady"]
@@ -535,7 +533,6 @@ def _assemble_burst(outputs: dict[str, Any], summary: dict[str, Any],
     tables["burst"] = frame
     tables["burst_creates"] = pd.concat(creates, ignore_index=True)
     summary["burst"] = frame.to_dict(orient="records")
-    from threadcost import stats
 
     done = frame[frame.created == frame.n]
     fits: dict[str, Any] = {}

@@ -24,7 +24,9 @@ import pandas as pd
 
 from threadcost import stats
 from threadcost.errors import ParameterError, check_status
+from threadcost.experiments.launch import run as launch
 from threadcost.experiments.parameters import declared
+from threadcost.experiments.thread_memory.limits import name_from_errno
 from threadcost.experiments.user_space_tasks import fibers
 from threadcost.experiments.user_space_tasks import goroutines as peers
 from threadcost.native import ffi, lib
@@ -234,7 +236,6 @@ def thread_waves(total: Any = TOTAL.default, wave: Any = WAVE.default,
         rows += [{"repeat": rep, **row} for row in got]
         bad = [row for row in got if row["status"] != lib.TC_OK]
         if bad:
-            from threadcost.experiments.thread_memory.limits import name_from_errno
 
             limit_hit = {"limit": name_from_errno(bad[0]["err"], "threads"),
                          "errno": bad[0]["err"]}
@@ -266,7 +267,6 @@ def spawn_growth(parent_touch_mib: Any = tuple(SPAWN_MIB.default),
     ``parent_touch_mib`` MiB with every 4 KiB page written (dirty), in ``repeats``
     repeats with the order of the sizes flipping (launch.growth_repeats).
     """
-    from threadcost.experiments.launch import run as launch
 
     got = launch.growth_repeats(kinds=SPAWN_KINDS, parent_touch_mib=parent_touch_mib,
                                 repeats=repeats, iterations=iterations, warmup=warmup,

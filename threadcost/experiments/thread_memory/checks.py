@@ -10,6 +10,7 @@ from typing import Any
 from threadcost.errors import ParameterError
 from threadcost.experiments.parameters import declared
 from threadcost.host import sysinfo
+from threadcost.runsafety.syslimits import default_stack_kib
 from threadcost.settings import validate
 
 EXPERIMENT = "thread_memory"
@@ -53,7 +54,6 @@ def check_address_space(name: str, value: Any) -> int | None:
 
 
 def effective_stack_kib(stack_kib: int) -> int:
-    from threadcost.runsafety.syslimits import default_stack_kib
 
     return stack_kib or default_stack_kib()
 

@@ -20,8 +20,10 @@ import pandas as pd
 
 from threadcost.errors import ParameterError
 from threadcost.experiments.parameters import declared
+from threadcost.experiments.thread_memory import run as thread_memory
 from threadcost.host import sysinfo
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
 
 # The limits' readers, and the naming of a limit from an errno, live under the
 # experiments (threadcost.runsafety.syslimits); re-exported here for the notebooks and tests.
@@ -248,7 +250,6 @@ def run(stack_kib: Any = STACK_KIB.default, touch_kib: Any = TOUCH_KIB.default,
 
 def _spawn_child(max_threads: int, stack_kib: int,
                  address_space_mib: int | None, exhaust: bool = False) -> dict[str, Any]:
-    from threadcost.experiments.thread_memory import run as thread_memory
 
     return thread_memory.measure_point(max_threads, stack_kib, 0, None, address_space_mib,
                                        exhaust=exhaust)
@@ -258,7 +259,6 @@ def check_spawn_until_failure(max_threads: Any, stack_kib: Any, address_space_mi
                               timeout: Any = 300,
                               exhaust: Any = False) -> tuple[int, int, Any, int]:
     """What :func:`spawn_until_failure` refuses, before anything runs (prechecks)."""
-    from threadcost.experiments.thread_memory import run as thread_memory
 
     n = validate.integer("max_threads", max_threads, **SPAWN.bounds)
     stack = validate.stack_kib("stack_kib", stack_kib)
@@ -284,7 +284,6 @@ def spawn_until_failure(max_threads: Any = SPAWN.default, stack_kib: Any = STACK
     takes process ids from the whole system while it runs, so do not use it on a
     machine others rely on.
     """
-    from threadcost.runsafety.isolate import run_isolated
 
     n, stack, cap, wait = check_spawn_until_failure(max_threads, stack_kib,
                                                     address_space_mib, timeout, exhaust)

@@ -35,6 +35,7 @@ from typing import Any
 
 import pandas as pd
 
+from threadcost import stats
 from threadcost.errors import KernelError, check_status
 from threadcost.experiments.parameters import declared
 from threadcost.host import sysinfo
@@ -150,7 +151,6 @@ def _one_run(count: int, touch_kib: int, settle_ms: int, lifetime_s: float) -> d
 
 def fit_series(points: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Per-process slope of each counter against the children started."""
-    from threadcost import stats
 
     fits: dict[str, dict[str, Any]] = {}
     for name in SERIES:

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from threadcost import stats
 from threadcost.errors import LimitReached, ParameterError, check_status, errno_name
 from threadcost.experiments.thread_memory.checks import (
     DEFAULT_COUNTS,
@@ -57,7 +58,11 @@ from threadcost.experiments.thread_memory.checks import (
     effective_stack_kib,
 )
 from threadcost.host import sysinfo
+from threadcost.progress import bar as tqdm
 from threadcost.results import Result
+from threadcost.runsafety import syslimits
+from threadcost.runsafety import syslimits as reserve
+from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
 
 # Re-exported: callers (commands, other experiments, prechecks) import them from here.
@@ -96,7 +101,6 @@ def reserve_budget(threads: int, touch_kib: int, exhaust: bool) -> tuple[int, An
     Returns (threads to start, the binding budget or None)."""
     if exhaust:
         return threads, None
-    from threadcost.runsafety import syslimits
 
     budget = syslimits.thread_budget(syslimits.NOMINAL_THREAD_KIB + touch_kib)
     if not budget.caps(threads):
@@ -137,7 +141,6 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     import resource
 
     from threadcost.native import ffi, lib
-    from threadcost.runsafety import syslimits as reserve
 
     if address_space_mib is not None:
         vsz = int(_status_field("VmSize"))
@@ -232,7 +235,6 @@ def measure_isolated(threads: int, stack_kib: int, touch_kib: int,
                      cpus: list[int] | None = None, address_space_mib: int | None = None,
                      pmap: bool = False, exhaust: bool = False) -> dict[str, Any]:
     """:func:`measure_point` in a fresh child process with a deadline."""
-    from threadcost.runsafety.isolate import run_isolated
 
     return run_isolated(measure_point, {
         "threads": threads, "stack_kib": stack_kib, "touch_kib": touch_kib, "cpus": cpus,
@@ -258,8 +260,6 @@ def _measure_all(configs: list[tuple[int, int, int]], cpus: list[int] | None, re
     """Measure each (threads, stack_kib, touch_kib) ``repeats`` times, repeats
     interleaved (all configs once, then again) so slow drift in the system-wide
     counters spreads over every point. Stops at the first limit (or reserve)."""
-    from threadcost.progress import bar as tqdm
-    from threadcost.runsafety import syslimits
 
     rows: list[dict[str, Any]] = []
     limit_hit = None
@@ -305,7 +305,6 @@ def fit_series(points: pd.DataFrame, x: str = "started") -> dict[str, dict[str, 
     With fewer than 3 runs or a single thread count there is no line to fit:
     the per-thread value is then the median of delta / threads, marked so.
     """
-    from threadcost import stats  # imported here: scipy is slow to load in each child
 
     ok = points
     fits: dict[str, dict[str, Any]] = {}
@@ -358,7 +357,6 @@ def run(thread_counts: Any = None, stack_kib: Any = 0, touch_kib: Any = 0, pin: 
     points, limit_hit = _measure_all(configs, p["pin"], p["repeats"],
                                      p["address_space_mib"], progress, "threads", p["pmap"],
                                      p["exhaust"])
-    from threadcost import stats
 
     fits = fit_series(points)
     last = points.iloc[-1]
@@ -483,7 +481,6 @@ def touch_grid(touch_depths_kib: Any = None, threads: Any = 1000, stack_kib: Any
     points, table, hit = _grid("touch depths", "touch_kib_asked", depths, n,
                                lambda t: (n, stack, t), cpus, reps, progress,
                                _flag(exhaust, "exhaust"))
-    from threadcost import stats
 
     ok = points[~points.limited]
     fit = None

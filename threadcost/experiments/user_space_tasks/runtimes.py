@@ -30,6 +30,7 @@ import pandas as pd
 from threadcost import peers as registry
 from threadcost import stats
 from threadcost.experiments.parameters import declared
+from threadcost.experiments.user_space_tasks import sleepers
 from threadcost.experiments.user_space_tasks.fibers import one_cpu
 from threadcost.results import Result
 from threadcost.settings import validate
@@ -167,7 +168,6 @@ def check_brigade(tasks: Any, kinds: Any, placements: Any, iterations: Any, warm
         "cpu": one_cpu("cpu", cpu, allow_none=False),
     }
     if "rust-thread" in p["kinds"]:
-        from threadcost.experiments.user_space_tasks import sleepers
 
         validate.integer("tasks", max(p["tasks"]), minimum=1, maximum=sleepers.max_threads())
     return p

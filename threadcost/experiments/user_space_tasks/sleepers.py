@@ -43,6 +43,7 @@ from threadcost.errors import ParameterError, check_status
 from threadcost.experiments.parameters import declared
 from threadcost.host import sysinfo
 from threadcost.native import ffi, lib, proc_status_dict
+from threadcost.progress import bar as progress_bar
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
@@ -279,7 +280,6 @@ def run(count: Any = COUNT.default, period_ms: Any = PERIOD_MS.default,
             for v in (p["variants"] if rep % 2 == 0 else list(reversed(p["variants"])))]
     bar = None
     if progress:
-        from threadcost.progress import bar as progress_bar
 
         bar = progress_bar(total=len(plan), desc="sleepers", unit="run")
     rows: list[dict[str, Any]] = []
@@ -355,7 +355,6 @@ def sweep(counts: Any = tuple(SWEEP_COUNTS.default), variants: Any = VARIANTS,
             for v in (p["variants"] if rep % 2 == 0 else list(reversed(p["variants"])))]
     bar = None
     if progress:
-        from threadcost.progress import bar as progress_bar
 
         bar = progress_bar(total=len(plan), desc="sleepers sweep", unit="run")
     rows: list[dict[str, Any]] = []

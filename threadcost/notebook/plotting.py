@@ -20,6 +20,8 @@ from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.transforms import Bbox
 
 from threadcost import paths
+from threadcost.textout import plain_number
+from threadcost.views import tables
 
 PALETTE = "colorblind"
 # seaborn's "colorblind" palette: its ten colours, as 0-255 RGB.
@@ -59,7 +61,6 @@ def use_paper_theme() -> None:
         "axes.titleweight": "bold",
         "svg.fonttype": "none",
     })
-    from threadcost.views import tables
 
     tables.install()  # every table the notebook displays: readable headers and numbers
     show_figures_drawn_once()
@@ -245,18 +246,6 @@ def show_figures_drawn_once() -> None:
 
 
 # --- readable figures: applied to every figure the paper saves ---------------------------
-
-def plain_number(value: float, _pos: object = None) -> str:
-    """A tick label without powers of ten, to three significant digits with trailing
-    zeros dropped: 0.01, 0.25, 1.2, 2, 30, 1,000, 2,000,000. Each tick is formatted
-    alone, so the label keeps every digit that tells it from its neighbours (1.2 and
-    1.5 stay "1.2" and "1.5", never "1" and "2")."""
-    if value == 0 or not math.isfinite(value):
-        return "0" if value == 0 else ""
-    digits = max(0, 2 - math.floor(math.log10(abs(value)) + 1e-9))
-    text = f"{value:,.{digits}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
 
 def _plain_log_ticks(axis: object, lo: float, hi: float) -> None:
     axis.set_major_formatter(ticker.FuncFormatter(plain_number))  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ Every measuring cell of a notebook goes through :meth:`Store.get`::
   drawn from the result in memory.
 - ``measure=False`` (``threadcost paper --machine ID``): nothing runs. The newest
   stored run of that experiment on machine ``ID`` stands in for it. A machine whose
-  runs are older than the experiment has none: ``get`` returns a :class:`Missing`
+  runs are older than the experiment has none: ``get`` returns a :class:`MissingRun`
   placeholder, and every cell that touches it shows one line, "Not measured on this
   machine", instead of failing (:func:`install_cell_guard`).
 
@@ -39,8 +39,7 @@ from threadcost.measured.runs import UnreadableRun
 from threadcost.results import Result
 from threadcost.runsafety import isolate
 from threadcost.store import datastore
-
-NOT_MEASURED = "Not measured on this machine"
+from threadcost.textout import NOT_MEASURED
 
 
 class NotMeasured(Exception):
@@ -51,7 +50,7 @@ class NotMeasured(Exception):
         super().__init__(f"{label}: {reason}")
 
 
-class Missing:
+class MissingRun:
     """Stands for a run that was not measured on this machine. False in a test;
     reading anything from it raises :class:`NotMeasured` (shown as one line)."""
 
@@ -86,8 +85,8 @@ class Missing:
 
 
 def present(*results: Any) -> list[Any]:
-    """The results that were measured (neither None nor :class:`Missing`)."""
-    return [r for r in results if r is not None and not isinstance(r, Missing)]
+    """The results that were measured (neither None nor :class:`MissingRun`)."""
+    return [r for r in results if r is not None and not isinstance(r, MissingRun)]
 
 
 def not_measured_html(reason: str = "") -> str:
@@ -156,7 +155,7 @@ class Store:
         result's own (an auxiliary run, see :mod:`threadcost.experiments.specs`;
         default: ``label`` when it names a registered experiment). ``match``:
         parameters an unlabelled older run must have to stand for this one.
-        Returns a Result, None (when ``measure`` returned None) or :class:`Missing`.
+        Returns a Result, None (when ``measure`` returned None) or :class:`MissingRun`.
         """
         if self.measure:
             # a forkserver started early (make paper) has imported its modules first: no
@@ -183,7 +182,7 @@ class Store:
         name = experiment or label
         run, reason = self._find(label, name, match)
         if run is None:  # the first cell that reads it says so, in one line
-            return Missing(label, reason)
+            return MissingRun(label, reason)
         datastore.log_run("read", run.path)
         if announce:
             dirty = ((run.meta.get("machine") or {}).get("git") or {}).get("dirty")
@@ -298,8 +297,8 @@ def to_dict(result: Result) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- the cell guard
 
-class Unmade(Missing):
-    """A name a cell would have made had it not stopped at a :class:`Missing` run. A
+class Unmade(MissingRun):
+    """A name a cell would have made had it not stopped at a :class:`MissingRun` run. A
     later cell that reads it shows the same one line without running, so every cell of a
     section its machine folder cannot feed survives (no ``NameError`` further down)."""
 
@@ -336,11 +335,11 @@ class _Names(ast.NodeVisitor):
 
 
 def _ref(name: str) -> ast.expr:
-    """``__import__("threadcost.store.stored").store.stored.<name>``: a guarded cell reaches
+    """``__import__("threadcost.notebook.stored").notebook.stored.<name>``: a guarded cell reaches
     the guard through the module, so a namespace reset (``%reset``) leaves every cell working."""
     module = ast.Call(func=ast.Name("__import__", ast.Load()),
-                      args=[ast.Constant("threadcost.store.stored")], keywords=[])
-    package = ast.Attribute(module, "store", ast.Load())
+                      args=[ast.Constant("threadcost.notebook.stored")], keywords=[])
+    package = ast.Attribute(module, "notebook", ast.Load())
     return ast.Attribute(ast.Attribute(package, "stored", ast.Load()), name, ast.Load())
 
 
@@ -349,7 +348,7 @@ def _names(names: set[str]) -> ast.expr:
 
 
 class _GuardCells(ast.NodeTransformer):
-    """Wrap a cell so that a :class:`Missing` run it touches shows one line::
+    """Wrap a cell so that a :class:`MissingRun` run it touches shows one line::
 
         if not _unmade((<names it reads>,)):
             try:
@@ -357,7 +356,7 @@ class _GuardCells(ast.NodeTransformer):
             except NotMeasured as exc:
                 _report(exc, (<names it binds>,))
 
-    (each reached as ``__import__("threadcost.store.stored").store.stored.<name>``)
+    (each reached as ``__import__("threadcost.notebook.stored").notebook.stored.<name>``)
     """
 
     def visit_Module(self, node: ast.Module) -> ast.Module:
@@ -418,14 +417,14 @@ def _unmade(read: tuple[str, ...]) -> bool:
 def _show_last(value: Any) -> None:
     import sys
 
-    if isinstance(value, Missing):
+    if isinstance(value, MissingRun):
         raise NotMeasured(value._label, value._reason)
     if value is not None:
         sys.displayhook(value)
 
 
 def install_cell_guard() -> None:
-    """In this IPython kernel, a cell that reads a :class:`Missing` run shows
+    """In this IPython kernel, a cell that reads a :class:`MissingRun` run shows
     "Not measured on this machine: <why>" instead of a traceback, and so does every
     later cell that reads what it could not make (no-op outside IPython)."""
     try:
