@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import findings
+from threadcost import findings, vocabulary
 from threadcost.findings import Value, newest, pooled, quantity
 from threadcost.findings.headline import latest
 from threadcost.findings.selectors import Select, holds_all, no_run
@@ -605,7 +605,7 @@ def echo_rate(placement: str) -> Select:
         found = runs.matching("echo", placements=holds_all(placement))
         table = runs.tables(found, "repeats")
         if table.empty:
-            return no_run("echo", f"placement {placement}", "notebook 04")
+            return no_run("echo", f"placement {vocabulary.words(placement)}", "notebook 04")
         rows = table[table.placement == placement]
         return over_repeats(rows.rate_per_s, "iterations/s", run_id=run_ids(found),
                             setup={"experiment": "echo", "placement": placement,
