@@ -14,8 +14,8 @@ the machine property its record says the flip turns on (``flips_on``,
 The page is one HTML file with its style and a small script inline: it sorts by any
 column (click its head) and filters by any card field (the boxes under the heads, and one
 box for every field), in the browser, without a kernel or a network. Nothing is measured:
-each folder is read from its stored runs, in worker processes (one a CPU, at most
-:data:`WORKERS`; ``tools/gallery_benchmark.py`` times it), and what
+each folder is read from its stored runs, in worker processes (one for each CPU this
+process may use: :func:`default_workers`; ``tools/gallery_benchmark.py`` times it), and what
 they judge is kept in ``build/cache/`` as a paper build keeps it
 (``threadcost.findings.folder_cache``): a folder's verdicts judged before are reused (its
 runs are still read and checked, which is most of the cost).
@@ -41,7 +41,6 @@ from threadcost import paths, vocabulary
 from threadcost.claims.model import ClaimVerdict
 from threadcost.findings import folder_cache
 
-WORKERS = 2  # the reference machine's CPUs: a folder's judging is one process's work
 # The headline's tasks and columns the gallery shows: the twelve headline findings.
 TASKS = ("thread", "process", "fiber", "goroutine")
 # the kernel-entry mitigations named on the card (all of them in its tooltip)
@@ -155,10 +154,17 @@ def machine_folders(data_dir: Path) -> list[str]:
     return datastore.machines_with_runs(data_dir)
 
 
+def default_workers() -> int:
+    """The worker processes a gallery reads its folders in: one for each CPU this
+    process may use (its affinity mask; a folder's judging is one process's work)."""
+    return max(1, len(os.sched_getaffinity(0)))
+
+
 def collect(data_dir: Path, workers: int | None = None) -> list[Machine]:
-    """Every machine folder of ``data_dir``, read in worker processes."""
+    """Every machine folder of ``data_dir``, read in worker processes (``workers``;
+    default: :func:`default_workers`)."""
     mids = machine_folders(data_dir)
-    n = max(1, min(workers or min(WORKERS, os.cpu_count() or 1), len(mids)))
+    n = max(1, min(workers or default_workers(), len(mids)))
     if n == 1:
         return [read_machine(str(data_dir), mid) for mid in mids]
     import multiprocessing
@@ -305,7 +311,12 @@ def build(data_dir: Path | None = None, out: Path | None = None,
         machines = collect(root, workers)
     label = "data/" if paths.reference_dir() is not None and \
         root.resolve() == paths.reference_dir().resolve() else root.name + "/"  # type: ignore[union-attr]
-    text = page(machines, out, label)
+    return write(page(machines, out, label), out)
+
+
+def write(text: str, out: Path) -> Path:
+    """The page's HTML written as ``out/index.html`` in one step (never half a page);
+    its path."""
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / f".index.html.{os.getpid()}.partial"
     tmp.write_text(text, encoding="utf-8")
