@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
 import sys
@@ -210,8 +211,7 @@ WELL_KNOWN = ("switch_iterations", "switch_echo_iterations", "switch_placement_i
 STALE = (33,)  # malloc_points' old copies (the experiment and the CLI said 33)
 SEARCHED = ("threadcost", "notebooks", "tools")
 SKIPPED = ("threadcost/experiments/parameters.py",  # the declarations themselves
-           "threadcost/claims/",  # sources' own words and formulas, quoted
-           "threadcost/findings/more_sources.py")  # S10's formula, quoted (c2 = s1/20000 ...)
+           "threadcost/claims/")  # sources' own words and formulas, quoted
 
 
 def _literal_pattern() -> re.Pattern[str]:
@@ -222,12 +222,43 @@ def _literal_pattern() -> re.Pattern[str]:
         rf"|/\s*(?:{number})\b|(iterations|points)\w*\(\w+,\s*[\"'](?:{number})[\"']", re.I)
 
 
+# A string literal holding a space is prose (a source's formula quoted in a reading's
+# "how", say), not a copy of a default: its text is left out of the search. A bare
+# number in quotes ("20000", an option's default) is still searched.
+def _without_prose(text: str) -> str:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    data = text.encode("utf-8")  # ast's columns count bytes
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    in_fstrings = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)
+                   for part in node.values}  # an f-string is searched whole
+    spans = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in in_fstrings
+                and any(c.isspace() for c in node.value)
+                and node.end_lineno is not None and node.end_col_offset is not None):
+            spans.append((starts[node.lineno - 1] + node.col_offset,
+                          starts[node.end_lineno - 1] + node.end_col_offset))
+    out, at = [], 0
+    for start, end in sorted(spans):
+        if start >= at:
+            out += [data[at:start], b'""']
+            at = end
+    return b"".join([*out, data[at:]]).decode("utf-8")
+
+
 def _code(path: Path) -> str:
-    """The file's text; a notebook without its generated parameters cell."""
+    """The file's text without prose in string literals; a notebook without its
+    generated parameters cell."""
     text = path.read_text(encoding="utf-8")
     if path.parent.name == "notebooks":
         text = parameters_cells.CELL.sub(r"\1\3", text)
-    return text
+    return _without_prose(text)
 
 
 def test_well_known_defaults_are_typed_only_in_their_declaration() -> None:
@@ -253,3 +284,8 @@ def test_the_search_finds_a_copy() -> None:
                  "scale=min(1.0, switch_iterations / 20000)", "malloc_points = 41"):
         assert pattern.search(line), line
     assert not pattern.search("MAX_TASKS = 10_000")
+    assert "20000" in _without_prose('f(iterations, "20000", y="z w")')
+    assert "20000" in _without_prose('f("a b", iterations=20000, y="c d")')
+    assert "20000" in _without_prose('f"{n / 20000} round trips"')
+    quoted = 'how = ("per repeat "\n       "(c2 = s1/20000 - s2/10000)")'
+    assert "20000" not in _without_prose(quoted)

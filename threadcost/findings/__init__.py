@@ -232,7 +232,6 @@ def compute(name: str, runs: Runs) -> Quantity:
 def _experiment_names() -> Any:
     import re
 
-
     names = sorted((e.name for e in specs.experiments() if "_" in e.name), key=len, reverse=True)
     return re.compile(r"(?<![\w/.-])(?:" + "|".join(map(re.escape, names)) + r")(?![\w/-])")
 

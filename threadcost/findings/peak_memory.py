@@ -25,7 +25,6 @@ def _rows(runs: Runs, kind: str, count: int) -> tuple[pd.DataFrame, list[Any]] |
     found = runs.matching(EXPERIMENT, count=count)
     table = runs.tables(found, "runs")
     if table.empty or "kind" not in table:
-
         default = parameters.BY_NAME["tasks_s6_count"].default
         return Missing(f"no run of S6's program at {count:,} tasks is stored on this machine: "
                        "notebook 05 runs as many tasks as its parameter for S6's count says "

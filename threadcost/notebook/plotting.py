@@ -61,7 +61,6 @@ def use_paper_theme() -> None:
         "axes.titleweight": "bold",
         "svg.fonttype": "none",
     })
-
     tables.install()  # every table the notebook displays: readable headers and numbers
     show_figures_drawn_once()
 

@@ -357,7 +357,6 @@ def _start_failed(name: str, exc: BaseException) -> BaseException:
     err = getattr(exc, "errno", None)
     text = str(exc) or type(exc).__name__
     if err in (errno.EAGAIN, errno.ENOMEM) or isinstance(exc, (EOFError, RuntimeError)):
-
         limit = syslimits.tightest_task_limit()
         return LimitReached(limit or "a process or thread limit",
                             err if err in (errno.EAGAIN, errno.ENOMEM) else errno.EAGAIN,

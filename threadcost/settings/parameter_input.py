@@ -213,7 +213,6 @@ def read_file(path: Path) -> bytes:
 
 def inside_build(folder: str) -> bool:
     """True when ``folder`` (relative: to the build folder) lies inside the build folder."""
-
     build = paths.build_dir()
     target = Path(folder)
     target = target if target.is_absolute() else build / target

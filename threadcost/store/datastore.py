@@ -255,7 +255,6 @@ def new_run_id(experiment: str) -> str:
 def _refuse_reference(root: Path) -> None:
     """The committed reference (``data/`` of a checkout) is never written by a run: only
     ``make reference`` adds to it (:mod:`threadcost.store.reference`)."""
-
     ref = paths.reference_dir()
     try:
         inside = ref is not None and root.resolve().is_relative_to(ref.resolve())

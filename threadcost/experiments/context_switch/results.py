@@ -82,7 +82,6 @@ def assemble(p: dict[str, Any], raw: dict[str, Any], base: dict[str, np.ndarray]
     params = {**p, "per_sample": per_sample, "record_cpus": record_cpus}
     limit_hit = None
     if raw["status"] == lib.TC_ELIMIT:
-
         limit_hit = {"limit": f"{name_from_errno(int(raw['err']), 'tasks')}: "
                               f"{LIMITS.get(raw['where'], 'a system limit')}",
                      "errno": raw["err"]}

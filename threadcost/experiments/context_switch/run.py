@@ -147,7 +147,6 @@ def run(mechanism: Any = "pipe", placement: Any = "same-cpu", tasks: Any = "thre
     kwargs = {"p": p, "per_sample": bool(per_sample), "record_cpus": bool(record_cpus),
               "stall_after": stall}
     if isolated:
-
         raw = run_isolated(_pingpong, kwargs, timeout=p["timeout_s"] * 3 + 60
                            + p["iterations"] * 1e-4)
     else:
@@ -220,7 +219,6 @@ def sweep(mechanisms: Sequence[str] = tuple(MECHANISMS), placements: Sequence[st
     ``skipped`` (placements this machine cannot run, with the reason). Its
     summary holds the claim rows of every configuration.
     """
-
     baseline_scale = check_sweep(mechanisms, placements, tasks, iterations, warmup,
                                  baseline_scale)
     todo, skipped = plan(mechanisms, placements, tasks)
@@ -287,7 +285,6 @@ def working_set_sweep(working_sets_kib: Sequence[int], tasks: Sequence[str] = tu
     ``seconds_per_point``. ``round_trip_minus_touch`` removes the two touches a
     round trip makes, leaving the switches plus what the switch did to the caches.
     """
-
     sizes, seconds, n_max = check_working_set_sweep(working_sets_kib, tasks, iterations,
                                                     seconds_per_point)
     cpu = choose_cpus(placement)[0]

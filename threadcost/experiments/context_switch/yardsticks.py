@@ -87,7 +87,6 @@ def check_params(repeats: Any = REPEATS.default, batches: Any = 21, scale: Any =
     """Validate the parameters of :func:`run` (raises ParameterError)."""
     chosen = validate.cpus("cpu", cpu)
     if chosen is not None and len(chosen) != 1:
-
         raise ParameterError("cpu", cpu, "give one CPU (or None for the first allowed CPU)")
     return {"repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
             "batches": validate.integer("batches", batches, minimum=1, maximum=10_000),

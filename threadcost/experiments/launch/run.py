@@ -296,7 +296,6 @@ def _timeout(launches: int, mib: int = 0) -> float:
 
 def _progress(total: int, enabled: bool) -> Any:
     """A progress bar (on the paper runner's terminal under ``make paper``)."""
-
     return bar(total=total, desc="launch", unit="task", disable=not enabled, mininterval=2.0)
 
 
@@ -315,7 +314,6 @@ def _series(kwargs: dict[str, Any], timeout: float,
 
 
 def _limit(kind: str, err: int) -> dict[str, Any]:
-
     what = "threads" if kind in ("thread", "burst") else "processes"
     return {"limit": f"{name_from_errno(err, what)} (a {kind} create failed)",
             "errno": err, "where": kind}
@@ -415,7 +413,6 @@ def _limit_of(name: str, value: Any) -> dict[str, Any] | None:
 # ---------------------------------------------------------------- the result
 
 def _dist(values: np.ndarray) -> dict[str, float]:
-
     arr = np.asarray(values, dtype=float)
     return stats.distribution(arr[arr >= 0])
 
@@ -495,7 +492,6 @@ def _assemble(p: dict[str, Any], outputs: dict[str, Any], spawn_path: str,
 def _memory_fits(samples: pd.DataFrame) -> dict[str, Any]:
     """Per kind, create time (ns) fitted against parent memory (MiB), every
     steady sample a point: the slope is ns per MiB the parent holds."""
-
     fits: dict[str, Any] = {}
     steady = samples[samples.phase == "steady"]
     for kind, group in steady.groupby("kind"):
@@ -533,7 +529,6 @@ def _assemble_burst(outputs: dict[str, Any], summary: dict[str, Any],
     tables["burst"] = frame
     tables["burst_creates"] = pd.concat(creates, ignore_index=True)
     summary["burst"] = frame.to_dict(orient="records")
-
     done = frame[frame.created == frame.n]
     fits: dict[str, Any] = {}
     if done.n.nunique() >= 2 and len(done) >= 3:

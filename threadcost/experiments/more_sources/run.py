@@ -236,7 +236,6 @@ def thread_waves(total: Any = TOTAL.default, wave: Any = WAVE.default,
         rows += [{"repeat": rep, **row} for row in got]
         bad = [row for row in got if row["status"] != lib.TC_OK]
         if bad:
-
             limit_hit = {"limit": name_from_errno(bad[0]["err"], "threads"),
                          "errno": bad[0]["err"]}
             break
@@ -267,7 +266,6 @@ def spawn_growth(parent_touch_mib: Any = tuple(SPAWN_MIB.default),
     ``parent_touch_mib`` MiB with every 4 KiB page written (dirty), in ``repeats``
     repeats with the order of the sizes flipping (launch.growth_repeats).
     """
-
     got = launch.growth_repeats(kinds=SPAWN_KINDS, parent_touch_mib=parent_touch_mib,
                                 repeats=repeats, iterations=iterations, warmup=warmup,
                                 pin=pin)

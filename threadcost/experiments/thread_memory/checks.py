@@ -54,7 +54,6 @@ def check_address_space(name: str, value: Any) -> int | None:
 
 
 def effective_stack_kib(stack_kib: int) -> int:
-
     return stack_kib or default_stack_kib()
 
 

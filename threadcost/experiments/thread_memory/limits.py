@@ -250,7 +250,6 @@ def run(stack_kib: Any = STACK_KIB.default, touch_kib: Any = TOUCH_KIB.default,
 
 def _spawn_child(max_threads: int, stack_kib: int,
                  address_space_mib: int | None, exhaust: bool = False) -> dict[str, Any]:
-
     return thread_memory.measure_point(max_threads, stack_kib, 0, None, address_space_mib,
                                        exhaust=exhaust)
 
@@ -259,7 +258,6 @@ def check_spawn_until_failure(max_threads: Any, stack_kib: Any, address_space_mi
                               timeout: Any = 300,
                               exhaust: Any = False) -> tuple[int, int, Any, int]:
     """What :func:`spawn_until_failure` refuses, before anything runs (prechecks)."""
-
     n = validate.integer("max_threads", max_threads, **SPAWN.bounds)
     stack = validate.stack_kib("stack_kib", stack_kib)
     cap = thread_memory.check_address_space("address_space_mib", address_space_mib)
@@ -284,7 +282,6 @@ def spawn_until_failure(max_threads: Any = SPAWN.default, stack_kib: Any = STACK
     takes process ids from the whole system while it runs, so do not use it on a
     machine others rely on.
     """
-
     n, stack, cap, wait = check_spawn_until_failure(max_threads, stack_kib,
                                                     address_space_mib, timeout, exhaust)
     point = run_isolated(_spawn_child, {"max_threads": n, "stack_kib": stack,

@@ -151,7 +151,6 @@ def _one_run(count: int, touch_kib: int, settle_ms: int, lifetime_s: float) -> d
 
 def fit_series(points: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Per-process slope of each counter against the children started."""
-
     fits: dict[str, dict[str, Any]] = {}
     for name in SERIES:
         data = points[["started", name]].dropna()

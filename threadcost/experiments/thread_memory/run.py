@@ -61,7 +61,6 @@ from threadcost.host import sysinfo
 from threadcost.progress import bar as tqdm
 from threadcost.results import Result
 from threadcost.runsafety import syslimits
-from threadcost.runsafety import syslimits as reserve
 from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
 
@@ -155,10 +154,10 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
     pmap_before = pmap_rss_kib(os.getpid()) if pmap else None
     baseline_threads = int(_status_field("Threads"))
     to_start, budget = reserve_budget(threads, touch_kib, exhaust)
-    refused_before = reserve.pids_refused()
+    refused_before = syslimits.pids_refused()
     status = lib.tc_thread_memory_start(to_start, stack_kib, touch_kib, cpu_arr,
                                         len(cpus or []), group, out)
-    refused_after = reserve.pids_refused()
+    refused_after = syslimits.pids_refused()
     pmap_during = None
     try:
         if pmap and pmap_before is not None and status == lib.TC_OK:
@@ -212,12 +211,12 @@ def measure_point(threads: int, stack_kib: int, touch_kib: int, cpus: list[int] 
                  "vsz_kib": int(out.probe.vsz_kib), "threads": int(out.probe.threads)}
         if refused_before is not None and refused_after is not None:
             probe["cgroup_refused"] = refused_after - refused_before
-        hit = reserve.explain_failure(int(out.err), probe, int(out.stack_bytes),
+        hit = syslimits.explain_failure(int(out.err), probe, int(out.stack_bytes),
                                       int(out.guard_bytes))
         hit.update({"threads_started": int(out.started), "threads_requested": threads})
         point["limit_hit"] = hit
     elif budget is not None:
-        point["limit_hit"] = reserve.reserve_hit(budget, int(out.started), threads)
+        point["limit_hit"] = syslimits.reserve_hit(budget, int(out.started), threads)
     point["requested"] = threads
     return point
 

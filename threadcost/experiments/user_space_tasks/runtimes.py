@@ -168,7 +168,6 @@ def check_brigade(tasks: Any, kinds: Any, placements: Any, iterations: Any, warm
         "cpu": one_cpu("cpu", cpu, allow_none=False),
     }
     if "rust-thread" in p["kinds"]:
-
         validate.integer("tasks", max(p["tasks"]), minimum=1, maximum=sleepers.max_threads())
     return p
 

@@ -280,7 +280,6 @@ def run(count: Any = COUNT.default, period_ms: Any = PERIOD_MS.default,
             for v in (p["variants"] if rep % 2 == 0 else list(reversed(p["variants"])))]
     bar = None
     if progress:
-
         bar = progress_bar(total=len(plan), desc="sleepers", unit="run")
     rows: list[dict[str, Any]] = []
     raws: dict[str, list[dict[str, Any]]] = {}
@@ -355,7 +354,6 @@ def sweep(counts: Any = tuple(SWEEP_COUNTS.default), variants: Any = VARIANTS,
             for v in (p["variants"] if rep % 2 == 0 else list(reversed(p["variants"])))]
     bar = None
     if progress:
-
         bar = progress_bar(total=len(plan), desc="sleepers sweep", unit="run")
     rows: list[dict[str, Any]] = []
     limit_hit = None
