@@ -33,11 +33,11 @@ def test_empty_data_folder_gives_a_reason_for_every_cell(tmp_path: Path) -> None
 def test_a_stored_run_fills_its_cell(tmp_path: Path) -> None:
     fp = machine.fingerprint(include_git=False)
     run = process_memory.run(counts=[2, 4, 6], repeats=1, settle_ms=0)
-    datastore.save_run(run, data_dir=tmp_path, fingerprint=fp)
+    saved = datastore.save_run(run, data_dir=tmp_path, fingerprint=fp)
     values = headline.cells(tmp_path, machine.machine_id(fp))
     cell = values[(values.task == "process") & (values.column == "memory")].iloc[0]
     assert cell.value == run.summary["fits"]["total_kib"]["per_process_kib"]
-    assert pd.isna(cell.not_run) and "process_memory run" in cell.source
+    assert pd.isna(cell.not_run) and cell.source == f"stored run {saved.name}"
     others = values[~((values.task == "process") & (values.column == "memory"))]
     assert others["value"].isna().all()
     assert not headline.table(values).loc["process"].iloc[2].startswith("not measured")

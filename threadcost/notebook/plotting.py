@@ -18,6 +18,7 @@ from cycler import cycler
 from matplotlib import ticker
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.transforms import Bbox
+from PIL import Image
 
 from threadcost import paths
 from threadcost.textout import plain_number
@@ -206,8 +207,22 @@ def _inline_png(fig: plt.Figure) -> str | tuple[str, dict[str, int]] | None:
     png = io.BytesIO()
     print_tight(fig, png, format="png", dpi=fig.dpi, facecolor=fig.get_facecolor(),
                 edgecolor=fig.get_edgecolor())
-    encoded = base64.b64encode(png.getvalue()).decode("ascii")
+    data = png.getvalue()
+    if saved is not None and len(data) > INLINE_SAVED_PNG_MAX_BYTES:
+        data = _in_palette(data)
+    encoded = base64.b64encode(data).decode("ascii")
     return (encoded, alt) if alt else encoded
+
+
+def _in_palette(data: bytes) -> bytes:
+    """A PNG in 256 colours (a chart's flat fills and lines need no more): a very tall
+    figure's picture at about half its bytes, so the page that shows it stays light."""
+    with Image.open(io.BytesIO(data)) as picture:
+        paletted = picture.convert("RGB").quantize(colors=256,
+                                                   method=Image.Quantize.MEDIANCUT)
+    out = io.BytesIO()
+    paletted.save(out, format="PNG", optimize=True)
+    return out.getvalue()
 
 
 def figure_description(fig: plt.Figure) -> str:
