@@ -95,6 +95,21 @@ def test_a_shared_archive_names_no_user_host_or_path(tmp_path: Path, monkeypatch
     assert FAKE_HOST in next(data.glob("*/*-launch-*/meta.json")).read_text()
 
 
+@pytest.mark.parametrize("folder", sorted(p.name for p in (REPO / "data").iterdir()
+                                           if p.is_dir() and p.name != "published"))
+def test_the_committed_folders_carry_nothing_personal(folder: str) -> None:
+    """Every committed run is as a shared one would be: its host named by the placeholder,
+    no absolute path but the system's (scrubbing it again changes no byte)."""
+    nobody = privacy.Personal(frozenset(), frozenset(), ())
+    for run in sorted((REPO / "data" / folder).iterdir()):
+        meta = json.loads((run / datastore.META).read_text())
+        assert meta["machine"]["hostname"] == privacy.HOST, run.name
+        assert privacy.meta(meta, nobody) == meta, run.name
+        for table in sorted(run.glob("*.csv*")):
+            raw = table.read_bytes()
+            assert privacy.table(raw, table.name.endswith(".gz"), nobody) == raw, table.name
+
+
 def test_a_table_cell_holding_a_path_is_replaced_and_numbers_are_not() -> None:
     personal = privacy.Personal(frozenset({"box7"}), frozenset({FAKE_USER}),
                                 (("/srv/tc", privacy.CHECKOUT),))
