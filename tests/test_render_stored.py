@@ -28,6 +28,7 @@ import pytest
 from tests.conftest import drawing_priority
 from threadcost.experiments import specs
 from threadcost.host import machine
+from threadcost.paper.render import GALLERY
 from threadcost.store import datastore
 
 REPO = Path(__file__).resolve().parent.parent
@@ -142,6 +143,11 @@ def test_intel_folder_renders_linked_from_stored_runs(tmp_path: Path) -> None:
         _links_resolve_to_the_repository(html, "04_context_switch.html", INTEL,
                                          "threadcost/experiments/context_switch/run.py")
         _charts_draw(html / "04_context_switch.html")
+        # every page's "every machine" leads to the gallery, whose row of this machine
+        # leads back to this paper
+        assert f'href="{GALLERY}"' in page
+        gallery_page = (html / GALLERY).read_text(encoding="utf-8")
+        assert f'<a href="../index.html">{INTEL}</a>' in gallery_page
     finally:
         import shutil
 

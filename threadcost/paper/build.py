@@ -494,6 +494,7 @@ def _build(params_path: str, out: Path, only: list[str] | None, machine_id: str 
     render_index(pages, html_dir, params_name=Path(params_path).name,
                  machine_text=machine.describe(fp_page), figures=figures, data_dir=data_dir,
                  machine_id=mid, measured_by=measured_by, from_stored=not measure)
+    paper_pages.write_gallery(html_dir, mid)
     shutil.rmtree(staging / "runlogs", ignore_errors=True)
     if html_out is None:
         _swap_into_place(staging, out)

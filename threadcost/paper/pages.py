@@ -12,10 +12,26 @@ from typing import Any
 
 from threadcost import paths
 from threadcost.findings import folder_cache
-from threadcost.paper.render import STATIC, Provenance
+from threadcost.paper.render import GALLERY, STATIC, Provenance
 from threadcost.store import datastore, run_cache, run_files
+from threadcost.views import gallery
 
 HEADLINE_FIGURE = "summary_headline"
+
+
+def write_gallery(html_dir: Path, machine_id: str) -> Path:
+    """The gallery of the committed machine folders (one row per machine, a verdict per
+    claim, sorting and filtering in the browser) as :data:`GALLERY` beside the pages; a
+    checkout without one gets a page that says so, so the pages' link always works.
+    ``machine_id``'s row links to this paper."""
+    committed = paths.reference_dir()
+    out = html_dir / Path(GALLERY).parent
+    if committed is not None and gallery.machine_folders(committed):
+        return gallery.build(committed, out, this_paper=machine_id)
+    return gallery.write("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                         "<title>threadcost: the gallery of machines</title></head><body>"
+                         "<p>No committed machine folder to show: this copy of threadcost "
+                         "has no data folder.</p></body></html>\n", out)
 
 
 def copy_headline(html_dir: Path, figures_dir: Path) -> list[str]:

@@ -269,13 +269,19 @@ def render_notebook(executed: Path, html_dir: Path, nav: str = "",
     return target
 
 
+# The gallery of machines, beside the pages (threadcost.paper.pages.write_gallery).
+GALLERY = "gallery/index.html"
+
+
 def nav_html(names: list[str], current: int) -> str:
-    """Links to the index and the previous/next pages (by file stem)."""
+    """Links to the index, the previous/next pages (by file stem) and the gallery of
+    machines (:data:`GALLERY`)."""
     links = ['<a href="index.html">contents</a>']
     if current > 0:
         links.append(f'<a href="{names[current - 1]}.html">&larr; previous</a>')
     if current + 1 < len(names):
         links.append(f'<a href="{names[current + 1]}.html">next &rarr;</a>')
+    links.append(f'<a href="{GALLERY}">every machine</a>')
     return " ".join(links)
 
 
@@ -389,6 +395,9 @@ against the published numbers{measured_how}.</p>
 <ol>
 {"".join(items)}
 </ol>
+<p>And <a href="{GALLERY}">every machine</a>: the committed machine folders side
+by side, each with its card, its headline numbers and a verdict per claim, to sort and
+filter.</p>
 <p class="sub">Code is folded under each result (click "code"). Under every figure and
 table a line links to the CSV it was drawn from and the code that measured it.</p>
 <h2>References</h2>

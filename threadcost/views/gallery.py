@@ -203,8 +203,10 @@ def _short(verdict: str) -> str:
     return {"not run here": "not run", "not reproduced": "not repr."}.get(verdict, verdict)
 
 
-def page(machines: list[Machine], out: Path, data_label: str) -> str:
-    """The gallery's HTML."""
+def page(machines: list[Machine], out: Path, data_label: str,
+         this_paper: str | None = None) -> str:
+    """The gallery's HTML; ``this_paper``: the machine whose paper the page sits in (its
+    link is that paper's index, one folder up)."""
     from threadcost import claims
     from threadcost.claims import machines as across
     from threadcost.views import headline
@@ -239,7 +241,7 @@ def page(machines: list[Machine], out: Path, data_label: str) -> str:
     filters += ['<td data-group="claims"></td>'] * len(rows)
     body = []
     for m in machines:
-        link = _paper_link(m.machine_id, out)
+        link = "../index.html" if m.machine_id == this_paper else _paper_link(m.machine_id, out)
         name = html.escape(m.machine_id)
         shown = (f'<a href="{html.escape(link)}">{name}</a>' if link else
                  f'{name} <span class="note">(no paper rendered)</span>')
@@ -295,9 +297,10 @@ def page(machines: list[Machine], out: Path, data_label: str) -> str:
 
 
 def build(data_dir: Path | None = None, out: Path | None = None,
-          workers: int | None = None) -> Path:
+          workers: int | None = None, this_paper: str | None = None) -> Path:
     """Render the gallery of ``data_dir`` (default: the committed data/) into
-    ``out/index.html`` (default: build/gallery/) and return its path."""
+    ``out/index.html`` (default: build/gallery/) and return its path (``this_paper``: as
+    :func:`page` takes it)."""
     from threadcost.errors import ParameterError
 
     root = data_dir if data_dir is not None else (paths.reference_dir() or paths.data_dir())
@@ -311,7 +314,7 @@ def build(data_dir: Path | None = None, out: Path | None = None,
         machines = collect(root, workers)
     label = "data/" if paths.reference_dir() is not None and \
         root.resolve() == paths.reference_dir().resolve() else root.name + "/"  # type: ignore[union-attr]
-    return write(page(machines, out, label), out)
+    return write(page(machines, out, label, this_paper), out)
 
 
 def write(text: str, out: Path) -> Path:
