@@ -1,8 +1,7 @@
 """Every reading carries its source's words (#49 item 2), and the words are the rows of
 ``data/published/quotes.csv`` (``make published`` writes it from the records).
 
-- every reading of every record quotes its source, one reading excepted below, whose
-  sentence has not been read here (the record says so, never a sentence of ours);
+- every reading of every record quotes its source (never a sentence of ours);
 - quotes.csv holds each reading's quote under its text, with where it was read, and no
   other quote of a reading;
 - on every folder of data/, every judged reading's verdict carries that quote.
@@ -17,10 +16,6 @@ from tests.test_every_folder_renders import DATA, machine_folders
 from threadcost import claims, paths
 from threadcost.claims import catalogue
 
-# (claim, reading) whose source sentence is not yet read here: C08's "about 32K threads"
-# (S0's post) -- the record gives S0's number, not its sentence; remove once quoted
-NOT_YET_READ = {("C08", "Threads one process can start (a kernel limit, not memory)")}
-
 
 def _readings() -> list[tuple[str, str, str]]:
     return [(c.id, r.text, r.quote) for c in catalogue.CLAIMS for _, r in c.readings()]
@@ -28,18 +23,16 @@ def _readings() -> list[tuple[str, str, str]]:
 
 def test_every_reading_quotes_its_source() -> None:
     unquoted = {(cid, text) for cid, text, quote in _readings() if not quote}
-    assert unquoted == NOT_YET_READ
+    assert unquoted == set()
 
 
 def test_quotes_csv_holds_every_readings_words() -> None:
     table = pd.read_csv(paths.published_dir() / "quotes.csv", dtype=str).fillna("")
     rows = {(r.claim_id, r.reading): r for r in table.itertuples() if r.reading}
     for cid, text, quote in _readings():
-        if not quote:
-            continue
         row = rows[(cid, text)]
         assert row.quote == quote and len(row.address) > 10, (cid, text)
-    assert set(rows) == {(cid, text) for cid, text, quote in _readings() if quote}
+    assert set(rows) == {(cid, text) for cid, text, _ in _readings()}
 
 
 @pytest.mark.parametrize("folder", machine_folders())
@@ -48,4 +41,4 @@ def test_every_judged_reading_carries_its_quote(folder: str) -> None:
     for c in claims.judge(folder, DATA):
         for a in c.assertions:
             assert a.quote == quoted[(c.id, a.text)], (folder, c.id, a.text)
-            assert a.quote or (c.id, a.text) in NOT_YET_READ, (folder, c.id, a.text)
+            assert a.quote, (folder, c.id, a.text)

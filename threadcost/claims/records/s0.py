@@ -216,5 +216,7 @@ CLAIMS: tuple[Claim, ...] = (
           pages=("02_thread_memory",), experiments=("thread_limits",), flips_on=properties.PID_MAX,
           published=C08, as_published=(
         about_reading("Threads one process can start (a kernel limit, not memory)", "threads",
-                      V8["max_threads"], c08_max_threads),)),
+                      V8["max_threads"], c08_max_threads,
+                      quote="on my machine the maximal number of threads the OS lets one "
+                            "process start is about 32K"),)),
 )
