@@ -27,13 +27,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import paths, vocabulary
+from threadcost import findings, paths, vocabulary
+from threadcost.claims import logic
 from threadcost.findings import folder_cache
 from threadcost.findings.headline import PEER_KERNEL_TASK
+from threadcost.host import machine
 from threadcost.measured.intervals import median_over_repeats
 from threadcost.store import datastore, run_cache
 from threadcost.textout import md_code, md_text, plain_label
-from threadcost.views import machine_line
+from threadcost.views import headline, machine_line
 
 YARDSTICKS_EXPERIMENT = "yardsticks"
 TASKS = vocabulary.TASKS
@@ -98,8 +100,6 @@ def _columns(data_dir: str | Path | None) -> dict[str, tuple[Path, str]]:
     ref, mine = paths.reference_dir(), paths.data_dir()
     columns = {mid: (ref, mid) for mid in _mids(ref)} if ref is not None else {}
     if ref is None or mine.resolve() != ref.resolve():
-        from threadcost.host import machine
-
         here = machine.machine_id()
         for mid in _mids(mine):
             columns[mid + (THIS_MACHINE if mid == here else YOURS)] = (mine, mid)
@@ -158,8 +158,6 @@ def describe(data_dir: str | Path | None, machine_id: str) -> str:
 def headline_values(data_dir: str | Path | None = None) -> pd.DataFrame:
     """Long table: machine, task, metric, value (stored units), for every machine, read
     from notebook 00's headline cells (cells not measured on a machine are left out)."""
-    from threadcost.views import headline
-
     frames = []
     for mid, (root, folder_mid) in _columns(data_dir).items():
         cells = headline.cells(root, folder_mid)
@@ -249,9 +247,6 @@ def yardstick_text(data_dir: str | Path | None, mids: list[str]) -> str:
     """Which yardstick each machine's times are divided by, or why none; each value
     marked ``yardstick_syscall_newest_median_ns@<machine id>`` (the median over the
     repeats of that machine's newest yardsticks run)."""
-    from threadcost import findings
-    from threadcost.claims import logic
-
     parts = []
     for mid in mids:
         got = _yardstick_run(data_dir, mid)

@@ -10,9 +10,19 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from threadcost import vocabulary
+from threadcost import findings, vocabulary
+from threadcost.claims import published
 from threadcost.experiments.brigade.checks import BASELINE
+from threadcost.findings.brigade import (
+    PLACES,
+    S5_TASKS,
+    net_name,
+    net_per_hop,
+    peer_name,
+    trend_name,
+)
 from threadcost.results import Result
+from threadcost.store import datastore
 
 LABELS = {"thread": "threads (blocking read)", "epoll": "epoll loop, one thread",
           "one-thread": "one thread, no switch (baseline)",
@@ -28,8 +38,6 @@ PLACEMENT_HEADS = {"same-cpu": "Every task on one CPU", "unpinned": "Unpinned"}
 def _net_of(result: Result, r: dict[str, Any]) -> float:
     """The findings' one definition of the net per hop (mean over repeats of the repeat's
     median hop minus the one-thread median hop; C18 reads it at 500 tasks)."""
-    from threadcost.findings.brigade import BASELINE, net_per_hop
-
     repeats = result.tables.get("runs")
     if r["kind"] == BASELINE:
         return 0.0
@@ -208,9 +216,6 @@ def _net(frame: pd.DataFrame, kind: str, placement: str) -> pd.Series:
 def answer_text(result: Result) -> str:
     """The two questions, answered from this run's numbers (each a named finding:
     ``threadcost.findings.brigade``, read from this run)."""
-    from threadcost import findings
-    from threadcost.findings.brigade import PLACES, trend_name
-
     def q(name: str) -> findings.Quantity:
         return findings.of_results(name, [result])
 
@@ -297,10 +302,6 @@ def conclusion_text(data_dir: Any = None, machine_id: str | None = None,
     at S5's 500 tasks; S5's own runtimes on the Rust peer), each read by name, and S5's
     published numbers (``data/published``, the claims' records) labelled published.
     ``results``: runs measured but not stored (``save = False``)."""
-    from threadcost import findings
-    from threadcost.claims import published
-    from threadcost.findings.brigade import S5_TASKS, net_name, peer_name
-
     def q(name: str) -> findings.Quantity:
         return findings.get(name, data_dir, machine_id, results)
 
@@ -386,8 +387,6 @@ def reference_text(check: dict[str, Any], low: float = 0.67, high: float = 1.5) 
 
 def save_run(result: Result, save: bool, data_dir: Any, fingerprint: dict[str, Any]) -> str:
     """Store the run (when ``save``) and say so without printing a machine path."""
-    from threadcost.store import datastore
-
     if not save:
         return "Not stored (save = False)."
     path = datastore.save_run(result, data_dir=data_dir, fingerprint=fingerprint)

@@ -16,9 +16,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from threadcost import claims, vocabulary
-from threadcost.claims import logic, summary, whys
+from threadcost import claims, findings, vocabulary
+from threadcost.claims import logic, machines, summary, whys
 from threadcost.claims.model import UNEXPLAINED, AssertionVerdict, ClaimVerdict
+from threadcost.claims.summary import underpowered
+from threadcost.findings.context_switch import yardstick_name
+from threadcost.host import machine
+from threadcost.measured.intervals import median_over_repeats
+from threadcost.measured.runs import Runs
 from threadcost.views import tables
 
 if TYPE_CHECKING:  # pyplot is imported where a figure is drawn: the index and the
@@ -190,8 +195,6 @@ def overview_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 def power_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
     """Timing readings that cannot resolve their tolerance with the parameters used:
     their interval against their band (measured), said before the numbers."""
-    from threadcost.claims.summary import underpowered
-
     rows = [{"claim": cid, "reading": a.text,
              "kind": "as published" if a.kind == "as_published" else "shape",
              "power (measured)": a.power["text"], "what can": a.power.get("can", "-")}
@@ -203,8 +206,6 @@ def power_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 def up_front_text(verdicts: list[ClaimVerdict]) -> str:
     """What a reader must know before the numbers (inconclusive by construction); a
     number in it is the claim record's own (a band it allows), marked as the claim's."""
-    from threadcost import findings
-
     def claim_number(claim_id: str, text: str) -> str:
         return _PERCENT.sub(lambda m: findings.published(claim_id, m.group(0)), text)
 
@@ -225,8 +226,6 @@ def reading_html(claim_id: str, a: AssertionVerdict) -> str:
     """A reading's measured value and interval ("2.40 µs [2.35, 2.44]") as HTML, the value
     marked with the reading's name (``claims.reading_name``: the claims summary and the
     pages quoting it print the same) and its runs ("read from N runs" when several)."""
-    from threadcost import findings
-
     text = logic.measured_text(a)
     runs = run_list(a.run_id)
     if len(runs) > 1:
@@ -242,9 +241,6 @@ def folklore_md(verdicts: list[ClaimVerdict]) -> str:
     with the claim, a yardstick of a why with its finding (``yardstick_*_mean_ns``, pooled
     over the yardsticks runs) and what the why derives from two of them (a ratio, a
     difference) with both names."""
-    from threadcost import findings
-    from threadcost.findings.context_switch import yardstick_name
-
     text = " ".join(claims.folklore(verdicts))
     marks: list[tuple[str, str]] = []  # (printed text, its marked text), in order
 
@@ -364,12 +360,6 @@ def context_table(verdicts: list[ClaimVerdict]) -> pd.DataFrame:
 def why_yardsticks_table(machine_id: str | None = None,
                          data_dir: str | Path | None = None) -> pd.DataFrame:
     """The yardsticks the why column reads, from the same machine's stored runs."""
-    from threadcost import findings
-    from threadcost.claims import whys
-    from threadcost.findings.context_switch import yardstick_name
-    from threadcost.host import machine
-    from threadcost.measured.runs import Runs
-
     runs = Runs.load(machine_id or machine.machine_id(), data_dir)
     rows = []
     for name, m in whys.yardsticks_of(runs).items():
@@ -389,8 +379,6 @@ def why_yardsticks_table(machine_id: str | None = None,
 
 def yardsticks_table(result: Any) -> pd.DataFrame:
     """One row per yardstick of a yardsticks run: ns per operation over the repeats."""
-    from threadcost.measured.intervals import median_over_repeats
-
     frame = result.tables["repeats"]
     rows = []
     for name, what in ((n, d["what"]) for n, d in result.summary["yardsticks"].items()):
@@ -530,8 +518,6 @@ def across_machines_table(data_dir: str | Path | None = None) -> pd.DataFrame:
     """Each claim's verdict on every machine folder of the data folder (each judged on
     its own runs). Where it differs between them, each cell adds the value there of the
     machine property the flip is put down to, and the last column names that property."""
-    from threadcost.claims import machines
-
     mids, rows = machines.across(data_dir)
     out = []
     for r in rows:

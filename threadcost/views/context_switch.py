@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 
 from threadcost import claims, findings, textout, vocabulary
+from threadcost.errors import ParameterError
 from threadcost.experiments.context_switch import checks as cs
 from threadcost.results import Result
+from threadcost.views.more_sources import reading_text
 
 US = 1e-3  # ns -> µs
 TASK_STYLE = {"threads": "-", "processes": "--"}
@@ -253,8 +255,6 @@ def explorer(results: dict[tuple[str, str, str], Result] | None = None,
     import ipywidgets as w
     from IPython.display import Markdown, display
 
-    from threadcost.errors import ParameterError
-
     # The explorer measures on a reader's request: only then are the kernels loaded.
     from threadcost.experiments.context_switch.run import run
 
@@ -312,8 +312,6 @@ def placement_table(placed: Result, machine_id: str | None = None,
     C02's readings: the mean over repeats, the ratio's geometric mean over the pairs,
     with 95% intervals), each value marked with its reading's name: the table and the
     verdicts print one value per quantity."""
-    from threadcost.views.more_sources import reading_text
-
     frame = placed.tables["repeats"]
     rows = []
     for mech in dict.fromkeys(frame.mechanism):

@@ -6,7 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from threadcost import vocabulary
+from threadcost import findings, vocabulary
+from threadcost.findings import cpu_bound as cpu_findings
 from threadcost.results import Result
 from threadcost.views import tables
 
@@ -19,8 +20,6 @@ MODE_MARK = {"threads": "o", "processes": "s"}
 def _ws_label(result: Result, ws: str, marked: bool = False) -> str:
     """The working set in words; ``marked``: its size in its parameter's span (prose)."""
     if ws == "own":
-        from threadcost import findings
-
         size = f"{result.params['ws_ints'] * 8 / 1e6:,.1f} MB"
         return (findings.parameter("cpu_bound_ws_ints", size) if marked else size) + " each"
     return WS_LABEL[ws]
@@ -147,9 +146,6 @@ def conclusion_text(result: Result) -> str:
 
 
 def _cpu_median(result: Result, ws: str, machine_id: str) -> str:
-    from threadcost import findings
-    from threadcost.findings import cpu_bound as cpu_findings
-
     q = findings.of_results(cpu_findings.run_cpu_name(ws), [result], machine_id)
     return f"; its runs took a median {findings.show(q)} of CPU" if q.measured else ""
 
@@ -165,9 +161,6 @@ def sizing_text(result: Result, machine_id: str = "") -> str:
     """How large each run was and how that size was chosen: calibrated here to last
     about a declared time (with the calibration's cost per division or per write), or
     fixed (a given size; every run stored before the calibration)."""
-    from threadcost import findings
-    from threadcost.findings import cpu_bound as cpu_findings
-
     sizing = result.summary.get("sizing") or {}
     parts = []
     for ws in result.params.get("working_sets", []):

@@ -37,9 +37,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from threadcost import paths, vocabulary
+from threadcost import claims, findings, paths, vocabulary
+from threadcost.claims import machines, properties
+from threadcost.claims import machines as across
 from threadcost.claims.model import ClaimVerdict
+from threadcost.errors import ParameterError
 from threadcost.findings import folder_cache
+from threadcost.measured.runs import Runs
+from threadcost.store import datastore
+from threadcost.views import headline
 
 # The headline's tasks and columns the gallery shows: the twelve headline findings.
 TASKS = ("thread", "process", "fiber", "goroutine")
@@ -113,12 +119,6 @@ def card(fp: dict[str, Any], runtimes: str, newest: str) -> tuple[dict[str, str]
 
 def read_machine(data_dir: str, machine_id: str) -> Machine:
     """One folder, read from its stored runs (in a worker process)."""
-    from threadcost import claims, findings
-    from threadcost.claims import machines, properties
-    from threadcost.measured.runs import Runs
-    from threadcost.store import datastore
-    from threadcost.views import headline
-
     root = Path(data_dir)
     runs, skipped = datastore.scan(root, machine_id)
     fp = dict(runs[-1].meta.get("machine") or {}) if runs else {}
@@ -149,8 +149,6 @@ def read_machine(data_dir: str, machine_id: str) -> Machine:
 def machine_folders(data_dir: Path) -> list[str]:
     """The machine folders of a data folder that hold runs (published/ and hidden
     folders are none)."""
-    from threadcost.store import datastore
-
     return datastore.machines_with_runs(data_dir)
 
 
@@ -207,10 +205,6 @@ def page(machines: list[Machine], out: Path, data_label: str,
          this_paper: str | None = None) -> str:
     """The gallery's HTML; ``this_paper``: the machine whose paper the page sits in (its
     link is that paper's index, one folder up)."""
-    from threadcost import claims
-    from threadcost.claims import machines as across
-    from threadcost.views import headline
-
     by_id = {m.machine_id: m for m in machines}
     rows = across.rows({m.machine_id: m.verdicts for m in machines},
                        lambda mid: by_id[mid].properties)
@@ -301,8 +295,6 @@ def build(data_dir: Path | None = None, out: Path | None = None,
     """Render the gallery of ``data_dir`` (default: the committed data/) into
     ``out/index.html`` (default: build/gallery/) and return its path (``this_paper``: as
     :func:`page` takes it)."""
-    from threadcost.errors import ParameterError
-
     root = data_dir if data_dir is not None else (paths.reference_dir() or paths.data_dir())
     if not root.is_dir():
         raise ParameterError("--data-dir", str(root), "an existing folder")

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import claims, findings
+from threadcost.findings.launch import name as finding_name
 from threadcost.results import Result
 from threadcost.views import tables
 
@@ -348,17 +349,16 @@ def kinds_text(result: Result) -> str:
     thread = _series(result, "thread")
     if thread is None:
         return "No thread series in this run."
-    from threadcost.findings.launch import name
 
-    t = name("thread", "lifecycle_ns")
+    t = finding_name("thread", "lifecycle_ns")
     parts = [f"A thread's whole short life took **{_show(t, result)}** at the median (create "
-             f"call {_show(name('thread', 'create_ns'), result)}, first instruction after "
-             f"{_show(name('thread', 'first_run_ns'), result)})."]
+             f"call {_show(finding_name('thread', 'create_ns'), result)}, first instruction after "
+             f"{_show(finding_name('thread', 'first_run_ns'), result)})."]
     for kind in result.params["kinds"]:
         e = _series(result, kind)
         if kind == "thread" or e is None:
             continue
-        v = name(kind, "lifecycle_ns")
+        v = finding_name(kind, "lifecycle_ns")
         parts.append(f"{KIND_LABELS[kind]}: {_show(v, result)}, {_times(v, t, result)} the "
                      "thread.")
     return " ".join(parts)

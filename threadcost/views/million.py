@@ -7,7 +7,10 @@ from typing import Any
 import pandas as pd
 
 from threadcost import claims, findings, vocabulary
+from threadcost.findings.memory import CEILING
+from threadcost.findings.tasks import VARIANTS, million_name
 from threadcost.results import Result
+from threadcost.views.more_sources import reading_text
 
 # C11's readings of S1's program (``claims.measure``'s words): the prose prints them,
 # means over the runs, as the verdict judges them
@@ -26,8 +29,6 @@ def goroutines_text(result: Result, machine_id: str | None = None,
     if s.get("skipped"):
         return f"**C11 not run here:** {str(s['skipped']).removeprefix('not run here: ')}."
     table = result.tables["runs"]
-    from threadcost.findings.tasks import VARIANTS, million_name
-    from threadcost.views.more_sources import reading_text
 
     parts = []
     for variant, rows in table.groupby("variant", sort=False):
@@ -98,8 +99,6 @@ def threads_text(result: Result) -> str:
     p = result.params
 
     def f(key: str) -> str:
-        from threadcost.findings.memory import CEILING
-
         unit = CEILING[key][1].lower()
         name = f"threads_ceiling_{key.replace('_kib_per_thread', '')}_recorded_{unit}"
         return findings.span(findings.of_results(name, [result]))

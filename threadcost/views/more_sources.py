@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from threadcost import claims, findings, textout
-from threadcost.claims.logic import number
+from threadcost.claims.logic import number, numbers
 from threadcost.claims.whys import SYSCALL_STATISTIC
 from threadcost.results import Result
 from threadcost.views import tables
@@ -52,8 +52,6 @@ def reading_text(m: Any, unit: str = "", name: str = "",
     one precision; the value marked with ``name`` (``claims.reading_name``: the claims'
     tables print the same reading under it). ``interval``: the words before the two
     ends ("" in a table cell whose header says what the brackets hold)."""
-    from threadcost.claims.logic import numbers
-
     u = f" {unit}" if unit else ""
 
     def mark(x: str) -> str:

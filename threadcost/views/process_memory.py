@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
+from threadcost import findings
 from threadcost.results import Result
 
 # (label, thread counter, process counter)
@@ -86,8 +87,6 @@ def side_by_side_figure(threads: Result, processes: Result) -> plt.Figure:
 def process_text(processes: Result) -> str:
     """The idle children's memory, each number a named finding of this run (the total is
     the headline's ``memory_process_slope_kib``)."""
-    from threadcost import findings
-
     s = processes.summary
 
     def f(name: str) -> str:

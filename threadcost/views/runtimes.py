@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from threadcost import peers, vocabulary
+from threadcost.findings.brigade import peer_hop
 from threadcost.results import Result
 from threadcost.views.user_space_tasks import _row, switch_of
 
@@ -131,7 +132,6 @@ def brigade_table(result: Result) -> Any:
     page's net findings subtract it."""
     import pandas as pd
 
-    from threadcost.findings.brigade import peer_hop
 
     if result.summary.get("skipped"):
         return pd.DataFrame({"not run because": [result.summary["skipped"]]},

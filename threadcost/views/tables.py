@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from threadcost.findings import Marked
+
 DASH = "—"
 DEFAULT_MISSING = "not measured in this run, or not applicable to this row"
 
@@ -143,8 +145,6 @@ def cell_html(x: Any) -> str:
     finding's ``data-quantity`` span is kept only in a cell the project's code made
     with ``threadcost.findings`` (a ``Marked`` string): a value read from data is
     escaped whole, so it can never pass for a finding."""
-    from threadcost.findings import Marked
-
     text = format_cell(x)
     if not isinstance(x, Marked):
         return _breakable(text, len(text) > 14)

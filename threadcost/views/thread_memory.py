@@ -12,6 +12,8 @@ from matplotlib.ticker import FuncFormatter
 from threadcost import claims, findings
 from threadcost.experiments.thread_memory import checks as thread_memory
 from threadcost.results import Result
+from threadcost.store import datastore
+from threadcost.views import thread_page_gap
 
 KIB_PER_MIB = 1024
 # The parts of a thread's true cost, bottom to top of the stacked bar.
@@ -396,8 +398,6 @@ def page_gap_text(touch: Result, stacks: Result, fingerprint: dict[str, Any],
     pages, and where the touch and stack grids put the difference
     (:mod:`threadcost.views.thread_page_gap`); the runs named as the findings name them
     (the stored run a result was read back from, else this notebook's)."""
-    from threadcost.views import thread_page_gap
-
     runs = findings.runs_of(results=[touch, stacks], fingerprint=fingerprint)
     ids = {run.experiment: str(run.meta["run_id"]) for run in runs.runs
            if run.experiment in (touch.experiment, stacks.experiment)}
@@ -413,7 +413,6 @@ def keep(result: Result | None, save: bool, data_dir: Any = None,
     short. None (a run that was not made) is ignored."""
     from IPython.display import Markdown, display
 
-    from threadcost.store import datastore
 
     if result is None:
         return
