@@ -99,8 +99,8 @@ CLAIMS: tuple[Claim, ...] = (
              "the one-thread brigade's socket-pair I/O)", V18["thread_switch_ns"],
              runtimes.c18_thread_net, HEADLINE + SUBTRACT),
         _hop("Rust thread brigade, 500 tasks, unpinned: mean time per task per trip, "
-             "socket-pair I/O included", V18["thread_unpinned_per_task_ns"], runtimes.c18_thread_gross,
-             THREAD_MEAN),
+             "socket-pair I/O included", V18["thread_unpinned_per_task_ns"],
+             runtimes.c18_thread_gross, THREAD_MEAN),
     ), context=(Context("thread net per hop in empty system calls (the unit that compares "
                         "across machines)", None,
                         "empty system calls", c18_thread_net_over_syscall),)),
@@ -131,10 +131,11 @@ CLAIMS: tuple[Claim, ...] = (
           pages=("07_io_brigade",), experiments=("brigade",), flips_on=properties.WAKEUP,
           published=C20, as_published=(
         _hop("Tokio task brigade (default multi-thread runtime), 500 tasks, unpinned: mean "
-             "time per task per trip, socket-pair I/O included", V20["async_per_task_ns"], runtimes.c20_tokio_gross, ASYNC_MEAN),
+             "time per task per trip, socket-pair I/O included", V20["async_per_task_ns"],
+             runtimes.c20_tokio_gross, ASYNC_MEAN),
         _hop("Tokio task brigade (default multi-thread runtime), 500 tasks, unpinned: net "
-             "time per task per trip (minus the one-thread brigade's socket-pair I/O)", V20["io_driven_switch_ns"],
-             runtimes.c20_tokio_net, CONVERGE + SUBTRACT),
+             "time per task per trip (minus the one-thread brigade's socket-pair I/O)",
+             V20["io_driven_switch_ns"], runtimes.c20_tokio_net, CONVERGE + SUBTRACT),
     ), shape=(
         about_reading("Tokio tasks take about 0.68x the time of Rust threads per trip "
                       "(unpinned)", "ratio", 0.68, runtimes.c20_tokio_over_thread, SPEEDUP,

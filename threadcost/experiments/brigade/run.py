@@ -63,10 +63,10 @@ from threadcost.experiments.brigade.checks import (
     REFERENCE_SOURCE,
     REPEATS,
     STACK_KIB,
-    TRANSPORT,
-    TRANSPORTS,
     TASK_BUDGET_KIB,
     TASKS,
+    TRANSPORT,
+    TRANSPORTS,
     WARMUP,
     check_params,
 )
