@@ -284,10 +284,11 @@ fn async_link(socket: bool) -> (ATx, ARx) {
     }
 }
 
-/// S5's bucket brigade on threads: `tasks` threads in a chain of pipes, each
-/// reading one byte and writing it on; one trip passes `tasks + 1` pipes.
-/// `-mode one-thread`: S5's one-thread-brigade, the same pipes with one thread
-/// doing every read and write in turn (the pipe I/O alone, S5's baseline).
+/// S5's bucket brigade on threads: `tasks` threads in a chain of links (`-transport`:
+/// Unix socket pairs, S5's, or pipes), each reading one byte and writing it on; one
+/// trip passes `tasks + 1` links. `-mode one-thread`: S5's one-thread-brigade, the
+/// same links with one thread doing every read and write in turn (the I/O alone,
+/// S5's baseline).
 pub fn brigade_threads(f: &Flags) {
     match f.text("mode", "threads").as_str() {
         "threads" => {}
