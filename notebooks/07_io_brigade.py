@@ -68,7 +68,7 @@ brigade_peer_kinds: list[str] = ["rust-thread", "tokio-task-mt", "one-thread"]  
 brigade_peer_tasks: list[int] = [500]  # their brigade sizes (S5: 500)
 brigade_peer_transports: list[str] = ["socketpair", "pipe"]  # what joins the peer's tasks (S5: socketpair; pipe: a variant)
 brigade_peer_iterations: int = 100  # timed trips per peer run (S5: 10,000)
-brigade_peer_warmup: int = 100  # untimed trips first (S5: 100)
+brigade_peer_warmup: int = 30  # untimed trips first (S5: 100)
 brigade_peer_stack_kib: int = 1024  # Rust thread stacks, KiB (S5: 1024; 0: Rust's 2 MiB)
 data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
 figures_dir: Optional[str] = None  # None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/
@@ -175,11 +175,12 @@ else:
 # program): N `std::thread`s on 1 MiB stacks, or N Tokio tasks on Tokio's default
 # multi-thread runtime (S5's `#[tokio::main]`: one worker per usable CPU, the driver on
 # the main thread), each reading one byte from a Unix socket pair and writing it to the
-# next, 100 untimed trips first; and S5's one-thread brigade (one thread making the same
-# calls, no switch: S5's baseline). Pipes run beside them as a labelled variant (the
-# transport this page's C brigade uses by default). Sized for the paper's time: 100
-# timed trips a run (`brigade_peer_iterations`), not S5's 10,000; S5's statistic, the
-# mean trip / N, over so many trips moves by about 2%. Same-CPU runs pin the whole
+# next; and S5's one-thread brigade (one thread making the same calls, no switch: S5's
+# baseline). Pipes run beside them as a labelled variant (the transport this page's C
+# brigade uses by default). Sized for the paper's time: 100 timed trips a run
+# (`brigade_peer_iterations`), not S5's 10,000, after 30 untimed ones
+# (`brigade_peer_warmup`), not S5's 100; S5's statistic, the mean trip / N, over so
+# many trips moves by about 2%. Same-CPU runs pin the whole
 # process to one CPU (a pinned multi-thread runtime then has one worker). The table
 # shows the gross time per task per trip, I/O calls included: the mean trip divided
 # by N, the mean over the repeats. The conclusion below subtracts the one-thread

@@ -1,10 +1,10 @@
 """S5 (Blandy, context-switch): Rust threads vs Tokio tasks, the socket-pair brigade (C18-C22).
 
 C18, C20 and C21 are read on the Rust peer's brigade as S5 ran it: 500 tasks joined by
-Unix socket pairs, Tokio's default multi-thread runtime, 1 MiB thread stacks, 100
-warm-up trips, S5's statistic (mean trip / 500) and S5's baseline (the one-thread
-brigade of the same repeat). What still differs: 100 timed trips a run, not 10,000
-(make paper's time), and the machine; a run stored with pipes or the current_thread
+Unix socket pairs, Tokio's default multi-thread runtime, 1 MiB thread stacks, S5's
+statistic (mean trip / 500) and S5's baseline (the one-thread brigade of the same
+repeat). What still differs: 100 timed trips a run after 30 untimed, not 10,000 after
+100 (make paper's time), and the machine; a run stored with pipes or the current_thread
 runtime says so in its reading."""
 
 from __future__ import annotations
