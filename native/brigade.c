@@ -1,5 +1,6 @@
 /*
- * brigade.c - a bucket brigade of N tasks joined by N+1 pipes.
+ * brigade.c - a bucket brigade of N tasks joined by N+1 pipes or Unix socket
+ * pairs (config.transport: S5 used socket pairs; a "pipe" below is either).
  *
  * A byte enters pipe 0; task i reads pipe i and writes pipe i+1; the driver
  * reads pipe N. Every hop is one read() and one write() on a pipe; what differs
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,7 +97,7 @@ static int limit_of(int err, int fds_step)
 {
     if (err == EMFILE || err == ENFILE)
         return TC_BR_LIMIT_FDS;
-    if (err == ENOMEM)
+    if (err == ENOMEM || err == ENOBUFS)
         return TC_BR_LIMIT_MEMORY;
     if (err == EAGAIN)
         return fds_step ? TC_BR_LIMIT_MEMORY : TC_BR_LIMIT_THREADS;
@@ -489,7 +491,8 @@ int tc_brigade_run(const tc_brigade_config *cfg, int64_t *trip_ns, tc_brigade_re
     if (cfg->kind < TC_BR_THREAD || cfg->kind > TC_BR_ONE_THREAD || cfg->tasks < 1 ||
         cfg->tasks > TC_BR_MAX_TASKS || cfg->iterations < 1 || cfg->warmup < 0 ||
         cfg->timeout_ms < 1 || cfg->stack_kib < 0 || cfg->cpu < -1 ||
-        cfg->cpu >= CPU_SETSIZE || !trip_ns)
+        cfg->cpu >= CPU_SETSIZE || !trip_ns ||
+        (cfg->transport != TC_BR_PIPE && cfg->transport != TC_BR_SOCKETPAIR))
         return TC_EINVAL;
 
     int64_t need = cfg->raise_hard_nofile ? 2 * (int64_t)cfg->tasks + 64 : 0;
@@ -520,7 +523,10 @@ int tc_brigade_run(const tc_brigade_config *cfg, int64_t *trip_ns, tc_brigade_re
 
     int status = TC_OK, e = 0;
     for (int i = 0; i <= b.n; i++) {
-        if (pipe2(b.fds[i], O_CLOEXEC) != 0) {
+        int made = cfg->transport == TC_BR_SOCKETPAIR
+                       ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, b.fds[i])
+                       : pipe2(b.fds[i], O_CLOEXEC);
+        if (made != 0) {
             e = errno;
             out->where = TC_BR_STEP_PIPES;
             out->limit = limit_of(e, 1);

@@ -1,6 +1,6 @@
 /* tc_brigade.h - I/O-readiness switching: a "bucket brigade" of N tasks joined by
- * N+1 pipes (claims C18-C23). A byte enters pipe 0; task i reads pipe i and writes
- * pipe i+1; the driver reads pipe N. One trip = N+1 hops (N task hand-offs plus
+ * N+1 links, pipes or Unix socket pairs (claims C18-C23). A byte enters link 0; task
+ * i reads link i and writes link i+1; the driver reads link N. One trip = N+1 hops (N task hand-offs plus
  * the driver's own read). */
 #ifndef TC_BRIGADE_H
 #define TC_BRIGADE_H
@@ -14,6 +14,11 @@
 #define TC_BR_ONE_THREAD 2  /* one thread doing every read and write in order: the I/O
                                alone, no switch and no readiness wait (the baseline) */
 
+/* What joins task i to task i+1 (config.transport). */
+#define TC_BR_PIPE 0        /* pipe2(): [0] the read end, [1] the write end */
+#define TC_BR_SOCKETPAIR 1  /* socketpair(AF_UNIX, SOCK_STREAM): [0] read, [1] written
+                               (S5's transport: Rust's UnixStream::pair) */
+
 /* Which limit stopped the set-up (result.limit). */
 #define TC_BR_LIMIT_NONE 0
 #define TC_BR_LIMIT_FDS 1      /* pipe2/epoll: EMFILE or ENFILE (RLIMIT_NOFILE, fs.file-max) */
@@ -21,7 +26,7 @@
 #define TC_BR_LIMIT_MEMORY 3   /* ENOMEM from a stack, a pipe or the kernel */
 
 #define TC_BR_STEP_NONE 0
-#define TC_BR_STEP_PIPES 1     /* creating the pipes */
+#define TC_BR_STEP_PIPES 1     /* creating the links (pipes or socket pairs) */
 #define TC_BR_STEP_SPAWN 2     /* starting the task threads or the driver */
 #define TC_BR_STEP_EPOLL 3     /* epoll_create1 / epoll_ctl */
 #define TC_BR_STEP_TRIP 4      /* a read or write during the trips */
@@ -41,6 +46,7 @@ typedef struct {
     int timeout_ms;           /* watchdog: no trip completed for this long ends the run */
     int64_t test_stall_after; /* test hook: the middle task stops passing the byte after
                                  this many trips (warm-up included); -1: never */
+    int transport;            /* TC_BR_PIPE or TC_BR_SOCKETPAIR */
 } tc_brigade_config;
 
 typedef struct {

@@ -18,7 +18,9 @@
 # socket or a pipe became readable, not because a task yields.
 #
 # So here N tasks are joined by N+1 pipes, a **bucket brigade** (after the
-# measurement of S5, `jimblandy/context-switch`, which chained 500 tasks): a byte
+# measurement of S5, `jimblandy/context-switch`, which chained 500 tasks with Unix
+# socket pairs; `brigade_transport: socketpair` runs this brigade on those, and S5's
+# own runtimes below run on both): a byte
 # enters pipe 0, task *i* reads pipe *i* and writes pipe *i+1*, and the driver reads
 # pipe N. **One trip is N+1 hops**; a hop is one pipe `read` and one `write`, plus
 # whatever it takes to get the reading task running. The kinds of task:
@@ -61,8 +63,13 @@ brigade_cpu: Union[int, str] = "auto"  # CPU of same-cpu runs ("auto": the first
 brigade_stack_kib: int = 256  # stack of each task thread, KiB (0: system default)
 brigade_reference_rounds: int = 5  # alternating rounds against the C reference (0: skip)
 brigade_reference_iterations: int = 200  # trips per reference round (100 tasks)
-brigade_peer_kinds: list[str] = ["rust-thread", "tokio-task", "one-thread"]  # S5's own runtimes (Rust peer)
+brigade_transport: str = "pipe"  # what joins the C brigade's tasks (S5: socketpair)
+brigade_peer_kinds: list[str] = ["rust-thread", "tokio-task-mt", "one-thread"]  # S5's own runtimes (Rust peer)
 brigade_peer_tasks: list[int] = [500]  # their brigade sizes (S5: 500)
+brigade_peer_transports: list[str] = ["socketpair", "pipe"]  # what joins the peer's tasks (S5: socketpair; pipe: a variant)
+brigade_peer_iterations: int = 100  # timed trips per peer run (S5: 10,000)
+brigade_peer_warmup: int = 30  # untimed trips first (S5: 100)
+brigade_peer_stack_kib: int = 1024  # Rust thread stacks, KiB (S5: 1024; 0: Rust's 2 MiB)
 data_dir: Optional[str] = None  # None: your runs/ (git-ignored; $THREADCOST_DATA_DIR), then the committed data/
 figures_dir: Optional[str] = None  # None: build/figures/ ($THREADCOST_FIGURES_DIR); relative: inside build/
 save: bool = True  # store what this notebook makes: runs under runs/<machine>/<run>/, figures under build/figures/
@@ -98,7 +105,7 @@ display(Markdown(f"**Machine:** {machine_line.markdown(fp)}"))
 result = store.get("brigade", lambda: brigade.run(
     tasks=brigade_tasks, kinds=brigade_kinds, placement=brigade_placements,
     iterations=brigade_iterations, warmup=brigade_warmup, repeats=brigade_repeats,
-    cpu=brigade_cpu, stack_kib=brigade_stack_kib))
+    cpu=brigade_cpu, stack_kib=brigade_stack_kib, transport=brigade_transport))
 fig = view.per_hop_figure(result)
 saved = plotting.save_figure(fig, "brigade_per_hop", figures_dir)
 
@@ -164,13 +171,21 @@ else:
 # %% [markdown]
 # ## S5's own runtimes: Rust threads and Tokio tasks
 #
-# The same brigade on the Rust peer (`native/peers/rust`): N `std::thread`s, or N
-# Tokio tasks on the `current_thread` runtime, each reading one byte from its pipe and
-# writing it to the next, and S5's one-thread brigade (one thread making the same pipe
-# calls, no switch); same-CPU runs pin the whole process to one CPU. The table shows
-# the gross time per hop, pipe calls included: the median trip divided by N + 1 pipes,
-# the median over the repeats. The conclusion below subtracts the one-thread brigade of
-# the same repeat, as for the C brigade. Without `cargo` this section says so.
+# S5's brigade as S5 ran it, on the Rust peer (`native/peers/rust`, this project's own
+# program): N `std::thread`s on 1 MiB stacks, or N Tokio tasks on Tokio's default
+# multi-thread runtime (S5's `#[tokio::main]`: one worker per usable CPU, the driver on
+# the main thread), each reading one byte from a Unix socket pair and writing it to the
+# next; and S5's one-thread brigade (one thread making the same calls, no switch: S5's
+# baseline). Pipes run beside them as a labelled variant (the transport this page's C
+# brigade uses by default). Sized for the paper's time: 100 timed trips a run
+# (`brigade_peer_iterations`), not S5's 10,000, after 30 untimed ones
+# (`brigade_peer_warmup`), not S5's 100; S5's statistic, the mean trip / N, over so
+# many trips moves by about 2%. Same-CPU runs pin the whole
+# process to one CPU (a pinned multi-thread runtime then has one worker). The table
+# shows the gross time per task per trip, I/O calls included: the mean trip divided
+# by N, the mean over the repeats. The conclusion below subtracts the one-thread
+# brigade of the same repeat and transport, as S5 did. Without `cargo` this section
+# says "not run here" and why.
 
 # %%
 from threadcost.experiments.user_space_tasks import runtimes
@@ -178,16 +193,18 @@ from threadcost.views import runtimes as runtimes_view
 
 peer_brigade = store.get("peer_brigade", lambda: runtimes.brigade(
     tasks=brigade_peer_tasks, kinds=brigade_peer_kinds, placements=brigade_placements,
-    iterations=brigade_iterations, warmup=brigade_warmup, repeats=brigade_repeats,
-    cpu=brigade_cpu))
+    iterations=brigade_peer_iterations, warmup=brigade_peer_warmup, repeats=brigade_repeats,
+    cpu=brigade_cpu, transports=brigade_peer_transports, stack_kib=brigade_peer_stack_kib))
 display(runtimes_view.brigade_table(peer_brigade))
 
 # %% [markdown]
 # ## Beside the published numbers
 #
 # S5 measured Rust threads and Tokio tasks on a 2020 laptop with 500 tasks over Unix
-# socket pairs; this brigade uses pipes. Its absolute numbers are context, not a
-# verdict: what carries over is the shape. Threads pay a kernel switch per hop; the
+# socket pairs; the Rust peer's brigade above runs the same transport, runtime, task
+# count and statistic (100 trips a run, not 10,000), the C brigade pipes by default
+# (`brigade_transport`). Its absolute numbers are context, not a verdict: what carries
+# over is the shape. Threads pay a kernel switch per hop; the
 # epoll loop and the goroutines pay a readiness wait instead (an `epoll_wait` that
 # returns at once, and for Go the scheduler's own bookkeeping). The claims layer
 # judges C18, C20 and C21 on S5's own runtimes (the Rust peer's brigade above, S5's

@@ -55,6 +55,39 @@ def test_every_byte_arrives_and_everything_returns(kind: str, placement: str) ->
 
 
 @pytest.mark.parametrize("kind", ALL_KINDS)
+def test_socket_pairs_pass_every_byte_as_pipes_do(kind: str) -> None:
+    """S5's transport: N + 1 Unix socket pairs instead of pipes, the same contract (every
+    byte back, 2 fds a link, nothing left open or running)."""
+    n = 12
+    p = _params(transport="socketpair", iterations=50, warmup=5)
+    raw = brigade.run_one(kind, n, "unpinned", p)
+    assert raw["limit"] is None and raw["bytes_wrong"] == 0
+    assert raw["bytes_arrived"] == raw["bytes_sent"] == 55 and raw["trip_ns"].size == 50
+    assert raw["fds_ready"] >= raw["fds_before"] + 2 * (n + 1)
+    assert raw["fds_after"] == raw["fds_before"] and raw["tasks_after"] == raw["tasks_before"]
+
+
+def test_the_transport_is_stored_with_every_row() -> None:
+    r = brigade.run(tasks=[3], kinds=["thread", "one-thread"], placement=["unpinned"],
+                    iterations=5, warmup=1, repeats=1, transport="socketpair")
+    assert r.summary["transport"] == "socketpair" and r.params["transport"] == "socketpair"
+    for name in ("runs", "trips", "per_hop"):
+        assert set(r.tables[name].transport) == {"socketpair"}, name
+    assert all(row["transport"] == "socketpair" for row in r.summary["results"])
+
+
+def test_the_kernel_refuses_an_unknown_transport() -> None:
+    from threadcost.native import ffi, lib
+
+    cfg = ffi.new("tc_brigade_config *")
+    cfg.kind, cfg.tasks, cfg.cpu, cfg.iterations, cfg.timeout_ms = lib.TC_BR_THREAD, 2, -1, 3, 1000
+    cfg.test_stall_after, cfg.transport = -1, 7
+    out = ffi.new("tc_brigade_result *")
+    assert lib.tc_brigade_run(cfg, ffi.new("int64_t[]", 3), out) == lib.TC_EINVAL
+    assert out.tasks_ready == 0  # refused before any fd or thread
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
 def test_a_stalled_brigade_ends_the_run(kind: str) -> None:
     p = _params(timeout_s=0.3)
     with pytest.raises(KernelError, match="no trip completed"):
@@ -116,7 +149,8 @@ def test_an_fd_limit_gives_the_partial_result_naming_it() -> None:
 @pytest.mark.parametrize("name,value", [
     ("tasks", 0), ("tasks", 10_001), ("tasks", "2,x"), ("kinds", "thread,fiber"),
     ("placement", "cross-cpu"), ("iterations", 0), ("warmup", -1), ("repeats", 0),
-    ("timeout_s", 0), ("stack_kib", 5), ("cpu", 4096)])
+    ("timeout_s", 0), ("stack_kib", 5), ("cpu", 4096), ("transport", "carrier-pigeon"),
+    ("transport", ["pipe"])])
 def test_bad_parameters_are_refused_before_any_c_runs(name: str, value: object) -> None:
     with pytest.raises(ParameterError) as info:
         brigade.check_params(**{name: value})  # type: ignore[arg-type]

@@ -314,16 +314,21 @@ def test_random_constructed_runs_never_disagree_with_their_numbers(tmp_path: Pat
 # --- S5 on its own runtimes: the Rust peer (peer_brigade, peer_runtimes) ------------------
 
 def _peer_brigade(per_task: dict[tuple[str, str], float], repeats: int = 5,
-                  mean: bool = True) -> Result:
+                  mean: bool = True, transport: str | None = None,
+                  beside: dict[tuple[str, str], float] | None = None) -> Result:
     """peer_brigade's runs table at 500 tasks; ``mean``: False is a run stored before the
-    peer kept the mean trip (median only)."""
+    peer kept the mean trip (median only); ``transport``: the column's value (None: a run
+    stored before the column, pipes); ``beside``: pipe rows stored next to them."""
     rows = []
+    sets = [(per_task, transport)] + ([(beside, "pipe")] if beside else [])
     for rep in range(repeats):
-        for (kind, placement), ns in per_task.items():
+        for (kind, placement), ns, link in [(k, v, t) for d, t in sets for k, v in d.items()]:
             trip = ns * 500 * (1 + 0.01 * (rep % 3))
             row = {"repeat": rep, "kind": kind, "placement": placement, "tasks": 500,
                    "trips": 300, "trip_p50_ns": trip, "per_hop_ns_p50": trip / 501,
                    "bytes_wrong": 0, "rss_growth_kib": 500}
+            if link is not None:
+                row["transport"] = link
             if mean:
                 row.update(trip_mean_ns=trip, per_task_ns_mean=trip / 500)
             rows.append(row)
@@ -359,12 +364,52 @@ def _reading(v: dict[str, claims.ClaimVerdict], cid: str, kind: str, i: int
     return getattr(v[cid], kind)[i]
 
 
+# S5's program as S5 ran it: socket pairs and Tokio's default multi-thread runtime
+S5_AS_RUN = {(k.replace("tokio-task", "tokio-task-mt"), p): v for (k, p), v in S5_LIKE.items()}
+TOKIO_READINGS = {("C20", "as_published", 0), ("C20", "as_published", 1), ("C20", "shape", 0),
+                  ("C20", "shape", 1), ("C21", "shape", 0)}
+
+
+def test_s5_brigade_as_s5_ran_it_is_no_substitute(tmp_path: Path) -> None:
+    """Socket pairs and the multi-thread runtime stored: every brigade reading is like for
+    like (no stand-in), read from the socketpair rows, not from the pipe rows beside them."""
+    slow_pipes = {k: 3 * v for k, v in S5_AS_RUN.items()}
+    got = _judge(tmp_path, _brigade(CONVERGED),
+                 _peer_brigade(S5_AS_RUN, transport="socketpair", beside=slow_pipes))
+    _consistent(got)
+    for cid, kind, i in S5_READINGS:
+        a = _reading(got, cid, kind, i)
+        assert a.substitute is None, (cid, kind, i, a.substitute)
+        assert a.setup["experiment"] == "peer_brigade", (cid, kind, i)
+        assert a.setup["channel"] == "Unix socket pairs (S5's)", (cid, kind, i)
+        assert "multi-thread" in a.setup["Tokio runtime"], (cid, kind, i)
+    gross = _reading(got, "C18", "as_published", 1)
+    assert gross.measured == pytest.approx(5313.0 * 1.01, rel=0.02)  # not the pipes' 3x
+    for cid, kind, i in [("C18", "as_published", 1), ("C20", "as_published", 0),
+                         ("C21", "as_published", 0), ("C20", "shape", 0),
+                         ("C21", "shape", 0)]:
+        assert _reading(got, cid, kind, i).verdict == "supported", (cid, kind, i)
+
+
+def test_s5_brigade_on_pipes_and_current_thread_says_what_differs(tmp_path: Path) -> None:
+    """Only pipes and the current_thread runtime stored: the readings name both stand-ins,
+    the thread readings only the pipes."""
+    got = _judge(tmp_path, _brigade(CONVERGED), _peer_brigade(S5_LIKE, transport="pipe"))
+    for cid, kind, i in S5_READINGS:
+        a = _reading(got, cid, kind, i)
+        assert a.substitute and s5.PIPES in a.substitute, (cid, kind, i)
+        assert (s5.TOKIO_CT in a.substitute) == ((cid, kind, i) in TOKIO_READINGS), \
+            (cid, kind, i, a.substitute)
+        assert a.setup["channel"].startswith("pipes"), (cid, kind, i)
+
+
 def test_s5_brigade_reads_the_rust_peer_when_stored(tmp_path: Path) -> None:
     got = _judge(tmp_path, _brigade(CONVERGED), _peer_brigade(S5_LIKE))
     _consistent(got)
     for cid, kind, i in S5_READINGS:
         a = _reading(got, cid, kind, i)
-        assert a.substitute == s5.PIPES, (cid, kind, i)  # only the channel differs
+        # a run stored before the transport column: pipes, said so
+        assert a.substitute and a.substitute.startswith(s5.PIPES), (cid, kind, i)
         assert a.setup["experiment"] == "peer_brigade", (cid, kind, i)
         assert "mean trip / 500 tasks" in a.how, (cid, kind, i)
         assert a.repeats == 5
@@ -391,12 +436,13 @@ def test_s5_old_peer_run_reads_its_median_and_the_c_baseline_labelled(tmp_path: 
     old = {k: v for k, v in S5_LIKE.items() if k[0] != "one-thread"}
     got = _judge(tmp_path, _brigade(CONVERGED), _peer_brigade(old, mean=False))
     net = _reading(got, "C18", "as_published", 0)
-    assert net.substitute == s5.PIPES and net.setup["experiment"] == "peer_brigade"
+    assert net.substitute == s5.PIPES and net.setup["experiment"] == "peer_brigade"  # a thread
     assert "median stands in for S5's mean" in net.how
     assert "C brigade's one-thread mean" in net.how
     assert "brigade" in net.run_id and ";" in net.run_id  # both runs named
     converge = _reading(got, "C20", "shape", 1)
-    assert converge.substitute == s5.PIPES and "taken as a constant" in converge.how
+    assert converge.substitute == f"{s5.PIPES}; {s5.TOKIO_CT}"
+    assert "taken as a constant" in converge.how
     # with neither baseline stored the net reading is not run, the gross one is read
     alone = _judge(tmp_path, _peer_brigade(old))
     assert _reading(alone, "C18", "as_published", 0).verdict == "not run here"

@@ -130,7 +130,7 @@ def test_s5_runtimes_are_printed_in_s5s_unit_as_c18_and_c20_judge_them() -> None
         got = _reading(claim_id, words, peer)
         q = findings.get(brigade.peer_name(kind, "unpinned"), DATA, MACHINE)
         assert q.value == pytest.approx(got.value, rel=1e-9), (kind, q.value, got.value)
-    gross = _reading("C18", "mean time per task per trip, pipe I/O included", peer)
+    gross = _reading("C18", "mean time per task per trip, socket-pair I/O included", peer)
     hop = brigade.peer_hop(peer.tables["runs"], "rust-thread", brigade.S5_TASKS, "unpinned")
     assert hop is not None and hop[0] == pytest.approx(gross.value, rel=1e-9)
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import math
 import os
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from threadcost import paths, peers
+from threadcost.errors import ParameterError
 from threadcost.experiments.user_space_tasks import million, runtimes, sleepers
 from threadcost.views import runtimes as runtimes_view
 
@@ -227,12 +230,50 @@ def test_brigade_on_rust_threads_and_tokio() -> None:
         assert "not run here" in r.summary["skipped"]
         return
     r = runtimes.brigade(tasks=[5], iterations=20, warmup=2, repeats=2,
-                         placements=["same-cpu"])
+                         placements=["same-cpu", "unpinned"])
     runs = r.tables["runs"]
-    # S5's one-thread-brigade (the pipe I/O alone) runs beside the two kinds
-    assert set(runs.kind) == {"rust-thread", "tokio-task", "one-thread"} and len(runs) == 6
+    # S5's one-thread-brigade (the I/O alone) runs beside the two kinds, on S5's socket
+    # pairs and on pipes (a variant): 3 kinds x 2 placements x 2 transports x 2 repeats
+    assert set(runs.kind) == {"rust-thread", "tokio-task-mt", "one-thread"} and len(runs) == 24
+    assert (runs.groupby("transport").size() == 12).all()
+    assert set(runs.transport) == {"socketpair", "pipe"}  # as the peer reports it
     assert (runs.trips == 20).all() and (runs.bytes_wrong == 0).all()
+    # S5's Tokio: the default multi-thread runtime, one worker per usable CPU (pinned: 1)
+    tokio = runs[runs.kind == "tokio-task-mt"]
+    assert (tokio[tokio.placement == "same-cpu"].workers == 1).all()
+    assert (tokio[tokio.placement == "unpinned"].workers == len(os.sched_getaffinity(0))).all()
     assert (runs.per_hop_ns_p50 > 0).all() and (runs.per_task_ns_mean > 0).all()
     assert list(runs.per_task_ns_mean * 5) == pytest.approx(list(runs.trip_mean_ns))  # S5
     table = runtimes_view.brigade_table(r)
     assert not table.isna().any().any()
+
+
+def test_brigade_transport_and_runtime_reach_the_peer() -> None:
+    """The current_thread runtime on pipes alone: one worker, every row on pipes; the
+    Rust thread stack flag reaches the threads (a 64 KiB stack still passes the byte)."""
+    if peers.kind_reason("tokio-task") is not None:
+        pytest.skip("not run here: the Rust peer is not available")
+    r = runtimes.brigade(tasks=[4], kinds=["tokio-task", "rust-thread"], iterations=5,
+                         warmup=1, repeats=1, placements=["unpinned"], transports=["pipe"],
+                         stack_kib=64)
+    runs = r.tables["runs"]
+    assert set(runs.transport) == {"pipe"} and (runs.bytes_wrong == 0).all()
+    assert list(runs[runs.kind == "tokio-task"].workers) == [1]
+
+
+def test_the_rust_peer_refuses_an_unknown_transport() -> None:
+    if peers.kind_reason("rust-thread") is not None:
+        pytest.skip("not run here: the Rust peer is not available")
+    argv = peers.PEERS["rust"].argv("brigade", "thread", {"tasks": 2, "transport": "carrier"})
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 2 and "-transport" in out.stderr and "socketpair" in out.stderr
+
+
+@pytest.mark.parametrize("bad", [
+    {"transports": ["carrier-pigeon"]}, {"transports": []}, {"stack_kib": 8},
+    {"stack_kib": -1}, {"iterations": 2}, {"warmup": -1}, {"kinds": ["tokio-task-xl"]}])
+def test_the_peer_brigade_refuses_bad_values_before_running(bad: dict[str, Any]) -> None:
+    args: dict[str, Any] = {"tasks": [5], "kinds": ["rust-thread"], "placements": ["unpinned"],
+                            "iterations": 5, "warmup": 1, "repeats": 1, "cpu": "auto", **bad}
+    with pytest.raises(ParameterError):
+        runtimes.check_brigade(**args)

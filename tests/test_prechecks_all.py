@@ -45,6 +45,8 @@ def _impossible(param: parameters.Param) -> Any:
         return [HUGE]
     if param.type == "list[str]":
         return ["no-such-choice"]
+    if param.type == "str":
+        return "no-such-choice"
     if param.type in ("Union[int, str]", "Optional[str]"):
         return "no-such-cpu" if "cpu" in param.name or "pin" in param.name else "../outside"
     if param.type == "Union[list[int], str, None]":

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from threadcost import paths, peers, vocabulary
-from threadcost.findings.brigade import net_name, peer_name
+from threadcost.findings.brigade import net_name, peer_name, peer_transports
 from threadcost.paper import hygiene
 
 REPO = paths.REPO_ROOT
@@ -116,7 +116,7 @@ def test_page_07_closing_words_without_runs(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("placement", ["same-cpu", "unpinned"])
 def test_the_peer_brigade_finding_is_net_of_the_tables_gross_hop(placement: str) -> None:
-    """The table shows each kind's gross time per task per trip (pipe calls included, S5's
+    """The table shows each kind's gross time per task per trip (I/O calls included, S5's
     unit), the one-thread brigade too; the page's finding is net of that baseline: between
     0 and the gross time."""
     from threadcost import findings
@@ -127,10 +127,11 @@ def test_the_peer_brigade_finding_is_net_of_the_tables_gross_hop(placement: str)
     if run is None:
         pytest.skip("no peer_brigade run in the committed folder")
     table = runtimes.brigade_table(run.result())
-    column = (f"per task per trip, pipe calls included, {vocabulary.words(placement)} "
+    column = (f"per task per trip, I/O calls included, {vocabulary.words(placement)} "
               "(µs, mean over repeats)")
-    gross = float(table.loc["Rust thread, 500 tasks", column].replace(",", ""))
-    alone = float(table.loc[f"{vocabulary.words('one-thread')}, 500 tasks", column]
+    link = runtimes.LINK_WORDS[peer_transports(run.result().tables["runs"])[0]]
+    gross = float(table.loc[f"Rust thread, 500 tasks, {link}", column].replace(",", ""))
+    alone = float(table.loc[f"{vocabulary.words('one-thread')}, 500 tasks, {link}", column]
                   .replace(",", ""))
     q = findings.get(peer_name("rust-thread", placement), DATA, AMD)
     assert q.measured

@@ -47,6 +47,30 @@ static void test_refuses_bad_arguments(void)
     c = config(TC_BR_THREAD, 4);
     c.cpu = 1024; /* glibc's CPU_SETSIZE: beyond what CPU_SET can name */
     CHECK(tc_brigade_run(&c, trips, &out) == TC_EINVAL, "cpu 1024");
+    c = config(TC_BR_THREAD, 4);
+    c.transport = 7;
+    CHECK(tc_brigade_run(&c, trips, &out) == TC_EINVAL, "transport 7");
+}
+
+/* S5's transport: every kind passes every byte through Unix socket pairs, 2 fds a link,
+ * and leaves nothing open. */
+static void test_socket_pairs(void)
+{
+    for (int kind = TC_BR_THREAD; kind <= TC_BR_ONE_THREAD; kind++) {
+        int64_t trips[N];
+        tc_brigade_result out;
+        tc_brigade_config c = config(kind, 6);
+        c.transport = TC_BR_SOCKETPAIR;
+        int st = tc_brigade_run(&c, trips, &out);
+        CHECK(st == TC_OK, "%s socketpair: status %d err %d where %d", kind_name[kind], st,
+              out.err, out.where);
+        CHECK(out.bytes_arrived == N + 10 && out.bytes_wrong == 0,
+              "%s socketpair: arrived %lld wrong %lld", kind_name[kind],
+              (long long)out.bytes_arrived, (long long)out.bytes_wrong);
+        CHECK(out.fds_ready == out.fds_before + 2 * 7 + (kind == TC_BR_EPOLL),
+              "%s socketpair: fds %lld -> %lld", kind_name[kind], (long long)out.fds_before,
+              (long long)out.fds_ready);
+    }
 }
 
 static void brigade(int kind, int tasks, int pinned)
@@ -183,6 +207,7 @@ int main(void)
 {
     RUN(test_refuses_bad_arguments);
     RUN(test_every_kind);
+    RUN(test_socket_pairs);
     RUN(test_watchdog_ends_a_stalled_brigade);
     RUN(test_stop_flag_ends_a_run);
     RUN(test_fd_limit_is_named);

@@ -152,15 +152,33 @@ for _kind in KIND_WORDS:
 
 # --- S5's brigade on its own runtimes (the Rust peer, peer_brigade) ------------------------
 
-PEER_KINDS = ("rust-thread", "tokio-task")
+PEER_KINDS = ("rust-thread", "tokio-task", "tokio-task-mt")
+
+
+def peer_transports(table: pd.DataFrame) -> list[str]:
+    """The transports a peer_brigade table holds, S5's socket pairs first (a table stored
+    before the transport was a choice: pipes)."""
+    have = set(table.transport.fillna("pipe")) if "transport" in table else {"pipe"}
+    return [t for t in ("socketpair", "pipe") if t in have]
+
+
+def on_transport(table: pd.DataFrame, transport: str | None) -> pd.DataFrame:
+    """The rows of ``transport`` (None: S5's socket pairs when held, else pipes)."""
+    if "transport" not in table:
+        table = table.assign(transport="pipe")
+    table = table.assign(transport=table.transport.fillna("pipe"))
+    held = peer_transports(table)
+    want = transport or (held[0] if held else "socketpair")
+    return table[table.transport == want]
 
 
 # S5's own unit for its runtimes (C18-C20 judge it): "per task per iter", a trip's mean
 # time / the tasks; the net subtracts the one-thread brigade of the same repeat; each
 # a mean over the repeats
 PEER_DEFINITION = ("S5's time per task per trip: each repeat's mean trip / the tasks, "
-                   "minus the peer's one-thread brigade of the same repeat (its pipe I/O "
-                   "alone); mean over the repeats, as C18-C20 read it")
+                   "minus the peer's one-thread brigade of the same repeat (its I/O "
+                   "alone); mean over the repeats, as C18-C20 read it; on S5's Unix socket "
+                   "pairs when stored, else on pipes")
 
 
 def _per_task(rows: pd.DataFrame) -> pd.Series:
@@ -170,12 +188,15 @@ def _per_task(rows: pd.DataFrame) -> pd.Series:
     return rows.trip_p50_ns.astype(float) / rows.tasks
 
 
-def peer_hop(table: pd.DataFrame, kind: str, tasks: int, placement: str
+def peer_hop(table: pd.DataFrame, kind: str, tasks: int, placement: str,
+             transport: str | None = None
              ) -> tuple[float, float | None, float | None, int] | None:
     """(mean, 95% low, 95% high, repeats) of the peer brigade's gross time per task per
     trip of one setup (ns), pipe I/O included, S5's unit: the mean over its repeats of
     each repeat's mean trip / tasks; None when absent. Notebook 07's table of S5's
-    runtimes shows it for every kind and N, the one-thread brigade too."""
+    runtimes shows it for every kind and N, the one-thread brigade too; ``transport``:
+    socketpair or pipe (None: S5's socket pairs when stored, else pipes)."""
+    table = on_transport(table, transport)
     rows = table[(table.kind == kind) & (table.tasks == tasks) & (table.placement == placement)
                  & (table.trips > 0)]
     values = _per_task(rows).dropna() if len(rows) else pd.Series(dtype=float)
@@ -189,7 +210,8 @@ def peer_net(table: pd.DataFrame, kind: str, tasks: int, placement: str
              ) -> tuple[float, float | None, float | None, int] | None:
     """(mean, 95% low, 95% high, repeats) of ``kind``'s net time per task per trip: in
     each repeat, its mean trip / tasks minus the one-thread brigade's; None when either
-    is absent."""
+    is absent (on S5's socket pairs when stored, else on pipes)."""
+    table = on_transport(table, None)
     rows = table[(table.tasks == tasks) & (table.placement == placement) & (table.trips > 0)]
     index = [c for c in ("run_index", "repeat") if c in rows.columns]
     wide = rows.assign(value=_per_task(rows)).pivot_table(index=index, columns="kind",
@@ -215,7 +237,8 @@ def _peer(runs: Runs, kind: str, placement: str) -> Value | str:
     value, low, high, n = net
     return Value(value, low, high, n, found,
                  setup={"experiment": "peer_brigade", "kind": kind, "tasks": S5_TASKS,
-                        "placement": placement})
+                        "placement": placement,
+                        "transport": (peer_transports(table) or ["pipe"])[0]})
 
 
 def _peer_quantity(kind: str, placement: str) -> None:

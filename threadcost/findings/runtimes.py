@@ -220,9 +220,20 @@ PEER_MEDIAN = ("per repeat: median trip / 500 tasks (this run stored no mean tri
                "stands in for S5's mean)")
 
 
+S5_TRANSPORT = "socketpair"
+S5_TOKIO, TOKIO_CT = "tokio-task-mt", "tokio-task"
+PIPES_FOR_SOCKETS = ("pipes stand in for S5's Unix socket pairs: the stored peer_brigade ran "
+                     "no socketpair brigade")
+CT_FOR_MT = ("Tokio's current_thread runtime stands in for S5's default multi-thread one: "
+             "the stored peer_brigade ran no tokio-task-mt brigade")
+
+
 def _peer_brigade(runs: Runs, kinds: tuple[str, ...]
-                  ) -> tuple[pd.DataFrame, list[Any], str] | Missing:
-    """The peer brigade's rows at S5's 500 tasks, ``value`` = time per task per trip."""
+                  ) -> tuple[pd.DataFrame, list[Any], str, list[str]] | Missing:
+    """The peer brigade's rows at S5's 500 tasks, ``value`` = time per task per trip, on
+    S5's transport (socket pairs) when stored, else on pipes; S5's Tokio (the default
+    multi-thread runtime) when stored, else the current_thread runtime under its name.
+    The fourth item: what still differs from S5's program (each a stand-in's words)."""
     found = runs.matching("peer_brigade")
     table = runs.tables(found, "runs")
     if table.empty:
@@ -232,13 +243,29 @@ def _peer_brigade(runs: Runs, kinds: tuple[str, ...]
     if at.empty:
         have = ", ".join(f"{n:,}" for n in sorted(set(table.tasks)))
         return Missing(f"the stored peer_brigade ran {have} tasks, not S5's {S5_TASKS}")
+    if "transport" not in at:  # stored before the transport was a choice: pipes
+        at = at.assign(transport="pipe")
+    at = at.assign(transport=at.transport.fillna("pipe"))
+    differs: list[str] = []
+    if S5_TRANSPORT in set(at.transport):
+        at = at[at.transport == S5_TRANSPORT]
+    else:
+        at, differs = at[at.transport == "pipe"], [PIPES_FOR_SOCKETS]
+    if S5_TOKIO in kinds and S5_TOKIO not in set(at.kind) and TOKIO_CT in set(at.kind):
+        at = at[at.kind != S5_TOKIO].assign(kind=at.kind.replace(TOKIO_CT, S5_TOKIO))
+        differs.append(CT_FOR_MT)
     absent = [k for k in kinds if k not in set(at.kind)]
     if absent:
         return Missing(f"the stored peer_brigade did not run {', '.join(absent)} at "
                        f"{S5_TASKS} tasks")
     if "per_task_ns_mean" in at and at.per_task_ns_mean.notna().all():
-        return at.assign(value=at.per_task_ns_mean), found, PEER_MEAN
-    return at.assign(value=at.trip_p50_ns / at.tasks), found, PEER_MEDIAN
+        return at.assign(value=at.per_task_ns_mean), found, PEER_MEAN, differs
+    return at.assign(value=at.trip_p50_ns / at.tasks), found, PEER_MEDIAN, differs
+
+
+def _marked(m: Measurement, differs: list[str]) -> Measurement:
+    """``m`` labelled with what still differs from S5's program (None: like for like)."""
+    return Measurement(**{**m.__dict__, "substitute": "; ".join(differs)}) if differs else m
 
 
 def _peer_wide(at: pd.DataFrame, placement: str) -> pd.DataFrame:
@@ -246,14 +273,18 @@ def _peer_wide(at: pd.DataFrame, placement: str) -> pd.DataFrame:
     return rows.pivot_table(index=["run_index", "repeat"], columns="kind", values="value")
 
 
-def _peer_setup(found: list[Any], placement: str, kind: str) -> dict[str, Any]:
+def _peer_setup(found: list[Any], placement: str, kind: str,
+                differs: list[str] = ()) -> dict[str, Any]:
     p = found[0].meta["params"]
     return {"experiment": "peer_brigade", "kind": kind, "tasks": S5_TASKS,
             "placement": placement, "iterations": p.get("iterations"),
-            "repeats": p.get("repeats"),
-            "channel": "pipes (S5: Unix socket pairs)",
-            "Tokio runtime": "current_thread (S5: the default multi-thread one, which he "
-                             "found about the same)"}
+            "warmup": p.get("warmup"), "repeats": p.get("repeats"),
+            "channel": ("pipes (S5: Unix socket pairs)" if PIPES_FOR_SOCKETS in differs
+                        else "Unix socket pairs (S5's)"),
+            "Tokio runtime": ("current_thread (S5: the default multi-thread one)"
+                              if CT_FOR_MT in differs else
+                              "the default multi-thread runtime, one worker per usable CPU "
+                              "(S5's #[tokio::main])")}
 
 
 def _c_baseline(runs: Runs, placement: str) -> Measurement | Missing:
@@ -292,29 +323,32 @@ def peer_hop(kind: str, placement: str, net: bool = False) -> Any:
         got = _peer_brigade(runs, (kind,))
         if isinstance(got, Missing):
             return got
-        at, found, stat = got
+        at, found, stat, differs = got
         wide = _peer_wide(at, placement)
         if kind not in wide:
             return Missing(f"the stored peer_brigade did not run {kind} {placement}")
-        info = {"run_id": run_ids(found), "setup": _peer_setup(found, placement, kind)}
+        info = {"run_id": run_ids(found), "setup": _peer_setup(found, placement, kind, differs)}
         if not net:
-            return at_setup(over_repeats(wide[kind].dropna(), "ns", how=stat, **info),
-                       "at 500 tasks")
+            return _marked(at_setup(over_repeats(wide[kind].dropna(), "ns", how=stat, **info),
+                                    "at 500 tasks"), differs)
         base = _baseline(runs, wide, placement)
         if isinstance(base, Missing):
             return base
         series, words, whole = base
         if whole is None:
-            return at_setup(over_repeats((wide[kind] - series).dropna(), "ns",
-                                    how=f"{stat}; {words}", **info), "at 500 tasks")
+            return _marked(at_setup(over_repeats((wide[kind] - series).dropna(), "ns",
+                                                 how=f"{stat}; {words}", **info),
+                                    "at 500 tasks"), differs)
         m = over_repeats(wide[kind].dropna(), "ns")
         low, high = m.low if m.low is not None else m.value, m.high or m.value
-        return Measurement(m.value - whole.value, "ns", low - (whole.high or whole.value),
-                           high - (whole.low or whole.value),
-                           repeats=min(m.repeats, whole.repeats),
-                           run_id=f"{info['run_id']}; {whole.run_id}", setup=info["setup"],
-                           how=f"{stat}; {words}; conservative interval from the two",
-                           where="at 500 tasks")
+        return _marked(Measurement(m.value - whole.value, "ns",
+                                   low - (whole.high or whole.value),
+                                   high - (whole.low or whole.value),
+                                   repeats=min(m.repeats, whole.repeats),
+                                   run_id=f"{info['run_id']}; {whole.run_id}",
+                                   setup=info["setup"],
+                                   how=f"{stat}; {words}; conservative interval from the two",
+                                   where="at 500 tasks"), differs)
     return select
 
 
@@ -324,17 +358,17 @@ def peer_ratio(top: tuple[str, str], bottom: tuple[str, str]) -> Any:
         got = _peer_brigade(runs, (top[0], bottom[0]))
         if isinstance(got, Missing):
             return got
-        at, found, stat = got
+        at, found, stat, differs = got
         a, b = _peer_wide(at, top[1]), _peer_wide(at, bottom[1])
         if top[0] not in a or bottom[0] not in b:
             return Missing(f"the stored peer_brigade lacks {top[0]} {top[1]} or "
                            f"{bottom[0]} {bottom[1]}")
-        return at_setup(log_ratio((a[top[0]] / b[bottom[0]]).dropna(), run_id=run_ids(found),
-                             setup={**_peer_setup(found, f"{top[1]} / {bottom[1]}",
-                                                  f"{top[0]} / {bottom[0]}")},
-                             how=f"{stat}; {top[0]} {top[1]} / {bottom[0]} {bottom[1]} "
-                                 "(kinds and placements interleaved in each repeat)"),
-                   "at 500 tasks")
+        return _marked(at_setup(log_ratio(
+            (a[top[0]] / b[bottom[0]]).dropna(), run_id=run_ids(found),
+            setup={**_peer_setup(found, f"{top[1]} / {bottom[1]}",
+                                 f"{top[0]} / {bottom[0]}", differs)},
+            how=f"{stat}; {top[0]} {top[1]} / {bottom[0]} {bottom[1]} "
+                "(kinds and placements interleaved in each repeat)"), "at 500 tasks"), differs)
     return select
 
 
@@ -344,7 +378,7 @@ def peer_net_ratio(top: str, bottom: str, placement: str) -> Any:
         got = _peer_brigade(runs, (top, bottom))
         if isinstance(got, Missing):
             return got
-        at, found, stat = got
+        at, found, stat, differs = got
         wide = _peer_wide(at, placement)
         base = _baseline(runs, wide, placement)
         if isinstance(base, Missing):
@@ -353,11 +387,11 @@ def peer_net_ratio(top: str, bottom: str, placement: str) -> Any:
         ratio = ((wide[top] - series) / (wide[bottom] - series)).dropna()
         if whole is not None:
             words += " (taken as a constant: the interval is over the peer's repeats)"
-        return at_setup(log_ratio(ratio, run_id=run_ids(found) + (
+        return _marked(at_setup(log_ratio(ratio, run_id=run_ids(found) + (
                                  f"; {whole.run_id}" if whole is not None else ""),
-                             setup=_peer_setup(found, placement, f"{top} / {bottom}"),
+                             setup=_peer_setup(found, placement, f"{top} / {bottom}", differs),
                              how=f"{stat}; each {words}; {top} / {bottom}"),
-                   "at 500 tasks")
+                   "at 500 tasks"), differs)
     return select
 
 
@@ -423,12 +457,12 @@ c22_thread_over_tokio_rss = prefer(ratio_of_kinds("rust-thread", "tokio-task", "
 
 # S5 (C18-C22): the Rust peer's brigade and switch; before the peer ran, the C brigade
 # (threads, goroutines, epoll) and the goroutine ping-pong, labelled
-THREAD, TOKIO = "rust-thread", "tokio-task"
+THREAD, TOKIO = "rust-thread", S5_TOKIO  # S5's Tokio: the default multi-thread runtime
 c18_thread_net = prefer(peer_hop(THREAD, "unpinned", net=True),
                         brigade.brigade_hop("thread", "unpinned", net=True), RUST_BY_C)
 c18_thread_gross = prefer(peer_hop(THREAD, "unpinned"), brigade.brigade_hop("thread", "unpinned"),
                           RUST_BY_C)
-c19_tokio_switch = prefer(switch_ns(TOKIO), context_switch.goroutine_switch_pinned_ns,
+c19_tokio_switch = prefer(switch_ns(TOKIO_CT), context_switch.goroutine_switch_pinned_ns,
                           TOKIO_SWITCH_BY_GO)
 c20_tokio_gross = prefer(peer_hop(TOKIO, "unpinned"), brigade.brigade_hop("goroutine", "unpinned"),
                          TOKIO_BY_GOROUTINES)
@@ -447,5 +481,5 @@ c21_pinned_thread_over_tokio = prefer(peer_ratio((THREAD, "same-cpu"), (TOKIO, "
 # from the Rust peer's idle tasks (the C brigade's threads and epoll loop before it ran)
 c22_thread_rss = prefer(per_task_kib(THREAD, "rss_kib"), brigade.brigade_rss_slope("thread"),
                         RUST_RSS_BY_C)
-c22_tokio_rss = prefer(per_task_kib(TOKIO, "rss_kib"), brigade.brigade_rss_slope("epoll"),
-                       TOKIO_BY_EPOLL, not_run_kind=TOKIO)
+c22_tokio_rss = prefer(per_task_kib(TOKIO_CT, "rss_kib"), brigade.brigade_rss_slope("epoll"),
+                       TOKIO_BY_EPOLL, not_run_kind=TOKIO_CT)

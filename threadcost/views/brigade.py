@@ -331,14 +331,19 @@ def conclusion_text(data_dir: Any = None, machine_id: str | None = None,
                      f"mean over repeats [95% interval]): a thread hop costs {show(thread)}; "
                      f"{said}: {verdict}.")
     rust = [q(peer_name("rust-thread", p)) for p in ("unpinned", "same-cpu")]
-    tokio = [q(peer_name("tokio-task", p)) for p in ("unpinned", "same-cpu")]
+    # S5's Tokio: the default multi-thread runtime; a run stored before it: current_thread
+    tokio = [q(peer_name("tokio-task-mt", p)) for p in ("unpinned", "same-cpu")]
+    runtime = "Tokio's default multi-thread runtime, S5's"
+    if not tokio[0].measured:
+        tokio = [q(peer_name("tokio-task", p)) for p in ("unpinned", "same-cpu")]
+        runtime = "Tokio's current_thread runtime; S5 ran the default multi-thread one"
     if rust[0].measured or tokio[0].measured:
         parts.append(f"**S5's own runtimes** (the Rust peer, {S5_TASKS} tasks, S5's net time "
                      f"per task per trip: a trip's mean time / {S5_TASKS} minus the one-thread "
-                     "brigade's, mean over repeats [95% interval], as C18 and C20 judge it): "
-                     "Rust threads "
+                     "brigade's, mean over repeats [95% interval], as C18 and C20 judge it; on "
+                     "S5's Unix socket pairs when stored, else pipes): Rust threads "
                      f"{show(rust[0])} unpinned and {show(rust[1])} on one CPU; Tokio tasks "
-                     f"{show(tokio[0])} unpinned and {show(tokio[1])} on one CPU.")
+                     f"({runtime}) {show(tokio[0])} unpinned and {show(tokio[1])} on one CPU.")
     else:
         parts.append(f"**S5's own runtimes** were {findings.span(rust[0])}.")
 

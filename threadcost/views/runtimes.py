@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from threadcost import peers, vocabulary
-from threadcost.findings.brigade import peer_hop
+from threadcost.findings.brigade import peer_hop, peer_transports
 from threadcost.results import Result
 from threadcost.views.user_space_tasks import _row, switch_of
 
@@ -126,12 +126,11 @@ def million_table(result: Result) -> Any:
 
 
 def brigade_table(result: Result) -> Any:
-    """Gross time per task per trip, pipe I/O included (S5's unit, as C18-C20 read it: the
-    mean over repeats of each repeat's mean trip / N), in µs, for every kind the peer
-    ran, its one-thread brigade too (``threadcost.findings.brigade.peer_hop``); the
-    page's net findings subtract it."""
+    """Gross time per task per trip, I/O calls included (S5's unit, as C18-C20 read it: the
+    mean over repeats of each repeat's mean trip / N), in µs, for every kind and transport
+    the peer ran (S5's Unix socket pairs, and pipes: a variant), its one-thread brigade too
+    (``threadcost.findings.brigade.peer_hop``); the page's net findings subtract it."""
     import pandas as pd
-
 
     if result.summary.get("skipped"):
         return pd.DataFrame({"not run because": [result.summary["skipped"]]},
@@ -140,13 +139,18 @@ def brigade_table(result: Result) -> Any:
     kinds = list(dict.fromkeys(runs.kind))
     placements = list(dict.fromkeys(runs.placement))
     rows = []
-    for kind in kinds:
-        for n in sorted(set(runs[runs.kind == kind].tasks)):
-            row = {"brigade": f"{vocabulary.words(kind)}, {n:,} tasks"}
-            for pl in placements:
-                hop = peer_hop(runs, kind, n, pl)
-                row[f"per task per trip, pipe calls included, {vocabulary.words(pl)} "
-                    "(µs, mean over repeats)"] = _fmt(None if hop is None else hop[0] / 1000,
-                                                      ",.2f")
-            rows.append(row)
+    for link in peer_transports(runs):
+        for kind in kinds:
+            for n in sorted(set(runs[runs.kind == kind].tasks)):
+                row = {"brigade": f"{vocabulary.words(kind)}, {n:,} tasks, "
+                                  f"{LINK_WORDS[link]}"}
+                for pl in placements:
+                    hop = peer_hop(runs, kind, n, pl, link)
+                    row[f"per task per trip, I/O calls included, {vocabulary.words(pl)} "
+                        "(µs, mean over repeats)"] = _fmt(None if hop is None
+                                                          else hop[0] / 1000, ",.2f")
+                rows.append(row)
     return pd.DataFrame(rows).set_index("brigade")
+
+
+LINK_WORDS = {"socketpair": "Unix socket pairs (S5's)", "pipe": "pipes (a variant)"}

@@ -1,5 +1,7 @@
 // The goroutine kind of threadcost's bucket brigade (notebook 07): N goroutines
-// joined by N+1 pipes from os.Pipe. os.Pipe's ends are non-blocking and
+// joined by N+1 pipes from os.Pipe (-transport socketpair: Unix stream socket
+// pairs, S5's transport, made non-blocking and handed to os.NewFile, which
+// registers them with the poller as it does a pipe). os.Pipe's ends are non-blocking and
 // registered with the runtime's poller, so a goroutine whose Read finds the
 // pipe empty parks and is made runnable again when the poller (epoll) reports
 // the pipe readable: the switch between tasks is driven by I/O readiness, as
@@ -58,7 +60,11 @@ func brigade(args []string) {
 	timeoutMs := fs.Int("timeout-ms", 10000, "no trip for this long ends the run")
 	stallAfter := fs.Int("stall-after", -1, "test hook: the middle goroutine stops after this many trips")
 	maxFds := fs.Int("max-fds", 0, "cap RLIMIT_NOFILE (soft and hard) at this many fds first (0: raise it)")
+	transport := fs.String("transport", "pipe", "pipe or socketpair")
 	_ = fs.Parse(args)
+	if *transport != "pipe" && *transport != "socketpair" {
+		fail("brigade: -transport %q: one of pipe, socketpair", *transport)
+	}
 	if *tasks < 1 || *iterations < 1 || *warmup < 0 || *timeoutMs < 1 {
 		fail("brigade: tasks >= 1, iterations >= 1, warmup >= 0, timeout-ms >= 1 required")
 	}
@@ -69,7 +75,7 @@ func brigade(args []string) {
 		"program": "brigade", "go_version": runtime.Version(), "tasks": n,
 		"iterations": *iterations, "warmup": *warmup, "affinity": affinity(),
 		"gomaxprocs": runtime.GOMAXPROCS(0), "timer_overhead_ns": timer,
-		"timed_out": false, "limit": nil, "errno": 0,
+		"timed_out": false, "limit": nil, "errno": 0, "transport": *transport,
 	}
 	// The runtime raised the soft fd limit to the hard one at start-up; still
 	// short, a privileged process may raise the hard limit too.
@@ -105,7 +111,7 @@ func brigade(args []string) {
 		}
 	}
 	for i := 0; i <= n; i++ {
-		r, w, err := os.Pipe()
+		r, w, err := link(*transport == "socketpair")
 		if err != nil {
 			var errno syscall.Errno
 			if errors.As(err, &errno) {
@@ -119,7 +125,7 @@ func brigade(args []string) {
 			}
 			if out["limit"] == nil {
 				closeAll()
-				fail("brigade: os.Pipe: %v", err)
+				fail("brigade: %s: %v", *transport, err)
 			}
 			out["tasks_ready"] = max(i-1, 0)
 			closeAll()
@@ -254,4 +260,18 @@ wait:
 	out["goroutines_after"] = runtime.NumGoroutine()
 	out["fds_after"] = countFds()
 	emit(out)
+}
+
+// link returns one link of the chain, (read end, write end): a pipe, or a Unix
+// stream socket pair (one end read, the other written).
+func link(socket bool) (*os.File, *os.File, error) {
+	if !socket {
+		return os.Pipe()
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX,
+		syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fds[0]), "socketpair-r"), os.NewFile(uintptr(fds[1]), "socketpair-w"), nil
 }

@@ -19,6 +19,8 @@ EXPERIMENT = "brigade"
 TASKS, ITERATIONS = declared("brigade_tasks"), declared("brigade_iterations")
 WARMUP, REPEATS = declared("brigade_warmup"), declared("brigade_repeats")
 STACK_KIB = declared("brigade_stack_kib")
+TRANSPORT = declared("brigade_transport")
+TRANSPORTS = TRANSPORT.choices
 KINDS = declared("brigade_kinds").choices
 BASELINE = "one-thread"
 PLACEMENTS = declared("brigade_placements").choices
@@ -39,12 +41,14 @@ def check_params(tasks: Any = tuple(TASKS.default), kinds: Any = KINDS,
                  placement: Any = PLACEMENTS, iterations: Any = ITERATIONS.default,
                  warmup: Any = WARMUP.default, repeats: Any = REPEATS.default,
                  cpu: Any = "auto", stack_kib: Any = STACK_KIB.default,
-                 timeout_s: Any = 10, max_fds: Any = None) -> dict[str, Any]:
+                 timeout_s: Any = 10, max_fds: Any = None,
+                 transport: Any = TRANSPORT.default) -> dict[str, Any]:
     """Validate and normalise the parameters (raises ParameterError)."""
     task_list = validate.integer_list("tasks", tasks, **TASKS.bounds, max_items=64)
     p: dict[str, Any] = {
         "tasks": sorted(set(task_list)),
         "kinds": validate.choice_list("kinds", kinds, KINDS),
+        "transport": validate.choice("transport", transport, TRANSPORTS),
         "placement": validate.choice_list("placement", placement, PLACEMENTS),
         "iterations": validate.integer("iterations", iterations, **ITERATIONS.bounds),
         "warmup": validate.integer("warmup", warmup, **WARMUP.bounds),

@@ -1,5 +1,5 @@
-"""The brigade, part two: one run of one kind at one N (a C brigade in a fresh child
-process, or the Go peer's goroutine brigade), as a plain dict of what it measured;
+"""The brigade, part two: one run of one kind at one N on one transport (a C brigade in a
+fresh child process, or the Go peer's goroutine brigade), as a plain dict of what it measured;
 re-exported by :mod:`threadcost.experiments.brigade.run`."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from threadcost.runsafety.isolate import run_isolated
 # The C codes of the kinds declared in brigade_params, and what a limit code ran into.
 C_KINDS = {"thread": lib.TC_BR_THREAD, "epoll": lib.TC_BR_EPOLL,
            "one-thread": lib.TC_BR_ONE_THREAD}
+C_TRANSPORTS = {"pipe": lib.TC_BR_PIPE, "socketpair": lib.TC_BR_SOCKETPAIR}
 LIMITS = {
     lib.TC_BR_LIMIT_FDS: "open files (RLIMIT_NOFILE or fs.file-max): a task needs 2 fds",
     lib.TC_BR_LIMIT_THREADS: "thread creation refused (pthread_create EAGAIN: cgroup pids.max, "
@@ -60,7 +61,8 @@ def _kernel_kib(m: Any) -> int:
 
 
 def _c_child(kind: int, tasks: int, cpu: int, iterations: int, warmup: int, stack_kib: int,
-             timeout_ms: int, stall_after: int = -1, raise_hard: int = 1) -> dict[str, Any]:
+             timeout_ms: int, stall_after: int = -1, raise_hard: int = 1,
+             transport: int = 0) -> dict[str, Any]:
     """Child side: one C brigade; the process's threads and fds before, at the
     brigade's height and after it returned."""
     threads_before, fds_before = _count("/proc/self/task"), _count("/proc/self/fd") - 1
@@ -69,6 +71,7 @@ def _c_child(kind: int, tasks: int, cpu: int, iterations: int, warmup: int, stac
     cfg.iterations, cfg.warmup, cfg.stack_kib = iterations, warmup, stack_kib
     cfg.raise_hard_nofile, cfg.timeout_ms = raise_hard, timeout_ms
     cfg.test_stall_after = stall_after
+    cfg.transport = transport
     trips = ffi.new("int64_t[]", iterations)
     out = ffi.new("tc_brigade_result *")
     status = interruptible(lib.tc_brigade_run, cfg, trips, out)
@@ -102,7 +105,8 @@ def _run_c(kind: str, tasks: int, cpu: int | None, p: dict[str, Any],
         "kind": C_KINDS[kind], "tasks": tasks, "cpu": -1 if cpu is None else cpu,
         "iterations": p["iterations"], "warmup": p["warmup"], "stack_kib": p["stack_kib"],
         "timeout_ms": int(p["timeout_s"] * 1000), "stall_after": stall_after,
-        "raise_hard": 0 if p["max_fds"] else 1},
+        "raise_hard": 0 if p["max_fds"] else 1,
+        "transport": C_TRANSPORTS[p.get("transport", "pipe")]},
         timeout=deadline, rlimits=_fd_rlimits(p["max_fds"]))
     if raw["status"] == lib.TC_ETIMEOUT:
         raise KernelError("tc_brigade_run", lib.TC_ETIMEOUT, 0,
@@ -137,7 +141,7 @@ def _run_go(tasks: int, cpu: int | None, p: dict[str, Any],
             stall_after: int = -1) -> dict[str, Any]:
     args = ["brigade", "-tasks", str(tasks), "-iterations", str(p["iterations"]),
             "-warmup", str(p["warmup"]), "-timeout-ms", str(int(p["timeout_s"] * 1000)),
-            "-stall-after", str(stall_after)]
+            "-stall-after", str(stall_after), "-transport", p.get("transport", "pipe")]
     if cpu is not None:
         args += ["-cpu", str(cpu)]
     if p["max_fds"]:

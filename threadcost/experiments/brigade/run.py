@@ -1,4 +1,5 @@
-"""I/O-readiness switching: a bucket brigade of N tasks joined by N+1 pipes.
+"""I/O-readiness switching: a bucket brigade of N tasks joined by N+1 pipes (or, with
+``transport="socketpair"``, Unix stream socket pairs, S5's transport).
 
 A byte enters pipe 0; task i reads pipe i and writes pipe i+1; the driver reads
 pipe N. **One trip is N+1 hops**, and a hop is one pipe ``read`` plus one
@@ -64,6 +65,8 @@ from threadcost.experiments.brigade.checks import (
     STACK_KIB,
     TASK_BUDGET_KIB,
     TASKS,
+    TRANSPORT,
+    TRANSPORTS,
     WARMUP,
     check_params,
 )
@@ -76,7 +79,7 @@ from threadcost.settings import validate
 __all__ = [
     "BASELINE", "C_KINDS", "EXPERIMENT", "GO_LIMITS", "KINDS", "LIMITS",
     "MAX_HOPS_PER_RUN", "MAX_ITERATIONS", "MAX_REPEATS", "MAX_TASKS", "PLACEMENTS",
-    "REFERENCE_BINARY", "REFERENCE_SOURCE", "TASK_BUDGET_KIB", "build_reference",
+    "REFERENCE_BINARY", "REFERENCE_SOURCE", "TASK_BUDGET_KIB", "TRANSPORTS", "build_reference",
     "check_params", "headline_rows", "per_hop_table", "reference_check", "run",
     "run_one",
 ]
@@ -86,7 +89,7 @@ __all__ = [
 
 
 def _run_row(kind: str, tasks: int, placement: str, repeat: int,
-             raw: dict[str, Any]) -> dict[str, Any]:
+             raw: dict[str, Any], transport: str = "pipe") -> dict[str, Any]:
     hops = tasks + 1
     per_hop = (raw["trip_ns"] - raw["timer_overhead_ns"]) / hops
     d = stats.distribution(per_hop)
@@ -94,8 +97,8 @@ def _run_row(kind: str, tasks: int, placement: str, repeat: int,
     kern = None if raw["kernel_ready_kib"] is None \
         else raw["kernel_ready_kib"] - raw["kernel_before_kib"]
     return {
-        "kind": kind, "tasks": tasks, "placement": placement, "repeat": repeat,
-        "hops_per_trip": hops, "trips": int(raw["trip_ns"].size),
+        "kind": kind, "tasks": tasks, "placement": placement, "transport": transport,
+        "repeat": repeat, "hops_per_trip": hops, "trips": int(raw["trip_ns"].size),
         "per_hop_ns_p50": d["p50"], "per_hop_ns_mean": d["mean"],
         "bytes_sent": raw["bytes_sent"], "bytes_arrived": raw["bytes_arrived"],
         "bytes_wrong": raw["bytes_wrong"], "rss_growth_kib": rss, "kernel_growth_kib": kern,
@@ -153,7 +156,8 @@ def _results(p: dict[str, Any], runs: pd.DataFrame, trips: pd.DataFrame,
     for placement in p["placement"]:
         for tasks in p["tasks"]:
             for kind in p["kinds"]:
-                row: dict[str, Any] = {"kind": kind, "tasks": tasks, "placement": placement}
+                row: dict[str, Any] = {"kind": kind, "tasks": tasks, "placement": placement,
+                                       "transport": p["transport"]}
                 d = dists.get((kind, tasks, placement))
                 lim = limits.get((kind, placement))
                 m = mem.get((kind, placement))
@@ -183,13 +187,16 @@ def run(tasks: Any = tuple(TASKS.default), kinds: Any = KINDS, placement: Any = 
         iterations: Any = ITERATIONS.default, warmup: Any = WARMUP.default,
         repeats: Any = REPEATS.default, cpu: Any = "auto",
         stack_kib: Any = STACK_KIB.default, timeout_s: Any = 10, max_fds: Any = None,
-        progress: Callable[[str], None] | bool | None = None) -> Result:
+        progress: Callable[[str], None] | bool | None = None,
+        transport: Any = TRANSPORT.default) -> Result:
     """Every kind at every N and placement, ``repeats`` times, interleaved.
 
     ``tasks``: brigade sizes (1 .. 10,000); ``kinds``: of ``KINDS``;
     ``placement``: of ``PLACEMENTS``; ``iterations`` timed trips after
     ``warmup`` untimed ones per run; ``cpu``: the CPU of ``same-cpu`` ("auto":
     the first usable); ``stack_kib``: task thread stacks (0: system default);
+    ``transport``: what joins the tasks, ``pipe`` or ``socketpair`` (S5's: Unix
+    stream socket pairs), every kind alike;
     ``timeout_s``: the watchdog (no trip for this long ends a run); ``max_fds``
     caps RLIMIT_NOFILE of every measuring process (soft and hard), to show a
     limit being hit (None: raise the soft limit to the hard one). Repeats are
@@ -198,7 +205,7 @@ def run(tasks: Any = tuple(TASKS.default), kinds: Any = KINDS, placement: Any = 
     line per run.
     """
     p = check_params(tasks, kinds, placement, iterations, warmup, repeats, cpu, stack_kib,
-                     timeout_s, max_fds)
+                     timeout_s, max_fds, transport)
     not_run: dict[str, str] = {}
     if "goroutine" in p["kinds"]:
         why = peers.go_absent_reason()
@@ -230,7 +237,7 @@ def run(tasks: Any = tuple(TASKS.default), kinds: Any = KINDS, placement: Any = 
                     bar.update(1)
                 continue
             raw = run_one(kind, n, pl, p)
-            row = _run_row(kind, n, pl, repeat, raw)
+            row = _run_row(kind, n, pl, repeat, raw, p["transport"])
             run_rows.append(row)
             if raw["limit"]:
                 limits[(kind, pl)] = {"limit": raw["limit"], "errno": raw["errno"],
@@ -240,7 +247,8 @@ def run(tasks: Any = tuple(TASKS.default), kinds: Any = KINDS, placement: Any = 
             elif raw["trip_ns"].size:
                 per_hop = (raw["trip_ns"] - raw["timer_overhead_ns"]) / (n + 1)
                 trip_frames.append(pd.DataFrame({
-                    "kind": kind, "tasks": n, "placement": pl, "repeat": repeat,
+                    "kind": kind, "tasks": n, "placement": pl, "transport": p["transport"],
+                    "repeat": repeat,
                     "trip_ns": raw["trip_ns"], "per_hop_ns": per_hop}))
             if say is not None:
                 what = (f"limit: {raw['limit']}" if raw["limit"]
@@ -253,7 +261,8 @@ def run(tasks: Any = tuple(TASKS.default), kinds: Any = KINDS, placement: Any = 
     runs = pd.DataFrame(run_rows, columns=list(_run_row(
         "thread", 1, "same-cpu", 0, _EMPTY_RAW).keys()))
     trips = pd.concat(trip_frames, ignore_index=True) if trip_frames else pd.DataFrame(
-        columns=["kind", "tasks", "placement", "repeat", "trip_ns", "per_hop_ns"])
+        columns=["kind", "tasks", "placement", "transport", "repeat", "trip_ns",
+                 "per_hop_ns"])
     memory = _memory_rows(runs)
     results = _results(p, runs, trips, memory, not_run, limits)
     limit_hit = next(iter(limits.values()), None)
@@ -264,6 +273,7 @@ def run(tasks: Any = tuple(TASKS.default), kinds: Any = KINDS, placement: Any = 
         "not_run": not_run,
         "limits": list(limits.values()),
         "go_version": peers.go_version() if "goroutine" in kinds_run else None,
+        "transport": p["transport"],
         "definitions": {
             "hop": "one pipe read + one write, and getting the reader running; "
                    "a trip is tasks + 1 hops",
@@ -317,7 +327,7 @@ def per_hop_table(results: list[dict[str, Any]]) -> pd.DataFrame:
     for r in results:
         d = r.get("per_hop_ns") or {}
         rows.append({"kind": r["kind"], "tasks": r["tasks"], "placement": r["placement"],
-                     "trips": r.get("trips", 0),
+                     "transport": r.get("transport", "pipe"), "trips": r.get("trips", 0),
                      **{f"per_hop_ns_{k}": d.get(k) for k in ("min", "p50", "p99", "max",
                                                                "mean")},
                      "net_per_hop_ns": r["net_per_hop_ns"],

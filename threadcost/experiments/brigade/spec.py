@@ -50,17 +50,40 @@ PARAMETERS = (
     # (SD) round to round, far more than a median of 200 trips moves (about 1.5%).
     param('brigade_reference_iterations', 'int', 200,
           'trips per reference round (100 tasks)', minimum=3, maximum=1_000_000),
+    param('brigade_transport', 'str', 'pipe',
+          'what joins the C brigade\'s tasks (S5: socketpair)',
+          choices=('pipe', 'socketpair'), feeds=('checks.check_params',)),
+    # S5's brigade as S5 ran it: Tokio's default (multi-thread) runtime, Unix socket
+    # pairs, 1 MiB thread stacks, 100 warm-up trips; the current_thread runtime and pipes
+    # are labelled variants
     param('brigade_peer_kinds', 'list[str]',
-          ["rust-thread", "tokio-task", "one-thread"], "S5's own runtimes (Rust peer)"),
+          ["rust-thread", "tokio-task-mt", "one-thread"], "S5's own runtimes (Rust peer)"),
     param('brigade_peer_tasks', 'list[int]', [500],
           'their brigade sizes (S5: 500)', minimum=1, maximum=4000),
+    param('brigade_peer_transports', 'list[str]', ['socketpair', 'pipe'],
+          "what joins the peer's tasks (S5: socketpair; pipe: a variant)",
+          choices=('socketpair', 'pipe')),
+    # 100, not S5's 10,000 (make paper's time: 10,000 trips of 500 threads take about 25 s
+    # a run); S5's stddev (82-232 µs on a 1.7-2.7 ms trip) puts the mean of 100 trips
+    # within about 2% of the mean of 10,000
+    param('brigade_peer_iterations', 'int', 100,
+          'timed trips per peer run (S5: 10,000)', minimum=3, maximum=1_000_000,
+          narrowed=True),
+    # 30, not S5's 100 (make paper's time): in a 500-thread run here the first trip took
+    # 513 µs a task (every thread's first run), the next ones 9.8, 8.7, 7.8, 7.6 µs
+    param('brigade_peer_warmup', 'int', 30,
+          'untimed trips first (S5: 100)', minimum=0, maximum=1_000_000),
+    param('brigade_peer_stack_kib', 'int', 1024,
+          'Rust thread stacks, KiB (S5: 1024; 0: Rust\'s 2 MiB)', unit='KiB', minimum=0,
+          maximum=1 << 20),
 )
 
 CHECKS = (
     Check("checks.check_params", {
         "tasks": "brigade_tasks", "kinds": "brigade_kinds", "placement": "brigade_placements",
         "iterations": "brigade_iterations", "warmup": "brigade_warmup",
-        "repeats": "brigade_repeats", "cpu": "brigade_cpu", "stack_kib": "brigade_stack_kib"}),
+        "repeats": "brigade_repeats", "cpu": "brigade_cpu", "stack_kib": "brigade_stack_kib",
+        "transport": "brigade_transport"}),
     # the cross-check against the C reference (0 rounds skip it)
     Check("run.check_reference", {
         "iterations": "brigade_reference_iterations",
@@ -69,8 +92,9 @@ CHECKS = (
           when=lambda v: v["brigade_reference_rounds"] != 0),
     Check("user_space_tasks.runtimes.check_brigade", {
         "tasks": "brigade_peer_tasks", "kinds": "brigade_peer_kinds",
-        "placements": "brigade_placements", "iterations": "brigade_iterations",
-        "warmup": "brigade_warmup", "repeats": "brigade_repeats", "cpu": "brigade_cpu"}),
+        "placements": "brigade_placements", "iterations": "brigade_peer_iterations",
+        "warmup": "brigade_peer_warmup", "repeats": "brigade_repeats", "cpu": "brigade_cpu",
+        "transports": "brigade_peer_transports", "stack_kib": "brigade_peer_stack_kib"}),
 )
 
 FAMILY = family(
@@ -84,18 +108,18 @@ FAMILY = family(
                           "fds_ready fds_after voluntary_switches involuntary_switches",
                     limit="limit",
                     signed="rss_growth_kib kernel_growth_kib",
-                    text="kind placement")),
+                    text="kind placement transport")),
             Table("trips", columns(
                     time="trip_ns per_hop_ns",
                     count="tasks repeat",
-                    text="kind placement")),
+                    text="kind placement transport")),
             Table("per_hop", columns(
                     time="per_hop_ns_min per_hop_ns_p50 per_hop_ns_p99 per_hop_ns_max "
                          "per_hop_ns_mean",
                     count="tasks trips",
                     limit="limit",
                     signed="net_per_hop_ns rss_per_task_kib kernel_per_task_kib",
-                    text="kind placement not_run")),
+                    text="kind placement transport not_run")),
             Table("memory", columns(
                     fraction="rss_r2 kernel_r2",
                     count="runs max_tasks",
@@ -112,14 +136,14 @@ FAMILY = family(
         Experiment("peer_brigade", "user_space_tasks.runtimes", (
             Table("runs", columns(
                     time="trip_p50_ns trip_mean_ns per_task_ns_mean per_hop_ns_p50",
-                    count="repeat tasks trips bytes_wrong",
+                    count="repeat tasks trips bytes_wrong workers",
                     signed="rss_growth_kib",
-                    text="kind placement")),
+                    text="kind placement transport")),
         )),
     ),
     parameters=PARAMETERS,
     checks=CHECKS,
     prefixes=('brigade_',),
     title="I/O brigade",
-    about="switches driven by pipe readiness: threads vs epoll vs goroutines",
+    about="switches driven by pipe or socket readiness: threads vs epoll vs goroutines",
 )

@@ -29,6 +29,7 @@ import pandas as pd
 
 from threadcost import peers as registry
 from threadcost import stats
+from threadcost.errors import ParameterError
 from threadcost.experiments.parameters import declared
 from threadcost.experiments.user_space_tasks import sleepers
 from threadcost.experiments.user_space_tasks.fibers import one_cpu
@@ -149,50 +150,68 @@ def run(kinds: Any = (ALL_KINDS,), iterations: Any = ITERATIONS.default,
 BRIGADE_EXPERIMENT = "peer_brigade"
 # every runtime of the Rust peer (threadcost.peers.rust), and S5's one-thread brigade
 BRIGADE_KINDS = (*(k.key for k in registry.peer("rust").kinds), "one-thread")
-BRIGADE_DEFAULT_KINDS = ("rust-thread", "tokio-task", "one-thread")
+BRIGADE_DEFAULT_KINDS = tuple(declared("brigade_peer_kinds").default)
 PLACEMENTS = ("same-cpu", "unpinned")
+PEER_TRANSPORTS = declared("brigade_peer_transports")
+PEER_ITERATIONS, PEER_WARMUP = declared("brigade_peer_iterations"), declared("brigade_peer_warmup")
+PEER_STACK_KIB = declared("brigade_peer_stack_kib")
 
 
 def check_brigade(tasks: Any, kinds: Any, placements: Any, iterations: Any, warmup: Any,
-                  repeats: Any, cpu: Any) -> dict[str, Any]:
+                  repeats: Any, cpu: Any, transports: Any = tuple(PEER_TRANSPORTS.default),
+                  stack_kib: Any = PEER_STACK_KIB.default) -> dict[str, Any]:
     """What :func:`brigade` refuses, before anything runs (threadcost.paper.prechecks)."""
     chosen = validate.choice_list("kinds", kinds, BRIGADE_KINDS)
+    links = validate.choice_list("transports", transports, PEER_TRANSPORTS.choices)
     p: dict[str, Any] = {
         "tasks": sorted(set(validate.integer_list("tasks", tasks, minimum=1, maximum=4000))),
         "kinds": [k for k in BRIGADE_KINDS if k in chosen],
         "placements": [x for x in PLACEMENTS
                        if x in validate.choice_list("placements", placements, PLACEMENTS)],
-        "iterations": validate.integer("iterations", iterations, minimum=3, maximum=1_000_000),
-        "warmup": validate.integer("warmup", warmup, minimum=0, maximum=1_000_000),
+        "transports": [t for t in PEER_TRANSPORTS.choices if t in links],
+        "iterations": validate.integer("iterations", iterations, **PEER_ITERATIONS.bounds),
+        "warmup": validate.integer("warmup", warmup, **PEER_WARMUP.bounds),
         "repeats": validate.integer("repeats", repeats, **BRIGADE_REPEATS.bounds),
         "cpu": one_cpu("cpu", cpu, allow_none=False),
+        "stack_kib": validate.integer("stack_kib", stack_kib, **PEER_STACK_KIB.bounds),
     }
+    if p["stack_kib"] and p["stack_kib"] < 64:
+        raise ParameterError("stack_kib", stack_kib, "0 (Rust's default) or at least 64 KiB")
     if "rust-thread" in p["kinds"]:
         validate.integer("tasks", max(p["tasks"]), minimum=1, maximum=sleepers.max_threads())
     return p
 
 
 def brigade(tasks: Any = (500,), kinds: Any = BRIGADE_DEFAULT_KINDS,
-            placements: Any = PLACEMENTS, iterations: Any = 300, warmup: Any = 30,
-            repeats: Any = 5, cpu: Any = "auto") -> Result:
+            placements: Any = PLACEMENTS, iterations: Any = PEER_ITERATIONS.default,
+            warmup: Any = PEER_WARMUP.default, repeats: Any = 5, cpu: Any = "auto",
+            transports: Any = tuple(PEER_TRANSPORTS.default),
+            stack_kib: Any = PEER_STACK_KIB.default) -> Result:
     """S5's bucket brigade on the Rust peer: ``tasks`` threads or Tokio tasks in a
-    chain of pipes, one byte passed along; ``one-thread`` is S5's one-thread-brigade
-    (the same pipes, one thread doing every read and write: the pipe I/O alone).
+    chain of links, one byte passed along; ``one-thread`` is S5's one-thread-brigade
+    (the same links, one thread doing every read and write: the I/O alone).
+    ``transports``: ``socketpair`` (S5's: Unix stream socket pairs) and/or ``pipe``;
+    ``tokio-task-mt`` is Tokio's default multi-thread runtime (S5's ``#[tokio::main]``,
+    one worker per usable CPU), ``tokio-task`` its current_thread runtime;
+    ``stack_kib``: each Rust thread's stack (S5: 1024; 0: Rust's 2 MiB).
     Per repeat: ``per_task_ns_mean`` = mean trip / tasks (S5's "per task per iter")
-    and ``per_hop_ns_p50`` = median trip / (tasks + 1). Kinds and placements
-    alternate within every repeat (the order flips each repeat); ``same-cpu`` pins
-    the whole process to ``cpu``."""
-    p = check_brigade(tasks, kinds, placements, iterations, warmup, repeats, cpu)
+    and ``per_hop_ns_p50`` = median trip / (tasks + 1). Kinds, placements and
+    transports alternate within every repeat (the order flips each repeat);
+    ``same-cpu`` pins the whole process to ``cpu``."""
+    p = check_brigade(tasks, kinds, placements, iterations, warmup, repeats, cpu, transports,
+                      stack_kib)
     reason = registry.PEERS["rust"].absent_reason()
     if reason is not None:
         return Result(BRIGADE_EXPERIMENT, p, {"skipped": reason}, {})
-    conditions = [(k, x) for k in p["kinds"] for x in p["placements"]]
+    conditions = [(k, x, t) for t in p["transports"] for k in p["kinds"]
+                  for x in p["placements"]]
     rows = []
     for rep in range(p["repeats"]):
         for n in p["tasks"]:
-            for kind, placement in (conditions if rep % 2 == 0 else conditions[::-1]):
+            for kind, placement, link in (conditions if rep % 2 == 0 else conditions[::-1]):
                 hops = (p["iterations"] + p["warmup"]) * (n + 1)
-                args = {"tasks": n, "iterations": p["iterations"], "warmup": p["warmup"]}
+                args = {"tasks": n, "iterations": p["iterations"], "warmup": p["warmup"],
+                        "transport": link}
                 cpu = p["cpu"] if placement == "same-cpu" else None
                 timeout = 60.0 + n * 2e-3 + hops * 100e-6
                 if kind == "one-thread":
@@ -200,20 +219,24 @@ def brigade(tasks: Any = (500,), kinds: Any = BRIGADE_DEFAULT_KINDS,
                                                       {**args, "mode": "one-thread"},
                                                       timeout=timeout, cpu=cpu).data
                 else:
+                    if kind == "rust-thread":
+                        args["stack-kib"] = p["stack_kib"]
                     data = registry.run_kind(kind, "brigade", args, timeout=timeout,
                                              cpu=cpu).data
                 trip = np.asarray(data["samples_ns"], dtype=np.int64)
-                rows.append({"repeat": rep, "kind": kind, "placement": placement, "tasks": n,
+                rows.append({"repeat": rep, "kind": kind, "placement": placement,
+                             "transport": str(data.get("transport", link)), "tasks": n,
                              "trips": int(trip.size), "trip_p50_ns": float(np.median(trip)),
                              "trip_mean_ns": float(trip.mean()),
                              "per_task_ns_mean": float(trip.mean()) / n,
                              "per_hop_ns_p50": float(np.median(trip)) / (n + 1),
                              "bytes_wrong": int(data.get("bytes_wrong", 0)),
+                             "workers": int(data.get("workers", 0)),
                              "rss_growth_kib": int(data.get("rss_ready_kib", 0))
                              - int(data.get("rss_before_kib", 0))})
     runs = pd.DataFrame(rows)
-    med = (runs.groupby(["kind", "placement", "tasks"], as_index=False)["per_hop_ns_p50"]
-           .median())
+    med = (runs.groupby(["kind", "placement", "transport", "tasks"], as_index=False)
+           ["per_hop_ns_p50"].median())
     summary = {"skipped": None, "version": registry.PEERS["rust"].version(),
                "per_hop_ns": med.to_dict(orient="records")}
     return Result(BRIGADE_EXPERIMENT, p, summary, {"runs": runs})

@@ -1,5 +1,5 @@
 //! The workloads on Tokio tasks (`tokio-ct`: current_thread runtime,
-//! `tokio-mt`: multi-thread runtime), and S5's pipe brigade on both kinds.
+//! `tokio-mt`: multi-thread runtime), and S5's brigade (socket pairs or pipes) on both kinds.
 
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -228,10 +228,11 @@ async fn memory(f: &Flags) -> Vec<(&'static str, J)> {
 }
 
 fn brigade_fields(shape: (i64, i64, i64), timer: i64, rss: (i64, i64), samples: &[i64],
-                  wrong: i64) -> Vec<(&'static str, J)> {
+                  wrong: i64, socket: bool) -> Vec<(&'static str, J)> {
     let ((tasks, iterations, warmup), (before, ready)) = (shape, rss);
+    let link = if socket { "socketpair" } else { "pipe" };
     vec![
-        ("tasks", J::I(tasks)), ("iterations", J::I(iterations)), ("warmup", J::I(warmup)),
+        ("transport", J::S(link.to_string())), ("tasks", J::I(tasks)), ("iterations", J::I(iterations)), ("warmup", J::I(warmup)),
         ("timer_overhead_ns", J::I(timer)), ("rss_before_kib", J::I(before)),
         ("rss_ready_kib", J::I(ready)), ("bytes_wrong", J::I(wrong)),
         ("samples_ns", J::ints(samples)),
@@ -242,10 +243,52 @@ fn brigade_flags(f: &Flags) -> (i64, i64, i64) {
     (f.int("tasks", 500, 1), f.int("iterations", 1000, 1), f.int("warmup", 100, 0))
 }
 
-/// S5's bucket brigade on threads: `tasks` threads in a chain of pipes, each
-/// reading one byte and writing it on; one trip passes `tasks + 1` pipes.
-/// `-mode one-thread`: S5's one-thread-brigade, the same pipes with one thread
-/// doing every read and write in turn (the pipe I/O alone, S5's baseline).
+/// `-transport`: `socketpair` (S5's: a Unix stream socket pair, one end read, the
+/// other written) or `pipe` (a pipe(2)); either way one byte in, one byte out.
+fn transport(f: &Flags) -> bool {
+    match f.text("transport", "pipe").as_str() {
+        "pipe" => false,
+        "socketpair" => true,
+        other => fail(&format!("-transport {other:?}: one of pipe, socketpair")),
+    }
+}
+
+type Tx = Box<dyn Write + Send>;
+type Rx = Box<dyn Read + Send>;
+
+/// One blocking link of the chain: (its write end, its read end).
+fn link(socket: bool) -> (Tx, Rx) {
+    if socket {
+        let (rx, tx) = std::os::unix::net::UnixStream::pair()
+            .unwrap_or_else(|e| fail(&format!("socketpair: {e}")));
+        (Box::new(tx), Box::new(rx))
+    } else {
+        let (rx, tx) = std::io::pipe().unwrap_or_else(|e| fail(&format!("pipe: {e}")));
+        (Box::new(tx), Box::new(rx))
+    }
+}
+
+type ATx = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+type ARx = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
+
+/// One link registered with the runtime's reactor: (its write end, its read end).
+fn async_link(socket: bool) -> (ATx, ARx) {
+    if socket {
+        let (rx, tx) = tokio::net::UnixStream::pair()
+            .unwrap_or_else(|e| fail(&format!("socketpair: {e}")));
+        (Box::new(tx), Box::new(rx))
+    } else {
+        let (tx, rx) = tokio::net::unix::pipe::pipe()
+            .unwrap_or_else(|e| fail(&format!("pipe: {e}")));
+        (Box::new(tx), Box::new(rx))
+    }
+}
+
+/// S5's bucket brigade on threads: `tasks` threads in a chain of links (`-transport`:
+/// Unix socket pairs, S5's, or pipes), each reading one byte and writing it on; one
+/// trip passes `tasks + 1` links. `-mode one-thread`: S5's one-thread-brigade, the
+/// same links with one thread doing every read and write in turn (the I/O alone,
+/// S5's baseline).
 pub fn brigade_threads(f: &Flags) {
     match f.text("mode", "threads").as_str() {
         "threads" => {}
@@ -253,22 +296,29 @@ pub fn brigade_threads(f: &Flags) {
         other => fail(&format!("-mode {other:?}: one of threads, one-thread")),
     }
     let (n, iterations, warmup) = brigade_flags(f);
+    let socket = transport(f);
+    // -stack-kib: each thread's stack (S5: 1024); 0 leaves Rust's default (2 MiB)
+    let stack_kib = f.int("stack-kib", 0, 0);
     let timer = timer_overhead_ns();
     let before = status_of(&proc_status(), "VmRSS");
-    let (first_rx, mut head) = std::io::pipe().unwrap_or_else(|e| fail(&format!("pipe: {e}")));
+    let (mut head, first_rx) = link(socket);
     let mut rx = first_rx;
     let mut handles = Vec::new();
     for _ in 0..n {
-        let (next_rx, mut tx) = std::io::pipe().unwrap_or_else(|e| fail(&format!("pipe: {e}")));
+        let (mut tx, next_rx) = link(socket);
         let mut mine = std::mem::replace(&mut rx, next_rx);
-        handles.push(std::thread::spawn(move || {
+        let mut builder = std::thread::Builder::new();
+        if stack_kib > 0 {
+            builder = builder.stack_size(stack_kib as usize * 1024);
+        }
+        handles.push(builder.spawn(move || {
             let mut b = [0u8; 1];
             while mine.read_exact(&mut b).is_ok() {
                 if tx.write_all(&b).is_err() {
                     break;
                 }
             }
-        }));
+        }).unwrap_or_else(|e| fail(&format!("thread spawn: {e}"))));
     }
     let ready = status_of(&proc_status(), "VmRSS");
     let mut tail = rx;
@@ -290,18 +340,19 @@ pub fn brigade_threads(f: &Flags) {
         h.join().unwrap();
     }
     emit("brigade", "thread",
-         brigade_fields((n, iterations, warmup), timer, (before, ready), &samples, wrong));
+         brigade_fields((n, iterations, warmup), timer, (before, ready), &samples, wrong, socket));
 }
 
 fn brigade_one_thread(f: &Flags) {
     let (n, iterations, warmup) = brigade_flags(f);
+    let socket = transport(f);
     let timer = timer_overhead_ns();
     let before = status_of(&proc_status(), "VmRSS");
-    let (first_rx, mut head) = std::io::pipe().unwrap_or_else(|e| fail(&format!("pipe: {e}")));
+    let (mut head, first_rx) = link(socket);
     let mut rx = first_rx;
     let mut links = Vec::with_capacity(n as usize);
     for _ in 0..n {
-        let (next_rx, tx) = std::io::pipe().unwrap_or_else(|e| fail(&format!("pipe: {e}")));
+        let (tx, next_rx) = link(socket);
         links.push((std::mem::replace(&mut rx, next_rx), tx));
     }
     let ready = status_of(&proc_status(), "VmRSS");
@@ -324,19 +375,19 @@ fn brigade_one_thread(f: &Flags) {
         wrong += i64::from(b != byte);
     }
     emit("brigade", "one-thread",
-         brigade_fields((n, iterations, warmup), timer, (before, ready), &samples, wrong));
+         brigade_fields((n, iterations, warmup), timer, (before, ready), &samples, wrong, socket));
 }
 
 async fn brigade(f: &Flags) -> Vec<(&'static str, J)> {
-    use tokio::net::unix::pipe;
     let (n, iterations, warmup) = brigade_flags(f);
+    let socket = transport(f);
     let timer = timer_overhead_ns();
     let before = status_of(&proc_status(), "VmRSS");
-    let (mut head, first_rx) = pipe::pipe().unwrap_or_else(|e| fail(&format!("pipe: {e}")));
+    let (mut head, first_rx) = async_link(socket);
     let mut rx = first_rx;
     let mut handles = Vec::new();
     for _ in 0..n {
-        let (mut tx, next_rx) = pipe::pipe().unwrap_or_else(|e| fail(&format!("pipe: {e}")));
+        let (mut tx, next_rx) = async_link(socket);
         let mut mine = std::mem::replace(&mut rx, next_rx);
         handles.push(tokio::spawn(async move {
             let mut b = [0u8; 1];
@@ -366,5 +417,10 @@ async fn brigade(f: &Flags) -> Vec<(&'static str, J)> {
     for h in handles {
         h.await.unwrap();
     }
-    brigade_fields((n, iterations, warmup), timer, (before, ready), &samples, wrong)
+    let mut out = brigade_fields((n, iterations, warmup), timer, (before, ready), &samples,
+                                 wrong, socket);
+    // the runtime's worker threads (current_thread: 1; multi-thread: one per usable CPU)
+    let workers = tokio::runtime::Handle::current().metrics().num_workers();
+    out.push(("workers", J::I(workers as i64)));
+    out
 }
