@@ -1,0 +1,231 @@
+"""Tokens in flight: K tokens circulate among N tasks joined in a ring of N channels
+(``native/readiness.c``). One **event** is one token handled: read from its channel,
+its hops counted down and, unless that was its last hop, written on. The cost per event
+of a run is its wall time (from the first token written to the last retired) / the
+events it handled; the paper reads the median over the repeats.
+
+Models: ``thread`` (N threads blocking in ``read``), ``epoll-lt`` and ``epoll-et``
+(one thread, one epoll set, level- or edge-triggered), ``io_uring`` (one thread, an
+io_uring driven by raw system calls, a read always queued per task). Every thread of a
+run is pinned to one CPU. Each repeat runs every model in a rotated order, each model in
+a fresh child process (:mod:`threadcost.runsafety.isolate`) that sets the ring up once,
+hands every task one token (the warm-up, untimed) and then times every K in a rotated
+order. Counted in the same window: system calls (by the loop itself), context switches
+(``getrusage``: the kernel's count for the whole process) and events whose token was
+written on another CPU than the one reading it (``sched_getcpu`` at both ends).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from threadcost.errors import KernelError, ParameterError, check_status
+from threadcost.experiments.parameters import declared
+from threadcost.results import Result
+from threadcost.settings import validate
+from threadcost.settings.validate import one_cpu
+
+EXPERIMENT = "readiness"
+TASKS, TOKENS = declared("readiness_tasks"), declared("readiness_tokens")
+MODELS = declared("readiness_models").choices
+CHANNELS = declared("readiness_channel").choices
+EVENTS, REPEATS = declared("readiness_events"), declared("readiness_repeats")
+STACK_KIB = declared("readiness_stack_kib")
+MIN_HOPS = 8  # every token makes at least this many hops, so putting it in is a small share
+MAX_POINTS = 32  # TC_RD_MAX_POINTS
+MAX_EVENTS_PER_RUN = 200_000_000
+
+
+def check_params(tasks: Any = TASKS.default, tokens: Any = tuple(TOKENS.default),
+                 models: Any = MODELS, channel: Any = CHANNELS[0],
+                 events: Any = EVENTS.default, repeats: Any = REPEATS.default,
+                 cpu: Any = "auto", stack_kib: Any = STACK_KIB.default,
+                 timeout_s: Any = 10) -> dict[str, Any]:
+    """Validate and normalise the parameters (raises ParameterError naming the
+    parameter, its value and what is allowed)."""
+    p: dict[str, Any] = {
+        "tasks": validate.integer("tasks", tasks, **TASKS.bounds),
+        "tokens": sorted(set(validate.integer_list("tokens", tokens, **TOKENS.bounds,
+                                                   max_items=MAX_POINTS))),
+        "models": validate.choice_list("models", models, MODELS),
+        "channel": validate.choice("channel", channel, CHANNELS),
+        "events": validate.integer("events", events, **EVENTS.bounds),
+        "repeats": validate.integer("repeats", repeats, **REPEATS.bounds),
+        "stack_kib": validate.stack_kib("stack_kib", stack_kib),
+        "timeout_s": validate.number("timeout_s", timeout_s, minimum=0.05, maximum=3600),
+    }
+    p["tokens"] = sorted({min(k, p["tasks"]) for k in p["tokens"]})
+    total = sum(hops_for(p["events"], k) * k for k in p["tokens"]) * p["repeats"]
+    if total > MAX_EVENTS_PER_RUN:
+        raise ParameterError("events", events,
+                             f"at most {MAX_EVENTS_PER_RUN:,} events over the whole run "
+                             f"(these parameters ask for {total:,})")
+    p["cpu"] = one_cpu("cpu", cpu, allow_none=False)
+    validate.memory_fits("tasks", tasks, p["tasks"] * (p["stack_kib"] + 32))
+    return p
+
+
+def hops_for(events: int, tokens: int) -> int:
+    """Hops of every token when ``tokens`` share ``events`` (at least MIN_HOPS)."""
+    return max(-(-events // tokens), MIN_HOPS)
+
+
+def _child(model: str, channel: str, tasks: int, cpu: int, tokens: list[int],
+           hops: list[int], stack_kib: int, timeout_ms: int,
+           stall: int = 0) -> dict[str, Any]:
+    """Child side: one ring, every K of ``tokens`` in order; plain values back."""
+    from threadcost.native import ffi, interruptible, lib
+
+    codes = {"thread": lib.TC_RD_THREAD, "epoll-lt": lib.TC_RD_EPOLL_LT,
+             "epoll-et": lib.TC_RD_EPOLL_ET, "io_uring": lib.TC_RD_URING}
+    cfg = ffi.new("tc_readiness_config *")
+    cfg.model, cfg.tasks, cfg.cpu = codes[model], tasks, cpu
+    cfg.channel = lib.TC_RD_PIPE if channel == "pipe" else lib.TC_RD_SOCKETPAIR
+    cfg.points = len(tokens)
+    for i, (k, h) in enumerate(zip(tokens, hops, strict=True)):
+        cfg.tokens[i], cfg.hops[i] = k, h
+    cfg.stack_kib, cfg.timeout_ms, cfg.raise_hard_nofile = stack_kib, timeout_ms, 1
+    cfg.test_stall = stall
+    out = ffi.new("tc_readiness_result *")
+    status = interruptible(lib.tc_readiness_run, cfg, out)
+    if status not in (lib.TC_OK, lib.TC_ELIMIT, lib.TC_ETIMEOUT):
+        check_status("tc_readiness_run", status, out.err, f"step {out.where}")
+    fields = ("tokens", "hops", "events", "retired", "wall_ns", "cpu_ns", "reads",
+              "empty_reads", "writes", "waits", "wait_events", "voluntary", "involuntary",
+              "cross_cpu")
+    points = [{f: int(getattr(out.point[i], f)) for f in fields}
+              for i in range(int(out.completed))]
+    return {"status": int(status), "limit": int(out.limit), "err": int(out.err),
+            "where": int(out.where), "tasks_ready": int(out.tasks_ready),
+            "timed_out": int(out.timed_out), "points": points,
+            "uring_code": int(lib.TC_RD_LIMIT_URING)}
+
+
+LIMITS = {
+    1: "open files (RLIMIT_NOFILE or fs.file-max): a task needs 2 fds",
+    2: "thread creation refused (pthread_create EAGAIN: cgroup pids.max, kernel.threads-max "
+       "or kernel.pid_max)",
+    3: "memory (ENOMEM)",
+    4: "io_uring refused by this kernel (io_uring_setup failed)",
+    5: "a channel's buffer was full (EAGAIN on a write of the event loop)",
+}
+
+
+def run_one(model: str, p: dict[str, Any], tokens: list[int], stall: int = 0
+            ) -> dict[str, Any]:
+    """One model in a fresh child process with a deadline (parameters validated)."""
+    import errno
+    import resource
+
+    from threadcost.runsafety.isolate import run_isolated
+
+    hops = [hops_for(p["events"], k) for k in tokens]
+    events = sum(k * h for k, h in zip(tokens, hops, strict=True)) + p["tasks"]
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    del soft
+    raw = run_isolated(_child, {
+        "model": model, "channel": p["channel"], "tasks": p["tasks"], "cpu": p["cpu"],
+        "tokens": tokens, "hops": hops, "stack_kib": p["stack_kib"],
+        "timeout_ms": int(p["timeout_s"] * 1000), "stall": stall},
+        timeout=60.0 + p["tasks"] * 2e-3 + events * 50e-6 + p["timeout_s"])
+    raw["limit_words"] = None
+    if raw["limit"]:
+        words = LIMITS.get(raw["limit"], "a system limit")
+        if raw["limit"] == raw["uring_code"]:
+            words = f"{words}: {errno.errorcode.get(raw['err'], raw['err'])}"
+            words += _uring_sysctl()
+        if raw["limit"] in (1, 2):
+            words += (f"; measured with the {raw['tasks_ready']:,} tasks made of "
+                      f"{p['tasks']:,} (RLIMIT_NOFILE hard {hard:,})")
+        raw["limit_words"] = words
+    return raw
+
+
+def _uring_sysctl() -> str:
+    try:
+        with open("/proc/sys/kernel/io_uring_disabled", encoding="ascii") as f:
+            value = f.read().strip()
+    except OSError:
+        return ""
+    return f" (kernel.io_uring_disabled = {value})" if value != "0" else ""
+
+
+def _row(model: str, p: dict[str, Any], repeat: int, tasks: int, pt: dict[str, Any],
+         limit: str) -> dict[str, Any]:
+    ev = max(pt["events"], 1)
+    # system calls the model makes: the loops' reads and writes, and their waits; the
+    # io_uring loop's reads and writes are queued entries, its calls are the enters
+    calls = pt["waits"] if model == "io_uring" else pt["reads"] + pt["writes"] + pt["waits"]
+    return {
+        "model": model, "channel": p["channel"], "repeat": repeat, "tasks": tasks,
+        "tokens": pt["tokens"], "hops": pt["hops"], "events": pt["events"],
+        "retired": pt["retired"], "wall_ns": pt["wall_ns"], "cpu_ns": pt["cpu_ns"],
+        "ns_per_event": pt["wall_ns"] / ev, "cpu_ns_per_event": pt["cpu_ns"] / ev,
+        "reads": pt["reads"], "empty_reads": pt["empty_reads"], "writes": pt["writes"],
+        "waits": pt["waits"], "wait_events": pt["wait_events"],
+        "voluntary_switches": pt["voluntary"], "involuntary_switches": pt["involuntary"],
+        "cross_cpu_events": pt["cross_cpu"],
+        "syscalls_per_event": calls / ev,
+        "switches_per_event": (pt["voluntary"] + pt["involuntary"]) / ev,
+        "events_per_wait": pt["wait_events"] / pt["waits"] if pt["waits"] else 0.0,
+        "limit": limit,
+    }
+
+
+def run(tasks: Any = TASKS.default, tokens: Any = tuple(TOKENS.default),
+        models: Any = MODELS, channel: Any = CHANNELS[0], events: Any = EVENTS.default,
+        repeats: Any = REPEATS.default, cpu: Any = "auto",
+        stack_kib: Any = STACK_KIB.default, timeout_s: Any = 10) -> Result:
+    """Every model at every K, ``repeats`` times, interleaved (models and K rotated)."""
+    p = check_params(tasks, tokens, models, channel, events, repeats, cpu, stack_kib,
+                     timeout_s)
+    rows: list[dict[str, Any]] = []
+    not_run: dict[str, str] = {}
+    limits: list[dict[str, Any]] = []
+    ks = p["tokens"]
+    for repeat in range(p["repeats"]):
+        m = len(p["models"])
+        order = [p["models"][(i + repeat) % m] for i in range(m)]
+        k_order = [ks[(i + repeat) % len(ks)] for i in range(len(ks))]
+        for model in order:
+            if model in not_run:
+                continue
+            raw = run_one(model, p, k_order)
+            if raw["status"] == 5:  # TC_ETIMEOUT
+                raise KernelError("tc_readiness_run", 5, 0,
+                                  f"{model}: no event handled for {p['timeout_s']:g} s")
+            if raw["limit_words"]:
+                limits.append({"model": model, "repeat": repeat,
+                               "limit": raw["limit_words"],
+                               "tasks_ready": raw["tasks_ready"]})
+                if not raw["points"]:
+                    not_run[model] = raw["limit_words"]
+            for pt in raw["points"]:
+                rows.append(_row(model, p, repeat, raw["tasks_ready"], pt,
+                                 raw["limit_words"] or ""))
+    table = pd.DataFrame(rows, columns=list(_row("thread", p, 0, 0, _EMPTY, "").keys()))
+    summary = {
+        "not_run": not_run, "limits": limits,
+        "definitions": {
+            "event": "one token handled: read from its channel, its hops counted down, "
+                     "written on unless that was its last hop",
+            "ns_per_event": "wall time from the first token written to the last retired / "
+                            "events handled (tokens x hops)",
+            "syscalls_per_event": "system calls the loop made (reads, writes, epoll_wait; "
+                                  "io_uring: io_uring_enter) / events",
+            "switches_per_event": "voluntary + involuntary context switches of the process "
+                                  "(getrusage) / events",
+            "cross_cpu_events": "events whose token was written on another CPU than the one "
+                                "reading it (sched_getcpu); every thread is pinned to one "
+                                "CPU, so none are expected",
+        },
+    }
+    return Result(EXPERIMENT, p, summary, {"points": table},
+                  limits[0] if limits else None)
+
+
+_EMPTY = {f: 0 for f in ("tokens", "hops", "events", "retired", "wall_ns", "cpu_ns", "reads",
+                          "empty_reads", "writes", "waits", "wait_events", "voluntary",
+                          "involuntary", "cross_cpu")}

@@ -1,0 +1,55 @@
+"""The readiness family's spec: its experiment, its table, its notebook's parameters and
+their checks (:mod:`threadcost.experiments.specs`)."""
+
+from __future__ import annotations
+
+from threadcost.experiments.specs import Check, Experiment, Table, columns, family, param
+
+PARAMETERS = (
+    param('readiness_tasks', 'int', 10_000, 'tasks N in the ring (a task needs 2 fds)',
+          minimum=2, maximum=10_000, feeds=('run.check_params',)),
+    param('readiness_tokens', 'list[int]', [1, 10, 100, 1000, 10_000],
+          'tokens in flight K (at most N; larger are clipped to N)', minimum=1,
+          maximum=10_000, feeds=('run.check_params',)),
+    param('readiness_models', 'list[str]', ['thread', 'epoll-lt', 'epoll-et', 'io_uring'],
+          'how the tasks wait', choices=('thread', 'epoll-lt', 'epoll-et', 'io_uring')),
+    param('readiness_channel', 'str', 'socketpair', 'what joins two tasks',
+          choices=('socketpair', 'pipe')),
+    param('readiness_events', 'int', 20_000, 'events timed per K (each token at least 8 hops)',
+          minimum=100, maximum=10_000_000, feeds=('run.check_params',)),
+    param('readiness_repeats', 'int', 5, 'independent runs per model, interleaved',
+          minimum=1, maximum=50, feeds=('run.check_params',)),
+    param('readiness_cpu', 'Union[int, str]', 'auto',
+          'the CPU every thread of a run is pinned to ("auto": the first usable)'),
+    param('readiness_stack_kib', 'int', 64, 'stack of each task thread, KiB (0: default)',
+          unit='KiB', minimum=0, maximum=1 << 20, feeds=('run.check_params',)),
+)
+
+CHECKS = (
+    Check("run.check_params", {
+        "tasks": "readiness_tasks", "tokens": "readiness_tokens", "models": "readiness_models",
+        "channel": "readiness_channel", "events": "readiness_events",
+        "repeats": "readiness_repeats", "cpu": "readiness_cpu",
+        "stack_kib": "readiness_stack_kib"}),
+)
+
+FAMILY = family(
+    "readiness", "09_readiness",
+    experiments=(
+        Experiment("readiness", "readiness.run", (
+            Table("points", columns(
+                    time="wall_ns cpu_ns ns_per_event cpu_ns_per_event",
+                    count="repeat tasks tokens hops events retired reads empty_reads writes "
+                          "waits wait_events voluntary_switches involuntary_switches "
+                          "cross_cpu_events",
+                    amount="syscalls_per_event switches_per_event events_per_wait",
+                    limit="limit",
+                    text="model channel")),
+        ), figures=("readiness_cost_per_event",)),
+    ),
+    parameters=PARAMETERS,
+    checks=CHECKS,
+    prefixes=('readiness_',),
+    title="Tokens in flight",
+    about="K tokens among N tasks: threads vs epoll vs io_uring, cost per readiness event",
+)
