@@ -32,10 +32,10 @@
 #define EPOLL_BATCH 1024
 #define SLICE_MS 50
 #define STOP_HOPS 0xFFFFFFFFu
-#define HEADROOM_FDS 16
+#define HEADROOM_FDS 16 /* fds given back when the channels ran out of them */
 /* The stall hook's tokens at most: all of them fit in one channel's buffer, so no
  * writer blocks behind the stalled task. */
-#define TC_RD_STALL_TOKENS 64 /* fds given back when the channels ran out of them */
+#define TC_RD_STALL_TOKENS 64
 
 typedef struct {
     uint32_t left; /* hops still to make */
@@ -257,11 +257,11 @@ static int entry_epoll(run *r, int64_t k, int64_t hops, int edge, tc_readiness_p
             int i = (int)ev[j].data.u32;
             do {
                 ssize_t got = read(r->ch[i][0], buf, sizeof buf);
-                add(&c->reads, 1);
                 if (got < 0 && (errno == EAGAIN || errno == EINTR)) {
                     add(&c->empty_reads, 1);
                     break;
                 }
+                add(&c->reads, 1);
                 if (got <= 0) {
                     e = got == 0 ? EPIPE : errno;
                     break;
@@ -417,6 +417,8 @@ static int uring_open(run *r, uring *u, int slots)
         want = 32768;
     p.flags = IORING_SETUP_CQSIZE;
     p.cq_entries = pow2_at_least((unsigned)(r->n + slots + 16));
+    if (r->cfg->test_uring_errno > 0)
+        return r->cfg->test_uring_errno;
     long fd = syscall(__NR_io_uring_setup, want, &p);
     if (fd < 0)
         return errno;
@@ -481,7 +483,6 @@ static int uring_reap(run *r, uring *u, int64_t *retired, tc_readiness_point *pt
         int res = q->res;
         head++;
         __atomic_store_n(u->cq_head, head, __ATOMIC_RELEASE);
-        pt->wait_events++;
         if (ud & UD_WRITE) {
             int slot = (int)(ud & 0xFFFFFFFFu);
             u->free_slots[u->nfree++] = slot;
@@ -490,8 +491,8 @@ static int uring_reap(run *r, uring *u, int64_t *retired, tc_readiness_point *pt
             continue;
         }
         int i = (int)ud;
+        pt->wait_events++;
         if (res == -EAGAIN || res == -EINTR) {
-            add(&c->reads, 1);
             add(&c->empty_reads, 1);
             e = uring_read(r, u, i, pt);
             continue;

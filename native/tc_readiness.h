@@ -2,9 +2,9 @@
  * joined in a ring by N channels (Unix socket pairs or pipes). Task i reads channel i
  * and writes channel (i + 1) mod N. A token is 8 bytes: the hops it has left and the
  * CPU that wrote it. One event = one token handled: read from its channel, its hops
- * counted down, and (unless that was its last hop) written on. Every read takes what
- * the channel holds (up to TC_RD_READ_TOKENS tokens); the tokens a read took that go
- * on are written in one write. */
+ * counted down, and (unless that was its last hop) written on. Every read takes one
+ * token and every write puts one, so within a complete run reads == writes == events
+ * (the K writes putting the tokens in stand for the last hop's, which retires). */
 #ifndef TC_READINESS_H
 #define TC_READINESS_H
 #include "threadcost.h"
@@ -39,7 +39,7 @@
 
 #define TC_RD_MAX_TASKS 10000
 #define TC_RD_MAX_POINTS 32    /* entries of a sweep */
-#define TC_RD_READ_TOKENS 16   /* tokens one read takes at most */
+#define TC_RD_READ_TOKENS 1    /* tokens one read takes */
 
 typedef struct {
     int model;                /* TC_RD_* */
@@ -53,6 +53,7 @@ typedef struct {
     int timeout_ms;           /* watchdog: no event handled for this long ends the run */
     int raise_hard_nofile;    /* 1: short of fds, a privileged process raises the hard limit */
     int test_stall;           /* test hook: task tasks / 2 keeps the tokens it reads */
+    int test_uring_errno;     /* test hook: > 0, io_uring_setup is taken to fail with it */
 } tc_readiness_config;
 
 typedef struct {
@@ -62,12 +63,12 @@ typedef struct {
     int64_t retired;          /* tokens that made their last hop */
     int64_t wall_ns;          /* from the first token written to the last retired */
     int64_t cpu_ns;           /* user + system CPU time of the process, same window */
-    int64_t reads;            /* read system calls (io_uring: reads completed) */
-    int64_t empty_reads;      /* of them, those that found nothing (EAGAIN) */
+    int64_t reads;            /* reads that took a token (io_uring: reads completed) */
+    int64_t empty_reads;      /* reads besides, that found nothing (EAGAIN) */
     int64_t writes;           /* write system calls (io_uring: writes completed); the
                                  K writes putting the tokens in included */
     int64_t waits;            /* epoll_wait or io_uring_enter calls */
-    int64_t wait_events;      /* ready fds epoll_wait returned, or completions reaped */
+    int64_t wait_events;      /* ready fds epoll_wait returned, or read completions reaped */
     int64_t voluntary;        /* context switches of the process (getrusage), same window */
     int64_t involuntary;
     int64_t cross_cpu;        /* events whose token was written on another CPU than the
