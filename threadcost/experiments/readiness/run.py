@@ -15,7 +15,8 @@ order. Counted in the same window: system calls (by the loop itself), context sw
 (``getrusage``: the kernel's count for the whole process) and events whose token was
 written on another CPU than the one reading it (``sched_getcpu`` at both ends). Every
 read takes one token and every write puts one, so a complete run has reads == writes ==
-events. The ``cost`` table is the paper's: per model, placement and K, the median over
+events. The ``cost`` table is the paper's: per model, placement and K asked (``tokens``;
+``tokens_in_flight`` is the K measured, N when a limit narrowed N below it), the median over
 the repeats of the cost per event, with its range and quartiles, and the medians of the
 counts per event.
 """
@@ -180,7 +181,9 @@ def _row(model: str, p: dict[str, Any], placement: str, repeat: int, tasks: int,
         pt["reads"] + pt["empty_reads"] + pt["writes"] + pt["waits"])
     return {
         "model": model, "channel": p["channel"], "placement": placement, "repeat": repeat,
-        "tasks": tasks, "tokens": pt["tokens"], "hops": pt["hops"], "events": pt["events"],
+        "tasks": tasks, "tokens_asked": min((k for k in p["tokens"] if k >= pt["tokens"]),
+                                            default=pt["tokens"]),
+        "tokens": pt["tokens"], "hops": pt["hops"], "events": pt["events"],
         "retired": pt["retired"], "wall_ns": pt["wall_ns"], "cpu_ns": pt["cpu_ns"],
         "ns_per_event": pt["wall_ns"] / ev, "cpu_ns_per_event": pt["cpu_ns"] / ev,
         "reads": pt["reads"], "empty_reads": pt["empty_reads"], "writes": pt["writes"],
@@ -203,15 +206,16 @@ def cost_table(points: pd.DataFrame) -> pd.DataFrame:
     """Per model, placement and K: the cost per event over the repeats (median, range,
     quartiles) and the median of each count per event. The one summary of the points:
     the figure and the findings read it."""
-    cols = ["model", "channel", "placement", "tasks", "tokens", "repeats",
+    cols = ["model", "channel", "placement", "tasks", "tokens", "tokens_in_flight", "repeats",
             "ns_per_event_p50", "ns_per_event_min", "ns_per_event_p25", "ns_per_event_p75",
             "ns_per_event_max", "cpu_ns_per_event_p50", *COUNTS]
     rows = []
     for (model, channel, placement, tokens), g in points.groupby(
-            ["model", "channel", "placement", "tokens"], sort=False):
+            ["model", "channel", "placement", "tokens_asked"], sort=False):
         ns = g.ns_per_event
         rows.append({"model": model, "channel": channel, "placement": placement,
-                     "tasks": int(g.tasks.min()), "tokens": int(tokens), "repeats": len(g),
+                     "tasks": int(g.tasks.min()), "tokens": int(tokens),
+                     "tokens_in_flight": int(g.tokens.min()), "repeats": len(g),
                      "ns_per_event_p50": float(ns.median()),
                      "ns_per_event_min": float(ns.min()),
                      "ns_per_event_p25": float(ns.quantile(0.25)),

@@ -45,7 +45,8 @@ FAMILY = family(
         Experiment("readiness", "readiness.run", (
             Table("points", columns(
                     time="wall_ns cpu_ns ns_per_event cpu_ns_per_event",
-                    count="repeat tasks tokens hops events retired reads empty_reads writes "
+                    count="repeat tasks tokens_asked tokens hops events retired reads "
+                          "empty_reads writes "
                           "waits wait_events voluntary_switches involuntary_switches "
                           "cross_cpu_events",
                     amount="syscalls_per_event switches_per_event cross_cpu_per_event "
@@ -55,7 +56,7 @@ FAMILY = family(
             Table("cost", columns(
                     time="ns_per_event_p50 ns_per_event_min ns_per_event_p25 "
                          "ns_per_event_p75 ns_per_event_max cpu_ns_per_event_p50",
-                    count="tasks tokens repeats",
+                    count="tasks tokens tokens_in_flight repeats",
                     amount="syscalls_per_event switches_per_event cross_cpu_per_event "
                            "events_per_wait",
                     text="model channel placement")),
