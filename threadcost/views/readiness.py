@@ -226,7 +226,7 @@ def uring_text(result: Result, data_dir: Any = None, machine_id: str | None = No
     if why:
         return f"**io_uring: not run here: {why}.**"
     if "io_uring" not in (result.params.get("models") or []):
-        return "io_uring was not asked for (readiness_models)."
+        return "io_uring was not among the models this run was asked for."
 
     def q(name: str) -> str:
         return findings.span(findings.get(name, data_dir, machine_id, results))
