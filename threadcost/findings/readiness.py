@@ -195,12 +195,15 @@ def _per_model(model: str, column: str, which: int) -> Any:
 AT = {-1: ("most_tokens", "at the most tokens in flight measured"),
       0: ("one_token", "at the fewest tokens in flight measured")}
 COUNTS = {  # column -> (its part of the name, its unit, its words)
-    "syscalls_per_event": ("syscalls", "calls", "system calls per event (reads, reads that found "
-                           "nothing, writes and waits; io_uring: io_uring_enter calls)"),
-    "switches_per_event": ("switches", "switches", "context switches per event, counted by the kernel "
-                           "(getrusage: voluntary + involuntary, the whole process)"),
-    "cross_cpu_per_event": ("cross_cpu", "wake-ups", "events whose token was written on another CPU "
-                            "than the one reading it (sched_getcpu at both ends), per event"),
+    "syscalls_per_event": (
+        "syscalls", "calls", "system calls per event (reads, reads that found nothing, "
+        "writes and waits; io_uring: io_uring_enter calls)"),
+    "switches_per_event": (
+        "switches", "switches", "context switches per event, counted by the kernel "
+        "(getrusage: voluntary + involuntary, the whole process)"),
+    "cross_cpu_per_event": (
+        "cross_cpu", "wake-ups", "events whose token was written on another CPU than the "
+        "one reading it (sched_getcpu at both ends), per event"),
 }
 
 for _model in MODELS:
