@@ -22,7 +22,7 @@ PARAMETERS = (
     # it setting up 10,000 tasks per process): at 4 to 10 µs an event a K's window is 12 to
     # 30 ms, read as the median over 5 repeats
     param('readiness_events', 'int', 3000, 'events timed per K (each token at least 2 hops)',
-          minimum=100, maximum=10_000_000, feeds=('run.check_params',)),
+          minimum=100, maximum=1_000_000, feeds=('run.check_params',), narrowed=True),
     param('readiness_repeats', 'int', 5, 'independent runs per model, interleaved',
           minimum=1, maximum=50, feeds=('run.check_params',)),
     param('readiness_cpu', 'Union[int, str]', 'auto',
