@@ -23,9 +23,11 @@ from threadcost.measured.runs import Runs
 EXPERIMENT = "readiness"
 THREAD = "thread"
 LOOPS = ("epoll-lt", "epoll-et", "io_uring")
-MODELS = (THREAD, *LOOPS)
+GOROUTINE = "goroutine"  # the Go peer's: neither a thread per task nor one loop
+MODELS = (THREAD, *LOOPS, GOROUTINE)
 NAMES = {THREAD: "blocking threads", "epoll-lt": "epoll, level-triggered",
-         "epoll-et": "epoll, edge-triggered", "io_uring": "io_uring"}
+         "epoll-et": "epoll, edge-triggered", "io_uring": "io_uring",
+         GOROUTINE: "goroutines (Go's poller)"}
 SHOWN = dict(fmt="auto", scale=1e-3, display_unit="µs")  # ns stored, µs printed
 READS = newest(EXPERIMENT)
 NOTEBOOK = "notebook 09"

@@ -101,7 +101,7 @@ def cost_table(result: Result) -> pd.DataFrame:
 
 def _count(v: float) -> str:
     """A count per event as the page prints it: three significant digits, no exponent."""
-    return findings.number(float(v), "sig3")
+    return findings.number(float(v), "sig3") if pd.notna(v) else "not counted"
 
 
 def not_run_text(result: Result) -> str:

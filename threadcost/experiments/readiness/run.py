@@ -4,7 +4,8 @@ its hops counted down and, unless that was its last hop, written on. The cost pe
 of a run is its wall time (from the first token written to the last retired) / the
 events it handled; the paper reads the median over the repeats.
 
-Models: ``thread`` (N threads blocking in ``read``), ``epoll-lt`` and ``epoll-et``
+Models: ``thread`` (N threads blocking in ``read``), ``goroutine`` (N goroutines on the
+Go peer, parked and woken by the Go runtime's poller; without Go: not run, with why), ``epoll-lt`` and ``epoll-et``
 (one thread, one epoll set, level- or edge-triggered), ``io_uring`` (one thread, an
 io_uring driven by raw system calls, a read always queued per task). Placement
 ``unpinned`` leaves every thread to the scheduler; ``same-cpu`` pins every thread of a
@@ -130,6 +131,31 @@ LIMITS = {
 }
 
 
+GO_LIMITS = {"fds": 1, "memory": 3}  # the Go peer's limit words -> the kernel's codes
+
+
+def _run_go(p: dict[str, Any], tokens: list[int], hops: list[int], placement: str,
+            deadline: float) -> dict[str, Any]:
+    """The goroutine model: the Go peer's ring (``native/peers/go/readiness.go``), its
+    JSON in the C child's shape (no CPU is read per event: cross-CPU counts are NaN)."""
+    from threadcost.experiments.user_space_tasks import goroutines as peers
+
+    args = ["readiness", "-tasks", str(p["tasks"]), "-tokens", ",".join(map(str, tokens)),
+            "-hops", ",".join(map(str, hops)), "-channel", p["channel"],
+            "-timeout-ms", str(int(p["timeout_s"] * 1000))]
+    if placement == "same-cpu":
+        args += ["-cpu", str(p["cpu"])]
+    if p.get("max_fds"):
+        args += ["-max-fds", str(p["max_fds"])]
+    data = peers.run_program(args, timeout=deadline)
+    points = [{**pt, "cross_cpu": float("nan")} for pt in data.get("points") or []]
+    return {"status": -1 if data.get("timed_out") else 0,
+            "limit": GO_LIMITS.get(data.get("limit") or "", 0), "err": int(data["errno"]),
+            "tasks_ready": int(data["tasks_ready"]), "points": points,
+            "nofile_hard": int(data.get("nofile_hard") or -1), "timeout_code": -1,
+            "uring_code": -2}
+
+
 def run_one(model: str, p: dict[str, Any], tokens: list[int], placement: str = "unpinned",
             stall: int = 0, uring_errno: int = 0) -> dict[str, Any]:
     """One model in a fresh child process with a deadline (parameters validated);
@@ -141,6 +167,11 @@ def run_one(model: str, p: dict[str, Any], tokens: list[int], placement: str = "
 
     hops = [hops_for(p["events"], k) for k in tokens]
     events = sum(k * h for k, h in zip(tokens, hops, strict=True)) + p["tasks"]
+    deadline = 60.0 + p["tasks"] * 2e-3 + events * 50e-6 + p["timeout_s"]
+    if model == "goroutine":
+        raw = _run_go(p, tokens, hops, placement, deadline)
+        raw["limit_words"] = _limit_words(raw, p, errno)
+        return raw
     fds = p.get("max_fds")
     raw = run_isolated(_child, {
         "model": model, "channel": p["channel"], "tasks": p["tasks"],
@@ -148,19 +179,35 @@ def run_one(model: str, p: dict[str, Any], tokens: list[int], placement: str = "
         "tokens": tokens, "hops": hops, "stack_kib": p["stack_kib"],
         "timeout_ms": int(p["timeout_s"] * 1000), "raise_hard": 0 if fds else 1,
         "stall": stall, "uring_errno": uring_errno},
-        timeout=60.0 + p["tasks"] * 2e-3 + events * 50e-6 + p["timeout_s"],
-        rlimits={resource.RLIMIT_NOFILE: (fds, fds)} if fds else None)
-    raw["limit_words"] = None
-    if raw["limit"]:
-        words = LIMITS.get(raw["limit"], "a system limit")
-        if raw["limit"] == raw["uring_code"]:
-            words = f"{words}: {errno.errorcode.get(raw['err'], raw['err'])}"
-            words += _uring_sysctl()
-        if raw["limit"] in (1, 2):
-            words += (f"; measured with the {raw['tasks_ready']:,} tasks made of "
-                      f"{p['tasks']:,} (RLIMIT_NOFILE hard {raw['nofile_hard']:,})")
-        raw["limit_words"] = words
+        timeout=deadline, rlimits={resource.RLIMIT_NOFILE: (fds, fds)} if fds else None)
+    raw["limit_words"] = _limit_words(raw, p, errno)
     return raw
+
+
+def _limit_words(raw: dict[str, Any], p: dict[str, Any], errno: Any) -> str | None:
+    if not raw["limit"]:
+        return None
+    words = LIMITS.get(raw["limit"], "a system limit")
+    if raw["limit"] == raw["uring_code"]:
+        words = f"{words}: {errno.errorcode.get(raw['err'], raw['err'])}"
+        words += _uring_sysctl()
+    if raw["limit"] in (1, 2):
+        words += (f"; measured with the {raw['tasks_ready']:,} tasks made of "
+                  f"{p['tasks']:,} (RLIMIT_NOFILE hard {raw['nofile_hard']:,})")
+    return words
+
+
+def _go_absent() -> str | None:
+    """Why the goroutine model cannot run here (no Go, or its peer did not build)."""
+    from threadcost.experiments.user_space_tasks import goroutines as peers
+
+    why = peers.go_absent_reason()
+    if why is None:
+        try:
+            peers.ensure_built()
+        except KernelError as exc:
+            why = f"the Go peer did not build: {exc}"
+    return why
 
 
 def _uring_sysctl() -> str:
@@ -242,6 +289,10 @@ def run(tasks: Any = TASKS.default, tokens: Any = tuple(TOKENS.default),
                      stack_kib, timeout_s, max_fds)
     rows: list[dict[str, Any]] = []
     not_run: dict[str, str] = {}
+    if "goroutine" in p["models"]:
+        why = _go_absent()
+        if why:
+            not_run["goroutine"] = why
     limits: list[dict[str, Any]] = []
     ks = p["tokens"]
     for repeat in range(p["repeats"]):
@@ -276,8 +327,9 @@ def run(tasks: Any = TASKS.default, tokens: Any = tuple(TOKENS.default),
             "ns_per_event": "wall time from the first token written to the last retired / "
                             "events handled (tokens x hops)",
             "syscalls_per_event": "system calls the model made (reads, reads that found "
-                                  "nothing, writes, epoll_wait; io_uring: io_uring_enter) "
-                                  "/ events",
+                                  "nothing, writes, epoll_wait; io_uring: io_uring_enter; "
+                                  "goroutines: the reads and writes that moved a token, "
+                                  "the runtime's own polling not counted) / events",
             "switches_per_event": "voluntary + involuntary context switches of the process "
                                   "(getrusage) / events",
             "cross_cpu_per_event": "events whose token was written on another CPU than the "
