@@ -5,22 +5,21 @@ of a run is its wall time (from the first token written to the last retired) / t
 events it handled; the paper reads the median over the repeats.
 
 Models: ``thread`` (N threads blocking in ``read``), ``goroutine`` (N goroutines on the
-Go peer, parked and woken by the Go runtime's poller; without Go: not run, with why), ``epoll-lt`` and ``epoll-et``
-(one thread, one epoll set, level- or edge-triggered), ``io_uring`` (one thread, an
-io_uring driven by raw system calls, a read always queued per task). Placement
-``unpinned`` leaves every thread to the scheduler; ``same-cpu`` pins every thread of a
-run to one CPU. Each repeat runs every model in a rotated order, each model in
-a fresh child process (:mod:`threadcost.runsafety.isolate`) that sets the ring up once,
-hands every task one token (the warm-up, untimed) and then times every K in a rotated
-order. Counted in the same window: system calls (by the loop itself), context switches
-(``getrusage``: the kernel's count for the whole process) and events whose token was
-written on another CPU than the one reading it (``sched_getcpu`` at both ends). Every
-read takes one token and every write puts one, so a complete run has reads == writes ==
-events. The ``cost`` table is the paper's: per model, placement and K asked (``tokens``;
-``tokens_in_flight`` is the K measured, N when a limit narrowed N below it), the median over
-the repeats of the cost per event, with its range and quartiles, and the medians of the
-counts per event.
-"""
+Go peer, parked and woken by the Go runtime's poller; without Go: not run, with why),
+``epoll-lt`` and ``epoll-et`` (one thread, one epoll set, level- or edge-triggered),
+``io_uring`` (one thread, an io_uring driven by raw system calls, a read always queued
+per task). Placement ``unpinned`` leaves every thread to the scheduler; ``same-cpu``
+pins every thread of a run to one CPU. Each repeat runs every model in a rotated order,
+each model in a fresh child process (:mod:`threadcost.runsafety.isolate`) that sets the
+ring up once, hands every task one token (the warm-up, untimed) and then times every K
+in a rotated order. Counted in the same window: system calls (by the loop itself),
+context switches (``getrusage``: the kernel's count for the whole process) and events
+whose token was written on another CPU than the one reading it (``sched_getcpu`` at both
+ends). Every read takes one token and every write puts one, so a complete run has reads
+== writes == events. The ``cost`` table is the paper's: per model, placement and K asked
+(``tokens``; ``tokens_in_flight`` is the K measured, N when a limit narrowed N below
+it), the median over the repeats of the cost per event, with its range and quartiles,
+and the medians of the counts per event. """
 
 from __future__ import annotations
 
