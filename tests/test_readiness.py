@@ -148,3 +148,22 @@ def test_the_answer_prints_no_raw_values() -> None:
     shown = re.sub(r"<[^>]+>", "", text)
     for raw in ("nan", "None", "e+0", "e-0", " us ", "epoll-lt", "readiness_", "ns_per"):
         assert raw not in shown, (raw, shown)
+
+
+def test_goroutines_without_go_are_not_run_with_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(readiness, "_go_absent", lambda: "the Go toolchain is not installed")
+    result = readiness.run(**SMALL, models=["goroutine", "epoll-lt"])
+    assert result.summary["not_run"] == {"goroutine": "the Go toolchain is not installed"}
+    assert set(result.tables["points"].model) == {"epoll-lt"}
+    assert "not run here: the Go toolchain is not installed" in view.not_run_text(result)
+
+
+def test_goroutines_count_like_the_c_models() -> None:
+    why = readiness._go_absent()
+    if why:
+        pytest.skip(why)
+    result = readiness.run(**SMALL, models=["goroutine"])
+    points = result.tables["points"]
+    assert (points.reads == points.events).all() and (points.writes == points.events).all()
+    assert (points.retired == points.tokens).all()
+    assert points.cross_cpu_per_event.isna().all()  # not counted, never a made-up zero
