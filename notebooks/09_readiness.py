@@ -43,7 +43,7 @@ from typing import Optional, Union  # papermill reads these annotations, not "X 
 
 readiness_tasks: int = 10000  # tasks N in the ring (a task needs 2 fds)
 readiness_tokens: list[int] = [1, 10, 100, 1000, 10000]  # tokens in flight K, each from 1 to N
-readiness_models: list[str] = ["thread", "epoll-lt", "epoll-et", "io_uring", "goroutine"]  # how the tasks wait (goroutine: the Go peer)
+readiness_models: list[str] = ["thread", "epoll-lt", "epoll-et", "io_uring", "goroutine", "tokio-task"]  # how the tasks wait (goroutine: the Go peer; tokio-task: the Rust peer)
 readiness_channel: str = "socketpair"  # what joins two tasks
 readiness_placements: list[str] = ["unpinned"]  # placements to run (same-cpu: every thread on readiness_cpu)
 readiness_events: int = 3000  # events timed per K (each token at least 2 hops)

@@ -167,3 +167,21 @@ def test_goroutines_count_like_the_c_models() -> None:
     assert (points.reads == points.events).all() and (points.writes == points.events).all()
     assert (points.retired == points.tokens).all()
     assert points.cross_cpu_per_event.isna().all()  # not counted, never a made-up zero
+
+
+def test_tokio_tasks_without_rust_are_not_run_with_why(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    monkeypatch.setattr(readiness, "_rust_absent", lambda: "cargo is not installed")
+    result = readiness.run(**SMALL, models=["tokio-task", "epoll-lt"])
+    assert result.summary["not_run"] == {"tokio-task": "cargo is not installed"}
+    assert set(result.tables["points"].model) == {"epoll-lt"}
+
+
+def test_tokio_tasks_count_like_the_c_models() -> None:
+    why = readiness._rust_absent()
+    if why:
+        pytest.skip(why)
+    result = readiness.run(**SMALL, models=["tokio-task"])
+    points = result.tables["points"]
+    assert (points.reads == points.events).all() and (points.writes == points.events).all()
+    assert (points.retired == points.tokens).all()

@@ -23,11 +23,12 @@ from threadcost.measured.runs import Runs
 EXPERIMENT = "readiness"
 THREAD = "thread"
 LOOPS = ("epoll-lt", "epoll-et", "io_uring")
-GOROUTINE = "goroutine"  # the Go peer's: neither a thread per task nor one loop
-MODELS = (THREAD, *LOOPS, GOROUTINE)
+# the peers' user-space tasks: neither a thread per task nor one loop
+GOROUTINE, TOKIO = "goroutine", "tokio-task"
+MODELS = (THREAD, *LOOPS, GOROUTINE, TOKIO)
 NAMES = {THREAD: "blocking threads", "epoll-lt": "epoll, level-triggered",
          "epoll-et": "epoll, edge-triggered", "io_uring": "io_uring",
-         GOROUTINE: "goroutines (Go's poller)"}
+         GOROUTINE: "goroutines (Go's poller)", TOKIO: "Tokio tasks (multi-thread runtime)"}
 SHOWN = dict(fmt="auto", scale=1e-3, display_unit="µs")  # ns stored, µs printed
 READS = newest(EXPERIMENT)
 NOTEBOOK = "notebook 09"

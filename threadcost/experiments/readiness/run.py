@@ -155,6 +155,24 @@ def _run_go(p: dict[str, Any], tokens: list[int], hops: list[int], placement: st
             "uring_code": -2}
 
 
+def _run_tokio(p: dict[str, Any], tokens: list[int], hops: list[int], placement: str,
+               deadline: float) -> dict[str, Any]:
+    """The tokio-task model: the Rust peer's ring on Tokio's default (multi-thread)
+    runtime, socket pairs only (``native/peers/rust/src/readiness.rs``)."""
+    from threadcost import peers
+
+    args = {"tasks": p["tasks"], "tokens": ",".join(map(str, tokens)),
+            "hops": ",".join(map(str, hops)), "timeout_ms": int(p["timeout_s"] * 1000)}
+    cpu = p["cpu"] if placement == "same-cpu" else None  # max_fds does not reach it
+    data = peers.PEERS["rust"].run("readiness", "tokio-mt", args, timeout=deadline,
+                                   cpu=cpu).data
+    points = [{**pt, "cross_cpu": float("nan")} for pt in data.get("points") or []]
+    return {"status": -1 if data.get("timed_out") else 0,
+            "limit": GO_LIMITS.get(data.get("limit") or "", 0), "err": int(data["errno"]),
+            "tasks_ready": int(data["tasks_ready"]), "points": points, "nofile_hard": -1,
+            "timeout_code": -1, "uring_code": -2}
+
+
 def run_one(model: str, p: dict[str, Any], tokens: list[int], placement: str = "unpinned",
             stall: int = 0, uring_errno: int = 0) -> dict[str, Any]:
     """One model in a fresh child process with a deadline (parameters validated);
@@ -167,8 +185,9 @@ def run_one(model: str, p: dict[str, Any], tokens: list[int], placement: str = "
     hops = [hops_for(p["events"], k) for k in tokens]
     events = sum(k * h for k, h in zip(tokens, hops, strict=True)) + p["tasks"]
     deadline = 60.0 + p["tasks"] * 2e-3 + events * 50e-6 + p["timeout_s"]
-    if model == "goroutine":
-        raw = _run_go(p, tokens, hops, placement, deadline)
+    if model in ("goroutine", "tokio-task"):
+        go = model == "goroutine"
+        raw = (_run_go if go else _run_tokio)(p, tokens, hops, placement, deadline)
         raw["limit_words"] = _limit_words(raw, p, errno)
         return raw
     fds = p.get("max_fds")
@@ -206,6 +225,20 @@ def _go_absent() -> str | None:
             peers.ensure_built()
         except KernelError as exc:
             why = f"the Go peer did not build: {exc}"
+    return why
+
+
+def _rust_absent() -> str | None:
+    """Why the tokio-task model cannot run here (no Rust, or its peer did not build)."""
+    from threadcost import peers
+
+    rust = peers.PEERS["rust"]
+    why = rust.absent_reason()
+    if why is None:
+        try:
+            rust.ensure_built()
+        except KernelError as exc:
+            why = f"the Rust peer did not build: {exc}"
     return why
 
 
@@ -288,10 +321,11 @@ def run(tasks: Any = TASKS.default, tokens: Any = tuple(TOKENS.default),
                      stack_kib, timeout_s, max_fds)
     rows: list[dict[str, Any]] = []
     not_run: dict[str, str] = {}
-    if "goroutine" in p["models"]:
-        why = _go_absent()
-        if why:
-            not_run["goroutine"] = why
+    for model, absent in (("goroutine", _go_absent), ("tokio-task", _rust_absent)):
+        if model in p["models"]:
+            why = absent()
+            if why:
+                not_run[model] = why
     limits: list[dict[str, Any]] = []
     ks = p["tokens"]
     for repeat in range(p["repeats"]):
