@@ -108,8 +108,15 @@ def not_run_text(result: Result) -> str:
     """One line per model this machine did not run, with the reason, and the limits met."""
     lines = [f"- **{LABELS.get(m, m)}**: not run here: {why}"
              for m, why in (result.summary.get("not_run") or {}).items()]
-    limits = {lim["limit"] for lim in result.summary.get("limits") or []}
-    lines += [f"- a limit narrowed the run: {w}" for w in sorted(limits)]
+    by_words: dict[str, dict[str, int]] = {}
+    for lim in result.summary.get("limits") or []:
+        words = str(lim["limit"]).split("; measured with")[0]
+        by_words.setdefault(words, {})[LABELS.get(lim["model"], lim["model"])] = int(
+            lim["tasks_ready"])
+    for words, made in by_words.items():
+        tasks = ", ".join(f"{n:,} for {m}" for m, n in made.items())
+        lines.append(f"- a limit narrowed the run: {words}; the tasks made: {tasks} "
+                     f"(of {int(result.params['tasks']):,} asked)")
     return "\n".join(lines)
 
 

@@ -159,6 +159,8 @@ def _run_tokio(p: dict[str, Any], tokens: list[int], hops: list[int], placement:
                deadline: float) -> dict[str, Any]:
     """The tokio-task model: the Rust peer's ring on Tokio's default (multi-thread)
     runtime, socket pairs only (``native/peers/rust/src/readiness.rs``)."""
+    import resource
+
     from threadcost import peers
 
     args = {"tasks": p["tasks"], "tokens": ",".join(map(str, tokens)),
@@ -169,7 +171,8 @@ def _run_tokio(p: dict[str, Any], tokens: list[int], hops: list[int], placement:
     points = [{**pt, "cross_cpu": float("nan")} for pt in data.get("points") or []]
     return {"status": -1 if data.get("timed_out") else 0,
             "limit": GO_LIMITS.get(data.get("limit") or "", 0), "err": int(data["errno"]),
-            "tasks_ready": int(data["tasks_ready"]), "points": points, "nofile_hard": -1,
+            "tasks_ready": int(data["tasks_ready"]), "points": points,
+            "nofile_hard": resource.getrlimit(resource.RLIMIT_NOFILE)[1],  # inherited
             "timeout_code": -1, "uring_code": -2}
 
 

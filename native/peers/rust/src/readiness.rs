@@ -5,7 +5,7 @@
 //! puts K tokens in (spread over the ring) and times them until the last is retired;
 //! getrusage counts the process's context switches over the same window.
 
-use std::io::Write;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream as StdStream;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -61,6 +61,22 @@ fn sums(s: &Shared) -> (i64, i64, i64) {
     })
 }
 
+/// One 8-byte token written whole on a non-blocking socket (retried while it is full).
+fn put(fd: RawFd, token: &[u8; 8]) -> bool {
+    loop {
+        // SAFETY: fd is an open socket of this process; token is 8 readable bytes.
+        let w = unsafe { libc::write(fd, token.as_ptr().cast(), token.len()) };
+        if w == 8 {
+            return true;
+        }
+        let err = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+        if w >= 0 || (err != libc::EAGAIN && err != libc::EINTR) {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+}
+
 pub fn run(kind: &str, f: &Flags) {
     let mut b = if kind == "tokio-ct" {
         tokio::runtime::Builder::new_current_thread()
@@ -86,13 +102,14 @@ async fn ring(f: &Flags) -> Vec<(&'static str, J)> {
     for _ in 0..want {
         match StdStream::pair() {
             Ok((w, r)) => {
-                let clone = w.try_clone().unwrap_or_else(|e| fail(&format!("dup: {e}")));
                 for s in [&w, &r] {
                     s.set_nonblocking(true).unwrap_or_else(|e| fail(&format!("{e}")));
                 }
+                // the driver puts tokens in through the same fd (no dup: a task needs
+                // 2 fds, as in the C models); it stays open until the process ends
+                inject.push(w.as_raw_fd());
                 readers.push(r);
                 writers.push(w);
-                inject.push(clone);
             }
             Err(e) => {
                 errno = i64::from(e.raw_os_error().unwrap_or(0));
@@ -160,7 +177,7 @@ async fn ring(f: &Flags) -> Vec<(&'static str, J)> {
         token[0..4].copy_from_slice(&(hops as u32).to_le_bytes());
         for j in 0..k {
             let at = (j * n as i64 / k) as usize;
-            if inject[at].write_all(&token).is_err() {
+            if !put(inject[at], &token) {
                 fail("readiness: a write putting a token in failed");
             }
         }
