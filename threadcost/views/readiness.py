@@ -170,6 +170,16 @@ def answer_text(data_dir: Any = None, machine_id: str | None = None,
             f"{show(thread_most)} against {show(loop_most)}. "
             f"With one token in flight it costs {times(one)} the best loop's.")
         parts.append(_why(q, most.extra["loop"]))
+    peers = []
+    for model in (found.GOROUTINE, found.TOKIO):
+        cost = q(f"readiness_{found.key(model)}_most_tokens_median_ns")
+        if cost.measured:
+            sw = q(f"readiness_{found.key(model)}_switches_per_event_median")
+            peers.append(f"{LABELS[model]} {show(cost)} ({show(sw)} per event)")
+    if peers:
+        parts.append("The peers' user-space tasks, at the most tokens in flight: "
+                     + "; ".join(peers) + ". Their runtimes poll the channels themselves, "
+                     "so their waits are not counted here.")
     return "\n\n".join(parts)
 
 
