@@ -55,6 +55,8 @@ def test_each_peer_builds_and_keeps_the_contract(language: str) -> None:
         for program in peer.programs:
             if language == "go" and program in ("sleepers", "million", "brigade"):
                 continue  # the Go peer's own tests run these (test_peers.py, test_brigade.py)
+            if program == "readiness":
+                continue  # Tokio's runtimes only: tests/test_readiness.py runs it
             args = dict(QUICK[program])
             if language == "go" and program == "million":
                 args.pop("gate")

@@ -45,7 +45,7 @@ def _impossible(param: parameters.Param) -> Any:
         return [HUGE]
     if param.type == "list[str]":
         return ["no-such-choice"]
-    if param.type == "str":
+    if param.type == "str":  # a choice
         return "no-such-choice"
     if param.type in ("Union[int, str]", "Optional[str]"):
         return "no-such-cpu" if "cpu" in param.name or "pin" in param.name else "../outside"
@@ -118,7 +118,7 @@ SECTIONS = _sections()
 
 def test_every_section_has_a_case() -> None:
     assert {s for s, _ in SECTIONS} == set(parameters.EXPERIMENTS) | {
-        "07_io_brigade", "08_more_sources"}
+        "07_io_brigade", "08_more_sources", "09_readiness"}
 
 
 def _refusal_file(tmp_path: Path, name: str) -> tuple[Path, Any]:

@@ -3,9 +3,12 @@ called by a framework, by name, never by this project's code. Only such names be
 here (what nothing calls is removed); decorators that register a function are listed
 in pyproject.toml's [tool.vulture] ignore_decorators. This file is never run."""
 
-# cffi: fields of C structs the kernels read (native/tc_brigade.h, native/tc_switch.h)
+# cffi: fields of C structs the kernels read (native/tc_brigade.h, native/tc_switch.h,
+# native/tc_readiness.h: its test hooks)
 _.raise_hard_nofile
 _.working_set_bytes
+_.test_stall
+_.test_uring_errno
 
 # tqdm reads its bar's start time (threadcost/cli.py: the command's time, not the line's)
 _.start_t

@@ -58,7 +58,8 @@ def _build(tool: dict[str, str], out: Path, timeout: float) -> list[str]:
 RUST = Peer(language="rust", source_dir=NATIVE_ROOT / "rust",
             source_globs=("Cargo.toml", "Cargo.lock", "build.rs", "src/*.rs"),
             find=_find, build=_build,
-            programs=("sleepers", "million", "pingpong", "launch", "memory", "brigade"),
+            programs=("sleepers", "million", "pingpong", "launch", "memory", "brigade",
+                      "readiness"),
             kinds=(
                 # S4's program ran Rust threads unpinned and pinned round-robin
                 Runtime(key="rust-thread", label="Rust thread", colour="#d55e00",

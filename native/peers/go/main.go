@@ -450,6 +450,8 @@ func main() {
 		million(os.Args[2:])
 	case "lockosthread":
 		lockosthread(os.Args[2:])
+	case "readiness":
+		readiness(os.Args[2:])
 	default:
 		fail("unknown program %q (pingpong, memory, sleepers, brigade, launch, million)", os.Args[1])
 	}

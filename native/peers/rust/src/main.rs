@@ -3,6 +3,7 @@
 //! `tokio-mt` for its multi-thread runtime); one JSON object on stdout; errors
 //! on stderr with exit status 2. The flags and fields follow the Go peer's.
 
+mod readiness;
 mod tasks;
 mod threads;
 mod util;
@@ -21,7 +22,9 @@ fn main() {
     if !RUNTIMES.contains(&runtime.as_str()) {
         fail(&format!("-runtime {runtime:?}: one of thread, tokio-ct, tokio-mt"));
     }
-    if runtime == "thread" {
+    if program == "readiness" && runtime != "thread" {
+        readiness::run(&runtime, &flags)
+    } else if runtime == "thread" {
         threads::dispatch(program, &flags)
     } else {
         tasks::dispatch(program, &runtime, &flags)
