@@ -322,50 +322,6 @@ static void *driver_thread(void *p)
 
 /* ------------------------------------------------------------ set-up, tear-down */
 
-static rlim_t nr_open(rlim_t fallback)
-{
-    FILE *f = fopen("/proc/sys/fs/nr_open", "re");
-    long long v = 0;
-    if (f) {
-        if (fscanf(f, "%lld", &v) != 1)
-            v = 0;
-        fclose(f);
-    }
-    return v > 0 ? (rlim_t)v : fallback;
-}
-
-int tc_brigade_raise_nofile(int64_t need, int64_t *soft, int64_t *hard)
-{
-    struct rlimit rl;
-    int err = 0;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-        return errno;
-    rlim_t cap = nr_open(rl.rlim_cur);
-    rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > cap ? cap : rl.rlim_max;
-    if (rl.rlim_cur < want) {
-        struct rlimit nl = {want, rl.rlim_max};
-        if (setrlimit(RLIMIT_NOFILE, &nl) != 0)
-            err = errno;
-        else
-            rl.rlim_cur = want;
-    }
-    /* Still short: a privileged process (CAP_SYS_RESOURCE) may raise the hard
-     * limit too, up to fs.nr_open; anyone else keeps the limit it has. */
-    if (need > 0 && rl.rlim_cur != RLIM_INFINITY && (rlim_t)need > rl.rlim_cur) {
-        rlim_t to = (rlim_t)need > cap ? cap : (rlim_t)need;
-        struct rlimit nl = {to, to > rl.rlim_max ? to : rl.rlim_max};
-        if (to > rl.rlim_cur && setrlimit(RLIMIT_NOFILE, &nl) == 0) {
-            rl = nl;
-            err = 0;
-        }
-    }
-    if (soft)
-        *soft = rl.rlim_cur == RLIM_INFINITY ? -1 : (int64_t)rl.rlim_cur;
-    if (hard)
-        *hard = rl.rlim_max == RLIM_INFINITY ? -1 : (int64_t)rl.rlim_max;
-    return err;
-}
-
 /* Stop every thread of the brigade and wait for it. */
 static void stop_all(brigade *b)
 {
@@ -496,7 +452,7 @@ int tc_brigade_run(const tc_brigade_config *cfg, int64_t *trip_ns, tc_brigade_re
         return TC_EINVAL;
 
     int64_t need = cfg->raise_hard_nofile ? 2 * (int64_t)cfg->tasks + 64 : 0;
-    tc_brigade_raise_nofile(need, &out->nofile_soft, &out->nofile_hard);
+    tc_raise_nofile(need, &out->nofile_soft, &out->nofile_hard);
     tc_read_proc_status(&out->before);
     tc_read_meminfo(&out->mem_before);
     out->fds_before = count_fds();

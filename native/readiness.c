@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tc_brigade.h"
 #include "tc_readiness.h"
 
 #define EPOLL_BATCH 1024
@@ -846,7 +845,7 @@ int tc_readiness_run(const tc_readiness_config *cfg, tc_readiness_result *out)
     if (!valid(cfg))
         return TC_EINVAL;
     int64_t need = cfg->raise_hard_nofile ? 2 * (int64_t)cfg->tasks + 64 : 0;
-    tc_brigade_raise_nofile(need, &out->nofile_soft, &out->nofile_hard);
+    tc_raise_nofile(need, &out->nofile_soft, &out->nofile_hard);
 
     run r;
     memset(&r, 0, sizeof r);

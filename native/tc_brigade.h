@@ -75,14 +75,6 @@ typedef struct {
 } tc_brigade_result;
 
 /*
- * Raise RLIMIT_NOFILE's soft limit to its hard limit (never above fs.nr_open);
- * when that is still below `need` fds, a privileged process also raises the
- * hard limit to `need` (capped at fs.nr_open). Fills the resulting limits.
- * Returns 0 or an errno.
- */
-int tc_brigade_raise_nofile(int64_t need, int64_t *soft, int64_t *hard);
-
-/*
  * Build a brigade of cfg->tasks tasks of cfg->kind, pass cfg->warmup untimed
  * trips, then cfg->iterations timed ones; trip_ns[i] (caller-owned,
  * `iterations` entries) is the time of trip i from the driver's write into

@@ -53,6 +53,14 @@ int64_t tc_timer_overhead_ns(int samples);
 int tc_pin_self(int cpu);
 /* CPU the calling thread runs on right now (sched_getcpu), or -1. */
 int tc_current_cpu(void);
+
+/*
+ * Raise RLIMIT_NOFILE's soft limit to its hard limit (never above fs.nr_open);
+ * when that is still below `need` fds, a privileged process also raises the
+ * hard limit to `need` (capped at fs.nr_open). Fills the resulting limits.
+ * Returns 0 or an errno.
+ */
+int tc_raise_nofile(int64_t need, int64_t *soft, int64_t *hard);
 /* The stop flag: long loops poll tc_stop_requested() at least every 100 ms and end
  * with TC_ESTOPPED, cleaning up as on any other error. It is set by
  * tc_request_stop(), or by a byte arriving on the fd given to tc_set_stop_fd (-1:

@@ -177,9 +177,9 @@ else:
 # the main thread), each reading one byte from a Unix socket pair and writing it to the
 # next; and S5's one-thread brigade (one thread making the same calls, no switch: S5's
 # baseline). Pipes run beside them as a labelled variant (the transport this page's C
-# brigade uses by default). Sized for the paper's time: 100 timed trips a run
-# (`brigade_peer_iterations`), not S5's 10,000, after 30 untimed ones
-# (`brigade_peer_warmup`), not S5's 100; S5's statistic, the mean trip / N, over so
+# brigade uses by default). Sized for the paper's time: fewer timed trips a run than
+# S5's 10,000, after fewer untimed ones than S5's 100 (the parameter cell above sets
+# both); S5's statistic, the mean trip / N, over so
 # many trips moves by about 2%. Same-CPU runs pin the whole
 # process to one CPU (a pinned multi-thread runtime then has one worker). The table
 # shows the gross time per task per trip, I/O calls included: the mean trip divided

@@ -164,7 +164,7 @@ quantity("readiness_threads_over_loop_one_token_ratio", "ratio", "ratio of media
          "event / the best event loop's", fmt="auto", reads=READS)(_ratio_at(0))
 
 
-@quantity("readiness_tasks_count", "tasks", "count",
+@quantity("readiness_tasks_count", "tasks", "recorded (the fewest any model ran)",
           "the tasks N the run measured (a limit on fds or threads narrows the N asked for)",
           fmt=",.0f", reads=READS)
 def tasks_count(runs: Runs) -> Value | str:

@@ -222,10 +222,11 @@ PEER_MEDIAN = ("per repeat: median trip / 500 tasks (this run stored no mean tri
 
 S5_TRANSPORT = "socketpair"
 S5_TOKIO, TOKIO_CT = "tokio-task-mt", "tokio-task"
-PIPES_FOR_SOCKETS = ("pipes stand in for S5's Unix socket pairs: the stored peer_brigade ran "
-                     "no socketpair brigade")
+PIPES_FOR_SOCKETS = ("pipes stand in for S5's Unix socket pairs: the stored run of S5's "
+                     "brigade on the Rust peer has none on socket pairs")
 CT_FOR_MT = ("Tokio's current_thread runtime stands in for S5's default multi-thread one: "
-             "the stored peer_brigade ran no tokio-task-mt brigade")
+             "the stored run of S5's brigade on the Rust peer has no Tokio brigade on the "
+             "multi-thread runtime")
 
 
 def _peer_brigade(runs: Runs, kinds: tuple[str, ...]

@@ -180,6 +180,9 @@ def print_tight(fig: plt.Figure, target: Any, **savefig_kwargs: Any) -> None:
 # A saved PNG larger than this (a very tall figure: the claims page's) is not shown as it
 # is: the notebook draws the figure again at its own dpi, so the page stays light.
 INLINE_SAVED_PNG_MAX_BYTES = 400_000
+# A picture the page shows larger than this is shown in 256 colours (a chart's flat
+# fills and lines need no more; it is then about half the bytes).
+INLINE_PALETTE_FROM_BYTES = 150_000
 
 
 def _savefig_dpi(fig: plt.Figure) -> float:
@@ -199,6 +202,8 @@ def _inline_png(fig: plt.Figure) -> str | tuple[str, dict[str, int]] | None:
     saved = getattr(fig, "_threadcost_saved_png", None)
     if saved is not None and not fig.stale and len(saved[0]) <= INLINE_SAVED_PNG_MAX_BYTES:
         data, dpi = saved
+        if len(data) > INLINE_PALETTE_FROM_BYTES:
+            data = _in_palette(data)
         width, height = struct.unpack(">II", data[16:24])  # the PNG's IHDR chunk
         scale = fig.dpi / dpi
         return (base64.b64encode(data).decode("ascii"),
@@ -208,18 +213,19 @@ def _inline_png(fig: plt.Figure) -> str | tuple[str, dict[str, int]] | None:
     print_tight(fig, png, format="png", dpi=fig.dpi, facecolor=fig.get_facecolor(),
                 edgecolor=fig.get_edgecolor())
     data = png.getvalue()
-    if saved is not None and len(data) > INLINE_SAVED_PNG_MAX_BYTES:
+    if len(data) > INLINE_PALETTE_FROM_BYTES:
         data = _in_palette(data)
     encoded = base64.b64encode(data).decode("ascii")
     return (encoded, alt) if alt else encoded
 
 
 def _in_palette(data: bytes) -> bytes:
-    """A PNG in 256 colours (a chart's flat fills and lines need no more): a very tall
-    figure's picture at about half its bytes, so the page that shows it stays light."""
+    """A PNG in 256 colours over white (see :data:`INLINE_PALETTE_FROM_BYTES`)."""
     with Image.open(io.BytesIO(data)) as picture:
-        paletted = picture.convert("RGB").quantize(colors=256,
-                                                   method=Image.Quantize.MEDIANCUT)
+        rgba = picture.convert("RGBA")
+        opaque = Image.alpha_composite(Image.new("RGBA", rgba.size, "white"), rgba)
+        paletted = opaque.convert("RGB").quantize(colors=256,
+                                                  method=Image.Quantize.MEDIANCUT)
     out = io.BytesIO()
     paletted.save(out, format="PNG", optimize=True)
     return out.getvalue()
