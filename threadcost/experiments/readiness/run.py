@@ -27,9 +27,12 @@ from typing import Any
 
 import pandas as pd
 
+from threadcost import peers
 from threadcost.errors import KernelError, ParameterError, check_status
 from threadcost.experiments.parameters import declared
+from threadcost.experiments.user_space_tasks import goroutines
 from threadcost.results import Result
+from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
 from threadcost.settings.validate import one_cpu
 
@@ -137,8 +140,6 @@ def _run_go(p: dict[str, Any], tokens: list[int], hops: list[int], placement: st
             deadline: float) -> dict[str, Any]:
     """The goroutine model: the Go peer's ring (``native/peers/go/readiness.go``), its
     JSON in the C child's shape (no CPU is read per event: cross-CPU counts are NaN)."""
-    from threadcost.experiments.user_space_tasks import goroutines as peers
-
     args = ["readiness", "-tasks", str(p["tasks"]), "-tokens", ",".join(map(str, tokens)),
             "-hops", ",".join(map(str, hops)), "-channel", p["channel"],
             "-timeout-ms", str(int(p["timeout_s"] * 1000))]
@@ -146,7 +147,7 @@ def _run_go(p: dict[str, Any], tokens: list[int], hops: list[int], placement: st
         args += ["-cpu", str(p["cpu"])]
     if p.get("max_fds"):
         args += ["-max-fds", str(p["max_fds"])]
-    data = peers.run_program(args, timeout=deadline)
+    data = goroutines.run_program(args, timeout=deadline)
     points = [{**pt, "cross_cpu": float("nan")} for pt in data.get("points") or []]
     return {"status": -1 if data.get("timed_out") else 0,
             "limit": GO_LIMITS.get(data.get("limit") or "", 0), "err": int(data["errno"]),
@@ -161,7 +162,6 @@ def _run_tokio(p: dict[str, Any], tokens: list[int], hops: list[int], placement:
     runtime, socket pairs only (``native/peers/rust/src/readiness.rs``)."""
     import resource
 
-    from threadcost import peers
 
     args = {"tasks": p["tasks"], "tokens": ",".join(map(str, tokens)),
             "hops": ",".join(map(str, hops)), "timeout_ms": int(p["timeout_s"] * 1000)}
@@ -183,7 +183,6 @@ def run_one(model: str, p: dict[str, Any], tokens: list[int], placement: str = "
     import errno
     import resource
 
-    from threadcost.runsafety.isolate import run_isolated
 
     hops = [hops_for(p["events"], k) for k in tokens]
     events = sum(k * h for k, h in zip(tokens, hops, strict=True)) + p["tasks"]
@@ -220,12 +219,10 @@ def _limit_words(raw: dict[str, Any], p: dict[str, Any], errno: Any) -> str | No
 
 def _go_absent() -> str | None:
     """Why the goroutine model cannot run here (no Go, or its peer did not build)."""
-    from threadcost.experiments.user_space_tasks import goroutines as peers
-
-    why = peers.go_absent_reason()
+    why = goroutines.go_absent_reason()
     if why is None:
         try:
-            peers.ensure_built()
+            goroutines.ensure_built()
         except KernelError as exc:
             why = f"the Go peer did not build: {exc}"
     return why
@@ -233,8 +230,6 @@ def _go_absent() -> str | None:
 
 def _rust_absent() -> str | None:
     """Why the tokio-task model cannot run here (no Rust, or its peer did not build)."""
-    from threadcost import peers
-
     rust = peers.PEERS["rust"]
     why = rust.absent_reason()
     if why is None:
