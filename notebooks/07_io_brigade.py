@@ -202,9 +202,9 @@ display(runtimes_view.brigade_table(peer_brigade))
 #
 # S5 measured Rust threads and Tokio tasks on a 2020 laptop with 500 tasks over Unix
 # socket pairs; the Rust peer's brigade above runs the same transport, runtime, task
-# count and statistic (100 trips a run, not 10,000), the C brigade pipes by default
-# (`brigade_transport`). Its absolute numbers are context, not a verdict: what carries
-# over is the shape. Threads pay a kernel switch per hop; the
+# count and statistic (over fewer trips a run), the C brigade pipes unless its
+# transport parameter says socket pairs. Its absolute numbers are context, not a
+# verdict: what carries over is the shape. Threads pay a kernel switch per hop; the
 # epoll loop and the goroutines pay a readiness wait instead (an `epoll_wait` that
 # returns at once, and for Go the scheduler's own bookkeeping). The claims layer
 # judges C18, C20 and C21 on S5's own runtimes (the Rust peer's brigade above, S5's

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import CHROMIUM_ARGS, chromium_path
 from threadcost.views import gallery
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -19,26 +18,19 @@ ROWS = "#gallery tbody tr"
 
 
 @pytest.fixture(scope="module")
-def tab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    chromium = chromium_path()
-    if chromium is None:
-        pytest.skip("no chromium (make browser-deps)")
+def tab(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     index = gallery.build(DATA, tmp_path_factory.mktemp("gallery"), workers=2)
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True,
-                                     args=CHROMIUM_ARGS)
-        try:
-            ctx = browser.new_context()
-            ctx.route("http*://**", lambda route: route.abort())
-            page = ctx.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(index.as_uri(), wait_until="load")
-            yield page
-            assert errors == []
-        finally:
-            browser.close()
+    ctx = browser.new_context()
+    try:
+        ctx.route("http*://**", lambda route: route.abort())
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(index.as_uri(), wait_until="load")
+        yield page
+        assert errors == []
+    finally:
+        ctx.close()
 
 
 def _column(tab: Any, col: int, attr: str = "text") -> list[str]:
