@@ -183,3 +183,12 @@ def test_a_fresh_rendering_of_each_machine_prints_one_value_per_name(
                           capture_output=True, text=True, timeout=1700, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     _check(_pages(tmp_path / "html" / "html"))  # --out holds notebooks/ and html/
+
+
+def test_every_reading_prints_under_a_name_of_its_own() -> None:
+    """Two readings whose words begin alike (cut at the same length) never share a name."""
+    from threadcost.claims import catalogue
+
+    names = [claims.reading_name(c.id, r.text) for c in catalogue.CLAIMS
+             for _, r in c.readings()]
+    assert len(names) == len(set(names))

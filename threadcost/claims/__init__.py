@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from dataclasses import replace
@@ -201,7 +202,9 @@ def reading_name(claim_id: str, words: str) -> str:
             found = [r.text for _, r in claim.readings() if words in r.text]
             found += [c.label for c in claim.context if words in c.label]
             text = found[0] if found else words
-    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60].rstrip("_")
+    slug = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+    if len(slug) > 60:  # cut, and told apart from another reading cut the same way
+        slug = slug[:52].rstrip("_") + "_" + hashlib.sha1(text.encode()).hexdigest()[:7]
     return f"reading_{claim_id.lower()}_{slug}"
 
 
