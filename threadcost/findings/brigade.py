@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from threadcost import findings
+from threadcost.experiments.brigade.checks import BASELINE  # one thread alone: no switch
 from threadcost.findings import Value, pooled, quantity
 from threadcost.findings.context_switch import goroutine_switch_pinned_ns, yardstick
 from threadcost.findings.selectors import Select, at_setup, no_run
@@ -23,7 +24,6 @@ from threadcost.measured.runs import Runs, run_ids
 from threadcost.vocabulary import task_label
 
 S5_TASKS = 500  # S5's brigade length
-BASELINE = "one-thread"  # one thread doing a hop's calls alone: no switch
 
 NET_DEFINITION = ("time per hop beyond the calls themselves: in each repeat, the median "
                   "hop of the brigade minus the median hop of one thread doing the same "
