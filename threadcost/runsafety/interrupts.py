@@ -23,6 +23,7 @@ group is answered by the main process alone.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shutil
 import signal
@@ -188,13 +189,18 @@ def descendants(pid: int) -> set[int]:
 
 
 def kill_tree(within_s: float = KILL_SWEEP_S) -> None:
-    """SIGKILL every process below this one, in sweeps until none is left (a process
-    forked while a sweep ran is found by the next), for at most ``within_s``."""
+    """SIGKILL every process below this one, in sweeps until none is left alive, for at
+    most ``within_s``. A process forked while a sweep ran (a kernel starting in its own
+    session) is found by the next: this process is made the subreaper of its tree first,
+    so the orphan of a killed parent comes to it instead of to init, out of sight."""
     me = os.getpid()
+    _become_subreaper()
     deadline = time.monotonic() + within_s
     groups: set[int] = set()  # kernels lead sessions of their own: whole groups go too
     while True:
-        below = descendants(me)
+        below = {pid for pid in descendants(me) if _alive(pid)}
+        if not below:
+            return
         for pid in below:
             with contextlib.suppress(OSError):
                 if os.getpgid(pid) == pid and pid != os.getpgrp():
@@ -202,20 +208,25 @@ def kill_tree(within_s: float = KILL_SWEEP_S) -> None:
         for group in groups:
             with contextlib.suppress(OSError):
                 os.killpg(group, signal.SIGKILL)
-        live = set()
         for pid in below:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-                live.add(pid)
-        if not live or time.monotonic() > deadline:
+        if time.monotonic() > deadline:
             return
         time.sleep(0.02)
-        # reap our own children so they leave /proc; grandchildren go to init
+        # reap this process's children (its own, and orphans it adopted) so they leave /proc
         with contextlib.suppress(ChildProcessError, OSError):
             while os.waitpid(-1, os.WNOHANG)[0]:
                 pass
-        if not any(_alive(p) for p in live):
-            return
+
+
+PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
+
+
+def _become_subreaper() -> None:
+    """prctl(PR_SET_CHILD_SUBREAPER): best effort (the next sweeps still run without)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 def _alive(pid: int) -> bool:
