@@ -65,7 +65,7 @@ from threadcost.experiments import parameters  # noqa: E402
 from threadcost.findings import folder_cache  # noqa: E402
 from threadcost.host import machine  # noqa: E402
 from threadcost.notebook import stored  # noqa: E402
-from threadcost.paper import notebook_run, notebook_sources, prechecks  # noqa: E402
+from threadcost.paper import notebook_run, notebook_sources  # noqa: E402
 from threadcost.paper import pages as paper_pages  # noqa: E402
 from threadcost.paper.pages import (  # noqa: E402
     SUMMARY_CODE,
@@ -365,6 +365,9 @@ def _build(params_path: str, out: Path, only: list[str] | None, machine_id: str 
     if not books:
         raise BuildError(f"no notebook matches --only {' '.join(only or [])}")
     if measure:  # every notebook's values judged before the first one measures
+        # (the prechecks need the C kernels: a rendering from stored runs does not)
+        from threadcost.paper import prechecks
+
         prechecks.check_all([b.stem for b in books], params)
         prechecks.kernels()  # no kernels: one line, before any notebook starts
     staging = out.with_name(out.name + ".partial")
