@@ -196,11 +196,12 @@ def test_claims_across_the_machine_folders(tmp_path: Path) -> None:
     if by["C01"].flips:
         assert "system calls" in by["C01"].property_values[REFERENCE]
 
+    from threadcost import cli
     from threadcost.commands import claims as command
 
     args = argparse.Namespace(machine=None, data_dir=str(tmp_path), all_machines=True,
                               json=True)
-    result = command.execute(args)
+    result = cli.execute(command, args)
     listed = json.loads(result.to_json())
     assert {r["claim"] for r in listed} == set(by)
     assert all(set(r["verdicts"]) == set(mids) for r in listed)

@@ -111,6 +111,27 @@ def test_import_and_help_load_no_experiment_numpy_or_pandas() -> None:
     assert proc.stdout.strip() == "[] []", proc.stdout
 
 
+# the least each command needs on its command line to parse
+REQUIRED = {"malloc-touch": ["--mib", "8"], "run-notebook": ["01"], "import": ["runs.tar.gz"]}
+
+
+def test_every_command_runs_a_function_taking_its_arguments() -> None:
+    """What a command's RUNS names is imported only when the command runs: each one
+    resolves to a function that takes the keyword arguments ``arguments(args)`` gives."""
+    import inspect
+
+    from threadcost.cli import build_parser, command_modules
+
+    modules = command_modules()
+    parser = build_parser(modules)
+    for name, module in modules.items():
+        args = parser.parse_args([name, *REQUIRED.get(name, [])])
+        args.progress = False  # as main() sets it off a terminal
+        where, _, attribute = module.RUNS.partition(":")
+        runs = getattr(importlib.import_module(where), attribute)
+        inspect.signature(runs).bind(**module.arguments(args))  # TypeError if not
+
+
 def _enumerated() -> list[tuple[str, argparse.Action]]:
     from threadcost.cli import build_parser, command_modules
 

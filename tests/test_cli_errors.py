@@ -56,12 +56,12 @@ def test_unwritable_data_folder_in_a_real_process(tmp_path: Path) -> None:
 
 def test_data_error_is_one_line(monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from threadcost.commands import malloc_touch
+    from threadcost.experiments.malloc_touch import run as malloc_touch
 
-    def damaged(args: object) -> None:
+    def damaged(**kwargs: object) -> None:
         raise datastore.DataError("/data/m/run/t.csv: column 'ns' missing (truncated?)")
 
-    monkeypatch.setattr(malloc_touch, "execute", damaged)
+    monkeypatch.setattr(malloc_touch, "run", damaged)
     code = cli.main(["malloc-touch", "--mib", "4"])
     _, errtext = capsys.readouterr()
     assert code == cli.EXIT_DATA

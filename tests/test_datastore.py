@@ -88,6 +88,26 @@ def test_large_tables_are_stored_gzipped_and_read_back(tmp_path) -> None:
     assert pd.read_csv(path / "round_trips.csv.gz").equals(table)  # pandas' own reading
 
 
+def test_a_run_folder_is_the_results_stored_form(tmp_path) -> None:
+    """save_run writes the Result's stored form byte for byte (tables, then meta.json
+    with each table's schema), and the run reads back as the same Result."""
+    result = _big()
+    path = datastore.save_run(result, data_dir=tmp_path, label="demo")
+    meta = json.loads((path / "meta.json").read_text())
+    files = result.stored_files(run_id=meta["run_id"], machine_id=meta["machine_id"],
+                                created_utc=meta["created_utc"], machine=meta["machine"],
+                                label="demo")
+    assert list(files)[-1] == "meta.json"
+    assert sorted(files) == sorted(p.name for p in path.iterdir())
+    assert all((path / name).read_bytes() == data for name, data in files.items())
+    assert meta["table_schema"] == result.table_schema()
+    back = datastore.load_run(path).result()
+    assert (back.experiment, back.params, back.summary, back.limit_hit) == \
+        (result.experiment, result.params, result.summary, result.limit_hit)
+    assert list(back.tables) == list(result.tables)
+    assert all(back.tables[name].equals(frame) for name, frame in result.tables.items())
+
+
 def test_a_truncated_gzip_table_is_named(tmp_path) -> None:
     path = datastore.save_run(_big(), data_dir=tmp_path)
     gz = path / "round_trips.csv.gz"

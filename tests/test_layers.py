@@ -94,3 +94,27 @@ def test_the_findings_engine_lists_no_modules_by_hand() -> None:
     assert {f"{FINDINGS}.{n}" for n in names} <= set(sys.modules)
     source = (PACKAGE / "findings" / "__init__.py").read_text(encoding="utf-8")
     assert not any(f"    {n},\n" in source for n in names)
+
+
+# Function-level imports of the package's own modules (#45): each hides a dependency from
+# the module's top, where a reader looks for them. A few stay where the import itself is
+# the point (the C kernels' library opened on first use, a live widget that measures
+# while the stored rendering needs no kernels); heavy third-party libraries imported late
+# (pandas, altair, nbformat) are not counted.
+MAX_IMPORTS_IN_FUNCTIONS = 15
+
+
+def _imports_own_module(node: ast.AST) -> bool:
+    if isinstance(node, ast.ImportFrom) and node.level:
+        return True  # a relative import is one of the package's own
+    return any(_within(name, "threadcost") for name in _imported(node))
+
+
+def test_few_imports_of_the_package_hide_in_functions() -> None:
+    hidden = [f"{path.relative_to(paths.REPO_ROOT)}:{node.lineno} {ast.unparse(node)}"
+              for path in _modules("threadcost")
+              for node, in_function in _imports(path)
+              if in_function and _imports_own_module(node)]
+    assert len(hidden) <= MAX_IMPORTS_IN_FUNCTIONS, (
+        f"{len(hidden)} imports of threadcost modules inside functions (at most "
+        f"{MAX_IMPORTS_IN_FUNCTIONS}; import at the module's top):\n" + "\n".join(hidden))

@@ -170,12 +170,12 @@ def test_a_stuck_forkserver_cannot_make_a_run_wait_forever(
 def test_the_cli_reports_a_timeout_in_one_line(monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     from threadcost import cli
-    from threadcost.commands import memory
+    from threadcost.experiments.thread_memory import run as memory
 
-    def stuck(args: object) -> None:
+    def stuck(**kwargs: object) -> None:
         raise RunTimeout("measure_point did not finish within 5 s and was stopped")
 
-    monkeypatch.setattr(memory, "execute", stuck)
+    monkeypatch.setattr(memory, "run", stuck)
     assert cli.main(["memory", "--threads", "10"]) == cli.EXIT_ERROR
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["threadcost memory: error: measure_point did not finish within 5 s and "

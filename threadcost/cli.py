@@ -11,7 +11,8 @@ naming the file, what is wrong and what to do); 130 interrupted (Ctrl-C) and
 
 Commands are the modules of :mod:`threadcost.commands` (see its docstring for
 what one defines); building the parser imports only them, never an experiment,
-numpy or pandas, so ``threadcost --help`` answers at once.
+numpy or pandas, so ``threadcost --help`` answers at once. What a command runs is
+imported by :func:`execute` once it is chosen.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import NoReturn
 
 from threadcost import __version__, commands
 from threadcost.commands._options import HelpFormatter
-from threadcost.errors import LimitReached, ParameterError, ThreadcostError
+from threadcost.errors import LimitReached, ParameterError, ThreadcostError, one_line
 from threadcost.results import Result
 
 EXIT_OK, EXIT_ERROR, EXIT_BAD_INPUT, EXIT_LIMIT, EXIT_DATA = 0, 1, 2, 3, 4
@@ -52,10 +53,10 @@ def command_modules() -> dict[str, ModuleType]:
     """Every command module, by command name (modules named ``_*`` are helpers)."""
     found: dict[str, ModuleType] = {}
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
+        if info.name.startswith("_") or info.ispkg:  # helpers, and the runners
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        if hasattr(module, "NAME") and hasattr(module, "execute"):
+        if hasattr(module, "NAME") and hasattr(module, "RUNS"):
             found[module.NAME] = module
     return found
 
@@ -133,11 +134,28 @@ def status_line(desc: str, enabled: bool) -> Iterator[None]:
         thread.join()  # the line is cleared before the result is printed
 
 
+def execute(module: ModuleType, args: argparse.Namespace) -> Result:
+    """Run a command: the function its ``RUNS`` names (``package.module:function``),
+    imported only now, called with the keyword arguments ``arguments(args)`` gives."""
+    kwargs = module.arguments(args)
+    where, _, name = module.RUNS.partition(":")
+    try:
+        runs = importlib.import_module(where)
+    except ImportError as exc:
+        extra = getattr(module, "EXTRA", None)
+        if extra is None:
+            raise
+        raise ThreadcostError(f"threadcost {module.NAME} needs the {extra} extra "
+                              f"(pip install 'threadcost[{extra}]'): {exc}") from None
+    result: Result = getattr(runs, name)(**kwargs)
+    return result
+
+
 def _run(module: ModuleType, args: argparse.Namespace) -> Result:
     if getattr(module, "PROGRESS", False):  # the experiment draws its own bar
-        return module.execute(args)
+        return execute(module, args)
     with status_line(f"threadcost {args.command}", args.progress):
-        return module.execute(args)
+        return execute(module, args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,8 +187,6 @@ def _ignore_further_interrupts() -> None:
 
 
 def _main(module: ModuleType, args: argparse.Namespace, prog: str) -> int:
-    from threadcost.errors import one_line
-
     try:
         result = _run(module, args)
     except ParameterError as exc:

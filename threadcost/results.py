@@ -1,14 +1,23 @@
-"""The value every experiment returns."""
+"""The value every experiment returns, and its stored form: the files of a run folder
+holding it (:mod:`threadcost.store.datastore` decides where that folder is, writes it
+whole or not at all, and reads it back checked, as untrusted data)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pandas loads in ~0.3 s: `import threadcost` and the CLI's --help skip it
     import pandas as pd
+
+META = "meta.json"  # a run folder's description, written after its tables
+SCHEMA_VERSION = 1  # of meta.json
+# A table whose CSV text is larger than this is stored as <table>.csv.gz.
+GZIP_ABOVE_BYTES = 256 * 1024
 
 
 @dataclass
@@ -39,6 +48,89 @@ class Result:
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.as_json_dict(), indent=indent, allow_nan=False)
+
+    # ------------------------------------------------------------ stored form
+
+    def table_schema(self) -> dict[str, dict[str, Any]]:
+        """What meta.json records of each table, and reading it back checks: its rows,
+        its columns, each column's kind (number, bool or text), the missing cells of
+        each number column and its infinite ones (listed only where there are some)."""
+        return {name: _schema(frame) for name, frame in self.tables.items()}
+
+    def stored_files(self, *, run_id: str, machine_id: str, created_utc: str,
+                     machine: dict[str, Any], label: str | None = None) -> dict[str, bytes]:
+        """Every file of a run folder holding this result, in the order they are
+        written: each table (``<name>.csv``, or ``<name>.csv.gz`` when its CSV text is
+        larger than ``GZIP_ABOVE_BYTES``), then ``meta.json`` (its keys in this order;
+        ``label`` names the run within its notebook)."""
+        files = {}
+        for name, frame in self.tables.items():
+            suffix, data = _encoded(frame)
+            files[f"{name}{suffix}"] = data
+        meta: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "experiment": self.experiment,
+            "run_id": run_id,
+            "machine_id": machine_id,
+            "created_utc": created_utc,
+            "params": self.params,
+            "summary": self.summary,
+            "limit_hit": self.limit_hit,
+            "tables": list(self.tables),
+            "table_schema": self.table_schema(),
+            "machine": machine,
+            "complete": True,
+        }
+        if label is not None:
+            meta["label"] = label
+        files[META] = json.dumps(_json_safe(meta), indent=2, allow_nan=False).encode()
+        return files
+
+    @classmethod
+    def from_stored(cls, meta: Mapping[str, Any],
+                    tables: Mapping[str, pd.DataFrame]) -> Result:
+        """The result a run folder holds, from its meta.json and its tables (as the
+        store read and checked them): the same experiment, parameters, summary, tables
+        and limit as the result saved."""
+        return cls(experiment=str(meta["experiment"]), params=dict(meta["params"]),
+                   summary=meta["summary"], tables=dict(tables),
+                   limit_hit=meta.get("limit_hit"))
+
+
+def _encoded(frame: pd.DataFrame) -> tuple[str, bytes]:
+    """(file suffix, bytes) of a table: CSV text, gzip-compressed when large. The gzip
+    stream carries no time stamp, so the same table gives the same bytes."""
+    text = frame.to_csv(index=False).encode()
+    if len(text) > GZIP_ABOVE_BYTES:
+        return ".csv.gz", gzip.compress(text, compresslevel=9, mtime=0)
+    return ".csv", text
+
+
+def _schema(frame: pd.DataFrame) -> dict[str, Any]:
+    kinds = {str(c): _kind(frame[c]) for c in frame.columns}
+    numbers = [c for c in frame.columns if kinds[str(c)] == "number"]
+    return {"rows": len(frame),
+            "columns": [str(c) for c in frame.columns],
+            "kinds": kinds,
+            "missing": {str(c): int(frame[c].isna().sum()) for c in numbers},
+            "infinite": {str(c): n for c in numbers if (n := _infinite(frame[c]))}}
+
+
+def _kind(column: pd.Series) -> str:
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(column):
+        return "bool"
+    if pd.api.types.is_numeric_dtype(column):
+        return "number"
+    return "text"
+
+
+def _infinite(column: pd.Series) -> int:
+    """How many cells of a number column are infinite (recorded only when some are)."""
+    import numpy as np
+
+    return int(np.isinf(column.to_numpy(dtype=float)).sum())
 
 
 def _json_safe(value: Any) -> Any:

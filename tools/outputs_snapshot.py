@@ -132,7 +132,9 @@ def main() -> int:
                            help="leave out the code links of the pages' provenance lines")
     args = parser.parse_args()
     if args.command == "take":
-        return 1 if take(args.out, args.tree.resolve(), args.data.resolve(), args.machine) else 0
+        # absolute: each render runs in the tree it renders with (cwd), not here
+        return 1 if take(args.out.resolve(), args.tree.resolve(), args.data.resolve(),
+                         args.machine) else 0
     return 1 if compare(args.a, args.b, args.code_moved) else 0
 
 

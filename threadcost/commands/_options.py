@@ -16,6 +16,8 @@ import argparse
 import re
 from collections.abc import Sequence
 
+from threadcost import paths
+from threadcost.errors import ThreadcostError
 from threadcost.experiments.parameters import cli_default
 from threadcost.experiments.parameters import declared as declaration
 
@@ -118,9 +120,6 @@ def choice(parser: argparse.ArgumentParser, flag: str, choices: Sequence[str], d
 def needs_checkout(command: str, what: str) -> None:
     """Refuse, in one line, a command that builds helpers from the repository's
     sources when threadcost was installed from a wheel (no checkout around it)."""
-    from threadcost import paths
-    from threadcost.errors import ThreadcostError
-
     if not paths.in_checkout():
         raise ThreadcostError(f"{command} builds {what} from native/ of a threadcost checkout, "
                               "and this installation has none: clone the repository and run "

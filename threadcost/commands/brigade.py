@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
 from threadcost.textout import table
@@ -42,16 +42,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.switch(parser, "--progress", "one line per run on stderr")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments.brigade import run as brigade
+RUNS = "threadcost.experiments.brigade.run:run"
 
-    def say(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
 
-    return brigade.run(tasks=args.tasks, kinds=args.kinds, placement=args.placement,
-                       iterations=args.iterations, warmup=args.warmup, repeats=args.repeats,
-                       cpu=args.cpu, stack_kib=args.stack_kib, timeout_s=args.timeout,
-                       max_fds=args.max_fds, progress=say if args.progress else None)
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"tasks": args.tasks, "kinds": args.kinds, "placement": args.placement,
+            "iterations": args.iterations, "warmup": args.warmup, "repeats": args.repeats,
+            "cpu": args.cpu, "stack_kib": args.stack_kib, "timeout_s": args.timeout,
+            "max_fds": args.max_fds, "progress": _say if args.progress else None}
 
 
 def _num(value: float | None, digits: int = 0) -> str:

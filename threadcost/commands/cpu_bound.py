@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
 from threadcost.textout import table
@@ -40,13 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.value(parser, "--cpu", "auto", "the CPU every task is pinned to (auto: the last usable)")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments.context_switch import cpu_bound
+RUNS = "threadcost.experiments.context_switch.cpu_bound:run"
 
-    return cpu_bound.run(tasks=args.tasks, limit=args.limit, ws_limit=args.ws_limit,
-                         ws_ints=args.ws_ints, working_sets=args.working_sets,
-                         modes=args.modes, repeats=args.repeats, cpu=args.cpu,
-                         run_s=args.run_s, ws_run_s=args.ws_run_s)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"tasks": args.tasks, "limit": args.limit, "ws_limit": args.ws_limit,
+            "ws_ints": args.ws_ints, "working_sets": args.working_sets, "modes": args.modes,
+            "repeats": args.repeats, "cpu": args.cpu, "run_s": args.run_s,
+            "ws_run_s": args.ws_run_s}
 
 
 def format_text(result: Result) -> str:

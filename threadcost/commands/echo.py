@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
 from threadcost.textout import table
@@ -25,12 +25,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.timeout(parser, "10", "progress")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments.context_switch import echo
+RUNS = "threadcost.experiments.context_switch.echo:run"
 
-    return echo.run(placements=args.placement, iterations=args.iterations,
-                    message_bytes=args.message_bytes, repeats=args.repeats,
-                    warmup=args.warmup, timeout_s=args.timeout)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"placements": args.placement, "iterations": args.iterations,
+            "message_bytes": args.message_bytes, "repeats": args.repeats,
+            "warmup": args.warmup, "timeout_s": args.timeout}
 
 
 def format_text(result: Result) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
 from threadcost.textout import table
@@ -37,12 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                  "readings of /proc/self/status per memory run")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments.user_space_tasks import fibers
+RUNS = "threadcost.experiments.user_space_tasks.fibers:run"
 
-    return fibers.run(switch_iterations=args.switch_iterations, count=args.count,
-                      stack_kib=args.stack_kib, touch_kib=args.touch_kib, impl=args.impl,
-                      warmup=args.warmup, cpu=args.cpu, points=args.points)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"switch_iterations": args.switch_iterations, "count": args.count,
+            "stack_kib": args.stack_kib, "touch_kib": args.touch_kib, "impl": args.impl,
+            "warmup": args.warmup, "cpu": args.cpu, "points": args.points}
 
 
 def format_text(result: Result) -> str:

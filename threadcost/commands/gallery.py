@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands._options import output, value
-from threadcost.results import Result
+
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "gallery"
 HELP = ("render one static page of every machine folder of a data folder: card, headline "
@@ -19,22 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     output(parser, "--out", "output folder for index.html (default: build/gallery)")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    import time
-    from pathlib import Path
+RUNS = "threadcost.commands.runners.gallery:render"
+EXTRA = "notebooks"  # the extra RUNS needs (its import fails without it)
 
-    try:
-        from threadcost.views import gallery
-    except ImportError as exc:  # the [notebooks] extra is not installed
-        from threadcost.errors import ThreadcostError
 
-        raise ThreadcostError(f"threadcost gallery needs the notebooks extra "
-                              f"(pip install 'threadcost[notebooks]'): {exc}") from None
-    started = time.monotonic()
-    index = gallery.build(Path(args.data_dir) if args.data_dir else None,
-                          Path(args.out) if args.out else None)
-    return Result(NAME, {"data_dir": args.data_dir or "data"},
-                  {"index": str(index), "seconds": round(time.monotonic() - started, 1)})
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"data_dir": args.data_dir, "out": args.out}
 
 
 def format_text(result: Result) -> str:

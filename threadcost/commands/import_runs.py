@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
-from threadcost.results import Result
+if TYPE_CHECKING:
+    from threadcost.results import Result
 
 NAME = "import"
 HELP = ("check an archive of runs (threadcost share) with the untrusted-data rules and add "
@@ -21,18 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "./data)")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from pathlib import Path
+RUNS = "threadcost.commands.runners.import_runs:take_in"
 
-    from threadcost import paths
-    from threadcost.store import archive
 
-    target = Path(args.data_dir) if args.data_dir else (paths.reference_dir()
-                                                        or paths.data_dir())
-    done = archive.take_in(args.archive, target)
-    return Result(NAME, {"archive": str(args.archive), "data_dir": str(target)},
-                  {"machine_id": done.machine_id, "folder": str(done.folder),
-                   "added": list(done.added), "already_there": list(done.present)})
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"archive_path": args.archive, "data_dir": args.data_dir}
 
 
 def format_text(result: Result) -> str:

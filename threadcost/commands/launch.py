@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
+from threadcost.experiments.launch.spec import METRICS
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -39,16 +40,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.switch(parser, "--no-baseline", "skip the plain create+join loop baseline")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    opt.needs_checkout("launch", "its launch driver and spawn target")
-    from threadcost.experiments.launch import run as launch
+RUNS = "threadcost.experiments.launch.run:run"
 
-    return launch.run(kinds=args.kind, iterations=args.iterations, warmup=args.warmup,
-                      stack_kib=args.stack_kib, pin=args.pin,
-                      parent_touch_mib=args.parent_touch_mib, pause_us=args.pause_us,
-                      burst_sizes=args.burst, burst_repeats=args.burst_repeats,
-                      memcpy_kib=args.memcpy_kib, baseline=not args.no_baseline,
-                      progress=args.progress)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    opt.needs_checkout("launch", "its launch driver and spawn target")
+    return {"kinds": args.kind, "iterations": args.iterations, "warmup": args.warmup,
+            "stack_kib": args.stack_kib, "pin": args.pin,
+            "parent_touch_mib": args.parent_touch_mib, "pause_us": args.pause_us,
+            "burst_sizes": args.burst, "burst_repeats": args.burst_repeats,
+            "memcpy_kib": args.memcpy_kib, "baseline": not args.no_baseline,
+            "progress": args.progress}
 
 
 def _us(ns: float | None) -> str:
@@ -56,8 +58,6 @@ def _us(ns: float | None) -> str:
 
 
 def format_text(result: Result) -> str:
-    from threadcost.experiments.launch.run import METRICS
-
     s = result.summary
     rows = []
     for e in s["series"]:

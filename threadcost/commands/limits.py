@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
 from threadcost.textout import table
@@ -24,11 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
               "thread count to advise sysctls for (claim C10)")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments.thread_memory import limits
+RUNS = "threadcost.experiments.thread_memory.limits:run"
 
-    return limits.run(stack_kib=args.stack_kib, touch_kib=args.touch_kib,
-                      target_threads=args.target_threads)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"stack_kib": args.stack_kib, "touch_kib": args.touch_kib,
+            "target_threads": args.target_threads}
 
 
 def _fmt(value: object) -> str:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
+from threadcost.experiments.malloc_touch.spec import STAGES
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -25,16 +26,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.value(parser, "--touch-fraction", "1.0", "share of the pages to touch, 0 .. 1")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments.malloc_touch import run as malloc_touch
+RUNS = "threadcost.experiments.malloc_touch.run:run"
 
-    return malloc_touch.run(mib=args.mib, allocator=args.allocator, points=args.points,
-                            touch_fraction=args.touch_fraction)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"mib": args.mib, "allocator": args.allocator, "points": args.points,
+            "touch_fraction": args.touch_fraction}
 
 
 def format_text(result: Result) -> str:
-    from threadcost.experiments.malloc_touch.run import STAGES
-
     s = result.summary
     rows = [[stage, f"{s[stage]['vsz_kib']:,}", f"{s[stage]['rss_kib']:,}"]
             for stage in STAGES]

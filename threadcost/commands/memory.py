@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
+from threadcost.experiments.thread_memory.spec import HEADLINE, SERIES
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -37,13 +38,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                "machine and names the limit that reserve protects (exit 3)")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments.thread_memory import run as thread_memory
+RUNS = "threadcost.experiments.thread_memory.run:run"
 
-    return thread_memory.run(thread_counts=args.threads, stack_kib=args.stack_kib,
-                             touch_kib=args.touch_kib, pin=args.pin, repeats=args.repeats,
-                             address_space_mib=args.address_space_mib, pmap=args.pmap,
-                             progress=args.progress, exhaust=args.exhaust)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"thread_counts": args.threads, "stack_kib": args.stack_kib,
+            "touch_kib": args.touch_kib, "pin": args.pin, "repeats": args.repeats,
+            "address_space_mib": args.address_space_mib, "pmap": args.pmap,
+            "progress": args.progress, "exhaust": args.exhaust}
 
 
 def _num(value: object, digits: int = 2) -> str:
@@ -51,19 +53,17 @@ def _num(value: object, digits: int = 2) -> str:
 
 
 def format_text(result: Result) -> str:
-    from threadcost.experiments.thread_memory import run as thread_memory
-
     s = result.summary
     fits = s["per_thread"]["fit"]
     rows = []
-    for name in thread_memory.HEADLINE:
+    for name in HEADLINE:
         if name not in fits:
             continue
         f = fits[name]
         ci = ("-" if f["ci95_low"] is None
               else f"{f['ci95_low']:,.2f} .. {f['ci95_high']:,.2f}")
         rows.append([name.removesuffix("_kib"), _num(f["per_thread"]), ci,
-                     _num(f["r2"], 4), thread_memory.SERIES[name]])
+                     _num(f["r2"], 4), SERIES[name]])
     head = (f"{s['runs']} runs, up to {s['max_threads_measured']:,} threads, "
             f"stacks of {s['stack_kib']:,} KiB + {s['guard_kib']} KiB guard\n")
     return head + table(["per thread (KiB)", "value", "95% CI", "R^2", "counter"], rows)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
 from threadcost.textout import table
@@ -32,14 +32,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                  "start delays spread below this")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    opt.needs_checkout("peers", "its Go program")
-    from threadcost.experiments.user_space_tasks import goroutines as peers
+RUNS = "threadcost.experiments.user_space_tasks.goroutines:run"
 
-    return peers.run(iterations=args.iterations, warmup=args.warmup, cpu=args.cpu,
-                     memory_count=args.memory_count, memory_points=args.memory_points,
-                     sleepers_count=args.sleepers_count, period_ms=args.period_ms,
-                     duration_ms=args.duration_ms, stagger_ms=args.stagger_ms)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    opt.needs_checkout("peers", "its Go program")
+    return {"iterations": args.iterations, "warmup": args.warmup, "cpu": args.cpu,
+            "memory_count": args.memory_count, "memory_points": args.memory_points,
+            "sleepers_count": args.sleepers_count, "period_ms": args.period_ms,
+            "duration_ms": args.duration_ms, "stagger_ms": args.stagger_ms}
 
 
 def format_text(result: Result) -> str:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
+from threadcost.experiments.thread_memory.spec import PROCESS_SERIES
 from threadcost.textout import table
 
 if TYPE_CHECKING:
@@ -24,20 +25,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     opt.declared(parser, "--repeats", "memory_process_repeats", "runs per count")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments.thread_memory import process_memory
+RUNS = "threadcost.experiments.thread_memory.process_memory:run"
 
-    return process_memory.run(counts=args.counts, touch_kib=args.touch_kib,
-                              repeats=args.repeats)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"counts": args.counts, "touch_kib": args.touch_kib, "repeats": args.repeats}
 
 
 def format_text(result: Result) -> str:
-    from threadcost.experiments.thread_memory import process_memory
-
     rows = []
     for name, f in result.summary["fits"].items():
         ci = ("-" if f.get("ci95_low") is None
               else f"{f['ci95_low']:,.1f} to {f['ci95_high']:,.1f}")
         r2 = "-" if f.get("r2") is None else f"{f['r2']:.4f}"
-        rows.append([process_memory.SERIES[name], f"{f['per_process_kib']:,.1f}", ci, r2])
+        rows.append([PROCESS_SERIES[name], f"{f['per_process_kib']:,.1f}", ci, r2])
     return table(["counter", "KiB per idle process", "95% interval", "R²"], rows)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
 from threadcost.textout import table
@@ -37,15 +37,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                "skip the baselines (timer, empty syscall, lock, hop alone)")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments.context_switch import run as context_switch
+RUNS = "threadcost.experiments.context_switch.run:run"
 
-    return context_switch.run(
-        mechanism=args.mechanism, placement=args.placement,
-        tasks="processes" if args.processes else "threads", iterations=args.iterations,
-        warmup=args.warmup, working_set_kib=args.working_set_kib,
-        message_bytes=args.message_bytes, timeout_s=args.timeout,
-        baselines=not args.no_baselines)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"mechanism": args.mechanism, "placement": args.placement,
+            "tasks": "processes" if args.processes else "threads",
+            "iterations": args.iterations, "warmup": args.warmup,
+            "working_set_kib": args.working_set_kib, "message_bytes": args.message_bytes,
+            "timeout_s": args.timeout, "baselines": not args.no_baselines}
 
 
 def _ns(v: float | None) -> str:

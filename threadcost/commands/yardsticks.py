@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from threadcost.commands import _options as opt
+from threadcost.textout import table
 
 if TYPE_CHECKING:
     from threadcost.results import Result
@@ -24,16 +25,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
               "CPU to pin to (default: the first CPU this process may use)")
 
 
-def execute(args: argparse.Namespace) -> Result:
-    from threadcost.experiments.context_switch import yardsticks
+RUNS = "threadcost.experiments.context_switch.yardsticks:run"
 
-    return yardsticks.run(repeats=args.repeats, batches=args.batches, scale=args.scale,
-                          cpu=args.cpu)
+
+def arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {"repeats": args.repeats, "batches": args.batches, "scale": args.scale,
+            "cpu": args.cpu}
 
 
 def format_text(result: Result) -> str:
-    from threadcost.textout import table
-
     rows = [[name, f"{d['p50']:,.1f}", f"{d['min']:,.1f}", f"{d['max']:,.1f}", d["n"], d["what"]]
             for name, d in result.summary["yardsticks"].items()]
     return table(["yardstick", "median (ns)", "min (ns)", "max (ns)", "repeats", "one operation"],

@@ -61,8 +61,10 @@ from threadcost.errors import (  # noqa: E402
     one_line,
     short,
 )
+from threadcost.experiments import parameters  # noqa: E402
 from threadcost.findings import folder_cache  # noqa: E402
 from threadcost.host import machine  # noqa: E402
+from threadcost.notebook import stored  # noqa: E402
 from threadcost.paper import notebook_run, notebook_sources  # noqa: E402
 from threadcost.paper import pages as paper_pages  # noqa: E402
 from threadcost.paper.pages import (  # noqa: E402
@@ -90,8 +92,6 @@ NOTEBOOKS_DIR = notebook_sources.NOTEBOOKS_DIR
 def load_params(path: str | Path) -> dict[str, Any]:
     """The parameter set, read within bounds and checked (ParameterError, one line:
     the file, the key, the value and what is allowed)."""
-    from threadcost.experiments import parameters
-
     return parameters.check_file(path)
 
 
@@ -132,12 +132,10 @@ def run_notebook(source: Path, target: Path, params: dict[str, Any],
     """
     import papermill as pm
 
-    from threadcost.paper.notebook_run import execute
-
     # A parameter set is shared by every notebook; each gets the names it declares.
     declared = set(pm.inspect_notebook(str(source)))
     mine = {k: v for k, v in params.items() if k in declared}
-    execute(source, target, mine, cwd=NOTEBOOKS_DIR, cell_timeout=CELL_TIMEOUT_S,
+    notebook_run.execute(source, target, mine, cwd=NOTEBOOKS_DIR, cell_timeout=CELL_TIMEOUT_S,
             start_timeout=KERNEL_START_TIMEOUT_S,
             progress_bar={"desc": source.stem, "unit": "cell", "leave": True}
             if progress_bar else False,
@@ -367,6 +365,7 @@ def _build(params_path: str, out: Path, only: list[str] | None, machine_id: str 
     if not books:
         raise BuildError(f"no notebook matches --only {' '.join(only or [])}")
     if measure:  # every notebook's values judged before the first one measures
+        # (the prechecks need the C kernels: a rendering from stored runs does not)
         from threadcost.paper import prechecks
 
         prechecks.check_all([b.stem for b in books], params)
@@ -585,8 +584,6 @@ def _main(args: argparse.Namespace) -> int:
 
 def _print_not_run(index: Path) -> None:
     """The end of the run: what was not run here (read from the runs the build named)."""
-    from threadcost.notebook import stored
-
     with contextlib.suppress(OSError, ValueError, ThreadcostError):
         build = json.loads((index.parent / "_static" / "build.json").read_text())
         folder = paths.data_dir() / str(build["machine_id"])

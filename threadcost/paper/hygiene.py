@@ -15,6 +15,7 @@ import html as html_lib
 import re
 
 from threadcost import vocabulary
+from threadcost.experiments import parameters, specs
 
 _HIDDEN = re.compile(
     r"<(script|style)\b.*?</\1>|<details class=\"tc-code\".*?</details>|<!--.*?-->",
@@ -103,8 +104,6 @@ def code_identifiers(page: str) -> list[str]:
     words: an experiment's name (a reader never types it: "stored apart (as
     ``launch_python_parent``)"), or a parameter's where nothing says the reader sets it
     ("one run lasts about ``cpu_bound_run_s``")."""
-    from threadcost.experiments import specs
-
     experiments = {e.name for e in specs.experiments()}
     body = _HIDDEN.sub(" ", _PRE.sub(" ", page))
     found = []
@@ -124,8 +123,6 @@ def code_identifiers(page: str) -> list[str]:
 def _declared() -> re.Pattern[str]:
     """The declared parameters' and the experiments' names (``tasks_s6_count``,
     ``launch_python_parent``): identifiers a reader should read as words."""
-    from threadcost.experiments import parameters, specs
-
     names = {n for n in [*parameters.BY_NAME, *(e.name for e in specs.experiments())] if "_" in n}
     return re.compile(r"(?<![\w/.-])(?:" + "|".join(
         re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?![\w/-])")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from threadcost import paths
+from threadcost.experiments import specs
 from threadcost.findings import folder_cache
 from threadcost.paper.render import GALLERY, STATIC, Provenance
 from threadcost.store import datastore, run_cache, run_files
@@ -97,8 +98,6 @@ class Links:
 def experiment_module(experiment: str) -> Path | None:
     """The module of ``threadcost/experiments/`` that produces runs named ``experiment``
     (from :mod:`threadcost.experiments.specs`); None when it is not registered."""
-    from threadcost.experiments import specs
-
     rel = specs.module_path(experiment)
     return paths.REPO_ROOT / rel if rel is not None else None
 

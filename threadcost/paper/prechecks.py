@@ -22,6 +22,8 @@ from typing import Any
 from threadcost import native
 from threadcost.errors import ParameterError
 from threadcost.experiments import parameters, specs
+from threadcost.host import machine
+from threadcost.store import datastore
 
 FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # a machine folder's name
 
@@ -78,9 +80,6 @@ def _machine(c: _Checks, name: str) -> None:
     wanted = c[name]
     if wanted is None:
         return
-    from threadcost.host import machine
-    from threadcost.store import datastore
-
     known = datastore.machines_with_runs()
     if not isinstance(wanted, str) or not FOLDER_NAME.fullmatch(wanted) or (
             wanted not in known and wanted != machine.machine_id()):

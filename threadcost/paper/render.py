@@ -35,6 +35,7 @@ from nbconvert import HTMLExporter
 from nbconvert.preprocessors import TagRemovePreprocessor
 
 from threadcost import paths, vocabulary
+from threadcost.paper import summary as paper_summary
 from threadcost.views import vega_assets
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
@@ -330,8 +331,6 @@ def render_index(pages: list[Page], html_dir: Path, params_name: str = "",
     ``measured_by``: (commit, with uncommitted changes) of the code that measured the
     runs shown;
     ``from_stored``: the paper was drawn from a machine folder without measuring."""
-    from threadcost.paper import summary as paper_summary
-
     items = []
     for page in pages:
         subs = "".join(f'<li><a href="{page.path.name}#{html.escape(a)}">{html.escape(t)}</a>'

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from threadcost import findings, paths
+from threadcost import claims, findings, paths
 from threadcost.claims.published import REFERENCES_CSV  # the one citations file
+from threadcost.views import claims as claims_view
+from threadcost.views import headline as headline_view
 
 
 @dataclass(frozen=True)
@@ -113,9 +115,6 @@ def abstract_html(data_dir: str | Path | None = None, machine_id: str | None = N
                "virtual threads, and against every published claim below.")
     where = (f"Measured on {html.escape(machine_text.rstrip('.'))}, and set against {against}"
              if machine_text else f"Measured on this machine, and set against {against}")
-    from threadcost import claims  # which folklore holds here, which does not, and why
-    from threadcost.views import claims as claims_view  # its numbers marked by name
-
     return [memory, time, where,
             claims_view.folklore_md(claims.judge(machine_id, data_dir))]
 
@@ -123,10 +122,6 @@ def abstract_html(data_dir: str | Path | None = None, machine_id: str | None = N
 def _contrast(data_dir: str | Path | None, machine_id: str | None) -> str:
     """Page 00's sentence of ratios (process vs thread, thread vs goroutine), as HTML:
     the abstract's thread set against its alternatives, from the same headline cells."""
-    import re
-
-    from threadcost.views import headline as headline_view
-
     text = headline_view.sentence(headline_view.cells(data_dir, machine_id))
     if text.startswith("Too few"):
         return ""
@@ -137,8 +132,6 @@ def _contrast(data_dir: str | Path | None, machine_id: str | None) -> str:
 def verdict_tally(data_dir: str | Path | None = None,
                   machine_id: str | None = None) -> dict[str, int]:
     """How many published claims got each verdict class on one machine."""
-    from threadcost import claims
-
     return claims.tally(claims.judge(machine_id, data_dir))
 
 
@@ -146,8 +139,6 @@ def claim_verdicts(data_dir: str | Path | None = None,
                    machine_id: str | None = None) -> Any:
     """One row per published claim on one machine: ``claim_id``, ``verdict_class``."""
     import pandas as pd
-
-    from threadcost import claims
 
     return pd.DataFrame([{"claim_id": v.id, "verdict_class": v.verdict}
                          for v in claims.judge(machine_id, data_dir)])

@@ -7,9 +7,9 @@ Guarantees:
 - run ids are unique (UTC time + experiment + random suffix) and an existing
   folder is never overwritten;
 - ``load_run`` validates what it reads and names the bad file;
-- large tables (raw samples: more than ``GZIP_ABOVE_BYTES`` as CSV) are stored
-  gzip-compressed as ``<table>.csv.gz``, which pandas reads as it reads a
-  ``.csv``; reading accepts either, so older runs load unchanged.
+- large tables (raw samples: more than ``threadcost.results.GZIP_ABOVE_BYTES`` as
+  CSV) are stored gzip-compressed as ``<table>.csv.gz``, which pandas reads as it
+  reads a ``.csv``; reading accepts either, so older runs load unchanged.
 
 Across runs and machines: :func:`load_table` gives one long DataFrame of a table
 from every run that has it, with ``machine_id``, ``run_id``, ``experiment`` and
@@ -19,7 +19,6 @@ machine fingerprint flattened into columns.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import json
@@ -34,21 +33,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from threadcost import paths
 from threadcost.errors import DataError, ParameterError
 from threadcost.experiments import specs
 from threadcost.host import machine
-from threadcost.results import Result, _json_safe
+from threadcost.results import META, SCHEMA_VERSION, Result
 from threadcost.store import run_cache, run_files, table_checks
 from threadcost.store.run_files import Skipped
 
-SCHEMA_VERSION = 1
-META = "meta.json"
-# A table whose CSV text is larger than this is stored as <table>.csv.gz.
-GZIP_ABOVE_BYTES = 256 * 1024
+# A run folder's files are the Result's stored form (threadcost.results: META and
+# SCHEMA_VERSION are its names); the store decides where, writes them and reads them.
 TABLE_SUFFIXES = (".csv", ".csv.gz")
 
 
@@ -74,12 +70,11 @@ class Run:
                           self.experiment)
 
     def result(self) -> Result:
-        """The run read back as the :class:`Result` it was saved from: the same
-        experiment, parameters, summary, tables and limit, as the views take it."""
-        return Result(experiment=self.experiment, params=dict(self.meta["params"]),
-                      summary=self.meta["summary"],
-                      tables={name: self.table(name) for name in self.meta["tables"]},
-                      limit_hit=self.meta.get("limit_hit"))
+        """The run read back as the :class:`Result` it was saved from
+        (:meth:`Result.from_stored`), every table checked against its stored schema and
+        the kinds its family declares, as the views take it."""
+        return Result.from_stored(self.meta, {name: self.table(name)
+                                              for name in self.meta["tables"]})
 
     @property
     def commit(self) -> str | None:
@@ -182,19 +177,6 @@ def _read_checked_table(run_dir: Path, path: Path, raw: bytes, name: str,
     return frame
 
 
-def _infinite(column: pd.Series) -> int:
-    """How many cells of a number column are infinite (recorded only when some are)."""
-    return int(np.isinf(column.to_numpy(dtype=float)).sum())
-
-
-def _kind(column: pd.Series) -> str:
-    if pd.api.types.is_bool_dtype(column):
-        return "bool"
-    if pd.api.types.is_numeric_dtype(column):
-        return "number"
-    return "text"
-
-
 # A build that wants to know which runs its notebooks wrote and read (threadcost.paper.build)
 # names a file here; every saved run is appended to it, one "wrote <path>" line each.
 RUN_LOG_ENV = "THREADCOST_RUN_LOG"
@@ -219,17 +201,6 @@ def table_path(run_dir: Path, name: str) -> Path:
         if stat.S_ISREG(run_files.lstat_mode(path)):
             return path
     return next((path for path in found if run_files.lstat_mode(path)), found[0])
-
-
-def encode_table(frame: pd.DataFrame) -> tuple[str, bytes]:
-    """(file suffix, bytes) of a table: CSV text, gzip-compressed when large.
-
-    The gzip stream carries no time stamp, so the same table gives the same bytes.
-    """
-    text = frame.to_csv(index=False).encode()
-    if len(text) > GZIP_ABOVE_BYTES:
-        return ".csv.gz", gzip.compress(text, compresslevel=9, mtime=0)
-    return ".csv", text
 
 
 def _fsync_write(path: Path, data: bytes) -> None:
@@ -268,7 +239,8 @@ def _refuse_reference(root: Path) -> None:
 
 def save_run(result: Result, data_dir: str | Path | None = None,
              fingerprint: dict[str, Any] | None = None, label: str | None = None) -> Path:
-    """Write one result as a new run folder and return its path.
+    """Write one result as a new run folder (its files: :meth:`Result.stored_files`) and
+    return its path.
 
     ``label`` names the run within its notebook (``threadcost.notebook.stored``), so a
     rendering from stored runs finds it again; it is kept in meta.json."""
@@ -283,38 +255,12 @@ def save_run(result: Result, data_dir: str | Path | None = None,
     staging = machine_dir / f".{run_id}.{_writer()}.partial"
     staging.mkdir()
     try:
-        names = []
-        for name, frame in result.tables.items():
-            suffix, data = encode_table(frame)
-            _fsync_write(staging / f"{name}{suffix}", data)
-            names.append(name)
-        meta = {
-            "schema_version": SCHEMA_VERSION,
-            "experiment": result.experiment,
-            "run_id": run_id,
-            "machine_id": machine_dir.name,
-            "created_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "params": result.params,
-            "summary": result.summary,
-            "limit_hit": result.limit_hit,
-            "tables": names,
-            "table_schema": {name: {"rows": len(frame),
-                                    "columns": [str(c) for c in frame.columns],
-                                    "kinds": {str(c): _kind(frame[c]) for c in frame.columns},
-                                    "missing": {str(c): int(frame[c].isna().sum())
-                                                for c in frame.columns
-                                                if _kind(frame[c]) == "number"},
-                                    "infinite": {str(c): n for c in frame.columns
-                                                 if _kind(frame[c]) == "number"
-                                                 and (n := _infinite(frame[c]))}}
-                             for name, frame in result.tables.items()},
-            "machine": fp,
-            "complete": True,
-        }
-        if label is not None:
-            meta["label"] = label
-        text = json.dumps(_json_safe(meta), indent=2, allow_nan=False)
-        _fsync_write(staging / META, text.encode())
+        files = result.stored_files(
+            run_id=run_id, machine_id=machine_dir.name,
+            created_utc=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), machine=fp,
+            label=label)
+        for name, data in files.items():  # the tables, then meta.json
+            _fsync_write(staging / name, data)
         fsync_dir(staging)
         if final.exists():  # practically impossible (random suffix), never overwrite
             raise FileExistsError(final)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from threadcost import claims
 from threadcost.experiments.malloc_touch import checks as malloc_touch
+from threadcost.experiments.malloc_touch.spec import STAGES
 from threadcost.results import Result
 
 
@@ -40,7 +41,7 @@ def stages_table(result: Result) -> pd.DataFrame:
         return f"{kib / 1024:,.1f} MiB" if abs(kib) >= 1024 else f"{kib:,.0f} KiB"
 
     rows = []
-    for stage in malloc_touch.STAGES:
+    for stage in STAGES:
         rows.append({
             "stage": stage.replace("_", " "),
             "VSZ": size(s[stage]["vsz_kib"]),

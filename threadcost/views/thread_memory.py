@@ -11,6 +11,7 @@ from matplotlib.ticker import FuncFormatter
 
 from threadcost import claims, findings
 from threadcost.experiments.thread_memory import checks as thread_memory
+from threadcost.experiments.thread_memory.spec import HEADLINE, SERIES
 from threadcost.results import Result
 from threadcost.store import datastore
 from threadcost.views import thread_page_gap
@@ -81,11 +82,11 @@ def vs_threads_figure(result: Result, log_virtual: bool = False) -> plt.Figure:
 def per_thread_table(result: Result) -> pd.DataFrame:
     """Every counter's per-thread slope with its 95% interval and R^2."""
     rows = []
-    for name in [*thread_memory.HEADLINE, "system_page_tables_kib"]:
+    for name in [*HEADLINE, "system_page_tables_kib"]:
         f = result.summary["per_thread"]["fit"].get(name)
         if f is None:
             continue
-        rows.append({"counter": thread_memory.SERIES[name],
+        rows.append({"counter": SERIES[name],
                      "KiB per thread": f["per_thread"],
                      "95% CI low (KiB)": f["ci95_low"], "95% CI high (KiB)": f["ci95_high"],
                      # four decimals for every row: 0.99995 and 0.9999 read alike

@@ -31,6 +31,7 @@ import pandas as pd
 
 from threadcost import cbuild, paths, stats
 from threadcost.errors import KernelError, ParameterError, check_status
+from threadcost.experiments.launch.spec import METRICS
 from threadcost.experiments.parameters import declared
 from threadcost.experiments.thread_memory.limits import name_from_errno
 from threadcost.native import ffi, lib, run_stoppable
@@ -44,7 +45,6 @@ KINDS = {"thread": lib.TC_LAUNCH_THREAD, "fork": lib.TC_LAUNCH_FORK, "vfork": li
          "posix_spawn": lib.TC_LAUNCH_POSIX_SPAWN, "clone": lib.TC_LAUNCH_CLONE,
          "fork_exec": lib.TC_LAUNCH_FORK_EXEC}
 EXECS = ("posix_spawn", "fork_exec")  # the kinds that start the tiny binary
-METRICS = ("lifecycle_ns", "create_ns", "first_run_ns", "join_ns")
 MAX_BURST = int(declared("launch_burst_sizes").maximum or 0)  # threads alive at once
 MAX_PARENT_MIB = int(declared("launch_parent_touch_mib").maximum or 0)
 

@@ -13,6 +13,9 @@ from threadcost.experiments.specs import (
     param,
 )
 
+# The times of one launch, each a distribution of its own.
+METRICS = ("lifecycle_ns", "create_ns", "first_run_ns", "join_ns")
+
 LAUNCH_DISTRIBUTIONS = columns(
     count="n",
     amount="parent_touch_mib min p50 p90 p99 p999 max mean",

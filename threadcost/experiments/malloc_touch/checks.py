@@ -17,7 +17,6 @@ EXPERIMENT = "malloc_touch"
 MIB = declared("malloc_mib")
 POINTS = declared("malloc_points")
 ALLOCATORS = declared("malloc_allocators").choices
-STAGES = ("before", "after_alloc", "after_touch", "after_free")
 MAX_POINTS = POINTS.maximum
 
 

@@ -27,9 +27,9 @@ from threadcost.experiments.malloc_touch.checks import (
     MAX_POINTS,
     MIB,
     POINTS,
-    STAGES,
     check_params,
 )
+from threadcost.experiments.malloc_touch.spec import STAGES
 from threadcost.native import ffi, interruptible, lib, proc_status_dict
 from threadcost.results import Result
 from threadcost.runsafety.isolate import run_isolated

@@ -12,6 +12,9 @@ from threadcost.experiments.specs import (
     param,
 )
 
+# The four readings of a run, in the order taken.
+STAGES = ("before", "after_alloc", "after_touch", "after_free")
+
 MALLOC_TOUCH_TOUCH_CURVE = columns(
     amount="touched_kib vsz_kib rss_kib rss_anon_kib")
 

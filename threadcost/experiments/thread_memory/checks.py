@@ -27,21 +27,6 @@ DEFAULT_COUNTS = list(COUNTS.default)
 DEFAULT_STACK_SIZES = list(declared("memory_stack_sizes_kib").default)
 DEFAULT_TOUCH_DEPTHS = list(declared("memory_touch_depths_kib").default)
 
-SERIES = {
-    "vsz_kib": "virtual size, VmSize (this process)",
-    "rss_kib": "resident set, VmRSS (this process)",
-    "rss_rollup_kib": "resident set by page walk, smaps_rollup Rss (this process)",
-    "rss_pmap_kib": "resident set read from outside, pmap -x total (this process)",
-    "page_tables_kib": "page tables, VmPTE (this process)",
-    "kernel_stack_kib": "kernel stacks, KernelStack (system-wide)",
-    "slab_kib": "unreclaimable slab, SUnreclaim (system-wide)",
-    "system_page_tables_kib": "page tables, PageTables (system-wide)",
-    "kernel_kib": "kernel memory: kernel stack + page tables + slab",
-    "total_kib": "true cost: resident set + kernel memory",
-}
-# The per-thread quantities reported first, in this order.
-HEADLINE = ["rss_kib", "vsz_kib", "kernel_stack_kib", "page_tables_kib", "slab_kib",
-            "kernel_kib", "total_kib", "rss_rollup_kib", "rss_pmap_kib"]
 
 
 # ---------------------------------------------------------------- validation

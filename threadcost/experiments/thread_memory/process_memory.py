@@ -38,6 +38,7 @@ import pandas as pd
 from threadcost import stats
 from threadcost.errors import KernelError, check_status
 from threadcost.experiments.parameters import declared
+from threadcost.experiments.thread_memory.spec import PROCESS_SERIES
 from threadcost.host import sysinfo
 from threadcost.native import ffi, lib
 from threadcost.results import Result
@@ -45,17 +46,6 @@ from threadcost.runsafety.isolate import run_isolated
 from threadcost.settings import validate
 
 EXPERIMENT = "process_memory"
-SERIES = {
-    "uss_kib": "private resident (USS: Private_Clean + Private_Dirty)",
-    "pss_kib": "proportional resident (PSS)",
-    "rss_kib": "resident (Rss, shared pages counted in full)",
-    "page_tables_kib": "page tables (VmPTE, per child)",
-    "kernel_stack_kib": "kernel stacks (KernelStack, system-wide)",
-    "slab_kib": "unreclaimable slab (SUnreclaim, system-wide)",
-    "system_page_tables_kib": "page tables (PageTables, system-wide)",
-    "kernel_kib": "kernel side: kernel stack + page tables + slab",
-    "total_kib": "USS + kernel side",
-}
 # Rough cost of one idle forked child (page tables copied from a Python parent,
 # kernel stack, task and mm structures) for the memory check before running.
 PROCESS_BUDGET_KIB = 512
@@ -152,7 +142,7 @@ def _one_run(count: int, touch_kib: int, settle_ms: int, lifetime_s: float) -> d
 def fit_series(points: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Per-process slope of each counter against the children started."""
     fits: dict[str, dict[str, Any]] = {}
-    for name in SERIES:
+    for name in PROCESS_SERIES:
         data = points[["started", name]].dropna()
         if len(data) >= 3 and data["started"].nunique() >= 2:
             f = stats.fit_line(data["started"], data[name])
@@ -213,7 +203,7 @@ def run(counts: Any = (50, 100, 150, 200, 250, 300), touch_kib: Any = 0, repeats
         bar.close()
     points = pd.DataFrame(rows)
     fits = fit_series(points)
-    fit_rows = [{"quantity": k, "meaning": SERIES[k], **v} for k, v in fits.items()]
+    fit_rows = [{"quantity": k, "meaning": PROCESS_SERIES[k], **v} for k, v in fits.items()]
     summary: dict[str, Any] = {
         "per_process_kib": {k: v["per_process_kib"] for k, v in fits.items()},
         "fits": fits,

@@ -46,17 +46,16 @@ from threadcost.experiments.thread_memory.checks import (
     EXPERIMENT_STACK,
     EXPERIMENT_TOUCH,
     GRID_REPEATS,
-    HEADLINE,
     MAX_REPEATS,
     MAX_THREADS,
     S2_SWEEP,
     SAFETY_KIB,
-    SERIES,
     check_address_space,
     check_params,
     check_touch,
     effective_stack_kib,
 )
+from threadcost.experiments.thread_memory.spec import HEADLINE, SERIES
 from threadcost.host import sysinfo
 from threadcost.progress import bar as tqdm
 from threadcost.results import Result

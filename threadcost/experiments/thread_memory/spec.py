@@ -12,6 +12,36 @@ from threadcost.experiments.specs import (
     param,
 )
 
+# What each counter of a thread memory run reads.
+SERIES = {
+    "vsz_kib": "virtual size, VmSize (this process)",
+    "rss_kib": "resident set, VmRSS (this process)",
+    "rss_rollup_kib": "resident set by page walk, smaps_rollup Rss (this process)",
+    "rss_pmap_kib": "resident set read from outside, pmap -x total (this process)",
+    "page_tables_kib": "page tables, VmPTE (this process)",
+    "kernel_stack_kib": "kernel stacks, KernelStack (system-wide)",
+    "slab_kib": "unreclaimable slab, SUnreclaim (system-wide)",
+    "system_page_tables_kib": "page tables, PageTables (system-wide)",
+    "kernel_kib": "kernel memory: kernel stack + page tables + slab",
+    "total_kib": "true cost: resident set + kernel memory",
+}
+# The per-thread quantities reported first, in this order.
+HEADLINE = ["rss_kib", "vsz_kib", "kernel_stack_kib", "page_tables_kib", "slab_kib",
+            "kernel_kib", "total_kib", "rss_rollup_kib", "rss_pmap_kib"]
+
+# What each counter of an idle forked process reads.
+PROCESS_SERIES = {
+    "uss_kib": "private resident (USS: Private_Clean + Private_Dirty)",
+    "pss_kib": "proportional resident (PSS)",
+    "rss_kib": "resident (Rss, shared pages counted in full)",
+    "page_tables_kib": "page tables (VmPTE, per child)",
+    "kernel_stack_kib": "kernel stacks (KernelStack, system-wide)",
+    "slab_kib": "unreclaimable slab (SUnreclaim, system-wide)",
+    "system_page_tables_kib": "page tables (PageTables, system-wide)",
+    "kernel_kib": "kernel side: kernel stack + page tables + slab",
+    "total_kib": "USS + kernel side",
+}
+
 THREAD_MEMORY_POINTS = columns(
     time="create_ns settle_ns join_ns",
     count="config repeat threads requested started stack_bytes guard_bytes too_deep "
