@@ -478,6 +478,9 @@ c21_pinned_thread = prefer(peer_hop(THREAD, "same-cpu"), brigade.brigade_hop("th
 c21_pinned_thread_over_tokio = prefer(peer_ratio((THREAD, "same-cpu"), (TOKIO, "unpinned")),
                                       brigade.c21_pinned_thread_over_goroutine,
                                       TOKIO_BY_GOROUTINES)
+# S5's "I don't know why": the thread brigade pinned against unpinned (the Rust peer only:
+# no brigade before it ran S5's runtimes judges S5's own threads)
+c21_pinned_over_unpinned_thread = peer_ratio((THREAD, "same-cpu"), (THREAD, "unpinned"))
 # S5 weighs each side with RSS over the task count: Rust threads and Tokio tasks alike
 # from the Rust peer's idle tasks (the C brigade's threads and epoll loop before it ran)
 c22_thread_rss = prefer(per_task_kib(THREAD, "rss_kib"), brigade.brigade_rss_slope("thread"),
