@@ -283,6 +283,11 @@ def _thread_rows(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | str:
     return rows, found
 
 
+def _read(found: list[Any], rows: pd.DataFrame) -> list[Any]:
+    """The runs of ``found`` that hold ``rows`` (a pooled table's ``run_index``)."""
+    return [found[i] for i in sorted(set(rows.run_index))] if "run_index" in rows else found
+
+
 def _cross_share(rows: pd.DataFrame) -> pd.Series:
     """Per row: the share of its timed hops that woke a thread on another CPU (NaN: a run
     stored before the thread brigade counted them)."""
@@ -301,7 +306,7 @@ def _cross_cpu(runs: Runs, placement: str) -> Value | str:
         return (f"the stored peer_brigade counted no CPU of a Rust thread's wake-up "
                 f"({PLACES[placement][1]}; stored before it did)")
     m = over_repeats(share * 100, "%")
-    return Value(m.value, m.low, m.high, m.repeats, found,
+    return Value(m.value, m.low, m.high, m.repeats, _read(found, rows.loc[share.index]),
                  setup={"experiment": "peer_brigade", "kind": RUST_THREAD,
                         "tasks": S5_TASKS, "placement": placement})
 
@@ -314,7 +319,7 @@ def _cross_quantity(placement: str) -> None:
     quantity(cross_cpu_name(placement), "%", "mean over repeats",
              f"S5's brigade of {S5_TASKS} Rust threads on the Rust peer, "
              f"{PLACES[placement][1]}: wake-ups across CPUs, {CROSS_DEFINITION}",
-             fmt=".2f", reads=pooled("peer_brigade"))(lambda runs: _cross_cpu(runs, placement))
+             fmt="sig3", reads=pooled("peer_brigade"))(lambda runs: _cross_cpu(runs, placement))
 
 
 for _placement in PLACES:
@@ -351,7 +356,7 @@ def _cpu_quantity(part: str) -> None:
             return ("the stored peer_brigade read no CPU time of the pinned Rust threads "
                     "(stored before it did)")
         m = over_repeats(per, "ns")
-        return Value(m.value, m.low, m.high, m.repeats, found,
+        return Value(m.value, m.low, m.high, m.repeats, _read(found, rows.loc[per.index]),
                      setup={"experiment": "peer_brigade", "kind": RUST_THREAD,
                             "tasks": S5_TASKS, "placement": "same-cpu"})
     quantity(cpu_part_name(part), "ns", "mean over repeats",
