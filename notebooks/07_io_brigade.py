@@ -177,7 +177,8 @@ else:
 # the main thread), each reading one byte from a Unix socket pair and writing it to the
 # next; and S5's one-thread brigade (one thread making the same calls, no switch: S5's
 # baseline). Pipes (the transport this page's C brigade uses by default) are a labelled
-# variant, run when `brigade_peer_transports` names them (`params/large.yaml` does).
+# variant, run when the parameter cell's transports of the peer name them
+# (`params/large.yaml` does).
 # Sized for the paper's time: fewer timed trips a run than S5's 10,000, after fewer
 # untimed ones than S5's 100 (the parameter cell above sets both); by S5's own published
 # spread (not measured here), the standard error of a mean of 100 trips is under 1% of

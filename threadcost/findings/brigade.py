@@ -229,10 +229,12 @@ def _peer(runs: Runs, kind: str, placement: str) -> Value | str:
     if table.empty:
         skipped = next((r.meta["summary"].get("skipped") for r in found
                         if r.meta["summary"].get("skipped")), None)
-        return skipped or "no stored run of S5's brigade on the Rust peer (notebook 07; needs cargo)"
+        return skipped or ("no stored run of S5's brigade on the Rust peer (notebook 07; "
+                           "needs cargo)")
     net = peer_net(table, kind, S5_TASKS, placement)
     if net is None:
-        return (f"the stored run of S5's brigade (the Rust peer) has no {task_label(kind, plural=True)} and "
+        return (f"the stored S5 brigade has no "
+                f"{task_label(kind, plural=True)} and "
                 f"one-thread rows at {S5_TASKS} tasks, {PLACES[placement][1]}")
     value, low, high, n = net
     return Value(value, low, high, n, found,
@@ -279,7 +281,7 @@ def _thread_rows(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | str:
     rows = on_transport(table, None)
     rows = rows[(rows.kind == RUST_THREAD) & (rows.tasks == S5_TASKS) & (rows.trips > 0)]
     if rows.empty:
-        return f"the stored run of S5's brigade (the Rust peer) has no Rust-thread brigade of {S5_TASKS} tasks"
+        return f"the stored S5 brigade has no Rust-thread brigade of {S5_TASKS} tasks"
     return rows, found
 
 
@@ -303,7 +305,7 @@ def _cross_cpu(runs: Runs, placement: str) -> Value | str:
     rows, found = got
     share = _cross_share(rows[rows.placement == placement]).dropna()
     if share.empty:
-        return (f"the stored run of S5's brigade (the Rust peer) counted no CPU of a Rust thread's wake-up "
+        return (f"the stored S5 brigade counted no CPU of a Rust thread's wake-up "
                 f"({PLACES[placement][1]}; stored before it did)")
     m = over_repeats(share * 100, "%")
     return Value(m.value, m.low, m.high, m.repeats, _read(found, rows.loc[share.index]),
@@ -353,7 +355,7 @@ def _cpu_quantity(part: str) -> None:
         rows, found = got
         per = _cpu_part(rows[rows.placement == "same-cpu"], part).dropna()
         if per.empty:
-            return ("the stored run of S5's brigade (the Rust peer) read no CPU time of the pinned Rust threads "
+            return ("the stored S5 brigade read no CPU time of the pinned Rust threads "
                     "(stored before it did)")
         m = over_repeats(per, "ns")
         return Value(m.value, m.low, m.high, m.repeats, _read(found, rows.loc[per.index]),
@@ -384,10 +386,10 @@ def unpinning_added(runs: Runs) -> Value | str:
     wide = rows.assign(value=_per_task(rows)).pivot_table(index=index, columns="placement",
                                                            values="value")
     if not set(PLACES) <= set(wide.columns):
-        return "the stored run of S5's brigade (the Rust peer) did not run the Rust threads both unpinned and pinned"
+        return "the stored S5 brigade did not run the Rust threads both unpinned and pinned"
     diff = (wide["unpinned"] - wide["same-cpu"]).dropna()
     if diff.empty:
-        return "no repeat of the stored run of S5's brigade (the Rust peer) ran the Rust threads both ways"
+        return "no repeat of the stored S5 brigade ran the Rust threads both ways"
     m = over_repeats(diff, "ns")
     return Value(m.value, m.low, m.high, m.repeats, found,
                  setup={"experiment": "peer_brigade", "kind": RUST_THREAD,
