@@ -238,3 +238,29 @@ def test_without_go_the_goroutine_kind_is_not_run_with_the_reason(
             assert row["per_hop_ns"] is None and "Go" in row["not_run"]
         else:
             assert row["per_hop_ns"] is not None
+
+
+def test_s5_thread_brigade_counts_its_cross_cpu_wake_ups_and_cpu_time() -> None:
+    """The Rust peer's thread brigade (S5's): a pinned run wakes no thread on another CPU;
+    an unpinned one at most every hop; the timed trips' CPU time is never negative, and
+    pinned to one CPU it fits in their wall time."""
+    from threadcost import peers
+    from threadcost.experiments.user_space_tasks import runtimes
+
+    if peers.kind_reason("rust-thread") is not None:
+        pytest.skip(peers.kind_reason("rust-thread"))
+    r = runtimes.brigade(tasks=[20], kinds=["rust-thread", "one-thread"],
+                         placements=["same-cpu", "unpinned"], iterations=30, warmup=5,
+                         repeats=1, transports=["socketpair"])
+    rows = r.tables["runs"].set_index(["kind", "placement"])
+    hops = rows.trips * (rows.tasks + 1)
+    assert rows.loc[("rust-thread", "same-cpu"), "cross_cpu_hops"] == 0
+    assert 0 <= rows.loc[("rust-thread", "unpinned"), "cross_cpu_hops"] \
+        <= hops.loc[("rust-thread", "unpinned")]
+    assert math.isnan(rows.loc[("one-thread", "same-cpu"), "cross_cpu_hops"])
+    assert (rows[["cpu_user_ns", "cpu_system_ns"]] >= 0).all().all()
+    assert (rows.timed_wall_ns > 0).all()
+    pinned = rows.xs("same-cpu", level="placement")
+    # the kernel keeps the two readings monotonic by scaling its tick samples, so one may
+    # lead by up to a tick (4 ms at HZ=250, the coarsest common setting)
+    assert ((pinned.cpu_user_ns + pinned.cpu_system_ns) <= pinned.timed_wall_ns + 4e6).all()

@@ -19,6 +19,15 @@ import numpy as np
 from threadcost import findings
 from threadcost.claims import logic
 from threadcost.claims.model import AssertionVerdict, Why, WhyFn
+from threadcost.findings.brigade import (
+    CPU_PARTS,
+    CROSS_ACCOUNTED,
+    CROSS_SHARE,
+    UNPINNING_ADDED,
+    cpu_part_name,
+    cross_cpu_name,
+    cross_cpu_parts,
+)
 from threadcost.findings.context_switch import YARDSTICK_STATISTIC, yardstick
 from threadcost.findings.memory import split_rss_cause
 from threadcost.findings.more_sources import s9_count, stored_table
@@ -279,6 +288,84 @@ def computed(select: Any, yardstick: str, explains: bool = True) -> WhyFn:
             return Why(text, {}, got.run_id, explains=False)
         return Why(text, {yardstick: got.value}, got.run_id)
     why_fn.__name__ = f"computed_{yardstick}"
+    return why_fn
+
+
+# the share of what unpinning adds that the counted cross-CPU wake-ups account for, from
+# which it is a cause (below it, or far above: the rest is unexplained)
+ACCOUNTS = (0.5, 1.5)
+
+
+def cross_cpu_wakeups(runs: Runs, v: AssertionVerdict) -> Why | None:
+    """S5's "I don't know why" (pinned threads beat unpinned ones): what unpinning adds to
+    the thread brigade, against the wake-ups across CPUs the same run counted, each at the
+    extra cost of a wake-up on another CPU (the yardsticks'). A cause when they account
+    for about all of it (:data:`ACCOUNTS`), or when unpinning adds nothing and they come to
+    little (the scheduler kept the brigade on one CPU: nothing for pinning to remove);
+    else the share they account for, and the rest unexplained. Its yardsticks are the
+    findings it prints, by name."""
+    p = cross_cpu_parts(runs)
+    if isinstance(p, str):
+        return None
+    counted = (f"{logic.number(p['unpinned_pct'])}% of the unpinned hops woke a thread on "
+               f"another CPU than its writer's and {logic.number(p['pinned_pct'])}% of the "
+               "pinned ones (counted by the run), each wake-up across CPUs "
+               f"{logic.number(p['cross_ns'] - p['same_ns'])} ns dearer than one on the same "
+               "CPU (the yardsticks' pipe hand-off to another, idle CPU minus the same on one "
+               f"CPU, {YARDSTICKS_STATISTIC}): together {logic.number(p['accounted_ns'])} ns "
+               "per task per trip")
+    added = (f"unpinned minus pinned, the Rust-thread brigade takes "
+             f"{logic.number(p['added_ns'])} ns per task per trip here (mean over repeats)")
+    # in the order the text prints them (a view marks each with its finding's name)
+    sticks = {cross_cpu_name("unpinned"): p["unpinned_pct"],
+              cross_cpu_name("same-cpu"): p["pinned_pct"], CROSS: p["cross_ns"],
+              SAME: p["same_ns"], CROSS_ACCOUNTED: p["accounted_ns"],
+              UNPINNING_ADDED: p["added_ns"]}
+    if p["added_ns"] <= 0:
+        if p["accounted_ns"] > abs(p["added_ns"]) + p["same_ns"]:
+            return None  # crossings that cost something, yet no time added: not this
+        return Why(f"few wake-ups cross CPUs here, so pinning has little to remove: "
+                   f"{counted}; {added}", sticks, p["run_id"])
+    share = p["accounted_ns"] / p["added_ns"]
+    sticks[CROSS_SHARE] = 100 * share
+    of = f"the wake-ups across CPUs account for {logic.number(100 * share)}% of that"
+    if ACCOUNTS[0] <= share <= ACCOUNTS[1]:
+        return Why(f"wake-ups across CPUs: {counted}; {added}: {of}", sticks, p["run_id"])
+    rest = ("more than all of it, so a cross-CPU wake-up in the brigade does not cost what "
+            "the yardsticks' does" if share > ACCOUNTS[1]
+            else "and no quantity measured here accounts for the rest")
+    return Why(f"{UNEXPLAINED_BY}{counted}; {added}: {of}, {rest}", sticks, p["run_id"],
+               explains=False)
+
+
+def cpu_time_split(published: dict[str, float], their_count: str) -> WhyFn:
+    """A pinned brigade's time per task per trip split as the source's own ``/bin/time``
+    split it (``published``: ns of each of :data:`CPU_PARTS`, ``their_count`` in words):
+    user and system CPU time and the rest of the wall time, off the CPU, each measured by
+    the same run. The part that holds most of the difference is named (a cause when it
+    holds at least half of it); what makes that part dearer here is not measured."""
+    def why_fn(runs: Runs, v: AssertionVerdict) -> Why | None:
+        if _slower(v) is not True or v.measured is None or not v.published:
+            return None
+        got = {part: findings.measurement(cpu_part_name(part), runs) for part in CPU_PARTS}
+        here = {k: m for k, m in got.items() if isinstance(m, Measurement)}
+        if len(here) < len(CPU_PARTS):
+            return None
+        gap = {k: here[k].value - published[k] for k in CPU_PARTS}
+        top = max(gap, key=lambda k: gap[k])
+        parts = "; ".join(f"{CPU_PARTS[k].split(' (')[0]} {logic.number(here[k].value)} ns "
+                          f"(published {logic.number(published[k])} ns)" for k in CPU_PARTS)
+        text = (f"per task per trip here (the same run; published: {their_count}): {parts}")
+        sticks = {cpu_part_name(k): here[k].value for k in CPU_PARTS}
+        run_id = here[top].run_id
+        if gap[top] < 0.5 * (v.measured - v.published):
+            return Why(f"{UNEXPLAINED_BY}no part of the hop holds most of the difference. As a "
+                       f"decomposition, not a cause: {text}", sticks, run_id, explains=False)
+        where = ("the kernel's own time: what makes it dearer here is not measured"
+                 if top == "system" else "the time the brigade spent off its CPU: the CPU "
+                 "ran other work, or idled" if top == "off_cpu" else "the user-space code")
+        return Why(f"most of the difference lies in {where}; {text}", sticks, run_id)
+    why_fn.__name__ = "cpu_time_split"
     return why_fn
 
 

@@ -238,12 +238,12 @@ def _peer_brigade(runs: Runs, kinds: tuple[str, ...]
     found = runs.matching("peer_brigade")
     table = runs.tables(found, "runs")
     if table.empty:
-        return Missing("no stored peer_brigade run (S5's brigade on the Rust peer, "
+        return Missing("no stored run of S5's brigade on the Rust peer ("
                        "notebook 07; needs cargo)")
     at = table[table.tasks == S5_TASKS]
     if at.empty:
         have = ", ".join(f"{n:,}" for n in sorted(set(table.tasks)))
-        return Missing(f"the stored peer_brigade ran {have} tasks, not S5's {S5_TASKS}")
+        return Missing(f"the stored S5 brigade ran {have} tasks, not S5's {S5_TASKS}")
     if "transport" not in at:  # stored before the transport was a choice: pipes
         at = at.assign(transport="pipe")
     at = at.assign(transport=at.transport.fillna("pipe"))
@@ -257,7 +257,7 @@ def _peer_brigade(runs: Runs, kinds: tuple[str, ...]
         differs.append(CT_FOR_MT)
     absent = [k for k in kinds if k not in set(at.kind)]
     if absent:
-        return Missing(f"the stored peer_brigade did not run {', '.join(absent)} at "
+        return Missing(f"the stored S5 brigade did not run {', '.join(absent)} at "
                        f"{S5_TASKS} tasks")
     if "per_task_ns_mean" in at and at.per_task_ns_mean.notna().all():
         return at.assign(value=at.per_task_ns_mean), found, PEER_MEAN, differs
@@ -312,7 +312,7 @@ def _baseline(runs: Runs, wide: pd.DataFrame, placement: str
         return wide["one-thread"], "minus the one-thread brigade of the same repeat", None
     base = _c_baseline(runs, placement)
     if isinstance(base, Missing):
-        return Missing("the stored peer_brigade has no one-thread brigade and " + base.reason)
+        return Missing("the stored S5 brigade has no one-thread brigade and " + base.reason)
     return base.value, ("minus the C brigade's one-thread mean (pipe I/O alone; this peer "
                         "run stored no one-thread brigade)"), base
 
@@ -327,7 +327,7 @@ def peer_hop(kind: str, placement: str, net: bool = False) -> Any:
         at, found, stat, differs = got
         wide = _peer_wide(at, placement)
         if kind not in wide:
-            return Missing(f"the stored peer_brigade did not run {kind} {placement}")
+            return Missing(f"the stored S5 brigade did not run {kind} {placement}")
         info = {"run_id": run_ids(found), "setup": _peer_setup(found, placement, kind, differs)}
         if not net:
             return _marked(at_setup(over_repeats(wide[kind].dropna(), "ns", how=stat, **info),
@@ -362,7 +362,7 @@ def peer_ratio(top: tuple[str, str], bottom: tuple[str, str]) -> Any:
         at, found, stat, differs = got
         a, b = _peer_wide(at, top[1]), _peer_wide(at, bottom[1])
         if top[0] not in a or bottom[0] not in b:
-            return Missing(f"the stored peer_brigade lacks {top[0]} {top[1]} or "
+            return Missing(f"the stored S5 brigade lacks {top[0]} {top[1]} or "
                            f"{bottom[0]} {bottom[1]}")
         return _marked(at_setup(log_ratio(
             (a[top[0]] / b[bottom[0]]).dropna(), run_id=run_ids(found),
@@ -478,6 +478,9 @@ c21_pinned_thread = prefer(peer_hop(THREAD, "same-cpu"), brigade.brigade_hop("th
 c21_pinned_thread_over_tokio = prefer(peer_ratio((THREAD, "same-cpu"), (TOKIO, "unpinned")),
                                       brigade.c21_pinned_thread_over_goroutine,
                                       TOKIO_BY_GOROUTINES)
+# S5's "I don't know why": the thread brigade pinned against unpinned (the Rust peer only:
+# no brigade before it ran S5's runtimes judges S5's own threads)
+c21_pinned_over_unpinned_thread = peer_ratio((THREAD, "same-cpu"), (THREAD, "unpinned"))
 # S5 weighs each side with RSS over the task count: Rust threads and Tokio tasks alike
 # from the Rust peer's idle tasks (the C brigade's threads and epoll loop before it ran)
 c22_thread_rss = prefer(per_task_kib(THREAD, "rss_kib"), brigade.brigade_rss_slope("thread"),

@@ -14,8 +14,14 @@ from threadcost import findings, vocabulary
 from threadcost.claims import published
 from threadcost.experiments.brigade.checks import BASELINE
 from threadcost.findings.brigade import (
+    CPU_PARTS,
+    CROSS_ACCOUNTED,
+    CROSS_SHARE,
     PLACES,
     S5_TASKS,
+    UNPINNING_ADDED,
+    cpu_part_name,
+    cross_cpu_name,
     net_name,
     net_per_hop,
     peer_name,
@@ -296,6 +302,38 @@ def answer_text(result: Result) -> str:
     return "\n\n".join(parts)
 
 
+def _pinning_text(q: Any) -> str:
+    """S5's "I don't know why" (its pinned thread brigade beat the unpinned one), in this
+    run's numbers: what unpinning adds, the wake-ups across CPUs the run counted and what
+    they account for, and where a pinned hop's time goes."""
+    added, accounted = q(UNPINNING_ADDED), q(CROSS_ACCOUNTED)
+    cross = [q(cross_cpu_name(p)) for p in ("unpinned", "same-cpu")]
+    if not added.measured or not cross[0].measured:
+        return (f"**Pinned against unpinned** (S5: \"I don't know why\"): "
+                f"{findings.span(cross[0] if added.measured else added)}.")
+    text = (f"**Pinned against unpinned** (S5's pinned thread brigade beat its unpinned one, "
+            f"and S5 wrote \"I don't know why\"): here the unpinned Rust threads take "
+            f"{findings.span(added)} per task per trip more than the pinned ones (negative: "
+            f"less; mean over repeats); {findings.span(cross[0])} of the unpinned hops and "
+            f"{findings.span(cross[1])} of the pinned ones woke a thread on another CPU than "
+            "the one that wrote to it (counted by the run, each thread reading its CPU as its "
+            "read returns)")
+    if accounted.measured:
+        share = q(CROSS_SHARE)
+        text += (f"; at the extra cost of a wake-up across CPUs (notebook 4's yardsticks) they "
+                 f"come to {findings.span(accounted)} per task per trip"
+                 + (f", {findings.span(share)} of what unpinning adds" if share.measured
+                    else ""))
+    cpu = {part: q(cpu_part_name(part)) for part in CPU_PARTS}
+    if all(c.measured for c in cpu.values()):
+        text += (". Where a pinned hop's time goes (per task per trip, the timed trips' CPU "
+                 f"time): {findings.span(cpu['user'])} in user code, "
+                 f"{findings.span(cpu['system'])} in the kernel and "
+                 f"{findings.span(cpu['off_cpu'])} off the CPU (the CPU ran other work, or "
+                 "idled)")
+    return text + "."
+
+
 def conclusion_text(data_dir: Any = None, machine_id: str | None = None,
                     results: list[Result] | None = None) -> str:
     """What the page found, in this run's numbers: the findings of notebook 07 (net per hop
@@ -346,6 +384,7 @@ def conclusion_text(data_dir: Any = None, machine_id: str | None = None,
                      f"({runtime}) {show(tokio[0])} unpinned and {show(tokio[1])} on one CPU.")
     else:
         parts.append(f"**S5's own runtimes** were {findings.span(rust[0])}.")
+    parts.append(_pinning_text(q))
 
     def pub(claim: str, quantity: str) -> str:
         return findings.published(claim, f"{published.value(claim, quantity) / 1000:g} µs")

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from threadcost import claims, findings, vocabulary
-from threadcost.claims import logic, machines, summary, whys
+from threadcost.claims import logic, machines, published, summary, whys
 from threadcost.claims.model import UNEXPLAINED, AssertionVerdict, ClaimVerdict
 from threadcost.claims.summary import underpowered
 from threadcost.findings.context_switch import yardstick_name
@@ -272,9 +272,16 @@ def folklore_md(verdicts: list[ClaimVerdict]) -> str:
                 marks.append((f"published {pub}", "published " + findings.published(v.id, pub)))
             for why in a.why:
                 ids = runs(why.run_id)
-                names = {k: yardstick_name(k) for k in why.yardsticks}
+                for pub_ns in published.values_for(v.id).query("unit == 'ns'").value:
+                    pub = f"{logic.number(pub_ns)} ns"  # a why beside the source's own part
+                    marks.append((f"published {pub}", "published " + findings.published(
+                        v.id, pub)))
+                # a yardstick, or a finding under its own name (a percentage, or ns)
+                names = {k: k if k in findings.REGISTRY else yardstick_name(k)
+                         for k in why.yardsticks}
                 for key, value in why.yardsticks.items():
-                    shown = f"{logic.number(value)} ns"
+                    pct = key in findings.REGISTRY and findings.REGISTRY[key].unit == "%"
+                    shown = f"{logic.number(value)}{'%' if pct else ' ns'}"
                     marks.append((shown, findings.tag(names[key], logic.number(value),
                                                       said(shown, ids), ids)))
                 if {whys.CROSS, whys.SAME} <= set(why.yardsticks):
@@ -283,6 +290,11 @@ def folklore_md(verdicts: list[ClaimVerdict]) -> str:
                     marks.append((f"({ratio};", "(" + findings.tag(
                         f"{names[whys.CROSS]}/{names[whys.SAME]}", ratio.removesuffix("x"),
                         said(ratio, ids), ids) + ";"))
+                    extra = why.yardsticks[whys.CROSS] - why.yardsticks[whys.SAME]
+                    shown = f"{logic.number(extra)} ns dearer"
+                    marks.append((shown, findings.tag(
+                        f"{names[whys.CROSS]}-{names[whys.SAME]}", logic.number(extra),
+                        said(shown, ids), ids)))
                 if {whys.CROSS, whys.BUSY} <= set(why.yardsticks):
                     idle = why.yardsticks[whys.CROSS] - why.yardsticks[whys.BUSY]
                     shown = f"adds {logic.number(idle)} ns"

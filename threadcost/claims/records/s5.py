@@ -33,7 +33,18 @@ C20 = (Published("io_driven_switch_ns", 1700, "ns", "both threads and async task
                  "unpinned threads"))
 C21 = (Published("thread_pinned_per_task_ns", 3417, "ns", "mean per task per trip, threaded "
                  "brigade pinned to one core (1.709 ms / 500)"),
-       Published("thread_pinned_over_async_ratio", 0.95, "ratio", "derived: 1.709 / 1.795"))
+       Published("thread_pinned_over_async_ratio", 0.95, "ratio", "derived: 1.709 / 1.795"),
+       Published("thread_pinned_over_unpinned_ratio", 0.64, "ratio",
+                 "derived: 1.709 / 2.657, the thread brigade pinned / unpinned"),
+       # S5's /bin/time of the pinned thread-brigade: 4.81 s user, 12.50 s system, 17.37 s
+       # elapsed over 10,100 trips (100 warm-up) of 500 tasks
+       Published("thread_pinned_user_per_task_ns", 952, "ns", "derived: 4.81 s user / "
+                 "(10,100 trips x 500 tasks), S5's /bin/time, pinned thread-brigade"),
+       Published("thread_pinned_system_per_task_ns", 2475, "ns", "derived: 12.50 s system / "
+                 "(10,100 trips x 500 tasks), S5's /bin/time, pinned thread-brigade"),
+       Published("thread_pinned_off_cpu_per_task_ns", 12, "ns", "derived: (17.37 - 4.81 - "
+                 "12.50) s / (10,100 trips x 500 tasks), S5's /bin/time, pinned "
+                 "thread-brigade"))
 C22 = (Published("thread_user_kib", 9.5, "KiB", "RSS per thread (slope over the task count)"),
        Published("thread_kernel_kib", 10, "KiB", "kernel memory per thread"),
        Published("async_task_kib", 0.4, "KiB", "RSS per async task"),
@@ -62,6 +73,13 @@ PINNED = ("\"if I pin the threaded version to a single core, the speed advantage
           "disappears\" (S5): 1.709 ms vs 1.795 ms per trip")
 RSS = ("\"Per-thread resident memory use in `thread-brigade` is about 9.5KiB, whereas "
        "per-async-task memory use in `async-brigade` is around 0.4KiB, a factor of ~20.\" (S5)")
+PINNED_TIME = ("S5's /bin/time of its pinned thread-brigade, \"4.81user 12.50system "
+               "0:17.37elapsed 99%CPU\", over 10,100 trips of 500 tasks")
+INTERCORE = ("\"The async advantage also goes away in our microbenchmark if the program is "
+             "pinned to a single core. So inter-core communication is something to watch out "
+             "for.\" (S5); after the pinned thread-brigade: \"mean 1.709ms per iteration\" "
+             "against the unpinned \"mean 2.657ms per iteration\": \"I don't know why.\" "
+             "(S5)")
 KERNEL = "\"around 20KiB (9.5KiB user, 10KiB kernel) for a kernel thread\" (S5)"
 
 
@@ -75,11 +93,9 @@ SLAB_BY_IDLE = (f"{SUNRECLAIM} per idle C thread (notebook 02: its slope over 10
                 "stores kernel memory as KernelStack + PageTables + SUnreclaim, not slab alone")
 
 
-def _hop(text: str, x: float, select: Any, quote: str, placement: str = "unpinned"
-         ) -> Reading:
-    return about_reading(text, "ns", x, select, quote, timing=True,
-                         why=whys.SWITCH_UNPINNED if placement == "unpinned" else
-                         whys.PIPE_PINNED)
+def _hop(text: str, x: float, select: Any, quote: str) -> Reading:
+    """An unpinned brigade's time per task per trip (the pinned one's why is its own)."""
+    return about_reading(text, "ns", x, select, quote, timing=True, why=whys.SWITCH_UNPINNED)
 
 
 SOURCE_DOC = ("Rust threads vs Tokio async tasks: switch time, memory, creation (README of "
@@ -147,19 +163,32 @@ CLAIMS: tuple[Claim, ...] = (
                 states=WORDS))),
     claim("C21",
           words=("Pinning the threaded brigade to a single core removes the async advantage "
-                 "(1.709 ms vs 1.795 ms per 500-task trip): inter-core communication is a major "
-                 "part of a thread switch's cost."),
+                 "(1.709 ms vs 1.795 ms per 500-task trip) and makes it faster than unpinned "
+                 "(2.657 ms): inter-core communication is something to watch out for (S5 does "
+                 "not know why)."),
           pages=("07_io_brigade",), experiments=("brigade",), flips_on=properties.SYSCALL,
           published=C21, as_published=(
-        _hop("Rust thread brigade pinned to one CPU, 500 tasks: mean time per task per trip",
-             V21["thread_pinned_per_task_ns"], runtimes.c21_pinned_thread, PINNED_MEAN,
-             placement="same-cpu"),),
+        about_reading("Rust thread brigade pinned to one CPU, 500 tasks: mean time per task "
+                      "per trip", "ns", V21["thread_pinned_per_task_ns"],
+                      runtimes.c21_pinned_thread, PINNED_MEAN, timing=True,
+                      why=(whys.cpu_time_split(
+                          {"user": V21["thread_pinned_user_per_task_ns"],
+                           "system": V21["thread_pinned_system_per_task_ns"],
+                           "off_cpu": V21["thread_pinned_off_cpu_per_task_ns"]},
+                          PINNED_TIME), *whys.PIPE_PINNED)),),
         shape=(Reading("Pinned threads match the unpinned Tokio tasks (per task per trip, "
                        "Rust threads pinned / Tokio tasks unpinned)", "ratio", 0.8, 1.25,
                        runtimes.c21_pinned_thread_over_tokio, timing=True,
                        published=1.709 / 1.795,
                        tolerance_words="the advantage disappears: equal within 20%",
-                       quote=PINNED, states=WORDS),)),
+                       quote=PINNED, states=WORDS),
+               # S5's "I don't know why", answered by the wake-ups across CPUs the same run
+               # counts, each at the yardsticks' extra cost of one
+               about_reading("Pinned threads take about 0.64x the time of unpinned ones (per "
+                             "task per trip, Rust threads pinned / unpinned)", "ratio",
+                             V21["thread_pinned_over_unpinned_ratio"],
+                             runtimes.c21_pinned_over_unpinned_thread, INTERCORE, timing=True,
+                             states=FACTOR, verb="take", why=(whys.cross_cpu_wakeups,)))),
     claim("C22",
           words=("Memory per task: about 9.5 KiB user + 10 KiB kernel per thread vs about 0.4 "
                  "KiB per async task, about 20x less (slope of RSS over the task count)."),

@@ -60,12 +60,14 @@ PARAMETERS = (
           ["rust-thread", "tokio-task-mt", "one-thread"], "S5's own runtimes (Rust peer)"),
     param('brigade_peer_tasks', 'list[int]', [500],
           'their brigade sizes (S5: 500)', minimum=1, maximum=4000),
-    param('brigade_peer_transports', 'list[str]', ['socketpair', 'pipe'],
+    # S5's socket pairs only, not pipes beside them (make paper's time: the pipe variant,
+    # which no claim reads, took a third of page 07's time; params/large.yaml runs both)
+    param('brigade_peer_transports', 'list[str]', ['socketpair'],
           "what joins the peer's tasks (S5: socketpair; pipe: a variant)",
           choices=('socketpair', 'pipe')),
     # 100, not S5's 10,000 (make paper's time: 10,000 trips of 500 threads take about 25 s
-    # a run); S5's stddev (82-232 µs on a 1.7-2.7 ms trip) puts the mean of 100 trips
-    # within about 2% of the mean of 10,000
+    # a run); by S5's own published stddev (82-232 µs on a 1.7-2.7 ms trip, not measured
+    # here), the standard error of a mean of 100 trips is 0.5-0.9% of the trip
     param('brigade_peer_iterations', 'int', 100,
           'timed trips per peer run (S5: 10,000)', minimum=3, maximum=1_000_000,
           narrowed=True),
@@ -135,8 +137,9 @@ FAMILY = family(
         ), auxiliary=True),
         Experiment("peer_brigade", "user_space_tasks.runtimes", (
             Table("runs", columns(
-                    time="trip_p50_ns trip_mean_ns per_task_ns_mean per_hop_ns_p50",
-                    count="repeat tasks trips bytes_wrong workers",
+                    time="trip_p50_ns trip_mean_ns per_task_ns_mean per_hop_ns_p50 "
+                         "cpu_user_ns cpu_system_ns timed_wall_ns",
+                    count="repeat tasks trips bytes_wrong workers cross_cpu_hops",
                     signed="rss_growth_kib",
                     text="kind placement transport")),
         )),

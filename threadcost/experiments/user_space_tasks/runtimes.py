@@ -182,6 +182,16 @@ def check_brigade(tasks: Any, kinds: Any, placements: Any, iterations: Any, warm
     return p
 
 
+def _cpu_time(data: dict[str, Any]) -> dict[str, float]:
+    """The process's user and system CPU time and the wall time over a thread brigade's
+    timed trips, ns (NaN: a Tokio brigade, which reads none)."""
+    if "timed_wall_ns" not in data:
+        return dict.fromkeys(("cpu_user_ns", "cpu_system_ns", "timed_wall_ns"), float("nan"))
+    return {"cpu_user_ns": float(data["timed_user_us"]) * 1e3,
+            "cpu_system_ns": float(data["timed_system_us"]) * 1e3,
+            "timed_wall_ns": float(data["timed_wall_ns"])}
+
+
 def brigade(tasks: Any = (500,), kinds: Any = BRIGADE_DEFAULT_KINDS,
             placements: Any = PLACEMENTS, iterations: Any = PEER_ITERATIONS.default,
             warmup: Any = PEER_WARMUP.default, repeats: Any = 5, cpu: Any = "auto",
@@ -194,8 +204,13 @@ def brigade(tasks: Any = (500,), kinds: Any = BRIGADE_DEFAULT_KINDS,
     ``tokio-task-mt`` is Tokio's default multi-thread runtime (S5's ``#[tokio::main]``,
     one worker per usable CPU), ``tokio-task`` its current_thread runtime;
     ``stack_kib``: each Rust thread's stack (S5: 1024; 0: Rust's 2 MiB).
-    Per repeat: ``per_task_ns_mean`` = mean trip / tasks (S5's "per task per iter")
-    and ``per_hop_ns_p50`` = median trip / (tasks + 1). Kinds, placements and
+    Per repeat: ``per_task_ns_mean`` = mean trip / tasks (S5's "per task per iter"),
+    ``per_hop_ns_p50`` = median trip / (tasks + 1) and, for Rust threads,
+    ``cross_cpu_hops``: the timed trips' hops whose reader woke on another CPU than the
+    thread that wrote to it (each thread reads its CPU as its read returns); for the
+    thread and one-thread brigades, ``cpu_user_ns``, ``cpu_system_ns`` and
+    ``timed_wall_ns``: the process's CPU time (getrusage, every thread) and the wall time
+    over the timed trips. Kinds, placements and
     transports alternate within every repeat (the order flips each repeat);
     ``same-cpu`` pins the whole process to ``cpu``."""
     p = check_brigade(tasks, kinds, placements, iterations, warmup, repeats, cpu, transports,
@@ -224,12 +239,18 @@ def brigade(tasks: Any = (500,), kinds: Any = BRIGADE_DEFAULT_KINDS,
                     data = registry.run_kind(kind, "brigade", args, timeout=timeout,
                                              cpu=cpu).data
                 trip = np.asarray(data["samples_ns"], dtype=np.int64)
+                # the thread brigade counts, per timed trip, the hops whose reader woke on
+                # another CPU than its writer (the other kinds count none: NaN)
+                cross = data.get("cross_cpu_per_trip")
                 rows.append({"repeat": rep, "kind": kind, "placement": placement,
                              "transport": str(data.get("transport", link)), "tasks": n,
                              "trips": int(trip.size), "trip_p50_ns": float(np.median(trip)),
                              "trip_mean_ns": float(trip.mean()),
                              "per_task_ns_mean": float(trip.mean()) / n,
                              "per_hop_ns_p50": float(np.median(trip)) / (n + 1),
+                             "cross_cpu_hops": float(np.sum(cross)) if cross is not None
+                             else float("nan"),
+                             **_cpu_time(data),
                              "bytes_wrong": int(data.get("bytes_wrong", 0)),
                              "workers": int(data.get("workers", 0)),
                              "rss_growth_kib": int(data.get("rss_ready_kib", 0))

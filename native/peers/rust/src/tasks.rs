@@ -312,20 +312,29 @@ pub fn brigade_threads(f: &Flags) {
             builder = builder.stack_size(stack_kib as usize * 1024);
         }
         handles.push(builder.spawn(move || {
+            // the CPU each read returned on, one a trip (the CPU it writes on)
+            let mut cpus = Vec::with_capacity((warmup + iterations) as usize);
             let mut b = [0u8; 1];
             while mine.read_exact(&mut b).is_ok() {
+                cpus.push(cpu_now());
                 if tx.write_all(&b).is_err() {
                     break;
                 }
             }
+            cpus
         }).unwrap_or_else(|e| fail(&format!("thread spawn: {e}"))));
     }
     let ready = status_of(&proc_status(), "VmRSS");
     let mut tail = rx;
     let mut wrong = 0;
     let mut samples = Vec::with_capacity(iterations as usize);
+    // the driver's CPU as it writes the byte in and as its read of the byte returns
+    let (mut sent_on, mut got_on) = (Vec::new(), Vec::new());
+    let mut cpu = CpuTime::default();
     for i in 0..(warmup + iterations) {
+        cpu.start_at(i, warmup);
         let byte = [(i % 251) as u8];
+        sent_on.push(cpu_now());
         let t0 = Instant::now();
         head.write_all(&byte).unwrap();
         let mut b = [0u8; 1];
@@ -333,14 +342,61 @@ pub fn brigade_threads(f: &Flags) {
         if i >= warmup {
             samples.push(t0.elapsed().as_nanos() as i64);
         }
+        got_on.push(cpu_now());
         wrong += i64::from(b != byte);
     }
+    let timed = cpu.fields();
     drop(head);
+    let mut cpus = vec![sent_on];
     for h in handles {
-        h.join().unwrap();
+        cpus.push(h.join().unwrap());
     }
-    emit("brigade", "thread",
-         brigade_fields((n, iterations, warmup), timer, (before, ready), &samples, wrong, socket));
+    cpus.push(got_on);
+    let mut out = brigade_fields((n, iterations, warmup), timer, (before, ready), &samples,
+                                 wrong, socket);
+    out.push(("cross_cpu_per_trip", J::ints(&cross_cpu_per_trip(&cpus, warmup))));
+    out.extend(timed);
+    emit("brigade", "thread", out);
+}
+
+/// The process's user and system CPU time and the wall time over the timed trips (all
+/// threads; µs, getrusage's resolution, and ns): `fields` right after the last one.
+#[derive(Default)]
+struct CpuTime {
+    start: Option<(i64, i64, Instant)>,
+}
+
+impl CpuTime {
+    fn start_at(&mut self, trip: i64, warmup: i64) {
+        if trip == warmup {
+            let (user, system, _) = rusage();
+            self.start = Some((user, system, Instant::now()));
+        }
+    }
+
+    fn fields(&self) -> Vec<(&'static str, J)> {
+        let Some((user, system, t0)) = self.start else { return Vec::new() };
+        let wall = t0.elapsed().as_nanos() as i64;
+        let (user_end, system_end, _) = rusage();
+        vec![("timed_user_us", J::I(user_end - user)),
+             ("timed_system_us", J::I(system_end - system)), ("timed_wall_ns", J::I(wall))]
+    }
+}
+
+fn cpu_now() -> i32 {
+    // SAFETY: sched_getcpu takes no argument and only reads the CPU this thread is on.
+    unsafe { libc::sched_getcpu() }
+}
+
+/// Per timed trip: the hops whose reader ran on another CPU than the writer that woke it.
+/// `cpus[0]`: the driver's CPU as it wrote the byte in; `cpus[1..=n]`: the CPU of each
+/// task as its read returned (where it then writes); `cpus[n + 1]`: the driver's as its
+/// read of the byte returned. A trip is the n + 1 hops between neighbours.
+fn cross_cpu_per_trip(cpus: &[Vec<i32>], warmup: i64) -> Vec<i64> {
+    let trips = cpus.iter().map(Vec::len).min().unwrap_or(0);
+    (warmup as usize..trips)
+        .map(|t| cpus.windows(2).filter(|w| w[0][t] != w[1][t]).count() as i64)
+        .collect()
 }
 
 fn brigade_one_thread(f: &Flags) {
@@ -359,7 +415,9 @@ fn brigade_one_thread(f: &Flags) {
     let mut tail = rx;
     let mut wrong = 0;
     let mut samples = Vec::with_capacity(iterations as usize);
+    let mut cpu = CpuTime::default();
     for i in 0..(warmup + iterations) {
+        cpu.start_at(i, warmup);
         let byte = [(i % 251) as u8];
         let t0 = Instant::now();
         head.write_all(&byte).unwrap();
@@ -374,8 +432,10 @@ fn brigade_one_thread(f: &Flags) {
         }
         wrong += i64::from(b != byte);
     }
-    emit("brigade", "one-thread",
-         brigade_fields((n, iterations, warmup), timer, (before, ready), &samples, wrong, socket));
+    let mut out = brigade_fields((n, iterations, warmup), timer, (before, ready), &samples,
+                                 wrong, socket);
+    out.extend(cpu.fields());
+    emit("brigade", "one-thread", out);
 }
 
 async fn brigade(f: &Flags) -> Vec<(&'static str, J)> {
