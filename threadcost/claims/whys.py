@@ -19,7 +19,7 @@ import numpy as np
 from threadcost import findings
 from threadcost.claims import logic
 from threadcost.claims.model import AssertionVerdict, Why, WhyFn
-from threadcost.findings.brigade import (
+from threadcost.findings.brigade_pinning import (
     CPU_PARTS,
     CROSS_ACCOUNTED,
     CROSS_SHARE,

@@ -14,18 +14,20 @@ from threadcost import findings, vocabulary
 from threadcost.claims import published
 from threadcost.experiments.brigade.checks import BASELINE
 from threadcost.findings.brigade import (
-    CPU_PARTS,
-    CROSS_ACCOUNTED,
-    CROSS_SHARE,
     PLACES,
     S5_TASKS,
-    UNPINNING_ADDED,
-    cpu_part_name,
-    cross_cpu_name,
     net_name,
     net_per_hop,
     peer_name,
     trend_name,
+)
+from threadcost.findings.brigade_pinning import (
+    CPU_PARTS,
+    CROSS_ACCOUNTED,
+    CROSS_SHARE,
+    UNPINNING_ADDED,
+    cpu_part_name,
+    cross_cpu_name,
 )
 from threadcost.results import Result
 from threadcost.store import datastore
