@@ -13,9 +13,9 @@ The store decides the rest:
 - which runs there are (:func:`scan`), each run folder read whole once while none of
   its files changes (:mod:`threadcost.store.run_cache`).
 
-Across runs and machines: :func:`load_table` gives one long DataFrame of a table
-from every run that has it, with ``machine_id``, ``run_id``, ``experiment`` and
-``created_utc`` columns; :func:`runs_frame` gives one row per run with its
+Across runs and machines (:mod:`threadcost.store.run_tables`): ``load_table`` gives one
+long DataFrame of a table from every run that has it, with ``machine_id``, ``run_id``,
+``experiment`` and ``created_utc`` columns; ``runs_frame`` gives one row per run with its
 machine fingerprint flattened into columns.
 """
 
