@@ -36,7 +36,7 @@ CHILD = textwrap.dedent("""
     import json, os, sys, time
     import pandas as pd
     from threadcost.store import datastore
-    from threadcost.results import Result
+    from threadcost.results import Result, writing
 
     where, data_dir, fp_file, rows = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     fp = json.load(open(fp_file))
@@ -46,7 +46,7 @@ CHILD = textwrap.dedent("""
             print("PAUSED", flush=True)
             time.sleep(600)
 
-    real_write, real_rename = datastore._fsync_write, os.rename
+    real_write, real_rename = writing.fsync_write, os.rename
     writes = []
 
     def write(path, data):
@@ -67,8 +67,8 @@ CHILD = textwrap.dedent("""
         pause("before_rename")
         real_rename(src, dst)
 
-    datastore._fsync_write = write
-    datastore.os.rename = rename
+    writing.fsync_write = write
+    writing.os.rename = rename
     tables = {"a": pd.DataFrame({"x": range(rows), "y": [0.5] * rows}),
               "b": pd.DataFrame({"z": range(rows)})}
     print("STARTED", flush=True)

@@ -17,7 +17,7 @@ import pytest
 
 from threadcost.errors import DataError
 from threadcost.experiments import specs
-from threadcost.store import table_checks
+from threadcost.results import table_checks
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -158,3 +158,88 @@ def test_runs_frame_has_one_row_per_run_with_the_fingerprint_flattened(tmp_path)
     assert list(run_tables.runs_frame(experiment="samples", data_dir=tmp_path)["tables"]) == [
         "round_trips,points"]
     assert run_tables.runs_frame(data_dir=tmp_path / "empty").empty
+
+
+# ------------------------------------------------ Result.save and Result.load
+
+def _mixed() -> Result:
+    return Result("mixed", {"a": [1, 2], "b": {"c": None}}, {"value": 2.5, "k": 4},
+                  {"t": pd.DataFrame({"flag": [True, False, True], "name": ["a", "b", "c"],
+                                      "v": [1.0, float("nan"), 3.0]}),
+                   "round_trips": _big().tables["round_trips"]},
+                  limit_hit={"limit": "nproc", "errno": 11})
+
+
+def test_a_saved_result_loads_back_as_itself(tmp_path) -> None:
+    """Result.save writes the stored form into the folder named (run id: its name,
+    machine id: its parent's) and Result.load reads back the same result."""
+    from threadcost.host import machine
+
+    result = _mixed()
+    folder = result.save(tmp_path / "some-machine" / "some-run",
+                         machine=machine.fingerprint(include_git=False),
+                         created_utc="2026-01-02T03:04:05Z", label="x")
+    assert folder == tmp_path / "some-machine" / "some-run"
+    meta = json.loads((folder / "meta.json").read_text())
+    assert (meta["run_id"], meta["machine_id"], meta["label"]) == ("some-run",
+                                                                   "some-machine", "x")
+    files = result.stored_files(run_id="some-run", machine_id="some-machine",
+                                created_utc="2026-01-02T03:04:05Z", machine=meta["machine"],
+                                label="x")
+    assert sorted(files) == sorted(p.name for p in folder.iterdir())
+    assert all((folder / name).read_bytes() == data for name, data in files.items())
+    back = Result.load(folder)
+    assert (back.experiment, back.params, back.summary, back.limit_hit) == \
+        (result.experiment, result.params, result.summary, result.limit_hit)
+    assert list(back.tables) == list(result.tables)
+    assert all(back.tables[name].equals(frame) for name, frame in result.tables.items())
+    assert not any(p.name.endswith(".partial") for p in folder.parent.iterdir())
+
+
+def test_a_result_is_never_saved_over_a_folder(tmp_path) -> None:
+    from threadcost.host import machine
+
+    folder = tmp_path / "m" / "r"
+    folder.mkdir(parents=True)
+    with pytest.raises(FileExistsError):
+        _result().save(folder, machine=machine.fingerprint(include_git=False))
+    assert list(folder.iterdir()) == [] and [p.name for p in folder.parent.iterdir()] == ["r"]
+
+
+def _meta_edit(**changes):
+    def edit(path):
+        meta = json.loads((path / "meta.json").read_text())
+        meta.update(changes)
+        (path / "meta.json").write_text(json.dumps(meta))
+    return edit
+
+
+DAMAGE = {
+    "no meta.json": (lambda p: (p / "meta.json").unlink(), "{m}: missing (an incomplete run?)"),
+    "not json": (lambda p: (p / "meta.json").write_text("{not json"),
+                 "{m}: not valid JSON (Expecting property name enclosed in double quotes: "
+                 "line 1 column 2 (char 1))"),
+    "incomplete": (_meta_edit(complete=False), "{m}: run is not marked complete"),
+    "version": (_meta_edit(schema_version=2), "{m}: schema_version 2, expected 1"),
+    "no table file": (lambda p: (p / "points.csv").unlink(),
+                      "{p}/points.csv: listed in meta.json but missing (nor is there a .csv.gz)"),
+    "a row less": (lambda p: (p / "points.csv").write_text("x,y\n1,2.0\n2,4.0\n"),
+                   "{p}/points.csv: 2 rows where meta.json says 3 (truncated or edited?)"),
+    "text in a number": (lambda p: (p / "points.csv").write_text("x,y\n1,2.0\n2,oops\n3,6.0\n"),
+                         "{p}/points.csv: column 'y', row 2: 'oops' is not a number"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_a_damaged_folder_is_refused_by_load_as_by_the_store(case, tmp_path) -> None:
+    """Result.load and datastore.load_run are one reader: the same DataError, word for
+    word, naming the file."""
+    path = datastore.save_run(_result(), data_dir=tmp_path)
+    damage, message = DAMAGE[case]
+    damage(path)
+    expected = message.format(p=path, m=path / "meta.json")
+    with pytest.raises(datastore.DataError) as by_load:
+        Result.load(path)
+    with pytest.raises(datastore.DataError) as by_store:
+        datastore.load_run(path)
+    assert str(by_load.value) == str(by_store.value) == expected

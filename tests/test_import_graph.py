@@ -129,7 +129,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("vocabulary",),
     ("peers", "host"),
     ("",),  # the package's own __init__: its public names
-    ("stats", "results", "progress", "textout", "paths", "errors", "__version__"),
+    ("stats", "results", "progress", "textout", "paths", "__version__"),
+    # the package's exceptions, under the basics: a run folder read back raises DataError
+    # (threadcost.results.reading, with its run_files and table_checks)
+    ("errors",),
 )
 RANK = {name: depth for depth, layer in enumerate(LAYERS) for name in layer}
 

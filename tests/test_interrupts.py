@@ -20,13 +20,13 @@ from threadcost.store import datastore
 SLOW_SAVER = """
 import sys, time
 from threadcost import cli
-from threadcost.store import datastore
-real = datastore._fsync_write
+from threadcost.results import writing
+real = writing.fsync_write
 def slow(path, data):
     real(path, data)
     print("writing", flush=True)
     time.sleep(600)
-datastore._fsync_write = slow
+writing.fsync_write = slow
 sys.exit(cli.main(["malloc-touch", "--mib", "4", "--points", "2", "--save"]))
 """
 

@@ -5,7 +5,7 @@ stopped notebook 08. Its plain ratio (ucontext / asm) stays a positive ratio."""
 
 from __future__ import annotations
 
-from threadcost.store import table_checks
+from threadcost.results import table_checks
 
 
 def test_a_gap_over_a_cost_may_be_negative_and_a_ratio_may_not() -> None:

@@ -52,7 +52,7 @@ def columns(base: Mapping[str, str] | None = None, /, drop: str = "",
 @dataclass(frozen=True)
 class Table:
     """A table a run stores, with the kind of each of its columns (one of
-    :data:`threadcost.store.table_checks.KINDS`: what its numbers can be, against which
+    :data:`threadcost.results.table_checks.KINDS`: what its numbers can be, against which
     a number read back is checked). ``always``: every run of the experiment holds it
     (else only some runs do)."""
 

@@ -18,7 +18,8 @@ from typing import Any
 import pandas as pd
 
 from threadcost.host import machine
-from threadcost.store import datastore, run_files
+from threadcost.results import run_files
+from threadcost.store import datastore
 
 
 class UnreadableRun(ValueError):

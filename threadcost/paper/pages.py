@@ -14,7 +14,8 @@ from threadcost import paths
 from threadcost.experiments import specs
 from threadcost.findings import folder_cache
 from threadcost.paper.render import GALLERY, STATIC, Provenance
-from threadcost.store import datastore, run_cache, run_files
+from threadcost.results import reading, run_files
+from threadcost.store import datastore, run_cache
 from threadcost.views import gallery
 
 HEADLINE_FIGURE = "summary_headline"
@@ -120,7 +121,7 @@ def provenance_for(runs: list[Path], links: Links) -> Provenance:
         if meta is None:
             continue
         for name in meta.get("tables", []):
-            src = datastore.table_path(run, name)
+            src = reading.table_path(run, name)
             if src.is_file():
                 data.append((f"{label}/{src.name}", links.data(run, src)))
         links.data(run, run / datastore.META)  # copied beside its tables (copy mode)
@@ -180,16 +181,16 @@ SUMMARY_CODE = ("threadcost/views/summary.py", "threadcost/views/headline.py",
                 "threadcost/claims/__init__.py", "threadcost/paper/summary.py")
 
 
-def skipped_runs(data_dir: Path) -> list[run_files.Skipped]:
+def skipped_runs(data_dir: Path) -> list[datastore.Skipped]:
     """:func:`datastore.skipped_runs` of a data folder (the run folders that could not be
     read), each machine folder's kept with its contents (reading every run of every
     folder to find them takes seconds)."""
-    out: list[run_files.Skipped] = []
+    out: list[datastore.Skipped] = []
     for mdir in run_cache.subfolders(Path(data_dir)):
         if mdir.name.startswith(".") or mdir.name == "published":
             continue
         out += folder_cache.memo(
             "skipped", data_dir, mdir.name,
             lambda name=mdir.name: datastore.skipped_runs(data_dir, name),
-            (run_files.Skipped,))
+            (datastore.Skipped,))
     return out

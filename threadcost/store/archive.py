@@ -15,7 +15,7 @@ within bounds, before anything reaches the data folder:
 - only regular files and folders (no link of either kind, no device or pipe), names
   from fixed alphabets at fixed depths (the manifest; ``<machine-id>/<run-id>/<file>``;
   nothing absolute, no ``..``), one machine, at most :data:`MAX_FILES` files, each file
-  within the bounds a run's file keeps (:mod:`threadcost.store.run_files`), the whole
+  within the bounds a run's file keeps (:mod:`threadcost.results.run_files`), the whole
   within :data:`MAX_ARCHIVE_BYTES` packed and :data:`MAX_TOTAL_BYTES` unpacked;
 - every file listed in the manifest with its checksum and size, and no other;
 - every run read as a run of a machine folder is (:func:`datastore.load_run`: the same
@@ -49,7 +49,8 @@ from typing import Any, BinaryIO
 
 from threadcost.errors import DataError, ParameterError
 from threadcost.host import machine
-from threadcost.store import datastore, privacy, run_files
+from threadcost.results import reading, run_files, writing
+from threadcost.store import datastore, privacy
 
 FORMAT = 1
 TOP = "threadcost-share"
@@ -110,7 +111,7 @@ def _run_files(run: datastore.Run) -> Iterator[tuple[str, bytes]]:
     """(name, bytes) of each file of a run that the datastore reads: meta.json and its
     listed tables (nothing else in the folder is sent)."""
     for name in run.meta["tables"]:
-        path = datastore.table_path(run.path, name)
+        path = reading.table_path(run.path, name)
         raw, _ = run_files.read_file(path, run_files.MAX_TABLE_FILE_BYTES)
         yield path.name, raw
 
@@ -476,7 +477,7 @@ def take_in(archive: str | Path, data_dir: Path) -> TakenIn:
             os.rename(staging / run_id, target / run_id)  # an existing run is never replaced
             added.append(run_id)
         if added:
-            datastore.fsync_dir(target)
+            writing.fsync_dir(target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return TakenIn(mid, target, tuple(added), tuple(present))

@@ -23,7 +23,7 @@ from pathlib import Path
 from threadcost import paths
 from threadcost.errors import DataError
 from threadcost.host import machine
-from threadcost.store import run_files
+from threadcost.results import run_files
 
 META = "meta.json"
 

@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from threadcost import paths
+from threadcost.results.layout import META, TABLE_SUFFIXES
+from threadcost.results.reading import SETTLED_NS
 
-META = "meta.json"
-TABLE_SUFFIXES = (".csv", ".csv.gz")
-SETTLED_NS = 1_000_000_000
 MAX_RUNS = 4096
 
 Identity = tuple[int, ...] | None

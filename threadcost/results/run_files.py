@@ -21,7 +21,6 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -208,36 +207,3 @@ def lstat_mode(path: Path) -> int:
         return os.lstat(path).st_mode
     except OSError:
         return 0
-
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """A run folder that could not be read, and why (listed, never dropped silently).
-
-    ``said``: what the run's meta.json says of it when that much parses (its
-    ``experiment`` and ``params``), else None."""
-
-    path: Path
-    reason: str
-    said: dict[str, Any] | None = None
-
-    @property
-    def experiment(self) -> str:
-        """The experiment its meta.json names, else its folder name's
-        (``<UTC time>-<experiment>-<suffix>``)."""
-        if self.said is not None:
-            return str(self.said["experiment"])
-        parts = self.path.name.split("-")
-        return "-".join(parts[1:-1]) if len(parts) >= 3 else ""
-
-    @property
-    def params(self) -> dict[str, Any] | None:
-        """The run's parameters as its meta.json says (None: not known)."""
-        return self.said.get("params") if self.said is not None else None
-
-    def as_dict(self) -> dict[str, str]:
-        """Printable on one line each (a folder's name may hold a newline)."""
-        return {"path": printable(str(self.path)),
-                "experiment": printable(self.experiment),
-                "reason": printable(self.reason)}

@@ -1,23 +1,28 @@
-"""The value every experiment returns, and its stored form: the files of a run folder
-holding it (:mod:`threadcost.store.datastore` decides where that folder is, writes it
-whole or not at all, and reads it back checked, as untrusted data)."""
+"""The value every experiment returns, and its stored form: a run folder holding it,
+which :meth:`Result.save` writes whole or not at all (:mod:`.writing`) and
+:meth:`Result.load` reads back checked, as untrusted data (:mod:`.reading`, with
+:mod:`.run_files` and :mod:`.table_checks`). Where a run folder goes, and which are
+listed, is the store's (:mod:`threadcost.store.datastore`)."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from threadcost.results import writing
+from threadcost.results.layout import GZIP_ABOVE_BYTES, META, SCHEMA_VERSION
 
 if TYPE_CHECKING:  # pandas loads in ~0.3 s: `import threadcost` and the CLI's --help skip it
     import pandas as pd
 
-META = "meta.json"  # a run folder's description, written after its tables
-SCHEMA_VERSION = 1  # of meta.json
-# A table whose CSV text is larger than this is stored as <table>.csv.gz.
-GZIP_ABOVE_BYTES = 256 * 1024
+    from threadcost.results.reading import ColumnKinds
+
+__all__ = ["GZIP_ABOVE_BYTES", "META", "SCHEMA_VERSION", "Result"]
 
 
 @dataclass
@@ -86,16 +91,35 @@ class Result:
         files[META] = json.dumps(_json_safe(meta), indent=2, allow_nan=False).encode()
         return files
 
-    @classmethod
-    def from_stored(cls, meta: Mapping[str, Any],
-                    tables: Mapping[str, pd.DataFrame]) -> Result:
-        """The result a run folder holds, from its meta.json and its tables (as the
-        store read and checked them): the same experiment, parameters, summary, tables
-        and limit as the result saved."""
-        return cls(experiment=str(meta["experiment"]), params=dict(meta["params"]),
-                   summary=meta["summary"], tables=dict(tables),
-                   limit_hit=meta.get("limit_hit"))
+    def save(self, folder: str | Path, *, machine: dict[str, Any],
+             created_utc: str | None = None, label: str | None = None) -> Path:
+        """Write this result as the new run folder ``folder`` (its files:
+        :meth:`stored_files`; its run id is the folder's name, its machine id its
+        parent's, whose folders are made if missing), whole or not at all: staged,
+        fsynced, renamed into place (:func:`.writing.write_folder`). An existing folder
+        is never overwritten (FileExistsError). ``machine``: the machine's fingerprint;
+        ``created_utc``: when (default now); returns the folder."""
+        folder = Path(folder)
+        files = self.stored_files(
+            run_id=folder.name, machine_id=folder.parent.name, machine=machine, label=label,
+            created_utc=created_utc or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        return writing.write_folder(folder, files)
 
+    @classmethod
+    def load(cls, folder: str | Path, column_kinds: ColumnKinds | None = None) -> Result:
+        """The result the run folder ``folder`` holds, every file of it read as
+        untrusted data and checked (:mod:`.reading`: meta.json, then each table
+        against the schema stored of it and ``column_kinds``, the kinds a family's
+        spec declares for a table's columns); raises DataError naming the file. The
+        same experiment, parameters, summary, tables and limit as the result saved."""
+        from threadcost.results import reading  # loads pandas, which `import threadcost` skips
+
+        folder = Path(folder)
+        meta = reading.read_meta(folder)
+        tables = reading.read_tables(folder, meta, column_kinds)
+        return cls(experiment=str(meta["experiment"]), params=dict(meta["params"]),
+                   summary=meta["summary"], tables=tables, limit_hit=meta.get("limit_hit"))
 
 def _encoded(frame: pd.DataFrame) -> tuple[str, bytes]:
     """(file suffix, bytes) of a table: CSV text, gzip-compressed when large. The gzip
