@@ -121,6 +121,7 @@ class Result:
         return cls(experiment=str(meta["experiment"]), params=dict(meta["params"]),
                    summary=meta["summary"], tables=tables, limit_hit=meta.get("limit_hit"))
 
+
 def _encoded(frame: pd.DataFrame) -> tuple[str, bytes]:
     """(file suffix, bytes) of a table: CSV text, gzip-compressed when large. The gzip
     stream carries no time stamp, so the same table gives the same bytes."""
