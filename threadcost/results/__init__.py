@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -107,16 +108,20 @@ class Result:
         return writing.write_folder(folder, files)
 
     @classmethod
-    def load(cls, folder: str | Path, column_kinds: ColumnKinds | None = None) -> Result:
+    def load(cls, folder: str | Path, column_kinds: ColumnKinds | None = None, *,
+             meta: Mapping[str, Any] | None = None) -> Result:
         """The result the run folder ``folder`` holds, every file of it read as
         untrusted data and checked (:mod:`.reading`: meta.json, then each table
         against the schema stored of it and ``column_kinds``, the kinds a family's
         spec declares for a table's columns); raises DataError naming the file. The
-        same experiment, parameters, summary, tables and limit as the result saved."""
+        same experiment, parameters, summary, tables and limit as the result saved.
+        ``meta``: the folder's meta.json as :func:`.reading.read_meta` gave it, when
+        the caller holds it already (it is not read again)."""
         from threadcost.results import reading  # loads pandas, which `import threadcost` skips
 
         folder = Path(folder)
-        meta = reading.read_meta(folder)
+        if meta is None:
+            meta = reading.read_meta(folder)
         tables = reading.read_tables(folder, meta, column_kinds)
         return cls(experiment=str(meta["experiment"]), params=dict(meta["params"]),
                    summary=meta["summary"], tables=tables, limit_hit=meta.get("limit_hit"))

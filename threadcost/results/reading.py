@@ -105,8 +105,9 @@ def read_tables(path: Path, meta: Mapping[str, Any],
 
 # Digests of meta.json texts that parsed and passed every check of :func:`_valid_meta`:
 # each is a function of the text alone, so the same text passes again (a page scans every
-# run of a folder dozens of times; the depth scan and the checks were a fifth of a
-# stored rendering's CPU). The files next to it are checked at every load.
+# run of a folder dozens of times; the depth scan and the checks, its numbers' ranges
+# among them, were a fifth of a stored rendering's CPU). The files next to it are
+# checked at every load.
 _META_VALID: dict[bytes, None] = {}
 
 
@@ -139,24 +140,8 @@ def _valid_meta(meta_path: Path, raw: bytes) -> dict[str, Any]:
         raise DataError(f"{meta_path}: 'tables' names a table twice")
     if not isinstance(meta.get("table_schema", {}), dict):
         raise DataError(f"{meta_path}: 'table_schema' is not an object")
-    _check_meta_numbers(meta_path, meta, raw)
-    return meta
-
-
-# Digests of meta.json texts whose numbers were all found in range: the same text is
-# the same numbers (every scan reads every run again; checking each number of each
-# meta.json was half the CPU of the claims page's "across machines" section).
-_META_CLEAN: dict[bytes, None] = {}
-
-
-def _check_meta_numbers(meta_path: Path, meta: dict[str, Any], raw: bytes) -> None:
-    digest = hashlib.blake2b(raw, digest_size=20).digest()
-    if digest in _META_CLEAN:
-        return
     table_checks.check_meta_numbers(meta_path, meta)  # raises naming the file
-    if len(_META_CLEAN) >= _MEMO_MAX:
-        _META_CLEAN.pop(next(iter(_META_CLEAN)))
-    _META_CLEAN[digest] = None
+    return meta
 
 
 # Tables read and checked in this process (a page reads each many times), by the file's
@@ -170,8 +155,7 @@ def read_table(run_dir: Path, name: str, schema: Any,
                declared: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Table ``name`` of a run, checked against its schema (see the module's text;
     ``declared``: the kind of each column its family's spec declares)."""
-    run_files.check_table_name(run_dir / META, name)
-    path = table_path(run_dir, name)
+    path = table_path(run_dir, name)  # refuses a name that is not a plain one
     shape = json.dumps([schema, declared or {}], sort_keys=True, default=str)
 
     def key_of(st: os.stat_result) -> tuple[Any, ...]:

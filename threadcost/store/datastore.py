@@ -95,7 +95,7 @@ class Run:
         """The run read back as the :class:`Result` it was saved from
         (:meth:`Result.load`), every table checked against its stored schema and the
         kinds its family declares, as the views take it."""
-        return Result.load(self.path, specs.column_kinds)
+        return Result.load(self.path, specs.column_kinds, meta=self.meta)
 
     @property
     def commit(self) -> str | None:

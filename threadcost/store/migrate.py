@@ -24,8 +24,7 @@ from threadcost import paths
 from threadcost.errors import DataError
 from threadcost.host import machine
 from threadcost.results import run_files
-
-META = "meta.json"
+from threadcost.results.layout import META
 
 
 def plan(data_dir: Path) -> list[tuple[Path, Path]]:
