@@ -7,6 +7,7 @@ a blank.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,7 @@ def rows(judged: dict[str, list[ClaimVerdict]],
     :func:`properties`): what :func:`across` returns, for verdicts judged elsewhere (the
     gallery judges its folders in worker processes)."""
     mids = list(judged)
+    values_of = functools.cache(values_of)  # one reading per folder, not one per claim
     per = {mid: {v.id: v for v in judged[mid]} for mid in mids}
     ids = list(dict.fromkeys(cid for mid in mids for cid in per[mid]))
     records = catalogue.by_id()
@@ -94,14 +96,18 @@ def _read_properties(mid: str, data_dir: str | Path | None) -> dict[str, str | N
     one."""
     runs = Runs.load(mid, data_dir)
     out: dict[str, str | None] = {}
+    read: dict[int, str | None] = {}  # a property many claims name is read once
     for record in catalogue.CLAIMS:
-        if record.flips_on is None:
+        prop = record.flips_on
+        if prop is None:
             continue
-        try:
-            got = record.flips_on.read(runs)
-        except (KeyError, ValueError, IndexError, TypeError):
-            got = None
-        out[record.id] = None if got is None else str(got)
+        if id(prop) not in read:
+            try:
+                got = prop.read(runs)
+            except (KeyError, ValueError, IndexError, TypeError):
+                got = None
+            read[id(prop)] = None if got is None else str(got)
+        out[record.id] = read[id(prop)]
     return out
 
 
