@@ -138,7 +138,7 @@ def drive(folders: list[str], figures: str, report: str) -> None:
     os.chdir(REPO / "notebooks")
     out: dict[str, Any] = {}
     # what is imported so far lives as long as the process: out of the collector's scans
-    # (the shell's reset before each notebook collects, a sixth of the CPU otherwise)
+    # (the shell's reset before each notebook collects: a tenth of the CPU otherwise)
     gc.collect()
     gc.freeze()
     for entry in folders:

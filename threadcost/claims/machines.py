@@ -15,7 +15,7 @@ from typing import Any
 
 from threadcost import claims, paths
 from threadcost.claims import catalogue
-from threadcost.claims.model import NOT_RUN, ClaimVerdict
+from threadcost.claims.model import NOT_RUN, ClaimVerdict, MachineProperty
 from threadcost.findings import folder_cache
 from threadcost.measured.runs import Runs
 from threadcost.store import datastore
@@ -96,18 +96,18 @@ def _read_properties(mid: str, data_dir: str | Path | None) -> dict[str, str | N
     one."""
     runs = Runs.load(mid, data_dir)
     out: dict[str, str | None] = {}
-    read: dict[int, str | None] = {}  # a property many claims name is read once
+    read: dict[MachineProperty, str | None] = {}  # a property many claims name: read once
     for record in catalogue.CLAIMS:
         prop = record.flips_on
         if prop is None:
             continue
-        if id(prop) not in read:
+        if prop not in read:
             try:
                 got = prop.read(runs)
             except (KeyError, ValueError, IndexError, TypeError):
                 got = None
-            read[id(prop)] = None if got is None else str(got)
-        out[record.id] = read[id(prop)]
+            read[prop] = None if got is None else str(got)
+        out[record.id] = read[prop]
     return out
 
 

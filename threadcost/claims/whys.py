@@ -294,7 +294,7 @@ def computed(select: Any, yardstick: str, explains: bool = True) -> WhyFn:
 # the share of what unpinning adds that the counted cross-CPU wake-ups account for, from
 # which it is a cause (below it, or far above: the rest is unexplained). From half on they
 # are most of it, so the cause; the share is printed, and below ALL_OF_IT so is the part
-# left unaccounted for (at 79% here, on a 2-CPU EPYC, the rest is named, not hidden).
+# left unaccounted for (named, not hidden).
 ACCOUNTS = (0.5, 1.5)
 ALL_OF_IT = 0.9
 
