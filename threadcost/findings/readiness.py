@@ -209,12 +209,40 @@ COUNTS = {  # column -> (its part of the name, its unit, its words)
         "one reading it (sched_getcpu at both ends), per event"),
 }
 
+def _cpus_busy(model: str) -> Any:
+    """CPU time per event / wall time per event at the most tokens (medians)."""
+    def compute(runs: Runs) -> Value | str:
+        got = _table(runs)
+        if isinstance(got, str):
+            return got
+        run, cost, place = got
+        rows = cost[cost.model == model].sort_values("tokens")
+        if rows.empty or not rows.iloc[-1].ns_per_event_p50 > 0:
+            return f"the stored run has no {model} rows"
+        row = rows.iloc[-1]
+        return Value(float(row.cpu_ns_per_event_p50 / row.ns_per_event_p50),
+                     n=int(row.repeats), runs=[run],
+                     setup={**_setup(run, cost, place), "model": model,
+                            "tokens": int(row.tokens)})
+    return compute
+
+
 for _model in MODELS:
     for _which, (_tag, _words) in AT.items():
         quantity(f"readiness_{key(_model)}_{_tag}_median_ns", "ns", "median of repeats",
                  f"cost per event of {NAMES[_model]}, {_words}: wall time / events, median "
                  f"over the repeats (interval: their range)", **SHOWN, reads=READS)(
             _per_model(_model, "ns_per_event_p50", _which))
+    quantity(f"readiness_{key(_model)}_cpu_most_tokens_median_ns", "ns", "median of repeats",
+             f"CPU time per event of {NAMES[_model]} (user + system, every thread of the "
+             f"process, getrusage), at the most tokens in flight measured, median over the "
+             f"repeats", **SHOWN, reads=READS)(
+        _per_model(_model, "cpu_ns_per_event_p50", -1))
+    quantity(f"readiness_{key(_model)}_cpus_busy_most_tokens_ratio", "CPUs",
+             "ratio of medians",
+             f"{NAMES[_model]}: CPU time per event / wall time per event at the most tokens "
+             f"in flight measured (medians over the repeats): how many CPUs it kept busy at "
+             f"once, on average", fmt=",.2f", reads=READS)(_cpus_busy(_model))
     for _column, (_short, _unit, _words) in COUNTS.items():
         quantity(f"readiness_{key(_model)}_{_short}_per_event_median", _unit,
                  "median of repeats",

@@ -1,12 +1,12 @@
 """Tokens in flight (notebook 09): the cost per event against the tokens in flight, one
-line per model, the crossing marked (an Altair chart), the table behind it and the page's
-answer, every number read from :mod:`threadcost.findings.readiness` by name."""
+line per model, the crossing marked (a figure), the table behind it and the page's
+answer, every number read from :mod:`threadcost.findings.readiness` by name (the
+explorer: :mod:`threadcost.views.readiness_chart`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import altair as alt
 import pandas as pd
 
 from threadcost import findings
@@ -22,7 +22,7 @@ def _cost(result: Result) -> pd.DataFrame:
 
 
 def chart_frame(result: Result) -> pd.DataFrame:
-    """The chart's data: per model, placement and K, the median cost per event and its
+    """The figure's data: per model, placement and K, the median cost per event and its
     range over the repeats, in µs."""
     cost = _cost(result)
     if cost.empty:
@@ -35,43 +35,6 @@ def chart_frame(result: Result) -> pd.DataFrame:
                      ("max_us", "ns_per_event_max")):
         out[col] = cost[src] / 1000
     return out
-
-
-def cost_chart(result: Result, crossing: findings.Quantity | None = None) -> Any:
-    """Cost per event (µs, median over the repeats, bars: their range) against tokens in
-    flight (log), one line per model; a dashed rule where threads and the best event loop
-    meet (``crossing``: the finding ``readiness_crossing_tokens``)."""
-    data = chart_frame(result)
-    order = [LABELS[m] for m in found.MODELS if LABELS[m] in set(data.model)]
-    x = alt.X("tokens:Q", scale=alt.Scale(type="log"),
-              title="tokens in flight K (log scale)")
-    color = alt.Color("model:N", sort=order, title="model")
-    base = alt.Chart(data)
-    lines = base.mark_line(point=True).encode(
-        x=x, y=alt.Y("median_us:Q", title="cost per event (µs, median over repeats)"),
-        color=color,
-        tooltip=[alt.Tooltip("model:N"), alt.Tooltip("tokens:Q", format=","),
-                 alt.Tooltip("median_us:Q", format=".2f", title="median (µs)"),
-                 alt.Tooltip("min_us:Q", format=".2f", title="fastest repeat (µs)"),
-                 alt.Tooltip("max_us:Q", format=".2f", title="slowest repeat (µs)"),
-                 alt.Tooltip("repeats:Q")])
-    bars = base.mark_rule().encode(x=x, y="min_us:Q", y2="max_us:Q", color=color)
-    layers = [bars, lines]
-    if crossing is not None and crossing.measured:
-        mark = pd.DataFrame({"tokens": [crossing.value],
-                             "label": [f"crossing: {crossing.number()} tokens"]})
-        rule = alt.Chart(mark).mark_rule(strokeDash=[5, 4], color="black").encode(
-            x="tokens:Q")
-        text = alt.Chart(mark).mark_text(align="left", dx=4, dy=-6, baseline="top").encode(
-            x="tokens:Q", y=alt.value(0), text="label:N")
-        layers += [rule, text]
-    places = sorted(set(data.placement))
-    title = "Cost per readiness event against tokens in flight"
-    chart = alt.layer(*layers).properties(width=520, height=320, title=title)
-    if len(places) > 1:
-        chart = alt.layer(*layers[:2]).properties(width=380, height=300).facet(
-            column=alt.Column("placement:N", title="placement")).properties(title=title)
-    return chart
 
 
 def cost_table(result: Result) -> pd.DataFrame:
@@ -160,7 +123,9 @@ def answer_text(data_dir: Any = None, machine_id: str | None = None,
         parts.append(f"The lines cross at about {show(cross)} (the dashed mark; above it "
                      f"{above} cost less per event).")
     else:
-        parts.append(f"The lines do not cross: {cross.missing}.")
+        said = str(cross.missing)
+        parts.append(f"{said[0].upper()}{said[1:]}." if said.startswith("no crossing")
+                     else f"The lines cannot be compared: {said}.")
     if most.measured:
         loop = LABELS[most.extra["loop"]]
         loop_most = q(f"readiness_{found.key(most.extra['loop'])}_most_tokens_median_ns")
@@ -180,7 +145,31 @@ def answer_text(data_dir: Any = None, machine_id: str | None = None,
         parts.append("The peers' user-space tasks, at the most tokens in flight: "
                      + "; ".join(peers) + ". Their runtimes poll the channels themselves, "
                      "so their waits are not counted here.")
+    busy = _cpus_text(q, [found.THREAD, most.extra["loop"]] if most.measured
+                      else [found.THREAD])
+    if busy:
+        parts.append(busy)
     return "\n\n".join(parts)
+
+
+def _cpus_text(q: Any, first: list[str]) -> str:
+    """How many CPUs each model kept busy at the most tokens (its CPU time per event /
+    its wall time per event): a cost per event is wall time, so a model that handles
+    events on several CPUs at once costs less per event than the CPU it spends."""
+    said = []
+    for model in [*first, found.GOROUTINE, found.TOKIO]:
+        ratio = q(f"readiness_{found.key(model)}_cpus_busy_most_tokens_ratio")
+        cpu = q(f"readiness_{found.key(model)}_cpu_most_tokens_median_ns")
+        if ratio.measured and cpu.measured:
+            said.append(f"{LABELS[model]} {findings.span(ratio)} ({findings.span(cpu)} of CPU "
+                        f"per event)")
+    if len(said) < 2:
+        return ""
+    return ("**CPUs at once.** A cost per event is wall time, so a model that handles "
+            "events on several CPUs at once costs less per event than the CPU time it "
+            "spends. At the most tokens in flight, its CPU time per event over its wall "
+            "time per event: " + "; ".join(said) + ". The epoll and io_uring loops run on "
+            "one thread.")
 
 
 def _why(q: Any, loop: str) -> str:
