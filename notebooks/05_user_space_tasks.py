@@ -186,7 +186,7 @@ go_pinning = store.get("goroutine_pinning", lambda: peers.pinning_run(
     repeats=tasks_go_pinning_repeats, iterations=tasks_go_pinning_iterations,
     warmup=tasks_warmup, cpu=tasks_cpu))
 if go_launch.summary["skipped"]:
-    display(Markdown(f"**Goroutine launch and C04 pairs not run:** {go_launch.summary['skipped']}."))
+    display(Markdown(go_view.not_run_text(go_launch)))
 else:
     display(Markdown(go_view.launch_text(go_launch, go_pinning)))
     if not go_pinning.summary["skipped"]:

@@ -209,6 +209,11 @@ def test_bare_machine_paper_says_what_it_did_not_run(tmp_path: Path) -> None:
         assert f"not run here: {what}" in page05, what
     assert "not run here: the Go toolchain is not installed" in pages["07_io_brigade"]
     assert "the Go toolchain is not installed" in pages["08_more_sources"]
+    # a reason a sentence embeds is said once: never "not run: not run here: ..."
+    for stem, page in pages.items():
+        text = re.sub(r"<[^>]+>", " ", page)
+        twice = re.findall(r"not run[^.<]{0,40}?:\s+not run here\b.{0,60}", text)
+        assert not twice, (stem, twice[:3])
     tail = proc.stdout[proc.stdout.index("Not run here ("):]
     for what in ("Go toolchain", "Rust toolchain", "JDK"):
         assert what in tail, tail

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from threadcost import textout
 from threadcost.findings.summary import from_run
 from threadcost.host import sysinfo
 from threadcost.measured.intervals import log_ratio, over_repeats
@@ -176,7 +177,8 @@ def stored_table(runs: Runs, experiment: str,
         skipped = [r.meta["summary"]["skipped"] for r in runs.matching(experiment)
                    if r.meta["summary"].get("skipped")]
         if skipped:
-            return Missing(f"the {experiment.replace('_', ' ')} run did not run: {skipped[0]}")
+            return Missing(f"the {experiment.replace('_', ' ')} run did not run: "
+                           f"{textout.reason(skipped[0])}")
         return Missing(f"no stored {experiment.replace('_', ' ')} run on this machine "
                        f"({NOTEBOOK})")
     return table, found

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from threadcost import textout
 from threadcost.findings import Value, newest, quantity
 from threadcost.findings.headline import latest
 from threadcost.measured.runs import Runs
@@ -184,7 +185,8 @@ def _per_model(model: str, column: str, which: int) -> Any:
         rows = cost[cost.model == model].sort_values("tokens")
         if rows.empty:
             why = ((run.meta.get("summary") or {}).get("not_run") or {}).get(model)
-            return f"not run here: {why}" if why else f"the stored run has no {model} rows"
+            return (f"not run here: {textout.reason(why)}" if why
+                    else f"the stored run has no {model} rows")
         row = rows.iloc[which]
         low = high = None
         if column == "ns_per_event_p50":

@@ -394,7 +394,7 @@ def go_text(result: Result, judged: Any = None) -> str:
     ns/op is a mean, and the page prints the claim's value of it."""
     s = result.summary
     if s.get("skipped"):
-        return f"The Go peer did not run: {s['skipped']}."
+        return f"The Go peer did not run: {textout.reason(s['skipped'])}."
     runs = result.tables["runs"]
     free = float(runs[~runs.locked.astype(bool)].ns_per_round_trip.mean())
     locked = float(runs[runs.locked.astype(bool)].ns_per_round_trip.mean())

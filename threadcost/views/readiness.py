@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import findings
+from threadcost import findings, textout
 from threadcost.findings import readiness as found
 from threadcost.results import Result
 
@@ -69,7 +69,7 @@ def _count(v: float) -> str:
 
 def not_run_text(result: Result) -> str:
     """One line per model this machine did not run, with the reason, and the limits met."""
-    lines = [f"- **{LABELS.get(m, m)}**: not run here: {why}"
+    lines = [f"- **{LABELS.get(m, m)}**: not run here: {textout.reason(why)}"
              for m, why in (result.summary.get("not_run") or {}).items()]
     by_words: dict[str, dict[str, int]] = {}
     for lim in result.summary.get("limits") or []:
