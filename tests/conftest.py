@@ -145,7 +145,21 @@ def start_quick_paper(config: pytest.Config) -> Path:
             [sys.executable, "-c", BUILD_SCRIPT, str(base), str(QUICK_PARAMS),
              str(QUICK_PAPER_BUILD_TIMEOUT_S)], cwd=REPO, stdout=log,
             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
+    # its process group, for whichever process ends the session (pytest_sessionfinish)
+    (base / BUILD_PID).write_text(str(_BUILDS[-1].pid))
     return base
+
+
+BUILD_PID = "build.pid"
+
+
+def _build_alive(pid: int) -> bool:
+    """The build (a process group leader) still runs: it exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 _BUILDS: list[subprocess.Popen[bytes]] = []
@@ -167,17 +181,24 @@ def drawing_priority() -> None:
         os.nice(DRAWING_NICE)
 
 
-def pytest_sessionfinish() -> None:
-    """A build this process started and that is still running (the session ended
-    early, e.g. under -x) is stopped with everything it started."""
-    import signal
-
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A build still running when the whole session ends (it ended early, e.g. under
+    -x) is stopped with everything it started: by the process that ends the session
+    (pytest itself, or under xdist the controller), never by a worker that ran out of
+    tests while another worker's tests still read it."""
+    if hasattr(session.config, "workerinput"):
+        return
+    pids = {proc.pid for proc in _BUILDS}
+    recorded = _shared_base(session.config) / QUICK_PAPER_DIR / BUILD_PID
+    with contextlib.suppress(OSError, ValueError):
+        pids.add(int(recorded.read_text()))
+    for pid in pids:
+        if _build_alive(pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGTERM)
     for proc in _BUILDS:
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=10)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -311,6 +332,13 @@ def quick_paper(request: pytest.FixtureRequest) -> QuickPaper:
     deadline = time.monotonic() + QUICK_PAPER_BUILD_TIMEOUT_S + 60
     while not status.exists():
         assert time.monotonic() < deadline, "the quick rendering's build never finished"
+        with contextlib.suppress(OSError, ValueError):
+            pid = int((base / BUILD_PID).read_text())
+            if not _build_alive(pid) and not status.exists():
+                time.sleep(1)  # (its status is renamed into place just before it exits)
+                assert status.exists(), (
+                    "the quick rendering's build ended without a status (stopped by a "
+                    f"signal?); its log: {(base / 'build.log').read_text()[-3000:]}")
         time.sleep(1)
     done = json.loads(status.read_text())
     assert done["returncode"] == 0, done["log"]

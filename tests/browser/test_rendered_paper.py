@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-PAGES = ["index.html", "00_introduction.html", "01_malloc_touch.html",
-         "02_thread_memory.html", "03_launch.html", "04_context_switch.html",
-         "05_user_space_tasks.html", "06_claims.html"]
-# The explorers, one chart each, drawn without a kernel.
-CHART_PAGES = ["01_malloc_touch.html", "02_thread_memory.html", "03_launch.html",
-               "04_context_switch.html", "05_user_space_tasks.html"]
+from threadcost.paper import notebook_sources
+
+# Every page of the paper: the index and one per notebook.
+PAGES = ["index.html", *(f"{source.stem}.html" for source in notebook_sources.sources())]
+# The explorers, drawn without a kernel: every page whose notebook shows a Vega-Lite chart.
+CHART_PAGES = [f"{source.stem}.html" for source in notebook_sources.sources()
+               if "charts.show(" in source.read_text(encoding="utf-8")]
 MIN_CONTROLS = 10
 PAGE_BYTES_MAX = 1_000_000
 CHART_TIMEOUT_MS = 30_000
