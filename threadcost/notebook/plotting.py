@@ -61,6 +61,8 @@ def use_paper_theme() -> None:
         "savefig.bbox": "tight",
         "axes.titleweight": "bold",
         "svg.fonttype": "none",
+        # an SVG's ids from its content, not a random salt: the same figure, the same bytes
+        "svg.hashsalt": "threadcost",
     })
     tables.install()  # every table the notebook displays: readable headers and numbers
     show_figures_drawn_once()
@@ -88,7 +90,10 @@ def save_figure(fig: plt.Figure, stem: str,
     for ext in ("svg", "png"):
         final = directory / f"{stem}.{ext}"
         picture = io.BytesIO()
-        print_tight(fig, picture, format=ext)
+        # no date written into an SVG: a figure drawn again from the same runs is the
+        # same file (a PNG carries none)
+        print_tight(fig, picture, format=ext,
+                    **({"metadata": {"Date": None}} if ext == "svg" else {}))
         # A name of its own per save: two builds drawing the same figure at once
         # never write into each other's temporary file (the last rename wins whole).
         fd, name = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".{ext}.tmp", dir=directory)
