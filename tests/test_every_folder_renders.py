@@ -146,7 +146,7 @@ def drive(folders: list[str], figures: str, report: str) -> None:
     full_collection = gc.collect
 
     def reset() -> None:
-        gc.collect = lambda generation=2: 0  # type: ignore[assignment]
+        gc.collect = lambda _generation=2: 0  # type: ignore[assignment]
         try:
             shell.reset(new_session=False)
         finally:

@@ -143,10 +143,14 @@ DATA_ANCHOR = "tc-data"
 
 
 def _tag_code_cells(nb: nbformat.NotebookNode) -> None:
-    """Papermill's injected-parameters cell keeps its input (folded) for the record."""
+    """Papermill's injected-parameters cell keeps its input (folded) for the record,
+    under an id of its own words (papermill draws a random one: the page would differ
+    from one rendering of the same runs to the next)."""
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell.id = "injected-parameters"
         tags = cell.metadata.setdefault("tags", [])
         if not cell.source.strip() and HIDE_TAG not in tags:
             tags.append(HIDE_TAG)

@@ -21,6 +21,7 @@ Rules:
 from __future__ import annotations
 
 import html as html_lib
+import itertools
 import math
 import re
 from typing import Any
@@ -214,10 +215,16 @@ def show(frame: pd.DataFrame, missing: str = DEFAULT_MISSING, note: str = "") ->
     return Table(frame, missing=missing, note=note)
 
 
+_STYLED = itertools.count(1)
+
+
 def style(styler: Any) -> Any:
     """A pandas Styler (kept for its colours) with the same rules: numbers, dashes,
     readable headers, no bare index."""
     data = styler.data
+    # its CSS ids numbered in the order the tables are shown, not drawn at random: the
+    # same runs, the same page
+    styler = styler.set_uuid(f"tc{next(_STYLED)}")
     styler = styler.format(cell_html)
     styler = styler.format_index(lambda c: html_lib.escape(readable_name(c)), axis=1)
     styler = styler.format_index(lambda c: html_lib.escape(str(c)), axis=0)
