@@ -140,7 +140,7 @@ def drive(folders: list[str], figures: str, report: str) -> None:
     # what is imported so far lives as long as the process: out of the collector's scans
     # (the shell's reset before each notebook collects: a tenth of the CPU otherwise);
     # and the reset's own full collection is left to the collector's generations (the
-    # figures are closed after every cell; 2.1 of 44 profiled s for two folders)
+    # figures are closed after every cell)
     gc.collect()
     gc.freeze()
     full_collection = gc.collect

@@ -123,18 +123,6 @@ def skipped_markdown(skipped: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
-NOT_RUN = "not run here: "  # how a part this machine did not run begins its reason
-
-
-def reason(why: object) -> str:
-    """A stored reason without its leading "not run here: " (a peer's reason begins with
-    it): the words a sentence that says "not run" itself goes on with."""
-    text = str(why)
-    while text.startswith(NOT_RUN):
-        text = text[len(NOT_RUN):]
-    return text
-
-
 # --- Numbers in words: about three significant figures, never scientific -------------
 
 MILLION = 1e6

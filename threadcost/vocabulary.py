@@ -62,6 +62,15 @@ VERDICT_COLOURS: dict[str, str] = {c.name: c.background for c in VERDICT_CLASSES
 VERDICT_MARKERS: dict[str, str] = {c.name: c.marker for c in VERDICT_CLASSES}
 
 
+def bare_reason(why: object) -> str:
+    """A stored reason without its leading "not run here: " (a peer's reason begins with
+    it): the words a sentence that says "not run" itself goes on with."""
+    text, lead = str(why), f"{NOT_RUN}: "
+    while text.startswith(lead):
+        text = text[len(lead):]
+    return text
+
+
 def verdict_colour(name: str) -> str:
     """The background of a verdict class (grey for a name this vocabulary lacks)."""
     return VERDICT_COLOURS.get(name, GREY)

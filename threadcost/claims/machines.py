@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from threadcost import claims, paths, textout
+from threadcost import claims, paths, vocabulary
 from threadcost.claims import catalogue
 from threadcost.claims.model import NOT_RUN, ClaimVerdict, MachineProperty
 from threadcost.findings import folder_cache
@@ -43,7 +43,7 @@ def _cell(v: ClaimVerdict) -> str:
     if v.verdict == NOT_RUN and v.reason.startswith("no verdict"):
         return v.reason
     if v.verdict == NOT_RUN:
-        reason = textout.reason(v.reason.replace(": not run here: ", ": "))
+        reason = vocabulary.bare_reason(v.reason)
         return f"not measured on this machine: {reason}" if reason else \
             "not measured on this machine: no run of its experiment is stored"
     return v.label or v.verdict

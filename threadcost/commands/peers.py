@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from threadcost import vocabulary
 from threadcost.commands import _options as opt
 from threadcost.textout import table
 
@@ -46,7 +47,7 @@ def arguments(args: argparse.Namespace) -> dict[str, Any]:
 def format_text(result: Result) -> str:
     s = result.summary
     if s.get("skipped"):
-        return f"skipped: {s['skipped']}"
+        return f"not run here: {vocabulary.bare_reason(s['skipped'])}"
     rows = []
     for key in ("channel_pingpong", "channel_pingpong_default"):
         m = s[key]

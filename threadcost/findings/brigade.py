@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import findings
+from threadcost import findings, vocabulary
 from threadcost.experiments.brigade.checks import BASELINE  # one thread alone: no switch
 from threadcost.findings import Value, pooled, quantity
 from threadcost.findings.context_switch import goroutine_switch_pinned_ns, yardstick
@@ -406,7 +406,7 @@ def brigade_at_s5(runs: Runs, kinds: tuple[str, ...]) -> tuple[pd.DataFrame, lis
         why = next((x.get(absent[0]) for x in reasons if isinstance(x, dict)
                     and x.get(absent[0])), "not measured")
         return Missing(f"the brigade did not run {', '.join(absent)} at {S5_TASKS} tasks: "
-                       f"{why}")
+                       f"{vocabulary.bare_reason(why)}")
     return rows, found
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import findings, textout, vocabulary
+from threadcost import findings, vocabulary
 from threadcost.findings import Value, newest, pooled, quantity
 from threadcost.findings.headline import latest
 from threadcost.findings.selectors import Select, holds_all, no_run
@@ -370,7 +370,7 @@ def c03_unpinned_over_pinned_rate(runs: Runs) -> Measurement | Missing:
 def peers_skipped(runs: Runs) -> Missing:
     reasons = [r.meta["summary"].get("skipped") for r in runs.matching("peers")]
     reason = next((r for r in reasons if r), None)
-    return (Missing(f"the Go peers did not run: {textout.reason(reason)}") if reason else
+    return (Missing(f"the Go peers did not run: {vocabulary.bare_reason(reason)}") if reason else
             no_run("peers", "the channel ping-pong in both modes",
                      "notebook 05; needs the Go toolchain"))
 
@@ -414,7 +414,7 @@ def pinning_pairs(runs: Runs) -> tuple[pd.DataFrame, list[Any]] | Missing:
     if table.empty:
         reason = next((r.meta["summary"]["skipped"] for r in every
                        if r.meta["summary"].get("skipped")), None)
-        return (Missing(f"the pinned/default pairs did not run: {textout.reason(reason)}")
+        return (Missing(f"the pinned/default pairs did not run: {vocabulary.bare_reason(reason)}")
             if reason else
                 no_run("goroutine_pinning", "pinned/default pairs", "notebook 05"))
     return table, found

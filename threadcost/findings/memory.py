@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import findings, stats, textout
+from threadcost import findings, stats, vocabulary
 from threadcost.findings.context_switch import (
     peers_skipped,
 )
@@ -400,7 +400,7 @@ def _million(runs: Runs, variant: str) -> tuple[pd.DataFrame, list[Any]] | Missi
     if table.empty or variant not in set(table.variant):
         if skipped:
             return Missing(f"the one-million-goroutine run was skipped: "
-                           f"{textout.reason(skipped[0])}")
+                           f"{vocabulary.bare_reason(skipped[0])}")
         return no_run("goroutines_million", f"the variant {words(variant)}", "notebook 05")
     return table[table.variant == variant], found
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import textout
+from threadcost import vocabulary
 from threadcost.findings.summary import from_run
 from threadcost.host import sysinfo
 from threadcost.measured.intervals import log_ratio, over_repeats
@@ -178,7 +178,7 @@ def stored_table(runs: Runs, experiment: str,
                    if r.meta["summary"].get("skipped")]
         if skipped:
             return Missing(f"the {experiment.replace('_', ' ')} run did not run: "
-                           f"{textout.reason(skipped[0])}")
+                           f"{vocabulary.bare_reason(skipped[0])}")
         return Missing(f"no stored {experiment.replace('_', ' ')} run on this machine "
                        f"({NOTEBOOK})")
     return table, found

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import textout
+from threadcost import vocabulary
 from threadcost.findings import Value, newest, quantity
 from threadcost.findings.headline import latest
 from threadcost.measured.runs import Runs
@@ -176,18 +176,27 @@ def tasks_count(runs: Runs) -> Value | str:
     return Value(float(cost.tasks.min()), runs=[run], setup=_setup(run, cost, place))
 
 
+def _row_of(runs: Runs, model: str, which: int) -> tuple[Any, pd.DataFrame, str, Any] | str:
+    """(run, its cost table, placement, ``model``'s row at the ``which``-th K), or what is
+    missing."""
+    got = _table(runs)
+    if isinstance(got, str):
+        return got
+    run, cost, place = got
+    rows = cost[cost.model == model].sort_values("tokens")
+    if rows.empty:
+        why = ((run.meta.get("summary") or {}).get("not_run") or {}).get(model)
+        return (f"not run here: {vocabulary.bare_reason(why)}" if why
+                else f"the stored run has no {model} rows")
+    return run, cost, place, rows.iloc[which]
+
+
 def _per_model(model: str, column: str, which: int) -> Any:
     def compute(runs: Runs) -> Value | str:
-        got = _table(runs)
+        got = _row_of(runs, model, which)
         if isinstance(got, str):
             return got
-        run, cost, place = got
-        rows = cost[cost.model == model].sort_values("tokens")
-        if rows.empty:
-            why = ((run.meta.get("summary") or {}).get("not_run") or {}).get(model)
-            return (f"not run here: {textout.reason(why)}" if why
-                    else f"the stored run has no {model} rows")
-        row = rows.iloc[which]
+        run, cost, place, row = got
         low = high = None
         if column == "ns_per_event_p50":
             low, high = float(row.ns_per_event_min), float(row.ns_per_event_max)
@@ -211,17 +220,16 @@ COUNTS = {  # column -> (its part of the name, its unit, its words)
         "one reading it (sched_getcpu at both ends), per event"),
 }
 
+
 def _cpus_busy(model: str) -> Any:
     """CPU time per event / wall time per event at the most tokens (medians)."""
     def compute(runs: Runs) -> Value | str:
-        got = _table(runs)
+        got = _row_of(runs, model, -1)
         if isinstance(got, str):
             return got
-        run, cost, place = got
-        rows = cost[cost.model == model].sort_values("tokens")
-        if rows.empty or not rows.iloc[-1].ns_per_event_p50 > 0:
-            return f"the stored run has no {model} rows"
-        row = rows.iloc[-1]
+        run, cost, place, row = got
+        if not row.ns_per_event_p50 > 0:
+            return f"no {model} event took any time at the most tokens in flight"
         return Value(float(row.cpu_ns_per_event_p50 / row.ns_per_event_p50),
                      n=int(row.repeats), runs=[run],
                      setup={**_setup(run, cost, place), "model": model,

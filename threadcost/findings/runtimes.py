@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import textout, vocabulary
+from threadcost import vocabulary
 from threadcost.findings import brigade, context_switch, memory, sleepers
 from threadcost.findings.brigade import S5_TASKS, brigade_at_s5
 from threadcost.findings.selectors import at_setup
@@ -401,7 +401,7 @@ def _not_run_here(runs: Runs, kind: str) -> Missing | None:
     for run in runs.matching("peer_runtimes"):
         why = (run.meta["summary"].get("kinds", {}).get(kind) or {}).get("not_run")
         if why:
-            return Missing(textout.reason(why))
+            return Missing(vocabulary.bare_reason(why))
     return None
 
 

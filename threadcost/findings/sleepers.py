@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadcost import stats, textout
+from threadcost import stats, vocabulary
 from threadcost.measured.intervals import log_ratio, over_repeats
 from threadcost.measured.measurement import Measurement, Missing
 from threadcost.measured.runs import Runs, run_ids
@@ -139,7 +139,7 @@ def _rows(runs: Runs, *variants: str) -> tuple[pd.DataFrame, list[Any], int] | M
         if not why.empty:  # the variant named is the one whose reason is given
             first = why.iloc[0]
             return Missing(f"{NAMES.get(first.variant, first.variant)} not run: "
-                           f"{textout.reason(first.not_run)}")
+                           f"{vocabulary.bare_reason(first.not_run)}")
         return Missing(f"no stored sleepers run with {', '.join(NAMES.get(v, v) for v in absent)}"
                        " measured on this machine (notebook 05, S4's program on the peers)")
     counts = [int(n) for n, g in measured.groupby("count") if set(variants) <= set(g.variant)]

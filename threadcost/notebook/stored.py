@@ -39,7 +39,7 @@ from threadcost.measured.runs import UnreadableRun
 from threadcost.results import Result
 from threadcost.runsafety import isolate
 from threadcost.store import datastore
-from threadcost.textout import NOT_MEASURED, reason
+from threadcost.textout import NOT_MEASURED
 
 
 class NotMeasured(Exception):
@@ -246,7 +246,7 @@ def not_run_lines(runs: list[datastore.Run]) -> list[str]:
     found: dict[tuple[str, str], list[str]] = {}
 
     def note(what: str, part: str, why: str) -> None:
-        short = reason(why).split("; install")[0]
+        short = vocabulary.bare_reason(why).split("; install")[0]
         parts = found.setdefault((what, short), [])
         if part and part not in parts:
             parts.append(part)

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from threadcost import findings, textout, vocabulary
+from threadcost import findings, vocabulary
 from threadcost.claims import published
 from threadcost.experiments.brigade.checks import BASELINE
 from threadcost.findings.brigade import (
@@ -300,7 +300,8 @@ def answer_text(result: Result) -> str:
                      f"{lim['tasks']:,}: {lim['limit']} ({lim['tasks_ready']:,} tasks were "
                      f"set up; RLIMIT_NOFILE soft limit {lim['nofile_soft']:,}).")
     for kind, why in (result.summary.get("not_run") or {}).items():
-        parts.append(f"The {SHORT.get(kind, kind)} kind was not run: {textout.reason(why)}.")
+        parts.append(f"The {SHORT.get(kind, kind)} kind was not run: "
+                     f"{vocabulary.bare_reason(why)}.")
     return "\n\n".join(parts)
 
 
@@ -415,7 +416,7 @@ def reference_table(check: dict[str, Any]) -> Styler:
 
 
 def _why(skipped: str) -> str:
-    return textout.reason(skipped)
+    return vocabulary.bare_reason(skipped)
 
 
 def reference_text(check: dict[str, Any], low: float = 0.67, high: float = 1.5) -> str:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from threadcost import findings, textout
+from threadcost import findings, vocabulary
 from threadcost.results import Result
 
 
 def not_run_text(launch: Result) -> str:
     """The goroutine launch and C04 pairs when the Go peer did not run: why, once."""
     return (f"**Goroutine launch and C04 pairs not run:** "
-            f"{textout.reason(launch.summary['skipped'])}.")
+            f"{vocabulary.bare_reason(launch.summary['skipped'])}.")
 
 
 def launch_text(launch: Result, pinning: Result) -> str:
@@ -40,7 +40,7 @@ def launch_text(launch: Result, pinning: Result) -> str:
             f"between them, took {show('launch_goroutine_batch_mean_ns', launch)} per launch "
             f"(the batch's mean){_batch_words(launch)}. ")
     if pinning.summary.get("skipped"):
-        why = textout.reason(pinning.summary["skipped"])
+        why = vocabulary.bare_reason(pinning.summary["skipped"])
         text += f"C04's pinning gain not run here: {why}. "
     else:
         g = pinning.summary["gain"]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from threadcost import claims, findings, textout
+from threadcost import claims, findings, textout, vocabulary
 from threadcost.claims.logic import number, numbers
 from threadcost.claims.whys import SYSCALL_STATISTIC
 from threadcost.results import Result
@@ -394,7 +394,7 @@ def go_text(result: Result, judged: Any = None) -> str:
     ns/op is a mean, and the page prints the claim's value of it."""
     s = result.summary
     if s.get("skipped"):
-        return f"The Go peer did not run: {textout.reason(s['skipped'])}."
+        return f"The Go peer did not run: {vocabulary.bare_reason(s['skipped'])}."
     runs = result.tables["runs"]
     free = float(runs[~runs.locked.astype(bool)].ns_per_round_trip.mean())
     locked = float(runs[runs.locked.astype(bool)].ns_per_round_trip.mean())

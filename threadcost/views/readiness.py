@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import findings, textout
+from threadcost import findings, vocabulary
 from threadcost.findings import readiness as found
 from threadcost.results import Result
 
@@ -38,7 +38,7 @@ def chart_frame(result: Result) -> pd.DataFrame:
 
 
 def cost_table(result: Result) -> pd.DataFrame:
-    """Every number behind the chart: per model and K, the cost per event over the
+    """Every number behind the figure: per model and K, the cost per event over the
     repeats (µs) and the medians of the counts per event."""
     cost = _cost(result)
     if cost.empty:
@@ -69,7 +69,7 @@ def _count(v: float) -> str:
 
 def not_run_text(result: Result) -> str:
     """One line per model this machine did not run, with the reason, and the limits met."""
-    lines = [f"- **{LABELS.get(m, m)}**: not run here: {textout.reason(why)}"
+    lines = [f"- **{LABELS.get(m, m)}**: not run here: {vocabulary.bare_reason(why)}"
              for m, why in (result.summary.get("not_run") or {}).items()]
     by_words: dict[str, dict[str, int]] = {}
     for lim in result.summary.get("limits") or []:

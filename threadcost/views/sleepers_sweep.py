@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
-from threadcost import findings, stats, textout
+from threadcost import findings, stats, vocabulary
 from threadcost.results import Result
 
 STYLE = {"threads": ("o", "-"), "threads_pinned": ("s", "--"), "goroutines": ("^", ":")}
@@ -95,5 +95,5 @@ def text(result: Result) -> str:
                      + (f"saturated from {count:,} tasks." if count else
                         "never saturated in this sweep."))
     for variant, reason in s["not_run"].items():
-        parts.append(f"{name(variant).capitalize()} not run: {textout.reason(reason)}.")
+        parts.append(f"{name(variant).capitalize()} not run: {vocabulary.bare_reason(reason)}.")
     return " ".join(parts)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from threadcost import findings, textout, vocabulary
+from threadcost import findings, vocabulary
 from threadcost.results import Result
 from threadcost.textout import NOT_MEASURED
 
@@ -239,7 +239,7 @@ def fiber_memory_text(results: dict[str, Result]) -> str:
 def goroutine_text(result: Result) -> str:
     g = result.summary
     if g.get("skipped"):
-        why = textout.reason(g["skipped"])
+        why = vocabulary.bare_reason(g["skipped"])
         return (f"**Goroutine rows not run here:** {why}. Install Go (for example "
                 f"conda-forge `go`, as `environment.yml` does) and rerun.")
     a, b = g["channel_pingpong"], g["channel_pingpong_default"]
