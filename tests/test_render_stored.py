@@ -377,3 +377,18 @@ def test_store_reads_back_what_it_stored_and_stands_in_for_what_is_missing(
     assert stored.present(back, None, got) == [back]
     with pytest.raises(ValueError, match="machine folders with runs"):
         stored.Store(measure=False, data_dir=tmp_path, machine_id="elsewhere")
+
+
+def test_a_folder_named_relative_to_the_build_reaches_the_kernels_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``THREADCOST_DATA_DIR=../elsewhere make paper-from-data ...``: the kernels run in
+    notebooks/, so the build hands them the folder the words named where it started."""
+    from threadcost.paper import build
+
+    (tmp_path / "start").mkdir()
+    monkeypatch.chdir(tmp_path / "start")
+    monkeypatch.setenv("THREADCOST_DATA_DIR", "../runs-elsewhere")
+    monkeypatch.setenv("THREADCOST_FIGURES_DIR", "figures")
+    build.whole_folders()
+    assert os.environ["THREADCOST_DATA_DIR"] == str(tmp_path / "runs-elsewhere")
+    assert os.environ["THREADCOST_FIGURES_DIR"] == str(tmp_path / "start" / "figures")

@@ -532,8 +532,18 @@ def main(argv: list[str] | None = None) -> int:
         return _main(args)
 
 
+def whole_folders() -> None:
+    """A data or figures folder named (``$THREADCOST_DATA_DIR``, ``$THREADCOST_FIGURES_DIR``)
+    relative to where the build was started, made whole: the notebooks' kernels run in
+    notebooks/, where the same words would name another folder."""
+    for name in (paths.DATA_ENV, FIGURES_ENV):
+        if os.environ.get(name):
+            os.environ[name] = str(Path(os.environ[name]).resolve())
+
+
 def _main(args: argparse.Namespace) -> int:
     started = time.monotonic()
+    whole_folders()
     try:
         index = build(args.params, Path(args.out).resolve(), args.only, machine_id=args.machine,
                       html_out=Path(args.html).resolve() if args.html else None,
