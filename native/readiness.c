@@ -194,7 +194,7 @@ static void *task_thread(void *p)
 
 static void sum_counters(run *r, tc_readiness_point *pt, int sign)
 {
-    int count = r->cfg->model == TC_RD_THREAD ? r->n : 1;
+    int count = r->cfg->model == TC_RD_THREAD ? r->n + 1 : 1; /* + the driver's */
     for (int i = 0; i < count; i++) {
         counters *c = &r->c[i];
         pt->events += sign * atomic_load_explicit(&c->events, memory_order_relaxed);
@@ -224,7 +224,7 @@ static int entry_threads(run *r, int64_t k, int64_t hops)
 {
     atomic_store(&r->retired, 0);
     atomic_store(&r->target, k);
-    int e = inject(r, &r->c[0], k, hops);
+    int e = inject(r, &r->c[r->n], k, hops); /* the driver's own slot */
     unsigned char one;
     while (!e) {
         ssize_t got = read(r->done_pipe[0], &one, 1);
@@ -859,7 +859,9 @@ int tc_readiness_run(const tc_readiness_config *cfg, tc_readiness_result *out)
     atomic_init(&r.target, 0);
     int threads = cfg->model == TC_RD_THREAD;
     r.ch = calloc((size_t)r.n, sizeof *r.ch);
-    r.c = calloc(threads ? (size_t)r.n : 1, sizeof *r.c);
+    /* threads: one slot per task, and one more for the driver's injections (a task's
+     * counters have one writer each: its own thread) */
+    r.c = calloc(threads ? (size_t)r.n + 1 : 1, sizeof *r.c);
     if (threads) {
         r.threads = calloc((size_t)r.n, sizeof *r.threads);
         r.args = calloc((size_t)r.n, sizeof *r.args);
